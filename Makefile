@@ -1,0 +1,33 @@
+# One entry point for people and CI. Every target creates the virtualenv first.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: setup run test test-fast bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+## run: play 20 rounds of Baccarat on simulated devices (no hardware needed)
+run: $(STAMP)
+	$(BIN)/tablehost run --profile hardware-profiles/tables/sim-baccarat.toml --rounds 20 --seed 1 --journal run/sim-baccarat.sqlite
+
+## test: the whole suite, slow tests included
+test: $(STAMP)
+	$(BIN)/pytest
+
+## test-fast: the suite without the slow tests
+test-fast: $(STAMP)
+	$(BIN)/pytest -m "not slow"
+
+bench: $(STAMP)
+	$(BIN)/python bench/run_all.py
+
+clean:
+	rm -rf $(VENV) run build *.egg-info

@@ -1,0 +1,1 @@
+"""Device side of tablehost: transports, pure codecs, device drivers and GPIO."""

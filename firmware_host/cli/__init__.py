@@ -1,0 +1,59 @@
+"""The ``tablehost`` command line.
+
+Each command group lives in its own module with a ``register(subparsers)`` function that
+adds its sub-commands; every sub-command sets ``func`` (``args -> exit status``). Errors
+derived from the package roots become one line on stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Sequence
+
+from drivers.errors import DriverError
+from firmware_host.errors import TablehostError
+from sim.errors import SimError
+
+#: (group name, help, module with ``register``), in the order ``--help`` lists them.
+GROUPS: tuple[tuple[str, str, str], ...] = (
+    ("run", "run the table service", "firmware_host.cli.run"),
+    ("baccarat", "Baccarat rules: resolve rounds, exact odds", "firmware_host.cli.baccarat"),
+    ("paigow", "Pai Gow rules: starting position, delivery, tiles", "firmware_host.cli.paigow"),
+    ("journal", "verify and export the journal", "firmware_host.cli.journal"),
+    ("sim", "run a simulated device standalone", "firmware_host.cli.sim"),
+    ("devices", "list the serial and USB devices this machine can see", "firmware_host.cli.devices"),
+    ("capture", "record raw device traffic", "firmware_host.cli.capture"),
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full ``tablehost`` parser; groups whose module is not present are left out."""
+    parser = argparse.ArgumentParser(prog="tablehost", description=__doc__.splitlines()[0])
+    groups = parser.add_subparsers(dest="group", metavar="COMMAND", required=True)
+    for name, help_text, module_name in GROUPS:
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name == module_name:
+                continue
+            raise
+        module.register(groups, name, help_text)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``tablehost`` console script."""
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except (TablehostError, DriverError, SimError) as exc:
+        print(f"tablehost: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

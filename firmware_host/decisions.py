@@ -1,0 +1,41 @@
+"""What a controller decides, in a form the journal stores and the outputs act on.
+
+A controller's ``handle(event, at)`` returns a list of :class:`Decision`. The service
+journals the input event and all its decisions in one durable transaction *before* any
+output (dealer display, tower lamp, simulated dealer, event feed) sees them.
+
+Decision types the outputs and ``journal export`` rely on:
+
+``round_result``
+    One per finished (completed or void) round; ``data`` holds exactly the fields of
+    ``tablehost journal export --rounds`` (see README).
+``shoe_result``
+    One per finished shoe; ``data`` holds the fields of ``journal export --shoes``.
+``prompt``
+    What the dealer must do next (e.g. ``{"action": "deal", "to": "player"}``).
+``announce``
+    What the dealer announces (totals, outcome, "last hand").
+``alert``
+    An irregularity or fault that needs attention: ``{"code": ..., "text": ..., "severity": ...}``.
+``lamp``
+    Tower lamp colour: ``{"colour": "green"|"amber"|"red"}``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+
+@dataclasses.dataclass(frozen=True)
+class Decision:
+    """One decision.
+
+    :param type: the decision type (see the module docstring).
+    :param data: JSON-ready payload.
+    :param round: the round it belongs to, if any.
+    """
+
+    type: str
+    data: dict[str, Any]
+    round: int | None = None

@@ -1,0 +1,29 @@
+"""The exception tree of :mod:`firmware_host`.
+
+Every error the service raises on purpose derives from :class:`TablehostError`, so the
+CLI can turn it into one clear line on stderr instead of a traceback.
+"""
+
+
+class TablehostError(Exception):
+    """Root of every deliberate error in :mod:`firmware_host`."""
+
+
+class RulesError(TablehostError, ValueError):
+    """Input that the game rules cannot accept (bad card text, impossible wager...)."""
+
+
+class ProfileError(TablehostError):
+    """A hardware profile that cannot be used; the message names the file, the key and why."""
+
+    def __init__(self, path: object, key: str, why: str) -> None:
+        self.path, self.key, self.why = str(path), key, why
+        super().__init__(f"{self.path}: {key}: {why}")
+
+
+class JournalError(TablehostError):
+    """The journal cannot be opened, written, or does not verify."""
+
+
+class ControllerError(TablehostError):
+    """An input the controller refuses (for example a dealer button in the wrong state)."""
