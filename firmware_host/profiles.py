@@ -1,0 +1,410 @@
+"""Hardware profiles: device models and tables, read from TOML with :mod:`tomllib`.
+
+A device model lives in ``hardware-profiles/devices/<vendor>-<model>.toml`` and says how
+to talk to one kind of device (transport, baud rate, wire dialect, timeouts, USB ids) and
+which identities and firmware versions are approved. A table lives in
+``hardware-profiles/tables/<table>.toml`` and says which game it runs with which
+rules-submission options, which device model sits on which port, and the GPIO pins.
+Supporting new hardware means adding a file, not code.
+
+Every problem is reported as one :class:`~firmware_host.errors.ProfileError` naming the
+file, the dotted key and what is wrong. Only :mod:`firmware_host.wiring` turns profiles
+into objects.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from firmware_host.errors import ProfileError
+
+__all__ = [
+    "Section",
+    "Timeouts",
+    "ApprovedIdentities",
+    "DeviceModel",
+    "DeviceSlot",
+    "GpioConfig",
+    "TableProfile",
+    "load_device_model",
+    "load_table",
+]
+
+#: Device kinds a table can hold, and the game each belongs to (None: either game).
+DEVICE_KINDS = {"shoe": "baccarat", "shaker": "paigow", "shuffler": "baccarat"}
+GAMES = ("baccarat", "paigow")
+#: Value of ``port`` that asks the wiring to start a simulated device instead.
+SIMULATED_PORT = "sim"
+#: Dealer buttons a table may wire to GPIO pins (PRODUCT.md "GPIO").
+BUTTONS = ("no_more_bets", "reveal", "card_disclosed", "void_round", "acknowledge", "new_dice")
+LAMP_COLOURS = ("green", "amber", "red")
+
+
+class Section:
+    """A TOML table with its file and dotted path, whose getters raise :class:`ProfileError`.
+
+    :param path: the profile file the table was read from.
+    :param data: the table's contents.
+    :param prefix: dotted key of this table inside the file (``""`` for the top level).
+    """
+
+    def __init__(self, path: Path, data: dict[str, Any], prefix: str = "") -> None:
+        self.path, self.data, self.prefix = path, data, prefix
+        self._read: set[str] = set()
+
+    def key(self, name: str) -> str:
+        """Dotted key of ``name`` inside this section, for error messages."""
+        return f"{self.prefix}.{name}" if self.prefix else name
+
+    def error(self, name: str, why: str) -> ProfileError:
+        """A :class:`ProfileError` for key ``name`` of this section."""
+        return ProfileError(self.path, self.key(name), why)
+
+    def _get(self, name: str, kinds: tuple[type, ...], kind_name: str, default: Any) -> Any:
+        self._read.add(name)
+        if name not in self.data:
+            if default is _REQUIRED:
+                raise self.error(name, f"missing (expected {kind_name})")
+            return default
+        value = self.data[name]
+        # bool is an int subclass in Python, but never a valid number in a profile.
+        if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+            raise self.error(name, f"expected {kind_name}, got {type(value).__name__} {value!r}")
+        return value
+
+    def string(self, name: str, default: Any = None, choices: tuple[str, ...] | None = None) -> Any:
+        """A string value; ``default=REQUIRED`` makes it mandatory; ``choices`` restricts it."""
+        value = self._get(name, (str,), "a string", default)
+        if choices is not None and value is not None and value not in choices:
+            raise self.error(name, f"{value!r} is not one of {', '.join(choices)}")
+        return value
+
+    def integer(self, name: str, default: Any = None, low: int | None = None, high: int | None = None) -> Any:
+        """An integer value within ``[low, high]`` when given."""
+        value = self._get(name, (int,), "an integer", default)
+        if value is not None and ((low is not None and value < low) or (high is not None and value > high)):
+            raise self.error(name, f"{value} is outside {low}..{high}")
+        return value
+
+    def number(self, name: str, default: Any = None, positive: bool = False) -> Any:
+        """A float or integer value, as float."""
+        value = self._get(name, (int, float), "a number", default)
+        if value is not None and positive and value <= 0:
+            raise self.error(name, f"must be positive, got {value}")
+        return None if value is None else float(value)
+
+    def boolean(self, name: str, default: Any = None) -> Any:
+        """A boolean value."""
+        return self._get(name, (bool,), "true or false", default)
+
+    def strings(self, name: str, default: Any = ()) -> tuple[str, ...]:
+        """A list of strings, as a tuple."""
+        value = self._get(name, (list,), "a list of strings", default)
+        if any(not isinstance(v, str) for v in value):
+            raise self.error(name, "every entry must be a string")
+        return tuple(value)
+
+    def table(self, name: str, required: bool = False) -> Section:
+        """A sub-table (an empty one when absent and not ``required``)."""
+        value = self._get(name, (dict,), "a table", _REQUIRED if required else {})
+        return Section(self.path, value, self.key(name))
+
+    def tables(self) -> dict[str, Section]:
+        """Every sub-table of this section by name."""
+        out = {}
+        for name, value in self.data.items():
+            self._read.add(name)
+            if not isinstance(value, dict):
+                raise self.error(name, f"expected a table, got {type(value).__name__}")
+            out[name] = Section(self.path, value, self.key(name))
+        return out
+
+    def reject_unknown(self) -> None:
+        """Raise for the first key of this section that no getter asked for (a typo, usually)."""
+        for name in self.data:
+            if name not in self._read:
+                raise self.error(name, "unknown key")
+
+
+class _Required:
+    def __repr__(self) -> str:
+        return "REQUIRED"
+
+
+_REQUIRED: Any = _Required()
+REQUIRED: Any = _REQUIRED
+
+
+def _read_toml(path: Path) -> Section:
+    try:
+        with path.open("rb") as handle:
+            return Section(path, tomllib.load(handle))
+    except FileNotFoundError:
+        raise ProfileError(path, "(file)", "no such file") from None
+    except OSError as exc:
+        raise ProfileError(path, "(file)", f"cannot be read: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ProfileError(path, "(syntax)", f"not valid TOML: {exc}") from None
+
+
+@dataclasses.dataclass(frozen=True)
+class Timeouts:
+    """Driver timing, all in seconds (``retries`` is a count)."""
+
+    ack: float = 0.25
+    retries: int = 5
+    heartbeat: float = 1.0
+    handshake: float = 2.0
+    reconnect_initial: float = 0.5
+    reconnect_max: float = 10.0
+
+
+@dataclasses.dataclass(frozen=True)
+class ApprovedIdentities:
+    """The firmware allow-list: an empty ``serials`` tuple approves every serial number."""
+
+    models: tuple[str, ...]
+    firmware: tuple[str, ...]
+    serials: tuple[str, ...] = ()
+
+    def refusal(self, model: str, serial: str, firmware: str) -> str | None:
+        """Why an identity is not approved, or ``None`` when it is."""
+        if model not in self.models:
+            return f"model {model!r} is not approved (approved: {', '.join(self.models)})"
+        if firmware not in self.firmware:
+            return f"firmware {firmware!r} is not approved (approved: {', '.join(self.firmware)})"
+        if self.serials and serial not in self.serials:
+            return f"serial number {serial!r} is not on the approved list"
+        return None
+
+
+@dataclasses.dataclass(frozen=True)
+class DeviceModel:
+    """One device model (``hardware-profiles/devices/<name>.toml``)."""
+
+    name: str
+    path: Path
+    kind: str
+    vendor: str
+    model: str
+    transport: str
+    dialect: str
+    baudrate: int
+    timeouts: Timeouts
+    approved: ApprovedIdentities
+    usb_vendor_id: int | None = None
+    usb_product_id: int | None = None
+
+
+def _timeouts(section: Section) -> Timeouts:
+    base = Timeouts()
+    out = Timeouts(
+        ack=section.number("ack_s", base.ack, positive=True),
+        retries=section.integer("retries", base.retries, low=0, high=100),
+        heartbeat=section.number("heartbeat_s", base.heartbeat, positive=True),
+        handshake=section.number("handshake_s", base.handshake, positive=True),
+        reconnect_initial=section.number("reconnect_initial_s", base.reconnect_initial, positive=True),
+        reconnect_max=section.number("reconnect_max_s", base.reconnect_max, positive=True),
+    )
+    section.reject_unknown()
+    return out
+
+
+#: Wire dialects each kind of device speaks.
+DIALECTS = {"shoe": ("framed", "ascii"), "shaker": ("framed",), "shuffler": ("usb-framed",)}
+
+
+def load_device_model(path: Path) -> DeviceModel:
+    """Read and validate one device model file."""
+    top = _read_toml(path)
+    device = top.table("device", required=True)
+    kind = device.string("kind", REQUIRED, choices=tuple(DEVICE_KINDS))
+    transport = device.string("transport", REQUIRED, choices=("serial", "usb"))
+    model = DeviceModel(
+        name=path.stem,
+        path=path,
+        kind=kind,
+        vendor=device.string("vendor", REQUIRED),
+        model=device.string("model", REQUIRED),
+        transport=transport,
+        dialect=device.string("dialect", REQUIRED, choices=DIALECTS[kind]),
+        baudrate=device.integer("baudrate", 115200, low=1200, high=4_000_000),
+        timeouts=_timeouts(top.table("timeouts")),
+        approved=_approved(top.table("approved", required=True)),
+        usb_vendor_id=device.integer("usb_vendor_id", None, low=0, high=0xFFFF),
+        usb_product_id=device.integer("usb_product_id", None, low=0, high=0xFFFF),
+    )
+    if transport == "usb" and (model.usb_vendor_id is None or model.usb_product_id is None):
+        raise device.error("usb_vendor_id", "a USB device needs usb_vendor_id and usb_product_id")
+    device.reject_unknown()
+    top.reject_unknown()
+    return model
+
+
+def _approved(section: Section) -> ApprovedIdentities:
+    approved = ApprovedIdentities(
+        models=section.strings("models", REQUIRED),
+        firmware=section.strings("firmware", REQUIRED),
+        serials=section.strings("serials", ()),
+    )
+    if not approved.models:
+        raise section.error("models", "list at least one approved model")
+    if not approved.firmware:
+        raise section.error("firmware", "list at least one approved firmware version")
+    section.reject_unknown()
+    return approved
+
+
+@dataclasses.dataclass(frozen=True)
+class DeviceSlot:
+    """One device at a table: its model, where it is plugged in, and (if simulated) the sim's options.
+
+    :param port: a serial URL for :func:`serial.serial_for_url` (``/dev/serial/by-id/...``,
+        ``socket://host:port``), ``usb`` for a USB device found by its ids, or ``sim``.
+    :param sim: the ``[devices.<name>.sim]`` table (seed offset, faults) when ``port = "sim"``.
+    """
+
+    name: str
+    model: DeviceModel
+    port: str
+    sim: dict[str, Any]
+
+    @property
+    def simulated(self) -> bool:
+        """Whether the wiring starts a simulator for this device."""
+        return self.port == SIMULATED_PORT
+
+
+@dataclasses.dataclass(frozen=True)
+class GpioConfig:
+    """GPIO pins (BCM numbers) and the pin factory (``mock`` for simulated tables, ``lgpio`` on a Pi)."""
+
+    pin_factory: str | None
+    buttons: dict[str, int]
+    lamp: dict[str, int]
+    buzzer: int | None
+    lid: int | None
+    lid_source: str
+
+
+@dataclasses.dataclass(frozen=True)
+class TableProfile:
+    """One table (``hardware-profiles/tables/<name>.toml``).
+
+    :param rules: the raw ``[rules]`` table; the game's rules module validates it.
+    :param dealer: the raw ``[sim.dealer]`` table for the simulated dealer (simulated tables).
+    """
+
+    name: str
+    path: Path
+    table_id: str
+    game: str
+    rules: Section
+    devices: dict[str, DeviceSlot]
+    gpio: GpioConfig
+    journal_path: Path | None
+    hmac_key_file: Path | None
+    tick_seconds: float
+    dealer: dict[str, Any]
+
+    @property
+    def simulated(self) -> bool:
+        """Whether every device of the table is simulated."""
+        return all(slot.simulated for slot in self.devices.values())
+
+
+def _gpio(section: Section, game: str) -> GpioConfig:
+    buttons_section = section.table("buttons")
+    buttons = {name: buttons_section.integer(name, None, low=0, high=27) for name in BUTTONS}
+    buttons_section.reject_unknown()
+    lamp_section = section.table("lamp")
+    lamp = {name: lamp_section.integer(name, None, low=0, high=27) for name in LAMP_COLOURS}
+    lamp_section.reject_unknown()
+    config = GpioConfig(
+        pin_factory=section.string("pin_factory", None, choices=("mock", "lgpio", "rpigpio", "native")),
+        buttons={k: v for k, v in buttons.items() if v is not None},
+        lamp={k: v for k, v in lamp.items() if v is not None},
+        buzzer=section.integer("buzzer", None, low=0, high=27),
+        lid=section.integer("lid", None, low=0, high=27),
+        lid_source=section.string("lid_source", "shaker", choices=("shaker", "gpio")),
+    )
+    if config.lid_source == "gpio" and config.lid is None:
+        raise section.error("lid", 'lid_source = "gpio" needs the lid reed switch pin')
+    if config.lid_source == "gpio" and game != "paigow":
+        raise section.error("lid_source", "only a Pai Gow table has a shaker lid")
+    pins = [*config.buttons.values(), *config.lamp.values(), config.buzzer, config.lid]
+    used = [p for p in pins if p is not None]
+    if len(used) != len(set(used)):
+        duplicate = next(p for p in used if used.count(p) > 1)
+        raise section.error("(pins)", f"GPIO{duplicate} is assigned twice")
+    section.reject_unknown()
+    return config
+
+
+def load_table(path: Path | str, devices_dir: Path | None = None) -> TableProfile:
+    """Read and validate a table profile and every device model it names.
+
+    :param devices_dir: where device models live; default ``../devices`` beside the table file.
+    """
+    path = Path(path)
+    devices_dir = devices_dir or path.resolve().parent.parent / "devices"
+    top = _read_toml(path)
+    table = top.table("table", required=True)
+    game = table.string("game", REQUIRED, choices=GAMES)
+    slots: dict[str, DeviceSlot] = {}
+    devices_section = top.table("devices", required=True)
+    for name, slot in devices_section.tables().items():
+        model_name = slot.string("model", REQUIRED)
+        model_path = devices_dir / f"{model_name}.toml"
+        if not model_path.is_file():
+            raise slot.error("model", f"no device model file {model_path}")
+        model = load_device_model(model_path)
+        if DEVICE_KINDS[model.kind] != game:
+            raise slot.error("model", f"a {model.kind} does not belong at a {game} table")
+        port = slot.string("port", REQUIRED)
+        if model.transport == "usb" and port not in ("usb", SIMULATED_PORT):
+            raise slot.error("port", 'a USB device takes port = "usb" (found by its ids) or "sim"')
+        sim = slot.table("sim").data
+        slot.reject_unknown()
+        slots[name] = DeviceSlot(name=name, model=model, port=port, sim=dict(sim))
+    kinds = [slot.model.kind for slot in slots.values()]
+    required_kind = "shoe" if game == "baccarat" else "shaker"
+    if kinds.count(required_kind) != 1:
+        raise devices_section.error("(devices)", f"a {game} table needs exactly one {required_kind}")
+    journal = top.table("journal")
+    journal_path = journal.string("path", None)
+    key_file = journal.string("hmac_key_file", None)
+    journal.reject_unknown()
+    service = top.table("service")
+    tick = service.number("tick_s", 1.0, positive=True)
+    service.reject_unknown()
+    sim = top.table("sim")
+    dealer = sim.table("dealer").data
+    sim.reject_unknown()
+    profile = TableProfile(
+        name=path.stem,
+        path=path,
+        table_id=table.string("id", REQUIRED),
+        game=game,
+        rules=top.table("rules"),
+        devices=slots,
+        gpio=_gpio(top.table("gpio"), game),
+        journal_path=_relative(path, journal_path),
+        hmac_key_file=_relative(path, key_file),
+        tick_seconds=tick,
+        dealer=dict(dealer),
+    )
+    table.reject_unknown()
+    top.reject_unknown()
+    return profile
+
+
+def _relative(profile_path: Path, value: str | None) -> Path | None:
+    """A path from a profile: absolute as written, relative to the profile's folder otherwise."""
+    if value is None:
+        return None
+    candidate = Path(value)
+    return candidate if candidate.is_absolute() else (profile_path.resolve().parent / candidate).resolve()
