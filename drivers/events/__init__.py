@@ -43,7 +43,7 @@ _REGISTRY: dict[str, type[DeviceEvent]] = {}
 
 def event(cls: _E) -> _E:
     """Class decorator: make ``cls`` a frozen dataclass and register it under its class name."""
-    if not dataclasses.is_dataclass(cls) or not cls.__dataclass_params__.frozen:  # type: ignore[attr-defined]
+    if "__dataclass_fields__" not in cls.__dict__:  # not yet a dataclass itself (its base is)
         cls = dataclasses.dataclass(frozen=True)(cls)
     name = cls.__name__
     if name in _REGISTRY and _REGISTRY[name] is not cls:

@@ -1,0 +1,119 @@
+"""Dealer buttons, tower lamp, buzzer and the shaker lid's reed switch, through gpiozero.
+
+Pins come from the table profile (BCM numbers). The pin factory is injected: ``mock``
+(gpiozero's :class:`~gpiozero.pins.mock.MockFactory`) for simulated tables and tests,
+``lgpio`` on a Raspberry Pi 5 (or any factory gpiozero registers). Buttons and the lid
+become input events on the service's queue; the service's outputs light the lamp and sound
+the buzzer.
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import entry_points
+from typing import Callable, Mapping
+
+from gpiozero import LED, Buzzer, Button
+from gpiozero.exc import GPIOZeroError
+from gpiozero.pins import Factory
+
+from drivers.errors import DriverError
+from drivers.events import DeviceEvent
+from drivers.events.dice import LidChanged
+from drivers.events.table import DealerCommand
+
+__all__ = ["GpioError", "pin_factory", "TablePanel"]
+
+
+#: Device name of GPIO inputs in events and the journal.
+DEVICE_NAME = "buttons"
+#: Dealer buttons are momentary switches to ground with the Pi's internal pull-up.
+BUTTON_PULL_UP = True
+#: Debounce for mechanical buttons and the reed switch, in seconds (None for mock pins).
+BOUNCE_SECONDS = 0.05
+#: How long the buzzer sounds for a fault alert, in seconds.
+BUZZ_SECONDS = 0.5
+
+
+class GpioError(DriverError):
+    """A pin that cannot be claimed, or a pin factory that does not exist on this machine."""
+
+
+def pin_factory(name: str | None) -> Factory | None:
+    """Build the gpiozero pin factory registered under ``name`` (None: gpiozero's own choice)."""
+    if name is None:
+        return None
+    found = entry_points(group="gpiozero_pin_factories", name=name)
+    if not found:
+        raise GpioError(f"gpio: no pin factory named {name!r} is installed")
+    try:
+        return next(iter(found)).load()()
+    except (GPIOZeroError, OSError, ImportError) as exc:
+        raise GpioError(f"gpio: pin factory {name!r} cannot start here: {exc}") from exc
+
+
+class TablePanel:
+    """The table's GPIO: dealer buttons, tower lamp, buzzer and (optionally) the lid reed switch.
+
+    :param emit: where button presses and lid changes go (the service's queue).
+    :param buttons: button name (``no_more_bets``, ``reveal``...) to BCM pin.
+    :param lamp: lamp colour (``green``, ``amber``, ``red``) to BCM pin.
+    :param buzzer: buzzer pin, if any.
+    :param lid: reed switch pin, if the lid is read on the Pi rather than by the shaker.
+    :param factory: the pin factory (see :func:`pin_factory`).
+    """
+
+    def __init__(
+        self,
+        emit: Callable[[DeviceEvent], None],
+        buttons: Mapping[str, int],
+        lamp: Mapping[str, int],
+        buzzer: int | None = None,
+        lid: int | None = None,
+        factory: Factory | None = None,
+    ) -> None:
+        self._emit = emit
+        self.factory = factory
+        mock = factory is not None and type(factory).__name__.startswith("Mock")
+        bounce = None if mock else BOUNCE_SECONDS
+        self.buttons: dict[str, Button] = {}
+        self.lamp: dict[str, LED] = {}
+        self.buzzer: Buzzer | None = None
+        self.lid: Button | None = None
+        try:
+            self.buttons = {name: Button(pin, pull_up=BUTTON_PULL_UP, bounce_time=bounce, pin_factory=factory)
+                            for name, pin in buttons.items()}
+            self.lamp = {colour: LED(pin, pin_factory=factory) for colour, pin in lamp.items()}
+            self.buzzer = Buzzer(buzzer, pin_factory=factory) if buzzer is not None else None
+            # The reed switch closes (reads low) while the lid's magnet sits on the shaker.
+            self.lid = Button(lid, pull_up=True, bounce_time=bounce, pin_factory=factory) if lid is not None else None
+        except GPIOZeroError as exc:
+            self.close()
+            raise GpioError(f"gpio: {exc}") from exc
+        for name, button in self.buttons.items():
+            button.when_pressed = self._press_handler(name)
+        if self.lid is not None:
+            self.lid.when_released = lambda: self._emit(LidChanged(device="lid", open=True))
+            self.lid.when_pressed = lambda: self._emit(LidChanged(device="lid", open=False))
+
+    def _press_handler(self, name: str) -> Callable[[], None]:
+        return lambda: self._emit(DealerCommand(device=DEVICE_NAME, command=name))
+
+    def show(self, colour: str) -> None:
+        """Light one lamp colour and put out the others."""
+        for name, led in self.lamp.items():
+            led.value = name == colour
+
+    def buzz(self) -> None:
+        """Sound the buzzer once (non-blocking)."""
+        if self.buzzer is not None:
+            self.buzzer.blink(on_time=BUZZ_SECONDS, off_time=0, n=1, background=True)
+
+    def lit(self) -> str | None:
+        """The lamp colour that is on, if any."""
+        return next((name for name, led in self.lamp.items() if led.is_lit), None)
+
+    def close(self) -> None:
+        """Release every pin."""
+        for device in [*self.buttons.values(), *self.lamp.values(), self.buzzer, self.lid]:
+            if device is not None:
+                device.close()
