@@ -1,0 +1,158 @@
+"""The table service's main loop: one thread owns the controller.
+
+Drivers, GPIO buttons, the dealer console and simulated dealers put events on one queue
+(:meth:`Service.emit`, safe from any thread). The loop takes each event, stamps it with the
+time it was received, lets the controller decide, journals the event and its decisions in
+one durable transaction, and only then hands the decisions to the outputs (dealer view,
+tower lamp, simulated dealer, event feed). When no event arrives for ``tick_seconds`` it
+feeds the controller a :class:`~drivers.events.table.ClockTick`, so the compliance clocks
+advance without busy polling.
+
+On start, :meth:`Service.recover` replays the journal through the controller and checks
+that every decision comes out the same, which rebuilds the whole table state after a crash.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from typing import Callable, Iterable, Protocol, Sequence
+
+from drivers.events import DeviceEvent
+from drivers.events.table import ClockTick
+from firmware_host.decisions import Decision
+from firmware_host.errors import ControllerError, JournalError
+from firmware_host.journal import Journal
+
+__all__ = ["Controller", "Output", "Service"]
+
+log = logging.getLogger("tablehost.service")
+
+
+class Controller(Protocol):
+    """What the service needs of a table controller (see :mod:`firmware_host.controller`)."""
+
+    def handle(self, event: DeviceEvent, at: float) -> list[Decision]:
+        """Apply one event received at ``at``; return the decisions made."""
+        ...
+
+
+class Output(Protocol):
+    """Something that acts on decisions once they are journaled."""
+
+    def on_decisions(self, decisions: Sequence[Decision]) -> None:
+        """Act on the decisions of one step (called from the service thread; must not block)."""
+        ...
+
+
+_STOP = object()
+
+
+class Service:
+    """The event loop.
+
+    :param controller: the table controller (its state is owned by the loop's thread).
+    :param journal: the open journal.
+    :param outputs: acted on in order after each durable step.
+    :param tick_seconds: longest wait for an event before a clock tick is fed.
+    :param stop_after_rounds: stop once the journal holds this many finished rounds.
+    :param clock: wall-clock time source (seconds); the controller never reads it.
+    """
+
+    def __init__(
+        self,
+        controller: Controller,
+        journal: Journal,
+        outputs: Iterable[Output] = (),
+        *,
+        tick_seconds: float = 1.0,
+        stop_after_rounds: int | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.controller = controller
+        self.journal = journal
+        self.outputs = list(outputs)
+        self.tick_seconds = tick_seconds
+        self.stop_after_rounds = stop_after_rounds
+        self.clock = clock
+        self.rounds_finished = 0
+        self.steps = 0
+        self._events: queue.SimpleQueue[object] = queue.SimpleQueue()
+        self._stopping = threading.Event()
+        self.done = threading.Event()
+
+    def emit(self, event: DeviceEvent) -> None:
+        """Queue an input event (thread-safe; never blocks)."""
+        self._events.put(event)
+
+    def stop(self) -> None:
+        """Ask the loop to stop after the step it is writing (thread- and signal-safe)."""
+        self._stopping.set()
+        self._events.put(_STOP)
+
+    def recover(self) -> int:
+        """Replay the journal through the controller; return the number of steps replayed.
+
+        :raises JournalError: when a replayed decision differs from the journaled one, which
+            means the controller code changed its behaviour or the journal is not ours.
+        """
+        replayed = 0
+        for at, event, journaled in self.journal.steps():
+            decided = self._decide(event, at)
+            if decided != journaled:
+                raise JournalError(
+                    f"replay diverged at step {replayed + 1} ({type(event).__name__}): "
+                    f"journal has {_types(journaled)}, controller now decides {_types(decided)}"
+                )
+            self._count_rounds(decided)
+            replayed += 1
+        self.steps = replayed
+        return replayed
+
+    def run(self) -> None:
+        """Run until :meth:`stop` or until ``stop_after_rounds`` rounds are in the journal."""
+        try:
+            while not self._stopping.is_set() and not self._enough_rounds():
+                try:
+                    item = self._events.get(timeout=self.tick_seconds)
+                except queue.Empty:
+                    item = ClockTick(device="clock")
+                if item is _STOP:
+                    break
+                assert isinstance(item, DeviceEvent)
+                self.step(item)
+        finally:
+            self.done.set()
+
+    def step(self, event: DeviceEvent) -> list[Decision]:
+        """Decide on one event, journal it durably, then hand the decisions to the outputs."""
+        at = self.clock()
+        decisions = self._decide(event, at)
+        self.journal.append_step(at, event, decisions)
+        self.steps += 1
+        self._count_rounds(decisions)
+        for output in self.outputs:
+            try:
+                output.on_decisions(decisions)
+            except Exception:  # an output must never take the table down; the step is already durable
+                log.exception("output %s failed", type(output).__name__)
+        return decisions
+
+    def _decide(self, event: DeviceEvent, at: float) -> list[Decision]:
+        """The controller's decisions; an input it refuses becomes a journaled warning."""
+        try:
+            return self.controller.handle(event, at)
+        except ControllerError as exc:
+            return [Decision("alert", {"code": "refused-input", "text": str(exc), "severity": "warning"})]
+
+    def _count_rounds(self, decisions: Sequence[Decision]) -> None:
+        self.rounds_finished += sum(1 for d in decisions if d.type == "round_result")
+
+    def _enough_rounds(self) -> bool:
+        return self.stop_after_rounds is not None and self.rounds_finished >= self.stop_after_rounds
+
+
+def _types(decisions: Sequence[Decision]) -> str:
+    return "[" + ", ".join(d.type for d in decisions) + "]"
