@@ -45,9 +45,16 @@ def parse_position(text: str) -> Position:
     raise RulesError(f"position {text!r} is not one of dealer, 1..6, dead")
 
 
+def check_position(position: object) -> Position:
+    """Return ``position`` if it is one of ``TABLE_ORDER``, else raise :class:`RulesError`."""
+    if isinstance(position, bool) or position not in TABLE_ORDER:
+        raise RulesError(f"position {position!r} is not one of dealer, 1..6, dead")
+    return position  # type: ignore[return-value]
+
+
 def following(position: Position, steps: int = 1) -> Position:
     """The position ``steps`` places counterclockwise from ``position``."""
-    return TABLE_ORDER[(TABLE_ORDER.index(position) + steps) % len(TABLE_ORDER)]
+    return TABLE_ORDER[(TABLE_ORDER.index(check_position(position)) + steps) % len(TABLE_ORDER)]
 
 
 def starting_position(total: int, bank_seat: int | None = None) -> Position:
