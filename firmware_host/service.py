@@ -59,6 +59,8 @@ class Service:
     :param tick_seconds: longest wait for an event before a clock tick is fed.
     :param stop_after_rounds: stop once the journal holds this many finished rounds.
     :param clock: wall-clock time source (seconds); the controller never reads it.
+    :param heartbeat: called on every turn of the loop (the systemd watchdog ping), so a
+        stuck loop stops pinging.
     """
 
     def __init__(
@@ -70,6 +72,7 @@ class Service:
         tick_seconds: float = 1.0,
         stop_after_rounds: int | None = None,
         clock: Callable[[], float] = time.time,
+        heartbeat: Callable[[], None] | None = None,
     ) -> None:
         self.controller = controller
         self.journal = journal
@@ -77,6 +80,7 @@ class Service:
         self.tick_seconds = tick_seconds
         self.stop_after_rounds = stop_after_rounds
         self.clock = clock
+        self.heartbeat = heartbeat
         self.rounds_finished = 0
         self.steps = 0
         self._events: queue.SimpleQueue[object] = queue.SimpleQueue()
@@ -115,6 +119,8 @@ class Service:
         """Run until :meth:`stop` or until ``stop_after_rounds`` rounds are in the journal."""
         try:
             while not self._stopping.is_set() and not self._enough_rounds():
+                if self.heartbeat is not None:
+                    self.heartbeat()
                 try:
                     item = self._events.get(timeout=self.tick_seconds)
                 except queue.Empty:
