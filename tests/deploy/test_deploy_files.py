@@ -1,0 +1,49 @@
+"""The deployment files say what issue 6 requires of them, and the install script parses."""
+
+from __future__ import annotations
+
+import configparser
+import re
+import subprocess
+from pathlib import Path
+
+DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
+
+
+def _unit() -> configparser.ConfigParser:
+    parser = configparser.ConfigParser(strict=False, interpolation=None)
+    parser.optionxform = str  # keep systemd's key case
+    parser.read(DEPLOY / "systemd" / "tablehost.service")
+    return parser
+
+
+def test_unit_is_type_notify_with_watchdog_and_restart_on_failure() -> None:
+    service = _unit()["Service"]
+    assert service["Type"] == "notify"
+    assert int(service["WatchdogSec"]) > 0
+    assert service["Restart"] == "on-failure"
+
+
+def test_unit_runs_as_a_dedicated_user_in_a_writable_working_directory() -> None:
+    service = _unit()["Service"]
+    assert service["User"] == "tablehost"
+    assert service["WorkingDirectory"] == "/var/lib/tablehost"
+    assert service["StateDirectory"] == "tablehost"  # systemd creates it writable for the user
+
+
+def test_unit_is_hardened() -> None:
+    service = _unit()["Service"]
+    for key, value in {"NoNewPrivileges": "yes", "ProtectSystem": "strict", "ProtectHome": "yes",
+                       "PrivateTmp": "yes", "DevicePolicy": "closed"}.items():
+        assert service[key] == value, key
+
+
+def test_udev_rules_give_the_tablehost_group_access_without_root() -> None:
+    rules = "\n".join(p.read_text() for p in (DEPLOY / "udev").glob("*.rules"))
+    device_lines = [line for line in rules.splitlines() if line and not line.startswith("#") and "idVendor" in line]
+    assert device_lines
+    assert all(re.search(r'GROUP="tablehost", MODE="0660"', line) for line in device_lines)
+
+
+def test_install_script_is_valid_bash() -> None:
+    subprocess.run(["bash", "-n", str(DEPLOY / "install.sh")], check=True)
