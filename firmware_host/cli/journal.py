@@ -1,0 +1,73 @@
+"""``tablehost journal``: verify the chain, export rounds or shoes, make an HMAC key.
+
+Exit status: 0 success; 1 ``verify`` found a broken chain; 2 a clear error (missing or
+unreadable journal or key file, a key file that exists already), printed on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from firmware_host import journal
+
+#: Exit status of ``verify`` for a journal that does not verify.
+EXIT_BROKEN = 1
+
+
+def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> None:  # type: ignore[type-arg]
+    """Add the ``journal`` group and its sub-commands."""
+    group = groups.add_parser(name, help=help_text, description=__doc__.splitlines()[0])
+    commands = group.add_subparsers(dest="command", metavar="SUBCOMMAND", required=True)
+
+    check = commands.add_parser("verify", help="check the hash chain (and MACs); exit 0 only if intact")
+    check.add_argument("path", metavar="PATH", help="the journal file")
+    check.add_argument("--key-file", metavar="F", help="the table's HMAC key file (required for a keyed journal)")
+    check.set_defaults(func=run_verify)
+
+    export = commands.add_parser("export", help="one JSON object per line on stdout")
+    export.add_argument("path", metavar="PATH", help="the journal file")
+    what = export.add_mutually_exclusive_group(required=True)
+    what.add_argument("--rounds", action="store_const", const=journal.export_rounds, dest="exporter",
+                      help="every finished round (round_result decisions)")
+    what.add_argument("--shoes", action="store_const", const=journal.export_shoes, dest="exporter",
+                      help="every finished shoe (shoe_result decisions)")
+    export.set_defaults(func=run_export)
+
+    keygen = commands.add_parser("keygen", help=f"write {journal.KEY_BYTES} random bytes to a new key file, mode 0400")
+    keygen.add_argument("path", metavar="PATH", help="the key file to create (never overwritten)")
+    keygen.set_defaults(func=run_keygen)
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    """``journal verify PATH [--key-file F]``."""
+    key = journal.load_key(args.key_file) if args.key_file else None
+    report = journal.verify(args.path, hmac_key=key)
+    chain = f"keyed, key id {report.key_id}" if report.keyed else "unkeyed"
+    if report.ok:
+        print(f"{args.path}: intact: {report.records_checked} records ({chain}); "
+              f"last record {report.last_seq} hash {report.last_hash}")
+        return 0
+    if report.broken_seq is None:
+        print(f"{args.path}: NOT VERIFIED: {report.problem}: {report.detail} "
+              f"(chain of {report.records_checked} records intact; {chain})")
+    else:
+        print(f"{args.path}: BROKEN at record {report.broken_seq}: {report.problem}: {report.detail} "
+              f"({report.records_checked} records intact before it; {chain})")
+    if report.record is not None:
+        print(json.dumps(report.record.to_json(), sort_keys=True, ensure_ascii=False))
+    return EXIT_BROKEN
+
+
+def run_export(args: argparse.Namespace) -> int:
+    """``journal export PATH (--rounds | --shoes)``."""
+    for data in args.exporter(args.path):
+        sys.stdout.write(json.dumps(data, sort_keys=True, ensure_ascii=False) + "\n")
+    return 0
+
+
+def run_keygen(args: argparse.Namespace) -> int:
+    """``journal keygen PATH``."""
+    print(f"{args.path}: new {journal.KEY_BYTES}-byte key, mode 0400, key id {journal.write_key(args.path)}")
+    return 0
