@@ -21,8 +21,9 @@ dialects).
 from __future__ import annotations
 
 import dataclasses
+from typing import Any, Callable, Iterator
 
-__all__ = ["BadFrame", "GARBAGE", "BAD_CRC", "BAD_LENGTH", "TOO_LONG"]
+__all__ = ["drain", "Decoder", "BadFrame", "GARBAGE", "BAD_CRC", "BAD_LENGTH", "TOO_LONG", "UNKNOWN"]
 
 #: :attr:`BadFrame.kind`: bytes that do not start a frame; skipped up to the next frame start.
 GARBAGE = "garbage"
@@ -32,6 +33,8 @@ BAD_CRC = "bad_crc"
 BAD_LENGTH = "bad_length"
 #: :attr:`BadFrame.kind`: a frame start with no frame end within the dialect's longest frame.
 TOO_LONG = "too_long"
+#: :attr:`BadFrame.kind`: a well-formed frame whose content the dialect does not define.
+UNKNOWN = "unknown"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,9 +43,29 @@ class BadFrame:
 
     :param reason: human-readable explanation, e.g. ``"bad CRC: got 0x1234, computed 0xBEEF"``.
     :param raw: the bytes skipped (or the bad frame's bytes, for :data:`BAD_CRC`).
-    :param kind: one of :data:`GARBAGE`, :data:`BAD_CRC`, :data:`BAD_LENGTH`, :data:`TOO_LONG`.
+    :param kind: one of :data:`GARBAGE`, :data:`BAD_CRC`, :data:`BAD_LENGTH`, :data:`TOO_LONG`, :data:`UNKNOWN`.
     """
 
     reason: str
     raw: bytes
     kind: str = GARBAGE
+
+
+#: A codec's ``decode`` function.
+Decoder = Callable[[bytearray], tuple[int, Any]]
+
+
+def drain(decode: Decoder, buffer: bytearray) -> Iterator[Any]:
+    """Yield every item (frame, message or :class:`BadFrame`) ``decode`` finds in ``buffer``.
+
+    Consumed bytes are removed from ``buffer``; what is left is an incomplete frame that
+    waits for more bytes. This is the one buffer loop every driver and sim uses.
+    """
+    while buffer:
+        consumed, item = decode(buffer)
+        if consumed:
+            del buffer[:consumed]
+        if item is not None:
+            yield item
+        elif not consumed:
+            return

@@ -17,6 +17,7 @@ from drivers.codecs.shoe_messages import (
     Card, CutCard, FaceUp, Fault, SetBurnMode, ShoeEmpty, Unreadable, Warning,
 )  # fmt: skip
 from drivers.errors import CodecError
+from codec_chunks import decode_in_chunks  # tests/drivers is on sys.path (no __init__: it would shadow drivers)
 
 GOLDEN = [
     (Identify(1000), 0, "A5 02 00 80 03 E8 47 A0"),
@@ -116,24 +117,7 @@ def test_next_seq_skips_zero() -> None:
 
 
 def _decode_all(stream: bytes | bytearray, chunks: list[int] | None = None) -> list[Frame | BadFrame]:
-    """Feed ``stream`` in pieces (sizes from ``chunks``, cycling) and collect every decoded item."""
-    buffer = bytearray()
-    out: list[Frame | BadFrame] = []
-    pieces = chunks or [len(stream) or 1]
-    at, i = 0, 0
-    while at < len(stream):
-        size = max(1, pieces[i % len(pieces)])
-        buffer += stream[at : at + size]
-        at, i = at + size, i + 1
-        while buffer:
-            consumed, item = decode(buffer)
-            assert 0 <= consumed <= len(buffer)
-            del buffer[:consumed]
-            if item is not None:
-                out.append(item)
-            elif consumed == 0:
-                break
-    return out
+    return decode_in_chunks(decode, stream, chunks)
 
 
 messages = st.one_of(
