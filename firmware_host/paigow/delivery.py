@@ -190,8 +190,7 @@ class Cut:
 
     def to_json_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
-        return {"to_right_end": list(self.to_right_end), "to_left_end": list(self.to_left_end),
-                "arrangement": list(self.arrangement())}
+        return {"to_right_end": list(self.to_right_end), "to_left_end": list(self.to_left_end)}
 
 
 @dataclasses.dataclass(frozen=True)
