@@ -14,6 +14,7 @@ The record format and the hash encoding byte by byte are in ``docs/journal.md``.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import enum
 import hashlib
@@ -230,6 +231,21 @@ def _connect(path: str | os.PathLike[str], *, read_only: bool) -> sqlite3.Connec
     except sqlite3.Error as exc:
         raise JournalError(f"journal {path}: cannot open: {exc}") from exc
     return conn
+
+
+@contextlib.contextmanager
+def _reading(path: str | os.PathLike[str]) -> Iterator[sqlite3.Connection]:
+    """A read-only connection to an existing journal, closed on exit; :class:`JournalError` if it is none."""
+    conn = _connect(path, read_only=True)
+    try:
+        try:
+            if not _has_records_table(conn, path):
+                raise JournalError(f"journal {path}: not a tablehost journal (no records)")
+        except sqlite3.Error as exc:
+            raise JournalError(f"journal {path}: cannot read: {exc}") from exc
+        yield conn
+    finally:
+        conn.close()
 
 
 def _has_records_table(conn: sqlite3.Connection, path: object) -> bool:
@@ -563,16 +579,8 @@ def verify(path: str | os.PathLike[str], *, hmac_key: bytes | None = None) -> Ve
 
     :raises JournalError: the file is missing, unreadable or not a journal.
     """
-    conn = _connect(path, read_only=True)
-    try:
-        try:
-            if not _has_records_table(conn, path):
-                raise JournalError(f"journal {path}: not a tablehost journal (no records)")
-        except sqlite3.Error as exc:
-            raise JournalError(f"journal {path}: cannot read: {exc}") from exc
+    with _reading(path) as conn:
         return _verify_chain(conn, hmac_key)
-    finally:
-        conn.close()
 
 
 def _verify_chain(conn: sqlite3.Connection, key: bytes | None) -> VerifyReport:
@@ -644,17 +652,12 @@ def _explain_insertion(conn: sqlite3.Connection, row: tuple[Any, ...], seq: int)
 
 
 def _export(path: str | os.PathLike[str], decision_type: str) -> Iterator[dict[str, Any]]:
-    conn = _connect(path, read_only=True)
-    try:
+    with _reading(path) as conn:
         try:
-            if not _has_records_table(conn, path):
-                raise JournalError(f"journal {path}: not a tablehost journal (no records)")
             for row in _rows(conn, 1, "AND kind = 'decision' AND type = ?", (decision_type,)):
                 yield Record.from_row(row).data
         except sqlite3.Error as exc:
             raise JournalError(f"journal {path}: cannot read: {exc}") from exc
-    finally:
-        conn.close()
 
 
 def export_rounds(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
