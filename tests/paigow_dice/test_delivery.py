@@ -209,3 +209,19 @@ def test_535_9_a_from_the_left_is_the_mirror_of_from_the_right(start, right_styl
     right = delivery_plan(start, right_style)
     mirrored = [[(9 - t.place, t.level) for t in hand.tiles] for hand in right.hands]
     assert [[(t.place, t.level) for t in hand.tiles] for hand in left.hands] == mirrored
+
+
+def test_docs_worked_examples_match_the_plans():
+    """docs/paigow-delivery.md: every style's worked example (start at 3) is what the code plans."""
+    from pathlib import Path
+
+    text = (Path(__file__).parents[2] / "docs" / "paigow-delivery.md").read_text()
+    found = 0
+    for style in STYLES:
+        section = text.split(f"Style name `{style}`.", 1)[1]
+        rows = [line for line in section.splitlines() if line.startswith("| ") and line[2].isdigit()][:8]
+        documented = [(row.split("|")[2].strip(), row.split("|")[3].split()) for row in rows]
+        plan = delivery_plan(3, style)
+        assert documented == [(str(h.position), [f"{t.stack}.{t.level}" for t in h.tiles]) for h in plan.hands], style
+        found += 1
+    assert found == 10
