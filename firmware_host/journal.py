@@ -217,19 +217,39 @@ def _seal(seq: int, kind: str, type: str, at: float | None, round: int | None, d
 
 
 def _connect(path: str | os.PathLike[str], *, read_only: bool) -> sqlite3.Connection:
-    """Open the SQLite file; read-only opens never create it. :class:`JournalError` on failure."""
+    """Open the SQLite file; read-only opens never create it. :class:`JournalError` on failure.
+
+    A read-only open of a closed journal in a directory the reader cannot write (an auditor's
+    copy) cannot create SQLite's ``-shm`` file; with no ``-wal`` file beside it the main file
+    is complete, so it is then opened as immutable.
+    """
     path = pathlib.Path(path)
     if read_only and not path.is_file():
         raise JournalError(f"journal {path}: no such file")
     uri = path.absolute().as_uri() + ("?mode=ro" if read_only else "?mode=rwc")
     try:
-        conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+        try:
+            return _probe(sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False), read_only)
+        except sqlite3.OperationalError:
+            wal = path.with_name(path.name + "-wal")
+            if not read_only or (wal.exists() and wal.stat().st_size > 0):
+                raise
+            return _probe(sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None, check_same_thread=False), True)
+    except sqlite3.Error as exc:
+        hint = "" if not read_only else "; copy it (with its -wal file, if any) to a directory you can write"
+        raise JournalError(f"journal {path}: cannot open: {exc}{hint}") from exc
+
+
+def _probe(conn: sqlite3.Connection, read_only: bool) -> sqlite3.Connection:
+    """Set the connection up and read the schema (which fails if the file is not SQLite)."""
+    try:
         conn.execute("PRAGMA synchronous=FULL")
         if not read_only:
             conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA application_id").fetchone()  # fails here if the file is not SQLite
-    except sqlite3.Error as exc:
-        raise JournalError(f"journal {path}: cannot open: {exc}") from exc
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.Error:
+        conn.close()
+        raise
     return conn
 
 
