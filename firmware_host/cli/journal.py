@@ -1,4 +1,4 @@
-"""``tablehost journal``: verify the chain, export rounds or shoes, make an HMAC key.
+"""The journal commands: verify the chain, export rounds or shoes, make an HMAC key.
 
 Exit status: 0 success; 1 ``verify`` found a broken chain; 2 a clear error (missing or
 unreadable journal or key file, a key file that exists already), printed on stderr.
