@@ -66,7 +66,7 @@ class BankRound:
 
 def _no_offer_this_round(state: BankState, rules: PaiGowRules) -> str | None:
     """Why no player can bank the coming round, or ``None``."""
-    if not rules.player_bank:
+    if not rules.player_bank_offered:
         return "this casino's Rules Submission offers no player bank (§ 535.11(a))"
     if state.rounds_played == 0:
         return "no player may bank the first round of the game (§ 535.11(b))"
@@ -122,7 +122,7 @@ def take_bank(state: BankState, seat: int, rules: PaiGowRules, *, covers_wagers:
     :raises RulesError: with the reason the player may not bank or co-bank.
     """
     why = bank_refusal(state, seat, rules, covers_wagers=covers_wagers)
-    if why is None and co_bank and not rules.co_banking:
+    if why is None and co_bank and not rules.co_banking_offered:
         why = "this casino's Rules Submission offers no co-banking (§ 535.11(e))"
     if why is not None:
         raise RulesError(f"seat {seat} may not bank: {why}")
@@ -164,7 +164,7 @@ def after_round(state: BankState, bank: BankRound | None, wagered: Collection[in
     :param wagered: the seats with a wager this round (against the dealer when ``bank`` is
         ``None``; they become the players eligible under § 535.11(d)(1)).
     """
-    if state.rounds_played == 0 or not rules.player_bank:
+    if state.rounds_played == 0 or not rules.player_bank_offered:
         start = state.offer_start  # no offer was made: the rotation has not begun
     elif state.offer_start == DEALER_TURN:
         start = SEATS[0]

@@ -267,6 +267,7 @@ def delivery_plan(start: Position, style: str = "standard", cut: Cut | int | Non
         cut = Cut.rotation(cut)
     arrangement = cut.arrangement() if cut is not None else PLACES
     hands = tuple(
-        HandDelivery(following(start, order), tuple(StackTile(arrangement[place - 1], level, place) for place, level in hand))
+        HandDelivery(following(start, order),
+                     tuple(StackTile(arrangement[place - 1], level, place) for place, level in hand))
         for order, hand in enumerate(spots))
     return DeliveryPlan(style, start, cut, arrangement, hands)

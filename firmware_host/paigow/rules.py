@@ -33,8 +33,8 @@ BANK_OFFER_NEXT = ("rotate", "after-bank")
 class PaiGowRules:
     """Rules Submission options for the dice, delivery and player bank.
 
-    :param player_bank: players may bank the game (§ 535.11(a)).
-    :param co_banking: a player bank may ask the casino to co-bank (§ 535.11(e)).
+    :param player_bank_offered: players may bank the game (§ 535.11(a)).
+    :param co_banking_offered: a player bank may ask the casino to co-bank (§ 535.11(e)).
     :param delivery_styles: styles the dealer may use without a player bank; the standard
         delivery (§ 535.8(d)) is always among them, the others only if listed (§ 535.9(a)).
     :param bank_may_choose_any_style: a player bank may choose any § 535.9 style, listed or
@@ -48,8 +48,8 @@ class PaiGowRules:
     :param dice_warning_minutes: how long before that limit the dealer is warned.
     """
 
-    player_bank: bool = False
-    co_banking: bool = False
+    player_bank_offered: bool = False
+    co_banking_offered: bool = False
     delivery_styles: tuple[str, ...] = ("standard",)
     bank_may_choose_any_style: bool = True
     bank_offer_next: Literal["rotate", "after-bank"] = "rotate"
@@ -59,8 +59,8 @@ class PaiGowRules:
 
     #: Keys of the ``[rules]`` table this class reads.
     KEYS: ClassVar[frozenset[str]] = frozenset({
-        "player_bank", "co_banking", "delivery_styles", "bank_may_choose_any_style", "bank_offer_next",
-        "bank_offer_returns_to_dealer", "dice_max_hours", "dice_warning_minutes"})
+        "player_bank_offered", "co_banking_offered", "delivery_styles", "bank_may_choose_any_style",
+        "bank_offer_next", "bank_offer_returns_to_dealer", "dice_max_hours", "dice_warning_minutes"})
 
     def __post_init__(self) -> None:
         for style in self.delivery_styles:
@@ -69,9 +69,11 @@ class PaiGowRules:
         if "standard" not in self.delivery_styles:
             object.__setattr__(self, "delivery_styles", ("standard", *self.delivery_styles))
         if self.bank_offer_next not in BANK_OFFER_NEXT:
-            raise _OptionError("bank_offer_next", f"{self.bank_offer_next!r} is not one of {', '.join(BANK_OFFER_NEXT)}")
+            raise _OptionError("bank_offer_next",
+                               f"{self.bank_offer_next!r} is not one of {', '.join(BANK_OFFER_NEXT)}")
         if not 0 < self.dice_max_hours <= DICE_MAX_HOURS:
-            raise _OptionError("dice_max_hours", f"{self.dice_max_hours:g} must be over 0 and at most {DICE_MAX_HOURS} (§ 535.5(c))")
+            raise _OptionError("dice_max_hours",
+                               f"{self.dice_max_hours:g} must be over 0 and at most {DICE_MAX_HOURS} (§ 535.5(c))")
         if not 0 <= self.dice_warning_minutes < self.dice_max_hours * 60:
             raise _OptionError("dice_warning_minutes", f"{self.dice_warning_minutes:g} must be 0 or more and "
                                f"under {self.dice_max_hours * 60:g} (dice_max_hours)")
@@ -89,10 +91,11 @@ class PaiGowRules:
         defaults = cls()
         try:
             return cls(
-                player_bank=section.boolean("player_bank", defaults.player_bank),
-                co_banking=section.boolean("co_banking", defaults.co_banking),
+                player_bank_offered=section.boolean("player_bank_offered", defaults.player_bank_offered),
+                co_banking_offered=section.boolean("co_banking_offered", defaults.co_banking_offered),
                 delivery_styles=section.strings("delivery_styles", defaults.delivery_styles),
-                bank_may_choose_any_style=section.boolean("bank_may_choose_any_style", defaults.bank_may_choose_any_style),
+                bank_may_choose_any_style=section.boolean("bank_may_choose_any_style",
+                                                          defaults.bank_may_choose_any_style),
                 bank_offer_next=section.string("bank_offer_next", defaults.bank_offer_next, choices=BANK_OFFER_NEXT),
                 bank_offer_returns_to_dealer=section.boolean("bank_offer_returns_to_dealer",
                                                              defaults.bank_offer_returns_to_dealer),

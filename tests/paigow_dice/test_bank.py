@@ -15,7 +15,7 @@ from firmware_host.paigow.bank import (
 from firmware_host.paigow.delivery import Cut
 from firmware_host.paigow.rules import PaiGowRules
 
-RULES = PaiGowRules(player_bank=True)
+RULES = PaiGowRules(player_bank_offered=True)
 ALL = frozenset(range(1, 7))
 
 
@@ -107,7 +107,7 @@ def test_535_11_c_offer_skips_empty_seats():
 
 
 def test_535_11_a_no_player_bank_unless_the_rules_submission_offers_it():
-    rules = dataclasses.replace(RULES, player_bank=False)
+    rules = dataclasses.replace(RULES, player_bank_offered=False)
     state = play(play(new_game(), rules=rules), rules=rules)
     assert bank_offer_order(state, ALL, rules) == ()
     with pytest.raises(RulesError, match=r"§ 535.11\(a\)"):
@@ -118,7 +118,7 @@ def test_535_11_e_co_banking_only_if_offered():
     state = play(new_game())
     with pytest.raises(RulesError, match=r"no co-banking \(§ 535.11\(e\)\)"):
         take_bank(state, 1, RULES, covers_wagers=True, co_bank=True)
-    rules = dataclasses.replace(RULES, co_banking=True)
+    rules = dataclasses.replace(RULES, co_banking_offered=True)
     assert take_bank(state, 1, rules, covers_wagers=True, co_bank=True) == BankRound(1, co_bank=True)
 
 

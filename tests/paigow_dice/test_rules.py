@@ -14,13 +14,13 @@ from firmware_host.paigow.rules import PaiGowRules
 def test_defaults_follow_the_regulation_when_the_submission_is_silent():
     rules = PaiGowRules.from_mapping({}, "t.toml")
     assert rules == PaiGowRules()
-    assert (rules.player_bank, rules.co_banking, rules.delivery_styles) == (False, False, ("standard",))
+    assert (rules.player_bank_offered, rules.co_banking_offered, rules.delivery_styles) == (False, False, ("standard",))
     assert rules.dice_max_hours == 24  # § 535.5(c)
 
 
 def test_from_mapping_reads_every_key_and_leaves_other_keys_alone():
     rules = PaiGowRules.from_mapping({
-        "player_bank": True, "co_banking": True, "delivery_styles": ["jung-quat", "chee-yee"],
+        "player_bank_offered": True, "co_banking_offered": True, "delivery_styles": ["jung-quat", "chee-yee"],
         "bank_may_choose_any_style": False, "bank_offer_next": "after-bank",
         "bank_offer_returns_to_dealer": False, "dice_max_hours": 12, "dice_warning_minutes": 30,
         "house_way": "tile rules read this"}, "t.toml")
@@ -37,7 +37,7 @@ def test_from_mapping_reads_every_key_and_leaves_other_keys_alone():
     ({"dice_max_hours": 1, "dice_warning_minutes": 60}, "rules.dice_warning_minutes", "under 60"),
     ({"delivery_styles": ["jung-quat", "pai-gow"]}, "rules.delivery_styles", "unknown style 'pai-gow'"),
     ({"delivery_styles": "jung-quat"}, "rules.delivery_styles", "a list of strings"),
-    ({"player_bank": "yes"}, "rules.player_bank", "true or false"),
+    ({"player_bank_offered": "yes"}, "rules.player_bank_offered", "true or false"),
     ({"bank_offer_next": "random"}, "rules.bank_offer_next", "not one of rotate, after-bank"),
 ])
 def test_bad_options_are_profile_errors_naming_file_and_key(mapping, key, why):
