@@ -48,7 +48,7 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
 def _bank_seat(text: str | None) -> int | None:
     if text is None:
         return None
-    return check_seat(int(text) if text.strip().isdigit() else text)
+    return check_seat(int(text) if text.strip().isdecimal() else text)
 
 
 def _table(dice_text: str, dice_total: int, plan: DeliveryPlan) -> str:

@@ -160,7 +160,7 @@ class Cut:
         :raises RulesError: naming the text and why.
         """
         text = text.strip()
-        if text.isdigit():
+        if text.isdecimal():
             return cls.rotation(int(text))
         usage = f"cut {text!r}: write N, right=A-B, left=A-B or right=A-B,left=C-D"
         ends: dict[str, list[int]] = {}
@@ -171,7 +171,7 @@ class Cut:
             ends[end] = []
             for item in items.split("+"):
                 first, _, last = item.strip().partition("-")
-                if not first.isdigit() or not (last or first).isdigit() or int(first) > int(last or first):
+                if not first.isdecimal() or not (last or first).isdecimal() or int(first) > int(last or first):
                     raise RulesError(usage)
                 ends[end].extend(range(int(first), int(last or first) + 1))
         return cls(tuple(ends.get("right", ())), tuple(ends.get("left", ())))

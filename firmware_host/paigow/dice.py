@@ -143,7 +143,7 @@ def parse_dice(text: str) -> tuple[DieReading, ...]:
         raise RulesError(f"dice {text!r}: give exactly {DICE_PER_ROLL} faces, e.g. 3,5,1")
     dice = []
     for part in parts:
-        if not part.isdigit() or int(part) not in FACES:
+        if not part.isdecimal() or int(part) not in FACES:
             raise RulesError(f"dice {text!r}: {part!r} is not a face 1 to 6")
         dice.append(DieReading(int(part), True))
     return tuple(dice)

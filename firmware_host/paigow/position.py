@@ -47,7 +47,7 @@ def parse_position(text: str) -> Position:
 
 def check_position(position: object) -> Position:
     """Return ``position`` if it is one of ``TABLE_ORDER``, else raise :class:`RulesError`."""
-    if isinstance(position, bool) or position not in TABLE_ORDER:
+    if not any(type(position) is type(known) and position == known for known in TABLE_ORDER):
         raise RulesError(f"position {position!r} is not one of dealer, 1..6, dead")
     return position  # type: ignore[return-value]
 

@@ -160,7 +160,7 @@ def test_unknown_style_lists_the_valid_names():
     assert check_style("jung-quat") == "jung-quat"
 
 
-@pytest.mark.parametrize("start", [0, 7, "Dealer", None, True])
+@pytest.mark.parametrize("start", [0, 7, "Dealer", None, True, 1.0, "1"])
 def test_start_that_is_not_a_position_is_a_rules_error(start):
     with pytest.raises(RulesError, match="not one of dealer"):
         delivery_plan(start)

@@ -82,7 +82,7 @@ def test_total_of_anything_but_a_valid_roll_is_a_rules_error(dice):
 def test_parse_dice():
     assert parse_dice("3, 5,1") == flat(3, 5, 1)
     for bad, why in [("3,5", "exactly 3"), ("3,5,1,2", "exactly 3"), ("3,7,1", "'7' is not a face"),
-                     ("3,x,1", "'x'"), ("", "exactly 3"), ("3,-1,2", "'-1'")]:
+                     ("3,x,1", "'x'"), ("3,²,1", "'²'"), ("", "exactly 3"), ("3,-1,2", "'-1'")]:
         with pytest.raises(RulesError, match=why):
             parse_dice(bad)
 
