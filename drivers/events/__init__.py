@@ -16,6 +16,7 @@ Device-specific events live in sibling modules (``shoe``, ``dice``, ``shuffler``
 from __future__ import annotations
 
 import dataclasses
+import functools
 import types
 import typing
 from typing import Any, TypeVar
@@ -76,6 +77,12 @@ def to_record(ev: DeviceEvent) -> tuple[str, dict[str, Any]]:
     return name, _plain(ev)
 
 
+@functools.cache
+def _hints(cls: type) -> dict[str, Any]:
+    """Resolved field annotations of a dataclass (cached: replay rebuilds many events)."""
+    return typing.get_type_hints(cls)
+
+
 def _rebuild(tp: Any, value: Any) -> Any:
     """Convert a JSON value back to the annotated field type (tuples, nested dataclasses)."""
     origin = typing.get_origin(tp)
@@ -90,7 +97,7 @@ def _rebuild(tp: Any, value: Any) -> Any:
             return tuple(_rebuild(args[0], v) for v in value)
         return tuple(_rebuild(a, v) for a, v in zip(args, value))
     if isinstance(tp, type) and dataclasses.is_dataclass(tp) and isinstance(value, dict):
-        hints = typing.get_type_hints(tp)
+        hints = _hints(tp)
         return tp(**{k: _rebuild(hints[k], v) for k, v in value.items()})
     return value
 
@@ -100,7 +107,7 @@ def from_record(name: str, data: dict[str, Any]) -> DeviceEvent:
     cls = _REGISTRY.get(name)
     if cls is None:
         raise EventError(f"unknown event type {name!r}")
-    hints = typing.get_type_hints(cls)
+    hints = _hints(cls)
     try:
         return cls(**{k: _rebuild(hints[k], v) for k, v in data.items()})
     except (TypeError, KeyError) as exc:
