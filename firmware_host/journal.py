@@ -633,6 +633,8 @@ def _verify_chain(conn: sqlite3.Connection, key: bytes | None) -> VerifyReport:
         if found is not None:
             break
         checked, prev_hash, prev_kind = seq, row[7], row[1]
+    if found is None:
+        found = _outside_chain(conn, checked)
     if found is None and recorded_id != given_id:
         problem = (Problem.NOT_KEYED if recorded_id is None else
                    Problem.KEY_NEEDED if given_id is None else Problem.WRONG_KEY)
@@ -642,6 +644,14 @@ def _verify_chain(conn: sqlite3.Connection, key: bytes | None) -> VerifyReport:
         return VerifyReport(True, checked, recorded_id is not None, recorded_id, checked, prev_hash)
     return VerifyReport(False, checked, recorded_id is not None, recorded_id, checked, prev_hash,
                         found.seq, found.problem, found.detail, _record_at(conn, found.seq))
+
+
+def _outside_chain(conn: sqlite3.Connection, checked: int) -> _Finding | None:
+    """A record stored outside seq 1..``checked`` (e.g. the last record renumbered to 0)."""
+    stray = conn.execute("SELECT seq FROM records WHERE seq < 1 OR seq > ? ORDER BY seq LIMIT 1", (checked,)).fetchone()
+    if stray is None:
+        return None
+    return _Finding(Problem.MALFORMED, f"a record is stored at seq {stray[0]}, outside the chain 1..{checked}", checked + 1)
 
 
 def _record_at(conn: sqlite3.Connection, seq: int) -> Record | None:
