@@ -221,6 +221,10 @@ class Deal:
         slot = self.next_slot()
         if slot is None:
             raise RulesError(f"card {card}: the round is complete, no card is due (§ 541.10(d), § 541.11)")
+        return self._placed(slot, card)
+
+    def _placed(self, slot: Slot, card: Card) -> Deal:
+        # The deal with ``card`` in ``slot``, which the caller has from next_slot().
         if slot.hand == "player":
             return Deal._unchecked(self.player + (card,), self.banker)
         return Deal._unchecked(self.player, self.banker + (card,))
@@ -311,8 +315,10 @@ def resolve(cards: Iterable[Card], variant: Variant | str = Variant.STANDARD) ->
     """
     variant = Variant.parse(variant)
     deal = Deal._unchecked((), ())
+    slot = deal.next_slot()
     for card in cards:
-        deal = deal.add(card)
-        if deal.next_slot() is None:
-            break
-    return deal.result(variant)
+        deal = deal._placed(slot, card)
+        slot = deal.next_slot()
+        if slot is None:
+            return RoundResult.from_complete_deal(deal, variant)
+    return deal.result(variant)  # raises: too few cards

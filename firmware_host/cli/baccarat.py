@@ -1,0 +1,126 @@
+"""``tablehost baccarat``: resolve rounds from card lists, and exact odds of a shoe.
+
+``resolve`` reads one round per line on stdin (cards in shoe order, e.g. ``9S 2H KD 5C
+3D``) and writes one JSON object per line as each line arrives. A line it cannot resolve
+gets a message on stderr naming the line number and why; the other lines are still
+resolved and the exit status is 1. Blank lines are skipped.
+
+``odds`` prints the exact probabilities and house edges of a shoe, as a table or JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any
+
+from firmware_host.baccarat.cards import MAX_DECKS, parse_cards, remove_seen, shoe_composition
+from firmware_host.baccarat.deal import resolve
+from firmware_host.baccarat.odds import EDGE_REPORT, ShoeOdds, exact_odds, house_edges
+from firmware_host.baccarat.variant import Variant
+from firmware_host.errors import RulesError
+
+#: How the readable odds table names each probability of :meth:`ShoeOdds.probabilities`.
+PROBABILITY_LABELS: dict[str, str] = {
+    "banker": "banker wins",
+    "player": "player wins",
+    "tie": "tie",
+    "banker_wins_six_two_cards": "banker wins with 6 on two cards",
+    "banker_wins_six_three_cards": "banker wins with 6 on three cards",
+    "natural": "natural (either hand)",
+    "player_pair": "player pair",
+    "banker_pair": "banker pair",
+}
+
+
+def register(groups: Any, name: str, help_text: str) -> None:
+    """Add the ``baccarat`` group and its sub-commands to the ``tablehost`` parser."""
+    parser = groups.add_parser(name, help=help_text, description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", metavar="SUBCOMMAND", required=True)
+
+    resolve_parser = commands.add_parser(
+        "resolve",
+        help="resolve rounds: card lines on stdin, JSON lines on stdout",
+        description="Resolve one round per stdin line (cards in shoe order) into one JSON object per line.",
+    )
+    resolve_parser.add_argument(
+        "--variant",
+        choices=[variant.value for variant in Variant],
+        default=Variant.STANDARD.value,
+        help="standard Minibaccarat (ch. 541) or commission-free (§ 631c.5); default standard",
+    )
+    resolve_parser.set_defaults(func=run_resolve)
+
+    odds_parser = commands.add_parser(
+        "odds",
+        help="exact probabilities and house edges of a shoe",
+        description="Exact odds by enumeration over the cards in the shoe.",
+    )
+    odds_parser.add_argument("--decks", type=int, default=MAX_DECKS, help="decks in the shoe, 1-8; default 8")
+    odds_parser.add_argument(
+        "--seen", default="", metavar="CARDS", help="cards already dealt from the shoe, e.g. '9S 2H KD' (mid-shoe odds)"
+    )
+    odds_parser.add_argument("--json", action="store_true", help="write JSON instead of a table")
+    odds_parser.set_defaults(func=run_odds)
+
+
+def run_resolve(args: argparse.Namespace) -> int:
+    """Resolve stdin line by line; 1 if any line was bad, else 0."""
+    bad_lines = 0
+    try:
+        for number, line in enumerate(iter(sys.stdin.readline, ""), start=1):
+            if not line.strip():
+                continue
+            try:
+                result = resolve(parse_cards(line), variant=args.variant)
+            except RulesError as exc:
+                bad_lines += 1
+                print(f"tablehost baccarat resolve: line {number}: {exc}", file=sys.stderr, flush=True)
+                continue
+            sys.stdout.write(json.dumps(result.to_json_dict()) + "\n")
+            sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away: stop quietly, and keep Python from failing on the final flush.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    return 1 if bad_lines else 0
+
+
+def run_odds(args: argparse.Namespace) -> int:
+    """Print the exact odds of ``--decks`` decks less the ``--seen`` cards."""
+    seen = parse_cards(args.seen)
+    odds = exact_odds(remove_seen(shoe_composition(args.decks), seen))
+    if args.json:
+        print(json.dumps(odds_json(args.decks, len(seen), odds), indent=2))
+    else:
+        print(odds_table(args.decks, len(seen), odds))
+    return 0
+
+
+def odds_json(decks: int, seen: int, odds: ShoeOdds) -> dict[str, Any]:
+    """The JSON object of ``tablehost baccarat odds --json``."""
+    return {
+        "decks": decks,
+        "seen": seen,
+        "cards": odds.cards,
+        "probabilities": odds.probabilities(),
+        "house_edge": house_edges(odds),
+    }
+
+
+def odds_table(decks: int, seen: int, odds: ShoeOdds) -> str:
+    """The readable table of ``tablehost baccarat odds``."""
+    shoe = f"{decks} deck{'s' if decks > 1 else ''}" + (f" less {seen} seen cards" if seen else "")
+    lines = [f"Exact odds: {shoe}, {odds.cards} cards, every ordered draw of six cards enumerated", ""]
+    lines.append(f"{'outcome':<36}{'probability':>12}")
+    for key, probability in odds.probabilities().items():
+        lines.append(f"{PROBABILITY_LABELS[key]:<36}{probability:>12.6f}")
+    edges = house_edges(odds)
+    for variant in edges:
+        lines += ["", f"{'house edge, ' + variant:<36}{'per unit':>12}"]
+        for report_variant, key, description, _, _ in EDGE_REPORT:
+            if report_variant == variant:
+                lines.append(f"{description:<36}{edges[variant][key]:>12.2%}")
+    return "\n".join(lines)
