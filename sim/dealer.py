@@ -1,0 +1,200 @@
+"""Simulated dealers: they read the controller's prompts and act at the simulated table.
+
+A simulated dealer is an output of the service (it sees each step's decisions after they
+are journaled) with a thread of its own, so it never blocks the service. It acts as a
+person would: it pulls cards from the simulated shoe (whose bytes then travel the real
+wire protocol to the real driver), presses GPIO buttons (mock pins, through the real
+gpiozero code), keys in what the console asks for, and places the players' wagers.
+
+Its choices are drawn from a random generator seeded by the run's seed *and the round*,
+so a run restarted from its journal makes the same choices in the same rounds as an
+uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import random
+import threading
+from typing import Any, Callable, Mapping, Protocol, Sequence
+
+from drivers.events import DeviceEvent
+from drivers.events.table import DealerCommand, WagerPlaced
+from firmware_host.decisions import Decision
+
+__all__ = ["SimDealer", "BaccaratDealer", "Press"]
+
+log = logging.getLogger("tablehost.sim.dealer")
+
+#: Device name of what the dealer keys in at the console (not wired to a GPIO button).
+CONSOLE = "console"
+
+#: Presses a dealer button by name (a mock GPIO pin, or the console when it has no pin).
+Press = Callable[[str], None]
+
+
+class SimDealer:
+    """Base of the simulated dealers: a thread that acts on each new prompt once.
+
+    :param emit: the service's event queue (console commands and wagers go there).
+    :param press: presses a dealer button by name.
+    :param seed: the run's seed.
+    :param errors: probability of each kind of dealer error, by name (from ``[sim.dealer]``).
+    """
+
+    def __init__(self, emit: Callable[[DeviceEvent], None], press: Press, seed: int,
+                 errors: Mapping[str, float] | None = None) -> None:
+        self.emit = emit
+        self.press = press
+        self.seed = seed
+        self.errors = dict(errors or {})
+        self.round = 1
+        self._inbox: queue.SimpleQueue[dict[str, Any] | None] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._run, name=f"{type(self).__name__}", daemon=True)
+
+    def resume_after(self, last_round: int | None) -> None:
+        """Continue a journal whose last finished round is ``last_round``."""
+        self.round = (last_round or 0) + 1
+
+    def start(self) -> None:
+        """Start acting on prompts."""
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop acting; returns once the thread has finished its current action."""
+        self._inbox.put(None)
+        if self._thread.is_alive():
+            self._thread.join(timeout=5)
+
+    def on_decisions(self, decisions: Sequence[Decision]) -> None:
+        """Output hook: queue the step's latest prompt; note finished rounds."""
+        for decision in decisions:
+            if decision.type == "round_result":
+                self.round = int(decision.data["round"]) + 1
+            elif decision.type == "prompt":
+                self._inbox.put(dict(decision.data, _round=self.round))
+
+    def rng(self, purpose: str, *more: object) -> random.Random:
+        """A generator for one choice, seeded by the run's seed, the round and the purpose."""
+        return random.Random("/".join(map(str, (self.seed, self.round, purpose, *more))))
+
+    def errs(self, kind: str, *more: object) -> bool:
+        """Whether the dealer makes error ``kind`` now (seeded, see :meth:`rng`)."""
+        chance = self.errors.get(kind, 0.0)
+        return chance > 0 and self.rng(kind, *more).random() < chance
+
+    def console(self, command: str, **args: Any) -> None:
+        """Key a command in at the dealer console."""
+        self.emit(DealerCommand(device=CONSOLE, command=command, args=args or None))
+
+    def _run(self) -> None:
+        acted: dict[str, Any] | None = None
+        while True:
+            prompt = self._latest(self._inbox.get())
+            if prompt is None:
+                return
+            if prompt == acted:
+                continue  # the same prompt again after a pause: what it asked for is already done
+            acted = prompt
+            try:
+                self.act(prompt)
+            except Exception:  # the simulated person must not die silently: log and keep going
+                log.exception("simulated dealer failed on prompt %s", prompt)
+
+    def _latest(self, prompt: dict[str, Any] | None) -> dict[str, Any] | None:
+        """The newest queued prompt: older ones are superseded (None, the stop signal, wins)."""
+        while prompt is not None:
+            try:
+                newer = self._inbox.get_nowait()
+            except queue.Empty:
+                break
+            if newer is None:
+                return None
+            prompt = newer
+        return prompt
+
+    def act(self, prompt: dict[str, Any]) -> None:
+        """Do what the prompt asks; subclasses implement it."""
+        raise NotImplementedError
+
+
+class SimShoe(Protocol):
+    """What the Baccarat dealer uses of the simulated shoe (:class:`sim.shoe.ShoeSim`)."""
+
+    def load(self, shoe_number: int) -> None:
+        """Put a freshly shuffled shoe in (seeded by the run's seed and the shoe number)."""
+
+    def draw(self, burn: bool = False) -> str | None:
+        """Pull the next card out; returns its text as the dealer sees it, None when empty."""
+
+
+#: Wager kinds the simulated players choose from, with relative weights.
+_BACCARAT_KINDS = {"banker": 45, "player": 40, "tie": 8, "player_pair": 3, "banker_pair": 3, "lucky_six": 1}
+#: Chip values the simulated players bet, in cents.
+_CHIPS = (500, 1000, 2500, 5000, 10000)
+
+
+class BaccaratDealer(SimDealer):
+    """The simulated Baccarat dealer and players (ch. 541; § 631c.5 wagers when offered).
+
+    :param shoe: the simulated shoe.
+    :param seats: seats that hold a player (§ 541.2(a): 1-7).
+    :param offered: wager kinds the table's Rules Submission offers.
+    """
+
+    def __init__(self, emit: Callable[[DeviceEvent], None], press: Press, seed: int, shoe: SimShoe,
+                 seats: Sequence[int] = range(1, 8), offered: Sequence[str] = ("banker", "player", "tie"),
+                 errors: Mapping[str, float] | None = None) -> None:
+        super().__init__(emit, press, seed, errors)
+        self.shoe = shoe
+        self.seats = tuple(seats)
+        self.offered = [kind for kind in _BACCARAT_KINDS if kind in offered]
+        self.shoes_loaded = 0
+        self.last_drawn: str | None = None
+
+    def resume_shoe(self, shoe_number: int) -> None:
+        """Continue counting shoes from ``shoe_number`` (the one in play when the run stopped)."""
+        self.shoes_loaded = shoe_number
+
+    def act(self, prompt: dict[str, Any]) -> None:
+        """Act on one prompt of :meth:`firmware_host.baccarat_table.BaccaratTable.prompt`."""
+        action = prompt["action"]
+        if action == "load_shoe":
+            self.shoes_loaded += 1
+            self.shoe.load(self.shoes_loaded)
+            self.console("shoe_loaded")
+        elif action == "burn":
+            self._draw(burn=True)
+        elif action == "place_bets":
+            self._place_bets()
+            self.press("no_more_bets")
+        elif action == "deal":
+            self._draw()
+            if prompt["to"] == "banker" and prompt["card"] == 2 and self.errs("card_drawn_in_error", "initial"):
+                # § 541.14(a): a card drawn when none is due, right after the initial four.
+                self._draw()
+                if self.errs("card_disclosed"):
+                    self.press("card_disclosed")  # § 541.14(c)
+        elif action == "discard":
+            for _ in range(int(prompt["count"])):
+                self._draw()
+        elif action == "enter_card":
+            self.console("card_entered", card=self.last_drawn)
+        elif action == "reveal":
+            self.press("reveal")
+        elif action == "settle_pairs":
+            self.console("pairs_settled")
+        # "wait" (paused) and "collect_commission" need nothing from the simulated dealer.
+
+    def _draw(self, burn: bool = False) -> None:
+        self.last_drawn = self.shoe.draw(burn=burn)
+
+    def _place_bets(self) -> None:
+        rng = self.rng("bets")
+        kinds, weights = self.offered, [_BACCARAT_KINDS[k] for k in self.offered]
+        for seat in self.seats:
+            if rng.random() < 0.2:
+                continue  # this player sits the round out
+            for kind in dict.fromkeys(rng.choices(kinds, weights, k=rng.randint(1, 2))):
+                self.emit(WagerPlaced(device=CONSOLE, seat=seat, kind=kind, amount=rng.choice(_CHIPS)))
