@@ -1,0 +1,110 @@
+"""The card-reading dealing shoe's driver, in either wire dialect.
+
+:func:`shoe_driver` builds the driver for the dialect a device model's profile names:
+``"framed"`` (:class:`FramedShoe`: our protocol, identity handshake, ack/nak, heartbeats)
+or ``"ascii"`` (:class:`AsciiShoe`: the market shoe, which only talks, has no identity
+message and no heartbeat). Both emit the events of :mod:`drivers.events.shoe`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from drivers.codecs import shoe_ascii, shoe_framed
+from drivers.codecs.shoe_messages import (
+    Card, CutCard as CutCardMessage, FaceUp, Fault, SetBurnMode, ShoeEmpty as ShoeEmptyMessage,
+    ShoeMessage, Unreadable, Warning,
+)  # fmt: skip
+from drivers.device import Device, FramedDevice, Identity
+from drivers.errors import DriverError
+from drivers.events import DeviceEvent
+from drivers.events.shoe import CardFaceUp, CardRead, CardUnreadable, CutCard, IdentityUnverified, ShoeEmpty, ShoeWarning
+from drivers.events.table import DeviceFault
+
+__all__ = ["DIALECTS", "shoe_driver", "FramedShoe", "AsciiShoe", "shoe_event"]
+
+
+def shoe_event(device: str, message: ShoeMessage) -> DeviceEvent:
+    """The event for a shoe message, the same for both dialects."""
+    match message:
+        case Card(rank=rank, suit=suit, burn=burn):
+            return CardRead(device, rank, suit, burn)
+        case CutCardMessage():
+            return CutCard(device)
+        case Unreadable(burn=burn):
+            return CardUnreadable(device, burn)
+        case FaceUp(rank=rank, suit=suit):
+            return CardFaceUp(device, rank, suit)
+        case ShoeEmptyMessage():
+            return ShoeEmpty(device)
+        case Fault(code=code, text=text):
+            return DeviceFault(device, code, text)
+        case Warning(code=code):
+            return ShoeWarning(device, code)
+    raise DriverError(f"{device}: {type(message).__name__} is not a shoe message")
+
+
+class FramedShoe(FramedDevice):
+    """A shoe speaking our framed protocol. Options as :class:`~drivers.device.Device`."""
+
+    def __init__(self, name: str, url: str, emit: Callable[[DeviceEvent], None], **options: Any) -> None:
+        super().__init__(name, url, emit, shoe_framed.TABLE, **options)
+
+    def set_burn_mode(self, on: bool) -> None:
+        """Tell the shoe to flag the next cards as burn cards (§ 541.5(g)) or not (thread-safe)."""
+        self.send(SetBurnMode(on))
+
+    def _on_message(self, message: Any) -> None:
+        self._emit(shoe_event(self.name, message))
+
+
+class AsciiShoe(Device):
+    """The market shoe's ASCII dialect: it only talks, so the port is all there is.
+
+    :param identity: model, serial and firmware from the profile; reported with
+        :class:`~drivers.events.shoe.IdentityUnverified` since nothing on the wire confirms it.
+
+    Other options as :class:`~drivers.device.Device`. Loss is seen only when the port fails
+    (no heartbeat in this dialect).
+    """
+
+    WATCHDOG = False
+
+    def __init__(self, name: str, url: str, emit: Callable[[DeviceEvent], None], *, identity: Identity,
+                 **options: Any) -> None:
+        super().__init__(name, url, emit, **options)
+        self._profile_identity = Identity(identity.model, identity.serial, identity.firmware, verified=False)
+
+    def _decode(self, buffer: bytearray) -> tuple[int, Any]:
+        return shoe_ascii.decode(buffer)
+
+    def _on_connected(self) -> None:
+        self._identified(self._profile_identity)
+        self._emit(IdentityUnverified(self.name, "the ascii dialect has no identity message: taken from the profile"))
+
+    def _on_item(self, item: Any) -> None:
+        self._emit(shoe_event(self.name, item))
+
+
+#: Driver class for each dialect a shoe's device profile may name.
+DIALECTS: dict[str, type[Device]] = {"framed": FramedShoe, "ascii": AsciiShoe}
+
+
+def shoe_driver(dialect: str, name: str, url: str, emit: Callable[[DeviceEvent], None], *,
+                identity: Identity | None = None, **options: Any) -> Device:
+    """Build the shoe driver for ``dialect`` (``"framed"`` or ``"ascii"``).
+
+    :param identity: required for ``"ascii"`` (the profile's model, serial, firmware);
+        ignored by ``"framed"``, which asks the shoe.
+    :param options: ``timing``, ``baudrate``, ``refusal``, ``transport_factory`` as
+        :class:`~drivers.device.Device`.
+    :raises DriverError: for an unknown dialect or a missing identity.
+    """
+    if dialect == "framed":
+        return FramedShoe(name, url, emit, **options)
+    if dialect == "ascii":
+        if identity is None:
+            raise DriverError(f"{name}: the ascii shoe dialect needs the identity from the profile")
+        options.setdefault("baudrate", shoe_ascii.BAUDRATE)
+        return AsciiShoe(name, url, emit, identity=identity, **options)
+    raise DriverError(f"{name}: unknown shoe dialect {dialect!r} (known: {', '.join(DIALECTS)})")
