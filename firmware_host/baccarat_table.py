@@ -1,0 +1,851 @@
+"""The Baccarat table controller: the shoe's life and each round, card by card (ch. 541, § 631c.5).
+
+:class:`BaccaratTable` is a :class:`~firmware_host.controller.TableController` whose game is
+a ``transitions`` state machine declared as data (:attr:`BaccaratTable.STATES`,
+:attr:`BaccaratTable.TRANSITIONS`; the diagram in ``docs/state-baccarat.md`` is generated
+from them by ``docs/generate_diagrams.py``)::
+
+    awaiting_shoe --shoe_loaded--> burning --burn_done--> betting --no_more_bets--> dealing
+    dealing --hold_for_reveal--> revealing --reveal--> dealing        (§ 541.9(c)(2) only)
+    dealing --settle_pairs--> settling_pairs --pairs_settled--> dealing   (§ 631c.5(d))
+    betting|dealing|revealing|settling_pairs --round_over--> betting, or awaiting_shoe
+        when a reshuffle is due (§ 541.10(e), § 541.14(e)); --shoe_over--> awaiting_shoe
+
+The rules come from :mod:`firmware_host.baccarat`: each card goes where
+:meth:`~firmware_host.baccarat.deal.Deal.next_slot` says, a card that is not due is handled
+by :func:`~firmware_host.baccarat.irregularities.card_out_of_turn`, and wagers are settled
+by :mod:`~firmware_host.baccarat.settlement`.
+
+Three things run across the states rather than being states of their own, because they can
+interrupt any of them and then hand back to where the table was:
+
+- **a card awaiting the dealer's entry** (unreadable, or face up and unread): every later
+  shoe event waits in a backlog and is applied in order once ``card_entered`` names the
+  card, so no card is ever lost or reordered;
+- **discards due** (§ 541.14(c) one card face down, § 541.14(d) cards face up): the next
+  cards out of the shoe go to the discard rack;
+- **cards drawn in error** (§ 541.14(a)): held aside and dealt as the first cards of the
+  next round.
+
+Decisions (all data JSON-plain): ``prompt`` (what the dealer does next, see
+:meth:`BaccaratTable.prompt`), ``announce``, ``alert``, ``lamp``, ``round_result`` and
+``shoe_result``. A card dealt face down never appears in a decision or in :meth:`view`
+before the reveal; a card discarded undisclosed never appears at all (the journal's input
+record holds it).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from typing import Any, Callable, Mapping
+
+from transitions import Machine, MachineError
+
+from drivers.events import DeviceEvent
+from drivers.events.shoe import CardFaceUp, CardRead, CardUnreadable, CutCard, IdentityUnverified, ShoeEmpty, ShoeWarning
+from drivers.events.table import ClockTick, DealerCommand, DeviceFault, WagerPlaced
+from firmware_host.baccarat.cards import RANK_VALUES, RANKS, Card, parse_card, shoe_composition
+from firmware_host.baccarat.deal import INITIAL_ORDER, Deal
+from firmware_host.baccarat.irregularities import IrregularityAction, IrregularityOutcome, card_out_of_turn
+from firmware_host.baccarat.rules import PAIR_WAGERS, RulesSubmission
+from firmware_host.baccarat.settlement import (
+    CommissionLedger,
+    SettledWager,
+    Wager,
+    WagerOutcome,
+    settle,
+    settle_pairs,
+)
+from firmware_host.controller import TableController
+from firmware_host.errors import RulesError
+from firmware_host.profiles import ApprovedIdentities
+
+__all__ = ["BaccaratTable", "COMMANDS", "FACE_UP_DISCARD_COUNTS"]
+
+#: § 541.5(g): the first card burned counts its face value, a ten or a face card ten, an ace one.
+BURN_COUNT: dict[str, int] = {rank: RANK_VALUES[rank] or 10 for rank in RANKS}
+#: § 541.14(d) "the value of the card found face up": our reading is the § 541.6(a) value
+#: (tens and faces 0); ``"face_value"`` counts as the burn does (tens and faces 10).
+FACE_UP_DISCARD_COUNTS: dict[str, dict[str, int]] = {"point_value": dict(RANK_VALUES), "face_value": BURN_COUNT}
+#: The default number of decks in a shoe (§ 541.3(a): six to eight).
+DEFAULT_DECKS = 8
+
+#: Dealer commands (``DealerCommand.command``) this controller understands, with their args.
+COMMANDS: dict[str, str] = {
+    "shoe_loaded": '{"decks": N} (optional; default: the constructor\'s decks): a shuffled shoe is in',
+    "no_more_bets": "no more bets (§ 541.8(c), § 541.9(b)); dealing starts",
+    "reveal": "the face-down initial cards are turned up (§ 541.9(c)(2), § 541.10(a))",
+    "pairs_settled": "the pair wagers are settled; third cards may be dealt (§ 631c.5(d))",
+    "void_round": '{"reason": text} (optional): the dealer or supervisor voids the round; wagers returned',
+    "card_disclosed": "the card just drawn in error was disclosed (§ 541.14(c))",
+    "card_entered": '{"card": "9S"}: the dealer keys in the card the shoe could not read',
+    "withdraw_wager": '{"seat": N, "kind": K}: take a wager back before no more bets (§ 541.8(c))',
+    "seat_left": '{"seat": N}: the player leaves; marked commission is collected (§ 541.13(e))',
+    "acknowledge": "clear the alerts that only needed acknowledging (impossible card, device fault)",
+}
+#: Commands that move the game on, refused while the table is paused or an irregularity is open.
+_ADVANCING = ("shoe_loaded", "no_more_bets", "reveal", "pairs_settled")
+#: States in which a round (the one being bet on or dealt) is open.
+_IN_ROUND = ["betting", "dealing", "revealing", "settling_pairs"]
+_ORDINALS = {1: "first", 2: "second", 3: "third"}
+
+
+@dataclasses.dataclass
+class _Shoe:
+    """One shoe's life, from ``shoe_loaded`` to the reshuffle."""
+
+    number: int
+    decks: int
+    remaining: Counter[Card]
+    burned: int = 0
+    cards_read: int = 0
+    rounds: int = 0
+    composition_ok: bool = True
+    alerts: list[dict[str, str]] = dataclasses.field(default_factory=list)
+    #: None until the first burn card is shown (§ 541.5(g)), then cards still to burn.
+    burn_remaining: int | None = None
+    #: § 541.10(e): "in_shoe" -> "out" (finish this hand) -> "last_hand" -> "reshuffle".
+    cover: str = "in_shoe"
+    #: The shoe ran out (§ 541.14(e)).
+    emptied: bool = False
+    #: The last completed or voided deal of this shoe (what a card drawn in error follows).
+    last_deal: Deal | None = None
+    #: Cards drawn in error, to be dealt first in the next round (§ 541.14(a)).
+    held: list[Card] = dataclasses.field(default_factory=list)
+    #: Undisclosed (face-down) and face-up cards still to go to the discard rack.
+    discards_down: int = 0
+    discards_up: int = 0
+
+
+@dataclasses.dataclass
+class _Round:
+    """The open round's cards, wagers and irregularities."""
+
+    deal: Deal = Deal()
+    wagers: dict[tuple[int, str], Wager] = dataclasses.field(default_factory=dict)
+    #: Pair wagers settled after the initial four cards (§ 631c.5(d)).
+    pair_lines: tuple[SettledWager, ...] = ()
+    irregularities: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    #: Whether the initial cards are face up (always, unless dealt per § 541.9(c)(2)).
+    revealed: bool = True
+
+
+@dataclasses.dataclass(frozen=True)
+class _Drawn:
+    """A card out of the shoe whose identity the dealer must key in."""
+
+    face_up: bool  # § 541.14(d) face-up card (else an unreadable draw)
+    burn: bool
+
+
+class BaccaratTable(TableController):
+    """The controller of one Baccarat table.
+
+    :param table_id: the table's id from its profile.
+    :param approved: the allow-list of each device at the table, by device name.
+    :param rules: the casino's Rules Submission (variant, commission, wagers offered).
+    :param decks: decks in a shoe when ``shoe_loaded`` does not say (§ 541.3(a)).
+    :param initial_cards_face_down: deal the initial four cards per § 541.9(c)(2) (face
+        down until ``reveal``) instead of § 541.9(c)(1) (face up).
+    :param face_up_discards: ``"point_value"`` or ``"face_value"``: how many cards follow a
+        card found face up in the shoe to the discard rack (§ 541.14(d)).
+    """
+
+    game = "baccarat"
+
+    #: The state a new controller starts in.
+    INITIAL = "awaiting_shoe"
+    #: The machine's states (``on_enter`` callbacks named as data).
+    STATES: list[Any] = [
+        {"name": "awaiting_shoe", "on_enter": "_close_shoe"},
+        "burning",
+        {"name": "betting", "on_enter": "_open_round"},
+        "dealing",
+        "revealing",
+        "settling_pairs",
+    ]
+    #: The machine's transitions; dealer-command triggers are the commands' names.
+    TRANSITIONS: list[dict[str, Any]] = [
+        {"trigger": "shoe_loaded", "source": "awaiting_shoe", "dest": "burning", "after": "_open_shoe"},
+        {"trigger": "burn_done", "source": "burning", "dest": "betting"},
+        {"trigger": "no_more_bets", "source": "betting", "dest": "dealing", "after": "_deal_held_cards"},
+        {"trigger": "hold_for_reveal", "source": "dealing", "dest": "revealing"},
+        {"trigger": "reveal", "source": "revealing", "dest": "dealing", "after": "_initial_cards_exposed"},
+        {"trigger": "settle_pairs", "source": "dealing", "dest": "settling_pairs", "after": "_settle_pairs"},
+        {"trigger": "pairs_settled", "source": "settling_pairs", "dest": "dealing"},
+        {"trigger": "void_round", "source": _IN_ROUND, "dest": None, "after": "_void_by_dealer"},
+        {"trigger": "round_over", "source": _IN_ROUND, "dest": "awaiting_shoe", "conditions": "reshuffle_due"},
+        {"trigger": "round_over", "source": _IN_ROUND, "dest": "betting"},
+        {"trigger": "shoe_over", "source": ["burning", *_IN_ROUND], "dest": "awaiting_shoe"},
+    ]
+
+    def __init__(
+        self,
+        table_id: str,
+        approved: Mapping[str, ApprovedIdentities],
+        rules: RulesSubmission,
+        decks: int = DEFAULT_DECKS,
+        *,
+        initial_cards_face_down: bool = False,
+        face_up_discards: str = "point_value",
+    ) -> None:
+        super().__init__(table_id, approved)
+        shoe_composition(decks)  # RulesError for a deck count ch. 541 does not play
+        if face_up_discards not in FACE_UP_DISCARD_COUNTS:
+            raise RulesError(f"face_up_discards {face_up_discards!r}: not one of {', '.join(FACE_UP_DISCARD_COUNTS)}")
+        self.rules = rules
+        self.decks = decks
+        self.initial_cards_face_down = initial_cards_face_down
+        self._face_up_counts = FACE_UP_DISCARD_COUNTS[face_up_discards]
+        self.rounds_finished = 0
+        self.shoes_started = 0
+        self.shoe: _Shoe | None = None
+        self.round = _Round()
+        self.ledger = CommissionLedger()
+        self.last_outcome: dict[str, Any] | None = None
+        self._awaiting_entry: _Drawn | None = None
+        self._backlog: list[DeviceEvent] = []
+        self._open_alerts: dict[str, dict[str, str]] = {}
+        self._last_prompt: dict[str, Any] | None = None
+        self._shown_lamp: str | None = None
+        self.state: str
+        Machine(
+            model=self,
+            states=self.STATES,
+            transitions=self.TRANSITIONS,
+            initial=self.INITIAL,
+            auto_transitions=False,
+        )
+
+    # -- the input contract ---------------------------------------------------------------
+    def on_game_event(self, event: DeviceEvent) -> None:
+        """Apply a shoe event, dealer command or wager; every refusal becomes an alert."""
+        handler = self._HANDLERS.get(type(event))
+        if handler is None:
+            self._alert("unknown-event", f"{event.device}: {type(event).__name__} means nothing at a Baccarat table", "warning")
+        else:
+            try:
+                handler(self, event)
+            except MachineError:
+                self._alert("wrong-state", f"{_describe(event)}: not possible while {self.state.replace('_', ' ')}", "warning")
+            except RulesError as exc:
+                self._alert("refused-input", f"{_describe(event)}: {exc}", "warning")
+        self._emit_prompt()
+        self._refresh_lamp()
+
+    def on_devices_changed(self) -> None:
+        """A device was lost or found: the prompt says so (paused) or resumes."""
+        self._emit_prompt()
+
+    @property
+    def current_round(self) -> int:
+        """The number of the open (or next) round: finished rounds + 1, so never reused."""
+        return self.rounds_finished + 1
+
+    @property
+    def reshuffle_due(self) -> bool:
+        """The shoe is finished: the last hand was played (§ 541.10(e)) or it ran out (§ 541.14(e))."""
+        return self.shoe is not None and (self.shoe.cover == "reshuffle" or self.shoe.emptied)
+
+    # -- shoe events ----------------------------------------------------------------------
+    def _on_card(self, event: CardRead) -> None:
+        card = parse_card(event.rank + event.suit)
+        self._count_read()
+        if event.burn and self.state != "burning" and not self._discards_due():
+            self._alert("burn-flag", "the shoe flagged a card as a burn card outside the burn; dealt as the table's state says", "warning")
+        self._queue_or_apply(event, lambda: self._apply_card(card))
+
+    def _on_unreadable(self, event: CardUnreadable) -> None:
+        self._count_read()
+        self._queue_or_apply(event, lambda: self._apply_unknown(_Drawn(face_up=False, burn=event.burn)))
+
+    def _on_face_up(self, event: CardFaceUp) -> None:
+        self._count_read()
+        if event.rank is None or event.suit is None:
+            self._queue_or_apply(event, lambda: self._apply_unknown(_Drawn(face_up=True, burn=False)))
+        else:
+            card = parse_card(event.rank + event.suit)
+            self._queue_or_apply(event, lambda: self._apply_face_up(card))
+
+    def _on_cut_card(self, event: CutCard) -> None:
+        self._queue_or_apply(event, self._apply_cut_card)
+
+    def _on_shoe_empty(self, event: ShoeEmpty) -> None:
+        self._queue_or_apply(event, self._apply_shoe_empty)
+
+    def _on_shoe_warning(self, event: ShoeWarning) -> None:
+        self._alert("shoe-warning", f"{event.device}: warning code 0x{event.code:02X}", "warning")
+
+    def _on_identity_unverified(self, event: IdentityUnverified) -> None:
+        self._alert("identity-unverified", f"{event.device}: identity not read from the device: {event.why}", "warning")
+
+    def _on_fault(self, event: DeviceFault) -> None:
+        # The base class has already decided the alert; it stays open (red) until acknowledged.
+        self._track(f"{event.device}-fault", f"{event.device}: fault {event.code}: {event.text}", "fault", "acknowledge")
+
+    def _on_tick(self, event: ClockTick) -> None:
+        """Compliance clocks belong to the shuffler issue; a tick changes nothing here."""
+
+    def _count_read(self) -> None:
+        if self.shoe is not None:
+            self.shoe.cards_read += 1
+
+    def _queue_or_apply(self, event: DeviceEvent, apply: Callable[[], None]) -> None:
+        """Apply a shoe event now, or after the card awaiting entry, keeping shoe order."""
+        if self._awaiting_entry is not None:
+            self._backlog.append(event)
+        else:
+            apply()
+
+    def _drain_backlog(self) -> None:
+        while self._backlog and self._awaiting_entry is None:
+            event = self._backlog.pop(0)
+            if isinstance(event, CardRead):
+                self._apply_card(parse_card(event.rank + event.suit))
+            elif isinstance(event, CardUnreadable):
+                self._apply_unknown(_Drawn(face_up=False, burn=event.burn))
+            elif isinstance(event, CardFaceUp) and (event.rank is None or event.suit is None):
+                self._apply_unknown(_Drawn(face_up=True, burn=False))
+            elif isinstance(event, CardFaceUp):
+                self._apply_face_up(parse_card(f"{event.rank}{event.suit}"))
+            elif isinstance(event, CutCard):
+                self._apply_cut_card()
+            else:
+                self._apply_shoe_empty()
+
+    # -- where a card goes ----------------------------------------------------------------
+    def _apply_unknown(self, drawn: _Drawn) -> None:
+        """A card the shoe could not read: count it where its identity does not matter,
+        otherwise wait for the dealer to key it in."""
+        if self.shoe is None:
+            self._no_shoe("a card came out")
+        elif not drawn.face_up and (self._discards_due() or (self.state == "burning" and self.shoe.burn_remaining is not None)):
+            self._discard_or_burn(None)
+        else:
+            self._awaiting_entry = drawn
+            what = "a card came out face up but the shoe could not read it" if drawn.face_up else "the shoe could not read a card"
+            self._open("card-unreadable", f"{what}: key it in (card entered)", "attention", "card_entered")
+
+    def _apply_card(self, card: Card) -> None:
+        if self.shoe is not None and not self._discards_due() and self.state in ("revealing", "settling_pairs"):
+            self._skip_to_third_cards()  # may finish the round, or the shoe
+        if self.shoe is None:
+            self._no_shoe("a card came out")
+            return
+        self._audit(card, self._exposed_if_drawn_now())
+        if self._discards_due() or self.state == "burning":
+            self._discard_or_burn(card)
+        elif self.state == "betting":
+            self._hold_drawn_in_error(card)
+        else:
+            self._deal_card(card)
+
+    def _exposed_if_drawn_now(self) -> bool:
+        """Whether the next card out of the shoe is seen at the table."""
+        assert self.shoe is not None
+        if self.shoe.discards_down:
+            return False  # § 541.14(c): drawn face down and not disclosed
+        if self.shoe.discards_up:
+            return True  # § 541.14(d): drawn face up
+        if self.state == "burning":
+            return self.shoe.burn_remaining is None  # § 541.5(g): the first card is shown
+        if self.state == "betting":
+            return False  # held face down for the next hand (§ 541.14(a))
+        return self.round.revealed or self.state != "dealing" or self.round.deal.cards_used >= len(INITIAL_ORDER)
+
+    def _audit(self, card: Card, exposed: bool) -> None:
+        """Count the card out of the shoe's composition; flag a card the shoe cannot hold."""
+        assert self.shoe is not None
+        if self.shoe.remaining[card] > 0:
+            self.shoe.remaining[card] -= 1
+            return
+        self.shoe.composition_ok = False
+        named = f"{card} is one more than {self.shoe.decks} decks hold"
+        self.shoe.alerts.append({"code": "impossible-card", "text": f"impossible card: {named} (§ 541.3)"})
+        shown = named if exposed else f"card {self.shoe.cards_read} of the shoe is one more than the decks hold (named in the shoe result)"
+        self._open("impossible-card", f"impossible card: {shown}; shoe composition flagged (§ 541.3)", "attention", "acknowledge", record=False)
+
+    def _no_shoe(self, what: str) -> None:
+        self._alert("no-shoe", f"{what} but no shoe is in play: load a shuffled shoe and press shoe loaded", "warning")
+
+    def _discards_due(self) -> int:
+        return 0 if self.shoe is None else self.shoe.discards_down + self.shoe.discards_up
+
+    def _discard_or_burn(self, card: Card | None) -> None:
+        """The card goes to the discard rack: a § 541.14(c)/(d) discard or a § 541.5(g) burn card."""
+        shoe = self.shoe
+        assert shoe is not None
+        if shoe.discards_down:
+            shoe.discards_down -= 1
+        elif shoe.discards_up:
+            shoe.discards_up -= 1
+        elif shoe.burn_remaining is None:
+            assert card is not None  # the first burn card is always identified
+            shoe.burn_remaining = BURN_COUNT[card.rank]
+            shoe.burned += 1
+            self._announce("burn_card", f"burn card {card}: burn {shoe.burn_remaining} more", card=str(card), burn=shoe.burn_remaining)
+        else:
+            shoe.burn_remaining -= 1
+            shoe.burned += 1
+        if not self._discards_due():
+            self._close("card-disclosed")
+            self._close("card-face-up")
+        if self.state == "burning" and not self._discards_due() and shoe.burn_remaining == 0:
+            self.burn_done()
+
+    def _hold_drawn_in_error(self, card: Card) -> None:
+        """§ 541.14(a): a card drawn when none is due is dealt first in the next round."""
+        assert self.shoe is not None
+        outcome = self._out_of_turn(card, disclosed=False)
+        self.shoe.held.append(outcome.card)
+        self._irregularity(outcome.section, "card-drawn-in-error",
+                           "a card was drawn when none was due: it is the first card of the next hand")  # fmt: skip
+
+    def _out_of_turn(self, card: Card, *, disclosed: bool) -> IrregularityOutcome:
+        assert self.shoe is not None
+        if self.shoe.last_deal is None:
+            # No round finished yet in this shoe, so no deal to hand card_out_of_turn; § 541.14
+            # applies the same way between the burn and the first round.
+            action = IrregularityAction.DISCARD_WITH_ONE_MORE if disclosed else IrregularityAction.NEXT_HAND_FIRST_CARD
+            return IrregularityOutcome(action, card, Deal(), int(disclosed), "541.14(c)" if disclosed else "541.14(a)")
+        return card_out_of_turn(self.shoe.last_deal, card, to_player_third_in_error=False, disclosed=disclosed)
+
+    def _apply_face_up(self, card: Card) -> None:
+        """§ 541.14(d): the card is not used; it and as many cards as its value, drawn face up, are discarded."""
+        if self.shoe is None:
+            self._no_shoe(f"card {card} came out face up")
+            return
+        self._audit(card, exposed=True)
+        more = self._face_up_counts[card.rank]
+        self.shoe.discards_up += more
+        self._irregularity("541.14(d)", "card-face-up", f"card {card} was face up in the shoe: discard it and {more} more drawn face up",
+                           open_until="discard" if more else None)  # fmt: skip
+
+    def _apply_cut_card(self) -> None:
+        """§ 541.10(e): the cover card is out: this hand is completed, then one more is played."""
+        shoe = self.shoe
+        if shoe is None:
+            self._no_shoe("the cover card came out")
+        elif shoe.cover != "in_shoe":
+            self._alert("cover-card", "a second cover card came out; the first already set the last hand", "warning")
+        else:
+            shoe.cover = "out"
+            self._announce("cover_card", "cover card: this hand is completed, then one more hand")
+
+    def _apply_shoe_empty(self) -> None:
+        """§ 541.14(e): too few cards to complete a round: it is void, wagers returned, reshuffle."""
+        if self.shoe is None:
+            self._no_shoe("the shoe reports empty")
+            return
+        self.shoe.emptied = True
+        round_started = self.state in _IN_ROUND and (self.state != "betting" or self.round.wagers)
+        if round_started:
+            self._alert("shoe-empty", "too few cards to complete the round: the round is void and wagers are returned (§ 541.14(e))")
+            self._end_round_void("541.14(e)", "too few cards remaining in the shoe")
+        else:
+            self._alert("shoe-empty", "the shoe is empty: reshuffle", "warning")
+            self.shoe_over()
+
+    # -- the deal -------------------------------------------------------------------------
+    def _deal_held_cards(self) -> None:
+        """After no more bets: cards drawn in error are dealt first (§ 541.14(a))."""
+        assert self.shoe is not None
+        held, self.shoe.held = self.shoe.held, []
+        for card in held:
+            if self.state == "dealing":
+                self._deal_card(card)
+
+    def _skip_to_third_cards(self) -> None:
+        """A card came out before the reveal or the pair settlement: that step is taken as done."""
+        if self.state == "revealing":
+            self._alert("procedure", "a card was drawn before the cards were revealed: hands taken as revealed (§ 541.10(a))", "warning")
+            self.reveal()
+        if self.state == "settling_pairs":
+            self._alert("procedure", "a card was drawn before the pair wagers were settled (§ 631c.5(d))", "warning")
+            self.pairs_settled()
+
+    def _deal_card(self, card: Card) -> None:
+        """Place ``card`` where the rules say (§ 541.9(c), § 541.10(c), § 541.11)."""
+        self.round.deal = self.round.deal.add(card)
+        if self.round.deal.cards_used == len(INITIAL_ORDER):
+            if self.round.revealed:
+                self._initial_cards_exposed()
+            else:
+                self.hold_for_reveal()
+        elif self.round.deal.after_initial:
+            self._complete_round()  # a third card was the last due, or the banker's follows
+
+    def _initial_cards_exposed(self) -> None:
+        """§ 541.10(a): announce the player's then the banker's count; then pairs or third cards."""
+        self.round.revealed = True
+        deal = self.round.deal
+        self._announce("point_counts", f"player {deal.player_total}, banker {deal.banker_total}",
+                       player=_texts(deal.player), banker=_texts(deal.banker),
+                       player_total=deal.player_total, banker_total=deal.banker_total)  # fmt: skip
+        if not deal.is_complete and any(kind in PAIR_WAGERS for _, kind in self.round.wagers):
+            self.settle_pairs()
+        else:
+            self._complete_round()
+
+    def _settle_pairs(self) -> None:
+        """§ 631c.5(d): pair wagers are settled before any third card."""
+        pairs = [wager for (_, kind), wager in self.round.wagers.items() if kind in PAIR_WAGERS]
+        self.round.pair_lines = settle_pairs(self.round.deal, pairs, self.rules).wagers
+
+    def _complete_round(self) -> None:
+        """If every card is out: announce (§ 541.12(a), § 631c.5(e)), settle (§ 541.12(b)), record."""
+        deal = self.round.deal
+        if not deal.is_complete:
+            return
+        result = deal.result(self.rules.variant)
+        if result.winner == "tie":
+            self._announce("outcome", f"player {result.player_total}, banker {result.banker_total}: Tie Hand",
+                           winner="tie", player_total=result.player_total, banker_total=result.banker_total)  # fmt: skip
+        else:
+            self._announce("outcome", f"player {result.player_total}, banker {result.banker_total}: {result.winner} wins",
+                           winner=result.winner, player_total=result.player_total, banker_total=result.banker_total)  # fmt: skip
+        if result.lucky_six is not None:
+            self._announce("lucky_six", "Lucky Six", cards=result.lucky_six)
+        pending = [wager for (_, kind), wager in self.round.wagers.items() if not (self.round.pair_lines and kind in PAIR_WAGERS)]
+        settlement = settle(result, pending, self.rules, self.ledger)
+        self.ledger = settlement.ledger
+        lines = self.round.pair_lines + settlement.wagers
+        self.last_outcome = {"round": self.current_round, "winner": result.winner,
+                             "player_total": result.player_total, "banker_total": result.banker_total,
+                             "lucky_six": result.lucky_six}  # fmt: skip
+        self._finish_round("completed", result.to_json_dict(), lines)
+
+    def _void_by_dealer(self, reason: str = "voided by the dealer") -> None:
+        self._alert("round-void", f"round {self.current_round} void: {reason}; wagers are returned")
+        if self._awaiting_entry is not None and not self._awaiting_entry.face_up:
+            self._awaiting_entry = None  # the unread card goes to the discard rack with the round's cards
+            self._close("card-unreadable")
+        self._end_round_void("void_round", reason)
+        self._drain_backlog()
+
+    def _end_round_void(self, section: str, reason: str) -> None:
+        """A void round: every wager not yet settled is returned (§ 541.14(e))."""
+        deal = self.round.deal
+        returned = tuple(
+            SettledWager(wager, WagerOutcome.PUSH, 0, 0, False, section)
+            for (_, kind), wager in sorted(self.round.wagers.items(), key=lambda item: (-item[0][0], item[0][1]))
+            if not (self.round.pair_lines and kind in PAIR_WAGERS)
+        )
+        initial = deal.after_initial
+        outcome = {
+            "player": _texts(deal.player), "banker": _texts(deal.banker),
+            "player_total": deal.player_total, "banker_total": deal.banker_total, "winner": None,
+            "natural": deal.natural if initial else None,
+            "player_pair": deal.player_pair if initial else None,
+            "banker_pair": deal.banker_pair if initial else None,
+            "lucky_six": None, "cards_used": deal.cards_used,
+        }  # fmt: skip
+        self._irregularity(section, "round-void", reason)
+        self._finish_round("void", outcome, self.round.pair_lines + returned)
+
+    def _finish_round(self, status: str, outcome: dict[str, Any], lines: tuple[SettledWager, ...]) -> None:
+        """Journal the ``round_result``, move the cover card on (§ 541.10(e)), open the next round."""
+        shoe = self.shoe
+        assert shoe is not None
+        number = self.current_round
+        data = {"round": number, "shoe": shoe.number, "game": self.game, "status": status,
+                "cards": _texts(self.round.deal.cards), **outcome,
+                "settlement": [_line(line) for line in lines], "irregularities": list(self.round.irregularities)}  # fmt: skip
+        self.decide("round_result", data, number)
+        self.rounds_finished += 1
+        shoe.rounds += 1
+        if status == "completed":
+            shoe.last_deal = self.round.deal
+        if status == "completed" and shoe.cover == "out":
+            shoe.cover = "last_hand"
+            self._announce("last_hand", "last hand")
+        elif status == "completed" and shoe.cover == "last_hand":
+            shoe.cover = "reshuffle"
+        self.round_over()
+
+    # -- dealer commands and wagers --------------------------------------------------------
+    def _on_command(self, event: DealerCommand) -> None:
+        command, args = event.command, event.args or {}
+        if command not in COMMANDS:
+            self._alert("unknown-command", f"dealer command {command!r}: not one of {', '.join(COMMANDS)}", "warning")
+        elif command in _ADVANCING and self.paused:
+            self._alert("table-paused", f"{command}: the table is paused ({'; '.join(self.device_problems())})", "warning")
+        elif command in _ADVANCING and (self._awaiting_entry is not None or self._discards_due()):
+            self._alert("irregularity-open", f"{command}: finish the irregularity first ({self.prompt()['text']})", "warning")
+        elif command == "shoe_loaded":
+            decks = args.get("decks", self.decks)
+            shoe_composition(decks)  # RulesError for a deck count ch. 541 does not play
+            self.shoe_loaded(decks)
+        elif command == "void_round":
+            self.void_round(str(args.get("reason", "voided by the dealer")))
+        elif command in ("no_more_bets", "reveal", "pairs_settled"):
+            getattr(self, command)()
+        else:
+            self._COMMAND_HANDLERS[command](self, args)
+
+    def _card_entered(self, args: Mapping[str, Any]) -> None:
+        drawn = self._awaiting_entry
+        if drawn is None:
+            self._alert("wrong-state", "card entered: no card is waiting to be keyed in", "warning")
+            return
+        card = parse_card(str(args.get("card", "")))
+        self._awaiting_entry = None
+        self._close("card-unreadable")
+        if drawn.face_up:
+            self._apply_face_up(card)
+        else:
+            self._apply_card(card)
+        self._drain_backlog()
+
+    def _card_disclosed(self, args: Mapping[str, Any]) -> None:
+        """§ 541.14(c): the card drawn in error was disclosed: it and one more card, face down, are discarded."""
+        if self.shoe is None or not self.shoe.held:
+            self._alert("wrong-state", "card disclosed: no card drawn in error is waiting for the next hand", "warning")
+            return
+        outcome = self._out_of_turn(self.shoe.held.pop(), disclosed=True)
+        self.shoe.discards_down += outcome.extra_discards
+        self._irregularity(outcome.section, "card-disclosed",
+                           f"card {outcome.card} drawn in error was disclosed: discard it and {outcome.extra_discards} more face down",
+                           open_until="discard")  # fmt: skip
+
+    def _withdraw_wager(self, args: Mapping[str, Any]) -> None:
+        if self.state != "betting":
+            self._alert("wager-refused", "a wager may not be withdrawn after no more bets (§ 541.8(c))", "warning")
+            return
+        key = (args.get("seat"), args.get("kind"))
+        if self.round.wagers.pop(key, None) is None:  # type: ignore[arg-type]
+            self._alert("wager-refused", f"withdraw: no {key[1]} wager at seat {key[0]}", "warning")
+
+    def _seat_left(self, args: Mapping[str, Any]) -> None:
+        """§ 541.13(e): marked commission is collected when the player leaves."""
+        seat = args.get("seat")
+        owed, self.ledger = self.ledger.collect(seat)  # type: ignore[arg-type]
+        if owed:
+            self._collect_commission(((seat, owed),))  # type: ignore[arg-type]
+
+    def _acknowledge(self, args: Mapping[str, Any]) -> None:
+        codes = [code for code, alert in self._open_alerts.items() if alert["awaiting"] == "acknowledge"]
+        if not codes:
+            self._alert("wrong-state", "acknowledge: no alert is waiting for acknowledgement", "warning")
+        for code in codes:
+            self._close(code)
+
+    def _on_wager(self, event: WagerPlaced) -> None:
+        """§ 541.8: a wager is made or increased before no more bets."""
+        placed = Wager(event.seat, event.kind, event.amount)
+        self.rules.require_offered(placed.kind)
+        if self.state != "betting":
+            reason = "no more bets was announced (§ 541.8(c))" if self.state in _IN_ROUND else "no round is open for betting"
+            self._alert("wager-refused", f"wager at seat {placed.seat} on {placed.kind}: refused, {reason}", "warning")
+        elif self.paused:
+            self._alert("wager-refused", f"wager at seat {placed.seat}: refused, the table is paused", "warning")
+        else:
+            key = (placed.seat, placed.kind)
+            before = self.round.wagers.get(key)
+            self.round.wagers[key] = Wager(placed.seat, placed.kind, placed.amount + (before.amount if before else 0))
+
+    # -- the shoe's life -------------------------------------------------------------------
+    def _open_shoe(self, decks: int) -> None:
+        self.shoes_started += 1
+        self.shoe = _Shoe(number=self.shoes_started, decks=decks, remaining=shoe_composition(decks))
+        self._announce("shoe", f"shoe {self.shoe.number} ({decks} decks): burn (§ 541.5(g))", shoe=self.shoe.number, decks=decks)
+
+    def _open_round(self) -> None:
+        self.round = _Round(revealed=not self.initial_cards_face_down)
+
+    def _close_shoe(self) -> None:
+        """The shoe is done: collect marked commission (§ 541.13(e)), report the shoe, await the next."""
+        shoe = self.shoe
+        assert shoe is not None
+        collected, self.ledger = self.ledger.collect_all()
+        if collected:
+            self._collect_commission(collected)
+        self.decide("shoe_result", {"shoe": shoe.number, "decks": shoe.decks, "burned": shoe.burned,
+                                    "cards_read": shoe.cards_read, "rounds": shoe.rounds,
+                                    "composition_ok": shoe.composition_ok, "alerts": shoe.alerts})  # fmt: skip
+        self.shoe = None  # held cards and pending discards go with the shoe's cards
+        self._close("card-disclosed")
+        self._close("card-face-up")
+        self._open_round()
+
+    def _collect_commission(self, owed: tuple[tuple[int, int], ...]) -> None:
+        seats = [{"seat": seat, "amount": cents} for seat, cents in owed]
+        text = "collect marked commission: " + ", ".join(f"seat {seat} {cents} cents" for seat, cents in owed)
+        self._say("prompt", {"action": "collect_commission", "seats": seats, "text": text})
+
+    # -- the dealer's prompt and view ------------------------------------------------------
+    def prompt(self) -> dict[str, Any]:
+        """What the dealer must do next (the data of a ``prompt`` decision).
+
+        ``action`` is one of: ``wait`` (paused; ``problems``), ``enter_card``, ``discard``
+        (``count``, ``face`` "up"/"down"), ``load_shoe``, ``burn`` (``remaining``: None
+        before the first card is shown), ``place_bets`` (``last_hand``, ``held``), ``deal``
+        (``to`` "player"/"banker", ``card`` 1-3: the card's place in that hand),
+        ``reveal``, ``settle_pairs`` (``settlement``), ``collect_commission`` (``seats``,
+        only as a decision); every prompt has a ``text`` for people.
+        """
+        shoe = self.shoe
+        if self.paused:
+            problems = self.device_problems()
+            return {"action": "wait", "reason": "paused", "problems": problems, "text": "table paused: " + "; ".join(problems)}
+        if self._awaiting_entry is not None:
+            return {"action": "enter_card", "text": "key in the card the shoe could not read"}
+        if shoe is not None and shoe.discards_down:
+            return {"action": "discard", "count": shoe.discards_down, "face": "down",
+                    "text": f"draw {shoe.discards_down} card(s) face down to the discard rack, unseen (§ 541.14(c))"}  # fmt: skip
+        if shoe is not None and shoe.discards_up:
+            return {"action": "discard", "count": shoe.discards_up, "face": "up",
+                    "text": f"draw {shoe.discards_up} card(s) face up to the discard rack (§ 541.14(d))"}  # fmt: skip
+        if self.state == "awaiting_shoe":
+            return {"action": "load_shoe", "text": "load a shuffled shoe, then press shoe loaded"}
+        assert shoe is not None
+        if self.state == "burning":
+            remaining = shoe.burn_remaining
+            text = "burn: draw the first card and show it" if remaining is None else f"burn {remaining} more card(s)"
+            return {"action": "burn", "remaining": remaining, "text": text}
+        if self.state == "betting":
+            last = shoe.cover == "last_hand"
+            return {"action": "place_bets", "last_hand": last, "held": len(shoe.held),
+                    "text": ("last hand: " if last else "") + "place your bets, then no more bets"}  # fmt: skip
+        if self.state == "revealing":
+            return {"action": "reveal", "text": "turn up the player's hand, then the banker's"}
+        if self.state == "settling_pairs":
+            return {"action": "settle_pairs", "settlement": [_line(line) for line in self.round.pair_lines],
+                    "text": "settle the pair wagers, then press pairs settled"}  # fmt: skip
+        slot = self.round.deal.next_slot()
+        assert slot is not None  # a complete deal has already left the dealing state
+        return {"action": "deal", "to": slot.hand, "card": slot.position,
+                "text": f"deal the {slot.hand}'s {_ORDINALS[slot.position]} card"}  # fmt: skip
+
+    def view(self) -> dict[str, Any]:
+        """The dealer's view: next card for whom, totals, last outcome, last hand, open alerts.
+
+        Cards dealt face down show as ``None`` until the reveal.
+        """
+        deal, shoe = self.round.deal, self.shoe
+        shown = self.round.revealed or deal.cards_used > len(INITIAL_ORDER)
+        slot = deal.next_slot() if self.state == "dealing" else None
+        return {
+            "table": self.table_id,
+            "state": self.state,
+            "paused": self.paused,
+            "shoe": shoe.number if shoe else None,
+            "round": self.current_round,
+            "prompt": self.prompt(),
+            "next": {"to": slot.hand, "card": slot.position} if slot else None,
+            "player": _texts(deal.player) if shown else [None] * len(deal.player),
+            "banker": _texts(deal.banker) if shown else [None] * len(deal.banker),
+            "player_total": deal.player_total if shown and deal.player else None,
+            "banker_total": deal.banker_total if shown and deal.banker else None,
+            "wagers": [{"seat": w.seat, "kind": w.kind, "amount": w.amount} for w in self.round.wagers.values()],
+            "last_outcome": self.last_outcome,
+            "last_hand": shoe is not None and shoe.cover == "last_hand",
+            "commission_owed": [{"seat": seat, "amount": cents} for seat, cents in self.ledger.owed],
+            "alerts": [dict(alert) for alert in self._open_alerts.values()],
+            "lamp": self._lamp_colour(),
+        }
+
+    def _emit_prompt(self) -> None:
+        prompt = self.prompt()
+        if prompt != self._last_prompt:
+            self._last_prompt = prompt
+            self._say("prompt", prompt)
+
+    # -- alerts and the lamp ---------------------------------------------------------------
+    def _say(self, type: str, data: dict[str, Any]) -> None:
+        self.decide(type, data, self.current_round if self.state in _IN_ROUND else None)
+
+    def _announce(self, what: str, text: str, **fields: Any) -> None:
+        self._say("announce", {"announce": what, **fields, "text": text})
+
+    def _alert(self, code: str, text: str, severity: str = "attention", record: bool = True) -> None:
+        data = {"code": code, "text": text, "severity": severity}
+        self._say("alert", data)
+        if record and self.shoe is not None:
+            self.shoe.alerts.append({"code": code, "text": text})
+
+    def _open(self, code: str, text: str, severity: str, awaiting: str, record: bool = True) -> None:
+        """An alert that stays on the dealer's view (amber or red lamp) until ``awaiting`` happens."""
+        self._alert(code, text, severity, record=False)
+        self._track(code, text, severity, awaiting, record)
+
+    def _track(self, code: str, text: str, severity: str, awaiting: str, record: bool = True) -> None:
+        """Keep an alert open on the dealer's view and record it in the shoe's result."""
+        self._open_alerts[code] = {"code": code, "text": text, "severity": severity, "awaiting": awaiting}
+        if record and self.shoe is not None:
+            self.shoe.alerts.append({"code": code, "text": text})
+
+    def _close(self, code: str) -> None:
+        self._open_alerts.pop(code, None)
+
+    def _irregularity(self, section: str, code: str, text: str, open_until: str | None = None) -> None:
+        """Record an irregularity of the open round (§ 541.14) and alert the dealer."""
+        self.round.irregularities.append({"section": section, "code": code, "text": text})
+        if open_until is None:
+            self._alert(code, f"{text} (§ {section})", "attention" if code != "card-drawn-in-error" else "warning")
+        else:
+            self._open(code, f"{text} (§ {section})", "attention", open_until)
+
+    def _lamp_colour(self) -> str:
+        if self.paused or any(alert["severity"] == "fault" for alert in self._open_alerts.values()):
+            return "red"
+        if self._open_alerts or self._awaiting_entry is not None or self._discards_due():
+            return "amber"
+        return "green"
+
+    def _lamp(self) -> None:
+        # Overrides the base class's red/green lamp with amber for an open irregularity.
+        self._shown_lamp = self._lamp_colour()
+        self.decide("lamp", {"colour": self._shown_lamp})
+
+    def _refresh_lamp(self) -> None:
+        if self._lamp_colour() != self._shown_lamp:
+            self._lamp()
+
+    _HANDLERS: dict[type, Callable[[BaccaratTable, Any], None]] = {
+        CardRead: _on_card,
+        CardUnreadable: _on_unreadable,
+        CardFaceUp: _on_face_up,
+        CutCard: _on_cut_card,
+        ShoeEmpty: _on_shoe_empty,
+        ShoeWarning: _on_shoe_warning,
+        IdentityUnverified: _on_identity_unverified,
+        DeviceFault: _on_fault,
+        ClockTick: _on_tick,
+        DealerCommand: _on_command,
+        WagerPlaced: _on_wager,
+    }
+    _COMMAND_HANDLERS: dict[str, Callable[[BaccaratTable, Mapping[str, Any]], None]] = {
+        "card_entered": _card_entered,
+        "card_disclosed": _card_disclosed,
+        "withdraw_wager": _withdraw_wager,
+        "seat_left": _seat_left,
+        "acknowledge": _acknowledge,
+    }
+
+
+def _texts(cards: Any) -> list[str]:
+    return [str(card) for card in cards]
+
+
+def _line(line: SettledWager) -> dict[str, Any]:
+    """One settled wager as JSON-plain data."""
+    return {
+        "seat": line.wager.seat,
+        "kind": line.wager.kind,
+        "amount": line.wager.amount,
+        "outcome": line.outcome.value,
+        "payout": line.payout,
+        "commission": line.commission,
+        "commission_deferred": line.commission_deferred,
+        "section": line.section,
+    }
+
+
+def _describe(event: DeviceEvent) -> str:
+    if isinstance(event, DealerCommand):
+        return f"dealer command {event.command}"
+    if isinstance(event, WagerPlaced):
+        return f"wager at seat {event.seat} on {event.kind}"
+    return f"{event.device}: {type(event).__name__}"
