@@ -91,11 +91,11 @@ def settle_with_bank(
     :param dealer_wager: cents the dealer wagers against the bank (:func:`dealer_wager_against_bank`).
     :param co_banking: the house covers half the winning wagers (§ 535.11(e), (r)).
     :param bank_player: the banking player's name, if wagers name their players (§ 535.11(f)).
-    :raises RulesError: the Rules Submission does not offer the bank or co-banking, the
-        dealer wagers while co-banking, the bank's area also holds a wager, or the bank
-        wagers on another area.
+    :raises RulesError: the dealer wagers while co-banking, the bank's area also holds a
+        wager, or the bank wagers on another area. Whether this player may bank, and
+        co-bank, at all (§ 535.11(a)-(e)) is :mod:`firmware_host.paigow.bank`'s to decide.
     """
-    _check_bank(bank_position, wagers, rules, dealer, dealer_wager, co_banking, bank_player)
+    _check_bank(bank_position, wagers, dealer, dealer_wager, co_banking, bank_player)
     ordered = check_wagers(wagers, rules, bank, dealer if dealer_wager else None)
     flow = "§ 535.11(r)" if co_banking else "§ 535.11(o)"
     ledger = Ledger()
@@ -178,16 +178,11 @@ def _distribute_surplus(ledger: Ledger, surplus: int, co_banking: bool, rules: P
 def _check_bank(
     bank_position: int,
     wagers: Sequence[Wager],
-    rules: PaiGowTileRules,
     dealer: Setting | None,
     dealer_wager: int,
     co_banking: bool,
     bank_player: str | None,
 ) -> None:
-    if not rules.player_bank_offered:
-        raise RulesError("the Rules Submission does not offer players the bank (§ 535.11(a))")
-    if co_banking and not rules.co_banking_offered:
-        raise RulesError("the Rules Submission does not offer co-banking (§ 535.11(e))")
     if isinstance(bank_position, bool) or bank_position not in POSITIONS:
         raise RulesError(f"bank position {bank_position!r}: expected a betting area 1-6")
     check_cents("dealer's wager against the bank", dealer_wager)

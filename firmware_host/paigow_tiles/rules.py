@@ -11,8 +11,6 @@ In a table profile (TOML)::
     commission_percent = 5
     commission_rounding = "quarter"          # § 535.10(k): round the vigorish up to 25 cents
     house_way_tie_break = "strongest_low"
-    player_bank_offered = true
-    co_banking_offered = true
 
     [rules.house_way_table]                  # the casino's own house way for these tiles
     "6-6,6-6,4-5,3-6" = "6-6,4-5/6-6,3-6"
@@ -25,9 +23,10 @@ import decimal
 import enum
 import types
 from decimal import Decimal
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, ClassVar, Collection, Iterable, Mapping
 
 from firmware_host.errors import ProfileError, RulesError
+from firmware_host.paigow.rules import PaiGowRules
 from firmware_host.paigow_tiles.hands import Setting
 from firmware_host.paigow_tiles.tiles import Tile, parse_tiles
 
@@ -81,88 +80,6 @@ HouseWayKey = tuple[str, str, str, str]
 _MAX_COMMISSION_PERCENT = Decimal(100)
 #: Percentages are kept to hundredths, so commission arithmetic stays in whole basis points.
 _PERCENT_QUANTUM = Decimal("0.01")
-
-
-@dataclasses.dataclass(frozen=True)
-class PaiGowTileRules:
-    """The Rules Submission options of the tiles game.
-
-    :param commission_percent: vigorish on the amount won (§ 535.10(k), § 535.11(o), (q), (r)).
-    :param commission_rounding: § 535.10(k) rounding of the vigorish.
-    :param house_way_tie_break: choice between settings meeting the same step of § 535.10(d).
-    :param house_way_table: the casino's own settings for given tiles, replacing § 535.10(d)'s
-        steps for those tiles; keyed by :func:`house_way_key`.
-    :param zero_value_rule: § 535.10(g) reading.
-    :param two_adjacent_areas: a player may wager on two adjacent areas (§ 535.13(a)).
-    :param player_bank_offered: players may bank (§ 535.11(a)).
-    :param co_banking_offered: the bank may co-bank with the house (§ 535.11(e)).
-    :param dealer_wager_against_bank: fixed amount in cents the dealer wagers against a player
-        bank (§ 535.11(h)); ``None`` means the bank's last wager against the dealer.
-    :param co_bank_odd_cent: § 535.11(r) split of an odd amount.
-    :param bank_tile_exposed: § 535.12(d)/(e) reading for the bank's tiles.
-    :raises RulesError: an option's value is out of range.
-    """
-
-    commission_percent: Decimal = Decimal(5)
-    commission_rounding: CommissionRounding = CommissionRounding.CENT
-    house_way_tie_break: HouseWayTieBreak = HouseWayTieBreak.STRONGEST_LOW
-    house_way_table: Mapping[HouseWayKey, Setting] = dataclasses.field(
-        default_factory=lambda: types.MappingProxyType({}), hash=False
-    )
-    zero_value_rule: ZeroValueRule = ZeroValueRule.BOTH_HANDS
-    two_adjacent_areas: bool = False
-    player_bank_offered: bool = False
-    co_banking_offered: bool = False
-    dealer_wager_against_bank: int | None = None
-    co_bank_odd_cent: OddCent = OddCent.BANK
-    bank_tile_exposed: BankTileExposed = BankTileExposed.VOID_ALL
-
-    def __post_init__(self) -> None:
-        for field in dataclasses.fields(self):
-            object.__setattr__(self, field.name, _PARSERS[field.name](getattr(self, field.name)))
-
-    @property
-    def commission_basis_points(self) -> int:
-        """The commission in hundredths of a percent (500 for 5%)."""
-        return int(self.commission_percent * 100)
-
-    @classmethod
-    def from_mapping(cls, mapping: object, source: object, *, prefix: str = "rules") -> PaiGowTileRules:
-        """Rules from a profile's table (``[rules]``, or a sub-table named by ``prefix``).
-
-        :param mapping: the parsed table, e.g. ``tomllib.load(f)["rules"]``.
-        :param source: the profile's path, named in errors.
-        :param prefix: the table's dotted name in the profile, for error keys.
-        :raises ProfileError: ``(source, "rules.<key>", why)`` for an unknown key or a bad value.
-        """
-        if not isinstance(mapping, Mapping):
-            raise ProfileError(source, prefix, f"expected a table of options, got {type(mapping).__name__}")
-        values: dict[str, Any] = {}
-        for key, raw in mapping.items():
-            parser = _PARSERS.get(key)
-            if parser is None:
-                known = ", ".join(sorted(_PARSERS))
-                raise ProfileError(source, f"{prefix}.{key}", f"unknown option; the options are: {known}")
-            try:
-                values[key] = parser(raw)
-            except RulesError as exc:
-                raise ProfileError(source, f"{prefix}.{key}", str(exc)) from exc
-        return cls(**values)
-
-    def to_mapping(self) -> dict[str, Any]:
-        """The options as a profile table (inverse of :meth:`from_mapping`), for the journal."""
-        mapping: dict[str, Any] = {}
-        for field in dataclasses.fields(self):
-            value = getattr(self, field.name)
-            if field.name == "house_way_table":
-                value = {",".join(key): setting.text for key, setting in value.items()}
-            elif field.name == "commission_percent":
-                value = str(value)
-            elif isinstance(value, enum.Enum):
-                value = value.value
-            if value is not None:
-                mapping[field.name] = value
-        return mapping
 
 
 def house_way_key(tiles: Iterable[Tile]) -> HouseWayKey:
@@ -240,12 +157,105 @@ _PARSERS: dict[str, Callable[[Any], Any]] = {
     "house_way_table": _parse_house_way_table,
     "zero_value_rule": _enum_parser(ZeroValueRule),
     "two_adjacent_areas": _parse_flag,
-    "player_bank_offered": _parse_flag,
-    "co_banking_offered": _parse_flag,
     "dealer_wager_against_bank": _parse_optional_cents,
     "co_bank_odd_cent": _enum_parser(OddCent),
     "bank_tile_exposed": _enum_parser(BankTileExposed),
 }
+
+@dataclasses.dataclass(frozen=True)
+class PaiGowTileRules:
+    """The Rules Submission options of the tiles game.
+
+    :param commission_percent: vigorish on the amount won (§ 535.10(k), § 535.11(o), (q), (r)).
+    :param commission_rounding: § 535.10(k) rounding of the vigorish.
+    :param house_way_tie_break: choice between settings meeting the same step of § 535.10(d).
+    :param house_way_table: the casino's own settings for given tiles, replacing § 535.10(d)'s
+        steps for those tiles; keyed by :func:`house_way_key`.
+    :param zero_value_rule: § 535.10(g) reading.
+    :param two_adjacent_areas: a player may wager on two adjacent areas (§ 535.13(a)).
+    :param dealer_wager_against_bank: fixed amount in cents the dealer wagers against a player
+        bank (§ 535.11(h)); ``None`` means the bank's last wager against the dealer.
+    :param co_bank_odd_cent: § 535.11(r) split of an odd amount.
+    :param bank_tile_exposed: § 535.12(d)/(e) reading for the bank's tiles.
+    :raises RulesError: an option's value is out of range.
+    """
+
+    commission_percent: Decimal = Decimal(5)
+    commission_rounding: CommissionRounding = CommissionRounding.CENT
+    house_way_tie_break: HouseWayTieBreak = HouseWayTieBreak.STRONGEST_LOW
+    house_way_table: Mapping[HouseWayKey, Setting] = dataclasses.field(
+        default_factory=lambda: types.MappingProxyType({}), hash=False
+    )
+    zero_value_rule: ZeroValueRule = ZeroValueRule.BOTH_HANDS
+    two_adjacent_areas: bool = False
+    dealer_wager_against_bank: int | None = None
+    co_bank_odd_cent: OddCent = OddCent.BANK
+    bank_tile_exposed: BankTileExposed = BankTileExposed.VOID_ALL
+
+    #: Keys of the ``[rules]`` table this class reads.
+    KEYS: ClassVar[frozenset[str]] = frozenset(_PARSERS)
+
+    def __post_init__(self) -> None:
+        for field in dataclasses.fields(self):
+            object.__setattr__(self, field.name, _PARSERS[field.name](getattr(self, field.name)))
+
+    @property
+    def commission_basis_points(self) -> int:
+        """The commission in hundredths of a percent (500 for 5%)."""
+        return int(self.commission_percent * 100)
+
+    @classmethod
+    def from_mapping(
+        cls,
+        mapping: object,
+        source: object,
+        *,
+        prefix: str = "rules",
+        other_keys: Collection[str] = PaiGowRules.KEYS,
+    ) -> PaiGowTileRules:
+        """Rules from a profile's table (``[rules]``, or a sub-table named by ``prefix``).
+
+        The Pai Gow ``[rules]`` table also holds the dice, delivery and player-bank options
+        of :class:`~firmware_host.paigow.rules.PaiGowRules`; those keys (``other_keys``) are
+        left to it, and any key neither knows is an error.
+
+        :param mapping: the parsed table, e.g. ``tomllib.load(f)["rules"]``.
+        :param source: the profile's path, named in errors.
+        :param prefix: the table's dotted name in the profile, for error keys.
+        :param other_keys: keys of the same table that other rules modules read.
+        :raises ProfileError: ``(source, "rules.<key>", why)`` for an unknown key or a bad value.
+        """
+        if not isinstance(mapping, Mapping):
+            raise ProfileError(source, prefix, f"expected a table of options, got {type(mapping).__name__}")
+        values: dict[str, Any] = {}
+        for key, raw in mapping.items():
+            if key in other_keys:
+                continue
+            parser = _PARSERS.get(key)
+            if parser is None:
+                known = ", ".join(sorted(_PARSERS))
+                raise ProfileError(source, f"{prefix}.{key}", f"unknown option; the tile options are: {known}")
+            try:
+                values[key] = parser(raw)
+            except RulesError as exc:
+                raise ProfileError(source, f"{prefix}.{key}", str(exc)) from exc
+        return cls(**values)
+
+    def to_mapping(self) -> dict[str, Any]:
+        """The options as a profile table (inverse of :meth:`from_mapping`), for the journal."""
+        mapping: dict[str, Any] = {}
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            if field.name == "house_way_table":
+                value = {",".join(key): setting.text for key, setting in value.items()}
+            elif field.name == "commission_percent":
+                value = str(value)
+            elif isinstance(value, enum.Enum):
+                value = value.value
+            if value is not None:
+                mapping[field.name] = value
+        return mapping
+
 
 #: The regulation as printed, with no casino options.
 DEFAULT_RULES = PaiGowTileRules()
