@@ -315,10 +315,11 @@ def resolve(cards: Iterable[Card], variant: Variant | str = Variant.STANDARD) ->
     """
     variant = Variant.parse(variant)
     deal = Deal._unchecked((), ())
-    slot = deal.next_slot()
+    slot = INITIAL_ORDER[0]
     for card in cards:
         deal = deal._placed(slot, card)
-        slot = deal.next_slot()
-        if slot is None:
+        next_slot = deal.next_slot()
+        if next_slot is None:
             return RoundResult.from_complete_deal(deal, variant)
+        slot = next_slot
     return deal.result(variant)  # raises: too few cards

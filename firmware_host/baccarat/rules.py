@@ -198,13 +198,15 @@ def _is_of_type(value: object, expected: type) -> bool:
 def _presence_problem(keys: set[str], variant: Variant, tie_alternative: bool) -> tuple[str, str] | None:
     """A key given that has no meaning with the chosen variant or vigorish."""
     if variant is Variant.COMMISSION_FREE:
-        for key in sorted(keys & _STANDARD_ONLY_KEYS):
-            return key, "applies only to variant 'standard': commission-free Baccarat collects no commission (§ 631c.5(a))"
-    elif "lucky_six_on_six_six_tie" in keys:
+        misplaced = sorted(keys & _STANDARD_ONLY_KEYS)
+        if misplaced:
+            return misplaced[0], "applies only to variant 'standard': commission-free Baccarat collects no commission (§ 631c.5(a))"
+        return None
+    if "lucky_six_on_six_six_tie" in keys:
         return "lucky_six_on_six_six_tie", "applies only to variant 'commission-free', the only one with Lucky Six"
-    elif tie_alternative:
-        for key in sorted(keys & _COMMISSION_KEYS):
-            return key, "does not apply with tie_commission_alternative: the § 541.13(c) commission may not be collected (§ 541.13(f))"
+    misplaced = sorted(keys & _COMMISSION_KEYS) if tie_alternative else []
+    if misplaced:
+        return misplaced[0], "does not apply with tie_commission_alternative: the § 541.13(c) commission may not be collected (§ 541.13(f))"
     return None
 
 

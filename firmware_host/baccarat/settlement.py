@@ -125,10 +125,17 @@ class CommissionLedger:
         return sum(cents for _, cents in self.owed)
 
     def mark(self, seat: int, cents: int) -> CommissionLedger:
-        """The ledger with ``cents`` more owed by ``seat``."""
+        """The ledger with ``cents`` more owed by ``seat``.
+
+        :raises RulesError: for a seat outside 1-7 or an amount that is not positive cents.
+        """
+        if seat not in SEATS:
+            raise RulesError(f"vigorish seat {seat!r}: seats are numbered 1 to 7 (§ 541.2(a))")
+        if isinstance(cents, bool) or not isinstance(cents, int) or cents <= 0:
+            raise RulesError(f"vigorish {cents!r} at seat {seat}: must be a positive whole number of cents")
         owed = dict(self.owed)
         owed[seat] = owed.get(seat, 0) + cents
-        return CommissionLedger(tuple(sorted((s, c) for s, c in owed.items() if c > 0)))
+        return CommissionLedger(tuple(sorted(owed.items())))
 
     def collect(self, seat: int) -> tuple[int, CommissionLedger]:
         """Collect what ``seat`` owes, as when the player leaves the table (§ 541.13(e)).

@@ -35,7 +35,7 @@ PROBABILITY_LABELS: dict[str, str] = {
 }
 
 
-def register(groups: Any, name: str, help_text: str) -> None:
+def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> None:  # type: ignore[type-arg]
     """Add the ``baccarat`` group and its sub-commands to the ``tablehost`` parser."""
     parser = groups.add_parser(name, help=help_text, description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", metavar="SUBCOMMAND", required=True)

@@ -153,6 +153,12 @@ def test_541_13_e_outstanding_commission_is_collected_before_the_reshuffle() -> 
     assert emptied == CommissionLedger() and emptied.total == 0
 
 
+@pytest.mark.parametrize(("seat", "cents"), [(0, 5), (8, 5), (3, 0), (3, -5), (3, 2.5)])
+def test_541_13_e_ledger_refuses_a_bad_seat_or_amount(seat: int, cents: int) -> None:
+    with pytest.raises(RulesError, match="vigorish"):
+        CommissionLedger().mark(seat, cents)
+
+
 def test_541_13_e_commission_is_collected_when_the_player_leaves() -> None:
     ledger = CommissionLedger().mark(2, 50).mark(6, 10)
     cents, after = ledger.collect(2)
