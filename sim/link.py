@@ -32,6 +32,9 @@ from sim.faults import LinkFaults
 __all__ = ["SimLink", "FramedSimLink", "TextSimLink"]
 
 _log = logging.getLogger("tablehost.sim")
+#: After ``retries`` unanswered transmissions a device keeps trying, this many times slower:
+#: it never drops a card, and does not flood a host that is not listening.
+_SLOW_RETRY_FACTOR = 8
 
 
 class SimLink(abc.ABC):
@@ -213,8 +216,8 @@ class FramedSimLink(SimLink):
     :param on_command: receives each new reliable host command (in the sim thread).
     :param heartbeat: default heartbeat interval in seconds (IDENTIFY may ask for another).
     :param ack_timeout: retransmit an unacknowledged frame after this long.
-    :param retries: give up retransmitting on the timer after this many tries (a NAK or
-        the next IDENTIFY still resends it: the frame is never dropped).
+    :param retries: retransmissions at ``ack_timeout`` intervals; after them the device
+        keeps retransmitting, 8 times slower (a frame is never dropped).
     """
 
     def __init__(self, name: str, endpoint: Endpoint, faults: LinkFaults, seed: int, *, table: MessageTable,
@@ -290,7 +293,8 @@ class FramedSimLink(SimLink):
         assert self._outstanding is not None
         self._tries += 1
         self._write_faulty(self._outstanding[1])
-        self._ack_deadline = time.monotonic() + self._ack_timeout
+        patience = 1 if self._tries <= self._retries else _SLOW_RETRY_FACTOR
+        self._ack_deadline = time.monotonic() + self._ack_timeout * patience
 
     def _pump(self) -> None:
         if not self._identified or self._outstanding:
@@ -317,10 +321,7 @@ class FramedSimLink(SimLink):
             self._write_raw(self.table.encode(Heartbeat()))
             self._next_heartbeat = now + self._heartbeat
         if self._outstanding and self._ack_deadline is not None and now >= self._ack_deadline:
-            if self._tries <= self._retries:
-                self._transmit()
-            else:
-                self._ack_deadline = None  # wait for a NAK or the next IDENTIFY
+            self._transmit()
         self._pump()
 
 

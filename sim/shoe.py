@@ -93,7 +93,7 @@ class SimShoe:
     :param identity: what the framed dialect's IDENTITY answers.
     :param heartbeat: default heartbeat interval (the driver's IDENTIFY usually sets it).
     :param ack_timeout: retransmission timeout, seconds.
-    :param retries: retransmissions on the timer before waiting for a NAK or IDENTIFY.
+    :param retries: fast retransmissions before the shoe slows down (it never gives up).
     :param cover_from_bottom: fixed cover-card depth (default: seeded, 14..20).
     """
 
