@@ -441,8 +441,7 @@ class BaccaratTable(TableController):
         self.shoe.emptied = True
         round_started = self.state in _IN_ROUND and (self.state != "betting" or self.round.wagers)
         if round_started:
-            self._alert("shoe-empty", "too few cards to complete the round: the round is void and wagers are returned (§ 541.14(e))")
-            self._end_round_void("541.14(e)", "too few cards remaining in the shoe")
+            self._end_round_void("541.14(e)", "shoe-empty", "too few cards remaining in the shoe to complete the round")
         else:
             self._alert("shoe-empty", "the shoe is empty: reshuffle", "warning")
             self.shoe_over()
@@ -517,18 +516,17 @@ class BaccaratTable(TableController):
         self._finish_round("completed", result.to_json_dict(), lines)
 
     def _void_by_dealer(self, reason: str = "voided by the dealer") -> None:
-        self._alert("round-void", f"round {self.current_round} void: {reason}; wagers are returned")
         if self._awaiting_entry is not None and not self._awaiting_entry.face_up:
             self._awaiting_entry = None  # the unread card goes to the discard rack with the round's cards
             self._close("card-unreadable")
-        self._end_round_void("void_round", reason)
+        self._end_round_void(None, "round-void", reason)  # no section: the dealer's or supervisor's call
         self._drain_backlog()
 
-    def _end_round_void(self, section: str, reason: str) -> None:
+    def _end_round_void(self, section: str | None, code: str, reason: str) -> None:
         """A void round: every wager not yet settled is returned (§ 541.14(e))."""
         deal = self.round.deal
         returned = tuple(
-            SettledWager(wager, WagerOutcome.PUSH, 0, 0, False, section)
+            SettledWager(wager, WagerOutcome.PUSH, 0, 0, False, section or "void round")
             for (_, kind), wager in sorted(self.round.wagers.items(), key=lambda item: (-item[0][0], item[0][1]))
             if not (self.round.pair_lines and kind in PAIR_WAGERS)
         )
@@ -541,7 +539,7 @@ class BaccaratTable(TableController):
             "banker_pair": deal.banker_pair if initial else None,
             "lucky_six": None, "cards_used": deal.cards_used,
         }  # fmt: skip
-        self._irregularity(section, "round-void", reason)
+        self._irregularity(section, code, reason, alert=f"round {self.current_round} is void: {reason}; wagers are returned")
         self._finish_round("void", outcome, self.round.pair_lines + returned)
 
     def _finish_round(self, status: str, outcome: dict[str, Any], lines: tuple[SettledWager, ...]) -> None:
@@ -672,7 +670,8 @@ class BaccaratTable(TableController):
     def _collect_commission(self, owed: tuple[tuple[int, int], ...]) -> None:
         seats = [{"seat": seat, "amount": cents} for seat, cents in owed]
         text = "collect marked commission: " + ", ".join(f"seat {seat} {cents} cents" for seat, cents in owed)
-        self._say("prompt", {"action": "collect_commission", "seats": seats, "text": text})
+        self._last_prompt = {"action": "collect_commission", "seats": seats, "text": text}
+        self._say("prompt", self._last_prompt)  # the state's own prompt follows it again
 
     # -- the dealer's prompt and view ------------------------------------------------------
     def prompt(self) -> dict[str, Any]:
@@ -779,13 +778,20 @@ class BaccaratTable(TableController):
     def _close(self, code: str) -> None:
         self._open_alerts.pop(code, None)
 
-    def _irregularity(self, section: str, code: str, text: str, open_until: str | None = None) -> None:
-        """Record an irregularity of the open round (§ 541.14) and alert the dealer."""
+    def _irregularity(
+        self, section: str | None, code: str, text: str, open_until: str | None = None, alert: str | None = None
+    ) -> None:
+        """Record an irregularity of the open round (§ 541.14) and alert the dealer.
+
+        :param open_until: what closes the alert (it stays on the view, amber, until then).
+        :param alert: the alert's text when it is not ``text``.
+        """
         self.round.irregularities.append({"section": section, "code": code, "text": text})
+        shown = f"{alert or text} (§ {section})" if section else alert or text
         if open_until is None:
-            self._alert(code, f"{text} (§ {section})", "attention" if code != "card-drawn-in-error" else "warning")
+            self._alert(code, shown, "attention" if code != "card-drawn-in-error" else "warning")
         else:
-            self._open(code, f"{text} (§ {section})", "attention", open_until)
+            self._open(code, shown, "attention", open_until)
 
     def _lamp_colour(self) -> str:
         if self.paused or any(alert["severity"] == "fault" for alert in self._open_alerts.values()):
