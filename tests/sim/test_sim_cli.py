@@ -1,0 +1,55 @@
+"""``tablehost sim shoe`` runs standalone and the shoe driver can be pointed at the path it prints."""
+
+from __future__ import annotations
+
+import queue
+import subprocess
+import sys
+
+import pytest
+
+from drivers.device import Timing
+from drivers.events.shoe import CardRead
+from drivers.events.table import DeviceIdentified
+from drivers.shoe import shoe_driver
+from firmware_host.cli import main
+
+FAST = Timing(ack=0.05, heartbeat=0.1, handshake=0.2, reconnect_initial=0.05, reconnect_max=0.2)
+
+
+@pytest.mark.parametrize("extra", [[], ["--socket", "0"]], ids=["pty", "socket"])
+def test_standalone_sim_prints_a_port_the_driver_opens(extra: list[str]) -> None:
+    command = [sys.executable, "-m", "firmware_host", "sim", "shoe", "--seed", "2", "--auto", "0.05", *extra]
+    sim = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    events: queue.Queue[object] = queue.Queue()
+    try:
+        assert sim.stdout is not None
+        url = sim.stdout.readline().strip()
+        assert url.startswith("/dev/pts/") or url.startswith("socket://127.0.0.1:")
+        driver = shoe_driver("framed", "shoe", url, events.put, timing=FAST)
+        driver.start()
+        try:
+            assert isinstance(events.get(timeout=10), DeviceIdentified)
+            assert isinstance(events.get(timeout=10), CardRead)
+        finally:
+            driver.stop()
+    finally:
+        sim.terminate()
+        sim.wait(10)
+
+
+def test_dealer_keys_pull_burn_and_reload(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(sys, "stdin", iter(["\n", "b\n", "\n", "r\n", "x\n", "q\n"]))
+    assert main(["sim", "shoe", "--dialect", "ascii", "--seed", "4", "--decks", "1"]) == 0
+    out = capsys.readouterr()
+    lines = out.out.splitlines()
+    assert lines[0].startswith("/dev/pts/")
+    assert lines[1].startswith("drew ") and "left" in lines[1]
+    assert lines[2] == "burn mode on" and "(burn)" in lines[3]
+    assert lines[4] == "loaded shoe 2 (52 cards)"
+    assert "unknown key 'x'" in out.err
+
+
+def test_bad_faults_option_is_one_clear_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sim", "shoe", "--faults", "jam=0.1"]) == 2
+    assert "unknown fault jam" in capsys.readouterr().err
