@@ -20,7 +20,7 @@ from drivers.errors import CodecError
 
 __all__ = [
     "TABLE", "Die", "Shake", "Lid", "Reading", "ShakerFault", "RequestReading", "Reset",
-    "FLAG_FLAT", "LID_CLOSED", "LID_OPEN", "FAULT_NAMES", "fault_name", "ShakerMessage",
+    "FLAG_FLAT", "LID_CLOSED", "LID_OPEN", "FAULTS", "fault_name", "fault_text", "ShakerMessage",
 ]  # fmt: skip
 
 #: Bit 0 of a die's flags byte: the die lies flat on the bottom of the shaker (§ 535.12(a)).
@@ -30,19 +30,25 @@ LID_CLOSED = 0x00
 #: Lid byte: the lid is off the shaker.
 LID_OPEN = 0x01
 
-#: Fault codes the shaker sends in :class:`ShakerFault`, by the name the driver reports.
-FAULT_NAMES: dict[int, str] = {
-    0x01: "dice_sensor",  # the dice sensor cannot see the dice (dirty lens, no light)
-    0x02: "lid_switch",  # the lid switch disagrees with the dice sensor (stuck or broken reed)
-    0x03: "shake_sensor",  # the motion sensor stopped answering: shakes are not counted
-    0x04: "tamper",  # the shaker's base was opened
-    0xFF: "internal",  # any other firmware error; the text says which
+#: Fault codes the shaker sends in :class:`ShakerFault`: (name the driver reports, what it means).
+FAULTS: dict[int, tuple[str, str]] = {
+    0x01: ("dice_sensor", "the dice sensor cannot see the dice"),  # dirty lens, no light
+    0x02: ("lid_switch", "the lid switch disagrees with the dice sensor"),  # stuck or broken reed
+    0x03: ("shake_sensor", "the motion sensor stopped answering: shakes are not counted"),
+    0x04: ("tamper", "the shaker's base was opened"),
+    0xFF: ("internal", "firmware error"),  # any other; the detail text says which
 }
 
 
 def fault_name(code: int) -> str:
     """The name of fault ``code`` (``"fault_0x2A"`` for a code this host does not know)."""
-    return FAULT_NAMES.get(code, f"fault_0x{code:02X}")
+    return FAULTS.get(code, (f"fault_0x{code:02X}", ""))[0]
+
+
+def fault_text(fault: ShakerFault) -> str:
+    """One line for the dealer and the journal: what the fault code means, and the shaker's detail."""
+    meaning = FAULTS.get(fault.code, ("", f"unknown fault code 0x{fault.code:02X}"))[1]
+    return f"{meaning}: {fault.text}" if fault.text else meaning
 
 
 @dataclasses.dataclass(frozen=True)
@@ -92,7 +98,7 @@ class Reading:
 class ShakerFault:
     """Shaker -> host: a fault of the device itself (not of the roll).
 
-    :param code: one of :data:`FAULT_NAMES`' keys (other codes are passed on).
+    :param code: one of :data:`FAULTS`' keys (other codes are passed on).
     :param text: the firmware's detail, ASCII, may be empty.
     """
 

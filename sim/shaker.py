@@ -1,0 +1,239 @@
+"""A simulated Pai Gow dice shaker with dice sensor, over a real OS endpoint.
+
+The in-process simulated dealer (or player bank) handles the shaker through a Python API:
+:meth:`SimShaker.shake`, :meth:`SimShaker.open_lid`, :meth:`SimShaker.close_lid`. The
+shaker reports each shake, each lid change and, as the lid comes off, the reading of its
+dice sensor to the host in our framed protocol (``docs/protocols/dice-shaker.md``), over a
+pseudo-terminal (the host opens ``/dev/pts/N``) or a TCP socket on 127.0.0.1 (the host
+opens ``socket://127.0.0.1:PORT``), through :class:`~sim.link.FramedSimLink`.
+
+Everything random is seeded: the faces (one generator) and the faults (another, so that
+turning a fault on does not change the faces the dice show). Faults
+(:class:`ShakerFaults`): a die not flat (§ 535.12(a)), a die out of the shaker
+(§ 535.12(b)), the lid removed before the third shake (§ 535.11(i)), fewer than three
+shakes felt (§ 535.8(a)), and the link's corrupt frames and disconnects.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import threading
+from typing import Any
+
+from drivers.codecs import shaker as codec
+from drivers.codecs.framed import Identity
+from drivers.codecs.shaker import Die, Lid, Reading, RequestReading, Reset, Shake, ShakerFault
+from sim.endpoint import open_endpoint
+from sim.faults import LinkFaults
+from sim.link import FramedSimLink
+
+__all__ = ["SimShaker", "ShakerFaults", "DICE"]
+
+#: Dice the shaker holds (§ 535.5(a)).
+DICE = 3
+#: Shakes the regulation asks for (§ 535.8(a)); the shaking faults stop short of it.
+SHAKES_REQUIRED = 3
+
+
+@dataclasses.dataclass(frozen=True)
+class ShakerFaults(LinkFaults):
+    """A simulated shaker's faults: the link's, plus what can go wrong with the dice.
+
+    Link faults (inherited): ``corrupt_byte`` (a frame goes out with one byte changed: the
+    host naks, the shaker resends), ``drop_frame``, ``duplicate_frame``, ``disconnect``
+    (per shake, the shaker goes away for ``disconnect_seconds``).
+
+    :param die_not_flat: probability, per reveal, that one die is read not flat (§ 535.12(a)).
+    :param die_out: probability, per reveal, that one die falls out of the shaker as the lid
+        comes off (§ 535.12(b)); it is back in when the lid goes on again.
+    :param early_lid: probability, per covering, that the lid comes off after the first or
+        second shake, as when the bank lifts it (§ 535.11(i)).
+    :param few_shakes: probability, per covering, that only one or two shakes are felt
+        (shaken too gently), so the reveal comes after fewer than three (§ 535.8(a)).
+    """
+
+    die_not_flat: float = 0.0
+    die_out: float = 0.0
+    early_lid: float = 0.0
+    few_shakes: float = 0.0
+
+
+class SimShaker:
+    """A simulated dice shaker.
+
+    :param endpoint: ``"pty"`` or ``"socket"``.
+    :param port: TCP port for ``"socket"`` (0: any free port).
+    :param seed: seeds the faces and the fault dice.
+    :param faults: the faults to inject.
+    :param identity: what IDENTITY answers.
+    :param heartbeat: default heartbeat interval (the driver's IDENTIFY usually sets it).
+    :param ack_timeout: retransmission timeout, seconds.
+    :param retries: retransmissions on the timer before waiting for a NAK or IDENTIFY.
+
+    The lid starts on, with no shakes counted.
+    """
+
+    def __init__(
+        self,
+        *,
+        endpoint: str = "pty",
+        port: int = 0,
+        seed: int = 0,
+        faults: ShakerFaults = ShakerFaults(),
+        identity: Identity = Identity("DS-3", "SIM-0001", "1.0.4"),
+        heartbeat: float = 1.0,
+        ack_timeout: float = 0.25,
+        retries: int = 5,
+    ) -> None:
+        self.seed, self.faults = seed, faults
+        self._lock = threading.Lock()
+        self._faces_rng = random.Random(f"{seed}-shaker-faces")
+        self._faults_rng = random.Random(f"{seed}-shaker-faults")
+        self._faces = tuple(self._faces_rng.randint(1, 6) for _ in range(DICE))
+        self._lid_open = False
+        self._count = 0
+        self._reading: Reading | None = None
+        self._felt_limit: int | None = None  # few_shakes: shakes felt this covering at most
+        self._lid_off_after: int | None = None  # early_lid: the lid comes off after this shake
+        self.link = FramedSimLink("shaker", open_endpoint(endpoint, port), faults, seed, table=codec.TABLE,
+                                  identity=identity, on_command=self._on_command, heartbeat=heartbeat,
+                                  ack_timeout=ack_timeout, retries=retries)
+        self._cover()
+
+    # -- life cycle -------------------------------------------------------------------------
+
+    @property
+    def url(self) -> str:
+        """What the host opens: ``/dev/pts/N`` or ``socket://127.0.0.1:PORT``."""
+        return self.link.url
+
+    @property
+    def pending(self) -> int:
+        """Messages the host has not yet acknowledged."""
+        return self.link.pending
+
+    def start(self) -> SimShaker:
+        """Start serving the endpoint."""
+        self.link.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop and release the endpoint."""
+        self.link.stop()
+
+    def __enter__(self) -> SimShaker:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- what the dealer does -----------------------------------------------------------------
+
+    @property
+    def lid_open(self) -> bool:
+        """Whether the lid is off."""
+        return self._lid_open
+
+    @property
+    def shakes(self) -> int:
+        """Shakes felt since the lid last went on (what the last SHAKE frame said)."""
+        return self._count
+
+    @property
+    def reading(self) -> Reading | None:
+        """The reading the sensor took when the lid last came off (``None`` before the first reveal)."""
+        return self._reading
+
+    def shake(self) -> int | None:
+        """Shake the shaker once.
+
+        :returns: the shake count reported to the host, or ``None`` if no shake was felt
+            (the lid is off, or the ``few_shakes`` fault swallowed it).
+        """
+        with self._lock:
+            self._faces = tuple(self._faces_rng.randint(1, 6) for _ in range(DICE))  # the dice tumble
+            if self._lid_open or (self._felt_limit is not None and self._count >= self._felt_limit):
+                return None
+            self._count += 1
+            count = self._count
+            self.link.send(Shake(count))
+            if self._lid_off_after == count:
+                self._take_lid_off()
+        self.link.roll_disconnect()
+        return count
+
+    def open_lid(self) -> Reading:
+        """Take the lid off: the shaker reports LID open and the sensor's reading.
+
+        :returns: the reading sent; if the lid was already off (the ``early_lid`` fault),
+            nothing is sent and the reading taken when it came off is returned.
+        """
+        with self._lock:
+            if not self._lid_open:
+                self._take_lid_off()
+            assert self._reading is not None
+            return self._reading
+
+    def close_lid(self) -> None:
+        """Put the lid back on: the shaker reports LID closed and counts shakes from zero.
+
+        Nothing is sent if the lid is already on.
+        """
+        with self._lock:
+            if not self._lid_open:
+                return
+            self._lid_open = False
+            self.link.send(Lid(False))
+            self._cover()
+
+    def disconnect(self, seconds: float | None = None) -> None:
+        """Go away now for ``seconds`` (default: the faults' ``disconnect_seconds``)."""
+        self.link.begin_outage(self.faults.disconnect_seconds if seconds is None else seconds)
+
+    def report_fault(self, code: int, text: str = "") -> None:
+        """Report a fault of the shaker itself (a code of :data:`drivers.codecs.shaker.FAULTS`)."""
+        self.link.send(ShakerFault(code, text))
+
+    # -- inside the shaker ----------------------------------------------------------------------
+
+    def _cover(self) -> None:
+        """The lid went on: count from zero and roll this covering's shaking faults."""
+        self._count = 0
+        rng = self._faults_rng
+        early = rng.random() < self.faults.early_lid
+        few = rng.random() < self.faults.few_shakes
+        self._lid_off_after = rng.randint(1, SHAKES_REQUIRED - 1) if early else None
+        self._felt_limit = rng.randint(1, SHAKES_REQUIRED - 1) if few else None
+
+    def _take_lid_off(self) -> None:
+        """The lid comes off: report it, then the sensor's reading of the dice as they lie."""
+        self._lid_open = True
+        self._reading = self._sense()
+        self.link.send(Lid(True))
+        self.link.send(self._reading)
+
+    def _resting(self) -> Reading:
+        return Reading(tuple(Die(face) for face in self._faces), DICE)
+
+    def _sense(self) -> Reading:
+        """The reading as the lid comes off, with this reveal's dice faults."""
+        rng = self._faults_rng
+        dice = list(self._resting().dice)
+        cocked = rng.random() < self.faults.die_not_flat
+        out = rng.random() < self.faults.die_out
+        if cocked:
+            which = rng.randrange(len(dice))
+            dice[which] = Die(dice[which].face, flat=False)
+        if out:
+            del dice[rng.randrange(len(dice))]
+        return Reading(tuple(dice), len(dice))
+
+    def _on_command(self, message: Any) -> None:
+        """A host command (in the link's thread)."""
+        with self._lock:
+            if isinstance(message, RequestReading):
+                # With the lid on the dice lie as they tumbled: flat, all in (faults strike at the reveal).
+                self.link.send(self._reading if self._lid_open and self._reading else self._resting())
+            elif isinstance(message, Reset):
+                self._count = 0
