@@ -81,7 +81,12 @@ class Wager:
         check_cents(f"wager at position {self.position}", self.amount)
         if self.amount == 0:
             raise RulesError(f"wager at position {self.position}: the amount must be more than 0 cents")
-        object.__setattr__(self, "action", WagerAction(self.action))
+        try:
+            object.__setattr__(self, "action", WagerAction(self.action))
+        except ValueError:
+            choices = ", ".join(action.value for action in WagerAction)
+            why = f"action {self.action!r} is not one of {choices}"
+            raise RulesError(f"wager at position {self.position}: {why}") from None
         if self.action is WagerAction.PLAY and self.setting is None:
             raise RulesError(f"wager at position {self.position}: a played wager needs the player's set hands")
 
