@@ -19,7 +19,7 @@ import json
 from typing import Any, Callable, TypeVar
 
 from firmware_host.errors import RulesError
-from firmware_host.paigow_tiles.compare import HandComparison, compare_settings
+from firmware_host.paigow_tiles.compare import compare_settings
 from firmware_host.paigow_tiles.hands import Setting, legal_settings
 from firmware_host.paigow_tiles.houseway import house_way
 from firmware_host.paigow_tiles.tiles import parse_tiles
@@ -85,16 +85,11 @@ def run_compare(args: argparse.Namespace) -> int:
         _print_json(comparison.to_json())
         return 0
     print(f"result: {comparison.outcome.value} (§ {comparison.section})")
-    print(f"high: {_versus(comparison.high)}")
-    print(f"low:  {_versus(comparison.low)}")
+    for label, hands in (("high:", comparison.high), ("low: ", comparison.low)):
+        print(f"{label} player {hands.player.text}  {hands.player.rank.describe()}")
+        print(f"      dealer {hands.banker.text}  {hands.banker.rank.describe()}")
+        print(f"      {hands.describe()}")
     return 0
-
-
-def _versus(comparison: HandComparison) -> str:
-    return (
-        f"player {comparison.player.text} [{comparison.player.rank.describe()}]"
-        f" vs dealer {comparison.banker.text} [{comparison.banker.rank.describe()}]: {comparison.describe()}"
-    )
 
 
 def _named(option: str, parse: Callable[[], _Parsed]) -> _Parsed:
