@@ -21,20 +21,23 @@ import select
 import threading
 import time
 from collections import deque
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
 
 from drivers.codecs import BAD_CRC, BAD_LENGTH, BadFrame, drain, framed
 from drivers.codecs.framed import Ack, Frame, Heartbeat, Identify, Identity, MessageTable, Nak
 from drivers.errors import CodecError
 from sim.endpoint import Endpoint
+from sim.errors import SimError
 from sim.faults import LinkFaults
 
-__all__ = ["SimLink", "FramedSimLink", "TextSimLink"]
+__all__ = ["SimLink", "FramedSimLink", "TextSimLink", "SimDevice"]
 
 _log = logging.getLogger("tablehost.sim")
 #: After ``retries`` unanswered transmissions a device keeps trying, this many times slower:
 #: it never drops a card, and does not flood a host that is not listening.
 _SLOW_RETRY_FACTOR = 8
+#: When an endpoint cannot come back yet (its port is busy), try again after this long.
+_RESUME_RETRY_SECONDS = 0.1
 
 
 class SimLink(abc.ABC):
@@ -135,14 +138,6 @@ class SimLink(abc.ABC):
     def _on_tick(self, now: float) -> None:
         pass
 
-    def _take(self) -> Any | None:
-        with self._lock:
-            return self._outbox.popleft() if self._outbox else None
-
-    def _put_back(self, message: Any) -> None:
-        with self._lock:
-            self._outbox.appendleft(message)
-
     def _write_raw(self, data: bytes) -> bool:
         """Send link-control bytes, without faults."""
         return False if self.in_outage else self.endpoint.write(data)
@@ -202,8 +197,13 @@ class SimLink(abc.ABC):
             self.endpoint.suspend()
             self._outage_until = now + requested
         elif self._outage_until is not None and now >= self._outage_until:
+            try:
+                self.endpoint.resume()
+            except SimError as exc:  # e.g. the port is taken for a moment: try again shortly
+                _log.warning("sim %s: %s; retrying", self.name, exc)
+                self._outage_until = now + _RESUME_RETRY_SECONDS
+                return
             self._outage_until = None
-            self.endpoint.resume()
             _log.info("sim %s: back", self.name)
             self._on_outage_end()
 
@@ -212,7 +212,9 @@ class FramedSimLink(SimLink):
     """A device speaking our framed protocol.
 
     :param table: the device family's message table.
-    :param identity: what IDENTITY answers.
+    :param identity: what IDENTITY answers: anything with ``model``, ``serial`` and
+        ``firmware`` (the codec's :class:`~drivers.codecs.framed.Identity` or the driver's
+        :class:`~drivers.device.Identity`).
     :param on_command: receives each new reliable host command (in the sim thread).
     :param heartbeat: default heartbeat interval in seconds (IDENTIFY may ask for another).
     :param ack_timeout: retransmit an unacknowledged frame after this long.
@@ -221,10 +223,11 @@ class FramedSimLink(SimLink):
     """
 
     def __init__(self, name: str, endpoint: Endpoint, faults: LinkFaults, seed: int, *, table: MessageTable,
-                 identity: Identity, on_command: Callable[[Any], None] = lambda message: None,
+                 identity: Any, on_command: Callable[[Any], None] = lambda message: None,
                  heartbeat: float = 1.0, ack_timeout: float = 0.25, retries: int = 5) -> None:
         super().__init__(name, endpoint, faults, seed)
-        self.table, self.identity, self._on_command = table, identity, on_command
+        self.table, self._on_command = table, on_command
+        self.identity = Identity(identity.model, identity.serial, identity.firmware)
         self._heartbeat, self._ack_timeout, self._retries = heartbeat, ack_timeout, retries
         self._buffer = bytearray()
         self._identified = False
@@ -299,12 +302,11 @@ class FramedSimLink(SimLink):
     def _pump(self) -> None:
         if not self._identified or self._outstanding:
             return
-        message = self._take()
-        if message is None:
-            return
-        self._tx_seq = framed.next_seq(self._tx_seq)
-        with self._lock:
-            self._outstanding = (self._tx_seq, self.table.encode(message, self._tx_seq))
+        with self._lock:  # one step, so that ``pending`` never misses the message in between
+            if not self._outbox:
+                return
+            self._tx_seq = framed.next_seq(self._tx_seq)
+            self._outstanding = (self._tx_seq, self.table.encode(self._outbox.popleft(), self._tx_seq))
         self._tries = 0
         self._transmit()
 
@@ -346,7 +348,49 @@ class TextSimLink(SimLink):
         _log.debug("sim %s: ignored %d byte(s) from the host", self.name, len(data))
 
     def _pump(self) -> None:
-        while (message := self._take()) is not None:
+        while True:
+            with self._lock:
+                if not self._outbox:
+                    return
+                message = self._outbox[0]  # stays counted in ``pending`` until written
             if not self._write_faulty(self._encode(message)):
-                self._put_back(message)  # nobody connected: keep it for the next host
-                return
+                return  # nobody connected: keep it for the next host
+            with self._lock:
+                self._outbox.popleft()
+
+
+D = TypeVar("D", bound="SimDevice")
+
+
+class SimDevice:
+    """Base of a simulated device (shoe, shaker): its life is its link's.
+
+    A subclass sets :attr:`link` in its constructor and adds what the dealer does.
+    """
+
+    link: FramedSimLink | TextSimLink
+
+    @property
+    def url(self) -> str:
+        """What the host opens: ``/dev/pts/N`` or ``socket://127.0.0.1:PORT``."""
+        return self.link.url
+
+    @property
+    def pending(self) -> int:
+        """Messages the host has not yet received (framed: acknowledged)."""
+        return self.link.pending
+
+    def start(self: D) -> D:
+        """Start serving the endpoint."""
+        self.link.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop and release the endpoint."""
+        self.link.stop()
+
+    def __enter__(self: D) -> D:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -23,7 +23,7 @@ from drivers.codecs.shoe_messages import (
 from sim.endpoint import open_endpoint
 from sim.errors import SimError
 from sim.faults import ShoeFaults
-from sim.link import FramedSimLink, SimLink, TextSimLink
+from sim.link import FramedSimLink, SimDevice, TextSimLink
 
 __all__ = ["SimShoe", "Draw", "CUT", "build_shoe", "DIALECTS"]
 
@@ -78,7 +78,7 @@ class Draw:
     card: str | None
 
 
-class SimShoe:
+class SimShoe(SimDevice):
     """A simulated shoe.
 
     :param dialect: ``"framed"`` or ``"ascii"``.
@@ -90,7 +90,8 @@ class SimShoe:
     :param position: draws already made from this shoe (to resume a restarted sim).
     :param shoe_number: which shoe of the seeded sequence to start with.
     :param faults: the faults to inject.
-    :param identity: what the framed dialect's IDENTITY answers.
+    :param identity: what the framed dialect's IDENTITY answers (anything with ``model``,
+        ``serial``, ``firmware``, e.g. :class:`drivers.device.Identity`).
     :param heartbeat: default heartbeat interval (the driver's IDENTIFY usually sets it).
     :param ack_timeout: retransmission timeout, seconds.
     :param retries: fast retransmissions before the shoe slows down (it never gives up).
@@ -109,7 +110,7 @@ class SimShoe:
         position: int = 0,
         shoe_number: int = 1,
         faults: ShoeFaults = ShoeFaults(),
-        identity: Identity = Identity("TS-8", "SIM-0001", "2.1.0"),
+        identity: Any = Identity("TS-8", "SIM-0001", "2.1.0"),
         heartbeat: float = 1.0,
         ack_timeout: float = 0.25,
         retries: int = 5,
@@ -130,7 +131,6 @@ class SimShoe:
         self._position = position
         self._emptied = False
         where = open_endpoint(endpoint, port)
-        self.link: SimLink
         if dialect == "framed":
             self.link = FramedSimLink("shoe", where, faults, seed, table=shoe_framed.TABLE, identity=identity,
                                       on_command=self._on_command, heartbeat=heartbeat,
@@ -147,11 +147,6 @@ class SimShoe:
         return build_shoe(self.decks, random.Random(f"{self.seed}-shoe-{shoe_number}"), self._cover_from_bottom)
 
     @property
-    def url(self) -> str:
-        """What the host opens: ``/dev/pts/N`` or ``socket://127.0.0.1:PORT``."""
-        return self.link.url
-
-    @property
     def position(self) -> int:
         """Draws made from the current shoe so far (cut card included)."""
         return self._position
@@ -165,30 +160,10 @@ class SimShoe:
     def burn_mode(self, on: bool) -> None:
         self._burn = on
 
-    @property
-    def pending(self) -> int:
-        """Messages the host has not yet received (framed: acknowledged)."""
-        return self.link.pending  # type: ignore[attr-defined, no-any-return]
-
     def remaining(self) -> int:
         """Cards left before the bottom of the shoe (the cut card not counted)."""
         with self._lock:
             return sum(1 for card in self._cards[self._position :] if card != CUT)
-
-    def start(self) -> "SimShoe":
-        """Start serving the endpoint."""
-        self.link.start()
-        return self
-
-    def stop(self) -> None:
-        """Stop and release the endpoint."""
-        self.link.stop()
-
-    def __enter__(self) -> "SimShoe":
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     def reload(self) -> None:
         """Load the next shuffled shoe of the seeded sequence (or the script again)."""

@@ -124,3 +124,11 @@ def test_faults_from_profile_mapping_and_cli_text() -> None:
         faults_from(ShoeFaults, "corrupt_byte")
     with pytest.raises(SimError, match="'x' is not a number"):
         faults_from(ShoeFaults, "corrupt_byte=x")
+
+
+def test_sim_accepts_the_drivers_identity_type() -> None:
+    from drivers.codecs.framed import Identity as WireIdentity
+    from drivers.device import Identity
+
+    with SimShoe(identity=Identity("TS-8", "SN-9", "2.1.1", verified=True)) as sim:
+        assert sim.link.identity == WireIdentity("TS-8", "SN-9", "2.1.1")  # type: ignore[union-attr]
