@@ -26,7 +26,7 @@ from drivers.codecs.framed import Identity
 from drivers.codecs.shaker import Die, Lid, Reading, RequestReading, Reset, Shake, ShakerFault
 from sim.endpoint import open_endpoint
 from sim.faults import LinkFaults
-from sim.link import FramedSimLink
+from sim.link import FramedSimLink, SimDevice
 
 __all__ = ["SimShaker", "ShakerFaults", "DICE"]
 
@@ -59,8 +59,8 @@ class ShakerFaults(LinkFaults):
     few_shakes: float = 0.0
 
 
-class SimShaker:
-    """A simulated dice shaker.
+class SimShaker(SimDevice):
+    """A simulated dice shaker (start, stop, ``url``, ``pending``: :class:`~sim.link.SimDevice`).
 
     :param endpoint: ``"pty"`` or ``"socket"``.
     :param port: TCP port for ``"socket"`` (0: any free port).
@@ -96,37 +96,10 @@ class SimShaker:
         self._reading: Reading | None = None
         self._felt_limit: int | None = None  # few_shakes: shakes felt this covering at most
         self._lid_off_after: int | None = None  # early_lid: the lid comes off after this shake
-        self.link = FramedSimLink("shaker", open_endpoint(endpoint, port), faults, seed, table=codec.TABLE,
-                                  identity=identity, on_command=self._on_command, heartbeat=heartbeat,
-                                  ack_timeout=ack_timeout, retries=retries)
+        self.link: FramedSimLink = FramedSimLink(
+            "shaker", open_endpoint(endpoint, port), faults, seed, table=codec.TABLE, identity=identity,
+            on_command=self._on_command, heartbeat=heartbeat, ack_timeout=ack_timeout, retries=retries)
         self._cover()
-
-    # -- life cycle -------------------------------------------------------------------------
-
-    @property
-    def url(self) -> str:
-        """What the host opens: ``/dev/pts/N`` or ``socket://127.0.0.1:PORT``."""
-        return self.link.url
-
-    @property
-    def pending(self) -> int:
-        """Messages the host has not yet acknowledged."""
-        return self.link.pending
-
-    def start(self) -> SimShaker:
-        """Start serving the endpoint."""
-        self.link.start()
-        return self
-
-    def stop(self) -> None:
-        """Stop and release the endpoint."""
-        self.link.stop()
-
-    def __enter__(self) -> SimShaker:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     # -- what the dealer does -----------------------------------------------------------------
 
