@@ -31,7 +31,7 @@ import time
 from collections import deque
 from typing import Any, Callable
 
-from drivers.codecs import BAD_CRC, BAD_LENGTH, BadFrame, drain, framed
+from drivers.codecs import BadFrame, drain, framed
 from drivers.codecs.framed import Ack, Frame, Heartbeat, Identify, Identity as IdentityMessage, MessageTable, Nak
 from drivers.errors import CodecError, DeviceNotFound, DriverError
 from drivers.events import DeviceEvent
@@ -406,8 +406,8 @@ class FramedDevice(Device):
 
     def _on_bad_frame(self, bad: BadFrame) -> None:
         super()._on_bad_frame(bad)
-        if bad.kind in (BAD_CRC, BAD_LENGTH) and self.state == "running":
-            reason = framed.NAK_BAD_CRC if bad.kind == BAD_CRC else framed.NAK_BAD_LENGTH
+        reason = framed.nak_reason(bad)
+        if reason is not None and self.state == "running":
             self._send_message(Nak(reason), self._rx_last or 0)
 
     def _on_item(self, frame: Frame) -> None:

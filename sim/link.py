@@ -23,7 +23,7 @@ import time
 from collections import deque
 from typing import Any, Callable, TypeVar
 
-from drivers.codecs import BAD_CRC, BAD_LENGTH, BadFrame, drain, framed
+from drivers.codecs import BadFrame, drain, framed
 from drivers.codecs.framed import Ack, Frame, Heartbeat, Identify, Identity, MessageTable, Nak
 from drivers.errors import CodecError
 from sim.endpoint import Endpoint
@@ -256,8 +256,9 @@ class FramedSimLink(SimLink):
         self._buffer += data
         for item in drain(framed.decode, self._buffer):
             if isinstance(item, BadFrame):
-                if item.kind in (BAD_CRC, BAD_LENGTH):
-                    self._write_raw(self.table.encode(Nak(framed.NAK_BAD_CRC), self._rx_last))
+                reason = framed.nak_reason(item)
+                if reason is not None:
+                    self._write_raw(self.table.encode(Nak(reason), self._rx_last))
             else:
                 self._on_frame(item)
 

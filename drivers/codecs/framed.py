@@ -15,7 +15,7 @@ This module is pure: :func:`decode` and :func:`encode` move between bytes and
 device family (shoe, shaker) builds one table from its own :class:`MessageType` entries;
 the link-layer messages below (identify, identity, heartbeat, ack, nak) are in every table.
 
-Reliability (carried out by :mod:`drivers.device` and :mod:`sim.framed`, described here
+Reliability (carried out by :mod:`drivers.device` and :mod:`sim.link`, described here
 because the SEQ field's meaning belongs to the format): every *reliable* frame gets the
 sender's next sequence number (1..255, wrapping 255 -> 1; 0 is never used for reliable
 frames) and is kept until the peer acks it; the peer drops a reliable frame whose SEQ
@@ -38,7 +38,7 @@ __all__ = [
     "Frame", "decode", "encode", "next_seq",
     "PayloadReader", "pack_text", "MessageType", "MessageTable",
     "Identify", "Identity", "Heartbeat", "Ack", "Nak", "LINK_TYPES",
-    "NAK_BAD_CRC", "NAK_BAD_LENGTH", "NAK_UNKNOWN_TYPE", "NAK_BAD_PAYLOAD",
+    "NAK_BAD_CRC", "NAK_BAD_LENGTH", "nak_reason",
 ]  # fmt: skip
 
 #: First byte of every frame: 0b10100101, alternating bits, rare in idle-line noise.
@@ -59,10 +59,6 @@ SEQ_MODULUS = 256
 NAK_BAD_CRC = 1
 #: NAK reason: the frame's LEN exceeded :data:`MAX_PAYLOAD`.
 NAK_BAD_LENGTH = 2
-#: NAK reason: a TYPE the receiver does not know (sent with ack semantics: do not resend).
-NAK_UNKNOWN_TYPE = 3
-#: NAK reason: a known TYPE whose payload does not parse (do not resend either).
-NAK_BAD_PAYLOAD = 4
 
 #: CRC-16/CCITT-FALSE: polynomial x^16 + x^12 + x^5 + 1.
 _CRC_POLY = 0x1021
@@ -89,6 +85,11 @@ def crc16(data: bytes | bytearray | memoryview) -> int:
     for byte in data:
         crc = ((crc << 8) & 0xFFFF) ^ _CRC_TABLE[(crc >> 8) ^ byte]
     return crc
+
+
+def nak_reason(bad: BadFrame) -> int | None:
+    """The NAK reason a receiver answers a bad frame with, or ``None`` (garbage: no NAK)."""
+    return {BAD_CRC: NAK_BAD_CRC, BAD_LENGTH: NAK_BAD_LENGTH}.get(bad.kind)
 
 
 def next_seq(seq: int) -> int:

@@ -25,7 +25,7 @@ BAUDRATE = 9600
 #: Longest frame we accept, tag and brackets included; longer is garbage.
 MAX_FRAME = 64
 #: Blanks that separate frames; skipped silently.
-_BLANKS = b" \r\n\t"
+_BLANK_RUN = re.compile(rb"[ \r\n\t]+")
 #: Bytes that open a frame: the decoder resynchronises on them.
 _OPENERS = b"[<"
 #: Tag of cards dealt in play.
@@ -50,7 +50,9 @@ _FACE_UP_CODE, _SHOE_EMPTY_CODE = "E5", "E6"
 _FRAME = re.compile(rb"(?:\[([^\[\]<>]{1,28})\])?<([^\[\]<>]{1,32})>")
 #: What a frame looks like before its closing ``>`` has arrived.
 _PARTIAL = re.compile(rb"\[[^\[\]<>]*(?:\](?:<[^\[\]<>]*)?)?|<[^\[\]<>]*")
+#: A warning body: ``W0x`` and one to four hex digits.
 _WARNING = re.compile(r"W0[xX]([0-9A-Fa-f]{1,4})")
+#: Rank spellings the shoe uses: one character each, and ``10`` for ten.
 _RANK_SPELLINGS = {r: r for r in RANKS} | {"10": "T"}
 
 
@@ -107,9 +109,9 @@ def decode(buf: bytes | bytearray) -> tuple[int, ShoeMessage | BadFrame | None]:
     """
     if not buf:
         return 0, None
-    blanks = len(buf) - len(bytes(buf).lstrip(_BLANKS))
+    blanks = _BLANK_RUN.match(buf)
     if blanks:
-        return blanks, None
+        return blanks.end(), None
     if buf[0] not in _OPENERS:
         end = _skip_to_opener(buf, 0)
         raw = bytes(buf[:end])

@@ -283,3 +283,31 @@ def test_whole_eight_deck_shoe_with_wire_faults_loses_no_card(dialect: str, endp
     read = [f"{ev.rank}{ev.suit}" if isinstance(ev, CardRead) else CUT for ev in game_events(got)[:-1]]
     assert read == drawn and len([c for c in drawn if c != CUT]) == 416
 
+
+
+class _CorruptFirstCommand(SerialTransport):
+    """A transport that damages the first SET_BURN_MODE frame the driver writes."""
+
+    damaged = 0
+
+    def write(self, data: bytes) -> None:
+        if data[3:4] == b"\x81" and _CorruptFirstCommand.damaged == 0:
+            _CorruptFirstCommand.damaged += 1
+            data = data[:-1] + bytes([data[-1] ^ 0xFF])
+        super().write(data)
+
+
+def test_command_damaged_on_the_way_is_nakked_by_the_shoe_and_sent_again() -> None:
+    events = Events()
+    with SimShoe(dialect="framed", endpoint="pty", cards=SCRIPT, ack_timeout=FAST.ack) as sim:
+        slow_acks = Timing(ack=30.0, retries=3, heartbeat=0.1, handshake=0.15)  # only a NAK can resend in time
+        driver = shoe_driver("framed", "shoe", sim.url, events.queue.put, timing=slow_acks,
+                             transport_factory=_CorruptFirstCommand)
+        driver.start()
+        try:
+            events.next(DeviceIdentified)
+            driver.set_burn_mode(True)  # type: ignore[attr-defined]
+            eventually(lambda: sim.burn_mode)
+        finally:
+            driver.stop()
+    assert _CorruptFirstCommand.damaged == 1
