@@ -26,7 +26,7 @@ from drivers.events.dice import DiceRead
 from firmware_host.paigow.bank import BankRound
 from firmware_host.paigow.delivery import Cut, DeliveryPlan
 from firmware_host.paigow.dice import DieReading
-from firmware_host.paigow.position import label
+from firmware_host.paigow.position import SEATS, label
 
 __all__ = ["Roll", "RoundState", "TOO_FEW_SHAKES", "LID_REMOVED_BY_BANK", "NOT_REVEALED", "SHAKES_REQUIRED"]
 
@@ -114,9 +114,9 @@ class RoundState:
 
     def to_dead_hand(self) -> list[str]:
         """Positions whose stacks the dealer collects to the Dead Hand, unexposed (§ 535.8(e),
-        § 535.11(l)): betting areas without a wager, and the dealer when a player banks and the
-        dealer places no wager against the bank."""
-        positions = [str(seat) for seat in range(1, 7) if seat not in self.wagers]
+        § 535.11(l)): betting areas without a wager (the bank's own area holds the bank), and the
+        dealer when a player banks and the dealer places no wager against the bank."""
+        positions = [str(seat) for seat in SEATS if seat not in self.wagers and seat != self.bank_seat]
         if self.bank is not None and self.dealer_wager == 0:
             positions.insert(0, "dealer")
         return positions

@@ -24,9 +24,9 @@ SHAKER_UP = DeviceIdentified(device="shaker", model="SH-1", serial="S1", firmwar
 BANK_RULES = PaiGowTableRules(PaiGowRules(player_bank_offered=True, co_banking_offered=True))
 
 
-def command(name: str, **args: Any) -> DealerCommand:
+def command(command_name: str, /, **args: Any) -> DealerCommand:
     """A dealer command with its arguments."""
-    return DealerCommand(device="buttons", command=name, args=args or None)
+    return DealerCommand(device="buttons", command=command_name, args=args or None)
 
 
 def wager(seat: int, amount: int = 1000, kind: str = "paigow") -> WagerPlaced:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from drivers.events.table import DeviceLost
+
 from .table import Driver, command, lid, reading, roll, shakes, wager
 
 
@@ -159,8 +161,6 @@ def test_a_reveal_outside_the_shaking_is_a_wrong_state_alert() -> None:
 def test_shaker_events_from_a_refused_device_are_ignored() -> None:
     driver = shaking()
     driver.feed(shakes(3))
-    from drivers.events.table import DeviceLost
-
     driver.feed(DeviceLost(device="shaker", reason="unplugged"))
     decided = driver.feed(lid(True), reading(3, 5, 1))
     assert driver.alerts(decided) == ["table-paused", "table-paused"]
