@@ -42,16 +42,7 @@ class _Model:
 def mermaid(controller: type, title: str) -> str:
     """The mermaid state diagram of ``controller``'s machine."""
     model: Any = _Model()
-    GraphMachine(
-        model=model,
-        states=controller.STATES,
-        transitions=controller.TRANSITIONS,
-        initial=controller.INITIAL,
-        auto_transitions=False,
-        graph_engine="mermaid",
-        show_conditions=True,
-        title=title,
-    )
+    controller.build_machine(model, GraphMachine, graph_engine="mermaid", show_conditions=True, title=title)
     text: str = model.get_graph().draw(None)
     # transitions writes the title as a bare YAML scalar; mermaid's front matter wants a key.
     return text.replace(f"---\n{title}\n---", f"---\ntitle: {title}\n---", 1)

@@ -50,6 +50,7 @@ from firmware_host.baccarat.deal import INITIAL_ORDER, Deal
 from firmware_host.baccarat.irregularities import IrregularityAction, IrregularityOutcome, card_out_of_turn
 from firmware_host.baccarat.rules import PAIR_WAGERS, RulesSubmission
 from firmware_host.baccarat.settlement import (
+    SEATS,
     CommissionLedger,
     SettledWager,
     Wager,
@@ -131,14 +132,6 @@ class _Round:
     revealed: bool = True
 
 
-@dataclasses.dataclass(frozen=True)
-class _Drawn:
-    """A card out of the shoe whose identity the dealer must key in."""
-
-    face_up: bool  # § 541.14(d) face-up card (else an unreadable draw)
-    burn: bool
-
-
 class BaccaratTable(TableController):
     """The controller of one Baccarat table.
 
@@ -204,18 +197,25 @@ class BaccaratTable(TableController):
         self.round = _Round()
         self.ledger = CommissionLedger()
         self.last_outcome: dict[str, Any] | None = None
-        self._awaiting_entry: _Drawn | None = None
+        #: ``"unreadable"`` or ``"face_up"`` while a card waits for ``card_entered``.
+        self._awaiting_entry: str | None = None
         self._backlog: list[DeviceEvent] = []
         self._open_alerts: dict[str, dict[str, str]] = {}
         self._last_prompt: dict[str, Any] | None = None
         self._shown_lamp: str | None = None
         self.state: str
-        Machine(
-            model=self,
-            states=self.STATES,
-            transitions=self.TRANSITIONS,
-            initial=self.INITIAL,
+        self.build_machine(self)
+
+    @classmethod
+    def build_machine(cls, model: Any, machine_class: type[Machine] = Machine, **options: Any) -> Machine:
+        """The table's machine on ``model`` (``docs/generate_diagrams.py`` passes a GraphMachine)."""
+        return machine_class(
+            model=model,
+            states=cls.STATES,
+            transitions=cls.TRANSITIONS,
+            initial=cls.INITIAL,
             auto_transitions=False,
+            **options,
         )
 
     # -- the input contract ---------------------------------------------------------------
@@ -249,30 +249,35 @@ class BaccaratTable(TableController):
         return self.shoe is not None and (self.shoe.cover == "reshuffle" or self.shoe.emptied)
 
     # -- shoe events ----------------------------------------------------------------------
-    def _on_card(self, event: CardRead) -> None:
-        card = parse_card(event.rank + event.suit)
-        self._count_read()
-        if event.burn and self.state != "burning" and not self._discards_due():
+    def _on_shoe_event(self, event: DeviceEvent) -> None:
+        """A card, the cover card or the shoe running out: applied now, or after the card
+        awaiting the dealer's entry so that shoe order is kept."""
+        _card_of(event)  # RulesError for a card that cannot be, before anything is counted
+        if isinstance(event, (CardRead, CardUnreadable, CardFaceUp)) and self.shoe is not None:
+            self.shoe.cards_read += 1
+        if isinstance(event, CardRead) and event.burn and self.state != "burning" and not self._discards_due():
             self._alert("burn-flag", "the shoe flagged a card as a burn card outside the burn; dealt as the table's state says", "warning")
-        self._queue_or_apply(event, lambda: self._apply_card(card))
-
-    def _on_unreadable(self, event: CardUnreadable) -> None:
-        self._count_read()
-        self._queue_or_apply(event, lambda: self._apply_unknown(_Drawn(face_up=False, burn=event.burn)))
-
-    def _on_face_up(self, event: CardFaceUp) -> None:
-        self._count_read()
-        if event.rank is None or event.suit is None:
-            self._queue_or_apply(event, lambda: self._apply_unknown(_Drawn(face_up=True, burn=False)))
+        if self._awaiting_entry is not None:
+            self._backlog.append(event)
         else:
-            card = parse_card(event.rank + event.suit)
-            self._queue_or_apply(event, lambda: self._apply_face_up(card))
+            self._apply_shoe_event(event)
 
-    def _on_cut_card(self, event: CutCard) -> None:
-        self._queue_or_apply(event, self._apply_cut_card)
+    def _apply_shoe_event(self, event: DeviceEvent) -> None:
+        card = _card_of(event)
+        if isinstance(event, CardRead):
+            self._apply_card(card)  # type: ignore[arg-type]
+        elif isinstance(event, (CardUnreadable, CardFaceUp)) and card is None:
+            self._apply_unknown(face_up=isinstance(event, CardFaceUp))
+        elif isinstance(event, CardFaceUp):
+            self._apply_face_up(card)  # type: ignore[arg-type]
+        elif isinstance(event, CutCard):
+            self._apply_cut_card()
+        else:
+            self._apply_shoe_empty()
 
-    def _on_shoe_empty(self, event: ShoeEmpty) -> None:
-        self._queue_or_apply(event, self._apply_shoe_empty)
+    def _drain_backlog(self) -> None:
+        while self._backlog and self._awaiting_entry is None:
+            self._apply_shoe_event(self._backlog.pop(0))
 
     def _on_shoe_warning(self, event: ShoeWarning) -> None:
         self._alert("shoe-warning", f"{event.device}: warning code 0x{event.code:02X}", "warning")
@@ -287,44 +292,17 @@ class BaccaratTable(TableController):
     def _on_tick(self, event: ClockTick) -> None:
         """Compliance clocks belong to the shuffler issue; a tick changes nothing here."""
 
-    def _count_read(self) -> None:
-        if self.shoe is not None:
-            self.shoe.cards_read += 1
-
-    def _queue_or_apply(self, event: DeviceEvent, apply: Callable[[], None]) -> None:
-        """Apply a shoe event now, or after the card awaiting entry, keeping shoe order."""
-        if self._awaiting_entry is not None:
-            self._backlog.append(event)
-        else:
-            apply()
-
-    def _drain_backlog(self) -> None:
-        while self._backlog and self._awaiting_entry is None:
-            event = self._backlog.pop(0)
-            if isinstance(event, CardRead):
-                self._apply_card(parse_card(event.rank + event.suit))
-            elif isinstance(event, CardUnreadable):
-                self._apply_unknown(_Drawn(face_up=False, burn=event.burn))
-            elif isinstance(event, CardFaceUp) and (event.rank is None or event.suit is None):
-                self._apply_unknown(_Drawn(face_up=True, burn=False))
-            elif isinstance(event, CardFaceUp):
-                self._apply_face_up(parse_card(f"{event.rank}{event.suit}"))
-            elif isinstance(event, CutCard):
-                self._apply_cut_card()
-            else:
-                self._apply_shoe_empty()
-
     # -- where a card goes ----------------------------------------------------------------
-    def _apply_unknown(self, drawn: _Drawn) -> None:
+    def _apply_unknown(self, face_up: bool) -> None:
         """A card the shoe could not read: count it where its identity does not matter,
         otherwise wait for the dealer to key it in."""
         if self.shoe is None:
             self._no_shoe("a card came out")
-        elif not drawn.face_up and (self._discards_due() or (self.state == "burning" and self.shoe.burn_remaining is not None)):
+        elif not face_up and (self._discards_due() or (self.state == "burning" and self.shoe.burn_remaining is not None)):
             self._discard_or_burn(None)
         else:
-            self._awaiting_entry = drawn
-            what = "a card came out face up but the shoe could not read it" if drawn.face_up else "the shoe could not read a card"
+            self._awaiting_entry = "face_up" if face_up else "unreadable"
+            what = "a card came out face up but the shoe could not read it" if face_up else "the shoe could not read a card"
             self._open("card-unreadable", f"{what}: key it in (card entered)", "attention", "card_entered")
 
     def _apply_card(self, card: Card) -> None:
@@ -516,7 +494,7 @@ class BaccaratTable(TableController):
         self._finish_round("completed", result.to_json_dict(), lines)
 
     def _void_by_dealer(self, reason: str = "voided by the dealer") -> None:
-        if self._awaiting_entry is not None and not self._awaiting_entry.face_up:
+        if self._awaiting_entry == "unreadable":
             self._awaiting_entry = None  # the unread card goes to the discard rack with the round's cards
             self._close("card-unreadable")
         self._end_round_void(None, "round-void", reason)  # no section: the dealer's or supervisor's call
@@ -583,14 +561,14 @@ class BaccaratTable(TableController):
             self._COMMAND_HANDLERS[command](self, args)
 
     def _card_entered(self, args: Mapping[str, Any]) -> None:
-        drawn = self._awaiting_entry
-        if drawn is None:
+        awaiting = self._awaiting_entry
+        if awaiting is None:
             self._alert("wrong-state", "card entered: no card is waiting to be keyed in", "warning")
             return
         card = parse_card(str(args.get("card", "")))
         self._awaiting_entry = None
         self._close("card-unreadable")
-        if drawn.face_up:
+        if awaiting == "face_up":
             self._apply_face_up(card)
         else:
             self._apply_card(card)
@@ -611,16 +589,16 @@ class BaccaratTable(TableController):
         if self.state != "betting":
             self._alert("wager-refused", "a wager may not be withdrawn after no more bets (§ 541.8(c))", "warning")
             return
-        key = (args.get("seat"), args.get("kind"))
-        if self.round.wagers.pop(key, None) is None:  # type: ignore[arg-type]
-            self._alert("wager-refused", f"withdraw: no {key[1]} wager at seat {key[0]}", "warning")
+        seat, kind = _seat_of(args), str(args.get("kind"))
+        if self.round.wagers.pop((seat, kind), None) is None:
+            self._alert("wager-refused", f"withdraw: no {kind} wager at seat {seat}", "warning")
 
     def _seat_left(self, args: Mapping[str, Any]) -> None:
         """§ 541.13(e): marked commission is collected when the player leaves."""
-        seat = args.get("seat")
-        owed, self.ledger = self.ledger.collect(seat)  # type: ignore[arg-type]
+        seat = _seat_of(args)
+        owed, self.ledger = self.ledger.collect(seat)
         if owed:
-            self._collect_commission(((seat, owed),))  # type: ignore[arg-type]
+            self._collect_commission(((seat, owed),))
 
     def _acknowledge(self, args: Mapping[str, Any]) -> None:
         codes = [code for code, alert in self._open_alerts.items() if alert["awaiting"] == "acknowledge"]
@@ -810,11 +788,11 @@ class BaccaratTable(TableController):
             self._lamp()
 
     _HANDLERS: dict[type, Callable[[BaccaratTable, Any], None]] = {
-        CardRead: _on_card,
-        CardUnreadable: _on_unreadable,
-        CardFaceUp: _on_face_up,
-        CutCard: _on_cut_card,
-        ShoeEmpty: _on_shoe_empty,
+        CardRead: _on_shoe_event,
+        CardUnreadable: _on_shoe_event,
+        CardFaceUp: _on_shoe_event,
+        CutCard: _on_shoe_event,
+        ShoeEmpty: _on_shoe_event,
         ShoeWarning: _on_shoe_warning,
         IdentityUnverified: _on_identity_unverified,
         DeviceFault: _on_fault,
@@ -829,6 +807,24 @@ class BaccaratTable(TableController):
         "seat_left": _seat_left,
         "acknowledge": _acknowledge,
     }
+
+
+def _card_of(event: DeviceEvent) -> Card | None:
+    """The card a shoe event names (None for an unread card or a non-card event)."""
+    if isinstance(event, (CardRead, CardFaceUp)) and event.rank is not None and event.suit is not None:
+        return parse_card(event.rank + event.suit)
+    return None
+
+
+def _seat_of(args: Mapping[str, Any]) -> int:
+    """The ``seat`` argument of a dealer command.
+
+    :raises RulesError: unless it is a seat number 1-7 (§ 541.2(a)).
+    """
+    seat = args.get("seat")
+    if isinstance(seat, bool) or not isinstance(seat, int) or seat not in SEATS:
+        raise RulesError(f"seat {seat!r}: seats are numbered 1 to 7 (§ 541.2(a))")
+    return seat
 
 
 def _texts(cards: Any) -> list[str]:

@@ -241,3 +241,10 @@ def test_device_fault_lights_red_until_acknowledged() -> None:
     assert [a["code"] for a in driver.table.view()["alerts"]] == ["shoe-fault"]
     lamps = driver.of("lamp", driver.feed(command("acknowledge")))
     assert lamps == [{"colour": "green"}]
+
+
+def test_commands_with_a_bad_seat_are_refused_with_an_alert() -> None:
+    driver = Driver()
+    driver.start()
+    decided = driver.feed(command("seat_left", seat=[1]), command("withdraw_wager", seat=9, kind="player"))
+    assert driver.alerts(decided) == ["refused-input", "refused-input"]
