@@ -48,7 +48,7 @@ from drivers.events.table import ClockTick, DealerCommand, DeviceFault, WagerPla
 from firmware_host.baccarat.cards import RANK_VALUES, RANKS, Card, parse_card, shoe_composition
 from firmware_host.baccarat.deal import INITIAL_ORDER, Deal
 from firmware_host.baccarat.irregularities import IrregularityAction, IrregularityOutcome, card_out_of_turn
-from firmware_host.baccarat.rules import PAIR_WAGERS, RulesSubmission
+from firmware_host.baccarat.rules import PAIR_WAGERS, WAGER_KINDS, RulesSubmission
 from firmware_host.baccarat.settlement import (
     SEATS,
     CommissionLedger,
@@ -256,7 +256,8 @@ class BaccaratTable(TableController):
         if isinstance(event, (CardRead, CardUnreadable, CardFaceUp)) and self.shoe is not None:
             self.shoe.cards_read += 1
         if isinstance(event, CardRead) and event.burn and self.state != "burning" and not self._discards_due():
-            self._alert("burn-flag", "the shoe flagged a card as a burn card outside the burn; dealt as the table's state says", "warning")
+            text = "the shoe flagged a burn card outside the burn; it is dealt as the table's state says"
+            self._alert("burn-flag", text, "warning")
         if self._awaiting_entry is not None:
             self._backlog.append(event)
         else:
@@ -341,8 +342,10 @@ class BaccaratTable(TableController):
         self.shoe.composition_ok = False
         named = f"{card} is one more than {self.shoe.decks} decks hold"
         self.shoe.alerts.append({"code": "impossible-card", "text": f"impossible card: {named} (§ 541.3)"})
-        shown = named if exposed else f"card {self.shoe.cards_read} of the shoe is one more than the decks hold (named in the shoe result)"
-        self._open("impossible-card", f"impossible card: {shown}; shoe composition flagged (§ 541.3)", "attention", "acknowledge", record=False)
+        if not exposed:  # face down at the table: named in the shoe's result only
+            named = f"card {self.shoe.cards_read} of the shoe is one more than the decks hold (named in the shoe result)"
+        text = f"impossible card: {named}; shoe composition flagged (§ 541.3)"
+        self._open("impossible-card", text, "attention", "acknowledge", record=False)
 
     def _no_shoe(self, what: str) -> None:
         self._alert("no-shoe", f"{what} but no shoe is in play: load a shuffled shoe and press shoe loaded", "warning")
@@ -362,7 +365,8 @@ class BaccaratTable(TableController):
             assert card is not None  # the first burn card is always identified
             shoe.burn_remaining = BURN_COUNT[card.rank]
             shoe.burned += 1
-            self._announce("burn_card", f"burn card {card}: burn {shoe.burn_remaining} more", card=str(card), burn=shoe.burn_remaining)
+            text = f"burn card {card}: burn {shoe.burn_remaining} more"
+            self._announce("burn_card", text, card=str(card), burn=shoe.burn_remaining)
         else:
             shoe.burn_remaining -= 1
             shoe.burned += 1
@@ -397,8 +401,8 @@ class BaccaratTable(TableController):
         self._audit(card, exposed=True)
         more = self._face_up_counts[card.rank]
         self.shoe.discards_up += more
-        self._irregularity("541.14(d)", "card-face-up", f"card {card} was face up in the shoe: discard it and {more} more drawn face up",
-                           open_until="discard" if more else None)  # fmt: skip
+        text = f"card {card} was face up in the shoe: discard it and {more} more drawn face up"
+        self._irregularity("541.14(d)", "card-face-up", text, open_until="discard" if more else None)
 
     def _apply_cut_card(self) -> None:
         """§ 541.10(e): the cover card is out: this hand is completed, then one more is played."""
@@ -436,7 +440,7 @@ class BaccaratTable(TableController):
     def _skip_to_third_cards(self) -> None:
         """A card came out before the reveal or the pair settlement: that step is taken as done."""
         if self.state == "revealing":
-            self._alert("procedure", "a card was drawn before the cards were revealed: hands taken as revealed (§ 541.10(a))", "warning")
+            self._alert("procedure", "a card was drawn before the reveal: hands taken as revealed (§ 541.10(a))", "warning")
             self.reveal()
         if self.state == "settling_pairs":
             self._alert("procedure", "a card was drawn before the pair wagers were settled (§ 631c.5(d))", "warning")
@@ -476,22 +480,23 @@ class BaccaratTable(TableController):
         if not deal.is_complete:
             return
         result = deal.result(self.rules.variant)
-        if result.winner == "tie":
-            self._announce("outcome", f"player {result.player_total}, banker {result.banker_total}: Tie Hand",
-                           winner="tie", player_total=result.player_total, banker_total=result.banker_total)  # fmt: skip
-        else:
-            self._announce("outcome", f"player {result.player_total}, banker {result.banker_total}: {result.winner} wins",
-                           winner=result.winner, player_total=result.player_total, banker_total=result.banker_total)  # fmt: skip
+        verdict = "Tie Hand" if result.winner == "tie" else f"{result.winner} wins"
+        self._announce("outcome", f"player {result.player_total}, banker {result.banker_total}: {verdict}",
+                       winner=result.winner, player_total=result.player_total, banker_total=result.banker_total)  # fmt: skip
         if result.lucky_six is not None:
             self._announce("lucky_six", "Lucky Six", cards=result.lucky_six)
-        pending = [wager for (_, kind), wager in self.round.wagers.items() if not (self.round.pair_lines and kind in PAIR_WAGERS)]
-        settlement = settle(result, pending, self.rules, self.ledger)
+        settlement = settle(result, self._unsettled_wagers(), self.rules, self.ledger)
         self.ledger = settlement.ledger
         lines = self.round.pair_lines + settlement.wagers
         self.last_outcome = {"round": self.current_round, "winner": result.winner,
                              "player_total": result.player_total, "banker_total": result.banker_total,
                              "lucky_six": result.lucky_six}  # fmt: skip
         self._finish_round("completed", result.to_json_dict(), lines)
+
+    def _unsettled_wagers(self) -> list[Wager]:
+        """The open round's wagers, less pair wagers already settled (§ 631c.5(d))."""
+        settled = bool(self.round.pair_lines)
+        return [wager for (_, kind), wager in self.round.wagers.items() if not (settled and kind in PAIR_WAGERS)]
 
     def _void_by_dealer(self, reason: str = "voided by the dealer") -> None:
         if self._awaiting_entry == "unreadable":
@@ -505,9 +510,8 @@ class BaccaratTable(TableController):
         deal = self.round.deal
         returned = tuple(
             SettledWager(wager, WagerOutcome.PUSH, 0, 0, False, section or "void round")
-            for (_, kind), wager in sorted(self.round.wagers.items(), key=lambda item: (-item[0][0], item[0][1]))
-            if not (self.round.pair_lines and kind in PAIR_WAGERS)
-        )
+            for wager in sorted(self._unsettled_wagers(), key=lambda w: (-w.seat, WAGER_KINDS.index(w.kind)))
+        )  # § 541.12(b): from the highest-numbered seat down
         initial = deal.after_initial
         outcome = {
             "player": _texts(deal.player), "banker": _texts(deal.banker),
@@ -581,9 +585,8 @@ class BaccaratTable(TableController):
             return
         outcome = self._out_of_turn(self.shoe.held.pop(), disclosed=True)
         self.shoe.discards_down += outcome.extra_discards
-        self._irregularity(outcome.section, "card-disclosed",
-                           f"card {outcome.card} drawn in error was disclosed: discard it and {outcome.extra_discards} more face down",
-                           open_until="discard")  # fmt: skip
+        text = f"card {outcome.card} drawn in error was disclosed: discard it and {outcome.extra_discards} more face down"
+        self._irregularity(outcome.section, "card-disclosed", text, open_until="discard")
 
     def _withdraw_wager(self, args: Mapping[str, Any]) -> None:
         if self.state != "betting":
@@ -625,7 +628,8 @@ class BaccaratTable(TableController):
     def _open_shoe(self, decks: int) -> None:
         self.shoes_started += 1
         self.shoe = _Shoe(number=self.shoes_started, decks=decks, remaining=shoe_composition(decks))
-        self._announce("shoe", f"shoe {self.shoe.number} ({decks} decks): burn (§ 541.5(g))", shoe=self.shoe.number, decks=decks)
+        text = f"shoe {self.shoe.number} ({decks} decks): burn (§ 541.5(g))"
+        self._announce("shoe", text, shoe=self.shoe.number, decks=decks)
 
     def _open_round(self) -> None:
         self.round = _Round(revealed=not self.initial_cards_face_down)
@@ -669,11 +673,11 @@ class BaccaratTable(TableController):
         if self._awaiting_entry is not None:
             return {"action": "enter_card", "text": "key in the card the shoe could not read"}
         if shoe is not None and shoe.discards_down:
-            return {"action": "discard", "count": shoe.discards_down, "face": "down",
-                    "text": f"draw {shoe.discards_down} card(s) face down to the discard rack, unseen (§ 541.14(c))"}  # fmt: skip
+            text = f"draw {shoe.discards_down} card(s) face down to the discard rack, unseen (§ 541.14(c))"
+            return {"action": "discard", "count": shoe.discards_down, "face": "down", "text": text}
         if shoe is not None and shoe.discards_up:
-            return {"action": "discard", "count": shoe.discards_up, "face": "up",
-                    "text": f"draw {shoe.discards_up} card(s) face up to the discard rack (§ 541.14(d))"}  # fmt: skip
+            text = f"draw {shoe.discards_up} card(s) face up to the discard rack (§ 541.14(d))"
+            return {"action": "discard", "count": shoe.discards_up, "face": "up", "text": text}
         if self.state == "awaiting_shoe":
             return {"action": "load_shoe", "text": "load a shuffled shoe, then press shoe loaded"}
         assert shoe is not None

@@ -97,7 +97,9 @@ _ARGS = st.one_of(
     st.none(),
     st.fixed_dictionaries({"decks": st.one_of(st.integers(-1, 10), _JUNK)}),
     st.fixed_dictionaries({"card": st.one_of(_CARD_TEXT.map("".join), _JUNK)}),
-    st.fixed_dictionaries({"seat": st.one_of(st.integers(0, 8), _JUNK), "kind": st.one_of(st.sampled_from(WAGER_KINDS), _JUNK)}),
+    st.fixed_dictionaries(
+        {"seat": st.one_of(st.integers(0, 8), _JUNK), "kind": st.one_of(st.sampled_from(WAGER_KINDS), _JUNK)}
+    ),
     st.fixed_dictionaries({"reason": _JUNK}),
 )
 _CARD = _CARD_TEXT.map(lambda rs: CardRead(device="shoe", rank=rs[0], suit=rs[1]))
