@@ -30,7 +30,8 @@ interrupt any of them and then hand back to where the table was:
 Decisions (all data JSON-plain): ``prompt`` (what the dealer does next, see
 :meth:`BaccaratTable.prompt`), ``announce``, ``alert``, ``lamp``, ``round_result`` and
 ``shoe_result``. A card dealt face down never appears in a decision or in :meth:`view`
-before the reveal; a card discarded undisclosed never appears at all (the journal's input
+before the reveal (only the ``round_result`` of a round voided before it lists it, once the
+round is over); a card discarded undisclosed never appears at all (the journal's input
 record holds it).
 """
 

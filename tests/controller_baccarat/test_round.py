@@ -194,3 +194,26 @@ def test_541_13_f_tie_alternative_charges_25_percent_of_banker_wagers_on_a_tie()
     driver.feed(wager(1, "banker", 1000), command("no_more_bets"), cards("9S 9H KD KC"))
     (line,) = driver.results()[-1]["settlement"]
     assert (line["outcome"], line["commission"]) == ("push", 250)
+
+
+def test_view_gives_the_next_card_totals_last_outcome_and_last_hand() -> None:
+    driver = Driver()
+    driver.start()
+    driver.feed(wager(2, "player", 500), command("no_more_bets"), cards("9S 2H KD"))
+    view = driver.table.view()
+    assert (view["state"], view["round"], view["shoe"], view["next"]) == ("dealing", 1, 1, {"to": "banker", "card": 2})
+    assert (view["player"], view["banker"], view["player_total"], view["banker_total"]) == (["9S", "KD"], ["2H"], 9, 2)
+    assert view["wagers"] == [{"seat": 2, "kind": "player", "amount": 500}]
+    driver.feed(cards("5C"), CutCard(device="shoe"))
+    view = driver.table.view()
+    assert view["last_outcome"] == {"round": 1, "winner": "player", "player_total": 9, "banker_total": 7, "lucky_six": None}
+    assert (view["next"], view["last_hand"], view["lamp"]) == (None, False, "green")
+
+
+def test_shoe_empty_while_betting_with_no_wager_ends_the_shoe_without_a_round() -> None:
+    driver = Driver()
+    driver.start()
+    driver.feed(ShoeEmpty(device="shoe"))
+    assert driver.results() == [] and driver.of("shoe_result")[-1]["rounds"] == 0
+    refused = driver.feed(cards("9S"), wager(1, "player", 100))
+    assert driver.alerts(refused) == ["no-shoe", "wager-refused"]
