@@ -18,6 +18,7 @@ from typing import Any
 from transitions.extensions import GraphMachine
 
 from firmware_host.baccarat_table import BaccaratTable
+from firmware_host.paigow_table import PaiGowTable
 
 DOCS = Path(__file__).resolve().parent
 
@@ -31,6 +32,16 @@ DIAGRAMS: list[tuple[str, str, type, str]] = [
         "awaiting the dealer's entry (unreadable, or face up and unread), discards due "
         "(§ 541.14(c), (d)) and cards drawn in error held for the next hand (§ 541.14(a)); "
         "see the module docstring of `firmware_host/baccarat_table.py`.",
+    ),
+    (
+        "state-paigow.md",
+        "Pai Gow table controller",
+        PaiGowTable,
+        "Not drawn, because they run across the states: the dice clock (§ 535.5(c): `no_more_bets` "
+        "is refused, and the prompt asks for new dice, while no set is registered or the limit is "
+        "reached) and the player-bank rotation moved on after every round (§ 535.11(b)-(d)). A "
+        "void round (`void_round`, or a tile exposed under § 535.12(e)) ends any state of a round "
+        "through `round_over`; see the module docstring of `firmware_host/paigow_table/controller.py`.",
     ),
 ]
 

@@ -156,8 +156,13 @@ class PaiGowTable(TableController):
         self._last_prompt: dict[str, Any] | None = None
         self._shown_lamp: str | None = None
         self.state: str
-        Machine(model=self, states=self.STATES, transitions=self.TRANSITIONS, initial=self.INITIAL,
-                auto_transitions=False)
+        self.build_machine(self)
+
+    @classmethod
+    def build_machine(cls, model: Any, machine_class: type[Machine] = Machine, **options: Any) -> Machine:
+        """The table's machine on ``model`` (``docs/generate_diagrams.py`` passes a GraphMachine)."""
+        return machine_class(model=model, states=cls.STATES, transitions=cls.TRANSITIONS, initial=cls.INITIAL,
+                             auto_transitions=False, **options)
 
     # -- the input contract ---------------------------------------------------------------
     def on_game_event(self, event: DeviceEvent) -> None:
