@@ -101,6 +101,9 @@ class UsbTransport:
     :param interface: ``bInterfaceNumber`` of the interface to claim.
     :param configuration: ``bConfigurationValue`` to set if the device is not in it already.
     :param timeout_s: timeout of control transfers and bulk writes.
+    :param location: ``(bus, address)`` of one device, when several share the ids.
+    :param claim: configure and claim the interface; ``False`` opens the device for vendor
+        control requests only, which works while another program (the service) holds it.
     """
 
     def __init__(
@@ -115,11 +118,14 @@ class UsbTransport:
         interface: int = 0,
         configuration: int = DEFAULT_CONFIGURATION,
         timeout_s: float = DEFAULT_TIMEOUT_S,
+        location: tuple[int, int] | None = None,
+        claim: bool = True,
     ) -> None:
         self.name = name
         self.vendor_id, self.product_id = vendor_id, product_id
         self.interface, self.configuration = interface, configuration
         self.timeout_s = timeout_s
+        self.location, self.claim = location, claim
         self._backend = backend
         self._on_bytes, self._on_lost = on_bytes, on_lost
         self._device: usb.core.Device | None = None
@@ -159,13 +165,18 @@ class UsbTransport:
             except UsbUnavailable as exc:
                 raise DeviceNotFound(f"{self.name}: {exc}") from exc
             try:
-                device = usb.core.find(idVendor=self.vendor_id, idProduct=self.product_id, backend=backend)
+                device = usb.core.find(
+                    idVendor=self.vendor_id, idProduct=self.product_id, backend=backend,
+                    custom_match=None if self.location is None else lambda d: (d.bus, d.address) == self.location,
+                )  # fmt: skip
             except usb.core.USBError as exc:
                 raise DeviceNotFound(str(self._translate(exc, "enumerating the bus"))) from exc
             if device is None:
-                raise DeviceNotFound(f"{self.name}: no USB device {self.ids} found (plugged in? powered?)")
+                where = "" if self.location is None else f" at bus {self.location[0]} address {self.location[1]}"
+                raise DeviceNotFound(f"{self.name}: no USB device {self.ids}{where} found (plugged in? powered?)")
             try:
-                self._claim(device)
+                if self.claim:
+                    self._claim(device)
             except usb.core.USBError as exc:
                 usb.util.dispose_resources(device)
                 raise DeviceNotFound(str(self._translate(exc, "claiming the interface"))) from exc
