@@ -169,16 +169,16 @@ class PaiGowTable(TableController):
         """Apply a shaker event, dealer command, wager or tick; every refusal becomes an alert."""
         handler = self._HANDLERS.get(type(event))
         if handler is None:
-            self.alert("unknown-event", f"{event.device}: {type(event).__name__} means nothing at a Pai Gow table",
-                       "warning", self._round_number())
+            self._alert("unknown-event", f"{event.device}: {type(event).__name__} means nothing at a Pai Gow table",
+                        "warning")
         else:
             try:
                 handler(self, event)
             except MachineError:
-                self.alert("wrong-state", f"{_describe(event)}: not possible while {self.state.replace('_', ' ')}",
-                           "warning", self._round_number())
+                self._alert("wrong-state", f"{_describe(event)}: not possible while {self.state.replace('_', ' ')}",
+                            "warning")
             except RulesError as exc:
-                self.alert("refused-input", f"{_describe(event)}: {exc}", "warning", self._round_number())
+                self._alert("refused-input", f"{_describe(event)}: {exc}", "warning")
         self._check_dice_clock()
         self._emit_prompt()
         self._refresh_lamp()
@@ -225,8 +225,8 @@ class PaiGowTable(TableController):
     def _no_more_bets(self, args: Mapping[str, Any]) -> None:
         clock = self.dice_clock()
         if not clock.may_start_round:
-            self.alert("dice-" + clock.state, f"no more bets refused: {_clock_text(clock)} (§ 535.5(c))",
-                       "attention", self._round_number())
+            self._alert("dice-" + clock.state, f"no more bets refused: {_clock_text(clock)} (§ 535.5(c))",
+                        "attention")
             self._last_prompt = None  # say again what to do
             return
         if self.state == "betting":
@@ -300,10 +300,10 @@ class PaiGowTable(TableController):
             self._announce("shaker_closed", "the shaker is covered and shaken once (§ 535.8(f), § 535.11(m))")
             self.shaker_closed()
         elif self.state == "closing":
-            self.alert("procedure", "cover the shaker before shaking it once (§ 535.8(f))", "warning", self._round_number())
+            self._alert("procedure", "cover the shaker before shaking it once (§ 535.8(f))", "warning")
         else:
-            self.alert("shake-ignored", f"{event.device}: a shake while {self.state.replace('_', ' ')} is not counted "
-                       "(§ 535.8(a): no more bets, then at least three shakes)", "warning", self._round_number())
+            self._alert("shake-ignored", f"{event.device}: a shake while {self.state.replace('_', ' ')} is not counted "
+                        "(§ 535.8(a): no more bets, then at least three shakes)", "warning")
 
     def _on_lid(self, event: LidChanged) -> None:
         if self._shaker_paused(event):
@@ -313,8 +313,6 @@ class PaiGowTable(TableController):
             self._reveal_now()
         elif not event.open and self.state == "reading":
             if self.round.reveal_fault is None:
-                self.alert("procedure", "the lid went back on before the dice were read: reshake", "warning",
-                           self._round_number())
                 self._no_roll(NOT_REVEALED, "no roll: the lid went back on before the dice were read", None)
             self.reshake()
 
@@ -359,17 +357,18 @@ class PaiGowTable(TableController):
         if self._shaker_paused(event):
             return
         if self.state not in ("shaking", "reading"):
-            self.alert("reading-ignored", f"{event.device}: a dice reading while {self.state.replace('_', ' ')} "
-                       "is not a roll; ignored", "warning", self._round_number())
+            self._alert("reading-ignored", f"{event.device}: a dice reading while {self.state.replace('_', ' ')} "
+                        "is not a roll; ignored", "warning")
             return
         verdict = validate_reading([die_reading(die) for die in event.dice], event.dice_in_shaker)  # type: ignore[misc]
         round_ = self.round
         if self.state == "shaking":
             reason = TOO_FEW_SHAKES if round_.shakes < SHAKES_REQUIRED else NOT_REVEALED
             round_.rolls.append(Roll.of(event, False, reason))
-            self.alert("reading-before-reveal", f"a reading came after {round_.shakes} shake(s) without the lid "
-                       "coming off: not a roll", "warning", self._round_number())
-            self._no_roll(reason, "no roll: reshake, then remove the lid", "535.8(a)" if reason == TOO_FEW_SHAKES else None)
+            self._alert("reading-before-reveal", f"a reading came after {round_.shakes} shake(s) without the lid "
+                        "coming off: not a roll", "warning")
+            section = "535.8(a)" if reason == TOO_FEW_SHAKES else None
+            self._no_roll(reason, "no roll: reshake, then remove the lid", section)
             self.reshake()
         elif round_.reveal_fault is not None:
             round_.rolls.append(Roll.of(event, False, round_.reveal_fault))
@@ -382,7 +381,7 @@ class PaiGowTable(TableController):
             if verdict.no_roll:
                 self._no_roll(verdict.reason, verdict.text, verdict.section)  # type: ignore[arg-type]
             else:
-                self.alert("invalid-reading", f"{event.device}: {verdict.text}; reshake", "attention", self._round_number())
+                self._alert("invalid-reading", f"{event.device}: {verdict.text}; reshake", "attention")
                 round_.reshake_reason = verdict.reason
                 self._last_prompt = None
             self.reshake()
@@ -417,8 +416,8 @@ class PaiGowTable(TableController):
     def _shaker_paused(self, event: DeviceEvent) -> bool:
         """While a device is lost or refused its shaker reports are not trusted."""
         if self.paused:
-            self.alert("table-paused", f"{_describe(event)}: ignored while the table is paused "
-                       f"({'; '.join(self.device_problems())})", "warning", self._round_number())
+            self._alert("table-paused", f"{_describe(event)}: ignored while the table is paused "
+                        f"({'; '.join(self.device_problems())})", "warning")
         return self.paused
 
     # -- tiles, irregularities, the end of the round --------------------------------------
@@ -428,7 +427,7 @@ class PaiGowTable(TableController):
         entered = settle_entered_tiles(args, round_.playing, self.rules.tiles, bank=round_.bank,
                                        dealer_wager=round_.dealer_wager, void_seats=round_.void_seats)
         for reset in entered.resets:
-            self.alert("house-way-reset", f"{reset.text} (§ {reset.section})", "attention", self._round_number())
+            self._alert("house-way-reset", f"{reset.text} (§ {reset.section})", "attention")
         if entered.dealer is not None:
             self._announce("house_way", f"dealer's hands: {entered.dealer.setting.text}",
                            setting=entered.dealer.setting.text)
@@ -447,7 +446,8 @@ class PaiGowTable(TableController):
         try:
             holder = TileHolder(args.get("holder"))
         except ValueError:
-            raise RulesError(f"holder {args.get('holder')!r}: one of {', '.join(h.value for h in TileHolder)}") from None
+            holders = ", ".join(holder.value for holder in TileHolder)
+            raise RulesError(f"holder {args.get('holder')!r}: one of {holders}") from None
         seat = args.get("seat")
         if holder is TileHolder.PLAYER:
             seat = check_seat(seat, "exposed tile seat")
@@ -457,7 +457,7 @@ class PaiGowTable(TableController):
                 holder = TileHolder.UNWAGERED  # § 535.12(e): a position without a wager
         ruling = exposed_tile(holder, self.rules.tiles, position=seat if holder is TileHolder.PLAYER else None,
                               elects_void=_flag(args, "void"))
-        self.alert("tile-exposed", f"{ruling.text} (§ {ruling.section})", "attention", self._round_number())
+        self._alert("tile-exposed", f"{ruling.text} (§ {ruling.section})", "attention")
         if ruling.void_round:
             self._finish("void", None)
         else:
@@ -466,8 +466,8 @@ class PaiGowTable(TableController):
     def _void_round(self, args: Mapping[str, Any]) -> None:
         self._require_state("void_round", *_IN_ROUND)
         reason = str(args.get("reason", "voided by the dealer"))
-        self.alert("round-void", f"round {self.current_round} void: {reason}; all wagers are returned",
-                   "attention", self._round_number())
+        self._alert("round-void", f"round {self.current_round} void: {reason}; all wagers are returned",
+                    "attention")
         self._finish("void", None)
 
     def _finish(self, status: str, settlement: dict[str, Any] | None) -> None:
@@ -501,7 +501,8 @@ class PaiGowTable(TableController):
         self._clock_alerted = "ok"
         expires = self.now + self.rules.dice.dice_max_hours * _HOUR
         self._announce("new_dice", f"new dice registered; they leave the table within "
-                       f"{self.rules.dice.dice_max_hours:g} hours (§ 535.5(c))", registered_at=self.now, expires_at=expires)
+                       f"{self.rules.dice.dice_max_hours:g} hours (§ 535.5(c))",
+                       registered_at=self.now, expires_at=expires)
 
     def _new_game(self, args: Mapping[str, Any]) -> None:
         """§ 535.6, § 535.11(b): the tiles were restacked; the first round has no player bank."""
@@ -520,7 +521,7 @@ class PaiGowTable(TableController):
             return
         self._clock_alerted = clock.state
         severity = "warning" if clock.state == "warn" else "attention"
-        self.alert("dice-" + clock.state, f"{_clock_text(clock)} (§ 535.5(c))", severity, self._round_number())
+        self._alert("dice-" + clock.state, f"{_clock_text(clock)} (§ 535.5(c))", severity)
         self._last_prompt = None
 
     # -- dealer commands --------------------------------------------------------------------
@@ -557,7 +558,8 @@ class PaiGowTable(TableController):
         round_ = self.round
         if self.paused:
             problems = self.device_problems()
-            return {"action": "wait", "reason": "paused", "problems": problems, "text": "table paused: " + "; ".join(problems)}
+            return {"action": "wait", "reason": "paused", "problems": problems,
+                    "text": "table paused: " + "; ".join(problems)}
         if self.state == "betting":
             clock = self.dice_clock()
             if not clock.may_start_round:
@@ -643,6 +645,10 @@ class PaiGowTable(TableController):
     def _round_number(self) -> int | None:
         """The round a decision belongs to: the one under way, or None between rounds."""
         return self.current_round if self.state in _IN_ROUND else None
+
+    def _alert(self, code: str, text: str, severity: str = "attention") -> None:
+        """An ``alert`` decision of the round under way."""
+        self.alert(code, text, severity, self._round_number())
 
     def _announce(self, what: str, text: str, **fields: Any) -> None:
         self.decide("announce", {"announce": what, **fields, "text": text}, self._round_number())

@@ -28,7 +28,8 @@ from firmware_host.paigow.delivery import Cut, DeliveryPlan
 from firmware_host.paigow.dice import DieReading
 from firmware_host.paigow.position import SEATS, label
 
-__all__ = ["Roll", "RoundState", "TOO_FEW_SHAKES", "LID_REMOVED_BY_BANK", "NOT_REVEALED", "SHAKES_REQUIRED"]
+__all__ = ["Roll", "RoundState", "die_reading", "TOO_FEW_SHAKES", "LID_REMOVED_BY_BANK", "NOT_REVEALED",
+           "SHAKES_REQUIRED"]
 
 #: § 535.8(a), § 535.11(i): the shaker is shaken at least three times before the reveal.
 SHAKES_REQUIRED = 3

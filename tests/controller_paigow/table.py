@@ -15,7 +15,6 @@ from drivers.events.table import DealerCommand, DeviceIdentified, WagerPlaced
 from firmware_host.decisions import Decision
 from firmware_host.paigow.rules import PaiGowRules
 from firmware_host.paigow_table import PaiGowTable, PaiGowTableRules
-from firmware_host.paigow_tiles import PaiGowTileRules
 from firmware_host.profiles import ApprovedIdentities
 
 APPROVED = {"shaker": ApprovedIdentities(models=("SH-1",), firmware=("1.0",))}

@@ -172,3 +172,13 @@ def test_unknown_commands_and_bad_arguments_are_clear_alerts() -> None:
         assert driver.alerts(driver.feed(event)) in (["refused-input"], ["wrong-state"])
     decided = driver.feed(DealerCommand(device="console", command="style", args=["x"]))  # type: ignore[arg-type]
     assert driver.alerts(decided) == ["refused-input"]
+
+
+def test_the_dealers_view_shows_the_round_the_roll_and_the_plan() -> None:
+    driver = rolled((6, 6, 3), wagers=(2,))
+    view = driver.table.view()
+    assert (view["state"], view["round"], view["total"], view["start"]) == ("delivering", 1, 15, "6")
+    assert view["prompt"] == driver.prompt() and view["plan"] == driver.prompt()["hands"]
+    assert view["wagers"] == [{"seat": 2, "amount": 1000}] and view["bank"] is None
+    assert view["dice_clock"]["state"] == "ok" and view["lamp"] == "green"
+    assert [roll["valid"] for roll in view["rolls"]] == [True]

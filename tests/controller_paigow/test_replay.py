@@ -29,7 +29,8 @@ def a_busy_evening() -> Driver:
     driver = Driver(PaiGowTableRules(PaiGowRules(player_bank_offered=True, co_banking_offered=True,
                                                  delivery_styles=("chee-yee",))))
     driver.open()
-    driver.feed(wager(1, 1000), wager(3, 2000), wager(5, 500), command("no_more_bets"), command("style", name="chee-yee"))
+    driver.feed(wager(1, 1000), wager(3, 2000), wager(5, 500), command("no_more_bets"),
+                command("style", name="chee-yee"))
     driver.feed(shakes(2), lid(True), reading(1, 2, 3), lid(False), shakes(3), lid(True),
                 reading(2, 2, 9), lid(False), roll(3, 5, 1))
     driver.deal_and_close()
