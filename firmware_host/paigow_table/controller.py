@@ -223,14 +223,13 @@ class PaiGowTable(TableController):
             raise RulesError(f"no wager at seat {seat}")
 
     def _no_more_bets(self, args: Mapping[str, Any]) -> None:
+        self._require_state("no_more_bets", "betting")
         clock = self.dice_clock()
         if not clock.may_start_round:
-            self._alert("dice-" + clock.state, f"no more bets refused: {_clock_text(clock)} (§ 535.5(c))",
-                        "attention")
+            self._alert("dice-" + clock.state, f"no more bets refused: {_clock_text(clock)} (§ 535.5(c))")
             self._last_prompt = None  # say again what to do
             return
-        if self.state == "betting":
-            self.round.offer = bank_offer_order(self.bank_state, SEATS, self.rules.dice)
+        self.round.offer = bank_offer_order(self.bank_state, SEATS, self.rules.dice)
         self.no_more_bets()
         if self.state == "bank":
             self._announce("bank_offer", "offer the bank in this order: " + ", ".join(map(str, self.round.offer)),

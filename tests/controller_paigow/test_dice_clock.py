@@ -35,6 +35,7 @@ def test_535_5_c_no_dice_registered_refuses_no_more_bets_with_an_alert_and_a_pro
     assert driver.table.state == "betting"
     driver.feed(command("new_dice"), command("no_more_bets"))
     assert driver.table.state == "shaking"
+    assert driver.alerts(driver.feed(command("no_more_bets"))) == ["wrong-state"]
 
 
 def test_535_5_c_warning_ahead_once_on_a_clock_tick() -> None:
