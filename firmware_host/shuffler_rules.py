@@ -30,9 +30,10 @@ Life of a batch (:attr:`BatchRecord.stage`)::
     discard <--end_shoe / idle_table-- in_play <--load_shoe-- released <--device released----+
        +--loaded (back in the shuffler)--> loaded
 
-How the controller uses it: :func:`new_state` once; :func:`on_batch_loaded`,
-:func:`on_shuffle_started`, :func:`on_shuffle_completed`, :func:`on_shuffle_abandoned`,
-:func:`on_batch_released` and :func:`on_batch_status` for the driver's events;
+How the controller uses it: :func:`new_state` once; :func:`on_event` for every shuffler
+event (it calls :func:`on_batch_loaded`, :func:`on_shuffle_started`,
+:func:`on_shuffle_completed`, :func:`on_shuffle_abandoned`, :func:`on_batch_released` or
+:func:`on_batch_status`);
 :func:`to_shuffle` tells which batch to ask the shuffler for, :func:`next_batch` which batch
 the next shoe must come from; :func:`load_shoe` at shoe start, :func:`check_round_start`
 before each round, :func:`record_activity` after it, :func:`end_shoe` at shoe end (then the
@@ -45,12 +46,16 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Mapping
 
+from drivers.events import DeviceEvent
+from drivers.events.shuffler import (
+    BatchLoaded, BatchReleased, BatchStatus, ShuffleCompleted, ShuffleStarted, ShufflerFault,
+)  # fmt: skip
 from firmware_host.baccarat.cards import CARDS_PER_DECK
 from firmware_host.errors import ProfileError, RulesError
 
 __all__ = [
     "BATCH_NAMES", "STAGES", "ShufflerConfig", "BatchRecord", "ShufflerState", "Notice", "Step",
-    "ShufflerRefusal", "DeckClock", "new_state", "expected_cards", "on_batch_loaded", "on_shuffle_started",
+    "ShufflerRefusal", "DeckClock", "new_state", "expected_cards", "on_event", "on_batch_loaded", "on_shuffle_started",
     "on_shuffle_completed", "on_shuffle_abandoned", "on_batch_released", "on_batch_status", "to_shuffle",
     "next_batch", "load_shoe", "check_round_start", "record_activity", "end_shoe", "idle_due", "idle_table",
     "retire_batch", "deck_clock",
@@ -409,6 +414,29 @@ def on_batch_status(state: ShufflerState, batch: str, device_state: str, decks: 
     else:
         step = Step(state)
     return Step(step.state, notices + step.notices)
+
+
+#: Shuffler faults that abandon the shuffle in progress of the batch they name.
+ABANDONING_FAULTS = frozenset(("jam", "door_open"))
+
+
+def on_event(state: ShufflerState, event: DeviceEvent, at: float) -> Step:
+    """Apply one event of :mod:`drivers.events.shuffler` (other events change nothing)."""
+    match event:
+        case BatchLoaded(batch=batch, decks=decks, back_colour=colour):
+            return on_batch_loaded(state, batch, decks, colour, at)
+        case ShuffleStarted(batch=batch):
+            return on_shuffle_started(state, batch, at)
+        case ShuffleCompleted(batch=batch, cards=cards, order_digest=digest):
+            return on_shuffle_completed(state, batch, cards, digest, at)
+        case BatchReleased(batch=batch, cards=cards):
+            return on_batch_released(state, batch, cards, at)
+        case BatchStatus(batch=batch, state=device_state, decks=decks, back_colour=colour, cards=cards,
+                         order_digest=digest):  # fmt: skip
+            return on_batch_status(state, batch, device_state, decks, colour, cards, digest, at)
+        case ShufflerFault(code=code, batch=str(batch)) if code in ABANDONING_FAULTS:
+            return on_shuffle_abandoned(state, batch, code.replace("_", " "), at)
+    return Step(state)
 
 
 # -- what the controller asks ---------------------------------------------------------------

@@ -8,11 +8,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from drivers.events.shuffler import (
+    BatchLoaded, BatchReleased, BatchStatus, ShuffleCompleted, ShuffleStarted, ShufflerFault,
+)  # fmt: skip
+from drivers.events.table import ClockTick
 from firmware_host.errors import ProfileError, RulesError
 from firmware_host.shuffler_rules import (
     ShufflerConfig, ShufflerRefusal, ShufflerState, Step, check_round_start, deck_clock, end_shoe, expected_cards,
     idle_due, idle_table, load_shoe, new_state, next_batch, on_batch_loaded, on_batch_released, on_batch_status,
-    on_shuffle_abandoned, on_shuffle_completed, on_shuffle_started, record_activity, retire_batch, to_shuffle,
+    on_event, on_shuffle_abandoned, on_shuffle_completed, on_shuffle_started, record_activity, retire_batch,
+    to_shuffle,
 )  # fmt: skip
 
 HOUR = 3600.0
@@ -338,3 +343,21 @@ def test_any_sequence_keeps_alternation_one_batch_in_play_and_only_verified_shoe
         assert len(in_play) <= 1 and len(out) <= 1  # § 541.3(b)(6)
         assert state.in_play == (in_play[0] if in_play else None)
     assert all(a != b for a, b in zip(shoes, shoes[1:]))  # § 541.3(b)(5)
+
+
+# -- the driver's events, through on_event ----------------------------------------------------------------
+
+
+def test_on_event_applies_the_drivers_events() -> None:
+    state = new_state(ShufflerConfig())
+    for ev in (BatchLoaded("shuffler", "A", 8, "red"), BatchStatus("shuffler", "B", "loaded", 8, "blue", 0, 0, ""),
+               ShuffleStarted("shuffler", "A")):  # fmt: skip
+        state = on_event(state, ev, 1).state
+    assert [b.stage for b in state.batches] == ["shuffling", "loaded"]
+    step = on_event(state, ShufflerFault("shuffler", "jam", "cards jammed", "A"), 2)
+    assert step.state.batch("A").stage == "loaded" and "abandoned (jam)" in step.notices[0].text
+    assert on_event(state, ShufflerFault("shuffler", "door_open", "door open"), 2).state == state  # no batch named
+    state = on_event(state, ShuffleCompleted("shuffler", "A", FULL, "ab12"), 3).state
+    state = on_event(state, BatchReleased("shuffler", "A", FULL), 4).state
+    assert state.batch("A").stage == "released"
+    assert on_event(state, ClockTick("clock"), 5).state == state
