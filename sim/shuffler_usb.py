@@ -265,11 +265,6 @@ class SimulatedShuffler(usb.backend.IBackend):
             self._advance()
             return self._slot(batch).state
 
-    def settle(self) -> None:
-        """Carry out every scheduled event whose time has come (reads and status do it too)."""
-        with self._cond:
-            self._advance()
-
     # -- device firmware ---------------------------------------------------------------
 
     def _slot(self, batch: str) -> _Slot:
