@@ -294,6 +294,7 @@ class GpioConfig:
 class TableProfile:
     """One table (``hardware-profiles/tables/<name>.toml``).
 
+    :param decks: Baccarat: decks in a shoe, or in each shuffler batch (§ 541.3).
     :param rules: the raw ``[rules]`` table; the game's rules module validates it.
     :param dealer: the raw ``[sim.dealer]`` table for the simulated dealer (simulated tables).
     """
@@ -302,6 +303,7 @@ class TableProfile:
     path: Path
     table_id: str
     game: str
+    decks: int
     rules: Section
     devices: dict[str, DeviceSlot]
     gpio: GpioConfig
@@ -389,6 +391,7 @@ def load_table(path: Path | str, devices_dir: Path | None = None) -> TableProfil
         path=path,
         table_id=table.string("id", REQUIRED),
         game=game,
+        decks=table.integer("decks", 8, low=1, high=8),
         rules=top.table("rules"),
         devices=slots,
         gpio=_gpio(top.table("gpio"), game),

@@ -50,6 +50,8 @@ class SimDealer:
         self.seed = seed
         self.errors = dict(errors or {})
         self.round = 1
+        self._prompt: dict[str, Any] | None = None
+        self._repeats = 0
         self._inbox: queue.SimpleQueue[dict[str, Any] | None] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name=f"{type(self).__name__}", daemon=True)
 
@@ -67,13 +69,23 @@ class SimDealer:
         if self._thread.is_alive():
             self._thread.join(timeout=5)
 
+    #: Decisions after which the current prompt stands but must be carried out again: the
+    #: card pulled was the cover card or a face-up card, not the card the prompt asked for.
+    REPEAT_AFTER: frozenset[tuple[str, str]] = frozenset()
+
     def on_decisions(self, decisions: Sequence[Decision]) -> None:
-        """Output hook: queue the step's latest prompt; note finished rounds."""
+        """Output hook: queue the step's latest prompt (or repeat the current one); note finished rounds."""
+        prompted = False
         for decision in decisions:
             if decision.type == "round_result":
                 self.round = int(decision.data["round"]) + 1
             elif decision.type == "prompt":
-                self._inbox.put(dict(decision.data, _round=self.round))
+                self._prompt = dict(decision.data, _round=self.round)
+                self._inbox.put(self._prompt)
+                prompted = True
+        if not prompted and self._prompt is not None and any(_key(d) in self.REPEAT_AFTER for d in decisions):
+            self._repeats += 1
+            self._inbox.put(dict(self._prompt, _repeat=self._repeats))
 
     def rng(self, purpose: str, *more: object) -> random.Random:
         """A generator for one choice, seeded by the run's seed, the round and the purpose."""
@@ -119,14 +131,21 @@ class SimDealer:
         raise NotImplementedError
 
 
+def _key(decision: Decision) -> tuple[str, str]:
+    """``(type, code or announcement)`` of a decision, matched against :attr:`SimDealer.REPEAT_AFTER`."""
+    return decision.type, str(decision.data.get("code") or decision.data.get("announce") or "")
+
+
 class SimShoe(Protocol):
-    """What the Baccarat dealer uses of the simulated shoe (:class:`sim.shoe.ShoeSim`)."""
+    """What the Baccarat dealer uses of the simulated shoe (:class:`sim.shoe.SimShoe`)."""
 
-    def load(self, shoe_number: int) -> None:
-        """Put a freshly shuffled shoe in (seeded by the run's seed and the shoe number)."""
+    burn_mode: bool
 
-    def draw(self, burn: bool = False) -> str | None:
-        """Pull the next card out; returns its text as the dealer sees it, None when empty."""
+    def reload(self) -> None:
+        """Put the next freshly shuffled shoe of the seeded sequence in."""
+
+    def draw(self) -> Any:
+        """Pull the next card out; the result's ``card`` is what the dealer sees (None: none)."""
 
 
 #: Wager kinds the simulated players choose from, with relative weights.
@@ -142,6 +161,8 @@ class BaccaratDealer(SimDealer):
     :param seats: seats that hold a player (§ 541.2(a): 1-7).
     :param offered: wager kinds the table's Rules Submission offers.
     """
+
+    REPEAT_AFTER = frozenset({("announce", "cover_card"), ("alert", "card-face-up")})
 
     def __init__(self, emit: Callable[[DeviceEvent], None], press: Press, seed: int, shoe: SimShoe,
                  seats: Sequence[int] = range(1, 8), offered: Sequence[str] = ("banker", "player", "tie"),
@@ -161,8 +182,9 @@ class BaccaratDealer(SimDealer):
         """Act on one prompt of :meth:`firmware_host.baccarat_table.BaccaratTable.prompt`."""
         action = prompt["action"]
         if action == "load_shoe":
+            if self.shoes_loaded:
+                self.shoe.reload()  # the first shoe is in the simulator from the start
             self.shoes_loaded += 1
-            self.shoe.load(self.shoes_loaded)
             self.console("shoe_loaded")
         elif action == "burn":
             self._draw(burn=True)
@@ -188,7 +210,8 @@ class BaccaratDealer(SimDealer):
         # "wait" (paused) and "collect_commission" need nothing from the simulated dealer.
 
     def _draw(self, burn: bool = False) -> None:
-        self.last_drawn = self.shoe.draw(burn=burn)
+        self.shoe.burn_mode = burn  # the shoe's burn button
+        self.last_drawn = self.shoe.draw().card
 
     def _place_bets(self) -> None:
         rng = self.rng("bets")

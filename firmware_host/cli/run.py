@@ -1,0 +1,98 @@
+"""``tablehost run``: the table service.
+
+With a profile whose devices are simulated it starts the simulators and a simulated
+dealer; with ``--rounds N`` it stops once the journal holds N finished rounds (counted from
+the start of the journal, so a restarted run finishes the same N) and exits 0. Without
+``--rounds`` it runs until SIGTERM or SIGINT, which finish the current journal write and
+leave the round resumable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+from firmware_host.decisions import Decision
+from firmware_host.profiles import load_table
+from firmware_host.systemd import Notifier
+from firmware_host.wiring import build_table
+
+#: Default journal beside the working directory when neither the CLI nor the profile names one.
+DEFAULT_JOURNAL = Path("run/journal.sqlite")
+#: A simulated run with more rounds than this shows a progress line instead of every prompt.
+QUIET_ABOVE_ROUNDS = 50
+#: Rounds between progress lines in a quiet run.
+PROGRESS_EVERY = 50
+
+
+def register(groups: Any, name: str, help_text: str) -> None:
+    """Add ``tablehost run``."""
+    parser = groups.add_parser(name, help=help_text, description=__doc__)
+    parser.add_argument("--profile", required=True, type=Path, help="table profile (hardware-profiles/tables/*.toml)")
+    parser.add_argument("--rounds", type=_positive, help="stop once the journal holds this many finished rounds")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the simulated devices and dealer (default 0)")
+    parser.add_argument("--journal", type=Path, help="journal path (default: the profile's, else run/journal.sqlite)")
+    parser.add_argument("--quiet", action="store_true", help="show progress lines instead of every prompt")
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="log driver detail (-vv: debug)")
+    parser.set_defaults(func=run)
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text} is not a positive number of rounds")
+    return value
+
+
+class Progress:
+    """Output: one line every :data:`PROGRESS_EVERY` finished rounds, with the rate."""
+
+    def __init__(self, stream: Any, table_id: str, target: int | None) -> None:
+        self.stream, self.table_id, self.target = stream, table_id, target
+        self.started = time.monotonic()
+        self.rounds = 0
+
+    def on_decisions(self, decisions: Sequence[Decision]) -> None:
+        """Count finished rounds; print a line every :data:`PROGRESS_EVERY`."""
+        for decision in decisions:
+            if decision.type == "round_result":
+                self.rounds += 1
+                if self.rounds % PROGRESS_EVERY == 0:
+                    rate = self.rounds / max(time.monotonic() - self.started, 1e-9)
+                    of = f"/{self.target}" if self.target else ""
+                    self.stream.write(f"[{self.table_id}] round {decision.data['round']}{of} ({rate:.1f} rounds/s)\n")
+                    self.stream.flush()
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the service; 0 on a clean stop."""
+    logging.basicConfig(level=[logging.WARNING, logging.INFO, logging.DEBUG][min(args.verbose, 2)],
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    profile = load_table(args.profile)
+    journal_path = args.journal or profile.journal_path or DEFAULT_JOURNAL
+    quiet = args.quiet or (args.rounds or 0) > QUIET_ABOVE_ROUNDS
+    progress = Progress(sys.stdout, profile.table_id, args.rounds)
+    table = build_table(profile, journal_path=journal_path, seed=args.seed, rounds=args.rounds, quiet=quiet,
+                        extra_outputs=(progress,) if quiet else ())
+    notifier = Notifier()
+    table.service.heartbeat = notifier.watchdog
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: table.service.stop())
+    if table.replayed:
+        print(f"[{profile.table_id}] recovered {table.replayed} steps from {journal_path} "
+              f"({table.service.rounds_finished} rounds finished)", flush=True)
+    try:
+        table.start()
+        notifier.ready(f"table {profile.table_id} running ({profile.game})")
+        table.service.run()
+        notifier.stopping()
+    finally:
+        table.stop()
+    finished = table.service.rounds_finished
+    print(f"[{profile.table_id}] stopped: {finished} rounds in the journal {journal_path}", flush=True)
+    return 0

@@ -1,0 +1,183 @@
+"""Wiring: the one place that reads a table profile and builds the running table from it.
+
+:func:`build_table` opens the journal, builds the game's controller, replays the journal
+into it (crash recovery), builds a driver for every device — and a simulator for every
+device whose port is ``sim`` — the GPIO panel and, on a simulated table, the simulated
+dealer. :class:`Table` owns them all, starts them, and stops them in the right order.
+
+Game-specific parts (the controller, the simulated dealer) come from
+:mod:`firmware_host.wiring.baccarat` and :mod:`firmware_host.wiring.paigow`; devices from
+:mod:`firmware_host.wiring.devices`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import logging
+import sys
+from pathlib import Path
+from typing import Any, Callable, Protocol, TextIO
+
+from drivers.events import DeviceEvent
+from drivers.events.table import DealerCommand
+from drivers.gpio import TablePanel, pin_factory
+from firmware_host import __version__
+from firmware_host.controller import TableController
+from firmware_host.errors import TablehostError
+from firmware_host.journal import Journal, load_key
+from firmware_host.outputs import DealerView, PanelOutput
+from firmware_host.profiles import TableProfile
+from firmware_host.recovery import shoe_resume_point
+from firmware_host.service import Output, Service
+from firmware_host.wiring.devices import DeviceContext, DeviceParts, build_device
+from sim.dealer import SimDealer
+
+__all__ = ["Table", "build_table", "GameWiring", "TABLE_META"]
+
+log = logging.getLogger("tablehost.wiring")
+
+#: Meta record written once per journal: which table, profile and seed it belongs to.
+TABLE_META = "table"
+#: Module wiring each game.
+GAME_MODULES = {"baccarat": "firmware_host.wiring.baccarat", "paigow": "firmware_host.wiring.paigow"}
+
+
+class GameWiring(Protocol):
+    """What a game's wiring module provides."""
+
+    def controller(self, profile: TableProfile) -> TableController:
+        """The game's controller for ``profile``."""
+
+    def dealer(self, profile: TableProfile, controller: TableController, devices: dict[str, DeviceParts],
+               emit: Callable[[DeviceEvent], None], press: Callable[[str], None], seed: int,
+               journal: Journal) -> SimDealer:
+        """The simulated dealer of a simulated table, resumed where the journal stands."""
+
+
+@dataclasses.dataclass
+class Table:
+    """A running table: the service and everything around it."""
+
+    profile: TableProfile
+    journal: Journal
+    service: Service
+    devices: list[DeviceParts]
+    panel: TablePanel | None
+    dealer: SimDealer | None
+    replayed: int
+
+    def start(self) -> None:
+        """Start the simulators, the drivers and the simulated dealer (the service runs in the caller)."""
+        for parts in self.devices:
+            if hasattr(parts.sim, "start"):
+                parts.sim.start()
+        for parts in self.devices:
+            parts.driver.start()
+        if self.dealer is not None:
+            self.dealer.start()
+
+    def stop(self) -> None:
+        """Stop the dealer, the drivers, the sims and the GPIO; close the journal last."""
+        if self.dealer is not None:
+            self.dealer.stop()
+        for parts in self.devices:
+            parts.driver.stop()
+        for parts in self.devices:
+            if hasattr(parts.sim, "stop"):
+                parts.sim.stop()
+        if self.panel is not None:
+            self.panel.close()
+        self.journal.close()
+
+
+def game_wiring(game: str) -> GameWiring:
+    """The wiring module of ``game``."""
+    return importlib.import_module(GAME_MODULES[game])  # type: ignore[return-value]
+
+
+def build_table(
+    profile: TableProfile,
+    *,
+    journal_path: Path,
+    seed: int = 0,
+    rounds: int | None = None,
+    stream: TextIO = sys.stdout,
+    quiet: bool = False,
+    extra_outputs: tuple[Output, ...] = (),
+) -> Table:
+    """Build (but do not start) the table described by ``profile``.
+
+    :param journal_path: the journal; an existing one is replayed and continued.
+    :param seed: seeds every simulator and the simulated dealer; a continued journal keeps
+        the seed it was started with.
+    :param rounds: stop once the journal holds this many finished rounds.
+    :param stream: where the dealer's view goes.
+    :param quiet: leave routine prompts out of the dealer's view.
+    """
+    key = load_key(profile.hmac_key_file) if profile.hmac_key_file else None
+    journal_path.parent.mkdir(parents=True, exist_ok=True)
+    journal = Journal.open(journal_path, hmac_key=key)
+    try:
+        return _build(profile, journal, seed, rounds, stream, quiet, extra_outputs)
+    except BaseException:
+        journal.close()
+        raise
+
+
+def _build(profile: TableProfile, journal: Journal, seed: int, rounds: int | None, stream: TextIO,
+           quiet: bool, extra_outputs: tuple[Output, ...]) -> Table:
+    seed = _journal_seed(profile, journal, seed)
+    game = game_wiring(profile.game)
+    controller = game.controller(profile)
+    outputs: list[Output] = [DealerView(stream, profile.table_id, quiet_prompts=quiet), *extra_outputs]
+    service = Service(controller, journal, outputs, tick_seconds=profile.tick_seconds, stop_after_rounds=rounds)
+    replayed = service.recover()
+    panel = _panel(profile, service)
+    if panel is not None:
+        service.outputs.append(PanelOutput(panel))
+    context = DeviceContext(profile.path, seed, profile.decks, shoe_resume_point(journal),
+                            lid_from_shaker=profile.gpio.lid_source == "shaker")
+    devices = {name: build_device(slot, service.emit, context) for name, slot in profile.devices.items()}
+    dealer = None
+    if profile.simulated:
+        dealer = game.dealer(profile, controller, devices, service.emit, _presser(panel, service.emit), seed, journal)
+        service.outputs.append(dealer)
+    return Table(profile, journal, service, list(devices.values()), panel, dealer, replayed)
+
+
+def _journal_seed(profile: TableProfile, journal: Journal, seed: int) -> int:
+    """The seed the journal was started with (written on first use)."""
+    recorded = journal.meta(TABLE_META)
+    if not recorded:
+        journal.append_meta(TABLE_META, {"table_id": profile.table_id, "game": profile.game,
+                                         "profile": str(profile.path), "seed": seed, "version": __version__})
+        return seed
+    first = recorded[0]
+    if first.get("table_id") != profile.table_id:
+        raise TablehostError(f"journal belongs to table {first.get('table_id')!r}, not {profile.table_id!r}")
+    if first.get("seed") != seed:
+        log.warning("journal was started with seed %s; continuing with it (not %s)", first.get("seed"), seed)
+    return int(first.get("seed", seed))
+
+
+def _panel(profile: TableProfile, service: Service) -> TablePanel | None:
+    gpio = profile.gpio
+    if not (gpio.buttons or gpio.lamp or gpio.lid is not None):
+        return None
+    lid = gpio.lid if gpio.lid_source == "gpio" else None
+    return TablePanel(service.emit, gpio.buttons, gpio.lamp, gpio.buzzer, lid, pin_factory(gpio.pin_factory))
+
+
+def _presser(panel: TablePanel | None, emit: Callable[[DeviceEvent], None]) -> Callable[[str], None]:
+    """Press a dealer button: its mock GPIO pin when it has one, else the console."""
+
+    def press(name: str) -> None:
+        if panel is not None and panel.simulated and name in panel.buttons:
+            pin: Any = panel.buttons[name].pin
+            pin.drive_low()
+            pin.drive_high()
+        else:
+            emit(DealerCommand(device="console", command=name))
+
+    return press

@@ -1,0 +1,154 @@
+"""Build each device of a table: its driver and, for ``port = "sim"``, its simulator.
+
+One builder per device kind (shoe, shaker, shuffler). The simulator's options come from
+the profile's ``[devices.<name>.sim]`` table; an option the kind does not know is a
+:class:`~firmware_host.errors.ProfileError` naming the key.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any, Callable
+
+from drivers.codecs import framed
+from drivers.device import Device, Identity, Timing
+from drivers.events import DeviceEvent
+from drivers.shaker import Shaker
+from drivers.shoe import shoe_driver
+from drivers.shuffler import ShufflerDriver
+from firmware_host.errors import ProfileError
+from firmware_host.profiles import DeviceSlot, Timeouts
+from firmware_host.recovery import ShoeResumePoint
+from sim.errors import SimError
+from sim.faults import ShoeFaults, faults_from
+from sim.shaker import ShakerFaults, SimShaker
+from sim.shoe import SimShoe
+from sim.shuffler_usb import SimulatedShuffler
+
+__all__ = ["DeviceParts", "build_device", "SIM_OPTIONS"]
+
+Emit = Callable[[DeviceEvent], None]
+
+#: Options of ``[devices.<name>.sim]`` each kind of simulator takes.
+SIM_OPTIONS: dict[str, tuple[str, ...]] = {
+    "shoe": ("faults", "endpoint"),
+    "shaker": ("faults", "endpoint"),
+    "shuffler": ("faults", "recover_after_s", "shuffle_seconds"),
+}
+
+
+@dataclasses.dataclass
+class DeviceParts:
+    """A device's driver and, when simulated, its simulator (``None`` for real hardware)."""
+
+    slot: DeviceSlot
+    driver: Device
+    sim: Any | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class DeviceContext:
+    """What the device builders need besides the slot.
+
+    :param table_path: the table profile (named in errors).
+    :param seed: the run's seed.
+    :param decks: decks in a shoe (Baccarat) or in a shuffler batch.
+    :param shoe_resume: where a simulated shoe resumes.
+    :param lid_from_shaker: whether the shaker's own lid line is used (else a GPIO reed switch).
+    """
+
+    table_path: Path
+    seed: int
+    decks: int = 8
+    shoe_resume: ShoeResumePoint = ShoeResumePoint()
+    lid_from_shaker: bool = True
+
+
+def timing(timeouts: Timeouts) -> Timing:
+    """The driver timing of a device model's ``[timeouts]``."""
+    return Timing(ack=timeouts.ack, retries=timeouts.retries, heartbeat=timeouts.heartbeat,
+                  handshake=timeouts.handshake, reconnect_initial=timeouts.reconnect_initial,
+                  reconnect_max=timeouts.reconnect_max)
+
+
+def _sim_options(slot: DeviceSlot, context: DeviceContext) -> dict[str, Any]:
+    known = SIM_OPTIONS[slot.model.kind]
+    for key in slot.sim:
+        if key not in known:
+            raise ProfileError(context.table_path, f"devices.{slot.name}.sim.{key}",
+                               f"unknown key (a simulated {slot.model.kind} takes: {', '.join(known)})")
+    return dict(slot.sim)
+
+
+def _sim_identity(slot: DeviceSlot) -> framed.Identity:
+    """A simulator answers as an approved unit of its model."""
+    approved = slot.model.approved
+    return framed.Identity(slot.model.model, approved.serials[0] if approved.serials else "SIM-0001",
+                           approved.firmware[-1])
+
+
+def _faults(slot: DeviceSlot, context: DeviceContext, cls: type, spec: Any) -> Any:
+    try:
+        return faults_from(cls, spec)
+    except SimError as exc:
+        raise ProfileError(context.table_path, f"devices.{slot.name}.sim.faults", str(exc)) from None
+
+
+def _shoe(slot: DeviceSlot, emit: Emit, context: DeviceContext) -> DeviceParts:
+    model, url, sim = slot.model, slot.port, None
+    if slot.simulated:
+        options = _sim_options(slot, context)
+        sim = SimShoe(dialect=model.dialect, endpoint=options.get("endpoint", "pty"), seed=context.seed,
+                      decks=context.decks, faults=_faults(slot, context, ShoeFaults, options.get("faults")),
+                      shoe_number=max(context.shoe_resume.shoes_loaded, 1), position=context.shoe_resume.draws,
+                      identity=_sim_identity(slot), heartbeat=model.timeouts.heartbeat,
+                      ack_timeout=model.timeouts.ack)
+        url = sim.url
+    # The ascii dialect has no identity message: the profile's model stands in, unverified.
+    identity = Identity(model.model, "unverified", model.approved.firmware[0], verified=False)
+    driver = shoe_driver(model.dialect, slot.name, url, emit, identity=identity,
+                         timing=timing(model.timeouts), baudrate=model.baudrate)
+    return DeviceParts(slot, driver, sim)
+
+
+def _shaker(slot: DeviceSlot, emit: Emit, context: DeviceContext) -> DeviceParts:
+    model, url, sim = slot.model, slot.port, None
+    if slot.simulated:
+        options = _sim_options(slot, context)
+        sim = SimShaker(endpoint=options.get("endpoint", "pty"), seed=context.seed,
+                        faults=_faults(slot, context, ShakerFaults, options.get("faults")),
+                        identity=_sim_identity(slot), heartbeat=model.timeouts.heartbeat,
+                        ack_timeout=model.timeouts.ack)
+        url = sim.url
+    driver = Shaker(slot.name, url, emit, lid_events=context.lid_from_shaker, timing=timing(model.timeouts),
+                    baudrate=model.baudrate)
+    return DeviceParts(slot, driver, sim)
+
+
+def _shuffler(slot: DeviceSlot, emit: Emit, context: DeviceContext) -> DeviceParts:
+    model, sim = slot.model, None
+    if slot.simulated:
+        options = _sim_options(slot, context)
+        identity = _sim_identity(slot)
+        try:
+            sim = SimulatedShuffler(context.seed, decks_per_batch=context.decks, fault_rates=options.get("faults"),
+                                    recover_after_s=options.get("recover_after_s", 2.0),
+                                    shuffle_seconds=float(options.get("shuffle_seconds", 0.0)),
+                                    model=identity.model, serial=identity.serial, firmware=identity.firmware,
+                                    vendor_id=model.usb_vendor_id, product_id=model.usb_product_id)
+        except SimError as exc:
+            raise ProfileError(context.table_path, f"devices.{slot.name}.sim", str(exc)) from None
+    driver = ShufflerDriver(slot.name, emit, vendor_id=model.usb_vendor_id, product_id=model.usb_product_id,
+                            backend=sim, timing=timing(model.timeouts))
+    return DeviceParts(slot, driver, sim)
+
+
+_BUILDERS: dict[str, Callable[[DeviceSlot, Emit, DeviceContext], DeviceParts]] = {
+    "shoe": _shoe, "shaker": _shaker, "shuffler": _shuffler,
+}
+
+
+def build_device(slot: DeviceSlot, emit: Emit, context: DeviceContext) -> DeviceParts:
+    """Build the driver (and simulator) of one device slot; nothing is started."""
+    return _BUILDERS[slot.model.kind](slot, emit, context)
