@@ -17,7 +17,7 @@ from drivers.codecs.shoe_messages import (
     Card, CutCard, FaceUp, Fault, SetBurnMode, ShoeEmpty, Unreadable, Warning,
 )  # fmt: skip
 from drivers.errors import CodecError
-from codec_chunks import decode_in_chunks  # tests/drivers is on sys.path (no __init__: it would shadow drivers)
+from tests.helpers.codec_chunks import decode_in_chunks
 
 GOLDEN = [
     (Identify(1000), 0, "A5 02 00 80 03 E8 47 A0"),

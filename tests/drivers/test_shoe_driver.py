@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import contextlib
-import queue
 import socket
-import time
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
 import pytest
 
@@ -22,38 +20,11 @@ from drivers.transport import SerialTransport
 from sim.faults import ShoeFaults
 from sim.link import FramedSimLink
 from sim.shoe import CUT, SimShoe
+from tests.helpers.device_events import FAST, Events, eventually
 
-#: Short timings so that every test runs in well under a second or two.
-FAST = Timing(ack=0.05, retries=3, heartbeat=0.1, handshake=0.15, reconnect_initial=0.05, reconnect_max=0.2)
-#: How long a test waits for an event before it fails (generous: the machine is shared).
-WAIT = 10.0
 ASCII_IDENTITY = Identity("ASCII-SHOE", "PROFILE-SN", "unknown")
 SCRIPT = ["4S", "KD", "9H", CUT, "AC", "TD"]
 COMBOS = [("framed", "pty"), ("framed", "socket"), ("ascii", "pty"), ("ascii", "socket")]
-
-
-class Events:
-    """The driver's event queue, with waiting helpers."""
-
-    def __init__(self) -> None:
-        self.queue: queue.Queue[DeviceEvent] = queue.Queue()
-        self.seen: list[DeviceEvent] = []
-
-    def until(self, done: Callable[[DeviceEvent], bool], timeout: float = WAIT) -> list[DeviceEvent]:
-        """Events up to and including the first for which ``done`` is true."""
-        got: list[DeviceEvent] = []
-        while True:
-            try:
-                ev = self.queue.get(timeout=timeout)
-            except queue.Empty:
-                raise AssertionError(f"no matching event within {timeout}s; got {got}") from None
-            got.append(ev)
-            self.seen.append(ev)
-            if done(ev):
-                return got
-
-    def next(self, cls: type, timeout: float = WAIT) -> Any:
-        return self.until(lambda ev: isinstance(ev, cls), timeout)[-1]
 
 
 @contextlib.contextmanager
@@ -68,14 +39,6 @@ def shoe_and_driver(dialect: str, endpoint: str, **sim_options: Any) -> Iterator
             yield sim, driver, events
         finally:
             driver.stop()
-
-
-def eventually(condition: Callable[[], bool]) -> None:
-    """Wait (up to :data:`WAIT`) for a condition set by another thread."""
-    deadline = time.monotonic() + WAIT
-    while not condition():
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(0.01)
 
 
 def game_events(evs: list[DeviceEvent]) -> list[DeviceEvent]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from codec_chunks import decode_in_chunks  # tests/drivers, put on sys.path by conftest.py
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -10,6 +9,7 @@ from drivers.codecs import BadFrame
 from drivers.codecs.framed import Frame, Heartbeat, decode
 from drivers.codecs.shaker import TABLE, Die, Lid, Reading, RequestReading, Reset, Shake, ShakerFault
 from drivers.errors import CodecError
+from tests.helpers.codec_chunks import decode_in_chunks
 
 dice = st.builds(Die, st.integers(0, 255), st.booleans())
 messages = st.one_of(

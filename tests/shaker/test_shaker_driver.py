@@ -6,7 +6,6 @@ import contextlib
 from typing import Any, Iterator
 
 import pytest
-from test_shoe_driver import FAST, Events, eventually  # tests/drivers, put on sys.path by conftest.py
 
 from drivers.codecs.shaker import Die, Reading
 from drivers.events import DeviceEvent
@@ -19,6 +18,7 @@ from firmware_host.paigow.dice import (
 from sim.errors import SimError
 from sim.faults import faults_from
 from sim.shaker import ShakerFaults, SimShaker
+from tests.helpers.device_events import FAST, Events, eventually
 
 
 @contextlib.contextmanager

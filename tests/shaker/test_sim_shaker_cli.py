@@ -6,12 +6,12 @@ import subprocess
 import sys
 
 import pytest
-from test_shoe_driver import FAST, Events  # tests/drivers, put on sys.path by conftest.py
 
 from drivers.events.dice import ShakeDetected
 from drivers.events.table import DeviceIdentified
 from drivers.shaker import Shaker
 from firmware_host.cli import main
+from tests.helpers.device_events import FAST, Events
 
 
 def test_standalone_sim_over_a_socket_plays_rounds_the_driver_hears() -> None:
