@@ -173,6 +173,7 @@ class BaccaratDealer(SimDealer):
         self.offered = [kind for kind in _BACCARAT_KINDS if kind in offered]
         self.shoes_loaded = 0
         self.last_drawn: str | None = None
+        self._bets_taken: int | None = None
 
     def resume_shoe(self, shoe_number: int) -> None:
         """Continue counting shoes from ``shoe_number`` (the one in play when the run stopped)."""
@@ -188,7 +189,9 @@ class BaccaratDealer(SimDealer):
             self.console("shoe_loaded")
         elif action == "burn":
             self._draw(burn=True)
-        elif action == "place_bets":
+        elif action == "place_bets" and prompt["_round"] != self._bets_taken:
+            # Once per round: the prompt changes within a round (a card held, § 541.14(a)).
+            self._bets_taken = prompt["_round"]
             self._place_bets()
             self.press("no_more_bets")
         elif action == "deal":
@@ -199,8 +202,7 @@ class BaccaratDealer(SimDealer):
                 if self.errs("card_disclosed"):
                     self.press("card_disclosed")  # § 541.14(c)
         elif action == "discard":
-            for _ in range(int(prompt["count"])):
-                self._draw()
+            self._draw()  # one card: the prompt counts down and comes again for the next
         elif action == "enter_card":
             self.console("card_entered", card=self.last_drawn)
         elif action == "reveal":
