@@ -1,8 +1,8 @@
 """Drive a :class:`PaiGowTable` with event sequences, the way the service does.
 
-``Driver`` keeps the clock, feeds events and keeps every decision; ``roll(3, 5, 1)`` is three
-shakes, the lid off and the reading; ``play_round`` follows the controller's prompts like a
-dealer who never errs.
+``Driver`` (a :class:`~tests.helpers.table_driver.TableDriver`) keeps the clock, feeds events
+and keeps every decision; ``roll(3, 5, 1)`` is three shakes, the lid off and the reading;
+``play_round`` follows the controller's prompts like a dealer who never errs.
 """
 
 from __future__ import annotations
@@ -11,21 +11,17 @@ from typing import Any, Iterable
 
 from drivers.events import DeviceEvent
 from drivers.events.dice import DiceRead, LidChanged, ShakeDetected
-from drivers.events.table import DealerCommand, DeviceIdentified, WagerPlaced
+from drivers.events.table import DeviceIdentified, WagerPlaced
 from firmware_host.decisions import Decision
 from firmware_host.paigow.rules import PaiGowRules
 from firmware_host.paigow_table import PaiGowTable, PaiGowTableRules
 from firmware_host.profiles import ApprovedIdentities
+from tests.helpers.table_driver import TableDriver, command
 
 APPROVED = {"shaker": ApprovedIdentities(models=("SH-1",), firmware=("1.0",))}
 SHAKER_UP = DeviceIdentified(device="shaker", model="SH-1", serial="S1", firmware="1.0")
 #: A Rules Submission that offers the player bank and co-banking (§ 535.11(a), (e)).
 BANK_RULES = PaiGowTableRules(PaiGowRules(player_bank_offered=True, co_banking_offered=True))
-
-
-def command(command_name: str, /, **args: Any) -> DealerCommand:
-    """A dealer command with its arguments."""
-    return DealerCommand(device="buttons", command=command_name, args=args or None)
 
 
 def wager(seat: int, amount: int = 1000, kind: str = "paigow") -> WagerPlaced:
@@ -61,47 +57,15 @@ def faces_for(total: int) -> tuple[int, int, int]:
     return first, second, total - first - second
 
 
-class Driver:
-    """A controller and everything it decided, fed one event at a time."""
+class Driver(TableDriver[PaiGowTable]):
+    """A :class:`PaiGowTable` and everything it decided, fed one event at a time."""
 
     def __init__(self, rules: PaiGowTableRules | None = None) -> None:
-        self.table = PaiGowTable("T1", APPROVED, rules or PaiGowTableRules())
-        self.decisions: list[Decision] = []
-        self.steps: list[tuple[float, DeviceEvent]] = []
-        self.clock = 0.0
-
-    def feed(self, *events: DeviceEvent | Iterable[DeviceEvent], gap: float = 1.0) -> list[Decision]:
-        """Feed events (or lists of events) ``gap`` seconds apart; return their decisions."""
-        out: list[Decision] = []
-        for item in events:
-            for event in [item] if isinstance(item, DeviceEvent) else item:
-                self.clock += gap
-                self.steps.append((self.clock, event))
-                out += self.table.handle(event, self.clock)
-        self.decisions += out
-        return out
+        super().__init__(PaiGowTable("T1", APPROVED, rules or PaiGowTableRules()))
 
     def open(self) -> list[Decision]:
         """Identify the shaker and register a dice set: the table is open for bets."""
         return self.feed(SHAKER_UP, command("new_dice"))
-
-    def of(self, type_: str, decisions: Iterable[Decision] | None = None) -> list[dict[str, Any]]:
-        """The data of every decision of one type (of all decisions by default)."""
-        return [d.data for d in (self.decisions if decisions is None else decisions) if d.type == type_]
-
-    def prompt(self) -> dict[str, Any]:
-        """The latest prompt decision."""
-        return self.of("prompt")[-1]
-
-    def results(self) -> list[dict[str, Any]]:
-        return self.of("round_result")
-
-    def alerts(self, decisions: Iterable[Decision] | None = None) -> list[str]:
-        """The codes of the alerts decided."""
-        return [a["code"] for a in self.of("alert", decisions)]
-
-    def announced(self, what: str, decisions: Iterable[Decision] | None = None) -> list[dict[str, Any]]:
-        return [a for a in self.of("announce", decisions) if a["announce"] == what]
 
     def deal_and_close(self) -> list[Decision]:
         """After an accepted roll: delivered, cover, shake once (§ 535.8(d)-(f))."""
