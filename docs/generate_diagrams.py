@@ -18,12 +18,13 @@ from typing import Any
 from transitions.extensions import GraphMachine
 
 from firmware_host.baccarat_table import BaccaratTable
+from firmware_host.controller import TableController
 from firmware_host.paigow_table import PaiGowTable
 
 DOCS = Path(__file__).resolve().parent
 
 #: (file, title, controller class, what the diagram leaves out)
-DIAGRAMS: list[tuple[str, str, type, str]] = [
+DIAGRAMS: list[tuple[str, str, type[TableController], str]] = [
     (
         "state-baccarat.md",
         "Baccarat table controller",
@@ -50,8 +51,8 @@ class _Model:
     """A stand-in model: the graph needs states and transitions, never the callbacks."""
 
 
-def mermaid(controller: type, title: str) -> str:
-    """The mermaid state diagram of ``controller``'s machine."""
+def mermaid(controller: type[TableController], title: str) -> str:
+    """The mermaid state diagram of ``controller``'s machine (:meth:`TableController.build_machine`)."""
     model: Any = _Model()
     controller.build_machine(model, GraphMachine, graph_engine="mermaid", show_conditions=True, title=title)
     text: str = model.get_graph().draw(None)
@@ -59,7 +60,7 @@ def mermaid(controller: type, title: str) -> str:
     return text.replace(f"---\n{title}\n---", f"---\ntitle: {title}\n---", 1)
 
 
-def document(title: str, controller: type, note: str) -> str:
+def document(title: str, controller: type[TableController], note: str) -> str:
     """The markdown file for one controller."""
     return (
         f"# {title}: state diagram\n\n"

@@ -41,8 +41,6 @@ import dataclasses
 from collections import Counter
 from typing import Any, Callable, Mapping
 
-from transitions import Machine, MachineError
-
 from drivers.events import DeviceEvent
 from drivers.events.shoe import CardFaceUp, CardRead, CardUnreadable, CutCard, IdentityUnverified, ShoeEmpty, ShoeWarning
 from drivers.events.table import ClockTick, DealerCommand, DeviceFault, WagerPlaced
@@ -147,10 +145,10 @@ class BaccaratTable(TableController):
     """
 
     game = "baccarat"
+    game_title = "Baccarat"
 
-    #: The state a new controller starts in.
+    # The machine, as data (see TableController.build_machine).
     INITIAL = "awaiting_shoe"
-    #: The machine's states (``on_enter`` callbacks named as data).
     STATES: list[Any] = [
         {"name": "awaiting_shoe", "on_enter": "_close_shoe"},
         "burning",
@@ -173,6 +171,8 @@ class BaccaratTable(TableController):
         {"trigger": "round_over", "source": _IN_ROUND, "dest": "betting"},
         {"trigger": "shoe_over", "source": ["burning", *_IN_ROUND], "dest": "awaiting_shoe"},
     ]
+    #: A round is open from the betting to its end (its decisions carry its number).
+    ROUND_STATES = _IN_ROUND
 
     def __init__(
         self,
@@ -192,7 +192,6 @@ class BaccaratTable(TableController):
         self.decks = decks
         self.initial_cards_face_down = initial_cards_face_down
         self._face_up_counts = FACE_UP_DISCARD_COUNTS[face_up_discards]
-        self.rounds_finished = 0
         self.shoes_started = 0
         self.shoe: _Shoe | None = None
         self.round = _Round()
@@ -202,47 +201,14 @@ class BaccaratTable(TableController):
         self._awaiting_entry: str | None = None
         self._backlog: list[DeviceEvent] = []
         self._open_alerts: dict[str, dict[str, str]] = {}
-        self._last_prompt: dict[str, Any] | None = None
-        self._shown_lamp: str | None = None
-        self.state: str
         self.build_machine(self)
 
-    @classmethod
-    def build_machine(cls, model: Any, machine_class: type[Machine] = Machine, **options: Any) -> Machine:
-        """The table's machine on ``model`` (``docs/generate_diagrams.py`` passes a GraphMachine)."""
-        return machine_class(
-            model=model,
-            states=cls.STATES,
-            transitions=cls.TRANSITIONS,
-            initial=cls.INITIAL,
-            auto_transitions=False,
-            **options,
-        )
-
-    # -- the input contract ---------------------------------------------------------------
-    def on_game_event(self, event: DeviceEvent) -> None:
-        """Apply a shoe event, dealer command or wager; every refusal becomes an alert."""
-        handler = self._HANDLERS.get(type(event))
-        if handler is None:
-            self._alert("unknown-event", f"{event.device}: {type(event).__name__} means nothing at a Baccarat table", "warning")
-        else:
-            try:
-                handler(self, event)
-            except MachineError:
-                self._alert("wrong-state", f"{_describe(event)}: not possible while {self.state.replace('_', ' ')}", "warning")
-            except RulesError as exc:
-                self._alert("refused-input", f"{_describe(event)}: {exc}", "warning")
-        self._emit_prompt()
-        self._refresh_lamp()
-
-    def on_devices_changed(self) -> None:
-        """A device was lost or found: the prompt says so (paused) or resumes."""
-        self._emit_prompt()
-
-    @property
-    def current_round(self) -> int:
-        """The number of the open (or next) round: finished rounds + 1, so never reused."""
-        return self.rounds_finished + 1
+    # -- the input contract (events are dispatched by the base class through _HANDLERS) ---
+    def describe(self, event: DeviceEvent) -> str:
+        """As :meth:`TableController.describe`, a wager with its kind (``wager at seat 3 on banker``)."""
+        if isinstance(event, WagerPlaced):
+            return f"{super().describe(event)} on {event.kind}"
+        return super().describe(event)
 
     @property
     def reshuffle_due(self) -> bool:
@@ -551,7 +517,7 @@ class BaccaratTable(TableController):
         if command not in COMMANDS:
             self._alert("unknown-command", f"dealer command {command!r}: not one of {', '.join(COMMANDS)}", "warning")
         elif command in _ADVANCING and self.paused:
-            self._alert("table-paused", f"{command}: the table is paused ({'; '.join(self.device_problems())})", "warning")
+            self._alert("table-paused", f"{command}: {self.paused_text()}", "warning")
         elif command in _ADVANCING and (self._awaiting_entry is not None or self._discards_due()):
             self._alert("irregularity-open", f"{command}: finish the irregularity first ({self.prompt()['text']})", "warning")
         elif command == "shoe_loaded":
@@ -653,8 +619,8 @@ class BaccaratTable(TableController):
     def _collect_commission(self, owed: tuple[tuple[int, int], ...]) -> None:
         seats = [{"seat": seat, "amount": cents} for seat, cents in owed]
         text = "collect marked commission: " + ", ".join(f"seat {seat} {cents} cents" for seat, cents in owed)
-        self._last_prompt = {"action": "collect_commission", "seats": seats, "text": text}
-        self._say("prompt", self._last_prompt)  # the state's own prompt follows it again
+        # The state's own prompt follows it again at the end of this step.
+        self._say_prompt({"action": "collect_commission", "seats": seats, "text": text})
 
     # -- the dealer's prompt and view ------------------------------------------------------
     def prompt(self) -> dict[str, Any]:
@@ -668,9 +634,8 @@ class BaccaratTable(TableController):
         only as a decision); every prompt has a ``text`` for people.
         """
         shoe = self.shoe
-        if self.paused:
-            problems = self.device_problems()
-            return {"action": "wait", "reason": "paused", "problems": problems, "text": "table paused: " + "; ".join(problems)}
+        if (waiting := self.paused_prompt()) is not None:
+            return waiting
         if self._awaiting_entry is not None:
             return {"action": "enter_card", "text": "key in the card the shoe could not read"}
         if shoe is not None and shoe.discards_down:
@@ -725,26 +690,19 @@ class BaccaratTable(TableController):
             "last_hand": shoe is not None and shoe.cover == "last_hand",
             "commission_owed": [{"seat": seat, "amount": cents} for seat, cents in self.ledger.owed],
             "alerts": [dict(alert) for alert in self._open_alerts.values()],
-            "lamp": self._lamp_colour(),
+            "lamp": self.lamp_colour(),
         }
 
-    def _emit_prompt(self) -> None:
-        prompt = self.prompt()
-        if prompt != self._last_prompt:
-            self._last_prompt = prompt
-            self._say("prompt", prompt)
-
     # -- alerts and the lamp ---------------------------------------------------------------
-    def _say(self, type: str, data: dict[str, Any]) -> None:
-        self.decide(type, data, self.current_round if self.state in _IN_ROUND else None)
-
-    def _announce(self, what: str, text: str, **fields: Any) -> None:
-        self._say("announce", {"announce": what, **fields, "text": text})
-
     def _alert(self, code: str, text: str, severity: str = "attention", record: bool = True) -> None:
-        data = {"code": code, "text": text, "severity": severity}
-        self._say("alert", data)
-        if record and self.shoe is not None:
+        """An ``alert`` decision of the round under way, recorded in the shoe's result unless ``record`` is false."""
+        super()._alert(code, text, severity)
+        if record:
+            self._record(code, text)
+
+    def _record(self, code: str, text: str) -> None:
+        """Record an alert in the shoe's result (``shoe_result`` lists them)."""
+        if self.shoe is not None:
             self.shoe.alerts.append({"code": code, "text": text})
 
     def _open(self, code: str, text: str, severity: str, awaiting: str, record: bool = True) -> None:
@@ -755,8 +713,8 @@ class BaccaratTable(TableController):
     def _track(self, code: str, text: str, severity: str, awaiting: str, record: bool = True) -> None:
         """Keep an alert open on the dealer's view and record it in the shoe's result."""
         self._open_alerts[code] = {"code": code, "text": text, "severity": severity, "awaiting": awaiting}
-        if record and self.shoe is not None:
-            self.shoe.alerts.append({"code": code, "text": text})
+        if record:
+            self._record(code, text)
 
     def _close(self, code: str) -> None:
         self._open_alerts.pop(code, None)
@@ -776,21 +734,13 @@ class BaccaratTable(TableController):
         else:
             self._open(code, shown, "attention", open_until)
 
-    def _lamp_colour(self) -> str:
+    def lamp_colour(self) -> str:
+        """Red while paused or a fault is open, amber while an irregularity or a card entry waits, else green."""
         if self.paused or any(alert["severity"] == "fault" for alert in self._open_alerts.values()):
             return "red"
         if self._open_alerts or self._awaiting_entry is not None or self._discards_due():
             return "amber"
         return "green"
-
-    def _lamp(self) -> None:
-        # Overrides the base class's red/green lamp with amber for an open irregularity.
-        self._shown_lamp = self._lamp_colour()
-        self.decide("lamp", {"colour": self._shown_lamp})
-
-    def _refresh_lamp(self) -> None:
-        if self._lamp_colour() != self._shown_lamp:
-            self._lamp()
 
     _HANDLERS: dict[type, Callable[[BaccaratTable, Any], None]] = {
         CardRead: _on_shoe_event,
@@ -849,10 +799,3 @@ def _line(line: SettledWager) -> dict[str, Any]:
         "section": line.section,
     }
 
-
-def _describe(event: DeviceEvent) -> str:
-    if isinstance(event, DealerCommand):
-        return f"dealer command {event.command}"
-    if isinstance(event, WagerPlaced):
-        return f"wager at seat {event.seat} on {event.kind}"
-    return f"{event.device}: {type(event).__name__}"

@@ -32,8 +32,6 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from transitions import Machine, MachineError
-
 from drivers.events import DeviceEvent
 from drivers.events.dice import DiceRead, LidChanged, ShakeDetected
 from drivers.events.table import ClockTick, DealerCommand, DeviceFault, WagerPlaced
@@ -115,9 +113,10 @@ class PaiGowTable(TableController):
     """
 
     game = "paigow"
+    game_title = "Pai Gow"
 
+    # The machine, as data (see TableController.build_machine).
     INITIAL = "betting"
-    #: The machine's states (``on_enter`` callbacks named as data).
     STATES: list[Any] = [
         {"name": "betting", "on_enter": "_open_round"},
         "bank",
@@ -140,11 +139,12 @@ class PaiGowTable(TableController):
         {"trigger": "shaker_closed", "source": "closing", "dest": "hands"},
         {"trigger": "round_over", "source": _IN_ROUND, "dest": "betting"},
     ]
+    #: A round is under way from no more bets to its end (its decisions carry its number).
+    ROUND_STATES = _IN_ROUND
 
     def __init__(self, table_id: str, approved: Mapping[str, ApprovedIdentities], rules: PaiGowTableRules) -> None:
         super().__init__(table_id, approved)
         self.rules = rules
-        self.rounds_finished = 0
         self.round = RoundState()
         self.bank_state: BankState = new_game()
         #: Each seat's wager in the last round without a player bank (§ 535.11(h)).
@@ -153,44 +153,12 @@ class PaiGowTable(TableController):
         self.lid_open = False
         self.last_result: dict[str, Any] | None = None
         self._clock_alerted = "unregistered"
-        self._last_prompt: dict[str, Any] | None = None
-        self._shown_lamp: str | None = None
-        self.state: str
         self.build_machine(self)
 
-    @classmethod
-    def build_machine(cls, model: Any, machine_class: type[Machine] = Machine, **options: Any) -> Machine:
-        """The table's machine on ``model`` (``docs/generate_diagrams.py`` passes a GraphMachine)."""
-        return machine_class(model=model, states=cls.STATES, transitions=cls.TRANSITIONS, initial=cls.INITIAL,
-                             auto_transitions=False, **options)
-
-    # -- the input contract ---------------------------------------------------------------
-    def on_game_event(self, event: DeviceEvent) -> None:
-        """Apply a shaker event, dealer command, wager or tick; every refusal becomes an alert."""
-        handler = self._HANDLERS.get(type(event))
-        if handler is None:
-            self._alert("unknown-event", f"{event.device}: {type(event).__name__} means nothing at a Pai Gow table",
-                        "warning")
-        else:
-            try:
-                handler(self, event)
-            except MachineError:
-                self._alert("wrong-state", f"{_describe(event)}: not possible while {self.state.replace('_', ' ')}",
-                            "warning")
-            except RulesError as exc:
-                self._alert("refused-input", f"{_describe(event)}: {exc}", "warning")
+    # -- the input contract (events are dispatched by the base class through _HANDLERS) ---
+    def after_game_event(self) -> None:
+        """Every event checks the dice clock (§ 535.5(c))."""
         self._check_dice_clock()
-        self._emit_prompt()
-        self._refresh_lamp()
-
-    def on_devices_changed(self) -> None:
-        """A device was lost or found: the prompt says so (paused) or resumes."""
-        self._emit_prompt()
-
-    @property
-    def current_round(self) -> int:
-        """The number of the open (or next) round: finished rounds + 1, never reused."""
-        return self.rounds_finished + 1
 
     @property
     def bank_on_offer(self) -> bool:
@@ -227,7 +195,7 @@ class PaiGowTable(TableController):
         clock = self.dice_clock()
         if not clock.may_start_round:
             self._alert("dice-" + clock.state, f"no more bets refused: {_clock_text(clock)} (§ 535.5(c))")
-            self._last_prompt = None  # say again what to do
+            self._prompt_again()  # say again what to do
             return
         self.round.offer = bank_offer_order(self.bank_state, SEATS, self.rules.dice)
         self.no_more_bets()
@@ -382,7 +350,7 @@ class PaiGowTable(TableController):
             else:
                 self._alert("invalid-reading", f"{event.device}: {verdict.text}; reshake", "attention")
                 round_.reshake_reason = verdict.reason
-                self._last_prompt = None
+                self._prompt_again()
             self.reshake()
 
     def _no_roll(self, reason: str, text: str, section: str | None) -> None:
@@ -390,7 +358,7 @@ class PaiGowTable(TableController):
         self.round.reveal_fault = reason
         self.round.reshake_reason = reason
         self._announce("no_roll", text + (f" (§ {section})" if section else ""), reason=reason, section=section)
-        self._last_prompt = None  # every no roll prompts its reshake, even one like the last
+        self._prompt_again()  # every no roll prompts its reshake, even one like the last
 
     def _cover_for_reshake(self) -> None:
         self.round.shakes = 0
@@ -415,8 +383,7 @@ class PaiGowTable(TableController):
     def _shaker_paused(self, event: DeviceEvent) -> bool:
         """While a device is lost or refused its shaker reports are not trusted."""
         if self.paused:
-            self._alert("table-paused", f"{_describe(event)}: ignored while the table is paused "
-                        f"({'; '.join(self.device_problems())})", "warning")
+            self._alert("table-paused", f"{self.describe(event)}: ignored while {self.paused_text()}", "warning")
         return self.paused
 
     # -- tiles, irregularities, the end of the round --------------------------------------
@@ -483,11 +450,6 @@ class PaiGowTable(TableController):
                             "bank_seat": data["bank_seat"]}
         self.round_over()
 
-    def _require_state(self, command: str, *states: str) -> None:
-        """Refuse ``command`` (as the machine refuses a trigger) outside ``states``."""
-        if self.state not in states:
-            raise MachineError(f"{command} while {self.state}")
-
     def _open_round(self) -> None:
         self.round = RoundState()
 
@@ -521,7 +483,7 @@ class PaiGowTable(TableController):
         self._clock_alerted = clock.state
         severity = "warning" if clock.state == "warn" else "attention"
         self._alert("dice-" + clock.state, f"{_clock_text(clock)} (§ 535.5(c))", severity)
-        self._last_prompt = None
+        self._prompt_again()
 
     # -- dealer commands --------------------------------------------------------------------
     def _on_command(self, event: DealerCommand) -> None:
@@ -532,7 +494,7 @@ class PaiGowTable(TableController):
         if not isinstance(args, Mapping):
             raise RulesError(f"arguments must be a JSON object, not {args!r}")
         if command in _ADVANCING and self.paused:
-            raise RulesError(f"the table is paused ({'; '.join(self.device_problems())})")
+            raise RulesError(self.paused_text())
         handler(self, args)
 
     def _on_tick(self, event: ClockTick) -> None:
@@ -555,10 +517,8 @@ class PaiGowTable(TableController):
         ``bank``: seat or None). Every prompt has a ``text`` for people.
         """
         round_ = self.round
-        if self.paused:
-            problems = self.device_problems()
-            return {"action": "wait", "reason": "paused", "problems": problems,
-                    "text": "table paused: " + "; ".join(problems)}
+        if (waiting := self.paused_prompt()) is not None:
+            return waiting
         if self.state == "betting":
             clock = self.dice_clock()
             if not clock.may_start_round:
@@ -632,40 +592,15 @@ class PaiGowTable(TableController):
             "dice_clock": {"state": clock.state, "seconds_left": clock.seconds_left,
                            "registered_at": self.dice_registered_at},
             "last_result": self.last_result,
-            "lamp": self._lamp_colour(),
+            "lamp": self.lamp_colour(),
         }
 
-    def _emit_prompt(self) -> None:
-        prompt = self.prompt()
-        if prompt != self._last_prompt:
-            self._last_prompt = prompt
-            self.decide("prompt", prompt, self._round_number())
-
-    def _round_number(self) -> int | None:
-        """The round a decision belongs to: the one under way, or None between rounds."""
-        return self.current_round if self.state in _IN_ROUND else None
-
-    def _alert(self, code: str, text: str, severity: str = "attention") -> None:
-        """An ``alert`` decision of the round under way."""
-        self.alert(code, text, severity, self._round_number())
-
-    def _announce(self, what: str, text: str, **fields: Any) -> None:
-        self.decide("announce", {"announce": what, **fields, "text": text}, self._round_number())
-
     # -- the lamp ---------------------------------------------------------------------------------
-    def _lamp_colour(self) -> str:
+    def lamp_colour(self) -> str:
+        """Red while paused, amber while the dice must be replaced soon or now (§ 535.5(c)), else green."""
         if self.paused:
             return "red"
         return "green" if self.dice_clock().state == "ok" else "amber"
-
-    def _lamp(self) -> None:
-        # Overrides the base class's red/green lamp with amber while the dice need replacing soon.
-        self._shown_lamp = self._lamp_colour()
-        self.decide("lamp", {"colour": self._shown_lamp})
-
-    def _refresh_lamp(self) -> None:
-        if self._lamp_colour() != self._shown_lamp:
-            self._lamp()
 
     _HANDLERS: dict[type, Callable[[PaiGowTable, Any], None]] = {
         ShakeDetected: _on_shake,
@@ -724,10 +659,3 @@ def _spoken(position: str) -> str:
     """``"dealer"`` -> "the dealer", ``"dead"`` -> "the Dead Hand", ``"3"`` -> "position 3"."""
     return {"dealer": "the dealer", "dead": "the Dead Hand"}.get(position, f"position {position}")
 
-
-def _describe(event: DeviceEvent) -> str:
-    if isinstance(event, DealerCommand):
-        return f"dealer command {event.command}"
-    if isinstance(event, WagerPlaced):
-        return f"wager at seat {event.seat}"
-    return f"{event.device}: {type(event).__name__}"
