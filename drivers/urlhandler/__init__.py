@@ -1,0 +1,1 @@
+"""pyserial URL handlers of tablehost (registered by :mod:`drivers.capture`): ``spylog://``."""
