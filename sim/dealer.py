@@ -55,9 +55,9 @@ class SimDealer:
         self._inbox: queue.SimpleQueue[dict[str, Any] | None] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name=f"{type(self).__name__}", daemon=True)
 
-    def resume_after(self, last_round: int | None) -> None:
-        """Continue a journal whose last finished round is ``last_round``."""
-        self.round = (last_round or 0) + 1
+    def resume_after(self, rounds_finished: int) -> None:
+        """Continue a journal that holds ``rounds_finished`` finished rounds (round numbers from 1)."""
+        self.round = rounds_finished + 1
 
     def start(self) -> None:
         """Start acting on prompts."""

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Callable, Protocol, TextIO
 
 from drivers.events import DeviceEvent
-from drivers.events.table import DealerCommand
+from drivers.events.table import DealerCommand, DeviceLost
 from drivers.gpio import TablePanel, pin_factory
 from firmware_host import __version__
 from firmware_host.controller import TableController
@@ -68,7 +68,14 @@ class Table:
     replayed: int
 
     def start(self) -> None:
-        """Start the simulators, the drivers and the simulated dealer (the service runs in the caller)."""
+        """Start the simulators, the drivers and the simulated dealer (the service runs in the caller).
+
+        After a restart every device must handshake again before play resumes: the replayed
+        controller still believes them connected, so each is first reported lost.
+        """
+        if self.replayed:
+            for parts in self.devices:
+                self.service.emit(DeviceLost(device=parts.slot.name, reason="service restarted"))
         for parts in self.devices:
             if hasattr(parts.sim, "start"):
                 parts.sim.start()

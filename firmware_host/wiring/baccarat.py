@@ -30,6 +30,6 @@ def dealer(profile: TableProfile, table: BaccaratTable, devices: dict[str, Devic
     shoe = next(parts.sim for parts in devices.values() if parts.slot.model.kind == "shoe")
     errors = {name: float(value) for name, value in profile.dealer.items()}
     sim_dealer = BaccaratDealer(emit, press, seed, shoe, offered=table.rules.offered_wagers, errors=errors)
-    sim_dealer.resume_after(journal.last_round())
+    sim_dealer.resume_after(table.rounds_finished)
     sim_dealer.resume_shoe(shoe_resume_point(journal).shoes_loaded)
     return sim_dealer

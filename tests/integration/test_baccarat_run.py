@@ -1,0 +1,138 @@
+"""The real service on a simulated Baccarat table: sims over pseudo-terminals, faults injected.
+
+Every test runs ``tablehost run`` in-process (the same code path as the console script),
+then reads the journal back: it must verify, and every completed round must equal
+``resolve`` on its cards (§ 541.9-§ 541.12; § 541.12(c) reconstruction).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from firmware_host.baccarat.cards import parse_card, shoe_composition
+from firmware_host.baccarat.deal import resolve
+from firmware_host.baccarat.variant import Variant
+from firmware_host.cli import main
+from firmware_host.journal import Journal, export_rounds, export_shoes, verify
+
+PROFILES = Path(__file__).resolve().parents[2] / "hardware-profiles"
+
+
+def make_profile(tmp_path: Path, *, model: str = "tablehost-ts8-2026", variant: str = "standard",
+                 faults: str = "", dealer: str = "") -> Path:
+    """A simulated Baccarat table profile in ``tmp_path`` (device models copied beside it)."""
+    shutil.copytree(PROFILES / "devices", tmp_path / "devices")
+    (tmp_path / "tables").mkdir()
+    path = tmp_path / "tables" / "t.toml"
+    path.write_text(f"""
+[table]
+id = "IT-BAC"
+game = "baccarat"
+decks = 8
+[rules]
+variant = "{variant}"
+[devices.shoe]
+model = "{model}"
+port = "sim"
+[devices.shoe.sim]
+faults = {{ {faults} }}
+[gpio]
+pin_factory = "mock"
+buttons = {{ no_more_bets = 17, reveal = 27, card_disclosed = 22, void_round = 23, acknowledge = 24 }}
+lamp = {{ green = 5, amber = 6, red = 13 }}
+[sim.dealer]
+{dealer}
+""")
+    return path
+
+
+def run_table(profile: Path, journal: Path, rounds: int, seed: int = 3) -> None:
+    status = main(["run", "--profile", str(profile), "--rounds", str(rounds), "--seed", str(seed),
+                   "--journal", str(journal), "--quiet"])
+    assert status == 0
+
+
+def check_rounds_against_resolve(journal: Path, variant: str = "standard") -> list[dict]:
+    rounds = list(export_rounds(journal))
+    for record in rounds:
+        if record["status"] != "completed":
+            continue
+        expected = resolve([parse_card(c) for c in record["cards"]], Variant.parse(variant)).to_json_dict()
+        assert {key: record[key] for key in expected} == expected, f"round {record['round']}"
+    return rounds
+
+
+def test_541_12_c_every_round_of_a_simulated_run_is_reconstructable(tmp_path: Path) -> None:
+    profile = make_profile(tmp_path, faults="corrupt_byte = 0.03, drop_frame = 0.03, duplicate_frame = 0.03")
+    journal = tmp_path / "j.sqlite"
+    run_table(profile, journal, rounds=25)
+    assert verify(journal).ok
+    rounds = check_rounds_against_resolve(journal)
+    assert [r["round"] for r in rounds] == list(range(1, 26))
+    assert all(r["game"] == "baccarat" and r["shoe"] == 1 for r in rounds)
+
+
+def test_commission_free_run_reports_lucky_six_and_pairs(tmp_path: Path) -> None:
+    profile = make_profile(tmp_path, variant="commission-free")
+    journal = tmp_path / "j.sqlite"
+    run_table(profile, journal, rounds=20, seed=11)
+    rounds = check_rounds_against_resolve(journal, "commission-free")
+    assert len(rounds) == 20
+    kinds = {line["kind"] for r in rounds for line in r["settlement"]}
+    assert "banker" in kinds and kinds <= {"banker", "player", "tie", "player_pair", "banker_pair", "lucky_six"}
+
+
+def test_ascii_dialect_shoe_runs_the_same_service(tmp_path: Path) -> None:
+    # The market shoe's dialect has no checksum, no sequence numbers and no retransmission:
+    # a corrupted or duplicated card frame cannot be told from a real one, so only the
+    # device's own faults are injected here (docs/protocols/shoe.md, "ASCII dialect").
+    profile = make_profile(tmp_path, model="generic-ascii-shoe-2019",
+                           faults="unreadable_card = 0.02, face_up_card = 0.01")
+    journal = tmp_path / "j.sqlite"
+    run_table(profile, journal, rounds=20)
+    assert verify(journal).ok
+    assert len(check_rounds_against_resolve(journal)) == 20
+    with Journal.open(journal) as opened:
+        assert any(r.type == "IdentityUnverified" for r in opened.records())
+
+
+def test_a_continued_journal_finishes_the_same_number_of_rounds(tmp_path: Path) -> None:
+    profile = make_profile(tmp_path)
+    journal = tmp_path / "j.sqlite"
+    run_table(profile, journal, rounds=5)
+    run_table(profile, journal, rounds=12)
+    rounds = check_rounds_against_resolve(journal)
+    assert [r["round"] for r in rounds] == list(range(1, 13))
+
+
+@pytest.mark.slow
+def test_whole_shoes_with_every_fault_injected(tmp_path: Path) -> None:
+    """Several shoes (cover card, last hand, reshuffle) with every shoe fault and dealer error."""
+    profile = make_profile(
+        tmp_path,
+        faults=("corrupt_byte = 0.02, drop_frame = 0.02, duplicate_frame = 0.02, unreadable_card = 0.01, "
+                "face_up_card = 0.005, empty_early = 0.0015, disconnect = 0.002, disconnect_seconds = 0.5"),
+        dealer="card_drawn_in_error = 0.02\ncard_disclosed = 0.5",
+    )
+    journal = tmp_path / "j.sqlite"
+    run_table(profile, journal, rounds=250, seed=5)
+    assert verify(journal).ok
+    rounds = check_rounds_against_resolve(journal)
+    assert [r["round"] for r in rounds] == list(range(1, 251))
+    shoes = list(export_shoes(journal))
+    assert len(shoes) >= 2, "250 rounds span several shoes"
+    codes = Counter(a["code"] for shoe in shoes for a in shoe["alerts"])
+    assert codes["card-unreadable"] and codes["card-face-up"] and codes["card-drawn-in-error"], codes
+    # No card counted twice: within a shoe no card appears more often than the shoe holds it.
+    per_shoe: dict[int, Counter] = {}
+    for record in rounds:
+        per_shoe.setdefault(record["shoe"], Counter()).update(record["cards"])
+    limit = shoe_composition(8)
+    for shoe, seen in per_shoe.items():
+        assert all(count <= limit[parse_card(card)] for card, count in seen.items()), shoe
+    assert json.dumps(shoes)  # the shoe records are plain JSON
