@@ -1,0 +1,74 @@
+"""Wiring of a Pai Gow table: the controller and the simulated dealer, players and bank."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from drivers.events import DeviceEvent
+from drivers.gpio import TablePanel
+from firmware_host.errors import ProfileError
+from firmware_host.journal import Journal
+from firmware_host.outputs import PanelOutput
+from firmware_host.paigow_table import PaiGowTable
+from firmware_host.paigow_table.rules import load_paigow_rules
+from firmware_host.profiles import TableProfile
+from firmware_host.wiring.devices import DeviceParts
+from sim.dealer_paigow import CHOICES, Lid, PaiGowDealer
+
+__all__ = ["controller", "dealer", "dealer_choices"]
+
+
+def controller(profile: TableProfile) -> PaiGowTable:
+    """The Pai Gow controller with the table's Rules Submission."""
+    approved = {name: slot.model.approved for name, slot in profile.devices.items()}
+    return PaiGowTable(profile.table_id, approved, load_paigow_rules(profile.rules, profile.path))
+
+
+def dealer(profile: TableProfile, table: PaiGowTable, devices: dict[str, DeviceParts],
+           emit: Callable[[DeviceEvent], None], press: Callable[[str], None], seed: int,
+           journal: Journal) -> PaiGowDealer:
+    """The simulated dealer at the simulated shaker, resumed after the journal's finished rounds."""
+    shaker = next(parts.sim for parts in devices.values() if parts.slot.model.kind == "shaker")
+    lid = _reed_switch(profile, emit) if profile.gpio.lid_source == "gpio" else None
+    sim_dealer = PaiGowDealer(emit, press, seed, shaker, table.rules, table.view, lid=lid,
+                              choices=dealer_choices(profile))
+    sim_dealer.resume_after(table.rounds_finished)
+    return sim_dealer
+
+
+def dealer_choices(profile: TableProfile) -> dict[str, float]:
+    """The ``[sim.dealer]`` probabilities (:data:`sim.dealer_paigow.CHOICES`), checked.
+
+    :raises ProfileError: an unknown key, or a value that is not a probability.
+    """
+    choices = {}
+    for key, value in profile.dealer.items():
+        where = f"sim.dealer.{key}"
+        if key not in CHOICES:
+            raise ProfileError(profile.path, where, f"unknown key (a Pai Gow dealer takes: {', '.join(CHOICES)})")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+            raise ProfileError(profile.path, where, f"expected a probability from 0 to 1, got {value!r}")
+        choices[key] = float(value)
+    return choices
+
+
+def _reed_switch(profile: TableProfile, emit: Callable[[DeviceEvent], None]) -> Lid:
+    """Set the lid's reed switch on its mock pin (it reads low while the lid is on).
+
+    The game's ``dealer`` hook is not handed the GPIO panel, so the panel is found among the
+    outputs of the service whose ``emit`` this is.
+    """
+    outputs: list[Any] = getattr(getattr(emit, "__self__", None), "outputs", [])
+    panel: TablePanel | None = next((out.panel for out in outputs if isinstance(out, PanelOutput)), None)
+    if panel is None or not panel.simulated or panel.lid is None:
+        raise ProfileError(profile.path, "gpio.pin_factory",
+                           'a simulated table with lid_source = "gpio" needs pin_factory = "mock" and a lid pin')
+    pin: Any = panel.lid.pin
+
+    def set_lid(open_: bool) -> None:
+        if open_:
+            pin.drive_high()
+        else:
+            pin.drive_low()
+
+    return set_lid
