@@ -18,6 +18,11 @@ setup: $(STAMP)
 run: $(STAMP)
 	$(BIN)/tablehost run --profile hardware-profiles/tables/sim-baccarat.toml --rounds 20 --seed 1 --journal run/sim-baccarat.sqlite
 
+## run-paigow: play 200 rounds of Pai Gow on simulated devices with faults injected (no hardware needed)
+.PHONY: run-paigow
+run-paigow: $(STAMP)
+	$(BIN)/tablehost run --profile hardware-profiles/tables/sim-paigow.toml --rounds 200 --seed 1 --journal run/sim-paigow.sqlite
+
 ## test: the whole suite, slow tests included
 test: $(STAMP)
 	$(BIN)/pytest
