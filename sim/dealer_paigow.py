@@ -19,7 +19,6 @@ a run restarted from its journal chooses alike.
 
 from __future__ import annotations
 
-import logging
 import random
 import time
 from typing import Any, Callable, Mapping, Protocol, Sequence
@@ -31,13 +30,12 @@ from firmware_host.paigow.delivery import LEVELS, STACKS
 from firmware_host.paigow.position import SEATS
 from firmware_host.paigow_table import PaiGowTableRules
 from firmware_host.paigow_table.controller import WAGER_KIND
+from firmware_host.paigow_table.round import SHAKES_REQUIRED
 from firmware_host.paigow_table.tiles_entry import SURRENDER
 from firmware_host.paigow_tiles import TILE_SET, Tile, house_way, legal_settings
 from sim.dealer import CONSOLE, Press, SimDealer, _key
 
 __all__ = ["PaiGowDealer", "CHOICES", "SimShaker", "Lid"]
-
-log = logging.getLogger("tablehost.sim.dealer")
 
 #: ``[sim.dealer]`` keys of a Pai Gow table: the probability of each choice or error of the
 #: dealer, the players and the bank, with its default.
@@ -63,6 +61,7 @@ _MOST_SHAKES = 5
 _CLOSING_SHAKES = 1
 #: How long the dealer waits for the shaker's reports to reach the host before the next move.
 _SETTLE_SECONDS = 10.0
+#: How often it looks, in seconds.
 _SETTLE_POLL = 0.002
 #: Decisions after which a prompt like the last one asks for its action again: a no roll, a
 #: reading the controller could not use, a shaker report ignored while the table was paused.
@@ -224,7 +223,7 @@ class PaiGowDealer(SimDealer):
             self._choose_style(None)
         rng = self.rng("shake", self._coverings)
         self._close_lid()
-        for _ in range(rng.randint(3, _MOST_SHAKES)):
+        for _ in range(rng.randint(SHAKES_REQUIRED, _MOST_SHAKES)):
             self.shaker.shake()
             if self.shaker.lid_open:
                 break  # the lid came off early

@@ -28,7 +28,7 @@ import pytest
 
 from firmware_host.journal import Journal
 from firmware_host.paigow.position import label, starting_position
-from firmware_host.paigow_tiles import Setting, parse_tiles
+from firmware_host.paigow_tiles import Setting
 from sim.dealer_paigow import PaiGowDealer
 
 ROOT = Path(__file__).resolve().parents[2]
