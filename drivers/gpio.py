@@ -15,6 +15,7 @@ from typing import Callable, Mapping
 from gpiozero import LED, Buzzer, Button
 from gpiozero.exc import GPIOZeroError
 from gpiozero.pins import Factory
+from gpiozero.pins.mock import MockFactory
 
 from drivers.errors import DriverError
 from drivers.events import DeviceEvent
@@ -73,8 +74,9 @@ class TablePanel:
     ) -> None:
         self._emit = emit
         self.factory = factory
-        mock = factory is not None and type(factory).__name__.startswith("Mock")
-        bounce = None if mock else BOUNCE_SECONDS
+        #: Whether the pins are gpiozero mock pins (a simulated table presses them itself).
+        self.simulated = isinstance(factory, MockFactory)
+        bounce = None if self.simulated else BOUNCE_SECONDS
         self.buttons: dict[str, Button] = {}
         self.lamp: dict[str, LED] = {}
         self.buzzer: Buzzer | None = None

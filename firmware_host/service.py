@@ -6,7 +6,9 @@ time it was received, lets the controller decide, journals the event and its dec
 one durable transaction, and only then hands the decisions to the outputs (dealer view,
 tower lamp, simulated dealer, event feed). When no event arrives for ``tick_seconds`` it
 feeds the controller a :class:`~drivers.events.table.ClockTick`, so the compliance clocks
-advance without busy polling.
+advance without busy polling. A tick is journaled only when it leads to a decision: by the
+controller contract a tick that decides nothing changes nothing but the time, which the
+next journaled event carries anyway, so an idle table does not grow its journal.
 
 On start, :meth:`Service.recover` replays the journal through the controller and checks
 that every decision comes out the same, which rebuilds the whole table state after a crash.
@@ -136,6 +138,8 @@ class Service:
         """Decide on one event, journal it durably, then hand the decisions to the outputs."""
         at = self.clock()
         decisions = self._decide(event, at)
+        if not decisions and isinstance(event, ClockTick):
+            return decisions  # a tick that decides nothing changes nothing: not journaled
         self.journal.append_step(at, event, decisions)
         self.steps += 1
         self._count_rounds(decisions)

@@ -106,8 +106,10 @@ class SimDealer:
             prompt = self._latest(self._inbox.get())
             if prompt is None:
                 return
-            if prompt == acted:
-                continue  # the same prompt again after a pause: what it asked for is already done
+            if prompt.get("action") == "wait" or prompt == acted:
+                # Paused, or the same prompt again after a pause: what it asked for is already
+                # done (a card pulled during an outage reaches the host once the link is back).
+                continue
             acted = prompt
             try:
                 self.act(prompt)

@@ -357,7 +357,9 @@ class PaiGowTable(TableController):
         """Call a no roll: announce it and prompt the reshake (§ 535.12(a),(b), § 535.8(a), § 535.11(i))."""
         self.round.reveal_fault = reason
         self.round.reshake_reason = reason
-        self._announce("no_roll", text + (f" (§ {section})" if section else ""), reason=reason, section=section)
+        cited = f"(§ {section})"
+        self._announce("no_roll", text if not section or cited in text else f"{text} {cited}", reason=reason,
+                       section=section)
         self._prompt_again()  # every no roll prompts its reshake, even one like the last
 
     def _cover_for_reshake(self) -> None:

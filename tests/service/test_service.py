@@ -114,3 +114,11 @@ def test_recover_refuses_a_journal_the_controller_now_decides_differently(tmp_pa
     with Journal.open(path) as journal:
         with pytest.raises(JournalError, match="replay diverged at step 1"):
             Service(CountingController(offset=7), journal).recover()
+
+
+def test_a_tick_that_decides_nothing_is_not_journaled(tmp_path: Path) -> None:
+    with Journal.open(tmp_path / "j.sqlite") as journal:
+        service = Service(CountingController(), journal, clock=_clock())
+        before = journal.last_seq
+        assert service.step(ClockTick(device="clock")) == []
+        assert journal.last_seq == before
