@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup run test test-fast bench clean
+.PHONY: setup run run-paigow test test-fast bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,13 +14,15 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
-## run: play 20 rounds of Baccarat on simulated devices (no hardware needed)
+## run: play 20 rounds of Baccarat on simulated devices (no hardware needed), on a fresh demo journal
 run: $(STAMP)
+	rm -f run/sim-baccarat.sqlite run/sim-baccarat.sqlite-wal run/sim-baccarat.sqlite-shm
 	$(BIN)/tablehost run --profile hardware-profiles/tables/sim-baccarat.toml --rounds 20 --seed 1 --journal run/sim-baccarat.sqlite
 
-## run-paigow: play 200 rounds of Pai Gow on simulated devices with faults injected (no hardware needed)
+## run-paigow: play 200 rounds of Pai Gow on simulated devices with faults injected, on a fresh demo journal
 .PHONY: run-paigow
 run-paigow: $(STAMP)
+	rm -f run/sim-paigow.sqlite run/sim-paigow.sqlite-wal run/sim-paigow.sqlite-shm
 	$(BIN)/tablehost run --profile hardware-profiles/tables/sim-paigow.toml --rounds 200 --seed 1 --journal run/sim-paigow.sqlite
 
 ## test: the whole suite, slow tests included
