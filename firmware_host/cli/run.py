@@ -10,17 +10,21 @@ leave the round resumable.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import signal
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any, Sequence
 
+from drivers.capture import CaptureWriter, read_capture
 from firmware_host.decisions import Decision
 from firmware_host.profiles import load_table
 from firmware_host.systemd import Notifier
 from firmware_host.wiring import build_table
+from sim.replay import Replay
 
 #: Default journal beside the working directory when neither the CLI nor the profile names one.
 DEFAULT_JOURNAL = Path("run/journal.sqlite")
@@ -28,6 +32,8 @@ DEFAULT_JOURNAL = Path("run/journal.sqlite")
 QUIET_ABOVE_ROUNDS = 50
 #: Rounds between progress lines in a quiet run.
 PROGRESS_EVERY = 50
+#: After a replay has played its last bytes, the service runs this long before stopping, seconds.
+REPLAY_DRAIN_S = 2.0
 
 
 def register(groups: Any, name: str, help_text: str) -> None:
@@ -38,6 +44,12 @@ def register(groups: Any, name: str, help_text: str) -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of the simulated devices and dealer (default 0)")
     parser.add_argument("--journal", type=Path, help="journal path (default: the profile's, else run/journal.sqlite)")
     parser.add_argument("--quiet", action="store_true", help="show progress lines instead of every prompt")
+    parser.add_argument("--replay", type=Path, metavar="CAPTURE",
+                        help="play this capture's serial devices (and dealer's actions) instead of their ports")
+    parser.add_argument("--speed", type=float, default=None,
+                        help="replay speed: 1.0 the captured timing, 2.0 twice as fast (default: as fast as possible)")
+    parser.add_argument("--capture", type=Path, metavar="FILE", help="record every device's traffic and every input")
+    parser.add_argument("--spy", type=Path, metavar="DIR", help="hexdump every serial device's bytes to DIR/<device>.spy")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="log driver detail (-vv: debug)")
     parser.set_defaults(func=run)
 
@@ -77,8 +89,27 @@ def run(args: argparse.Namespace) -> int:
     journal_path = args.journal or profile.journal_path or DEFAULT_JOURNAL
     quiet = args.quiet or (args.rounds or 0) > QUIET_ABOVE_ROUNDS
     progress = Progress(sys.stdout, profile.table_id, args.rounds)
-    table = build_table(profile, journal_path=journal_path, seed=args.seed, rounds=args.rounds, quiet=quiet,
-                        extra_outputs=(progress,) if quiet else ())
+    with contextlib.ExitStack() as bench:
+        replay = bench.enter_context(Replay(read_capture(args.replay), speed=args.speed)) if args.replay else None
+        capture = bench.enter_context(CaptureWriter(args.capture)) if args.capture else None
+        if args.spy:
+            args.spy.mkdir(parents=True, exist_ok=True)
+        table = build_table(profile, journal_path=journal_path, seed=args.seed, rounds=args.rounds, quiet=quiet,
+                            extra_outputs=(progress,) if quiet else (), capture=capture, spy_dir=args.spy,
+                            replay=replay)
+        if replay is not None and not args.rounds:
+            threading.Thread(target=_stop_after_replay, args=(replay, table.service), daemon=True).start()
+        return _serve(table, profile, journal_path)
+
+
+def _stop_after_replay(replay: Replay, service: Any) -> None:
+    """Stop the service once the replay has played everything and the drivers have had time to deliver it."""
+    replay.finished.wait()
+    time.sleep(REPLAY_DRAIN_S)
+    service.stop()
+
+
+def _serve(table: Any, profile: Any, journal_path: Path) -> int:
     notifier = Notifier()
     table.service.heartbeat = notifier.watchdog
     for signum in (signal.SIGTERM, signal.SIGINT):

@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Protocol, TextIO
 
+from drivers.capture import CaptureWriter
 from drivers.events import DeviceEvent
 from drivers.events.table import DealerCommand, DeviceLost
 from drivers.gpio import TablePanel, pin_factory
@@ -32,6 +33,7 @@ from firmware_host.recovery import shoe_resume_point
 from firmware_host.service import Output, Service
 from firmware_host.wiring.devices import DeviceContext, DeviceParts, build_device
 from sim.dealer import SimDealer
+from sim.replay import Replay
 
 __all__ = ["Table", "build_table", "GameWiring", "TABLE_META"]
 
@@ -112,6 +114,9 @@ def build_table(
     stream: TextIO = sys.stdout,
     quiet: bool = False,
     extra_outputs: tuple[Output, ...] = (),
+    capture: CaptureWriter | None = None,
+    spy_dir: Path | None = None,
+    replay: Replay | None = None,
 ) -> Table:
     """Build (but do not start) the table described by ``profile``.
 
@@ -126,29 +131,33 @@ def build_table(
     journal_path.parent.mkdir(parents=True, exist_ok=True)
     journal = Journal.open(journal_path, hmac_key=key)
     try:
-        return _build(profile, journal, seed, rounds, stream, quiet, extra_outputs)
+        return _build(profile, journal, seed, rounds, stream, quiet, extra_outputs, capture, spy_dir, replay)
     except BaseException:
         journal.close()
         raise
 
 
 def _build(profile: TableProfile, journal: Journal, seed: int, rounds: int | None, stream: TextIO,
-           quiet: bool, extra_outputs: tuple[Output, ...]) -> Table:
+           quiet: bool, extra_outputs: tuple[Output, ...], capture: CaptureWriter | None = None,
+           spy_dir: Path | None = None, replay: Replay | None = None) -> Table:
     seed = _journal_seed(profile, journal, seed)
     game = game_wiring(profile.game)
     controller = game.controller(profile)
     outputs: list[Output] = [DealerView(stream, profile.table_id, quiet_prompts=quiet), *extra_outputs]
     service = Service(controller, journal, outputs, tick_seconds=profile.tick_seconds, stop_after_rounds=rounds)
     replayed = service.recover()
-    panel = _panel(profile, service)
+    emit = service.emit if capture is None else capture.tap_events(service.emit)
+    emit = emit if replay is None else replay.inputs(emit)
+    panel = _panel(profile, emit)
     if panel is not None:
         service.outputs.append(PanelOutput(panel))
     context = DeviceContext(profile.path, seed, profile.decks, shoe_resume_point(journal),
-                            lid_from_shaker=profile.gpio.lid_source == "shaker")
-    devices = {name: build_device(slot, service.emit, context) for name, slot in profile.devices.items()}
+                            lid_from_shaker=profile.gpio.lid_source == "shaker",
+                            capture=capture, spy_dir=spy_dir, replay=replay)
+    devices = {name: build_device(slot, emit, context) for name, slot in profile.devices.items()}
     dealer = None
-    if profile.simulated:
-        dealer = game.dealer(profile, controller, devices, service.emit, _presser(panel, service.emit), seed, journal)
+    if profile.simulated and replay is None:  # a replay plays the recorded dealer's actions
+        dealer = game.dealer(profile, controller, devices, emit, _presser(panel, emit), seed, journal)
         service.outputs.append(dealer)
     return Table(profile, journal, service, list(devices.values()), panel, dealer, replayed)
 
@@ -168,12 +177,12 @@ def _journal_seed(profile: TableProfile, journal: Journal, seed: int) -> int:
     return int(first.get("seed", seed))
 
 
-def _panel(profile: TableProfile, service: Service) -> TablePanel | None:
+def _panel(profile: TableProfile, emit: Callable[[DeviceEvent], None]) -> TablePanel | None:
     gpio = profile.gpio
     if not (gpio.buttons or gpio.lamp or gpio.lid is not None):
         return None
     lid = gpio.lid if gpio.lid_source == "gpio" else None
-    return TablePanel(service.emit, gpio.buttons, gpio.lamp, gpio.buzzer, lid, pin_factory(gpio.pin_factory))
+    return TablePanel(emit, gpio.buttons, gpio.lamp, gpio.buzzer, lid, pin_factory(gpio.pin_factory))
 
 
 def _presser(panel: TablePanel | None, emit: Callable[[DeviceEvent], None]) -> Callable[[str], None]:

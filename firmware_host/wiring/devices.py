@@ -11,12 +11,14 @@ import dataclasses
 from pathlib import Path
 from typing import Any, Callable
 
+from drivers.capture import CaptureWriter, DeviceInfo, spy_url
 from drivers.codecs import framed
 from drivers.device import Device, Identity, Timing
 from drivers.events import DeviceEvent
 from drivers.shaker import Shaker
 from drivers.shoe import shoe_driver
 from drivers.shuffler import ShufflerDriver
+from drivers.usb import default_backend
 from firmware_host.errors import ProfileError
 from firmware_host.profiles import DeviceSlot, Timeouts
 from firmware_host.recovery import ShoeResumePoint
@@ -24,6 +26,7 @@ from sim.errors import SimError
 from sim.faults import ShoeFaults, faults_from
 from sim.shaker import ShakerFaults, SimShaker
 from sim.shoe import SimShoe
+from sim.replay import Replay
 from sim.shuffler_usb import SimulatedShuffler
 
 __all__ = ["DeviceParts", "build_device", "SIM_OPTIONS"]
@@ -63,6 +66,12 @@ class DeviceContext:
     decks: int = 8
     shoe_resume: ShoeResumePoint = ShoeResumePoint()
     lid_from_shaker: bool = True
+    #: Records every device's traffic (``tablehost run --capture FILE``).
+    capture: CaptureWriter | None = None
+    #: Hexdumps every serial device's bytes to ``<spy_dir>/<device>.spy`` (``--spy DIR``).
+    spy_dir: Path | None = None
+    #: Plays a capture's serial devices in place of their ports or simulators (``--replay FILE``).
+    replay: Replay | None = None
 
 
 def timing(timeouts: Timeouts) -> Timing:
@@ -70,6 +79,26 @@ def timing(timeouts: Timeouts) -> Timing:
     return Timing(ack=timeouts.ack, retries=timeouts.retries, heartbeat=timeouts.heartbeat,
                   handshake=timeouts.handshake, reconnect_initial=timeouts.reconnect_initial,
                   reconnect_max=timeouts.reconnect_max)
+
+
+def device_info(slot: DeviceSlot, port: str) -> DeviceInfo:
+    """How a capture declares the device of ``slot``, plugged in at ``port``."""
+    return DeviceInfo(slot.model.kind, slot.model.dialect, slot.model.transport, slot.model.model, port)
+
+
+def _replayed(slot: DeviceSlot, context: DeviceContext) -> bool:
+    return context.replay is not None and slot.name in context.replay.devices
+
+
+def _serial_port(slot: DeviceSlot, url: str, context: DeviceContext) -> tuple[str, dict[str, Any]]:
+    """The port a serial driver opens and its transport options, after --replay, --spy and --capture."""
+    if context.replay is not None and _replayed(slot, context):
+        url = context.replay.url(slot.name)
+    if context.spy_dir is not None:
+        url = spy_url(url, context.spy_dir / f"{slot.name}.spy")
+    if context.capture is None:
+        return url, {}
+    return url, {"transport_factory": context.capture.tap(slot.name, device_info(slot, url)).transport_factory()}
 
 
 def _sim_options(slot: DeviceSlot, context: DeviceContext) -> dict[str, Any]:
@@ -97,7 +126,7 @@ def _faults(slot: DeviceSlot, context: DeviceContext, cls: type, spec: Any) -> A
 
 def _shoe(slot: DeviceSlot, emit: Emit, context: DeviceContext) -> DeviceParts:
     model, url, sim = slot.model, slot.port, None
-    if slot.simulated:
+    if slot.simulated and not _replayed(slot, context):
         options = _sim_options(slot, context)
         sim = SimShoe(dialect=model.dialect, endpoint=options.get("endpoint", "pty"), seed=context.seed,
                       decks=context.decks, faults=_faults(slot, context, ShoeFaults, options.get("faults")),
@@ -107,22 +136,24 @@ def _shoe(slot: DeviceSlot, emit: Emit, context: DeviceContext) -> DeviceParts:
         url = sim.url
     # The ascii dialect has no identity message: the profile's model stands in, unverified.
     identity = Identity(model.model, "unverified", model.approved.firmware[0], verified=False)
+    url, hooks = _serial_port(slot, url, context)
     driver = shoe_driver(model.dialect, slot.name, url, emit, identity=identity,
-                         timing=timing(model.timeouts), baudrate=model.baudrate)
+                         timing=timing(model.timeouts), baudrate=model.baudrate, **hooks)
     return DeviceParts(slot, driver, sim)
 
 
 def _shaker(slot: DeviceSlot, emit: Emit, context: DeviceContext) -> DeviceParts:
     model, url, sim = slot.model, slot.port, None
-    if slot.simulated:
+    if slot.simulated and not _replayed(slot, context):
         options = _sim_options(slot, context)
         sim = SimShaker(endpoint=options.get("endpoint", "pty"), seed=context.seed,
                         faults=_faults(slot, context, ShakerFaults, options.get("faults")),
                         identity=_sim_identity(slot), heartbeat=model.timeouts.heartbeat,
                         ack_timeout=model.timeouts.ack)
         url = sim.url
+    url, hooks = _serial_port(slot, url, context)
     driver = Shaker(slot.name, url, emit, lid_events=context.lid_from_shaker, timing=timing(model.timeouts),
-                    baudrate=model.baudrate)
+                    baudrate=model.baudrate, **hooks)
     return DeviceParts(slot, driver, sim)
 
 
@@ -139,8 +170,12 @@ def _shuffler(slot: DeviceSlot, emit: Emit, context: DeviceContext) -> DevicePar
                                     vendor_id=model.usb_vendor_id, product_id=model.usb_product_id)
         except SimError as exc:
             raise ProfileError(context.table_path, f"devices.{slot.name}.sim", str(exc)) from None
+    backend: Any = sim
+    if context.capture is not None:
+        tap = context.capture.tap(slot.name, device_info(slot, f"usb:{model.usb_vendor_id:04x}:{model.usb_product_id:04x}"))
+        backend = tap.usb_backend(sim if sim is not None else default_backend())
     driver = ShufflerDriver(slot.name, emit, vendor_id=model.usb_vendor_id, product_id=model.usb_product_id,
-                            backend=sim, timing=timing(model.timeouts))
+                            backend=backend, timing=timing(model.timeouts))
     return DeviceParts(slot, driver, sim)
 
 

@@ -136,3 +136,15 @@ def test_whole_shoes_with_every_fault_injected(tmp_path: Path) -> None:
     for shoe, seen in per_shoe.items():
         assert all(count <= limit[parse_card(card)] for card, count in seen.items()), shoe
     assert json.dumps(shoes)  # the shoe records are plain JSON
+
+
+def test_a_captured_run_replays_to_the_same_rounds(tmp_path: Path) -> None:
+    """Issue 7: `tablehost run --replay` plays a capture through the whole service again."""
+    profile = make_profile(tmp_path, faults="corrupt_byte = 0.03, duplicate_frame = 0.03")
+    capture, spy = tmp_path / "cap.jsonl", tmp_path / "spy"
+    assert main(["run", "--profile", str(profile), "--rounds", "10", "--seed", "9", "--journal",
+                 str(tmp_path / "a.sqlite"), "--quiet", "--capture", str(capture), "--spy", str(spy)]) == 0
+    assert main(["run", "--profile", str(profile), "--journal", str(tmp_path / "b.sqlite"), "--quiet",
+                 "--replay", str(capture)]) == 0
+    assert list(export_rounds(tmp_path / "b.sqlite")) == list(export_rounds(tmp_path / "a.sqlite"))
+    assert (spy / "shoe.spy").stat().st_size > 0
