@@ -21,12 +21,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from drivers.capture import RX, TX, CaptureTap, CaptureWriter, DeviceInfo
+from drivers.capture import RX, TX, CaptureWriter
 from drivers.events import DeviceEvent, to_record
-from drivers.shuffler import ShufflerDriver
 from firmware_host.errors import TablehostError
 from firmware_host.profiles import DeviceSlot, load_table
-from firmware_host.wiring.devices import DeviceContext, DeviceParts, build_device
+from firmware_host.wiring.devices import DeviceContext, build_device
 
 __all__ = ["register", "run_capture"]
 
@@ -50,22 +49,6 @@ def _positive(text: str) -> float:
     if value <= 0:
         raise argparse.ArgumentTypeError(f"{text} is not a positive number of seconds")
     return value
-
-
-def device_info(slot: DeviceSlot, port: str) -> DeviceInfo:
-    """How a capture declares the device of ``slot``, plugged in at ``port``."""
-    model = slot.model
-    return DeviceInfo(model.kind, model.dialect, model.transport, model.model, port)
-
-
-def _tap(parts: DeviceParts, tap: CaptureTap) -> None:
-    """Route a built (not started) driver's traffic through ``tap``: the shuffler's pyusb
-    backend, or the serial driver's transport factory."""
-    driver: Any = parts.driver
-    if isinstance(driver, ShufflerDriver):
-        driver.backend = tap.usb_backend(driver.backend)
-    else:
-        driver._transport_factory = tap.transport_factory(driver._transport_factory)
 
 
 def _printer(started: float) -> Any:
@@ -94,14 +77,11 @@ def run_capture(args: argparse.Namespace) -> int:
 
 
 def _record(args: argparse.Namespace, profile: Any, slots: list[DeviceSlot], stop: threading.Event) -> int:
-    context = DeviceContext(profile.path, seed=0, decks=profile.decks)
     started = time.monotonic()
     with CaptureWriter(args.out) as writer:
+        context = DeviceContext(profile.path, seed=0, decks=profile.decks, capture=writer)
         emit = writer.tap_events(_printer(started))
         devices = [build_device(slot, emit, context) for slot in slots]
-        for parts in devices:
-            port = parts.sim.url if hasattr(parts.sim, "url") else parts.driver.url
-            _tap(parts, writer.tap(parts.slot.name, device_info(parts.slot, port)))
         print(f"recording {', '.join(slot.name for slot in slots)} into {args.out}"
               f"{f' for {args.seconds:g}s' if args.seconds else ' (Ctrl-C stops)'}", flush=True)
         try:
