@@ -16,6 +16,9 @@ from drivers.errors import DriverError
 from firmware_host.errors import TablehostError
 from sim.errors import SimError
 
+#: What ``tablehost --help`` says the program is.
+DESCRIPTION = "tablehost: the table-side controller for casino table hardware (shoe, dice shaker, shuffler, GPIO)"
+
 #: (group name, help, module with ``register``), in the order ``--help`` lists them.
 GROUPS: tuple[tuple[str, str, str], ...] = (
     ("run", "run the table service", "firmware_host.cli.run"),
@@ -28,18 +31,16 @@ GROUPS: tuple[tuple[str, str, str], ...] = (
 )
 
 
+def register_all(subparsers: argparse._SubParsersAction, entries: Sequence[tuple[str, str, str]]) -> None:  # type: ignore[type-arg]
+    """Import each ``(name, help, module)`` entry's module and let it ``register`` itself."""
+    for name, help_text, module_name in entries:
+        importlib.import_module(module_name).register(subparsers, name, help_text)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The full ``tablehost`` parser; groups whose module is not present are left out."""
-    parser = argparse.ArgumentParser(prog="tablehost", description=__doc__.splitlines()[0])
-    groups = parser.add_subparsers(dest="group", metavar="COMMAND", required=True)
-    for name, help_text, module_name in GROUPS:
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name == module_name:
-                continue
-            raise
-        module.register(groups, name, help_text)
+    """The full ``tablehost`` parser."""
+    parser = argparse.ArgumentParser(prog="tablehost", description=DESCRIPTION)
+    register_all(parser.add_subparsers(dest="group", metavar="COMMAND", required=True), GROUPS)
     return parser
 
 

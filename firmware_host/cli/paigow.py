@@ -11,13 +11,13 @@ from __future__ import annotations
 import argparse
 import json
 
+from firmware_host.cli import paigow_tiles
 from firmware_host.paigow.bank import BankRound, check_cut
 from firmware_host.paigow.delivery import STYLES, Cut, DeliveryPlan, delivery_plan
 from firmware_host.paigow.dice import parse_dice, total
 from firmware_host.paigow.position import check_seat, label, starting_position
 
 #: The optional module that adds the tile sub-commands to this group.
-_TILES_MODULE = "firmware_host.cli.paigow_tiles"
 
 
 def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> None:  # type: ignore[type-arg]
@@ -36,13 +36,7 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
     start.add_argument("--json", action="store_true", help="one JSON object instead of a table")
     start.set_defaults(func=run_start)
 
-    try:
-        import firmware_host.cli.paigow_tiles as paigow_tiles
-    except ModuleNotFoundError as exc:
-        if exc.name != _TILES_MODULE:
-            raise
-    else:
-        paigow_tiles.register(commands)
+    paigow_tiles.register(commands)
 
 
 def _bank_seat(text: str | None) -> int | None:

@@ -1,18 +1,18 @@
 """``tablehost sim``: run a simulated device standalone and print the port to open.
 
 Each device's sub-command lives in its own module (listed in :data:`DEVICES`) with a
-``register(commands, name, help_text)`` function, as the command groups do; modules not
-present are left out. Shared here: the endpoint, seed and fault options, and the
+``register(commands, name, help_text)`` function, as the command groups do. Shared here: the endpoint, seed and fault options, and the
 dealer's loop (Enter for the device's main action, a letter for the others, or ``--auto``).
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 import threading
 from typing import Callable
+
+from firmware_host.cli import register_all
 
 #: (sub-command, help, module with ``register``), in the order ``--help`` lists them.
 DEVICES: tuple[tuple[str, str, str], ...] = (
@@ -25,17 +25,9 @@ Action = tuple[str, Callable[[], str]]
 
 
 def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> None:  # type: ignore[type-arg]
-    """Add the ``sim`` group and one sub-command per device module present."""
+    """Add the ``sim`` group and one sub-command per device module."""
     group = groups.add_parser(name, help=help_text, description=__doc__.splitlines()[0])
-    commands = group.add_subparsers(dest="device", metavar="DEVICE", required=True)
-    for device, device_help, module_name in DEVICES:
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name == module_name:
-                continue
-            raise
-        module.register(commands, device, device_help)
+    register_all(group.add_subparsers(dest="device", metavar="DEVICE", required=True), DEVICES)
 
 
 def add_common_options(parser: argparse.ArgumentParser) -> None:
