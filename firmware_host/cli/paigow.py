@@ -17,8 +17,6 @@ from firmware_host.paigow.delivery import STYLES, Cut, DeliveryPlan, delivery_pl
 from firmware_host.paigow.dice import parse_dice, total
 from firmware_host.paigow.position import check_seat, label, starting_position
 
-#: The optional module that adds the tile sub-commands to this group.
-
 
 def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> None:  # type: ignore[type-arg]
     """Add the ``paigow`` group and its sub-commands."""

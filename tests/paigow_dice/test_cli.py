@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
-import types
 
 import pytest
 
@@ -72,22 +69,8 @@ def test_bad_input_is_one_clear_line_and_exit_2(capsys, argv, message):
     assert err.count("\n") == 1 and err.startswith("tablehost: ") and message in err
 
 
-def test_tile_commands_are_added_when_their_module_exists(monkeypatch, capsys):
-    registered = []
-
-    def register(commands: argparse._SubParsersAction) -> None:
-        registered.append(commands)
-        commands.add_parser("hand").set_defaults(func=lambda args: 0)
-
-    fake = types.ModuleType("firmware_host.cli.paigow_tiles")
-    fake.register = register
-    monkeypatch.setitem(sys.modules, "firmware_host.cli.paigow_tiles", fake)
-    monkeypatch.setattr(sys.modules["firmware_host.cli"], "paigow_tiles", fake, raising=False)
-    assert main(["paigow", "hand"]) == 0
-    assert len(registered) == 1
-
-
-def test_start_works_without_the_tile_commands(monkeypatch, capsys):
-    monkeypatch.setitem(sys.modules, "firmware_host.cli.paigow_tiles", None)  # import raises ModuleNotFoundError
-    status, out, _ = run(capsys, "--dice", "4,4,4", "--json")
-    assert status == 0 and json.loads(out)["start"] == "3"
+def test_paigow_group_holds_start_and_the_tile_commands(capsys):
+    with pytest.raises(SystemExit):
+        main(["paigow", "--help"])
+    out = capsys.readouterr().out
+    assert all(command in out for command in ("start", "hand", "compare"))
