@@ -47,3 +47,10 @@ def test_udev_rules_give_the_tablehost_group_access_without_root() -> None:
 
 def test_install_script_is_valid_bash() -> None:
     subprocess.run(["bash", "-n", str(DEPLOY / "install.sh")], check=True)
+
+
+def test_udev_rules_write_usb_ids_in_lower_case_as_sysfs_reports_them() -> None:
+    # udev compares ATTRS{idVendor}/{idProduct} as strings; sysfs prints lower-case hex.
+    rules = "\n".join(p.read_text() for p in (DEPLOY / "udev").glob("*.rules"))
+    ids = re.findall(r'ATTRS\{id(?:Vendor|Product)\}=="([^"]+)"', rules)
+    assert ids and all(value == value.lower() for value in ids)
