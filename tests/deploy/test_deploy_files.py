@@ -52,5 +52,5 @@ def test_install_script_is_valid_bash() -> None:
 def test_udev_rules_write_usb_ids_in_lower_case_as_sysfs_reports_them() -> None:
     # udev compares ATTRS{idVendor}/{idProduct} as strings; sysfs prints lower-case hex.
     rules = "\n".join(p.read_text() for p in (DEPLOY / "udev").glob("*.rules"))
-    ids = re.findall(r'ATTRS\{id(?:Vendor|Product)\}=="([^"]+)"', rules)
+    ids = re.findall(r'ATTRS?\{id(?:Vendor|Product)\}=="([^"]+)"', rules)
     assert ids and all(value == value.lower() for value in ids)
