@@ -25,7 +25,7 @@ from sim.errors import SimError
 from sim.faults import ShoeFaults
 from sim.link import FramedSimLink, SimDevice, TextSimLink
 
-__all__ = ["SimShoe", "Draw", "CUT", "build_shoe", "DIALECTS"]
+__all__ = ["SimShoe", "Draw", "CUT", "build_shoe", "cut_and_cover", "DIALECTS"]
 
 #: The cover (cut) card in a shoe's list of cards.
 CUT = "CUT"
@@ -52,6 +52,19 @@ def build_shoe(decks: int, rng: random.Random, cover_from_bottom: int | None = N
         raise SimError(f"decks: {decks} is not between 1 and 8")
     cards = [rank + suit for _ in range(decks) for suit in SUITS for rank in RANKS]
     rng.shuffle(cards)
+    return cut_and_cover(cards, rng, cover_from_bottom)
+
+
+def cut_and_cover(cards: Sequence[str], rng: random.Random, cover_from_bottom: int | None = None) -> list[str]:
+    """Cut shuffled ``cards`` and place the cover card (§ 541.5(d)-(e)), as a shoe is loaded.
+
+    :param cover_from_bottom: as :func:`build_shoe`.
+    :returns: the cards in the order the dealer draws them, :data:`CUT` among them.
+    :raises SimError: for too few cards to cut, or a cover card closer than 14 to the bottom.
+    """
+    cards = list(cards)
+    if len(cards) < 2 * CUT_MIN_FROM_END:
+        raise SimError(f"cut: {len(cards)} cards; § 541.5(d) cuts at least {CUT_MIN_FROM_END} from either end")
     # § 541.5(d)-(e): cover card at least 10 from either end; the cards above it go to the bottom.
     cut = rng.randint(CUT_MIN_FROM_END, len(cards) - CUT_MIN_FROM_END)
     cards = cards[cut:] + cards[:cut]
@@ -141,7 +154,7 @@ class SimShoe(SimDevice):
     def _load(self, shoe_number: int) -> list[str]:
         if self._scripted is not None:
             for card in self._scripted:
-                if card != CUT and (len(card) != 2 or card[0] not in RANKS or card[1] not in SUITS):
+                if card != CUT and not _is_card(card):
                     raise SimError(f"scripted card {card!r} is not a rank {RANKS} and a suit {SUITS}, nor {CUT}")
             return list(self._scripted)
         return build_shoe(self.decks, random.Random(f"{self.seed}-shoe-{shoe_number}"), self._cover_from_bottom)
@@ -170,6 +183,22 @@ class SimShoe(SimDevice):
         with self._lock:
             self.shoe_number += 1
             self._cards = self._load(self.shoe_number)
+            self._position, self._emptied = 0, False
+
+    def load(self, cards: Sequence[str]) -> None:
+        """Load ``cards`` shuffled elsewhere (a shuffler's batch, in the order it released
+        them): the shoe cuts them and places the cover card as :func:`build_shoe` does
+        (§ 541.5(d)-(e)). Every card is kept, including an extra or a wrong one.
+
+        :raises SimError: for a card that is not a rank and a suit, or too few cards to cut.
+        """
+        for card in cards:
+            if not _is_card(card):
+                raise SimError(f"card {card!r} to load is not a rank {RANKS} and a suit {SUITS}")
+        with self._lock:
+            self.shoe_number += 1
+            rng = random.Random(f"{self.seed}-shoe-{self.shoe_number}-cut")
+            self._cards = cut_and_cover(cards, rng, self._cover_from_bottom)
             self._position, self._emptied = 0, False
 
     def draw(self) -> Draw:
@@ -201,6 +230,11 @@ class SimShoe(SimDevice):
     def _on_command(self, message: Any) -> None:
         if isinstance(message, SetBurnMode):
             self._burn = message.on
+
+
+def _is_card(card: str) -> bool:
+    """Whether ``card`` is a rank and a suit (``"4S"``)."""
+    return len(card) == 2 and card[0] in RANKS and card[1] in SUITS
 
 
 def _ascii_frame(message: ShoeMessage) -> bytes:

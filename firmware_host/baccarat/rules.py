@@ -65,6 +65,12 @@ TIE_COMMISSION_PERCENT = 25
 COMMISSION_COLLECTIONS: tuple[str, ...] = ("at_payout", "deferred")
 #: What a Lucky Six wager does when both hands tie at 6; § 631c.5(c)(3) does not say.
 LUCKY_SIX_SIX_TIE_OUTCOMES: tuple[str, ...] = ("lose", "push")
+#: § 541.9(c): the initial four cards are dealt face up ((c)(1)) or face down until the
+#: Player's Hand is called ((c)(2)), as the casino chooses.
+INITIAL_DEALS: tuple[str, ...] = ("face_up", "face_down")
+#: § 541.14(d) "the value of the card found face up": the § 541.6(a) point value (tens and
+#: faces 0) or the face value the burn counts (§ 541.5(g): tens and faces 10).
+FACE_UP_DISCARD_READINGS: tuple[str, ...] = ("point_value", "face_value")
 
 #: Keys that only mean something when a commission is charged (Minibaccarat, § 541.13).
 _STANDARD_ONLY_KEYS = frozenset(
@@ -92,6 +98,10 @@ class RulesSubmission:
         variant permits.
     :param lucky_six_on_six_six_tie: ``'lose'`` or ``'push'``: a Lucky Six wager when both
         hands tie at 6, which § 631c.5(c)(3) leaves open.
+    :param initial_deal: ``'face_up'`` (§ 541.9(c)(1)) or ``'face_down'`` until the reveal
+        (§ 541.9(c)(2)).
+    :param face_up_discards: ``'point_value'`` or ``'face_value'``: how many cards follow a
+        card found face up in the shoe to the discard rack (§ 541.14(d)).
     :raises RulesError: for a value the regulation does not allow.
     """
 
@@ -103,6 +113,8 @@ class RulesSubmission:
     tie_payout: int = MIN_TIE_PAYOUT
     offered_wagers: frozenset[str] = frozenset()
     lucky_six_on_six_six_tie: str = "lose"
+    initial_deal: str = "face_up"
+    face_up_discards: str = "point_value"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "variant", Variant.parse(self.variant))
@@ -183,6 +195,8 @@ _KEY_TYPES: dict[str, type] = {
     "tie_payout": int,
     "offered_wagers": list,
     "lucky_six_on_six_six_tie": str,
+    "initial_deal": str,
+    "face_up_discards": str,
 }
 _TYPE_NAMES = {str: "a string", int: "a whole number", bool: "true or false", list: "a list of wager kinds"}
 
@@ -242,4 +256,9 @@ def _value_problem(rules: RulesSubmission) -> tuple[str, str] | None:
         return "offered_wagers", f"{not_permitted[0]!r} is not a wager of {rules.variant} Baccarat (§ 541.8(a))"
     if rules.lucky_six_on_six_six_tie not in LUCKY_SIX_SIX_TIE_OUTCOMES:
         return "lucky_six_on_six_six_tie", f"{rules.lucky_six_on_six_six_tie!r} is not 'lose' or 'push'"
+    if rules.initial_deal not in INITIAL_DEALS:
+        return "initial_deal", f"{rules.initial_deal!r} is not one of {', '.join(INITIAL_DEALS)} (§ 541.9(c)(1), (2))"
+    if rules.face_up_discards not in FACE_UP_DISCARD_READINGS:
+        return "face_up_discards", (f"{rules.face_up_discards!r} is not one of "
+                                    f"{', '.join(FACE_UP_DISCARD_READINGS)} (§ 541.14(d))")
     return None

@@ -8,7 +8,6 @@ from typing import Any, Iterator
 
 import pytest
 import usb.backend.libusb1
-from test_shoe_driver import Events  # tests/drivers, put on sys.path by conftest.py
 
 from drivers.device import Timing
 from drivers.events.shuffler import (
@@ -20,6 +19,7 @@ from drivers.shuffler import ShufflerDriver
 from drivers.usb import UsbUnavailable
 from sim.errors import SimError
 from sim.shuffler_usb import SimulatedShuffler
+from tests.helpers.device_events import Events
 
 #: Quick reconnection; a heartbeat slow enough that a busy machine does not look like a lost device.
 TIMING = Timing(heartbeat=1.0, handshake=2.0, reconnect_initial=0.02, reconnect_max=0.1)
