@@ -10,6 +10,8 @@ from them by ``docs/generate_diagrams.py``)::
     dealing --settle_pairs--> settling_pairs --pairs_settled--> dealing   (§ 631c.5(d))
     betting|dealing|revealing|settling_pairs --round_over--> betting, or awaiting_shoe
         when a reshuffle is due (§ 541.10(e), § 541.14(e)); --shoe_over--> awaiting_shoe
+    (with a shuffler, a shoe that did not run out ends in reading_out first:
+        --read_out_done--> awaiting_shoe once the shoe reports itself empty)
 
 The rules come from :mod:`firmware_host.baccarat`: each card goes where
 :meth:`~firmware_host.baccarat.deal.Deal.next_slot` says, a card that is not due is handled
@@ -27,12 +29,28 @@ interrupt any of them and then hand back to where the table was:
 - **cards drawn in error** (§ 541.14(a)): held aside and dealt as the first cards of the
   next round.
 
+**With an automatic shuffler** (``shuffler=`` a :class:`~firmware_host.shuffler_rules.ShufflerConfig`,
+the ``[rules.shuffler]`` of the Rules Submission) the table also keeps the two batches
+(§ 541.3(b)) with :mod:`firmware_host.shuffler_rules` and decides what the shuffler is asked
+to do — ``device_command`` decisions (``{"device", "command": "start_shuffle" |
+"release_batch", "batch", "expected_cards"}``) that an output carries out on the driver once
+the step is journaled — and what the dealer does between shoes: put the batch of the shoe
+just ended back into the shuffler (new decks instead when its composition was wrong or its
+decks are due for a change, § 541.3(c)), wait for the next batch, load the shoe from it
+(batches alternate, § 541.3(b)(5)). A shoe from a batch ends with the rest of the shoe read
+out through the reader (``reading_out``), so the composition audit
+(:func:`~firmware_host.shoe_audit.audit_composition`) sees every card and names an extra or
+a missing one; the shuffle-quality watch (:class:`~firmware_host.shoe_audit.ShuffleWatch`)
+journals warnings, never blocking. A batch whose shuffle counted the wrong number of cards
+or repeated an order is taken out of the shuffler and replaced by new decks. Without a
+shuffler none of this happens: the table is exactly as before.
+
 Decisions (all data JSON-plain): ``prompt`` (what the dealer does next, see
-:meth:`BaccaratTable.prompt`), ``announce``, ``alert``, ``lamp``, ``round_result`` and
-``shoe_result``. A card dealt face down never appears in a decision or in :meth:`view`
-before the reveal (only the ``round_result`` of a round voided before it lists it, once the
-round is over); a card discarded undisclosed never appears at all (the journal's input
-record holds it).
+:meth:`BaccaratTable.prompt`), ``announce``, ``alert``, ``lamp``, ``round_result``,
+``shoe_result`` and, with a shuffler, ``device_command``. A card dealt face down never
+appears in a decision or in :meth:`view` before the reveal (only the ``round_result`` of a
+round voided before it lists it, once the round is over); a card discarded undisclosed never
+appears at all (the journal's input record holds it).
 """
 
 from __future__ import annotations
@@ -43,7 +61,12 @@ from typing import Any, Callable, Mapping
 
 from drivers.events import DeviceEvent
 from drivers.events.shoe import CardFaceUp, CardRead, CardUnreadable, CutCard, IdentityUnverified, ShoeEmpty, ShoeWarning
-from drivers.events.table import ClockTick, DealerCommand, DeviceFault, WagerPlaced
+from drivers.events.shuffler import (
+    BatchLoaded, BatchReleased, BatchStatus, ShuffleCompleted, ShuffleProgress, ShuffleStarted, ShufflerFault,
+    ShufflerFaultCleared,
+)  # fmt: skip
+from drivers.events.table import ClockTick, DealerCommand, DeviceFault, DeviceIdentified, DeviceLost, WagerPlaced
+from firmware_host import shuffler_rules as shuffling
 from firmware_host.baccarat.cards import RANK_VALUES, RANKS, Card, parse_card, shoe_composition
 from firmware_host.baccarat.deal import INITIAL_ORDER, Deal
 from firmware_host.baccarat.irregularities import IrregularityAction, IrregularityOutcome, card_out_of_turn
@@ -58,8 +81,11 @@ from firmware_host.baccarat.settlement import (
     settle_pairs,
 )
 from firmware_host.controller import TableController
+from firmware_host.decisions import Decision
 from firmware_host.errors import RulesError
 from firmware_host.profiles import ApprovedIdentities
+from firmware_host.shoe_audit import ShuffleWatch, audit_composition
+from firmware_host.shuffler_rules import BatchRecord, Notice, ShufflerConfig, ShufflerRefusal, ShufflerState
 
 __all__ = ["BaccaratTable", "COMMANDS", "FACE_UP_DISCARD_COUNTS"]
 
@@ -73,7 +99,8 @@ DEFAULT_DECKS = 8
 
 #: Dealer commands (``DealerCommand.command``) this controller understands, with their args.
 COMMANDS: dict[str, str] = {
-    "shoe_loaded": '{"decks": N} (optional; default: the constructor\'s decks): a shuffled shoe is in',
+    "shoe_loaded": '{"decks": N, "batch": "A"|"B"} (optional; default: the constructor\'s decks, the batch '
+                   'the shuffler released): a shuffled shoe is in',
     "no_more_bets": "no more bets (§ 541.8(c), § 541.9(b)); dealing starts",
     "reveal": "the face-down initial cards are turned up (§ 541.9(c)(2), § 541.10(a))",
     "pairs_settled": "the pair wagers are settled; third cards may be dealt (§ 631c.5(d))",
@@ -116,6 +143,53 @@ class _Shoe:
     #: Undisclosed (face-down) and face-up cards still to go to the discard rack.
     discards_down: int = 0
     discards_up: int = 0
+    #: The shuffler batch the shoe was loaded from (None without a shuffler).
+    batch: str | None = None
+    #: Every card identified (read, keyed in), for the composition audit.
+    identified: list[Card] = dataclasses.field(default_factory=list)
+    #: Every card in the order the shoe read it (None: unreadable), for the shuffle-quality watch.
+    seen: list[Card | None] = dataclasses.field(default_factory=list)
+    #: Cards read out after the last hand (``reading_out``).
+    read_out: int = 0
+    #: Why the batch needs new decks before it is dealt again (composition, § 541.3(c)), if it does.
+    new_decks: str | None = None
+
+
+@dataclasses.dataclass
+class _Shuffler:
+    """The table's automatic shuffler: the rules' state of both batches and what was asked of the device.
+
+    :param device: the shuffler's device name in the table profile.
+    """
+
+    device: str
+    state: ShufflerState
+    watch: ShuffleWatch
+    #: ``(command, batch)`` decided and not yet seen done (the output sends each once).
+    pending: set[tuple[str, str]] = dataclasses.field(default_factory=set)
+    #: Faults that stop the shuffler until it reports them cleared (jam, door open).
+    latched: set[str] = dataclasses.field(default_factory=set)
+    #: Batches whose status is awaited after a handshake; nothing is asked before it came.
+    status_due: set[str] = dataclasses.field(default_factory=set)
+    #: The device refused a command: nothing more is asked until it reports news.
+    refused: bool = False
+    #: Batches asked out of the shuffler to be replaced by new decks, and why.
+    replacing: dict[str, str] = dataclasses.field(default_factory=dict)
+    #: Batches retired (§ 541.3(c), a wrong composition or count): why new decks are due in their slot.
+    new_decks_due: dict[str, str] = dataclasses.field(default_factory=dict)
+    #: Alerts recorded while no shoe is in play; the next shoe's result lists them.
+    between_shoes: list[dict[str, str]] = dataclasses.field(default_factory=list)
+
+    def new_session(self) -> None:
+        """The device was lost or found: commands in flight are lost, its status is awaited again."""
+        self.pending.clear()
+        self.latched.clear()
+        self.status_due = set(self.state.config.batches)
+        self.refused = False
+
+    def colour(self, batch: str) -> str:
+        """The back colour of ``batch`` in the Rules Submission (§ 541.3(b)(3))."""
+        return self.state.config.back_colours[shuffling.BATCH_NAMES.index(batch)]
 
 
 @dataclasses.dataclass
@@ -142,6 +216,11 @@ class BaccaratTable(TableController):
         down until ``reveal``) instead of § 541.9(c)(1) (face up).
     :param face_up_discards: ``"point_value"`` or ``"face_value"``: how many cards follow a
         card found face up in the shoe to the discard rack (§ 541.14(d)).
+    :param shuffler: the ``[rules.shuffler]`` of a table with an automatic shuffler
+        (§ 541.3(b)); ``None``: no shuffler.
+    :param shuffler_device: the shuffler's device name (one of ``approved``).
+    :raises RulesError: for a deck count ch. 541 does not play, an unknown ``face_up_discards``,
+        a shuffler whose batches do not hold ``decks`` decks, or a shuffler device not in ``approved``.
     """
 
     game = "baccarat"
@@ -156,6 +235,7 @@ class BaccaratTable(TableController):
         "dealing",
         "revealing",
         "settling_pairs",
+        {"name": "reading_out", "on_enter": "_start_read_out"},
     ]
     #: The machine's transitions; dealer-command triggers are the commands' names.
     TRANSITIONS: list[dict[str, Any]] = [
@@ -167,9 +247,12 @@ class BaccaratTable(TableController):
         {"trigger": "settle_pairs", "source": "dealing", "dest": "settling_pairs", "after": "_settle_pairs"},
         {"trigger": "pairs_settled", "source": "settling_pairs", "dest": "dealing"},
         {"trigger": "void_round", "source": _IN_ROUND, "dest": None, "after": "_void_by_dealer"},
+        {"trigger": "round_over", "source": _IN_ROUND, "dest": "reading_out", "conditions": ["reshuffle_due", "reads_out"]},
         {"trigger": "round_over", "source": _IN_ROUND, "dest": "awaiting_shoe", "conditions": "reshuffle_due"},
         {"trigger": "round_over", "source": _IN_ROUND, "dest": "betting"},
+        {"trigger": "shoe_over", "source": ["burning", *_IN_ROUND], "dest": "reading_out", "conditions": "reads_out"},
         {"trigger": "shoe_over", "source": ["burning", *_IN_ROUND], "dest": "awaiting_shoe"},
+        {"trigger": "read_out_done", "source": "reading_out", "dest": "awaiting_shoe"},
     ]
     #: A round is open from the betting to its end (its decisions carry its number).
     ROUND_STATES = _IN_ROUND
@@ -183,11 +266,24 @@ class BaccaratTable(TableController):
         *,
         initial_cards_face_down: bool = False,
         face_up_discards: str = "point_value",
+        shuffler: ShufflerConfig | None = None,
+        shuffler_device: str = "shuffler",
     ) -> None:
         super().__init__(table_id, approved)
         shoe_composition(decks)  # RulesError for a deck count ch. 541 does not play
         if face_up_discards not in FACE_UP_DISCARD_COUNTS:
             raise RulesError(f"face_up_discards {face_up_discards!r}: not one of {', '.join(FACE_UP_DISCARD_COUNTS)}")
+        self.shuffler: _Shuffler | None = None
+        if shuffler is not None:
+            if shuffler.decks_per_batch != decks:
+                raise RulesError(f"shuffler: batches of {shuffler.decks_per_batch} decks, but shoes of {decks} "
+                                 "(§ 541.3(b)(1): each batch is one shoe)")  # fmt: skip
+            if shuffler_device not in approved:
+                raise RulesError(f"shuffler device {shuffler_device!r}: not a device of table {table_id}")
+            self.shuffler = _Shuffler(shuffler_device, shuffling.new_state(shuffler), ShuffleWatch(decks))
+            self.shuffler.new_session()
+            # The shuffler's events mean something only at a table that has one.
+            self._HANDLERS = {**BaccaratTable._HANDLERS, **_SHUFFLER_HANDLERS}
         self.rules = rules
         self.decks = decks
         self.initial_cards_face_down = initial_cards_face_down
@@ -212,16 +308,24 @@ class BaccaratTable(TableController):
 
     @property
     def reshuffle_due(self) -> bool:
-        """The shoe is finished: the last hand was played (§ 541.10(e)) or it ran out (§ 541.14(e))."""
-        return self.shoe is not None and (self.shoe.cover == "reshuffle" or self.shoe.emptied)
+        """The shoe is finished: the last hand was played (§ 541.10(e)), it ran out (§ 541.14(e))
+        or its decks are overdue for a change (§ 541.3(c))."""
+        shoe = self.shoe
+        return shoe is not None and (shoe.cover == "reshuffle" or shoe.emptied or shoe.new_decks is not None)
+
+    @property
+    def reads_out(self) -> bool:
+        """A shoe from a shuffler batch that did not run out ends with the rest read out (composition audit)."""
+        return self.shuffler is not None and self.shoe is not None and not self.shoe.emptied
 
     # -- shoe events ----------------------------------------------------------------------
     def _on_shoe_event(self, event: DeviceEvent) -> None:
         """A card, the cover card or the shoe running out: applied now, or after the card
         awaiting the dealer's entry so that shoe order is kept."""
-        _card_of(event)  # RulesError for a card that cannot be, before anything is counted
+        card = _card_of(event)  # RulesError for a card that cannot be, before anything is counted
         if isinstance(event, (CardRead, CardUnreadable, CardFaceUp)) and self.shoe is not None:
             self.shoe.cards_read += 1
+            self.shoe.seen.append(card)
         if isinstance(event, CardRead) and event.burn and self.state != "burning" and not self._discards_due():
             text = "the shoe flagged a burn card outside the burn; it is dealt as the table's state says"
             self._alert("burn-flag", text, "warning")
@@ -232,7 +336,9 @@ class BaccaratTable(TableController):
 
     def _apply_shoe_event(self, event: DeviceEvent) -> None:
         card = _card_of(event)
-        if isinstance(event, CardRead):
+        if self.state == "reading_out":
+            self._read_out(event, card)
+        elif isinstance(event, CardRead):
             self._apply_card(card)  # type: ignore[arg-type]
         elif isinstance(event, (CardUnreadable, CardFaceUp)) and card is None:
             self._apply_unknown(face_up=isinstance(event, CardFaceUp))
@@ -258,7 +364,13 @@ class BaccaratTable(TableController):
         self._track(f"{event.device}-fault", f"{event.device}: fault {event.code}: {event.text}", "fault", "acknowledge")
 
     def _on_tick(self, event: ClockTick) -> None:
-        """Compliance clocks belong to the shuffler issue; a tick changes nothing here."""
+        """§ 541.5(h)(2): with a shuffler, a shoe with no gaming activity for ``idle_after_s`` ends
+        (its cards go into the shuffler, the other batch comes out); otherwise a tick changes nothing."""
+        side = self.shuffler
+        if side is None or self.state != "betting" or self.round.wagers or not shuffling.idle_due(side.state, self.now):
+            return
+        self._apply_step(shuffling.idle_table(side.state, self.now))
+        self.shoe_over()
 
     # -- where a card goes ----------------------------------------------------------------
     def _apply_unknown(self, face_up: bool) -> None:
@@ -303,6 +415,7 @@ class BaccaratTable(TableController):
     def _audit(self, card: Card, exposed: bool) -> None:
         """Count the card out of the shoe's composition; flag a card the shoe cannot hold."""
         assert self.shoe is not None
+        self.shoe.identified.append(card)
         if self.shoe.remaining[card] > 0:
             self.shoe.remaining[card] -= 1
             return
@@ -338,8 +451,7 @@ class BaccaratTable(TableController):
             shoe.burn_remaining -= 1
             shoe.burned += 1
         if not self._discards_due():
-            self._close("card-disclosed")
-            self._close("card-face-up")
+            self._close_discard_alerts()
         if self.state == "burning" and not self._discards_due() and shoe.burn_remaining == 0:
             self.burn_done()
 
@@ -509,6 +621,8 @@ class BaccaratTable(TableController):
             self._announce("last_hand", "last hand")
         elif status == "completed" and shoe.cover == "last_hand":
             shoe.cover = "reshuffle"
+        if self.shuffler is not None:
+            self._check_deck_clock(shoe)
         self.round_over()
 
     # -- dealer commands and wagers --------------------------------------------------------
@@ -520,6 +634,8 @@ class BaccaratTable(TableController):
             self._alert("table-paused", f"{command}: {self.paused_text()}", "warning")
         elif command in _ADVANCING and (self._awaiting_entry is not None or self._discards_due()):
             self._alert("irregularity-open", f"{command}: finish the irregularity first ({self.prompt()['text']})", "warning")
+        elif command == "shoe_loaded" and self.shuffler is not None:
+            self._load_from_batch(args)
         elif command == "shoe_loaded":
             decks = args.get("decks", self.decks)
             shoe_composition(decks)  # RulesError for a deck count ch. 541 does not play
@@ -592,11 +708,16 @@ class BaccaratTable(TableController):
             self.round.wagers[key] = Wager(placed.seat, placed.kind, placed.amount + (before.amount if before else 0))
 
     # -- the shoe's life -------------------------------------------------------------------
-    def _open_shoe(self, decks: int) -> None:
+    def _open_shoe(self, decks: int, batch: str | None = None) -> None:
         self.shoes_started += 1
-        self.shoe = _Shoe(number=self.shoes_started, decks=decks, remaining=shoe_composition(decks))
-        text = f"shoe {self.shoe.number} ({decks} decks): burn (§ 541.5(g))"
-        self._announce("shoe", text, shoe=self.shoe.number, decks=decks)
+        self.shoe = _Shoe(number=self.shoes_started, decks=decks, remaining=shoe_composition(decks), batch=batch)
+        fields: dict[str, Any] = {"shoe": self.shoe.number, "decks": decks}
+        where = f"{decks} decks"
+        if self.shuffler is not None:
+            self.shoe.alerts, self.shuffler.between_shoes = self.shuffler.between_shoes, []
+            fields["batch"] = batch
+            where = f"batch {batch}, {self.shuffler.colour(str(batch))} backs, {where}"
+        self._announce("shoe", f"shoe {self.shoe.number} ({where}): burn (§ 541.5(g))", **fields)
 
     def _open_round(self) -> None:
         self.round = _Round(revealed=not self.initial_cards_face_down)
@@ -608,13 +729,21 @@ class BaccaratTable(TableController):
         collected, self.ledger = self.ledger.collect_all()
         if collected:
             self._collect_commission(collected)
-        self.decide("shoe_result", {"shoe": shoe.number, "decks": shoe.decks, "burned": shoe.burned,
-                                    "cards_read": shoe.cards_read, "rounds": shoe.rounds,
-                                    "composition_ok": shoe.composition_ok, "alerts": shoe.alerts})  # fmt: skip
+        data: dict[str, Any] = {"shoe": shoe.number}
+        if self.shuffler is not None:
+            self._audit_shoe(shoe)
+            data["batch"] = shoe.batch
+        data.update(decks=shoe.decks, burned=shoe.burned, cards_read=shoe.cards_read, rounds=shoe.rounds,
+                    composition_ok=shoe.composition_ok, alerts=shoe.alerts)  # fmt: skip
+        self.decide("shoe_result", data)
         self.shoe = None  # held cards and pending discards go with the shoe's cards
+        self._close_discard_alerts()
+        self._open_round()
+
+    def _close_discard_alerts(self) -> None:
+        """Discards still due go with the shoe's cards: their alerts are over."""
         self._close("card-disclosed")
         self._close("card-face-up")
-        self._open_round()
 
     def _collect_commission(self, owed: tuple[tuple[int, int], ...]) -> None:
         seats = [{"seat": seat, "amount": cents} for seat, cents in owed]
@@ -626,9 +755,13 @@ class BaccaratTable(TableController):
     def prompt(self) -> dict[str, Any]:
         """What the dealer must do next (the data of a ``prompt`` decision).
 
-        ``action`` is one of: ``wait`` (paused; ``problems``), ``enter_card``, ``discard``
-        (``count``, ``face`` "up"/"down"), ``load_shoe``, ``burn`` (``remaining``: None
-        before the first card is shown), ``place_bets`` (``last_hand``, ``held``), ``deal``
+        ``action`` is one of: ``wait`` (paused; ``problems``; with a shuffler also
+        ``reason`` "shuffler" and the ``batch`` awaited), ``read_out`` (``read``: cards read
+        out so far), ``enter_card``, ``discard`` (``count``, ``face`` "up"/"down"),
+        ``return_batch`` (``batch``, ``replace``: new decks instead of the batch's cards),
+        ``load_shoe`` (with a shuffler ``batch``, ``decks``, ``back_colour``), ``burn``
+        (``remaining``: None before the first card is shown), ``place_bets`` (``last_hand``,
+        ``held``), ``deal``
         (``to`` "player"/"banker", ``card`` 1-3: the card's place in that hand),
         ``reveal``, ``settle_pairs`` (``settlement``), ``collect_commission`` (``seats``,
         only as a decision); every prompt has a ``text`` for people.
@@ -636,6 +769,11 @@ class BaccaratTable(TableController):
         shoe = self.shoe
         if (waiting := self.paused_prompt()) is not None:
             return waiting
+        if self.state == "reading_out":
+            assert shoe is not None
+            text = (f"draw the rest of the shoe through the reader to the discard rack ({shoe.read_out} read; "
+                    "composition audit, § 541.3(b)(1))")  # fmt: skip
+            return {"action": "read_out", "read": shoe.read_out, "text": text}
         if self._awaiting_entry is not None:
             return {"action": "enter_card", "text": "key in the card the shoe could not read"}
         if shoe is not None and shoe.discards_down:
@@ -644,6 +782,8 @@ class BaccaratTable(TableController):
         if shoe is not None and shoe.discards_up:
             text = f"draw {shoe.discards_up} card(s) face up to the discard rack (§ 541.14(d))"
             return {"action": "discard", "count": shoe.discards_up, "face": "up", "text": text}
+        if self.state == "awaiting_shoe" and self.shuffler is not None:
+            return self._between_shoes_prompt(self.shuffler)
         if self.state == "awaiting_shoe":
             return {"action": "load_shoe", "text": "load a shuffled shoe, then press shoe loaded"}
         assert shoe is not None
@@ -691,6 +831,9 @@ class BaccaratTable(TableController):
             "commission_owed": [{"seat": seat, "amount": cents} for seat, cents in self.ledger.owed],
             "alerts": [dict(alert) for alert in self._open_alerts.values()],
             "lamp": self.lamp_colour(),
+            **({} if self.shuffler is None else {"batches": [
+                {"batch": b.name, "stage": b.stage, "problem": b.problem} for b in self.shuffler.state.batches
+            ]}),
         }
 
     # -- alerts and the lamp ---------------------------------------------------------------
@@ -701,9 +844,12 @@ class BaccaratTable(TableController):
             self._record(code, text)
 
     def _record(self, code: str, text: str) -> None:
-        """Record an alert in the shoe's result (``shoe_result`` lists them)."""
+        """Record an alert in the shoe's result (``shoe_result`` lists them); with a shuffler, an
+        alert between shoes goes into the next shoe's result."""
         if self.shoe is not None:
             self.shoe.alerts.append({"code": code, "text": text})
+        elif self.shuffler is not None:
+            self.shuffler.between_shoes.append({"code": code, "text": text})
 
     def _open(self, code: str, text: str, severity: str, awaiting: str, record: bool = True) -> None:
         """An alert that stays on the dealer's view (amber or red lamp) until ``awaiting`` happens."""
@@ -742,6 +888,250 @@ class BaccaratTable(TableController):
             return "amber"
         return "green"
 
+    # -- the end of a shoe from a shuffler batch: read-out and audit --------------------------
+    def _start_read_out(self) -> None:
+        """The shoe is over: discards still due go with its cards; the rest of it is read out."""
+        assert self.shoe is not None
+        self.shoe.discards_down = self.shoe.discards_up = 0
+        self._close_discard_alerts()
+
+    def _read_out(self, event: DeviceEvent, card: Card | None) -> None:
+        """A card read out after the shoe ended: counted for the audit, dealt to no one."""
+        shoe = self.shoe
+        assert shoe is not None
+        if isinstance(event, ShoeEmpty):
+            shoe.emptied = True  # every card has passed the reader
+            self.read_out_done()
+        elif not isinstance(event, CutCard):  # the cover card comes out with the rest
+            if card is not None:
+                self._audit(card, exposed=False)
+            shoe.read_out += 1
+
+    def _audit_shoe(self, shoe: _Shoe) -> None:
+        """At the shoe's end: reconcile its cards with the batch (§ 541.3(b)(1)), watch the
+        shuffle (§ 541.5(a), warnings only), send the batch to the discard rack (§ 541.3(b)(6)),
+        and retire it if its decks must be replaced."""
+        side = self.shuffler
+        assert side is not None
+        unreadable = max(0, shoe.cards_read - len(shoe.identified))
+        audit = audit_composition(shoe.decks, shoe.identified, unreadable, complete=shoe.emptied, batch=shoe.batch)
+        notice = audit.notice()
+        if notice is not None:
+            shoe.composition_ok = False
+            self._open(notice.code, f"shoe {shoe.number}: {_notice_text(notice)}", notice.severity, "acknowledge")
+            shoe.new_decks = shoe.new_decks or f"shoe {shoe.number} did not hold exactly its decks"
+        side.watch, report = side.watch.observe(shoe.number, shoe.seen)
+        self._notices(report.notices)
+        if side.state.in_play is not None:  # § 541.5(h)(2) has already ended it
+            self._apply_step(shuffling.end_shoe(side.state, self.now))
+        if shoe.new_decks is not None and shoe.batch is not None:
+            self._retire(shoe.batch, shoe.new_decks)
+
+    def _check_deck_clock(self, shoe: _Shoe) -> None:
+        """After a round: the table is active (§ 541.5(h)); the next round may start only while
+        the decks in play are within their life (§ 541.3(c)), with one warning before."""
+        side = self.shuffler
+        assert side is not None
+        side.state = shuffling.record_activity(side.state, self.now)
+        if self.reshuffle_due:
+            return
+        try:
+            self._apply_step(shuffling.check_round_start(side.state, self.now))
+        except ShufflerRefusal as refusal:
+            self._alert(refusal.code, str(refusal), "fault")
+            shoe.new_decks = "its decks are overdue for a change (§ 541.3(c))"
+
+    # -- the shuffler: batches, commands, the dealer's part between shoes ---------------------
+    def _load_from_batch(self, args: Mapping[str, Any]) -> None:
+        """``shoe_loaded`` at a shuffler table: the shoe holds ``batch`` (default: the one the
+        shuffler released), if the rules allow it (§ 541.3(b)(4)-(6), (c))."""
+        side = self.shuffler
+        assert side is not None
+        self._require_state("shoe_loaded", "awaiting_shoe")
+        decks = args.get("decks", self.decks)
+        if decks != self.decks:
+            raise RulesError(f"shoe of {decks!r} decks: each batch holds {self.decks} (§ 541.3(b)(1))")
+        batch = args.get("batch", self._next_shoe_batch(side.state))
+        try:
+            step = shuffling.load_shoe(side.state, batch, self.now)
+        except ShufflerRefusal as refusal:
+            if refusal.code == "deck-clock-expired":
+                self._retire(batch, "its decks are overdue for a change (§ 541.3(c))")
+            raise
+        side.state = step.state
+        self.shoe_loaded(decks, batch)
+        self._notices(step.notices)
+
+    @staticmethod
+    def _next_shoe_batch(state: ShufflerState) -> str:
+        """The batch the next shoe comes from: the other one (§ 541.3(b)(5)), or for the first
+        shoe the one nearest to being dealt."""
+        wanted = shuffling.next_batch(state)
+        if wanted is not None:
+            return wanted
+        for stage in ("released", "ready", "shuffling", "loaded"):
+            for record in state.batches:
+                if record.stage == stage:
+                    return record.name
+        return state.config.batches[0]
+
+    def _between_shoes_prompt(self, side: _Shuffler) -> dict[str, Any]:
+        """Between shoes: put the last shoe's batch back (or new decks), then load the next batch."""
+        state = side.state
+        discarded = next((b.name for b in state.batches if b.stage == "discard"), None)
+        if discarded is not None:
+            text = (f"put batch {discarded} ({side.colour(discarded)} backs) from the shoe and the discard rack "
+                    "into the shuffler (§ 541.3(b)(6))")  # fmt: skip
+            return {"action": "return_batch", "batch": discarded, "replace": False, "text": text}
+        for batch, why in side.new_decks_due.items():
+            text = (f"put new decks ({self.decks} decks, {side.colour(batch)} backs) into the shuffler as batch "
+                    f"{batch}: {why}")  # fmt: skip
+            return {"action": "return_batch", "batch": batch, "replace": True, "text": text}
+        batch = self._next_shoe_batch(state)
+        colour = side.colour(batch)
+        record = state.batch(batch)
+        if record.stage == "released":
+            return {"action": "load_shoe", "batch": batch, "decks": self.decks, "back_colour": colour,
+                    "text": f"load batch {batch} ({colour} backs) into the shoe, then press shoe loaded"}  # fmt: skip
+        return {"action": "wait", "reason": "shuffler", "batch": batch,
+                "text": f"waiting for batch {batch} ({colour} backs): {self._batch_waits_for(side, record)}"}  # fmt: skip
+
+    @staticmethod
+    def _batch_waits_for(side: _Shuffler, record: BatchRecord) -> str:
+        if record.name in side.replacing:
+            return "it comes out of the shuffler to be replaced by new decks"
+        if side.latched:
+            return "the shuffler reports " + ", ".join(sorted(side.latched)).replace("_", " ")
+        if side.refused:
+            return "the shuffler refused the last command (see the alert); waiting for it to report"
+        return record.problem or _BATCH_WAITS.get(record.stage, record.stage.replace("_", " "))
+
+    def _on_shuffler_event(self, event: DeviceEvent) -> None:
+        """A shuffler event: the rules judge it; then what the controller asked is done, or not."""
+        side = self.shuffler
+        assert side is not None
+        batch = getattr(event, "batch", None)
+        if isinstance(event, BatchStatus):
+            side.status_due.discard(event.batch)
+            if event.state not in ("empty", "released") and side.state.batch(event.batch).stage == "discard":
+                # Put back while the host was not listening: the device is the physical truth.
+                self._apply_step(shuffling.on_batch_loaded(side.state, event.batch, event.decks, event.back_colour,
+                                                           self.now))  # fmt: skip
+        out = isinstance(event, BatchReleased) or (isinstance(event, BatchStatus) and event.state == "released")
+        if not isinstance(event, ShuffleProgress):
+            side.refused = False
+        if out and batch in side.replacing:
+            side.pending.discard(("release_batch", batch))
+            self._retire(batch, side.replacing.pop(batch))
+            return
+        self._apply_step(shuffling.on_event(side.state, event, self.now))
+        if isinstance(event, ShuffleStarted):
+            side.pending.discard(("start_shuffle", event.batch))
+        elif isinstance(event, BatchReleased):
+            side.pending.discard(("release_batch", event.batch))
+        elif isinstance(event, BatchLoaded):
+            side.new_decks_due.pop(event.batch, None)
+
+    def _on_shuffler_fault(self, event: ShufflerFault) -> None:
+        """A shuffler fault (the base class has alerted): a jam or an open door stops the
+        shuffler (and abandons the shuffle it names) until cleared; any other fault naming a
+        batch something was asked for is the device refusing it."""
+        side = self.shuffler
+        assert side is not None
+        self._apply_step(shuffling.on_event(side.state, event, self.now))
+        code, text = f"{event.device}-{event.code}", f"{event.device}: fault {event.code}: {event.text}"
+        if event.code in shuffling.ABANDONING_FAULTS:
+            side.latched.add(event.code)
+            self._track(code, text, "fault", "cleared")
+        else:
+            self._record(code, text)
+        asked = {(command, batch) for command, batch in side.pending if batch == event.batch}
+        if asked and event.code != "card_count":  # a count comes with a completed shuffle, not a refusal
+            side.pending -= asked
+            side.refused = True
+
+    def _on_shuffler_fault_cleared(self, event: ShufflerFaultCleared) -> None:
+        side = self.shuffler
+        assert side is not None
+        side.latched.discard(event.code)
+        side.refused = False
+        self._close(f"{event.device}-{event.code}")
+
+    def handle(self, event: DeviceEvent, at: float) -> list[Decision]:
+        """As :meth:`TableController.handle`; the shuffler lost or found starts a new session
+        (commands in flight are lost, its status and faults are reported again)."""
+        side = self.shuffler
+        if side is not None and isinstance(event, (DeviceIdentified, DeviceLost)) and event.device == side.device:
+            side.new_session()
+            for fault in shuffling.ABANDONING_FAULTS:
+                self._close(f"{side.device}-{fault}")
+            if isinstance(event, DeviceLost):
+                self._record("device-lost", f"{side.device}: lost ({event.reason}); table paused")
+        return super().handle(event, at)
+
+    def after_game_event(self) -> None:
+        """After every game event: ask the shuffler for what is due."""
+        self._ask_shuffler()
+
+    def on_devices_changed(self) -> None:
+        """A device lost, found or approved: ask the shuffler for what is due, then the prompt."""
+        self._ask_shuffler()
+        super().on_devices_changed()
+
+    def _ask_shuffler(self) -> None:
+        """Decide the ``device_command`` s due: take out a batch to be replaced, shuffle a batch
+        waiting for it (§ 541.3(b)(4)), release the next shoe's batch between shoes."""
+        side = self.shuffler
+        if side is None or not self.devices[side.device].usable or side.latched or side.status_due or side.refused:
+            return
+        state = side.state
+        for record in state.batches:
+            why = self._why_new_decks(state, record)
+            if why is not None:
+                side.replacing.setdefault(record.name, why)
+            if record.name in side.replacing:
+                self._ask(side, "release_batch", record.name)
+        batch = shuffling.to_shuffle(state)
+        if batch is not None:
+            self._ask(side, "start_shuffle", batch, expected_cards=shuffling.expected_cards(state, batch))
+        prompt = self.prompt()
+        if prompt["action"] == "wait" and prompt.get("reason") == "shuffler" and state.batch(prompt["batch"]).stage == "ready":
+            self._ask(side, "release_batch", prompt["batch"])
+
+    def _why_new_decks(self, state: ShufflerState, record: BatchRecord) -> str | None:
+        """Why a batch in the shuffler must be replaced by new decks: its shuffle was judged
+        wrong (count, repeated order) or its decks are overdue (§ 541.3(c)); else None."""
+        if record.stage == "rejected" and record.cards is not None:
+            return f"rejected, {record.problem}"
+        expired = any(c.batch == record.name and c.status == "expired" for c in shuffling.deck_clock(state, self.now))
+        if record.stage == "ready" and expired:
+            return "its decks are overdue for a change (§ 541.3(c))"
+        return None
+
+    def _ask(self, side: _Shuffler, command: str, batch: str, **args: Any) -> None:
+        """Decide a ``device_command`` for the shuffler, once until it is seen done or lost."""
+        if (command, batch) not in side.pending:
+            side.pending.add((command, batch))
+            self.decide("device_command", {"device": side.device, "command": command, "batch": batch, **args})
+
+    def _retire(self, batch: str, why: str) -> None:
+        """The decks of ``batch`` leave the table; new decks are due in its slot (§ 541.3(b)(1), (c))."""
+        side = self.shuffler
+        assert side is not None
+        self._apply_step(shuffling.retire_batch(side.state, batch, self.now))
+        side.new_decks_due[batch] = why
+        self._alert("new-decks", f"batch {batch}: {why}: replace it with new decks", "attention")
+
+    def _apply_step(self, step: shuffling.Step) -> None:
+        """Take the rules' new state and journal their notices as alerts."""
+        assert self.shuffler is not None
+        self.shuffler.state = step.state
+        self._notices(step.notices)
+
+    def _notices(self, notices: tuple[Notice, ...]) -> None:
+        for notice in notices:
+            self._alert(notice.code, _notice_text(notice), notice.severity)
+
     _HANDLERS: dict[type, Callable[[BaccaratTable, Any], None]] = {
         CardRead: _on_shoe_event,
         CardUnreadable: _on_shoe_event,
@@ -762,6 +1152,29 @@ class BaccaratTable(TableController):
         "seat_left": _seat_left,
         "acknowledge": _acknowledge,
     }
+
+
+#: The shuffler's events, handled only at a table that has one (see BaccaratTable.__init__).
+_SHUFFLER_HANDLERS: dict[type, Callable[[BaccaratTable, Any], None]] = {
+    BatchLoaded: BaccaratTable._on_shuffler_event,
+    ShuffleStarted: BaccaratTable._on_shuffler_event,
+    ShuffleProgress: BaccaratTable._on_shuffler_event,
+    ShuffleCompleted: BaccaratTable._on_shuffler_event,
+    BatchReleased: BaccaratTable._on_shuffler_event,
+    BatchStatus: BaccaratTable._on_shuffler_event,
+    ShufflerFault: BaccaratTable._on_shuffler_fault,
+    ShufflerFaultCleared: BaccaratTable._on_shuffler_fault_cleared,
+}
+#: What the next shoe waits for while its batch is at each stage (see _batch_waits_for).
+_BATCH_WAITS: dict[str, str] = {
+    "absent": "it is not in the shuffler", "loaded": "it is to be shuffled", "shuffling": "it is being shuffled",
+    "ready": "it is coming out of the shuffler", "rejected": "it was rejected",
+}  # fmt: skip
+
+
+def _notice_text(notice: Notice) -> str:
+    """A shuffler-rules notice as an alert's text, with its section."""
+    return f"{notice.text} (§ {notice.section})" if notice.section else notice.text
 
 
 def _card_of(event: DeviceEvent) -> Card | None:
