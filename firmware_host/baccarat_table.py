@@ -1029,8 +1029,8 @@ class BaccaratTable(TableController):
             side.pending.discard(("start_shuffle", event.batch))
         elif isinstance(event, BatchReleased):
             side.pending.discard(("release_batch", event.batch))
-        elif isinstance(event, BatchLoaded):
-            side.new_decks_due.pop(event.batch, None)
+        for retired in [b for b in side.new_decks_due if side.state.batch(b).stage != "absent"]:
+            del side.new_decks_due[retired]  # its new decks are in (also when seen in a status after a replug)
 
     def _on_shuffler_fault(self, event: ShufflerFault) -> None:
         """A shuffler fault (the base class has alerted): a jam or an open door stops the

@@ -241,3 +241,14 @@ def test_a_card_read_out_after_the_last_hand_is_dealt_to_no_one() -> None:
     shoe = driver.of("shoe_result")[-1]
     assert dealt + shoe["burned"] < shoe["cards_read"] == FULL
     assert driver.announced("outcome")[-1]["winner"] == rounds[-1]["winner"], "no round after the last hand"
+
+
+def test_new_decks_put_in_while_the_shuffler_was_unplugged_are_seen_in_its_status() -> None:
+    driver = ShufflerDriver()
+    driver.open()
+    driver.play_shoe(doctored(10, extra="5H", missing="6H"))
+    assert driver.prompt()["action"] == "return_batch" and driver.prompt()["replace"]
+    driver.feed(DeviceLost(device=SHUFFLER, reason="unplugged"))  # the BatchLoaded is lost with the cable
+    out = driver.feed(SHUFFLER_UP, status("A"), status("B", "shuffled", FULL, "d"))
+    assert driver.stage("A") == "loaded" and driver.commands(out) == [("start_shuffle", "A"), ("release_batch", "B")]
+    assert driver.prompt()["action"] == "wait" and driver.prompt()["batch"] == "B"
