@@ -4,7 +4,9 @@
   totals, outcome, "last hand", irregularity alerts), each naming the table and round;
 - :class:`PanelOutput` — the tower lamp and buzzer on GPIO;
 - :class:`EventFeed` — one JSON object per decision for the casino's surveillance and
-  table-games systems (a file, a FIFO or standard output).
+  table-games systems (a file, a FIFO or standard output);
+- :class:`ShufflerCommands` — the ``device_command`` decisions for the shuffler, carried out
+  on its driver.
 
 Each is an :class:`~firmware_host.service.Output`: ``on_decisions(decisions)``, called from
 the service thread after the step is durable; none may block.
@@ -13,11 +15,12 @@ the service thread after the step is durable; none may block.
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any, Protocol, Sequence, TextIO
 
 from firmware_host.decisions import Decision
 
-__all__ = ["DealerView", "PanelOutput", "EventFeed"]
+__all__ = ["DealerView", "PanelOutput", "EventFeed", "ShufflerCommands"]
 
 #: Decision types the dealer sees; ``round_result``/``shoe_result`` are summarised in one line.
 _SHOWN = ("prompt", "announce", "alert", "device", "round_result", "shoe_result")
@@ -105,3 +108,43 @@ class EventFeed:
             record = {"table": self.table_id, "round": decision.round, "type": decision.type, "data": decision.data}
             self.stream.write(json.dumps(record, separators=(",", ":")) + "\n")
         self.stream.flush()
+
+
+log = logging.getLogger("tablehost.outputs")
+
+
+class Shuffler(Protocol):
+    """The commands of :class:`drivers.shuffler.ShufflerDriver` the controller decides."""
+
+    def start_shuffle(self, batch: str, expected_cards: int) -> None: ...
+
+    def release_batch(self, batch: str) -> None: ...
+
+
+class ShufflerCommands:
+    """Carry out the controller's ``device_command`` decisions for one shuffler.
+
+    The controller is pure: it decides ``{"device", "command", "batch", ...}`` and this output
+    sends it once the step is durable. The driver queues the command for its own thread, so
+    nothing here blocks. A command this output does not know is logged, never sent.
+
+    :param device: the shuffler's device name (decisions for other devices are not its own).
+    :param driver: the shuffler's driver.
+    """
+
+    def __init__(self, device: str, driver: Shuffler) -> None:
+        self.device = device
+        self.driver = driver
+
+    def on_decisions(self, decisions: Sequence[Decision]) -> None:
+        """Send every ``device_command`` addressed to this shuffler."""
+        for decision in decisions:
+            data = decision.data
+            if decision.type != "device_command" or data.get("device") != self.device:
+                continue
+            if data.get("command") == "start_shuffle":
+                self.driver.start_shuffle(data["batch"], data["expected_cards"])
+            elif data.get("command") == "release_batch":
+                self.driver.release_batch(data["batch"])
+            else:
+                log.error("%s: device command %r is not one a shuffler takes", self.device, data.get("command"))

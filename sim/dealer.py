@@ -17,7 +17,7 @@ import logging
 import queue
 import random
 import threading
-from typing import Any, Callable, Mapping, Protocol, Sequence
+from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence
 
 from drivers.events import DeviceEvent
 from drivers.events.table import DealerCommand, WagerPlaced
@@ -146,10 +146,25 @@ class SimShoe(Protocol):
     def reload(self) -> None:
         """Put the next freshly shuffled shoe of the seeded sequence in."""
 
+    def load(self, cards: Sequence[str]) -> None:
+        """Put ``cards`` (a shuffler's batch, in the order released) in; the shoe cuts them."""
+
     def draw(self) -> Any:
         """Pull the next card out; the result's ``card`` is what the dealer sees (None: none)."""
 
 
+class SimShuffler(Protocol):
+    """What the Baccarat dealer uses of the simulated shuffler (:class:`sim.shuffler_usb.SimulatedShuffler`)."""
+
+    def order(self, batch: str) -> tuple[str, ...]:
+        """The cards of ``batch`` in the order its last shuffle released them."""
+
+    def load(self, batch: str, cards: Iterable[str] | None = None) -> None:
+        """Put ``cards`` (``None``: new decks) into the slot of ``batch``."""
+
+
+#: Alerts with which the Baccarat table refuses a command that moves the game on.
+_REFUSED_PRESS = frozenset(("table-paused", "irregularity-open"))
 #: Wager kinds the simulated players choose from, with relative weights.
 _BACCARAT_KINDS = {"banker": 45, "player": 40, "tie": 8, "player_pair": 3, "banker_pair": 3, "lucky_six": 1}
 #: Chip values the simulated players bet, in cents.
@@ -162,20 +177,35 @@ class BaccaratDealer(SimDealer):
     :param shoe: the simulated shoe.
     :param seats: seats that hold a player (§ 541.2(a): 1-7).
     :param offered: wager kinds the table's Rules Submission offers.
+    :param shuffler: the simulated shuffler at a table with one: the shoe is loaded with the
+        batch it released, and the batch goes back into it after its shoe.
     """
 
     REPEAT_AFTER = frozenset({("announce", "cover_card"), ("alert", "card-face-up")})
 
     def __init__(self, emit: Callable[[DeviceEvent], None], press: Press, seed: int, shoe: SimShoe,
                  seats: Sequence[int] = range(1, 8), offered: Sequence[str] = ("banker", "player", "tie"),
-                 errors: Mapping[str, float] | None = None) -> None:
+                 errors: Mapping[str, float] | None = None, shuffler: SimShuffler | None = None) -> None:
         super().__init__(emit, press, seed, errors)
         self.shoe = shoe
+        self.shuffler = shuffler
         self.seats = tuple(seats)
         self.offered = [kind for kind in _BACCARAT_KINDS if kind in offered]
         self.shoes_loaded = 0
         self.last_drawn: str | None = None
         self._bets_taken: int | None = None
+        #: The table refused a button press that moves the game on (set from the service thread).
+        self._press_refused = False
+
+    def on_decisions(self, decisions: Sequence[Decision]) -> None:
+        """As :meth:`SimDealer.on_decisions`; also notes a press the table refused."""
+        if any(d.type == "alert" and d.data.get("code") in _REFUSED_PRESS for d in decisions):
+            self._press_refused = True
+        super().on_decisions(decisions)
+
+    def _press_no_more_bets(self) -> None:
+        self._press_refused = False
+        self.press("no_more_bets")
 
     def resume_shoe(self, shoe_number: int) -> None:
         """Continue counting shoes from ``shoe_number`` (the one in play when the run stopped)."""
@@ -184,18 +214,31 @@ class BaccaratDealer(SimDealer):
     def act(self, prompt: dict[str, Any]) -> None:
         """Act on one prompt of :meth:`firmware_host.baccarat_table.BaccaratTable.prompt`."""
         action = prompt["action"]
-        if action == "load_shoe":
+        if action == "load_shoe" and prompt.get("batch") is not None and self.shuffler is not None:
+            # Exactly the batch's cards, as the shuffler released them (an extra or missing one too).
+            self.shoe.load(self.shuffler.order(prompt["batch"]))
+            self.shoes_loaded += 1
+            self.console("shoe_loaded", batch=prompt["batch"])
+        elif action == "load_shoe":
             if self.shoes_loaded:
                 self.shoe.reload()  # the first shoe is in the simulator from the start
             self.shoes_loaded += 1
             self.console("shoe_loaded")
+        elif action == "return_batch" and self.shuffler is not None:
+            # The batch's own cards go back (every one the shoe held), or new decks replace them.
+            batch = prompt["batch"]
+            self.shuffler.load(batch, None if prompt["replace"] else self.shuffler.order(batch))
+        elif action == "read_out":
+            self._draw()  # one card: the prompt counts up and comes again for the next
         elif action == "burn":
             self._draw(burn=True)
         elif action == "place_bets" and prompt["_round"] != self._bets_taken:
             # Once per round: the prompt changes within a round (a card held, § 541.14(a)).
             self._bets_taken = prompt["_round"]
             self._place_bets()
-            self.press("no_more_bets")
+            self._press_no_more_bets()
+        elif action == "place_bets" and self._press_refused:
+            self._press_no_more_bets()  # the table refused it (paused, a card to key in first): again
         elif action == "deal":
             self._draw()
             if prompt["to"] == "banker" and prompt["card"] == 2 and self.errs("card_drawn_in_error", "initial"):

@@ -2,8 +2,9 @@
 
 :func:`build_table` opens the journal, builds the game's controller, replays the journal
 into it (crash recovery), builds a driver for every device — and a simulator for every
-device whose port is ``sim`` — the GPIO panel and, on a simulated table, the simulated
-dealer. :class:`Table` owns them all, starts them, and stops them in the right order.
+device whose port is ``sim`` — the outputs that carry the controller's device commands to
+the drivers, the GPIO panel and, on a simulated table, the simulated dealer. :class:`Table`
+owns them all, starts them, and stops them in the right order.
 
 Game-specific parts (the controller, the simulated dealer) come from
 :mod:`firmware_host.wiring.baccarat` and :mod:`firmware_host.wiring.paigow`; devices from
@@ -50,6 +51,9 @@ class GameWiring(Protocol):
 
     def controller(self, profile: TableProfile) -> TableController:
         """The game's controller for ``profile``."""
+
+    # Optional: ``outputs(profile, controller, devices) -> list[Output]``, what carries out the
+    # controller's ``device_command`` decisions on the drivers (the Baccarat table's shuffler).
 
     def dealer(self, profile: TableProfile, controller: TableController, devices: dict[str, DeviceParts],
                emit: Callable[[DeviceEvent], None], press: Callable[[str], None], seed: int,
@@ -155,6 +159,9 @@ def _build(profile: TableProfile, journal: Journal, seed: int, rounds: int | Non
                             lid_from_shaker=profile.gpio.lid_source == "shaker",
                             capture=capture, spy_dir=spy_dir, replay=replay)
     devices = {name: build_device(slot, emit, context) for name, slot in profile.devices.items()}
+    device_outputs = getattr(game, "outputs", None)  # optional: a game whose controller commands devices
+    if device_outputs is not None:
+        service.outputs.extend(device_outputs(profile, controller, devices))
     dealer = None
     if profile.simulated and replay is None:  # a replay plays the recorded dealer's actions
         dealer = game.dealer(profile, controller, devices, emit, _presser(panel, emit), seed, journal)

@@ -1,35 +1,89 @@
-"""Wiring of a Baccarat table: the controller and the simulated dealer."""
+"""Wiring of a Baccarat table: the controller, the shuffler's commands and the simulated dealer."""
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 from drivers.events import DeviceEvent
 from firmware_host.baccarat.rules import RulesSubmission
 from firmware_host.baccarat_table import BaccaratTable
+from firmware_host.errors import ProfileError
 from firmware_host.journal import Journal
-from firmware_host.profiles import TableProfile
+from firmware_host.outputs import ShufflerCommands
+from firmware_host.profiles import DeviceSlot, TableProfile
 from firmware_host.recovery import shoe_resume_point
+from firmware_host.service import Output
+from firmware_host.shuffler_rules import ShufflerConfig
 from firmware_host.wiring.devices import DeviceParts
 from sim.dealer import BaccaratDealer
 
-__all__ = ["controller", "dealer"]
+__all__ = ["controller", "outputs", "dealer", "shuffler_config"]
+
+#: The sub-table of ``[rules]`` that holds the shuffler's part of the Rules Submission.
+SHUFFLER_RULES = "shuffler"
 
 
 def controller(profile: TableProfile) -> BaccaratTable:
-    """The Baccarat controller with the table's Rules Submission."""
+    """The Baccarat controller with the table's Rules Submission (and its shuffler's, if it has one)."""
     approved = {name: slot.model.approved for name, slot in profile.devices.items()}
-    rules = RulesSubmission.from_mapping(profile.rules.data, str(profile.path))
-    return BaccaratTable(profile.table_id, approved, rules, profile.decks)
+    rules_data = dict(profile.rules.data)
+    shuffler_rules = rules_data.pop(SHUFFLER_RULES, None)
+    rules = RulesSubmission.from_mapping(rules_data, str(profile.path))
+    slot = _shuffler_slot(profile)
+    return BaccaratTable(
+        profile.table_id, approved, rules, profile.decks,
+        initial_cards_face_down=rules.initial_deal == "face_down",
+        face_up_discards=rules.face_up_discards,
+        shuffler=shuffler_config(profile, shuffler_rules, slot),
+        shuffler_device=slot.name if slot is not None else "shuffler",
+    )  # fmt: skip
+
+
+def shuffler_config(profile: TableProfile, mapping: Any, slot: DeviceSlot | None) -> ShufflerConfig | None:
+    """The ``[rules.shuffler]`` of a table with a shuffler device; ``None`` for a table without one.
+
+    ``decks_per_batch`` defaults to the table's ``decks`` and must equal it: each batch is
+    one shoe (§ 541.3(b)(1)), and the simulated shuffler holds batches of ``decks``.
+
+    :raises ProfileError: a shuffler without ``[rules.shuffler]`` or the reverse, a value the
+        regulation does not allow, or batches of another size than the table's shoes.
+    """
+    key = f"rules.{SHUFFLER_RULES}"
+    if slot is None and mapping is None:
+        return None
+    if slot is None:
+        raise ProfileError(profile.path, key, "the table has no shuffler device (a device of kind shuffler)")
+    if mapping is None:
+        raise ProfileError(profile.path, key, f"missing: device {slot.name!r} is a shuffler, so the Rules "
+                           "Submission must set its batches (§ 541.3(b))")  # fmt: skip
+    if not isinstance(mapping, dict):
+        raise ProfileError(profile.path, key, f"expected a table, got {type(mapping).__name__}")
+    config = ShufflerConfig.from_mapping({"decks_per_batch": profile.decks, **mapping}, str(profile.path))
+    if config.decks_per_batch != profile.decks:
+        raise ProfileError(profile.path, f"{key}.decks_per_batch", f"{config.decks_per_batch}: the table's shoes "
+                           f"hold {profile.decks} decks ([table] decks), and each batch is one shoe (§ 541.3(b)(1))")  # fmt: skip
+    return config
+
+
+def _shuffler_slot(profile: TableProfile) -> DeviceSlot | None:
+    return next((slot for slot in profile.devices.values() if slot.model.kind == "shuffler"), None)
+
+
+def outputs(profile: TableProfile, table: BaccaratTable, devices: dict[str, DeviceParts]) -> list[Output]:
+    """What carries out the controller's device commands: the shuffler's, if the table has one."""
+    return [ShufflerCommands(name, parts.driver) for name, parts in devices.items()
+            if parts.slot.model.kind == "shuffler"]  # fmt: skip
 
 
 def dealer(profile: TableProfile, table: BaccaratTable, devices: dict[str, DeviceParts],
            emit: Callable[[DeviceEvent], None], press: Callable[[str], None], seed: int,
            journal: Journal) -> BaccaratDealer:
-    """The simulated dealer at the simulated shoe, resumed where the journal stands."""
+    """The simulated dealer at the simulated shoe (and shuffler), resumed where the journal stands."""
     shoe = next(parts.sim for parts in devices.values() if parts.slot.model.kind == "shoe")
+    shuffler = next((parts.sim for parts in devices.values() if parts.slot.model.kind == "shuffler"), None)
     errors = {name: float(value) for name, value in profile.dealer.items()}
-    sim_dealer = BaccaratDealer(emit, press, seed, shoe, offered=table.rules.offered_wagers, errors=errors)
+    sim_dealer = BaccaratDealer(emit, press, seed, shoe, offered=table.rules.offered_wagers, errors=errors,
+                                shuffler=shuffler)
     sim_dealer.resume_after(table.rounds_finished)
     sim_dealer.resume_shoe(shoe_resume_point(journal).shoes_loaded)
     return sim_dealer
