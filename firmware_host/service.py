@@ -85,6 +85,7 @@ class Service:
         self.heartbeat = heartbeat
         self.rounds_finished = 0
         self.steps = 0
+        self._latest_at = float("-inf")
         self._events: queue.SimpleQueue[object] = queue.SimpleQueue()
         self._stopping = threading.Event()
         self.done = threading.Event()
@@ -106,6 +107,7 @@ class Service:
         """
         replayed = 0
         for at, event, journaled in self.journal.steps():
+            self._latest_at = max(self._latest_at, at)
             decided = self._decide(event, at)
             if decided != journaled:
                 raise JournalError(
@@ -136,7 +138,9 @@ class Service:
 
     def step(self, event: DeviceEvent) -> list[Decision]:
         """Decide on one event, journal it durably, then hand the decisions to the outputs."""
-        at = self.clock()
+        # Never earlier than the last step, journaled or not: the wall clock may step back (NTP),
+        # and a replay must see exactly the times the live run saw.
+        at = self._latest_at = max(self.clock(), self._latest_at)
         decisions = self._decide(event, at)
         if not decisions and isinstance(event, ClockTick):
             return decisions  # a tick that decides nothing changes nothing: not journaled

@@ -34,10 +34,12 @@ __all__ = ["DeviceParts", "build_device", "SIM_OPTIONS"]
 Emit = Callable[[DeviceEvent], None]
 
 #: Options of ``[devices.<name>.sim]`` each kind of simulator takes.
+#: Every simulator also takes ``serial`` and ``firmware``: the identity it reports (default:
+#: an approved unit of its model), so a profile can present an unapproved unit.
 SIM_OPTIONS: dict[str, tuple[str, ...]] = {
-    "shoe": ("faults", "endpoint"),
-    "shaker": ("faults", "endpoint"),
-    "shuffler": ("faults", "recover_after_s", "shuffle_seconds"),
+    "shoe": ("faults", "endpoint", "serial", "firmware"),
+    "shaker": ("faults", "endpoint", "serial", "firmware"),
+    "shuffler": ("faults", "recover_after_s", "shuffle_seconds", "serial", "firmware"),
 }
 
 
@@ -111,10 +113,10 @@ def _sim_options(slot: DeviceSlot, context: DeviceContext) -> dict[str, Any]:
 
 
 def _sim_identity(slot: DeviceSlot) -> framed.Identity:
-    """A simulator answers as an approved unit of its model."""
+    """What a simulator reports: the profile's ``serial``/``firmware``, else an approved unit of its model."""
     approved = slot.model.approved
-    return framed.Identity(slot.model.model, approved.serials[0] if approved.serials else "SIM-0001",
-                           approved.firmware[-1])
+    serial = slot.sim.get("serial", approved.serials[0] if approved.serials else "SIM-0001")
+    return framed.Identity(slot.model.model, str(serial), str(slot.sim.get("firmware", approved.firmware[-1])))
 
 
 def _faults(slot: DeviceSlot, context: DeviceContext, cls: type, spec: Any) -> Any:

@@ -122,3 +122,12 @@ def test_a_tick_that_decides_nothing_is_not_journaled(tmp_path: Path) -> None:
         before = journal.last_seq
         assert service.step(ClockTick(device="clock")) == []
         assert journal.last_seq == before
+
+
+def test_event_times_never_go_back_even_when_the_wall_clock_does(tmp_path: Path) -> None:
+    # NTP may step the clock back; the controller's time and the journal must not.
+    times = iter([100.0, 99.0, 101.0])
+    with Journal.open(tmp_path / "j.sqlite") as journal:
+        service = Service(CountingController(), journal, clock=lambda: next(times))
+        stamped = [service.step(DealerCommand(device="d", command="finish"))[0].data["at"] for _ in range(3)]
+    assert stamped == [100.0, 100.0, 101.0]
