@@ -21,6 +21,7 @@ from firmware_host.errors import ProfileError
 from firmware_host.outputs import ShufflerCommands
 from firmware_host.profiles import load_table
 from firmware_host.wiring import baccarat as wiring
+from firmware_host.wiring.devices import DeviceParts
 from sim.dealer import BaccaratDealer
 from sim.errors import SimError
 from sim.shoe import COVER_MIN_FROM_BOTTOM, CUT, CUT_MIN_FROM_END, SimShoe
@@ -88,9 +89,16 @@ def test_a_wrong_shuffler_rules_submission_names_the_key(tmp_path: Path, rules: 
         wiring.controller(load_table(_profile(tmp_path, rules, shuffler)))
 
 
-def test_a_table_without_shuffler_has_no_shuffler_logic(tmp_path: Path) -> None:
-    table = wiring.controller(load_table(_profile(tmp_path, 'variant = "standard"', shuffler=False)))
-    assert table.shuffler is None and wiring.outputs(load_table(_profile(tmp_path / "x", "", False)), table, {}) == []
+@pytest.mark.parametrize("shuffler", [True, False])
+def test_the_shuffler_s_commands_go_to_its_driver_and_a_table_without_one_has_no_shuffler_logic(
+    tmp_path: Path, shuffler: bool
+) -> None:
+    profile = load_table(_profile(tmp_path, "[rules.shuffler]" if shuffler else "", shuffler))
+    table = wiring.controller(profile)
+    devices = {name: DeviceParts(slot, RecordingShuffler()) for name, slot in profile.devices.items()}
+    outputs = wiring.outputs(profile, table, devices)
+    assert (table.shuffler is not None) is shuffler
+    assert [(type(o).__name__, o.device) for o in outputs] == ([("ShufflerCommands", "shuffler")] if shuffler else [])
 
 
 # -- the output that carries device commands to the driver ---------------------------------------
@@ -177,7 +185,7 @@ class FakeShuffler:
         self.slots: dict[str, list[str] | None] = {}
 
     def order(self, batch: str) -> tuple[str, ...]:
-        return ("9S", "2H", batch + "C" if batch == "A" else "KD")
+        return ("9S", "2H", "KD")
 
     def load(self, batch: str, cards: Iterable[str] | None = None) -> None:
         self.slots[batch] = None if cards is None else list(cards)
