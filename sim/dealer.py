@@ -194,6 +194,7 @@ class BaccaratDealer(SimDealer):
         self.shoes_loaded = 0
         self.last_drawn: str | None = None
         self._bets_taken: int | None = None
+        self._standing: set[tuple[int, str]] = set()
         #: The table refused a button press that moves the game on (set from the service thread).
         self._press_refused = False
 
@@ -260,6 +261,10 @@ class BaccaratDealer(SimDealer):
         self.shoe.burn_mode = burn  # the shoe's burn button
         self.last_drawn = self.shoe.draw().card
 
+    def resume_wagers(self, standing: Iterable[tuple[int, str]]) -> None:
+        """Wagers (seat, kind) the journal already holds for the round being bet on: not placed again."""
+        self._standing = set(standing)
+
     def _place_bets(self) -> None:
         rng = self.rng("bets")
         kinds, weights = self.offered, [_BACCARAT_KINDS[k] for k in self.offered]
@@ -267,4 +272,7 @@ class BaccaratDealer(SimDealer):
             if rng.random() < 0.2:
                 continue  # this player sits the round out
             for kind in dict.fromkeys(rng.choices(kinds, weights, k=rng.randint(1, 2))):
-                self.emit(WagerPlaced(device=CONSOLE, seat=seat, kind=kind, amount=rng.choice(_CHIPS)))
+                amount = rng.choice(_CHIPS)
+                if (seat, kind) not in self._standing:
+                    self.emit(WagerPlaced(device=CONSOLE, seat=seat, kind=kind, amount=amount))
+        self._standing = set()

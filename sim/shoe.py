@@ -135,7 +135,6 @@ class SimShoe(SimDevice):
         self._cover_from_bottom = cover_from_bottom
         self._scripted = list(cards) if cards is not None else None
         self._lock = threading.Lock()
-        self._rng = random.Random(f"{seed}-shoe-draws")
         self._burn = False
         self.shoe_number = shoe_number
         self._cards = self._load(shoe_number)
@@ -210,8 +209,18 @@ class SimShoe(SimDevice):
             self.link.roll_disconnect()
         return draw
 
+    @property
+    def last_card(self) -> str | None:
+        """The physical card of the last draw (what a dealer holds after an unreadable one)."""
+        with self._lock:
+            card = self._cards[self._position - 1] if self._position else None
+        return None if card == CUT else card
+
     def _next(self) -> Draw:
-        if self._emptied or self._position >= len(self._cards) or self._rng.random() < self.faults.empty_early:
+        # The fault dice of each draw are seeded by its place in the seeded sequence of shoes,
+        # so a simulator restarted mid-shoe (after a crash of the host) faults alike.
+        dice = random.Random(f"{self.seed}-shoe-{self.shoe_number}-draw-{self._position}")
+        if self._emptied or self._position >= len(self._cards) or dice.random() < self.faults.empty_early:
             self._emptied = True
             return Draw(ShoeEmpty(), None)
         card = self._cards[self._position]
@@ -219,8 +228,8 @@ class SimShoe(SimDevice):
         if card == CUT:
             return Draw(CutCard(), None)
         rank, suit = card[0], card[1]
-        unreadable = self._rng.random() < self.faults.unreadable_card
-        face_up = self._rng.random() < self.faults.face_up_card
+        unreadable = dice.random() < self.faults.unreadable_card
+        face_up = dice.random() < self.faults.face_up_card
         if face_up:
             return Draw(FaceUp(rank, suit), card)
         if unreadable:

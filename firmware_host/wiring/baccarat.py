@@ -86,4 +86,7 @@ def dealer(profile: TableProfile, table: BaccaratTable, devices: dict[str, Devic
                                 shuffler=shuffler)
     sim_dealer.resume_after(table.rounds_finished)
     sim_dealer.resume_shoe(shoe_resume_point(journal).shoes_loaded)
+    sim_dealer.last_drawn = shoe.last_card  # the card in the dealer's hand if it was unreadable
+    if table.state == "betting":
+        sim_dealer.resume_wagers(table.round.wagers)
     return sim_dealer
