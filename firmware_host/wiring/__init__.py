@@ -57,8 +57,9 @@ class GameWiring(Protocol):
 
     def dealer(self, profile: TableProfile, controller: TableController, devices: dict[str, DeviceParts],
                emit: Callable[[DeviceEvent], None], press: Callable[[str], None], seed: int,
-               journal: Journal) -> SimDealer:
-        """The simulated dealer of a simulated table, resumed where the journal stands."""
+               journal: Journal, panel: TablePanel | None) -> SimDealer:
+        """The simulated dealer of a simulated table, resumed where the journal stands (``panel``:
+        the GPIO panel with mock pins, for a dealer who lifts a lid on a reed switch)."""
 
 
 @dataclasses.dataclass
@@ -164,7 +165,7 @@ def _build(profile: TableProfile, journal: Journal, seed: int, rounds: int | Non
         service.outputs.extend(device_outputs(profile, controller, devices))
     dealer = None
     if profile.simulated and replay is None:  # a replay plays the recorded dealer's actions
-        dealer = game.dealer(profile, controller, devices, emit, _presser(panel, emit), seed, journal)
+        dealer = game.dealer(profile, controller, devices, emit, _presser(panel, emit), seed, journal, panel)
         service.outputs.append(dealer)
     return Table(profile, journal, service, list(devices.values()), panel, dealer, replayed)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from drivers.events import DeviceEvent
+from drivers.gpio import TablePanel
 from firmware_host.baccarat.rules import RulesSubmission
 from firmware_host.baccarat_table import BaccaratTable
 from firmware_host.errors import ProfileError
@@ -77,7 +78,7 @@ def outputs(profile: TableProfile, table: BaccaratTable, devices: dict[str, Devi
 
 def dealer(profile: TableProfile, table: BaccaratTable, devices: dict[str, DeviceParts],
            emit: Callable[[DeviceEvent], None], press: Callable[[str], None], seed: int,
-           journal: Journal) -> BaccaratDealer:
+           journal: Journal, panel: TablePanel | None) -> BaccaratDealer:
     """The simulated dealer at the simulated shoe (and shuffler), resumed where the journal stands."""
     shoe = next(parts.sim for parts in devices.values() if parts.slot.model.kind == "shoe")
     shuffler = next((parts.sim for parts in devices.values() if parts.slot.model.kind == "shuffler"), None)

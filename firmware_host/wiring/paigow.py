@@ -8,7 +8,6 @@ from drivers.events import DeviceEvent
 from drivers.gpio import TablePanel
 from firmware_host.errors import ProfileError
 from firmware_host.journal import Journal
-from firmware_host.outputs import PanelOutput
 from firmware_host.paigow_table import PaiGowTable
 from firmware_host.paigow_table.rules import load_paigow_rules
 from firmware_host.profiles import TableProfile
@@ -26,10 +25,10 @@ def controller(profile: TableProfile) -> PaiGowTable:
 
 def dealer(profile: TableProfile, table: PaiGowTable, devices: dict[str, DeviceParts],
            emit: Callable[[DeviceEvent], None], press: Callable[[str], None], seed: int,
-           journal: Journal) -> PaiGowDealer:
+           journal: Journal, panel: TablePanel | None) -> PaiGowDealer:
     """The simulated dealer at the simulated shaker, resumed after the journal's finished rounds."""
     shaker = next(parts.sim for parts in devices.values() if parts.slot.model.kind == "shaker")
-    lid = _reed_switch(profile, emit) if profile.gpio.lid_source == "gpio" else None
+    lid = _reed_switch(profile, panel) if profile.gpio.lid_source == "gpio" else None
     sim_dealer = PaiGowDealer(emit, press, seed, shaker, table.rules, table.view, lid=lid,
                               choices=dealer_choices(profile))
     sim_dealer.resume_after(table.rounds_finished)
@@ -52,14 +51,8 @@ def dealer_choices(profile: TableProfile) -> dict[str, float]:
     return choices
 
 
-def _reed_switch(profile: TableProfile, emit: Callable[[DeviceEvent], None]) -> Lid:
-    """Set the lid's reed switch on its mock pin (it reads low while the lid is on).
-
-    The game's ``dealer`` hook is not handed the GPIO panel, so the panel is found among the
-    outputs of the service whose ``emit`` this is.
-    """
-    outputs: list[Any] = getattr(getattr(emit, "__self__", None), "outputs", [])
-    panel: TablePanel | None = next((out.panel for out in outputs if isinstance(out, PanelOutput)), None)
+def _reed_switch(profile: TableProfile, panel: TablePanel | None) -> Lid:
+    """Set the lid's reed switch on its mock pin (it reads low while the lid is on)."""
     if panel is None or not panel.simulated or panel.lid is None:
         raise ProfileError(profile.path, "gpio.pin_factory",
                            'a simulated table with lid_source = "gpio" needs pin_factory = "mock" and a lid pin')
