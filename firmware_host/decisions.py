@@ -19,6 +19,11 @@ Decision types the outputs and ``journal export`` rely on:
     An irregularity or fault that needs attention: ``{"code": ..., "text": ..., "severity": ...}``.
 ``lamp``
     Tower lamp colour: ``{"colour": "green"|"amber"|"red"}``.
+``device``
+    A device's health as the controller sees it (online, identity, why it is refused).
+``device_command``
+    A command for a device, carried out by an output once the step is durable, e.g.
+    ``{"device": "shuffler", "command": "start_shuffle", "batch": "A", "expected_cards": 416}``.
 """
 
 from __future__ import annotations
