@@ -1,0 +1,530 @@
+"""Kill-and-restart harness for ``tablehost run`` (issue 6, item 1).
+
+:func:`kill_loop` starts the real service process (``python -m firmware_host run``) on a
+simulated table with a journal, SIGKILLs it at seeded points of play spread over the run
+— and during its start, during the burn, after the cover card, when a card waits to be
+keyed in — and restarts it with the same arguments until the journal holds the rounds
+asked for. :class:`Tracker` reads the journal while the process writes it (read-only, as
+an auditor would) to see those moments coming, and says afterwards where each kill landed
+(:data:`MOMENTS`). A kill lands within a millisecond or so of the record that triggered
+it, so some land while the next step is being committed.
+
+:func:`audit` then checks the journal the way a compliance officer would, and
+:func:`compare_runs` compares its rounds with an uninterrupted run of the same seed. The
+tests in this folder and ``bench/bench_recovery.py --kills N`` (the soak) share them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any, Callable
+
+from drivers.events import to_record
+from firmware_host.baccarat.cards import parse_card, shoe_composition
+from firmware_host.baccarat.deal import resolve
+from firmware_host.baccarat.variant import Variant
+from firmware_host.errors import JournalError
+from firmware_host.journal import Journal, export_rounds, export_shoes, load_key, verify
+from firmware_host.profiles import TableProfile, load_table
+from firmware_host.service import Service
+from firmware_host.wiring import game_wiring
+from sim.shoe import SimShoe
+from tests.integration.test_baccarat_run import make_profile
+
+__all__ = [
+    "DECKS", "MOMENTS", "Run", "Tracker", "KillLoopReport", "Stalled", "write_profile", "kill_loop",
+    "run_to_end", "follow", "kill", "audit", "compare_runs", "replay",
+]
+
+ROOT = Path(__file__).resolve().parents[2]
+#: The device model of the simulated shoe in :func:`write_profile`'s table.
+SHOE_MODEL = "tablehost-ts8-2026"
+#: § 541.3(a)'s fewest decks: a run reaches the cover card and the next shoe soonest.
+DECKS = 6
+#: Seconds between journal polls while waiting for a moment to kill at.
+POLL_SECONDS = 0.001
+#: No time limit (:func:`follow` still stops a process that writes nothing for :data:`STALL_SECONDS`).
+FOREVER = float("inf")
+#: A run that writes nothing for this long is stuck (a sim reconnect takes well under it).
+STALL_SECONDS = 8.0
+#: One process in this many is killed during its start, within :data:`STARTUP_SECONDS`
+#: (imports, replay, handshake), and one at the first card waiting to be keyed in.
+STARTUP_ODDS = 5
+STARTUP_SECONDS = 0.6
+#: Records a round writes, about (cards, wagers, prompts, announcements, the result).
+RECORDS_PER_ROUND = 27
+#: The kills' points of play are spread over this share of the run's rounds.
+KILLS_SPAN = 0.9
+#: How long the harness waits for the cover card or the burn before it kills anyway.
+SHOE_MOMENT_SECONDS = 8.0
+#: Draws before the end of a shoe at which the harness starts waiting for the cover card
+#: (the sim puts it 14 to 20 cards above the bottom, § 541.5(e)).
+COVER_SOON_DRAWS = 60
+#: Input records that are one draw from the shoe (``firmware_host.recovery.DRAW_EVENTS``).
+DRAWS = ("CardRead", "CutCard", "CardUnreadable", "CardFaceUp")
+
+
+# --------------------------------------------------------------------------- profiles
+
+
+def write_profile(directory: Path, *, faults: str = "", dealer: str = "", approved: str | None = None,
+                  key_file: Path | None = None, decks: int = DECKS) -> Path:
+    """The integration tests' simulated Baccarat table in ``directory``, with ``decks`` decks.
+
+    :param faults: the shoe sim's faults, TOML inline-table body (``"drop_frame = 0.01"``).
+    :param dealer: the ``[sim.dealer]`` body (dealer errors).
+    :param approved: replaces the shoe model's ``[approved]`` body (the firmware allow-list).
+    :param key_file: the journal's HMAC key file (a keyed journal).
+    """
+    path = make_profile(directory, faults=faults, dealer=dealer)
+    text = path.read_text().replace("decks = 8", f"decks = {decks}")
+    path.write_text(text + (f'[journal]\nhmac_key_file = "{key_file}"\n' if key_file else ""))
+    if approved is not None:
+        set_approved(directory / "devices" / f"{SHOE_MODEL}.toml", approved)
+    return path
+
+
+def set_approved(model_file: Path, body: str) -> None:
+    """Replace the ``[approved]`` section (the last one) of a device model file."""
+    text = model_file.read_text()
+    head, found, _ = text.partition("[approved]")
+    assert found, f"{model_file} has no [approved] section"
+    model_file.write_text(f"{head}[approved]\n{body}\n")
+
+
+# --------------------------------------------------------------------------- the process
+
+
+@dataclasses.dataclass(frozen=True)
+class Run:
+    """One ``tablehost run`` invocation, started again with the same arguments after each kill."""
+
+    profile: Path
+    journal: Path
+    rounds: int
+    seed: int
+
+    @property
+    def log(self) -> Path:
+        """Every process's stdout and stderr, appended."""
+        return self.journal.with_suffix(".log")
+
+    def command(self) -> list[str]:
+        """The command line: the same for the first start and every restart."""
+        return [sys.executable, "-m", "firmware_host", "run", "--profile", str(self.profile),
+                "--rounds", str(self.rounds), "--seed", str(self.seed), "--journal", str(self.journal), "--quiet"]
+
+    def start(self) -> subprocess.Popen[bytes]:
+        """Start the service process (the checkout's code, whatever is installed)."""
+        env = dict(os.environ, PYTHONPATH=str(ROOT))
+        with self.log.open("ab") as log:
+            return subprocess.Popen(self.command(), cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+
+    def log_tail(self, lines: int = 15) -> str:
+        """The end of the processes' output, for failure messages."""
+        return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:]) if self.log.exists() else ""
+
+
+class Stalled(AssertionError):
+    """The service wrote nothing for :data:`STALL_SECONDS` (it was stopped with SIGTERM)."""
+
+
+class Tracker:
+    """What the journal of ``run`` says the table is doing, read incrementally while the service writes it."""
+
+    def __init__(self, run: Run) -> None:
+        self.run = run
+        self.journal = run.journal
+        self.seq = 0
+        self.prompt: str | None = None
+        self.last_input: str | None = None
+        self.rounds = 0
+        self.round_seq = 0
+        self.shoes = 0
+        self.draws_in_shoe = 0
+        self.cover_out = False
+        self.last_write = time.monotonic()
+        self._conn: sqlite3.Connection | None = None
+
+    def poll(self) -> int:
+        """Read the records written since the last poll; return how many there were."""
+        rows = self._new_rows()
+        for seq, kind, type_, data in rows:
+            self.seq = seq
+            self._apply(kind, type_, json.loads(data))
+        if rows:
+            self.last_write = time.monotonic()
+        return len(rows)
+
+    def played(self) -> float:
+        """Rounds finished, plus the share of a round the records since the last result make."""
+        return self.rounds + min(self.seq - self.round_seq, RECORDS_PER_ROUND - 1) / RECORDS_PER_ROUND
+
+    def close(self) -> None:
+        """Drop the read connection (between processes)."""
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def settle(self) -> None:
+        """Read what a killed process committed, then drop the connection.
+
+        A commit cut off after its log frames were written but before SQLite indexed them
+        is only found by WAL recovery, which a connection opening the journal runs when no
+        other connection is open (the restarted service does; so, here, does a fresh one).
+        """
+        self.close()
+        self.poll()
+        self.close()
+
+    def _new_rows(self) -> list[tuple[int, str, str, str]]:
+        try:
+            if self._conn is None:
+                if not self.journal.exists():
+                    return []
+                self._conn = sqlite3.connect(f"{self.journal.absolute().as_uri()}?mode=ro", uri=True)
+            return self._conn.execute("SELECT seq, kind, type, data FROM records WHERE seq > ? ORDER BY seq",
+                                      (self.seq,)).fetchall()
+        except sqlite3.Error:  # not created yet, or mid-recovery: try again on the next poll
+            self.close()
+            return []
+
+    def _apply(self, kind: str, type_: str, data: dict[str, Any]) -> None:
+        if kind == "input":
+            self.last_input = type_
+            if type_ in DRAWS:
+                self.draws_in_shoe += 1
+            elif type_ == "DealerCommand" and data.get("command") == "shoe_loaded":
+                self.shoes, self.draws_in_shoe, self.cover_out = self.shoes + 1, 0, False
+        elif kind == "decision" and type_ == "prompt":
+            self.prompt = data["action"]
+        elif kind == "decision" and type_ == "round_result":
+            self.rounds += 1
+            self.round_seq = self.seq
+        elif kind == "decision" and type_ == "announce" and data.get("announce") == "cover_card":
+            self.cover_out = True
+
+
+    def moment(self, since: int) -> str:
+        """Where the table stood when the process writing since record ``since`` died.
+
+        ``startup`` (it wrote nothing: killed in its imports, replay or handshake),
+        ``paused`` (a device is away: a restart's handshake not done yet),
+        ``burn`` (§ 541.5(g)), ``card_entry`` (a card waits to be keyed in),
+        ``after_cover_card`` (§ 541.10(e): the cover card is out, the shoe not yet over),
+        ``betting`` (wagers coming in), ``mid_round`` (cards being dealt) or ``between_rounds``.
+        """
+        if self.seq == since:
+            return "startup"
+        if self.prompt == "wait":
+            return "paused"
+        if self.prompt in ("load_shoe", "burn"):
+            return "burn"
+        if self.prompt == "enter_card":
+            return "card_entry"
+        if self.cover_out:
+            return "after_cover_card"
+        if self.last_input == "WagerPlaced":
+            return "betting"
+        if self.prompt in ("deal", "reveal", "settle_pairs", "discard"):
+            return "mid_round"
+        return "between_rounds"
+
+
+#: Where kills land (:meth:`Tracker.moment`).
+MOMENTS = ("startup", "paused", "burn", "card_entry", "after_cover_card", "betting", "mid_round", "between_rounds")
+
+
+@dataclasses.dataclass
+class KillLoopReport:
+    """What :func:`kill_loop` did.
+
+    :param kills: ``(aim, moment)`` per SIGKILL: what the harness aimed at (``startup``,
+        ``play``, ``card_entry``, ``cover_card``, ``burn``) and where, by the journal, the table stood
+        (:data:`MOMENTS`).
+    :param starts: processes started (kills + the run that finished).
+    :param seconds: wall time of the whole loop.
+    """
+
+    kills: list[tuple[str, str]] = dataclasses.field(default_factory=list)
+    starts: int = 0
+    seconds: float = 0.0
+
+    def moments(self) -> Counter[str]:
+        """Kills by where they landed."""
+        return Counter(moment for _, moment in self.kills)
+
+
+def kill_loop(run: Run, kills: int, seed: int) -> KillLoopReport:
+    """Start ``run``, SIGKILL it ``kills`` times at seeded moments, then let it finish.
+
+    The kills are spread over the first :data:`KILLS_SPAN` of the run: each has a seeded
+    point of play (a round and a number of records into it). A process is killed at its
+    point, or at a seeded time during its start (1 in :data:`STARTUP_ODDS`), or at the
+    first card waiting to be keyed in before its point (1 in :data:`STARTUP_ODDS`); the
+    harness also aims at the first shoe's burn, at the cover card as a shoe nears its end,
+    and then at the next shoe's burn.
+
+    :raises Stalled: a process wrote nothing for :data:`STALL_SECONDS`.
+    :raises AssertionError: a process exited with a status other than 0.
+    """
+    rng = random.Random(f"kill-loop-{seed}")
+    shoe_cards = load_table(run.profile).decks * 52
+    points = sorted((rng.uniform(0, KILLS_SPAN * run.rounds) for _ in range(kills)), reverse=True)
+    report, tracker, started = KillLoopReport(), Tracker(run), time.monotonic()
+    aim, cover_aimed_in_shoe = "", -1
+    while True:
+        proc = run.start()
+        report.starts += 1
+        tracker.poll()
+        since = tracker.seq
+        if points:
+            shoe_ends_soon = tracker.draws_in_shoe >= shoe_cards - COVER_SOON_DRAWS
+            if tracker.seq == 0 or aim == "cover_card":
+                aim = "burn"  # the first shoe's, or the next shoe's after the cover card
+            elif shoe_ends_soon and not tracker.cover_out and cover_aimed_in_shoe != tracker.shoes:
+                aim, cover_aimed_in_shoe = "cover_card", tracker.shoes
+            else:
+                aim = rng.choice(("startup", "card_entry", *("play",) * (STARTUP_ODDS - 2)))
+            _kill_at(proc, tracker, aim, points.pop(), rng)
+            tracker.settle()
+            if proc.returncode == -signal.SIGKILL:
+                report.kills.append((aim, tracker.moment(since)))
+                continue
+        else:
+            _wait_for_exit(proc, tracker)
+        tracker.close()
+        if proc.returncode != 0:
+            raise AssertionError(f"tablehost run exited {proc.returncode}:\n{run.log_tail()}")
+        break
+    report.seconds = time.monotonic() - started
+    return report
+
+
+def run_to_end(run: Run) -> int:
+    """Run (or continue) ``run`` to its end without a kill; return the exit status."""
+    proc, tracker = run.start(), Tracker(run)
+    try:
+        tracker.poll()
+        _wait_for_exit(proc, tracker)
+    finally:
+        tracker.close()
+    return proc.returncode
+
+
+def _kill_at(proc: subprocess.Popen[bytes], tracker: Tracker, aim: str, point: float, rng: random.Random) -> None:
+    """SIGKILL ``proc`` as ``aim`` says, or once it gave no sign for a while.
+
+    ``play``: at ``point`` (rounds into the run, the fraction a share of a round's records),
+    or at its first record if it starts beyond it; ``card_entry``: the same, or sooner when
+    a card waits to be keyed in.
+    """
+    seen = tracker.seq
+    reached = lambda: tracker.seq > seen and tracker.played() >= point  # noqa: E731
+    if aim == "startup":  # at a seeded time, but before the process has played on
+        follow(proc, tracker, rng.uniform(0.0, STARTUP_SECONDS), lambda: tracker.seq > seen)
+    elif aim == "play":
+        follow(proc, tracker, FOREVER, reached)
+    elif aim == "card_entry":
+        follow(proc, tracker, FOREVER, lambda: reached() or (tracker.seq > seen and tracker.prompt == "enter_card"))
+    elif aim == "cover_card":
+        follow(proc, tracker, SHOE_MOMENT_SECONDS, lambda: tracker.seq > seen and tracker.cover_out)
+    else:
+        follow(proc, tracker, SHOE_MOMENT_SECONDS, lambda: tracker.seq > seen and tracker.prompt == "burn")
+    kill(proc)
+
+
+def kill(proc: subprocess.Popen[bytes]) -> None:
+    """SIGKILL ``proc`` (if it still runs) and reap it."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGKILL)
+    proc.wait()
+
+
+def follow(proc: subprocess.Popen[bytes], tracker: Tracker, seconds: float, until: Callable[[], bool]) -> None:
+    """Follow the journal until ``until()`` holds, ``proc`` ends or ``seconds`` pass.
+
+    :raises Stalled: ``proc`` wrote nothing for :data:`STALL_SECONDS` (it is stopped with SIGTERM).
+    """
+    started = time.monotonic()
+    give_up, tracker.last_write = started + seconds, started
+    while proc.poll() is None and time.monotonic() < give_up:
+        tracker.poll()
+        if until():
+            return
+        if time.monotonic() - tracker.last_write > STALL_SECONDS:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(timeout=30)
+            raise Stalled(f"tablehost run wrote nothing for {STALL_SECONDS:.0f} s; last prompt {tracker.prompt!r}, "
+                          f"{tracker.rounds} rounds in the journal:\n{tracker.run.log_tail()}")
+        time.sleep(POLL_SECONDS)
+
+
+def _wait_for_exit(proc: subprocess.Popen[bytes], tracker: Tracker) -> None:
+    """Wait for ``proc`` to finish (:class:`Stalled` if it stops writing)."""
+    follow(proc, tracker, FOREVER, lambda: False)
+
+
+# --------------------------------------------------------------------------- the audit
+
+
+@dataclasses.dataclass
+class Audit:
+    """What :func:`audit` found: ``problems`` is empty for a journal that lost and duplicated nothing."""
+
+    problems: list[str] = dataclasses.field(default_factory=list)
+    rounds: int = 0
+    shoes: int = 0
+    draws: int = 0
+    steps_replayed: int = 0
+
+    def check(self, ok: bool, problem: str) -> None:
+        """Note ``problem`` unless ``ok``."""
+        if not ok:
+            self.problems.append(problem)
+
+
+def audit(run: Run, key: bytes | None = None) -> Audit:
+    """Check the journal of a (killed and restarted) simulated Baccarat run.
+
+    - the hash chain (and MACs) verify;
+    - round numbers 1..N each appear exactly once;
+    - every completed round's cards give what ``resolve`` gives (§ 541.9-§ 541.12);
+    - no card counted twice or lost: each shoe's draws are, in order, the first draws of
+      the seeded shoe the simulator holds, so within a shoe no card exceeds its composition;
+    - no settlement paid twice: each round settles each wager placed in it once, for the
+      amount placed, and no wager was placed twice in a round (the simulated players bet
+      once per kind and round);
+    - every decision replays identically through a fresh controller (:func:`replay`).
+    """
+    found, profile = Audit(), load_table(run.profile)
+    report = verify(run.journal, hmac_key=key)
+    found.check(report.ok, f"journal verify: {report.problem} at record {report.broken_seq}: {report.detail}")
+    rounds = list(export_rounds(run.journal))
+    numbers = [r["round"] for r in rounds]
+    found.rounds = len(rounds)
+    found.check(numbers == list(range(1, run.rounds + 1)),
+                f"round numbers are not 1..{run.rounds} once each: {_duplicates_and_gaps(numbers, run.rounds)}")
+    variant = Variant.parse(profile.rules.data.get("variant", "standard"))
+    for record in rounds:
+        if record["status"] == "completed":
+            expected = resolve([parse_card(c) for c in record["cards"]], variant).to_json_dict()
+            actual = {key_: record[key_] for key_ in expected}
+            found.check(actual == expected, f"round {record['round']}: {actual} is not resolve()'s {expected}")
+    with Journal.open(run.journal, hmac_key=key) as journal:
+        _audit_draws(journal, run, profile, found)
+        _audit_wagers(journal, rounds, found)
+    try:
+        found.steps_replayed = replay(run.journal, profile, key)
+    except JournalError as exc:
+        found.problems.append(f"replay: {exc}")
+    return found
+
+
+def replay(journal_path: Path, profile: TableProfile, key: bytes | None = None) -> int:
+    """Replay the journal through a fresh controller of the profile (Service.recover); return the steps."""
+    with Journal.open(journal_path, hmac_key=key) as journal:
+        return Service(game_wiring(profile.game).controller(profile), journal).recover()
+
+
+def seeded_shoe(seed: int, decks: int, shoe_number: int, draws: int) -> list[str | None]:
+    """The first ``draws`` physical cards of the simulator's shoe ``shoe_number`` (None: the cover card)."""
+    shoe = SimShoe(seed=seed, decks=decks, shoe_number=shoe_number, endpoint="socket")
+    try:
+        return [shoe.draw().card for _ in range(draws)]
+    finally:
+        shoe.stop()
+
+
+def _audit_draws(journal: Journal, run: Run, profile: TableProfile, found: Audit) -> None:
+    """Each shoe's journaled draws are the seeded shoe's, in order, once each; a card the
+    shoe could not read and the dealer keyed in is the card the shoe held there."""
+    shoes: list[list[str | None]] = []
+    unread: list[tuple[int, int]] = []  # (shoe, draw index) of cards waiting to be keyed in
+    for _, event, decisions in journal.steps():
+        name, data = to_record(event)
+        if name == "DealerCommand" and data["command"] == "shoe_loaded":
+            shoes.append([])
+            unread.clear()
+        elif name == "DealerCommand" and data["command"] == "card_entered" and unread and not _refused(decisions):
+            shoe, index = unread.pop(0)
+            shoes[shoe][index] = str((data["args"] or {}).get("card"))
+        elif name in DRAWS:
+            if not shoes:
+                shoes.append([])  # cards before the first shoe_loaded come from the sim's first shoe
+            rank, suit = data.get("rank"), data.get("suit")
+            shoes[-1].append(None if name == "CutCard" else f"{rank}{suit}" if rank and suit else "?")
+            if any(d.type == "alert" and d.data.get("code") == "card-unreadable" for d in decisions):
+                unread.append((len(shoes) - 1, len(shoes[-1]) - 1))
+    found.shoes, found.draws = len(shoes), sum(map(len, shoes))
+    composition = shoe_composition(profile.decks)
+    for number, drawn in enumerate(shoes, start=1):
+        expected = seeded_shoe(run.seed, profile.decks, number, len(drawn))
+        for position, (card, physical) in enumerate(zip(drawn, expected), start=1):
+            # "?": unread and not keyed in (a burn or discard card, whose identity does not matter).
+            found.check(card in ("?", physical), f"shoe {number} draw {position}: journal has {card}, the shoe held {physical}")
+        counted = Counter(parse_card(card) for card in drawn if card not in (None, "?"))
+        found.check(all(n <= composition[card] for card, n in counted.items()),
+                    f"shoe {number}: a card counted more often than {profile.decks} decks hold it")
+
+
+def _refused(decisions: list[Any]) -> bool:
+    """Whether the controller refused the step's input (a warning alert instead of acting)."""
+    return any(d.type == "alert" and d.data.get("code") in ("refused-input", "wrong-state") for d in decisions)
+
+
+def _audit_wagers(journal: Journal, rounds: list[dict[str, Any]], found: Audit) -> None:
+    """Every wager placed in a round is settled once in that round, for what was placed."""
+    placed: dict[int, dict[tuple[int, str], list[int]]] = defaultdict(lambda: defaultdict(list))
+    finished = 0
+    for _, event, decisions in journal.steps():
+        refused = any(d.type == "alert" and d.data.get("code") == "wager-refused" for d in decisions)
+        if type(event).__name__ == "WagerPlaced" and not refused:
+            placed[finished + 1][(event.seat, event.kind)].append(event.amount)  # type: ignore[attr-defined]
+        finished += sum(1 for d in decisions if d.type == "round_result")
+    for record in rounds:
+        number, wagers = record["round"], placed.get(record["round"], {})
+        twice = sorted(key for key, amounts in wagers.items() if len(amounts) > 1)
+        found.check(not twice, f"round {number}: wagers placed twice at {twice}")
+        lines = Counter((line["seat"], line["kind"]) for line in record["settlement"])
+        found.check(all(n == 1 for n in lines.values()), f"round {number}: a wager settled twice: {lines}")
+        settled = {(line["seat"], line["kind"]): line["amount"] for line in record["settlement"]}
+        found.check(settled == {key: sum(amounts) for key, amounts in wagers.items()},
+                    f"round {number}: settled {settled}, placed {dict(wagers)}")
+
+
+def _duplicates_and_gaps(numbers: list[int], expected: int) -> str:
+    counts = Counter(numbers)
+    twice = sorted(n for n, c in counts.items() if c > 1)
+    missing = sorted(set(range(1, expected + 1)) - set(counts))
+    return f"twice {twice[:10]}, missing {missing[:10]}, {len(numbers)} rounds"
+
+
+def compare_runs(killed: Path, uninterrupted: Path) -> list[str]:
+    """Where the killed run's rounds and shoes differ from the uninterrupted run's (empty: identical)."""
+    differences = []
+    for name, export in (("round", export_rounds), ("shoe", export_shoes)):
+        a, b = list(export(killed)), list(export(uninterrupted))
+        if len(a) != len(b):
+            differences.append(f"{len(a)} {name}s after kills, {len(b)} uninterrupted")
+        for x, y in zip(a, b):
+            if x != y:
+                changed = sorted(k for k in set(x) | set(y) if x.get(k) != y.get(k))
+                differences.append(f"{name} {x.get(name, '?')}: {', '.join(changed)} differ")
+    return differences
+
+
+def key_of(profile: Path) -> bytes | None:
+    """The profile's journal key, if it names one."""
+    key_file = load_table(profile).hmac_key_file
+    return load_key(key_file) if key_file else None
