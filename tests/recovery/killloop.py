@@ -78,16 +78,18 @@ DRAWS = ("CardRead", "CutCard", "CardUnreadable", "CardFaceUp")
 
 
 def write_profile(directory: Path, *, faults: str = "", dealer: str = "", approved: str | None = None,
-                  key_file: Path | None = None, decks: int = DECKS) -> Path:
+                  shoe_identity: str = "", key_file: Path | None = None, decks: int = DECKS) -> Path:
     """The integration tests' simulated Baccarat table in ``directory``, with ``decks`` decks.
 
     :param faults: the shoe sim's faults, TOML inline-table body (``"drop_frame = 0.01"``).
     :param dealer: the ``[sim.dealer]`` body (dealer errors).
     :param approved: replaces the shoe model's ``[approved]`` body (the firmware allow-list).
+    :param shoe_identity: lines for ``[devices.shoe.sim]``: the ``serial`` and ``firmware`` the sim reports.
     :param key_file: the journal's HMAC key file (a keyed journal).
     """
     path = make_profile(directory, faults=faults, dealer=dealer)
     text = path.read_text().replace("decks = 8", f"decks = {decks}")
+    text = text.replace("[devices.shoe.sim]\n", f"[devices.shoe.sim]\n{shoe_identity}\n")
     path.write_text(text + (f'[journal]\nhmac_key_file = "{key_file}"\n' if key_file else ""))
     if approved is not None:
         set_approved(directory / "devices" / f"{SHOE_MODEL}.toml", approved)
@@ -153,6 +155,8 @@ class Tracker:
         self.shoes = 0
         self.draws_in_shoe = 0
         self.cover_out = False
+        #: Why the latest ``device`` decision refuses its device (None: it does not).
+        self.refusal: str | None = None
         self.last_write = time.monotonic()
         self._conn: sqlite3.Connection | None = None
 
@@ -213,6 +217,8 @@ class Tracker:
             self.round_seq = self.seq
         elif kind == "decision" and type_ == "announce" and data.get("announce") == "cover_card":
             self.cover_out = True
+        elif kind == "decision" and type_ == "device":
+            self.refusal = data.get("refusal")
 
 
     def moment(self, since: int) -> str:
