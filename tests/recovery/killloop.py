@@ -78,18 +78,19 @@ DRAWS = ("CardRead", "CutCard", "CardUnreadable", "CardFaceUp")
 
 
 def write_profile(directory: Path, *, faults: str = "", dealer: str = "", approved: str | None = None,
-                  shoe_identity: str = "", key_file: Path | None = None, decks: int = DECKS) -> Path:
+                  shoe_sim: str = "", key_file: Path | None = None, decks: int = DECKS) -> Path:
     """The integration tests' simulated Baccarat table in ``directory``, with ``decks`` decks.
 
     :param faults: the shoe sim's faults, TOML inline-table body (``"drop_frame = 0.01"``).
     :param dealer: the ``[sim.dealer]`` body (dealer errors).
     :param approved: replaces the shoe model's ``[approved]`` body (the firmware allow-list).
-    :param shoe_identity: lines for ``[devices.shoe.sim]``: the ``serial`` and ``firmware`` the sim reports.
+    :param shoe_sim: more lines for ``[devices.shoe.sim]``: the ``serial`` and ``firmware`` the sim
+        reports, its ``endpoint``.
     :param key_file: the journal's HMAC key file (a keyed journal).
     """
     path = make_profile(directory, faults=faults, dealer=dealer)
     text = path.read_text().replace("decks = 8", f"decks = {decks}")
-    text = text.replace("[devices.shoe.sim]\n", f"[devices.shoe.sim]\n{shoe_identity}\n")
+    text = text.replace("[devices.shoe.sim]\n", f"[devices.shoe.sim]\n{shoe_sim}\n")
     path.write_text(text + (f'[journal]\nhmac_key_file = "{key_file}"\n' if key_file else ""))
     if approved is not None:
         set_approved(directory / "devices" / f"{SHOE_MODEL}.toml", approved)

@@ -23,10 +23,12 @@ from firmware_host.journal import Journal, verify
 from firmware_host.profiles import load_table
 from firmware_host.service import Service
 from firmware_host.wiring import game_wiring
-from tests.recovery.killloop import FOREVER, Run, Tracker, audit, follow, run_to_end, write_profile
+from tests.recovery.killloop import (
+    FOREVER, SHOE_MODEL, Run, Tracker, audit, follow, run_to_end, set_approved, write_profile,
+)
 
-#: An outage of the simulated shoe now and then (a pseudo-terminal sim falls silent).
-OUTAGES = "disconnect = 0.02, disconnect_seconds = 0.5"
+#: An outage of the simulated shoe now and then (about one draw in 30).
+OUTAGES = "disconnect = 0.03, disconnect_seconds = 0.5"
 #: How long a refused table is watched for anything it should not do.
 WATCH_SECONDS = 1.0
 APPROVED_SERIALS = 'models = ["TS-8"]\nfirmware = ["2.1.0", "2.1.1"]\nserials = ["TS8-0001"]'
@@ -42,8 +44,16 @@ def of(decisions: list[Decision], type_: str) -> list[dict[str, Any]]:
     return [d.data for d in decisions if d.type == type_]
 
 
-def test_shoe_lost_mid_round_pauses_red_with_an_alert_and_resumes_after_the_handshake(tmp_path: Path) -> None:
-    run = Run(write_profile(tmp_path, faults=OUTAGES), tmp_path / "journal.sqlite", rounds=30, seed=2)
+@pytest.mark.parametrize(
+    "endpoint",
+    [
+        "socket",  # the shoe's cable pulled: the connection closes at once
+        pytest.param("pty", marks=pytest.mark.slow),  # the shoe falls silent: the driver misses its heartbeats
+    ],
+)
+def test_shoe_lost_mid_round_pauses_red_with_an_alert_and_resumes_after_the_handshake(tmp_path: Path, endpoint: str) -> None:
+    profile = write_profile(tmp_path, faults=OUTAGES, shoe_sim=f'endpoint = "{endpoint}"')
+    run = Run(profile, tmp_path / "journal.sqlite", rounds=30 if endpoint == "socket" else 60, seed=2)
     assert run_to_end(run) == 0
     assert audit(run).problems == []  # every draw is the shoe's next card: none lost, none twice
     journal, prompt, in_round, resumed = steps(run.journal), None, 0, 0
@@ -67,7 +77,7 @@ def test_shoe_lost_mid_round_pauses_red_with_an_alert_and_resumes_after_the_hand
 
 
 @pytest.mark.parametrize(
-    "approved, shoe_identity, why",
+    "approved, shoe_sim, why",
     [
         (None, 'firmware = "2.0.9"', "firmware '2.0.9' is not approved (approved: 2.1.0, 2.1.1)"),
         ('models = ["TS-9"]\nfirmware = ["2.1.0", "2.1.1"]', "", "model 'TS-8' is not approved (approved: TS-9)"),
@@ -76,9 +86,9 @@ def test_shoe_lost_mid_round_pauses_red_with_an_alert_and_resumes_after_the_hand
     ids=["firmware", "model", "serial"],
 )
 def test_an_unapproved_shoe_keeps_the_table_closed_and_the_journal_says_why(
-    tmp_path: Path, approved: str | None, shoe_identity: str, why: str
+    tmp_path: Path, approved: str | None, shoe_sim: str, why: str
 ) -> None:
-    profile = write_profile(tmp_path, approved=approved, shoe_identity=shoe_identity)
+    profile = write_profile(tmp_path, approved=approved, shoe_sim=shoe_sim)
     run = Run(profile, tmp_path / "journal.sqlite", rounds=5, seed=1)
     proc, tracker = run.start(), Tracker(run)
     follow(proc, tracker, FOREVER, lambda: tracker.refusal is not None)
@@ -95,7 +105,7 @@ def test_an_unapproved_shoe_keeps_the_table_closed_and_the_journal_says_why(
 
 
 def test_a_shoe_with_another_serial_number_is_refused_until_a_supervisor_acknowledges_it(tmp_path: Path) -> None:
-    profile = write_profile(tmp_path, shoe_identity='serial = "TS8-0001"')
+    profile = write_profile(tmp_path, shoe_sim='serial = "TS8-0001"')
     assert run_to_end(Run(profile, tmp_path / "journal.sqlite", rounds=3, seed=6)) == 0
     profile.write_text(profile.read_text().replace('serial = "TS8-0001"', 'serial = "TS8-0002"'))  # another unit
     run = Run(profile, tmp_path / "journal.sqlite", rounds=6, seed=6)
@@ -117,3 +127,38 @@ def test_a_shoe_with_another_serial_number_is_refused_until_a_supervisor_acknowl
                                            "firmware": "2.1.1", "refusal": None, "acknowledged": True}]
     assert run_to_end(run) == 0
     assert audit(run).problems == []
+
+
+#: Why an allow-list changed between runs cannot be replayed today (see docs/recovery.md, "Known gaps").
+ALLOW_LIST_IN_JOURNAL = (
+    "replay re-decides old DeviceIdentified events against the profile's current allow-list, so the journal "
+    "no longer replays (exit 2, 'replay diverged at step 1'); fix: journal the allow-list as an input event "
+    "(e.g. AllowListLoaded, written by the wiring at start when the profile's differs from the replayed "
+    "controller's, applied by TableController: set each DeviceHealth.approved and re-check the known identity)"
+)
+
+
+@pytest.mark.xfail(strict=True, reason=ALLOW_LIST_IN_JOURNAL)
+@pytest.mark.parametrize(
+    "shoe_sim, refusal",
+    [("", None), ('firmware = "2.1.1"', "firmware '2.1.1' is not approved (approved: 2.2.0)")],
+    ids=["shoe-upgraded", "shoe-not-upgraded"],
+)
+def test_an_allow_list_changed_between_runs_resumes_the_journal_and_checks_the_shoe_again(
+    tmp_path: Path, shoe_sim: str, refusal: str | None
+) -> None:
+    # The shoe ran firmware 2.1.1; the casino approves 2.2.0 only and upgrades the shoe (or not yet).
+    profile = write_profile(tmp_path)
+    assert run_to_end(Run(profile, tmp_path / "journal.sqlite", rounds=3, seed=8)) == 0
+    set_approved(tmp_path / "devices" / f"{SHOE_MODEL}.toml", 'models = ["TS-8"]\nfirmware = ["2.2.0"]')
+    profile.write_text(profile.read_text().replace("[devices.shoe.sim]\n", f"[devices.shoe.sim]\n{shoe_sim}\n"))
+    run = Run(profile, tmp_path / "journal.sqlite", rounds=5, seed=8)
+    if refusal is None:
+        assert run_to_end(run) == 0
+        assert audit(run).problems == []
+        return
+    proc, tracker = run.start(), Tracker(run)
+    follow(proc, tracker, FOREVER, lambda: tracker.refusal is not None or proc.poll() is not None)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=30) == 0
+    assert tracker.refusal == refusal and tracker.rounds == 3
