@@ -20,6 +20,7 @@ import dataclasses
 import json
 import os
 import random
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -40,9 +41,10 @@ from firmware_host.service import Service
 from firmware_host.wiring import game_wiring
 from sim.shoe import SimShoe
 from tests.integration.test_baccarat_run import make_profile
+from tests.integration.test_paigow_run import check_money, check_rolls, check_tiles
 
 __all__ = [
-    "DECKS", "MOMENTS", "Run", "Tracker", "KillLoopReport", "Stalled", "write_profile", "kill_loop",
+    "DECKS", "MOMENTS", "Run", "Tracker", "KillLoopReport", "Stalled", "write_profile", "paigow_profile", "kill_loop",
     "run_to_end", "follow", "kill", "audit", "compare_runs", "replay",
 ]
 
@@ -97,6 +99,15 @@ def write_profile(directory: Path, *, faults: str = "", dealer: str = "", approv
     return path
 
 
+def paigow_profile(directory: Path) -> Path:
+    """``make run-paigow``'s simulated Pai Gow table (faults included) in ``directory``."""
+    shutil.copytree(ROOT / "hardware-profiles" / "devices", directory / "devices")
+    (directory / "tables").mkdir()
+    path = directory / "tables" / "sim-paigow.toml"
+    shutil.copyfile(ROOT / "hardware-profiles" / "tables" / "sim-paigow.toml", path)
+    return path
+
+
 def set_approved(model_file: Path, body: str) -> None:
     """Replace the ``[approved]`` section (the last one) of a device model file."""
     text = model_file.read_text()
@@ -148,6 +159,7 @@ class Tracker:
     def __init__(self, run: Run) -> None:
         self.run = run
         self.journal = run.journal
+        self.game = load_table(run.profile).game
         self.seq = 0
         self.prompt: str | None = None
         self.last_input: str | None = None
@@ -229,7 +241,8 @@ class Tracker:
         ``paused`` (a device is away: a restart's handshake not done yet),
         ``burn`` (§ 541.5(g)), ``card_entry`` (a card waits to be keyed in),
         ``after_cover_card`` (§ 541.10(e): the cover card is out, the shoe not yet over),
-        ``betting`` (wagers coming in), ``mid_round`` (cards being dealt) or ``between_rounds``.
+        ``betting`` (wagers coming in), ``rolling`` (Pai Gow: the shaking, the lid, the
+        reading), ``mid_round`` (cards dealt, the bank, the tiles) or ``between_rounds``.
         """
         if self.seq == since:
             return "startup"
@@ -243,13 +256,21 @@ class Tracker:
             return "after_cover_card"
         if self.last_input == "WagerPlaced":
             return "betting"
-        if self.prompt in ("deal", "reveal", "settle_pairs", "discard"):
+        if self.prompt in ROLLING and self.game == "paigow":
+            return "rolling"
+        if self.prompt in IN_ROUND:
             return "mid_round"
         return "between_rounds"
 
 
 #: Where kills land (:meth:`Tracker.moment`).
-MOMENTS = ("startup", "paused", "burn", "card_entry", "after_cover_card", "betting", "mid_round", "between_rounds")
+MOMENTS = ("startup", "paused", "burn", "card_entry", "after_cover_card", "betting", "rolling", "mid_round",
+           "between_rounds")
+#: Pai Gow prompts of the roll (§ 535.8).
+ROLLING = ("shake", "reshake", "read_dice", "reveal")
+#: Prompts of a round under way (Baccarat and Pai Gow).
+IN_ROUND = ("deal", "reveal", "settle_pairs", "discard", "read_out", *ROLLING, "offer_bank", "deliver",
+            "collect_and_cover", "set_hands")
 
 
 @dataclasses.dataclass
@@ -297,7 +318,7 @@ def kill_loop(run: Run, kills: int, seed: int) -> KillLoopReport:
         since = tracker.seq
         if points:
             shoe_ends_soon = tracker.draws_in_shoe >= shoe_cards - COVER_SOON_DRAWS
-            if tracker.seq == 0 or aim == "cover_card":
+            if (tracker.seq == 0 and tracker.game == "baccarat") or aim == "cover_card":
                 aim = "burn"  # the first shoe's, or the next shoe's after the cover card
             elif shoe_ends_soon and not tracker.cover_out and cover_aimed_in_shoe != tracker.shoes:
                 aim, cover_aimed_in_shoe = "cover_card", tracker.shoes
@@ -402,17 +423,18 @@ class Audit:
 
 
 def audit(run: Run, key: bytes | None = None) -> Audit:
-    """Check the journal of a (killed and restarted) simulated Baccarat run.
+    """Check the journal of a (killed and restarted) simulated run.
 
     - the hash chain (and MACs) verify;
     - round numbers 1..N each appear exactly once;
-    - every completed round's cards give what ``resolve`` gives (§ 541.9-§ 541.12);
-    - no card counted twice or lost: each shoe's draws are, in order, the first draws of
-      the seeded shoe the simulator holds, so within a shoe no card exceeds its composition;
-    - no settlement paid twice: each round settles each wager placed in it once, for the
-      amount placed, and no wager was placed twice in a round (the simulated players bet
-      once per kind and round);
-    - every decision replays identically through a fresh controller (:func:`replay`).
+    - no wager was placed twice in a round (the simulated players bet once per seat and
+      kind in a round: twice means a restarted dealer bet again);
+    - every decision replays identically through a fresh controller (:func:`replay`);
+    - Baccarat: every completed round's cards give what ``resolve`` gives (§ 541.9-§ 541.12);
+      no card lost or counted twice (each shoe's draws are, in order, the seeded shoe's, and
+      a card keyed in is the card the shoe held); each wager settled once, for what was placed;
+    - Pai Gow: the integration tests' checks of every round (the rolls and the starting
+      position, § 535.8(c), § 535.12; the tiles delivered; money conserved, § 535.10).
     """
     found, profile = Audit(), load_table(run.profile)
     report = verify(run.journal, hmac_key=key)
@@ -422,15 +444,12 @@ def audit(run: Run, key: bytes | None = None) -> Audit:
     found.rounds = len(rounds)
     found.check(numbers == list(range(1, run.rounds + 1)),
                 f"round numbers are not 1..{run.rounds} once each: {_duplicates_and_gaps(numbers, run.rounds)}")
-    variant = Variant.parse(profile.rules.data.get("variant", "standard"))
-    for record in rounds:
-        if record["status"] == "completed":
-            expected = resolve([parse_card(c) for c in record["cards"]], variant).to_json_dict()
-            actual = {key_: record[key_] for key_ in expected}
-            found.check(actual == expected, f"round {record['round']}: {actual} is not resolve()'s {expected}")
     with Journal.open(run.journal, hmac_key=key) as journal:
-        _audit_draws(journal, run, profile, found)
-        _audit_wagers(journal, rounds, found)
+        placed = _wagers_placed(journal, found)
+        if profile.game == "baccarat":
+            _audit_baccarat(journal, run, profile, rounds, placed, found)
+        else:
+            _audit_paigow(rounds, found)
     try:
         found.steps_replayed = replay(run.journal, profile, key)
     except JournalError as exc:
@@ -487,27 +506,51 @@ def _audit_draws(journal: Journal, run: Run, profile: TableProfile, found: Audit
 
 def _refused(decisions: list[Any]) -> bool:
     """Whether the controller refused the step's input (a warning alert instead of acting)."""
-    return any(d.type == "alert" and d.data.get("code") in ("refused-input", "wrong-state") for d in decisions)
+    return any(d.type == "alert" and d.data.get("code") in ("refused-input", "wrong-state", "wager-refused")
+               for d in decisions)
 
 
-def _audit_wagers(journal: Journal, rounds: list[dict[str, Any]], found: Audit) -> None:
-    """Every wager placed in a round is settled once in that round, for what was placed."""
-    placed: dict[int, dict[tuple[int, str], list[int]]] = defaultdict(lambda: defaultdict(list))
+Placed = dict[int, dict[tuple[int, str], list[int]]]
+
+
+def _wagers_placed(journal: Journal, found: Audit) -> Placed:
+    """The wagers each round accepted, by ``(seat, kind)``; none may have been placed twice."""
+    placed: Placed = defaultdict(lambda: defaultdict(list))
     finished = 0
     for _, event, decisions in journal.steps():
-        refused = any(d.type == "alert" and d.data.get("code") == "wager-refused" for d in decisions)
-        if type(event).__name__ == "WagerPlaced" and not refused:
+        if type(event).__name__ == "WagerPlaced" and not _refused(decisions):
             placed[finished + 1][(event.seat, event.kind)].append(event.amount)  # type: ignore[attr-defined]
         finished += sum(1 for d in decisions if d.type == "round_result")
-    for record in rounds:
-        number, wagers = record["round"], placed.get(record["round"], {})
+    for number, wagers in placed.items():
         twice = sorted(key for key, amounts in wagers.items() if len(amounts) > 1)
         found.check(not twice, f"round {number}: wagers placed twice at {twice}")
+    return placed
+
+
+def _audit_baccarat(journal: Journal, run: Run, profile: TableProfile, rounds: list[dict[str, Any]], placed: Placed,
+                    found: Audit) -> None:
+    variant = Variant.parse(profile.rules.data.get("variant", "standard"))
+    for record in rounds:
+        number = record["round"]
+        if record["status"] == "completed":
+            expected = resolve([parse_card(c) for c in record["cards"]], variant).to_json_dict()
+            actual = {key: record[key] for key in expected}
+            found.check(actual == expected, f"round {number}: {actual} is not resolve()'s {expected}")
         lines = Counter((line["seat"], line["kind"]) for line in record["settlement"])
         found.check(all(n == 1 for n in lines.values()), f"round {number}: a wager settled twice: {lines}")
         settled = {(line["seat"], line["kind"]): line["amount"] for line in record["settlement"]}
-        found.check(settled == {key: sum(amounts) for key, amounts in wagers.items()},
-                    f"round {number}: settled {settled}, placed {dict(wagers)}")
+        wagers = {key: sum(amounts) for key, amounts in placed.get(number, {}).items()}
+        found.check(settled == wagers, f"round {number}: settled {settled}, placed {wagers}")
+    _audit_draws(journal, run, profile, found)
+
+
+def _audit_paigow(rounds: list[dict[str, Any]], found: Audit) -> None:
+    for record in rounds:
+        for check in (check_rolls, check_tiles, check_money):
+            try:
+                check(record)
+            except AssertionError as exc:
+                found.problems.append(f"round {record['round']}: {check.__name__}: {exc}")
 
 
 def _duplicates_and_gaps(numbers: list[int], expected: int) -> str:
