@@ -27,8 +27,8 @@ from tests.recovery.killloop import (
     FOREVER, SHOE_MODEL, Run, Tracker, audit, follow, run_to_end, set_approved, write_profile,
 )
 
-#: An outage of the simulated shoe now and then (about one draw in 30).
-OUTAGES = "disconnect = 0.03, disconnect_seconds = 0.5"
+#: An outage of the simulated shoe now and then (one draw in 20).
+OUTAGES = "disconnect = 0.05, disconnect_seconds = 0.5"
 #: How long a refused table is watched for anything it should not do.
 WATCH_SECONDS = 1.0
 APPROVED_SERIALS = 'models = ["TS-8"]\nfirmware = ["2.1.0", "2.1.1"]\nserials = ["TS8-0001"]'
@@ -73,7 +73,7 @@ def test_shoe_lost_mid_round_pauses_red_with_an_alert_and_resumes_after_the_hand
             resumed += 1
         elif of(decisions, "prompt") and of(decisions, "prompt")[-1]["action"] != "wait":
             prompt = of(decisions, "prompt")[-1]
-    assert resumed >= 2 and in_round >= 1, (resumed, in_round)
+    assert resumed >= 1 and in_round >= 1, (resumed, in_round)
 
 
 @pytest.mark.parametrize(
@@ -131,10 +131,11 @@ def test_a_shoe_with_another_serial_number_is_refused_until_a_supervisor_acknowl
 
 #: Why an allow-list changed between runs cannot be replayed today (see docs/recovery.md, "Known gaps").
 ALLOW_LIST_IN_JOURNAL = (
-    "replay re-decides old DeviceIdentified events against the profile's current allow-list, so the journal "
-    "no longer replays (exit 2, 'replay diverged at step 1'); fix: journal the allow-list as an input event "
-    "(e.g. AllowListLoaded, written by the wiring at start when the profile's differs from the replayed "
-    "controller's, applied by TableController: set each DeviceHealth.approved and re-check the known identity)"
+    "replay re-decides old DeviceIdentified events against the profile's current allow-list, so the journal no "
+    "longer replays (exit 2, 'replay diverged at step 1'); fix: an AllowListLoaded(approved) input event "
+    "(drivers/events/table.py), applied by TableController (each DeviceHealth.approved; an 'allow_list' "
+    "decision), emitted by wiring._build after recover() when the journal is new or the replayed lists differ "
+    "from the profile's"
 )
 
 
