@@ -31,13 +31,15 @@ class ShoeResumePoint:
 
 
 def shoe_resume_point(journal: Journal) -> ShoeResumePoint:
-    """Count, from the journal's input records, the shoes loaded and the current shoe's draws."""
+    """Count, from the journal, the shoes loaded and the current shoe's draws.
+
+    A shoe counts as loaded when the controller accepted it, which it announces in the same
+    step (``announce`` ``shoe``); a ``shoe_loaded`` refused (the table paused, say) does not.
+    """
     shoes, draws = 0, 0
     for record in journal.records():
-        if record.kind != "input":
-            continue
-        if record.type == "DealerCommand" and record.data.get("command") == "shoe_loaded":
+        if record.kind == "decision" and record.type == "announce" and record.data.get("announce") == "shoe":
             shoes, draws = shoes + 1, 0
-        elif record.type in DRAW_EVENTS:
+        elif record.kind == "input" and record.type in DRAW_EVENTS:
             draws += 1
     return ShoeResumePoint(shoes, draws)

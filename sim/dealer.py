@@ -30,6 +30,9 @@ log = logging.getLogger("tablehost.sim.dealer")
 #: Device name of what the dealer keys in at the console (not wired to a GPIO button).
 CONSOLE = "console"
 
+#: Alert codes by which the table refuses a command that moves the game on.
+REFUSED = frozenset(("table-paused", "irregularity-open"))
+
 #: Presses a dealer button by name (a mock GPIO pin, or the console when it has no pin).
 Press = Callable[[str], None]
 
@@ -52,6 +55,8 @@ class SimDealer:
         self.round = 1
         self._prompt: dict[str, Any] | None = None
         self._repeats = 0
+        #: The table refused the dealer's last command (paused, an irregularity open): act again.
+        self.refused = False
         self._inbox: queue.SimpleQueue[dict[str, Any] | None] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name=f"{type(self).__name__}", daemon=True)
 
@@ -75,6 +80,8 @@ class SimDealer:
 
     def on_decisions(self, decisions: Sequence[Decision]) -> None:
         """Output hook: queue the step's latest prompt (or repeat the current one); note finished rounds."""
+        if any(d.type == "alert" and d.data.get("code") in REFUSED for d in decisions):
+            self.refused = True
         prompted = False
         for decision in decisions:
             if decision.type == "round_result":
@@ -106,9 +113,10 @@ class SimDealer:
             prompt = self._latest(self._inbox.get())
             if prompt is None:
                 return
-            if prompt.get("action") == "wait" or prompt == acted:
+            if prompt.get("action") == "wait" or (prompt == acted and not self.refused):
                 # Paused, or the same prompt again after a pause: what it asked for is already
-                # done (a card pulled during an outage reaches the host once the link is back).
+                # done (a card pulled during an outage reaches the host once the link is back),
+                # unless the table refused the command that carried it out.
                 continue
             acted = prompt
             try:
@@ -164,7 +172,6 @@ class SimShuffler(Protocol):
 
 
 #: Alerts with which the Baccarat table refuses a command that moves the game on.
-_REFUSED_PRESS = frozenset(("table-paused", "irregularity-open"))
 #: Wager kinds the simulated players choose from, with relative weights.
 _BACCARAT_KINDS = {"banker": 45, "player": 40, "tie": 8, "player_pair": 3, "banker_pair": 3, "lucky_six": 1}
 #: Chip values the simulated players bet, in cents.
@@ -196,16 +203,16 @@ class BaccaratDealer(SimDealer):
         self._bets_taken: int | None = None
         self._standing: set[tuple[int, str]] = set()
         #: The table refused a button press that moves the game on (set from the service thread).
-        self._press_refused = False
+        self._shoe_pending = False
 
     def on_decisions(self, decisions: Sequence[Decision]) -> None:
-        """As :meth:`SimDealer.on_decisions`; also notes a press the table refused."""
-        if any(d.type == "alert" and d.data.get("code") in _REFUSED_PRESS for d in decisions):
-            self._press_refused = True
+        """As :meth:`SimDealer.on_decisions`; also notes that a shoe was accepted."""
+        if any(d.type == "announce" and d.data.get("announce") == "shoe" for d in decisions):
+            self._shoe_pending = False
         super().on_decisions(decisions)
 
     def _press_no_more_bets(self) -> None:
-        self._press_refused = False
+        self.refused = False
         self.press("no_more_bets")
 
     def resume_shoe(self, shoe_number: int) -> None:
@@ -221,9 +228,12 @@ class BaccaratDealer(SimDealer):
             self.shoes_loaded += 1
             self.console("shoe_loaded", batch=prompt["batch"])
         elif action == "load_shoe":
-            if self.shoes_loaded:
-                self.shoe.reload()  # the first shoe is in the simulator from the start
-            self.shoes_loaded += 1
+            if not (self.refused and self._shoe_pending):  # refused: the new shoe is in already
+                if self.shoes_loaded:
+                    self.shoe.reload()  # the first shoe is in the simulator from the start
+                self.shoes_loaded += 1
+                self._shoe_pending = True
+            self.refused = False
             self.console("shoe_loaded")
         elif action == "return_batch" and self.shuffler is not None:
             # The batch's own cards go back (every one the shoe held), or new decks replace them.
@@ -238,7 +248,7 @@ class BaccaratDealer(SimDealer):
             self._bets_taken = prompt["_round"]
             self._place_bets()
             self._press_no_more_bets()
-        elif action == "place_bets" and self._press_refused:
+        elif action == "place_bets" and self.refused:
             self._press_no_more_bets()  # the table refused it (paused, a card to key in first): again
         elif action == "deal":
             self._draw()
