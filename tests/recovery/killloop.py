@@ -221,8 +221,6 @@ class Tracker:
             self.last_input = type_
             if type_ in DRAWS:
                 self.draws_in_shoe += 1
-            elif type_ == "DealerCommand" and data.get("command") == "shoe_loaded":
-                self.shoes, self.draws_in_shoe, self.cover_out = self.shoes + 1, 0, False
         elif kind == "decision" and type_ == "prompt":
             self.prompt = data["action"]
         elif kind == "decision" and type_ == "round_result":
@@ -230,9 +228,10 @@ class Tracker:
             self.round_seq = self.seq
         elif kind == "decision" and type_ == "announce" and data.get("announce") == "cover_card":
             self.cover_out = True
+        elif kind == "decision" and type_ == "announce" and data.get("announce") == "shoe":
+            self.shoes, self.draws_in_shoe, self.cover_out = self.shoes + 1, 0, False
         elif kind == "decision" and type_ == "device":
             self.refusal = data.get("refusal")
-
 
     def moment(self, since: int) -> str:
         """Where the table stood when the process writing since record ``since`` died.
@@ -479,8 +478,8 @@ def _audit_draws(journal: Journal, run: Run, profile: TableProfile, found: Audit
     unread: list[tuple[int, int]] = []  # (shoe, draw index) of cards waiting to be keyed in
     for _, event, decisions in journal.steps():
         name, data = to_record(event)
-        if name == "DealerCommand" and data["command"] == "shoe_loaded":
-            shoes.append([])
+        if any(d.type == "announce" and d.data.get("announce") == "shoe" for d in decisions):
+            shoes.append([])  # a shoe_loaded the table accepted (one refused, while paused say, loads nothing)
             unread.clear()
         elif name == "DealerCommand" and data["command"] == "card_entered" and unread and not _refused(decisions):
             shoe, index = unread.pop(0)
