@@ -1,0 +1,199 @@
+"""Recovery benchmark: rebuilding the table from a full day's journal, and the kill-loop soak.
+
+Recovery (the default): a journal of ``--rounds`` rounds (2,000: a day at a busy
+Minibaccarat table) is written by the real service code in-process — the table
+``tablehost run`` builds from the simulated profile, fed by a scripted dealer who never
+errs, with a day's worth of receive times — then timed:
+
+- ``recover``: what a restart does before the table can resume: open the journal (tail
+  check), build the controller, replay every step through it comparing every decision
+  (``Service.recover``), and find where the simulated shoe stands; seconds, steps/s;
+- ``verify``: ``tablehost journal verify`` of the same journal;
+- ``restart``: the real ``tablehost run`` on that journal asked for one more round: from
+  the process's start to its exit, through replay, the devices' handshake and a round.
+
+Soak (``--kills N``): :func:`tests.recovery.killloop.kill_loop` SIGKILLs the real service
+N times over a run with every fault (a keyed journal), restarting it until the run ends,
+then audits the journal; ``--exact`` leaves out the dealer's errors (whose timing the
+simulation does not fix) and compares the rounds with an uninterrupted run of the seed.
+
+    .venv/bin/python bench/bench_recovery.py [--rounds 2000] [--dir DIR]
+    .venv/bin/python bench/bench_recovery.py --kills 200 [--exact] [--seed S]
+
+Run the recovery figures on the disk the journal lives on (``--dir``; writing the day's
+journal does an fsync per step, so it takes minutes on an SD card; recovery only reads).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any, Iterator
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the soak shares the recovery tests' harness (tests/recovery/killloop.py)
+
+from bench_journal import filesystem_of  # noqa: E402  (bench/ is the script's directory, so on sys.path)
+
+from drivers.events import DeviceEvent  # noqa: E402
+from drivers.events.shoe import CardRead, CutCard  # noqa: E402
+from drivers.events.table import DealerCommand, DeviceIdentified, WagerPlaced  # noqa: E402
+from firmware_host.journal import Journal, verify, write_key  # noqa: E402
+from firmware_host.profiles import load_table  # noqa: E402
+from firmware_host.recovery import shoe_resume_point  # noqa: E402
+from firmware_host.service import Service  # noqa: E402
+from firmware_host.wiring import build_table, game_wiring  # noqa: E402
+from tests.recovery.killloop import (  # noqa: E402
+    Run, audit, compare_runs, kill_loop, run_to_end, seeded_shoe, write_profile,
+)
+
+DEFAULT_ROUNDS = 2000
+SEED = 7
+#: Seconds between steps of the scripted day: 2,000 rounds of about 20 steps in 16 hours.
+STEP_SECONDS = 1.5
+#: Timings of the recovery, repeated; the median is reported.
+REPEATS = 3
+#: Faults of the soak (the integration tests' "every fault", link and card).
+SOAK_FAULTS = ("corrupt_byte = 0.01, drop_frame = 0.01, duplicate_frame = 0.01, unreadable_card = 0.02, "
+               "face_up_card = 0.005, empty_early = 0.001")
+SOAK_DEALER = "card_drawn_in_error = 0.02\ncard_disclosed = 0.5"
+
+
+# --------------------------------------------------------------------------- a day's journal
+
+
+def scripted_day(controller: Any, seed: int, decks: int) -> Iterator[DeviceEvent]:
+    """The events of a dealer who follows every prompt: shoes of the simulator's seeded cards, seeded bets."""
+    rng, shoe_number, cards = random.Random(seed), 0, iter(())
+    yield DeviceIdentified(device="shoe", model="TS-8", serial="SIM-0001", firmware="2.1.1")
+    while True:
+        prompt = controller.prompt()
+        action = prompt["action"]
+        if action == "load_shoe":
+            shoe_number += 1
+            cards = iter(seeded_shoe(seed, decks, shoe_number, decks * 52 + 1))
+            yield DealerCommand(device="console", command="shoe_loaded")
+        elif action in ("burn", "deal", "discard"):
+            card = next(cards)
+            yield (CutCard(device="shoe") if card is None
+                   else CardRead(device="shoe", rank=card[0], suit=card[1], burn=action == "burn"))
+        elif action == "place_bets":
+            for seat in rng.sample(range(1, 8), rng.randint(2, 6)):
+                yield WagerPlaced(device="console", seat=seat, kind=rng.choice(("banker", "player", "tie")),
+                                  amount=rng.choice((500, 1000, 2500, 5000)))
+            yield DealerCommand(device="buttons", command="no_more_bets")
+        elif action in ("reveal", "settle_pairs"):
+            yield DealerCommand(device="buttons", command="reveal" if action == "reveal" else "pairs_settled")
+        else:
+            raise AssertionError(f"the scripted dealer cannot act on {prompt}")
+
+
+def write_day(profile_path: Path, journal_path: Path, rounds: int) -> tuple[int, float]:
+    """Write a journal of ``rounds`` rounds with the service ``tablehost run`` builds; (steps, seconds)."""
+    started = time.perf_counter()
+    table = build_table(load_table(profile_path), journal_path=journal_path, seed=SEED, stream=io.StringIO())
+    clock = [1.75e9]
+    table.service.clock = lambda: clock[0]
+    table.service.outputs.clear()  # no simulated dealer, no dealer view: the script plays
+    profile = load_table(profile_path)
+    for event in scripted_day(table.service.controller, SEED, profile.decks):
+        clock[0] += STEP_SECONDS
+        table.service.step(event)
+        if table.service.rounds_finished >= rounds:
+            break
+    steps = table.service.steps
+    table.journal.close()
+    return steps, time.perf_counter() - started
+
+
+def time_recovery(profile_path: Path, journal_path: Path) -> tuple[float, int]:
+    """What a restart does before the table can resume; (seconds, steps replayed)."""
+    started = time.perf_counter()
+    profile = load_table(profile_path)
+    with Journal.open(journal_path) as journal:
+        service = Service(game_wiring(profile.game).controller(profile), journal)
+        steps = service.recover()
+        shoe_resume_point(journal)
+    return time.perf_counter() - started, steps
+
+
+def recovery(rounds: int, directory: Path) -> None:
+    profile = write_profile(directory, decks=8)
+    journal = directory / "day.sqlite"
+    print(f"journal on {filesystem_of(directory)}")
+    steps, seconds = write_day(profile, journal, rounds)
+    records = Journal.open(journal)
+    count = records.last_seq
+    records.close()
+    size = journal.stat().st_size / 1e6
+    print(f"wrote {rounds} rounds: {steps} steps, {count} records, {size:.1f} MB in {seconds:.1f} s "
+          f"({steps / seconds:.0f} durable steps/s)")
+    timings = [time_recovery(profile, journal) for _ in range(REPEATS)]
+    took = statistics.median(t for t, _ in timings)
+    print(f"recover: {took:.2f} s for {timings[0][1]} steps ({timings[0][1] / took:.0f} steps/s, "
+          f"{count / took:.0f} records/s), median of {REPEATS}")
+    started = time.perf_counter()
+    report = verify(journal)
+    print(f"verify: {time.perf_counter() - started:.2f} s for {report.records_checked} records (ok={report.ok})")
+    run = Run(profile, journal, rounds + 1, SEED)
+    started = time.perf_counter()
+    status = run_to_end(run)
+    print(f"restart: tablehost run replayed the day, handshook and played round {rounds + 1} in "
+          f"{time.perf_counter() - started:.2f} s (exit {status})")
+
+
+# --------------------------------------------------------------------------- the soak
+
+
+def soak(kills: int, seed: int, exact: bool, directory: Path) -> int:
+    rounds = max(100, 4 * kills)
+    key_file = directory / "journal.key"
+    write_key(key_file)
+    profile = write_profile(directory, faults=SOAK_FAULTS, dealer="" if exact else SOAK_DEALER, key_file=key_file)
+    run = Run(profile, directory / "soak.sqlite", rounds, seed)
+    report = kill_loop(run, kills, seed)
+    found = audit(run, key_file.read_bytes())
+    moments = Counter(report.moments())
+    print(f"soak: {len(report.kills)} SIGKILLs, {report.starts} starts, {rounds} rounds, {found.shoes} shoes, "
+          f"{found.draws} draws in {report.seconds:.1f} s ({report.seconds / report.starts:.2f} s per start)")
+    print("kills landed: " + ", ".join(f"{moment} {n}" for moment, n in moments.most_common()))
+    print(f"audit: {found.steps_replayed} steps replay identically; {len(found.problems)} problems")
+    for problem in found.problems[:20]:
+        print(f"  {problem}")
+    differences: list[str] = []
+    if exact:
+        uninterrupted = Run(profile, directory / "uninterrupted.sqlite", rounds, seed)
+        run_to_end(uninterrupted)
+        differences = compare_runs(run.journal, uninterrupted.journal)
+        print(f"compared with an uninterrupted run of seed {seed}: "
+              f"{'identical rounds and shoes' if not differences else f'{len(differences)} differences'}")
+        for difference in differences[:20]:
+            print(f"  {difference}")
+    return 1 if found.problems or differences else 0
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=DEFAULT_ROUNDS, help="rounds in the day's journal")
+    parser.add_argument("--dir", type=Path, help="where the journals go (default: a temporary directory)")
+    parser.add_argument("--kills", type=int, help="run the kill-loop soak with this many SIGKILLs instead")
+    parser.add_argument("--exact", action="store_true", help="soak without dealer errors, compared with an uninterrupted run")
+    parser.add_argument("--seed", type=int, default=SEED, help="the soak's seed")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
+        if args.kills:
+            return soak(args.kills, args.seed, args.exact, Path(tmp))
+        recovery(args.rounds, Path(tmp))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
