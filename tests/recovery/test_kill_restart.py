@@ -106,7 +106,6 @@ def test_541_14_kills_while_an_unread_card_waits_to_be_keyed_in_lose_no_card(tmp
 def test_541_12_c_hundred_kills_over_several_shoes(tmp_path: Path, key_file: Path) -> None:
     report = kill_and_audit(tmp_path, key_file, rounds=350, kills=100, seed=23)
     assert MUST_LAND | {"paused", "between_rounds"} <= set(report.moments()), report.moments()
-    assert sum(1 for aim, _ in report.kills if aim == "cover_card") >= 3  # one per shoe that reaches its cover card
 
 
 @pytest.mark.xfail(strict=True, reason=PAIGOW_RESUME)
