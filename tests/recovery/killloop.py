@@ -385,16 +385,20 @@ def follow(proc: subprocess.Popen[bytes], tracker: Tracker, seconds: float, unti
     """
     started = time.monotonic()
     give_up, tracker.last_write = started + seconds, started
-    while proc.poll() is None and time.monotonic() < give_up:
-        tracker.poll()
-        if until():
-            return
-        if time.monotonic() - tracker.last_write > STALL_SECONDS:
-            proc.send_signal(signal.SIGTERM)
-            proc.wait(timeout=30)
-            raise Stalled(f"tablehost run wrote nothing for {STALL_SECONDS:.0f} s; last prompt {tracker.prompt!r}, "
-                          f"{tracker.rounds} rounds in the journal:\n{tracker.run.log_tail()}")
-        time.sleep(POLL_SECONDS)
+    try:
+        while proc.poll() is None and time.monotonic() < give_up:
+            tracker.poll()
+            if until():
+                return
+            if time.monotonic() - tracker.last_write > STALL_SECONDS:
+                proc.send_signal(signal.SIGTERM)
+                proc.wait(timeout=30)
+                raise Stalled(f"tablehost run wrote nothing for {STALL_SECONDS:.0f} s; last prompt {tracker.prompt!r}, "
+                              f"{tracker.rounds} rounds in the journal:\n{tracker.run.log_tail()}")
+            time.sleep(POLL_SECONDS)
+    except BaseException:  # a test timeout or an interrupt: leave no service running
+        kill(proc)
+        raise
 
 
 def _wait_for_exit(proc: subprocess.Popen[bytes], tracker: Tracker) -> None:
