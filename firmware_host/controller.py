@@ -42,7 +42,9 @@ from typing import Any, Callable, ClassVar, Collection, Mapping
 from transitions import Machine, MachineError
 
 from drivers.events import DeviceEvent
-from drivers.events.table import DealerCommand, DeviceFault, DeviceIdentified, DeviceLost, ProtocolError, WagerPlaced
+from drivers.events.table import (
+    AllowListLoaded, DealerCommand, DeviceFault, DeviceIdentified, DeviceLost, ProtocolError, WagerPlaced,
+)
 from firmware_host.decisions import Decision
 from firmware_host.errors import RulesError
 from firmware_host.profiles import ApprovedIdentities
@@ -121,7 +123,9 @@ class TableController:
         """Apply one input event received at ``at`` (seconds) and return the decisions made."""
         self.now = max(self.now, at)
         self._out = []
-        if isinstance(event, DeviceIdentified):
+        if isinstance(event, AllowListLoaded):
+            self._on_allow_list(event)
+        elif isinstance(event, DeviceIdentified):
             self._on_identified(event)
         elif isinstance(event, DeviceLost):
             self._on_lost(event)
@@ -250,6 +254,19 @@ class TableController:
         self._last_prompt = None
 
     # -- device health ------------------------------------------------------------------
+    def allow_list(self) -> dict[str, dict[str, list[str]]]:
+        """Each device's allow-list as :class:`AllowListLoaded` carries it."""
+        return {name: {"models": list(d.approved.models), "firmware": list(d.approved.firmware),
+                       "serials": list(d.approved.serials)} for name, d in self.devices.items()}
+
+    def _on_allow_list(self, event: AllowListLoaded) -> None:
+        """The allow-list in force from now on; identities are checked against it when devices identify."""
+        for name, lists in event.approved.items():
+            if name in self.devices:
+                self.devices[name].approved = ApprovedIdentities(
+                    tuple(lists["models"]), tuple(lists["firmware"]), tuple(lists.get("serials", ())))
+        self.decide("allow_list", {"approved": self.allow_list()})
+
     def _on_identified(self, event: DeviceIdentified) -> None:
         device = self.devices.get(event.device)
         if device is None:

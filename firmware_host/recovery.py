@@ -22,24 +22,43 @@ DRAW_EVENTS = ("CardRead", "CutCard", "CardUnreadable", "CardFaceUp")
 class ShoeResumePoint:
     """The shoe in play according to the journal.
 
-    :param shoes_loaded: ``shoe_loaded`` commands journaled so far.
+    :param shoes_loaded: shoes the table accepted so far.
     :param draws: draws from the current shoe.
+    :param unread: the draw (index in the current shoe) the shoe could not read and the dealer
+        has still to key in, if any: the card in the dealer's hand.
     """
 
     shoes_loaded: int = 0
     draws: int = 0
+    unread: int | None = None
+
+
+#: Alerts by which the table refuses a dealer command.
+_REFUSALS = ("refused-input", "wrong-state")
 
 
 def shoe_resume_point(journal: Journal) -> ShoeResumePoint:
-    """Count, from the journal, the shoes loaded and the current shoe's draws.
+    """The shoes loaded, the current shoe's draws and the unread card awaiting entry, from the journal.
 
-    A shoe counts as loaded when the controller accepted it, which it announces in the same
-    step (``announce`` ``shoe``); a ``shoe_loaded`` refused (the table paused, say) does not.
+    A shoe counts as loaded when the controller accepted it (``announce`` ``shoe``). A draw
+    the shoe could not read awaits the dealer when its step alerts ``card-unreadable``; cards
+    drawn after it wait behind it, and when it is keyed in the next unread one among them
+    may come up for entry in turn.
     """
-    shoes, draws = 0, 0
-    for record in journal.records():
-        if record.kind == "decision" and record.type == "announce" and record.data.get("announce") == "shoe":
-            shoes, draws = shoes + 1, 0
-        elif record.kind == "input" and record.type in DRAW_EVENTS:
+    shoes, draws, awaiting, behind = 0, 0, None, []
+    for _, event, decisions in journal.steps():
+        name = type(event).__name__
+        codes = {d.data.get("code") for d in decisions if d.type == "alert"}
+        if any(d.type == "announce" and d.data.get("announce") == "shoe" for d in decisions):
+            shoes, draws, awaiting, behind = shoes + 1, 0, None, []
+        elif name in DRAW_EVENTS:
+            unread = name != "CutCard" and getattr(event, "rank", None) is None
+            if unread and "card-unreadable" in codes:
+                awaiting = draws
+            elif unread and awaiting is not None:
+                behind.append(draws)
             draws += 1
-    return ShoeResumePoint(shoes, draws)
+        elif name == "DealerCommand" and getattr(event, "command") == "card_entered" and not codes & set(_REFUSALS):
+            awaiting = behind.pop(0) if behind and "card-unreadable" in codes else None
+            behind = behind if awaiting is not None else []
+    return ShoeResumePoint(shoes, draws, awaiting)

@@ -209,6 +209,12 @@ class SimShoe(SimDevice):
             self.link.roll_disconnect()
         return draw
 
+    def card_at(self, index: int) -> str | None:
+        """The physical card of draw ``index`` of the current shoe (None for the cover card)."""
+        with self._lock:
+            card = self._cards[index]
+        return None if card == CUT else card
+
     @property
     def last_card(self) -> str | None:
         """The physical card of the last draw (what a dealer holds after an unreadable one)."""

@@ -21,6 +21,16 @@ class DeviceIdentified(DeviceEvent):
 
 
 @event
+class AllowListLoaded(DeviceEvent):
+    """The firmware allow-list of each device at the table, as the table profile gave it at start.
+
+    :param approved: by device name: ``{"models": [...], "firmware": [...], "serials": [...]}``.
+    """
+
+    approved: dict
+
+
+@event
 class DeviceLost(DeviceEvent):
     """The device stopped answering (heartbeat loss, unplug, port gone)."""
 

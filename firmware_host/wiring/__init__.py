@@ -22,7 +22,7 @@ from typing import Any, Callable, Protocol, TextIO
 
 from drivers.capture import CaptureWriter
 from drivers.events import DeviceEvent
-from drivers.events.table import DealerCommand, DeviceLost
+from drivers.events.table import AllowListLoaded, DealerCommand, DeviceLost
 from drivers.gpio import TablePanel, pin_factory
 from firmware_host import __version__
 from firmware_host.controller import TableController
@@ -150,7 +150,13 @@ def _build(profile: TableProfile, journal: Journal, seed: int, rounds: int | Non
     controller = game.controller(profile)
     outputs: list[Output] = [DealerView(stream, profile.table_id, quiet_prompts=quiet), *extra_outputs]
     service = Service(controller, journal, outputs, tick_seconds=profile.tick_seconds, stop_after_rounds=rounds)
+    profile_list = {name: {"models": list(slot.model.approved.models), "firmware": list(slot.model.approved.firmware),
+                           "serials": list(slot.model.approved.serials)} for name, slot in profile.devices.items()}
     replayed = service.recover()
+    # Replay decided with the allow-list each step was decided under (it is journaled as an
+    # input); the profile's list applies from now on, journaled when it is new or changed.
+    if controller.allow_list() != profile_list or not replayed:
+        service.emit(AllowListLoaded(device="profile", approved=profile_list))
     emit = service.emit if capture is None else capture.tap_events(service.emit)
     emit = emit if replay is None else replay.inputs(emit)
     panel = _panel(profile, emit)

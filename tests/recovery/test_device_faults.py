@@ -129,17 +129,8 @@ def test_a_shoe_with_another_serial_number_is_refused_until_a_supervisor_acknowl
     assert audit(run).problems == []
 
 
-#: Why an allow-list changed between runs cannot be replayed today (see docs/recovery.md, "Known gaps").
-ALLOW_LIST_IN_JOURNAL = (
-    "replay re-decides old DeviceIdentified events against the profile's current allow-list, so the journal no "
-    "longer replays (exit 2, 'replay diverged at step 1'); fix: an AllowListLoaded(approved) input event "
-    "(drivers/events/table.py), applied by TableController (each DeviceHealth.approved; an 'allow_list' "
-    "decision), emitted by wiring._build after recover() when the journal is new or the replayed lists differ "
-    "from the profile's"
-)
 
 
-@pytest.mark.xfail(strict=True, reason=ALLOW_LIST_IN_JOURNAL)
 @pytest.mark.parametrize(
     "shoe_sim, refusal",
     [("", None), ('firmware = "2.1.1"', "firmware '2.1.1' is not approved (approved: 2.2.0)")],

@@ -119,17 +119,8 @@ def test_535_twenty_kills_of_a_paigow_table_lose_and_duplicate_nothing(tmp_path:
     assert audit(run).problems == []
 
 
-#: Why a restarted dealer keys in the wrong card when another card followed the unread one.
-UNREAD_CARD_POSITION = (
-    "firmware_host/wiring/baccarat.py gives the restarted dealer shoe.last_card, the last card drawn, but a card "
-    "drawn after the unread one (a card drawn in error, § 541.14(a)) waits in the controller's backlog; fix: "
-    "firmware_host/recovery.py ShoeResumePoint.unread (the draw index awaiting card_entered: set by a draw step "
-    "deciding the 'card-unreadable' alert, cleared by a card_entered that is not refused and by a new shoe), "
-    "SimShoe.card_at(index), and sim_dealer.last_drawn = shoe.card_at(point.unread) when it is not None"
-)
 
 
-@pytest.mark.xfail(strict=True, reason=UNREAD_CARD_POSITION)
 def test_541_14_a_restarted_dealer_keys_in_the_unread_card_even_with_a_card_drawn_after_it(tmp_path: Path) -> None:
     # The banker's second card comes out unread; a card drawn in error follows it (§ 541.14(a))
     # and waits, in shoe order, behind it. Then the host dies.
