@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from typing import Any
 
@@ -67,24 +66,19 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
 
 
 def run_resolve(args: argparse.Namespace) -> int:
-    """Resolve stdin line by line; 1 if any line was bad, else 0."""
+    """Resolve stdin line by line; 1 if any line was bad, else 0 (a reader leaving early: see cli.main)."""
     bad_lines = 0
-    try:
-        for number, line in enumerate(iter(sys.stdin.readline, ""), start=1):
-            if not line.strip():
-                continue
-            try:
-                result = resolve(parse_cards(line), variant=args.variant)
-            except RulesError as exc:
-                bad_lines += 1
-                print(f"tablehost baccarat resolve: line {number}: {exc}", file=sys.stderr, flush=True)
-                continue
-            sys.stdout.write(json.dumps(result.to_json_dict()) + "\n")
-            sys.stdout.flush()
-    except BrokenPipeError:
-        # The reader went away: stop quietly, and keep Python from failing on the final flush.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
+    for number, line in enumerate(iter(sys.stdin.readline, ""), start=1):
+        if not line.strip():
+            continue
+        try:
+            result = resolve(parse_cards(line), variant=args.variant)
+        except RulesError as exc:
+            bad_lines += 1
+            print(f"tablehost baccarat resolve: line {number}: {exc}", file=sys.stderr, flush=True)
+            continue
+        sys.stdout.write(json.dumps(result.to_json_dict()) + "\n")
+        sys.stdout.flush()
     return 1 if bad_lines else 0
 
 
