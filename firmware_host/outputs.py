@@ -5,8 +5,8 @@
 - :class:`PanelOutput` — the tower lamp and buzzer on GPIO;
 - :class:`EventFeed` — one JSON object per decision for the casino's surveillance and
   table-games systems (a file, a FIFO or standard output);
-- :class:`ShufflerCommands` — the ``device_command`` decisions for the shuffler, carried out
-  on its driver.
+- :class:`ShufflerCommands`, :class:`ShakerCommands` — the ``device_command`` decisions for
+  the shuffler and the shaker, carried out on their drivers.
 
 Each is an :class:`~firmware_host.service.Output`: ``on_decisions(decisions)``, called from
 the service thread after the step is durable; none may block.
@@ -20,7 +20,7 @@ from typing import Any, Protocol, Sequence, TextIO
 
 from firmware_host.decisions import Decision
 
-__all__ = ["DealerView", "PanelOutput", "EventFeed", "ShufflerCommands"]
+__all__ = ["DealerView", "PanelOutput", "EventFeed", "DeviceCommands", "ShufflerCommands", "ShakerCommands"]
 
 #: Decision types the dealer sees; ``round_result``/``shoe_result`` are summarised in one line.
 _SHOWN = ("prompt", "announce", "alert", "device", "round_result", "shoe_result")
@@ -113,6 +113,37 @@ class EventFeed:
 log = logging.getLogger("tablehost.outputs")
 
 
+class DeviceCommands:
+    """Carry out the controller's ``device_command`` decisions addressed to one device.
+
+    The controller is pure: it decides ``{"device", "command", ...}`` and this output sends it
+    once the step is durable, through :meth:`send` of the device's kind. Drivers queue
+    commands for their own thread, so nothing here blocks. A command the device does not
+    take is logged, never sent.
+
+    :param device: the device's name (decisions for other devices are not its own).
+    :param driver: the device's driver.
+    """
+
+    #: What the log calls the device when a command is not one it takes.
+    kind = "device"
+
+    def __init__(self, device: str, driver: Any) -> None:
+        self.device = device
+        self.driver = driver
+
+    def on_decisions(self, decisions: Sequence[Decision]) -> None:
+        """Send every ``device_command`` addressed to this device."""
+        for decision in decisions:
+            data = decision.data
+            if decision.type == "device_command" and data.get("device") == self.device and not self.send(data):
+                log.error("%s: device command %r is not one a %s takes", self.device, data.get("command"), self.kind)
+
+    def send(self, data: dict[str, Any]) -> bool:
+        """Send one command to the driver; ``False`` if the device does not take it."""
+        raise NotImplementedError
+
+
 class Shuffler(Protocol):
     """The commands of :class:`drivers.shuffler.ShufflerDriver` the controller decides."""
 
@@ -121,30 +152,32 @@ class Shuffler(Protocol):
     def release_batch(self, batch: str) -> None: ...
 
 
-class ShufflerCommands:
-    """Carry out the controller's ``device_command`` decisions for one shuffler.
+class ShufflerCommands(DeviceCommands):
+    """The shuffler's commands: ``start_shuffle`` (``batch``, ``expected_cards``), ``release_batch`` (``batch``)."""
 
-    The controller is pure: it decides ``{"device", "command", "batch", ...}`` and this output
-    sends it once the step is durable. The driver queues the command for its own thread, so
-    nothing here blocks. A command this output does not know is logged, never sent.
+    kind = "shuffler"
+    driver: Shuffler
 
-    :param device: the shuffler's device name (decisions for other devices are not its own).
-    :param driver: the shuffler's driver.
-    """
+    def send(self, data: dict[str, Any]) -> bool:
+        """Start a shuffle or release a batch."""
+        if data.get("command") == "start_shuffle":
+            self.driver.start_shuffle(data["batch"], data["expected_cards"])
+        elif data.get("command") == "release_batch":
+            self.driver.release_batch(data["batch"])
+        else:
+            return False
+        return True
 
-    def __init__(self, device: str, driver: Shuffler) -> None:
-        self.device = device
-        self.driver = driver
 
-    def on_decisions(self, decisions: Sequence[Decision]) -> None:
-        """Send every ``device_command`` addressed to this shuffler."""
-        for decision in decisions:
-            data = decision.data
-            if decision.type != "device_command" or data.get("device") != self.device:
-                continue
-            if data.get("command") == "start_shuffle":
-                self.driver.start_shuffle(data["batch"], data["expected_cards"])
-            elif data.get("command") == "release_batch":
-                self.driver.release_batch(data["batch"])
-            else:
-                log.error("%s: device command %r is not one a shuffler takes", self.device, data.get("command"))
+class ShakerCommands(DeviceCommands):
+    """The shaker's command: ``request_reading``, a reading of the dice now (a reveal whose
+    reading was lost with the host or the link, see :class:`~firmware_host.paigow_table.PaiGowTable`)."""
+
+    kind = "shaker"
+
+    def send(self, data: dict[str, Any]) -> bool:
+        """Ask the shaker for a reading."""
+        if data.get("command") != "request_reading":
+            return False
+        self.driver.request_reading()
+        return True

@@ -3,7 +3,8 @@
 After a restart the service rebuilds the controller by replaying the journal
 (:meth:`firmware_host.service.Service.recover`). A simulated shoe must resume too, as a
 physical shoe still holds its remaining cards: :func:`shoe_resume_point` tells it which
-shoe of its seeded sequence is in play and how many draws it has given.
+shoe of its seeded sequence is in play and how many draws it has given. A simulated shaker
+still has its lid on or off: :func:`shaker_resume_point` tells it which.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import dataclasses
 
 from firmware_host.journal import Journal
 
-__all__ = ["ShoeResumePoint", "shoe_resume_point"]
+__all__ = ["ShoeResumePoint", "shoe_resume_point", "ShakerResumePoint", "shaker_resume_point"]
 
 #: Input events that are one draw from the shoe (the cut card and unreadable cards included).
 DRAW_EVENTS = ("CardRead", "CutCard", "CardUnreadable", "CardFaceUp")
@@ -62,3 +63,25 @@ def shoe_resume_point(journal: Journal) -> ShoeResumePoint:
             awaiting = behind.pop(0) if behind and "card-unreadable" in codes else None
             behind = behind if awaiting is not None else []
     return ShoeResumePoint(shoes, draws, awaiting)
+
+
+@dataclasses.dataclass(frozen=True)
+class ShakerResumePoint:
+    """The shaker according to the journal.
+
+    :param lid_open: whether the lid was off when the run stopped, as the table last accepted
+        it (a lid change ignored while the table was paused does not count).
+    """
+
+    lid_open: bool = False
+
+
+def shaker_resume_point(journal: Journal) -> ShakerResumePoint:
+    """The lid as the last lid change the table accepted left it (from the shaker or a reed switch)."""
+    lid_open = False
+    for _, event, decisions in journal.steps():
+        if type(event).__name__ == "LidChanged" and not any(
+            d.type == "alert" and d.data.get("code") == "table-paused" for d in decisions
+        ):
+            lid_open = bool(getattr(event, "open"))
+    return ShakerResumePoint(lid_open)

@@ -17,7 +17,7 @@ import logging
 import queue
 import random
 import threading
-from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Protocol, Sequence
 
 from drivers.events import DeviceEvent
 from drivers.events.table import DealerCommand, WagerPlaced
@@ -57,12 +57,28 @@ class SimDealer:
         self._repeats = 0
         #: The table refused the dealer's last command (paused, an irregularity open): act again.
         self.refused = False
+        self._standing: set[tuple[int, str]] = set()
         self._inbox: queue.SimpleQueue[dict[str, Any] | None] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name=f"{type(self).__name__}", daemon=True)
 
     def resume_after(self, rounds_finished: int) -> None:
         """Continue a journal that holds ``rounds_finished`` finished rounds (round numbers from 1)."""
         self.round = rounds_finished + 1
+
+    def resume_wagers(self, standing: Iterable[tuple[int, str]]) -> None:
+        """Wagers (seat, kind) the journal already holds for the round being bet on: not placed again."""
+        self._standing = set(standing)
+
+    def place_bets(self) -> None:
+        """Place the players' wagers of :meth:`bets` at the console, but none the journal already holds."""
+        for seat, kind, amount in self.bets():
+            if (seat, kind) not in self._standing:
+                self.emit(WagerPlaced(device=CONSOLE, seat=seat, kind=kind, amount=amount))
+        self._standing = set()
+
+    def bets(self) -> Iterator[tuple[int, str, int]]:
+        """The players' wagers this round, ``(seat, kind, cents)``; subclasses implement it."""
+        raise NotImplementedError
 
     def start(self) -> None:
         """Start acting on prompts."""
@@ -201,7 +217,6 @@ class BaccaratDealer(SimDealer):
         self.shoes_loaded = 0
         self.last_drawn: str | None = None
         self._bets_taken: int | None = None
-        self._standing: set[tuple[int, str]] = set()
         #: The table refused a button press that moves the game on (set from the service thread).
         self._shoe_pending = False
 
@@ -246,7 +261,7 @@ class BaccaratDealer(SimDealer):
         elif action == "place_bets" and prompt["_round"] != self._bets_taken:
             # Once per round: the prompt changes within a round (a card held, § 541.14(a)).
             self._bets_taken = prompt["_round"]
-            self._place_bets()
+            self.place_bets()
             self._press_no_more_bets()
         elif action == "place_bets" and self.refused:
             self._press_no_more_bets()  # the table refused it (paused, a card to key in first): again
@@ -271,18 +286,12 @@ class BaccaratDealer(SimDealer):
         self.shoe.burn_mode = burn  # the shoe's burn button
         self.last_drawn = self.shoe.draw().card
 
-    def resume_wagers(self, standing: Iterable[tuple[int, str]]) -> None:
-        """Wagers (seat, kind) the journal already holds for the round being bet on: not placed again."""
-        self._standing = set(standing)
-
-    def _place_bets(self) -> None:
+    def bets(self) -> Iterator[tuple[int, str, int]]:
+        """Each seated player's one or two wagers of the kinds offered (a fifth sit the round out)."""
         rng = self.rng("bets")
         kinds, weights = self.offered, [_BACCARAT_KINDS[k] for k in self.offered]
         for seat in self.seats:
             if rng.random() < 0.2:
                 continue  # this player sits the round out
             for kind in dict.fromkeys(rng.choices(kinds, weights, k=rng.randint(1, 2))):
-                amount = rng.choice(_CHIPS)
-                if (seat, kind) not in self._standing:
-                    self.emit(WagerPlaced(device=CONSOLE, seat=seat, kind=kind, amount=amount))
-        self._standing = set()
+                yield seat, kind, rng.choice(_CHIPS)

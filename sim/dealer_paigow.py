@@ -21,10 +21,9 @@ from __future__ import annotations
 
 import random
 import time
-from typing import Any, Callable, Mapping, Protocol, Sequence
+from typing import Any, Callable, Iterator, Mapping, Protocol, Sequence
 
 from drivers.events import DeviceEvent
-from drivers.events.table import WagerPlaced
 from firmware_host.decisions import Decision
 from firmware_host.paigow.delivery import LEVELS, STACKS
 from firmware_host.paigow.position import SEATS
@@ -151,7 +150,7 @@ class PaiGowDealer(SimDealer):
         if action == "replace_dice":
             self.press("new_dice")  # § 535.5(c): a new dice set goes in the shaker
         elif action == "place_bets":
-            self._place_bets()
+            self.place_bets()
             self.press("no_more_bets")
         elif action == "offer_bank":
             self._offer_bank(prompt["order"])
@@ -171,11 +170,12 @@ class PaiGowDealer(SimDealer):
         # "read_dice" (the sensor's turn) needs nothing from the people.
 
     # -- betting and the bank -------------------------------------------------------------------
-    def _place_bets(self) -> None:
+    def bets(self) -> Iterator[tuple[int, str, int]]:
+        """One wager from each player who does not sit out (at least one player wagers)."""
         rng = self.rng("bets")
         seats = [seat for seat in SEATS if rng.random() >= self.errors["sit_out"]] or [rng.choice(SEATS)]
         for seat in seats:
-            self.emit(WagerPlaced(device=CONSOLE, seat=seat, kind=WAGER_KIND, amount=rng.choice(_CHIPS)))
+            yield seat, WAGER_KIND, rng.choice(_CHIPS)
 
     def _offer_bank(self, order: Sequence[int]) -> None:
         """§ 535.11(c)-(h): the offer goes round in order; the first player who accepts banks."""

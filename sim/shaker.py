@@ -70,8 +70,9 @@ class SimShaker(SimDevice):
     :param heartbeat: default heartbeat interval (the driver's IDENTIFY usually sets it).
     :param ack_timeout: retransmission timeout, seconds.
     :param retries: retransmissions on the timer before waiting for a NAK or IDENTIFY.
+    :param lid_open: start with the lid off (a shaker restarted where the journal left it off).
 
-    The lid starts on, with no shakes counted.
+    The lid starts on (unless ``lid_open``), with no shakes counted.
     """
 
     def __init__(
@@ -85,13 +86,14 @@ class SimShaker(SimDevice):
         heartbeat: float = 1.0,
         ack_timeout: float = 0.25,
         retries: int = 5,
+        lid_open: bool = False,
     ) -> None:
         self.seed, self.faults = seed, faults
         self._lock = threading.Lock()
         self._faces_rng = random.Random(f"{seed}-shaker-faces")
         self._faults_rng = random.Random(f"{seed}-shaker-faults")
         self._faces = tuple(self._faces_rng.randint(1, 6) for _ in range(DICE))
-        self._lid_open = False
+        self._lid_open = lid_open
         self._count = 0
         self._reading: Reading | None = None
         self._felt_limit: int | None = None  # few_shakes: shakes felt this covering at most

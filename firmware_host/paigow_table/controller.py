@@ -110,6 +110,7 @@ class PaiGowTable(TableController):
     :param table_id: the table's id from its profile.
     :param approved: the allow-list of each device at the table, by device name.
     :param rules: the casino's Rules Submission (:func:`~.rules.load_paigow_rules`).
+    :param shaker_device: the shaker's device name, to which ``device_command`` decisions go.
     """
 
     game = "paigow"
@@ -142,9 +143,11 @@ class PaiGowTable(TableController):
     #: A round is under way from no more bets to its end (its decisions carry its number).
     ROUND_STATES = _IN_ROUND
 
-    def __init__(self, table_id: str, approved: Mapping[str, ApprovedIdentities], rules: PaiGowTableRules) -> None:
+    def __init__(self, table_id: str, approved: Mapping[str, ApprovedIdentities], rules: PaiGowTableRules,
+                 shaker_device: str = "shaker") -> None:
         super().__init__(table_id, approved)
         self.rules = rules
+        self.shaker_device = shaker_device
         self.round = RoundState()
         self.bank_state: BankState = new_game()
         #: Each seat's wager in the last round without a player bank (§ 535.11(h)).
@@ -381,6 +384,16 @@ class PaiGowTable(TableController):
 
     def _delivered(self, args: Mapping[str, Any]) -> None:
         self.delivered()
+
+    def on_devices_changed(self) -> None:
+        """As the base class; then, when the table resumes with the lid off and no reading yet,
+        ask the shaker to read the dice (§ 535.8(b)): the reading may have been lost with the
+        link or the host (an unplugged cable, a restarted Pi), or ignored while paused, and the
+        dice lie as they fell until the lid goes back on."""
+        super().on_devices_changed()
+        if not self.paused and self.state == "reading" and self.round.reveal_fault is None:
+            self.decide("device_command", {"device": self.shaker_device, "command": "request_reading"},
+                        self._round_number())
 
     def _shaker_paused(self, event: DeviceEvent) -> bool:
         """While a device is lost or refused its shaker reports are not trusted."""

@@ -30,7 +30,7 @@ from firmware_host.errors import TablehostError
 from firmware_host.journal import Journal, load_key
 from firmware_host.outputs import DealerView, PanelOutput
 from firmware_host.profiles import TableProfile
-from firmware_host.recovery import shoe_resume_point
+from firmware_host.recovery import ShakerResumePoint, ShoeResumePoint, shaker_resume_point, shoe_resume_point
 from firmware_host.service import Output, Service
 from firmware_host.wiring.devices import DeviceContext, DeviceParts, build_device
 from sim.dealer import SimDealer
@@ -162,7 +162,11 @@ def _build(profile: TableProfile, journal: Journal, seed: int, rounds: int | Non
     panel = _panel(profile, emit)
     if panel is not None:
         service.outputs.append(PanelOutput(panel))
-    context = DeviceContext(profile.path, seed, profile.decks, shoe_resume_point(journal),
+    # Simulated devices resume where the journal left them, as real ones would stand.
+    resumes = bool(replayed) and any(slot.simulated for slot in profile.devices.values())
+    context = DeviceContext(profile.path, seed, profile.decks,
+                            shoe_resume_point(journal) if resumes else ShoeResumePoint(),
+                            shaker_resume_point(journal) if resumes else ShakerResumePoint(),
                             lid_from_shaker=profile.gpio.lid_source == "shaker",
                             capture=capture, spy_dir=spy_dir, replay=replay)
     devices = {name: build_device(slot, emit, context) for name, slot in profile.devices.items()}

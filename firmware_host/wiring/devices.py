@@ -21,7 +21,7 @@ from drivers.shuffler import ShufflerDriver
 from drivers.usb import default_backend
 from firmware_host.errors import ProfileError
 from firmware_host.profiles import DeviceSlot, Timeouts
-from firmware_host.recovery import ShoeResumePoint
+from firmware_host.recovery import ShakerResumePoint, ShoeResumePoint
 from sim.errors import SimError
 from sim.faults import ShoeFaults, faults_from
 from sim.shaker import ShakerFaults, SimShaker
@@ -60,6 +60,7 @@ class DeviceContext:
     :param seed: the run's seed.
     :param decks: decks in a shoe (Baccarat) or in a shuffler batch.
     :param shoe_resume: where a simulated shoe resumes.
+    :param shaker_resume: how a simulated shaker resumes (its lid).
     :param lid_from_shaker: whether the shaker's own lid line is used (else a GPIO reed switch).
     """
 
@@ -67,6 +68,7 @@ class DeviceContext:
     seed: int
     decks: int = 8
     shoe_resume: ShoeResumePoint = ShoeResumePoint()
+    shaker_resume: ShakerResumePoint = ShakerResumePoint()
     lid_from_shaker: bool = True
     #: Records every device's traffic (``tablehost run --capture FILE``).
     capture: CaptureWriter | None = None
@@ -151,7 +153,7 @@ def _shaker(slot: DeviceSlot, emit: Emit, context: DeviceContext) -> DeviceParts
         sim = SimShaker(endpoint=options.get("endpoint", "pty"), seed=context.seed,
                         faults=_faults(slot, context, ShakerFaults, options.get("faults")),
                         identity=_sim_identity(slot), heartbeat=model.timeouts.heartbeat,
-                        ack_timeout=model.timeouts.ack)
+                        ack_timeout=model.timeouts.ack, lid_open=context.shaker_resume.lid_open)
         url = sim.url
     url, hooks = _serial_port(slot, url, context)
     driver = Shaker(slot.name, url, emit, lid_events=context.lid_from_shaker, timing=timing(model.timeouts),

@@ -9,18 +9,28 @@ from drivers.gpio import TablePanel
 from firmware_host.errors import ProfileError
 from firmware_host.journal import Journal
 from firmware_host.paigow_table import PaiGowTable
+from firmware_host.paigow_table.controller import WAGER_KIND
 from firmware_host.paigow_table.rules import load_paigow_rules
+from firmware_host.outputs import ShakerCommands
 from firmware_host.profiles import TableProfile
+from firmware_host.service import Output
 from firmware_host.wiring.devices import DeviceParts
 from sim.dealer_paigow import CHOICES, Lid, PaiGowDealer
 
-__all__ = ["controller", "dealer", "dealer_choices"]
+__all__ = ["controller", "outputs", "dealer", "dealer_choices"]
 
 
 def controller(profile: TableProfile) -> PaiGowTable:
     """The Pai Gow controller with the table's Rules Submission."""
     approved = {name: slot.model.approved for name, slot in profile.devices.items()}
-    return PaiGowTable(profile.table_id, approved, load_paigow_rules(profile.rules, profile.path))
+    shaker = next((name for name, slot in profile.devices.items() if slot.model.kind == "shaker"), "shaker")
+    return PaiGowTable(profile.table_id, approved, load_paigow_rules(profile.rules, profile.path), shaker)
+
+
+def outputs(profile: TableProfile, table: PaiGowTable, devices: dict[str, DeviceParts]) -> list[Output]:
+    """What carries out the controller's device commands: the shaker's."""
+    return [ShakerCommands(name, parts.driver) for name, parts in devices.items()
+            if parts.slot.model.kind == "shaker"]  # fmt: skip
 
 
 def dealer(profile: TableProfile, table: PaiGowTable, devices: dict[str, DeviceParts],
@@ -32,6 +42,8 @@ def dealer(profile: TableProfile, table: PaiGowTable, devices: dict[str, DeviceP
     sim_dealer = PaiGowDealer(emit, press, seed, shaker, table.rules, table.view, lid=lid,
                               choices=dealer_choices(profile))
     sim_dealer.resume_after(table.rounds_finished)
+    if table.state == "betting":
+        sim_dealer.resume_wagers((seat, WAGER_KIND) for seat in table.round.wagers)
     return sim_dealer
 
 

@@ -31,15 +31,6 @@ LINK_FAULTS = "corrupt_byte = 0.01, drop_frame = 0.01, duplicate_frame = 0.01"
 CARD_FAULTS = "unreadable_card = 0.04, face_up_card = 0.005, empty_early = 0.001"
 #: Dealer errors (§ 541.14(a), (c)).
 DEALER_ERRORS = "card_drawn_in_error = 0.02\ncard_disclosed = 0.5"
-#: What a killed Pai Gow table needs (see docs/recovery.md, "Known gaps").
-PAIGOW_RESUME = (
-    "a restarted simulated shaker starts with its lid on whatever the journal shows, so the table waits for a "
-    "lid or a reading that never comes; and the restarted Pai Gow dealer places the journaled wagers again. Fix: "
-    "firmware_host/recovery.py shaker_resume_point(journal) -> ShakerResumePoint(lid_open, reading_due) passed by "
-    "the wiring (DeviceContext.shaker_resume) to SimShaker(lid_open=, reading_due=), which starts with the lid as "
-    "journaled and sends the reading a lid taken off is owed; SimDealer.resume_wagers in the base class, skipped "
-    "in PaiGowDealer._place_bets, called from firmware_host/wiring/paigow.py while betting"
-)
 #: Where the long loop's kills must land (the shoe's own moments included).
 MUST_LAND = {"startup", "burn", "after_cover_card", "betting", "mid_round"}
 
@@ -116,7 +107,6 @@ def test_541_12_c_hundred_kills_over_several_shoes(tmp_path: Path, key_file: Pat
     assert MUST_LAND | {"paused", "between_rounds"} <= set(report.moments()), report.moments()
 
 
-@pytest.mark.xfail(strict=True, reason=PAIGOW_RESUME)
 def test_535_twenty_kills_of_a_paigow_table_lose_and_duplicate_nothing(tmp_path: Path) -> None:
     # make run-paigow's table, faults included; the seed is the one whose tile shuffles the
     # integration tests' check replays.
@@ -125,8 +115,6 @@ def test_535_twenty_kills_of_a_paigow_table_lose_and_duplicate_nothing(tmp_path:
     assert len(report.kills) == 20, report.kills
     assert {"rolling", "mid_round", "betting"} <= set(report.moments()), report.moments()
     assert audit(run).problems == []
-
-
 
 
 def test_541_14_a_restarted_dealer_keys_in_the_unread_card_even_with_a_card_drawn_after_it(tmp_path: Path) -> None:
