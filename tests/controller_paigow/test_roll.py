@@ -7,7 +7,7 @@ import pytest
 
 from drivers.events.table import DeviceLost
 
-from .table import Driver, command, lid, reading, roll, shakes, wager
+from .table import SHAKER_UP, Driver, command, lid, reading, roll, shakes, wager
 
 
 def shaking() -> Driver:
@@ -165,3 +165,26 @@ def test_shaker_events_from_a_refused_device_are_ignored() -> None:
     decided = driver.feed(lid(True), reading(3, 5, 1))
     assert driver.alerts(decided) == ["table-paused", "table-paused"]
     assert driver.announced("total") == []
+
+
+def test_535_8_b_a_reading_lost_with_the_shaker_is_requested_when_it_is_back() -> None:
+    # The lid came off after three shakes; the link went down before the reading reached the host.
+    driver = shaking()
+    driver.feed(shakes(3), lid(True))
+    lost = driver.feed(DeviceLost(device="shaker", reason="unplugged"))
+    assert driver.of("device_command", lost) == []  # nobody to ask while it is away
+    back = driver.feed(SHAKER_UP)
+    assert driver.of("device_command", back) == [{"device": "shaker", "command": "request_reading"}]
+    driver.feed(reading(3, 5, 1))
+    assert driver.announced("total")[-1]["total"] == 9
+
+
+@pytest.mark.parametrize("before", ["shaking", "no_roll", "roll_accepted"])
+def test_no_reading_is_requested_unless_a_reveal_awaits_one(before: str) -> None:
+    driver = shaking()
+    if before == "no_roll":
+        driver.feed(shakes(1), lid(True))  # § 535.8(a): a no roll is reshaken, never read again
+    elif before == "roll_accepted":
+        driver.feed(roll(3, 5, 1))
+    driver.feed(DeviceLost(device="shaker", reason="unplugged"))
+    assert driver.of("device_command", driver.feed(SHAKER_UP)) == []

@@ -12,6 +12,8 @@ from drivers.events import DeviceEvent
 from drivers.events.dice import DiceRead, LidChanged, ShakeDetected
 from drivers.events.table import DeviceFault, DeviceIdentified, DeviceLost, ProtocolError
 from drivers.shaker import DIALECTS, Shaker
+from firmware_host.decisions import Decision
+from firmware_host.outputs import ShakerCommands
 from firmware_host.paigow.dice import (
     INVALID_READING, NO_ROLL_DIE_OUT, NO_ROLL_NOT_FLAT, DieReading, RollVerdict, validate_reading,
 )  # fmt: skip
@@ -233,3 +235,15 @@ def test_faults_are_validated_and_read_from_profile_or_cli_text() -> None:
 
 def test_the_profile_dialect_names_the_driver() -> None:
     assert DIALECTS["framed"] is Shaker
+
+
+def test_535_8_b_a_shaker_restarted_with_the_lid_off_reads_the_dice_when_asked_and_reports_the_lid_going_on() -> None:
+    # A restarted table's simulated shaker stands as the journal left it: lid off.
+    with shaker_and_driver(lid_open=True) as (sim, driver, events):
+        assert sim.lid_open
+        ShakerCommands("shaker", driver).on_decisions(
+            [Decision("device_command", {"device": "shaker", "command": "request_reading"})])
+        asked = events.next(DiceRead)
+        assert verdict(asked).valid
+        sim.close_lid()
+        assert events.next(LidChanged) == LidChanged("shaker", False)
