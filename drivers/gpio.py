@@ -10,7 +10,7 @@ the buzzer.
 from __future__ import annotations
 
 from importlib.metadata import entry_points
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping
 
 from gpiozero import LED, Buzzer, Button
 from gpiozero.exc import GPIOZeroError
@@ -96,6 +96,22 @@ class TablePanel:
         if self.lid is not None:
             self.lid.when_released = lambda: self._emit(LidChanged(device="lid", open=True))
             self.lid.when_pressed = lambda: self._emit(LidChanged(device="lid", open=False))
+
+    def preset_mock_lid(self, open_: bool) -> None:
+        """Put a mock reed switch where the lid stands, without reporting a change: a restarted
+        simulated table resumes with the lid as its journal left it (a real switch reads true)."""
+        if not self.simulated or self.lid is None:
+            raise GpioError("gpio: only a lid reed switch on mock pins can be preset")
+        pin: Any = self.lid.pin
+        handlers = self.lid.when_pressed, self.lid.when_released
+        self.lid.when_pressed = self.lid.when_released = None
+        try:
+            if open_:
+                pin.drive_high()
+            else:
+                pin.drive_low()
+        finally:
+            self.lid.when_pressed, self.lid.when_released = handlers
 
     def _press_handler(self, name: str) -> Callable[[], None]:
         return lambda: self._emit(DealerCommand(device=DEVICE_NAME, command=name))

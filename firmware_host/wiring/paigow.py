@@ -38,7 +38,7 @@ def dealer(profile: TableProfile, table: PaiGowTable, devices: dict[str, DeviceP
            journal: Journal, panel: TablePanel | None) -> PaiGowDealer:
     """The simulated dealer at the simulated shaker, resumed after the journal's finished rounds."""
     shaker = next(parts.sim for parts in devices.values() if parts.slot.model.kind == "shaker")
-    lid = _reed_switch(profile, panel) if profile.gpio.lid_source == "gpio" else None
+    lid = _reed_switch(profile, panel, table.lid_open) if profile.gpio.lid_source == "gpio" else None
     sim_dealer = PaiGowDealer(emit, press, seed, shaker, table.rules, table.view, lid=lid,
                               choices=dealer_choices(profile))
     sim_dealer.resume_after(table.rounds_finished)
@@ -63,11 +63,13 @@ def dealer_choices(profile: TableProfile) -> dict[str, float]:
     return choices
 
 
-def _reed_switch(profile: TableProfile, panel: TablePanel | None) -> Lid:
-    """Set the lid's reed switch on its mock pin (it reads low while the lid is on)."""
+def _reed_switch(profile: TableProfile, panel: TablePanel | None, lid_open: bool) -> Lid:
+    """Set the lid's reed switch on its mock pin (it reads low while the lid is on), starting
+    where the table believes the lid is (``lid_open``, from the journal)."""
     if panel is None or not panel.simulated or panel.lid is None:
         raise ProfileError(profile.path, "gpio.pin_factory",
                            'a simulated table with lid_source = "gpio" needs pin_factory = "mock" and a lid pin')
+    panel.preset_mock_lid(lid_open)
     pin: Any = panel.lid.pin
 
     def set_lid(open_: bool) -> None:

@@ -48,6 +48,28 @@ def test_535_11_i_lid_reed_switch_reports_lid_removed_and_replaced(panel, factor
     assert events == [LidChanged(device="lid", open=False), LidChanged(device="lid", open=True)]
 
 
+@pytest.mark.parametrize("lid_open", [False, True])
+def test_a_mock_lid_is_preset_where_the_journal_left_it_without_a_report(panel, factory: MockFactory,
+                                                                         lid_open: bool) -> None:
+    table_panel, events = panel
+    table_panel.preset_mock_lid(lid_open)
+    assert (events, table_panel.lid.is_pressed) == ([], not lid_open)
+    if lid_open:  # the dealer moves the lid
+        factory.pin(4).drive_low()
+    else:
+        factory.pin(4).drive_high()
+    assert events == [LidChanged(device="lid", open=not lid_open)]
+
+
+def test_only_a_mock_lid_can_be_preset(factory: MockFactory) -> None:
+    no_lid = TablePanel([].append, BUTTONS, LAMP, factory=factory)
+    try:
+        with pytest.raises(GpioError, match="mock"):
+            no_lid.preset_mock_lid(True)
+    finally:
+        no_lid.close()
+
+
 def test_lamp_shows_exactly_one_colour(panel, factory: MockFactory) -> None:
     table_panel, _ = panel
     table_panel.show("red")

@@ -99,12 +99,13 @@ def write_profile(directory: Path, *, faults: str = "", dealer: str = "", approv
     return path
 
 
-def paigow_profile(directory: Path) -> Path:
-    """``make run-paigow``'s simulated Pai Gow table (faults included) in ``directory``."""
+def paigow_profile(directory: Path, name: str = "sim-paigow.toml") -> Path:
+    """``make run-paigow``'s simulated Pai Gow table (faults included) in ``directory``, or
+    another of ``hardware-profiles/tables`` by ``name`` (``sim-paigow-gpio-lid.toml``)."""
     shutil.copytree(ROOT / "hardware-profiles" / "devices", directory / "devices")
     (directory / "tables").mkdir()
-    path = directory / "tables" / "sim-paigow.toml"
-    shutil.copyfile(ROOT / "hardware-profiles" / "tables" / "sim-paigow.toml", path)
+    path = directory / "tables" / name
+    shutil.copyfile(ROOT / "hardware-profiles" / "tables" / name, path)
     return path
 
 

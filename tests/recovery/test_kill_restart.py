@@ -107,10 +107,11 @@ def test_541_12_c_hundred_kills_over_several_shoes(tmp_path: Path, key_file: Pat
     assert MUST_LAND | {"paused", "between_rounds"} <= set(report.moments()), report.moments()
 
 
-def test_535_twenty_kills_of_a_paigow_table_lose_and_duplicate_nothing(tmp_path: Path) -> None:
-    # make run-paigow's table, faults included; the seed is the one whose tile shuffles the
-    # integration tests' check replays.
-    run = Run(paigow_profile(tmp_path), tmp_path / "journal.sqlite", rounds=40, seed=PAIGOW_SEED)
+@pytest.mark.parametrize("table", ["sim-paigow.toml", "sim-paigow-gpio-lid.toml"])
+def test_535_twenty_kills_of_a_paigow_table_lose_and_duplicate_nothing(tmp_path: Path, table: str) -> None:
+    # make run-paigow's table, faults included, with the lid on the shaker or on a reed switch;
+    # the seed is the one whose tile shuffles the integration tests' check replays.
+    run = Run(paigow_profile(tmp_path, table), tmp_path / "journal.sqlite", rounds=40, seed=PAIGOW_SEED)
     report = kill_loop(run, kills=20, seed=PAIGOW_SEED)
     assert len(report.kills) == 20, report.kills
     assert {"rolling", "mid_round", "betting"} <= set(report.moments()), report.moments()
