@@ -7,7 +7,10 @@ errs, with a day's worth of receive times — then timed:
 
 - ``recover``: what a restart does before the table can resume: open the journal (tail
   check), build the controller, replay every step through it comparing every decision
-  (``Service.recover``), and find where the simulated shoe stands; seconds, steps/s;
+  (``Service.recover``), and find where the simulated shoe stands; seconds, steps/s, the
+  longest time without a replay progress call (each one sends systemd ``EXTEND_TIMEOUT_USEC``;
+  the first interval includes opening the journal), and ``--days`` such days extrapolated
+  from the measured steps/s (not measured);
 - ``verify``: ``tablehost journal verify`` of the same journal;
 - ``restart``: the real ``tablehost run`` on that journal asked for one more round: from
   the process's start to its exit, through replay, the devices' handshake and a round.
@@ -17,7 +20,7 @@ N times over a run with every fault (a keyed journal), restarting it until the r
 then audits the journal; ``--exact`` leaves out the dealer's errors (whose timing the
 simulation does not fix) and compares the rounds with an uninterrupted run of the seed.
 
-    .venv/bin/python bench/bench_recovery.py [--rounds 2000] [--dir DIR]
+    .venv/bin/python bench/bench_recovery.py [--rounds 2000] [--days 30] [--dir DIR]
     .venv/bin/python bench/bench_recovery.py --kills 200 [--exact] [--seed S]
 
 Run the recovery figures on the disk the journal lives on (``--dir``; writing the day's
@@ -49,6 +52,7 @@ from drivers.events.table import DealerCommand, DeviceIdentified, WagerPlaced  #
 from firmware_host.journal import Journal, verify, write_key  # noqa: E402
 from firmware_host.profiles import load_table  # noqa: E402
 from firmware_host.recovery import shoe_resume_point  # noqa: E402
+from firmware_host.cli.run import STARTUP_EXTENSION_S  # noqa: E402
 from firmware_host.service import Service  # noqa: E402
 from firmware_host.wiring import build_table, game_wiring  # noqa: E402
 from tests.recovery.killloop import (  # noqa: E402
@@ -56,6 +60,8 @@ from tests.recovery.killloop import (  # noqa: E402
 )
 
 DEFAULT_ROUNDS = 2000
+#: Days of such play the replay time is extrapolated to (a journal never started afresh).
+DEFAULT_DAYS = 30
 SEED = 7
 #: Seconds between steps of the scripted day: 2,000 rounds of about 20 steps in 16 hours.
 STEP_SECONDS = 1.5
@@ -114,18 +120,21 @@ def write_day(profile_path: Path, journal_path: Path, rounds: int) -> tuple[int,
     return steps, time.perf_counter() - started
 
 
-def time_recovery(profile_path: Path, journal_path: Path) -> tuple[float, int]:
-    """What a restart does before the table can resume; (seconds, steps replayed)."""
+def time_recovery(profile_path: Path, journal_path: Path) -> tuple[float, int, float]:
+    """What a restart does before the table can resume; (seconds, steps replayed, longest
+    interval between the start, the replay's progress calls and the end)."""
     started = time.perf_counter()
+    calls = [started]
     profile = load_table(profile_path)
     with Journal.open(journal_path) as journal:
         service = Service(game_wiring(profile.game).controller(profile), journal)
-        steps = service.recover()
+        steps = service.recover(lambda _: calls.append(time.perf_counter()))
         shoe_resume_point(journal)
-    return time.perf_counter() - started, steps
+    calls.append(time.perf_counter())
+    return calls[-1] - started, steps, max(b - a for a, b in zip(calls, calls[1:]))
 
 
-def recovery(rounds: int, directory: Path) -> None:
+def recovery(rounds: int, days: int, directory: Path) -> None:
     profile = write_profile(directory, decks=8)
     journal = directory / "day.sqlite"
     print(f"journal on {filesystem_of(directory)}")
@@ -137,9 +146,14 @@ def recovery(rounds: int, directory: Path) -> None:
     print(f"wrote {rounds} rounds: {steps} steps, {count} records, {size:.1f} MB in {seconds:.1f} s "
           f"({steps / seconds:.0f} durable steps/s)")
     timings = [time_recovery(profile, journal) for _ in range(REPEATS)]
-    took = statistics.median(t for t, _ in timings)
-    print(f"recover: {took:.2f} s for {timings[0][1]} steps ({timings[0][1] / took:.0f} steps/s, "
+    took = statistics.median(t for t, _, _ in timings)
+    rate = timings[0][1] / took
+    print(f"recover: {took:.2f} s for {timings[0][1]} steps ({rate:.0f} steps/s, "
           f"{count / took:.0f} records/s), median of {REPEATS}")
+    print(f"replay progress: at most {max(w for _, _, w in timings):.3f} s without a progress call "
+          f"(each asks systemd for {STARTUP_EXTENSION_S:.0f} s more)")
+    print(f"extrapolated, not measured: {days} such days ({days * timings[0][1]} steps) replay in "
+          f"{days * timings[0][1] / rate:.0f} s at {rate:.0f} steps/s")
     started = time.perf_counter()
     report = verify(journal)
     print(f"verify: {time.perf_counter() - started:.2f} s for {report.records_checked} records (ok={report.ok})")
@@ -183,6 +197,8 @@ def soak(kills: int, seed: int, exact: bool, directory: Path) -> int:
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=DEFAULT_ROUNDS, help="rounds in the day's journal")
+    parser.add_argument("--days", type=int, default=DEFAULT_DAYS,
+                        help="days of such play the replay time is extrapolated to")
     parser.add_argument("--dir", type=Path, help="where the journals go (default: a temporary directory)")
     parser.add_argument("--kills", type=int, help="run the kill-loop soak with this many SIGKILLs instead")
     parser.add_argument("--exact", action="store_true", help="soak without dealer errors, compared with an uninterrupted run")
@@ -191,7 +207,7 @@ def main(argv: list[str]) -> int:
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
         if args.kills:
             return soak(args.kills, args.seed, args.exact, Path(tmp))
-        recovery(args.rounds, Path(tmp))
+        recovery(args.rounds, args.days, Path(tmp))
     return 0
 
 

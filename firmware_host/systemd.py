@@ -1,4 +1,4 @@
-"""systemd notifications (``sd_notify``): READY, STATUS, STOPPING and WATCHDOG pings.
+"""systemd notifications (``sd_notify``): READY, STATUS, STOPPING, EXTEND_TIMEOUT_USEC and WATCHDOG pings.
 
 A few lines over the ``$NOTIFY_SOCKET`` datagram socket, as sd_notify(3) describes, so
 the service needs no extra package. Outside systemd (no ``NOTIFY_SOCKET``) every call does
@@ -55,6 +55,20 @@ class Notifier:
     def status(self, status: str) -> None:
         """Update the one-line status ``systemctl status`` shows."""
         self.notify(f"STATUS={status}")
+
+    def extend_timeout(self, seconds: float, status: str | None = None) -> None:
+        """Ask for ``seconds`` more before systemd gives up on the current state (start-up here).
+
+        ``EXTEND_TIMEOUT_USEC`` (sd_notify(3), systemd 236 and later): the service is killed only
+        once both ``TimeoutStartSec`` has passed and no message came within ``seconds`` of the
+        last one, so a long start-up sends it again while it makes progress. ``status`` goes in
+        the same datagram.
+
+        :raises ValueError: when ``seconds`` is not positive.
+        """
+        if seconds <= 0:
+            raise ValueError(f"extend_timeout: seconds must be positive, got {seconds!r}")
+        self.notify(f"EXTEND_TIMEOUT_USEC={round(seconds * 1_000_000)}", *([f"STATUS={status}"] if status else []))
 
     def stopping(self) -> None:
         """Tell systemd the service is stopping."""

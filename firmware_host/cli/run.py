@@ -5,6 +5,10 @@ dealer; with ``--rounds N`` it stops once the journal holds N finished rounds (c
 the start of the journal, so a restarted run finishes the same N) and exits 0. Without
 ``--rounds`` it runs until SIGTERM or SIGINT, which finish the current journal write and
 leave the round resumable.
+
+Under systemd (``Type=notify``) READY comes after the journal's replay; while it replays the
+service asks for more start-up time every :data:`~firmware_host.service.REPLAY_PROGRESS_EVERY`
+steps (``EXTEND_TIMEOUT_USEC``), so a long journal does not exceed ``TimeoutStartSec``.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from drivers.capture import CaptureWriter, read_capture
 from firmware_host.decisions import Decision
@@ -34,6 +38,9 @@ QUIET_ABOVE_ROUNDS = 50
 PROGRESS_EVERY = 50
 #: After a replay has played its last bytes, the service runs this long before stopping, seconds.
 REPLAY_DRAIN_S = 2.0
+#: Start-up time asked of systemd before the journal is opened and at each sign of replay
+#: progress, seconds beyond now (EXTEND_TIMEOUT_USEC): a stall, not the journal's size, is bounded.
+STARTUP_EXTENSION_S = 30.0
 
 
 def register(groups: Any, name: str, help_text: str) -> None:
@@ -89,6 +96,8 @@ def run(args: argparse.Namespace) -> int:
     journal_path = args.journal or profile.journal_path or DEFAULT_JOURNAL
     quiet = args.quiet or (args.rounds or 0) > QUIET_ABOVE_ROUNDS
     progress = Progress(sys.stdout, profile.table_id, args.rounds)
+    notifier = Notifier()
+    notifier.extend_timeout(STARTUP_EXTENSION_S, f"opening journal {journal_path}")
     with contextlib.ExitStack() as bench:
         replay = bench.enter_context(Replay(read_capture(args.replay), speed=args.speed)) if args.replay else None
         capture = bench.enter_context(CaptureWriter(args.capture)) if args.capture else None
@@ -96,10 +105,17 @@ def run(args: argparse.Namespace) -> int:
             args.spy.mkdir(parents=True, exist_ok=True)
         table = build_table(profile, journal_path=journal_path, seed=args.seed, rounds=args.rounds, quiet=quiet,
                             extra_outputs=(progress,) if quiet else (), capture=capture, spy_dir=args.spy,
-                            replay=replay)
+                            replay=replay, on_replay_progress=_replay_progress(notifier))
         if replay is not None and not args.rounds:
             threading.Thread(target=_stop_after_replay, args=(replay, table.service), daemon=True).start()
-        return _serve(table, profile, journal_path)
+        return _serve(table, profile, journal_path, notifier)
+
+
+def _replay_progress(notifier: Notifier) -> Callable[[int], None]:
+    """A replay progress callback: more start-up time from systemd, and the steps so far as the status."""
+    def replaying(steps: int) -> None:
+        notifier.extend_timeout(STARTUP_EXTENSION_S, f"replaying journal: {steps} steps")
+    return replaying
 
 
 def _stop_after_replay(replay: Replay, service: Any) -> None:
@@ -109,8 +125,7 @@ def _stop_after_replay(replay: Replay, service: Any) -> None:
     service.stop()
 
 
-def _serve(table: Any, profile: Any, journal_path: Path) -> int:
-    notifier = Notifier()
+def _serve(table: Any, profile: Any, journal_path: Path, notifier: Notifier) -> int:
     table.service.heartbeat = notifier.watchdog
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: table.service.stop())

@@ -122,6 +122,7 @@ def build_table(
     capture: CaptureWriter | None = None,
     spy_dir: Path | None = None,
     replay: Replay | None = None,
+    on_replay_progress: Callable[[int], None] | None = None,
 ) -> Table:
     """Build (but do not start) the table described by ``profile``.
 
@@ -131,12 +132,15 @@ def build_table(
     :param rounds: stop once the journal holds this many finished rounds.
     :param stream: where the dealer's view goes.
     :param quiet: leave routine prompts out of the dealer's view.
+    :param on_replay_progress: called with the steps replayed so far while the journal is
+        replayed (see :meth:`Service.recover`).
     """
     key = load_key(profile.hmac_key_file) if profile.hmac_key_file else None
     journal_path.parent.mkdir(parents=True, exist_ok=True)
     journal = Journal.open(journal_path, hmac_key=key)
     try:
-        return _build(profile, journal, seed, rounds, stream, quiet, extra_outputs, capture, spy_dir, replay)
+        return _build(profile, journal, seed, rounds, stream, quiet, extra_outputs, capture, spy_dir, replay,
+                      on_replay_progress)
     except BaseException:
         journal.close()
         raise
@@ -144,7 +148,8 @@ def build_table(
 
 def _build(profile: TableProfile, journal: Journal, seed: int, rounds: int | None, stream: TextIO,
            quiet: bool, extra_outputs: tuple[Output, ...], capture: CaptureWriter | None = None,
-           spy_dir: Path | None = None, replay: Replay | None = None) -> Table:
+           spy_dir: Path | None = None, replay: Replay | None = None,
+           on_replay_progress: Callable[[int], None] | None = None) -> Table:
     seed = _journal_seed(profile, journal, seed)
     game = game_wiring(profile.game)
     controller = game.controller(profile)
@@ -152,7 +157,7 @@ def _build(profile: TableProfile, journal: Journal, seed: int, rounds: int | Non
     service = Service(controller, journal, outputs, tick_seconds=profile.tick_seconds, stop_after_rounds=rounds)
     profile_list = {name: {"models": list(slot.model.approved.models), "firmware": list(slot.model.approved.firmware),
                            "serials": list(slot.model.approved.serials)} for name, slot in profile.devices.items()}
-    replayed = service.recover()
+    replayed = service.recover(on_replay_progress)
     # Replay decided with the allow-list each step was decided under (it is journaled as an
     # input); the profile's list applies from now on, journaled when it is new or changed.
     if controller.allow_list() != profile_list or not replayed:

@@ -3,22 +3,10 @@
 from __future__ import annotations
 
 import os
-import socket
-from pathlib import Path
 
 import pytest
 
 from firmware_host.systemd import Notifier
-
-
-@pytest.fixture
-def notify_socket(tmp_path: Path):
-    path = str(tmp_path / "notify")
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    sock.bind(path)
-    sock.settimeout(2)
-    yield path, sock
-    sock.close()
 
 
 def test_ready_status_and_stopping_reach_the_socket(notify_socket) -> None:
