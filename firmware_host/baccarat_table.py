@@ -295,7 +295,10 @@ class BaccaratTable(TableController):
         self.last_outcome: dict[str, Any] | None = None
         #: ``"unreadable"`` or ``"face_up"`` while a card waits for ``card_entered``.
         self._awaiting_entry: str | None = None
-        self._backlog: list[DeviceEvent] = []
+        #: The card awaiting entry: its number in the shoe (1 for the first card out; the cover card is not one).
+        self._awaiting_card: int | None = None
+        #: Shoe events that came while a card awaits entry, with their card numbers, applied in shoe order after it.
+        self._backlog: list[tuple[DeviceEvent, int | None]] = []
         self._open_alerts: dict[str, dict[str, str]] = {}
         self.build_machine(self)
 
@@ -323,25 +326,27 @@ class BaccaratTable(TableController):
         """A card, the cover card or the shoe running out: applied now, or after the card
         awaiting the dealer's entry so that shoe order is kept."""
         card = _card_of(event)  # RulesError for a card that cannot be, before anything is counted
+        number = None
         if isinstance(event, (CardRead, CardUnreadable, CardFaceUp)) and self.shoe is not None:
             self.shoe.cards_read += 1
             self.shoe.seen.append(card)
+            number = self.shoe.cards_read
         if isinstance(event, CardRead) and event.burn and self.state != "burning" and not self._discards_due():
             text = "the shoe flagged a burn card outside the burn; it is dealt as the table's state says"
             self._alert("burn-flag", text, "warning")
         if self._awaiting_entry is not None:
-            self._backlog.append(event)
+            self._backlog.append((event, number))
         else:
-            self._apply_shoe_event(event)
+            self._apply_shoe_event(event, number)
 
-    def _apply_shoe_event(self, event: DeviceEvent) -> None:
+    def _apply_shoe_event(self, event: DeviceEvent, number: int | None) -> None:
         card = _card_of(event)
         if self.state == "reading_out":
             self._read_out(event, card)
         elif isinstance(event, CardRead):
             self._apply_card(card)  # type: ignore[arg-type]
         elif isinstance(event, (CardUnreadable, CardFaceUp)) and card is None:
-            self._apply_unknown(face_up=isinstance(event, CardFaceUp))
+            self._apply_unknown(isinstance(event, CardFaceUp), number)
         elif isinstance(event, CardFaceUp):
             self._apply_face_up(card)  # type: ignore[arg-type]
         elif isinstance(event, CutCard):
@@ -351,7 +356,7 @@ class BaccaratTable(TableController):
 
     def _drain_backlog(self) -> None:
         while self._backlog and self._awaiting_entry is None:
-            self._apply_shoe_event(self._backlog.pop(0))
+            self._apply_shoe_event(*self._backlog.pop(0))
 
     def _on_shoe_warning(self, event: ShoeWarning) -> None:
         self._alert("shoe-warning", f"{event.device}: warning code 0x{event.code:02X}", "warning")
@@ -373,15 +378,15 @@ class BaccaratTable(TableController):
         self.shoe_over()
 
     # -- where a card goes ----------------------------------------------------------------
-    def _apply_unknown(self, face_up: bool) -> None:
-        """A card the shoe could not read: count it where its identity does not matter,
-        otherwise wait for the dealer to key it in."""
+    def _apply_unknown(self, face_up: bool, number: int | None) -> None:
+        """A card the shoe could not read (card ``number`` of the shoe): count it where its
+        identity does not matter, otherwise wait for the dealer to key it in."""
         if self.shoe is None:
             self._no_shoe("a card came out")
         elif not face_up and (self._discards_due() or (self.state == "burning" and self.shoe.burn_remaining is not None)):
             self._discard_or_burn(None)
         else:
-            self._awaiting_entry = "face_up" if face_up else "unreadable"
+            self._awaiting_entry, self._awaiting_card = "face_up" if face_up else "unreadable", number
             what = "a card came out face up but the shoe could not read it" if face_up else "the shoe could not read a card"
             self._open("card-unreadable", f"{what}: key it in (card entered)", "attention", "card_entered")
 
@@ -757,7 +762,8 @@ class BaccaratTable(TableController):
 
         ``action`` is one of: ``wait`` (paused; ``problems``; with a shuffler also
         ``reason`` "shuffler" and the ``batch`` awaited), ``read_out`` (``read``: cards read
-        out so far), ``enter_card``, ``discard`` (``count``, ``face`` "up"/"down"),
+        out so far), ``enter_card`` (``card``: its number in the shoe, the cover card not
+        counted), ``discard`` (``count``, ``face`` "up"/"down"),
         ``return_batch`` (``batch``, ``replace``: new decks instead of the batch's cards),
         ``load_shoe`` (with a shuffler ``batch``, ``decks``, ``back_colour``), ``burn``
         (``remaining``: None before the first card is shown), ``place_bets`` (``last_hand``,
@@ -775,7 +781,9 @@ class BaccaratTable(TableController):
                     "composition audit, § 541.3(b)(1))")  # fmt: skip
             return {"action": "read_out", "read": shoe.read_out, "text": text}
         if self._awaiting_entry is not None:
-            return {"action": "enter_card", "text": "key in the card the shoe could not read"}
+            # Which card: more than one may be out unread (a card drawn in error behind it).
+            return {"action": "enter_card", "card": self._awaiting_card,
+                    "text": f"key in card {self._awaiting_card} of the shoe, which the shoe could not read"}
         if shoe is not None and shoe.discards_down:
             text = f"draw {shoe.discards_down} card(s) face down to the discard rack, unseen (§ 541.14(c))"
             return {"action": "discard", "count": shoe.discards_down, "face": "down", "text": text}

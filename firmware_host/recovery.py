@@ -24,45 +24,27 @@ class ShoeResumePoint:
     """The shoe in play according to the journal.
 
     :param shoes_loaded: shoes the table accepted so far.
-    :param draws: draws from the current shoe.
-    :param unread: the draw (index in the current shoe) the shoe could not read and the dealer
-        has still to key in, if any: the card in the dealer's hand.
+    :param draws: draws from the current shoe (the cover card is one).
     """
 
     shoes_loaded: int = 0
     draws: int = 0
-    unread: int | None = None
-
-
-#: Alerts by which the table refuses a dealer command.
-_REFUSALS = ("refused-input", "wrong-state")
 
 
 def shoe_resume_point(journal: Journal) -> ShoeResumePoint:
-    """The shoes loaded, the current shoe's draws and the unread card awaiting entry, from the journal.
+    """The shoes loaded and the current shoe's draws, from the journal.
 
-    A shoe counts as loaded when the controller accepted it (``announce`` ``shoe``). A draw
-    the shoe could not read awaits the dealer when its step alerts ``card-unreadable``; cards
-    drawn after it wait behind it, and when it is keyed in the next unread one among them
-    may come up for entry in turn.
+    A shoe counts as loaded when the controller accepted it (``announce`` ``shoe``; one
+    refused, while the table was paused say, loads nothing). A card the shoe could not read
+    is still a draw: the table names it by its number when it asks the dealer to key it in.
     """
-    shoes, draws, awaiting, behind = 0, 0, None, []
+    shoes, draws = 0, 0
     for _, event, decisions in journal.steps():
-        name = type(event).__name__
-        codes = {d.data.get("code") for d in decisions if d.type == "alert"}
         if any(d.type == "announce" and d.data.get("announce") == "shoe" for d in decisions):
-            shoes, draws, awaiting, behind = shoes + 1, 0, None, []
-        elif name in DRAW_EVENTS:
-            unread = name != "CutCard" and getattr(event, "rank", None) is None
-            if unread and "card-unreadable" in codes:
-                awaiting = draws
-            elif unread and awaiting is not None:
-                behind.append(draws)
+            shoes, draws = shoes + 1, 0
+        elif type(event).__name__ in DRAW_EVENTS:
             draws += 1
-        elif name == "DealerCommand" and getattr(event, "command") == "card_entered" and not codes & set(_REFUSALS):
-            awaiting = behind.pop(0) if behind and "card-unreadable" in codes else None
-            behind = behind if awaiting is not None else []
-    return ShoeResumePoint(shoes, draws, awaiting)
+    return ShoeResumePoint(shoes, draws)
 
 
 @dataclasses.dataclass(frozen=True)

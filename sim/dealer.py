@@ -13,17 +13,19 @@ uninterrupted one.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import queue
 import random
 import threading
+import time
 from typing import Any, Callable, Iterable, Iterator, Mapping, Protocol, Sequence
 
 from drivers.events import DeviceEvent
 from drivers.events.table import DealerCommand, WagerPlaced
 from firmware_host.decisions import Decision
 
-__all__ = ["SimDealer", "BaccaratDealer", "Press"]
+__all__ = ["SimDealer", "BaccaratDealer", "Press", "Reporting"]
 
 log = logging.getLogger("tablehost.sim.dealer")
 
@@ -35,6 +37,20 @@ REFUSED = frozenset(("table-paused", "irregularity-open"))
 
 #: Presses a dealer button by name (a mock GPIO pin, or the console when it has no pin).
 Press = Callable[[str], None]
+#: How long the dealer waits for a device's reports to reach the host before the next move.
+SETTLE_SECONDS = 10.0
+#: How often it looks, in seconds.
+SETTLE_POLL = 0.002
+#: A person's pause between seeing the device's last report on screen and the next move.
+REACTION_SECONDS = 0.01
+
+
+class Reporting(Protocol):
+    """A simulated device whose reports the host acknowledges (:attr:`sim.link.SimDevice.pending`)."""
+
+    @property
+    def pending(self) -> int:
+        """Reports the host has not yet acknowledged."""
 
 
 class SimDealer:
@@ -119,6 +135,13 @@ class SimDealer:
         chance = self.errors.get(kind, 0.0)
         return chance > 0 and self.rng(kind, *more).random() < chance
 
+    def settle(self, device: Reporting) -> None:
+        """Wait until the host has every report of ``device`` (what a person sees on screen)."""
+        deadline = time.monotonic() + SETTLE_SECONDS
+        while device.pending and time.monotonic() < deadline:
+            time.sleep(SETTLE_POLL)
+        time.sleep(REACTION_SECONDS)  # the driver acknowledges a report just before passing it on
+
     def console(self, command: str, **args: Any) -> None:
         """Key a command in at the dealer console."""
         self.emit(DealerCommand(device=CONSOLE, command=command, args=args or None))
@@ -162,10 +185,13 @@ def _key(decision: Decision) -> tuple[str, str]:
     return decision.type, str(decision.data.get("code") or decision.data.get("announce") or "")
 
 
-class SimShoe(Protocol):
+class SimShoe(Reporting, Protocol):
     """What the Baccarat dealer uses of the simulated shoe (:class:`sim.shoe.SimShoe`)."""
 
     burn_mode: bool
+
+    def card_at(self, index: int) -> str | None:
+        """The card of draw ``index`` of the shoe in play (``None``: the cover card)."""
 
     def reload(self) -> None:
         """Put the next freshly shuffled shoe of the seeded sequence in."""
@@ -215,7 +241,6 @@ class BaccaratDealer(SimDealer):
         self.seats = tuple(seats)
         self.offered = [kind for kind in _BACCARAT_KINDS if kind in offered]
         self.shoes_loaded = 0
-        self.last_drawn: str | None = None
         self._bets_taken: int | None = None
         #: The table refused a button press that moves the game on (set from the service thread).
         self._shoe_pending = False
@@ -268,14 +293,16 @@ class BaccaratDealer(SimDealer):
         elif action == "deal":
             self._draw()
             if prompt["to"] == "banker" and prompt["card"] == 2 and self.errs("card_drawn_in_error", "initial"):
-                # § 541.14(a): a card drawn when none is due, right after the initial four.
+                # § 541.14(a): a card drawn when none is due, right after the initial four; the
+                # dealer sees where the table put it before going on.
                 self._draw()
+                self.settle(self.shoe)
                 if self.errs("card_disclosed"):
                     self.press("card_disclosed")  # § 541.14(c)
         elif action == "discard":
             self._draw()  # one card: the prompt counts down and comes again for the next
         elif action == "enter_card":
-            self.console("card_entered", card=self.last_drawn)
+            self.console("card_entered", card=self.card_numbered(prompt["card"]))
         elif action == "reveal":
             self.press("reveal")
         elif action == "settle_pairs":
@@ -284,7 +311,18 @@ class BaccaratDealer(SimDealer):
 
     def _draw(self, burn: bool = False) -> None:
         self.shoe.burn_mode = burn  # the shoe's burn button
-        self.last_drawn = self.shoe.draw().card
+        self.shoe.draw()
+
+    def card_numbered(self, number: int) -> str:
+        """Card ``number`` of the shoe in play (1: the first out; the cover card is not a card):
+        the card the table asks to be keyed in, which the dealer still holds."""
+        for index in itertools.count():
+            card = self.shoe.card_at(index)
+            number -= card is not None
+            if not number:
+                assert card is not None
+                return card
+        raise AssertionError("unreachable: itertools.count() never ends")
 
     def bets(self) -> Iterator[tuple[int, str, int]]:
         """Each seated player's one or two wagers of the kinds offered (a fifth sit the round out)."""

@@ -20,7 +20,6 @@ a run restarted from its journal chooses alike.
 from __future__ import annotations
 
 import random
-import time
 from typing import Any, Callable, Iterator, Mapping, Protocol, Sequence
 
 from drivers.events import DeviceEvent
@@ -32,7 +31,7 @@ from firmware_host.paigow_table.controller import WAGER_KIND
 from firmware_host.paigow_table.round import SHAKES_REQUIRED
 from firmware_host.paigow_table.tiles_entry import SURRENDER
 from firmware_host.paigow_tiles import TILE_SET, Tile, house_way, legal_settings
-from sim.dealer import CONSOLE, Press, SimDealer, _key
+from sim.dealer import CONSOLE, Press, Reporting, SimDealer, _key
 
 __all__ = ["PaiGowDealer", "CHOICES", "SimShaker", "Lid"]
 
@@ -58,32 +57,22 @@ _CHIPS = (500, 1000, 2500, 5000, 10000)
 _MOST_SHAKES = 5
 #: Shakes after the deal: the shaker is covered and shaken once (§ 535.8(f)).
 _CLOSING_SHAKES = 1
-#: How long the dealer waits for the shaker's reports to reach the host before the next move.
-_SETTLE_SECONDS = 10.0
-#: How often it looks, in seconds.
-_SETTLE_POLL = 0.002
 #: Decisions after which a prompt like the last one asks for its action again: a no roll, a
 #: reading the controller could not use, a shaker report ignored while the table was paused.
 _AGAIN = frozenset({("alert", "invalid-reading"), ("alert", "table-paused"), ("announce", "no_roll")})
 #: An input refused (during a pause, it is asked for again once the table resumes).
 _REFUSED = ("alert", "refused-input")
-#: A person's pause between seeing the shaker's last report on screen and the next move.
-_REACTION_SECONDS = 0.01
 
 #: Sets the lid's reed switch: ``True`` lid off, ``False`` lid on.
 Lid = Callable[[bool], None]
 
 
-class SimShaker(Protocol):
+class SimShaker(Reporting, Protocol):
     """What the dealer uses of the simulated shaker (:class:`sim.shaker.SimShaker`)."""
 
     @property
     def lid_open(self) -> bool:
         """Whether the lid is off."""
-
-    @property
-    def pending(self) -> int:
-        """Reports the host has not yet acknowledged."""
 
     def shake(self) -> int | None:
         """Shake once."""
@@ -229,29 +218,22 @@ class PaiGowDealer(SimDealer):
                 break  # the lid came off early
         if by == "bank" and not self.shaker.lid_open and self.errs("lid_removed_by_bank", self._coverings):
             # § 535.11(i): the bank reaches for the lid; the dealer calls it as the bank lifts it.
-            self._settle()
+            self.settle(self.shaker)
             self.console("lid_removed_by_bank")
         self._open_lid()
 
     def _open_lid(self) -> None:
         if self.lid is not None:
-            self._settle()  # the reed switch opens after the shakes have reached the host
+            self.settle(self.shaker)  # the reed switch opens after the shakes have reached the host
             self.lid(True)
         self.shaker.open_lid()
 
     def _close_lid(self) -> None:
         if self.lid is not None:
-            self._settle()
+            self.settle(self.shaker)
         self.shaker.close_lid()
         if self.lid is not None:
             self.lid(False)
-
-    def _settle(self) -> None:
-        """Wait until the host has every report of the shaker (what a person sees on screen)."""
-        deadline = time.monotonic() + _SETTLE_SECONDS
-        while self.shaker.pending and time.monotonic() < deadline:
-            time.sleep(_SETTLE_POLL)
-        time.sleep(_REACTION_SECONDS)  # the driver acknowledges a report just before passing it on
 
     # -- the tiles ------------------------------------------------------------------------------------
     def stacks(self) -> list[list[Tile]]:

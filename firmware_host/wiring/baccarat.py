@@ -88,8 +88,6 @@ def dealer(profile: TableProfile, table: BaccaratTable, devices: dict[str, Devic
     sim_dealer.resume_after(table.rounds_finished)
     point = shoe_resume_point(journal)
     sim_dealer.resume_shoe(point.shoes_loaded)
-    if point.unread is not None:
-        sim_dealer.last_drawn = shoe.card_at(point.unread)  # the unread card in the dealer's hand
     if table.state == "betting":
         sim_dealer.resume_wagers(table.round.wagers)
     return sim_dealer

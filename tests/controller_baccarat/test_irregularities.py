@@ -170,6 +170,22 @@ def test_unreadable_card_is_keyed_in_and_later_cards_wait_in_shoe_order() -> Non
     assert driver.table.view()["lamp"] == "green"
 
 
+def test_541_14_a_the_prompt_names_which_unread_card_to_key_in_when_two_are_out() -> None:
+    # The banker's second card comes out unread, then a card drawn in error, unread too: the
+    # dealer holds two unread cards and must key in the one the table asks for, by its number.
+    driver = Driver()
+    driver.start(burn="3D")
+    before = driver.table.shoe.cards_read if driver.table.shoe else 0
+    driver.feed(command("no_more_bets"), cards("9S 2H KD"), CardUnreadable(device="shoe"), CardUnreadable(device="shoe"))
+    assert driver.prompt()["card"] == before + 4
+    assert driver.prompt()["text"].startswith(f"key in card {before + 4} of the shoe")
+    driver.feed(command("card_entered", card="TC"))  # player 9 against banker 2: a natural, the round is over
+    assert driver.table.state == "betting"
+    assert driver.prompt()["card"] == before + 5  # the card drawn in error, behind it in shoe order
+    driver.feed(command("card_entered", card="5H"))
+    assert driver.prompt()["action"] == "place_bets"
+
+
 def test_unreadable_burn_card_after_the_first_is_counted_without_entry() -> None:
     driver = Driver()
     driver.start(burn="3D")

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from drivers.events import DeviceEvent
 from drivers.events.shoe import CardRead, CardUnreadable
 from drivers.events.table import DealerCommand, DeviceIdentified
 from firmware_host.profiles import load_table
@@ -143,5 +144,11 @@ def test_541_14_a_restarted_dealer_keys_in_the_unread_card_even_with_a_card_draw
     table.journal.close()
     restarted = build_table(profile, journal_path=journal, seed=seed, stream=io.StringIO())
     restarted.journal.close()
-    assert restarted.service.controller.prompt()["action"] == "enter_card"
-    assert restarted.dealer is not None and restarted.dealer.last_drawn == seeded_shoe(seed, profile.decks, 1, 60)[unread]
+    prompt = restarted.service.controller.prompt()
+    assert prompt["action"] == "enter_card"
+    assert restarted.dealer is not None
+    keyed: list[DeviceEvent] = []
+    restarted.dealer.emit = keyed.append
+    restarted.dealer.act(prompt)
+    physical = seeded_shoe(seed, profile.decks, 1, 60)[unread]
+    assert keyed == [DealerCommand(device="console", command="card_entered", args={"card": physical})]
