@@ -43,7 +43,8 @@ from transitions import Machine, MachineError
 
 from drivers.events import DeviceEvent
 from drivers.events.table import (
-    AllowListLoaded, DealerCommand, DeviceFault, DeviceIdentified, DeviceLost, ProtocolError, WagerPlaced,
+    AllowListLoaded, DealerCommand, DeviceFault, DeviceIdentified, DeviceLost, ProtocolError, SoftwareStarted,
+    WagerPlaced,
 )
 from firmware_host.decisions import Decision
 from firmware_host.errors import RulesError
@@ -134,6 +135,8 @@ class TableController:
             self.on_game_event(event)
         elif isinstance(event, ProtocolError):
             self.alert("protocol-error", f"{event.device}: {event.text}", "warning")
+        elif isinstance(event, SoftwareStarted):
+            pass  # journaled for the audit and for replay (Service.recover); it decides nothing
         elif isinstance(event, DealerCommand) and event.command == "acknowledge" and self._pending_identity():
             self._accept_pending_identity()
         else:

@@ -12,6 +12,9 @@ next journaled event carries anyway, so an idle table does not grow its journal.
 
 On start, :meth:`Service.recover` replays the journal through the controller and checks
 that every decision comes out the same, which rebuilds the whole table state after a crash.
+Steps an earlier version of tablehost decided (an upgrade mid-shift) must come out the same
+in everything that binds the table: results, settlements, announcements, alerts, device
+health and commands; only what is shown to people may differ (prompts, the lamp, texts).
 """
 
 from __future__ import annotations
@@ -23,18 +26,23 @@ import time
 from typing import Callable, Iterable, Protocol, Sequence
 
 from drivers.events import DeviceEvent
-from drivers.events.table import ClockTick
+from drivers.events.table import ClockTick, SoftwareStarted
 from firmware_host.decisions import Decision
 from firmware_host.errors import ControllerError, JournalError
 from firmware_host.journal import Journal
 
-__all__ = ["REPLAY_PROGRESS_EVERY", "Controller", "Output", "Service"]
+__all__ = ["REPLAY_PROGRESS_EVERY", "PRESENTATION", "Controller", "Output", "Service", "binding"]
 
 log = logging.getLogger("tablehost.service")
 
 #: Steps between two progress calls of :meth:`Service.recover`: steps, not seconds, so a replay
 #: reports the same way on every machine (1,000 steps are 0.04 s here, well under a second on a Pi).
 REPLAY_PROGRESS_EVERY = 1000
+#: Decision types that only show people what to do next: a new version may word or order
+#: them differently without changing anything the table decided.
+PRESENTATION = frozenset({"prompt", "lamp"})
+#: The key of a decision's words for people (an alert's, an announcement's).
+TEXT = "text"
 
 
 class Controller(Protocol):
@@ -67,6 +75,7 @@ class Service:
     :param clock: wall-clock time source (seconds); the controller never reads it.
     :param heartbeat: called on every turn of the loop (the systemd watchdog ping), so a
         stuck loop stops pinging.
+    :param version: the running tablehost version (see :meth:`recover`).
     """
 
     def __init__(
@@ -79,6 +88,7 @@ class Service:
         stop_after_rounds: int | None = None,
         clock: Callable[[], float] = time.time,
         heartbeat: Callable[[], None] | None = None,
+        version: str | None = None,
     ) -> None:
         self.controller = controller
         self.journal = journal
@@ -87,6 +97,11 @@ class Service:
         self.stop_after_rounds = stop_after_rounds
         self.clock = clock
         self.heartbeat = heartbeat
+        self.version = version
+        #: The version whose decisions the journal's last steps are (set by :meth:`recover`).
+        self.journal_version: str | None = version
+        #: Replayed steps an earlier version decided with other prompts, lamps or texts.
+        self.reworded_steps = 0
         self.rounds_finished = 0
         self.steps = 0
         self._latest_at = float("-inf")
@@ -103,24 +118,28 @@ class Service:
         self._stopping.set()
         self._events.put(_STOP)
 
-    def recover(self, progress: Callable[[int], None] | None = None) -> int:
+    def recover(self, progress: Callable[[int], None] | None = None, *, started_by: str | None = None) -> int:
         """Replay the journal through the controller; return the number of steps replayed.
+
+        Steps decided by this :attr:`version` must come out identical. Steps an earlier
+        version decided — from ``started_by`` (the version that began the journal) or from a
+        journaled :class:`~drivers.events.table.SoftwareStarted` on — must come out identical
+        in their :func:`binding` part; the others are counted in :attr:`reworded_steps`.
 
         :param progress: called with the steps replayed so far after every
             :data:`REPLAY_PROGRESS_EVERY` steps (a long replay tells systemd it is alive).
-
+        :param started_by: the version that began the journal (``None``: this one).
         :raises JournalError: when a replayed decision differs from the journaled one, which
             means the controller code changed its behaviour or the journal is not ours.
         """
-        replayed = 0
+        replayed, self.journal_version = 0, started_by or self.version
         for at, event, journaled in self.journal.steps():
+            if isinstance(event, SoftwareStarted):
+                self.journal_version = event.version
             self._latest_at = max(self._latest_at, at)
             decided = self._decide(event, at)
             if decided != journaled:
-                raise JournalError(
-                    f"replay diverged at step {replayed + 1} ({type(event).__name__}): "
-                    f"journal has {_types(journaled)}, controller now decides {_types(decided)}"
-                )
+                self._check_reworded(replayed + 1, event, journaled, decided)
             self._count_rounds(decided)
             replayed += 1
             if progress is not None and replayed % REPLAY_PROGRESS_EVERY == 0:
@@ -170,11 +189,31 @@ class Service:
         except ControllerError as exc:
             return [Decision("alert", {"code": "refused-input", "text": str(exc), "severity": "warning"})]
 
+    def _check_reworded(self, step: int, event: DeviceEvent, journaled: list[Decision],
+                        decided: list[Decision]) -> None:
+        """Accept a step an earlier version decided and this one only words differently; else raise."""
+        earlier = self.journal_version not in (None, self.version)
+        if earlier and binding(journaled) == binding(decided):
+            self.reworded_steps += 1
+            return
+        why = (f"; it was decided by tablehost {self.journal_version} and this is {self.version}, which decides it "
+               "differently: continue the journal with that version, or start a new journal (docs/recovery.md, "
+               "Upgrades)") if earlier else ""
+        raise JournalError(f"replay diverged at step {step} ({type(event).__name__}): journal has {_types(journaled)}, "
+                           f"controller now decides {_types(decided)}{why}")
+
     def _count_rounds(self, decisions: Sequence[Decision]) -> None:
         self.rounds_finished += sum(1 for d in decisions if d.type == "round_result")
 
     def _enough_rounds(self) -> bool:
         return self.stop_after_rounds is not None and self.rounds_finished >= self.stop_after_rounds
+
+
+def binding(decisions: Sequence[Decision]) -> list[Decision]:
+    """What in a step's decisions binds the table: everything but :data:`PRESENTATION`
+    decisions and the words (``text``) of the others."""
+    return [Decision(d.type, {k: v for k, v in d.data.items() if k != TEXT}, d.round)
+            for d in decisions if d.type not in PRESENTATION]
 
 
 def _types(decisions: Sequence[Decision]) -> str:

@@ -31,6 +31,15 @@ class AllowListLoaded(DeviceEvent):
 
 
 @event
+class SoftwareStarted(DeviceEvent):
+    """tablehost ``version`` took the journal over (journaled when it differs from the version
+    in force): the steps before it were decided by an earlier version (see :meth:`Service.recover
+    <firmware_host.service.Service.recover>`)."""
+
+    version: str
+
+
+@event
 class DeviceLost(DeviceEvent):
     """The device stopped answering (heartbeat loss, unplug, port gone)."""
 

@@ -22,7 +22,7 @@ from typing import Any, Callable, Protocol, TextIO
 
 from drivers.capture import CaptureWriter
 from drivers.events import DeviceEvent
-from drivers.events.table import AllowListLoaded, DealerCommand, DeviceLost
+from drivers.events.table import AllowListLoaded, DealerCommand, DeviceLost, SoftwareStarted
 from drivers.gpio import TablePanel, pin_factory
 from firmware_host import __version__
 from firmware_host.controller import TableController
@@ -154,10 +154,15 @@ def _build(profile: TableProfile, journal: Journal, seed: int, rounds: int | Non
     game = game_wiring(profile.game)
     controller = game.controller(profile)
     outputs: list[Output] = [DealerView(stream, profile.table_id, quiet_prompts=quiet), *extra_outputs]
-    service = Service(controller, journal, outputs, tick_seconds=profile.tick_seconds, stop_after_rounds=rounds)
+    service = Service(controller, journal, outputs, tick_seconds=profile.tick_seconds, stop_after_rounds=rounds,
+                      version=__version__)
     profile_list = {name: {"models": list(slot.model.approved.models), "firmware": list(slot.model.approved.firmware),
                            "serials": list(slot.model.approved.serials)} for name, slot in profile.devices.items()}
-    replayed = service.recover(on_replay_progress)
+    replayed = service.recover(on_replay_progress, started_by=journal.meta(TABLE_META)[0].get("version"))
+    if service.journal_version != __version__:  # an upgrade: the journal says from which step on
+        log.warning("journal %s was written by tablehost %s; continuing it with %s (%d replayed step(s) worded "
+                    "differently)", journal.path, service.journal_version, __version__, service.reworded_steps)
+        service.emit(SoftwareStarted(device="tablehost", version=__version__))
     # Replay decided with the allow-list each step was decided under (it is journaled as an
     # input); the profile's list applies from now on, journaled when it is new or changed.
     if controller.allow_list() != profile_list or not replayed:

@@ -22,6 +22,7 @@ def test_unit_is_type_notify_with_watchdog_and_restart_on_failure() -> None:
     assert service["Type"] == "notify"
     assert int(service["WatchdogSec"]) > 0
     assert service["Restart"] == "on-failure"
+    assert service["RestartPreventExitStatus"] == "2"  # tablehost's "a person must look" status
 
 
 def test_unit_runs_as_a_dedicated_user_in_a_writable_working_directory() -> None:
