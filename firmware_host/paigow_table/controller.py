@@ -264,7 +264,9 @@ class PaiGowTable(TableController):
             return
         if self.state == "reading" and self.round.reveal_fault is not None:
             self.reshake()  # the no roll is being reshaken before its reading came
-        if self.state == "shaking":
+        if self.state == "shaking" or (self.state == "reading" and self.round.reveal_fault is None):
+            # In the reading, before the reading came: a shake felt before the lid came off,
+            # reported after a reed switch on GPIO (another path to the host) saw the lid open.
             self.round.shakes += 1
         elif self.state == "closing" and not self.lid_open:
             self._announce("shaker_closed", "the shaker is covered and shaken once (§ 535.8(f), § 535.11(m))")
@@ -282,7 +284,9 @@ class PaiGowTable(TableController):
         if event.open and self.state == "shaking":
             self._reveal_now()
         elif not event.open and self.state == "reading":
-            if self.round.reveal_fault is None:
+            if self.round.reveal_fault is None and self.round.shakes < SHAKES_REQUIRED:
+                self._too_few_shakes()
+            elif self.round.reveal_fault is None:
                 self._no_roll(NOT_REVEALED, "no roll: the lid went back on before the dice were read", None)
             self.reshake()
 
@@ -292,12 +296,19 @@ class PaiGowTable(TableController):
         self._reveal_now()
 
     def _reveal_now(self) -> None:
-        """§ 535.8(b): the lid comes off; before the third shake it is a no roll (§ 535.8(a))."""
-        shakes = self.round.shakes
+        """§ 535.8(b): the lid comes off and the dice are read.
+
+        Whether three shakes came first (§ 535.8(a)) is judged when the reading arrives: the
+        shaker sends every shake report before its reading, on the same link, whereas a lid
+        read by a reed switch on GPIO reaches the host by another path and may overtake the
+        last shake reports.
+        """
         self.reveal()
-        if shakes < SHAKES_REQUIRED:
-            self._no_roll(TOO_FEW_SHAKES, f"no roll: the lid came off after {shakes} shake(s), "
-                          f"at least {SHAKES_REQUIRED} are required", "535.8(a)")
+
+    def _too_few_shakes(self) -> None:
+        """§ 535.8(a): the lid came off before the third shake: a no roll."""
+        self._no_roll(TOO_FEW_SHAKES, f"no roll: the lid came off after {self.round.shakes} shake(s), "
+                      f"at least {SHAKES_REQUIRED} are required", "535.8(a)")
 
     def _lid_removed_by_bank(self, args: Mapping[str, Any]) -> None:
         """§ 535.11(i): only the dealer removes the lid; if the bank did, cover and reshake."""
@@ -342,6 +353,10 @@ class PaiGowTable(TableController):
             self.reshake()
         elif round_.reveal_fault is not None:
             round_.rolls.append(Roll.of(event, False, round_.reveal_fault))
+            self.reshake()
+        elif round_.shakes < SHAKES_REQUIRED:
+            round_.rolls.append(Roll.of(event, False, TOO_FEW_SHAKES))
+            self._too_few_shakes()
             self.reshake()
         elif verdict.valid:
             round_.rolls.append(Roll.of(event, True, None))

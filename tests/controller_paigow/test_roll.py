@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from drivers.events.dice import LidChanged, ShakeDetected
 from drivers.events.table import DeviceLost
 
 from .table import SHAKER_UP, Driver, command, lid, reading, roll, shakes, wager
@@ -41,14 +42,31 @@ def test_535_8_a_three_shakes_then_the_reveal_is_prompted_and_the_roll_accepted(
 def test_535_8_a_lid_off_before_the_third_shake_is_a_no_roll_and_reshake(shaken: int) -> None:
     driver = shaking()
     driver.feed(shakes(shaken), lid(True))
+    assert driver.prompt()["action"] == "read_dice"  # judged on the reading, which follows every shake report
+    driver.feed(reading(6, 6, 6))  # the sensor reads the dice the lid uncovered: not a roll
     no_roll = driver.announced("no_roll")[-1]
     assert (no_roll["reason"], no_roll["section"]) == ("too_few_shakes", "535.8(a)")
     assert driver.prompt()["action"] == "reshake"
-    driver.feed(reading(6, 6, 6))  # the sensor reads the dice the lid uncovered: not a roll
     assert_no_start(driver)
     assert driver.table.round.rolls[-1].reason == "too_few_shakes"
     driver.feed(lid(False), roll(2, 2, 2))
     assert driver.announced("total")[-1]["total"] == 6
+
+
+def test_535_8_a_a_reed_switch_that_overtakes_the_last_shake_report_costs_no_roll() -> None:
+    # The lid is read on GPIO: its edge reaches the host before the shaker's third SHAKE frame.
+    driver = shaking()
+    driver.feed(shakes(2), LidChanged(device="lid", open=True), ShakeDetected(device="shaker", count=3),
+                reading(3, 5, 1))
+    assert driver.announced("no_roll") == []
+    assert driver.announced("total")[-1]["total"] == 9
+
+
+def test_535_8_a_the_lid_back_on_before_a_reading_after_too_few_shakes_is_that_no_roll() -> None:
+    driver = shaking()
+    driver.feed(shakes(1), lid(True), lid(False))
+    assert driver.announced("no_roll")[-1]["reason"] == "too_few_shakes"
+    assert driver.prompt()["action"] == "reshake"
 
 
 def test_535_8_b_reveal_by_the_dealer_button_then_the_reading() -> None:
@@ -183,7 +201,7 @@ def test_535_8_b_a_reading_lost_with_the_shaker_is_requested_when_it_is_back() -
 def test_no_reading_is_requested_unless_a_reveal_awaits_one(before: str) -> None:
     driver = shaking()
     if before == "no_roll":
-        driver.feed(shakes(1), lid(True))  # § 535.8(a): a no roll is reshaken, never read again
+        driver.feed(shakes(1), lid(True), reading(3, 5, 1))  # § 535.8(a): a no roll is reshaken, not read again
     elif before == "roll_accepted":
         driver.feed(roll(3, 5, 1))
     driver.feed(DeviceLost(device="shaker", reason="unplugged"))
