@@ -244,6 +244,8 @@ class BaccaratDealer(SimDealer):
         self._bets_taken: int | None = None
         #: The table refused a button press that moves the game on (set from the service thread).
         self._shoe_pending = False
+        #: The batch loaded into the shoe while a shoe is pending (a shoe the table refused stays in).
+        self._batch_in_shoe: str | None = None
 
     def on_decisions(self, decisions: Sequence[Decision]) -> None:
         """As :meth:`SimDealer.on_decisions`; also notes that a shoe was accepted."""
@@ -263,10 +265,14 @@ class BaccaratDealer(SimDealer):
         """Act on one prompt of :meth:`firmware_host.baccarat_table.BaccaratTable.prompt`."""
         action = prompt["action"]
         if action == "load_shoe" and prompt.get("batch") is not None and self.shuffler is not None:
-            # Exactly the batch's cards, as the shuffler released them (an extra or missing one too).
-            self.shoe.load(self.shuffler.order(prompt["batch"]))
-            self.shoes_loaded += 1
-            self.console("shoe_loaded", batch=prompt["batch"])
+            batch = prompt["batch"]
+            if not (self._shoe_pending and self._batch_in_shoe == batch):  # refused: the batch is in already
+                # Exactly the batch's cards, as the shuffler released them (an extra or missing one too).
+                self.shoe.load(self.shuffler.order(batch))
+                self.shoes_loaded += 1
+                self._shoe_pending, self._batch_in_shoe = True, batch
+            self.refused = False
+            self.console("shoe_loaded", batch=batch)
         elif action == "load_shoe":
             if not (self.refused and self._shoe_pending):  # refused: the new shoe is in already
                 if self.shoes_loaded:

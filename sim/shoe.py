@@ -138,9 +138,7 @@ class SimShoe(SimDevice):
         self._burn = False
         self.shoe_number = shoe_number
         self._cards = self._load(shoe_number)
-        if not 0 <= position <= len(self._cards):
-            raise SimError(f"position {position} is outside a shoe of {len(self._cards)} draws")
-        self._position = position
+        self._position = _checked_position(position, self._cards)
         self._emptied = False
         where = open_endpoint(endpoint, port)
         if dialect == "framed":
@@ -184,21 +182,28 @@ class SimShoe(SimDevice):
             self._cards = self._load(self.shoe_number)
             self._position, self._emptied = 0, False
 
-    def load(self, cards: Sequence[str]) -> None:
+    def load(self, cards: Sequence[str], *, shoe_number: int | None = None, position: int = 0) -> None:
         """Load ``cards`` shuffled elsewhere (a shuffler's batch, in the order it released
         them): the shoe cuts them and places the cover card as :func:`build_shoe` does
-        (§ 541.5(d)-(e)). Every card is kept, including an extra or a wrong one.
+        (§ 541.5(d)-(e)), seeded by the shoe's number. Every card is kept, including an extra
+        or a wrong one.
 
-        :raises SimError: for a card that is not a rank and a suit, or too few cards to cut.
+        :param shoe_number: which shoe of the sequence this is (default: the next one; the shoe
+            the simulator was built with is the first, so a table's first batch is shoe 2).
+        :param position: draws already made from it: a restarted simulator resumes the batch
+            in play where the journal left it, as a physical shoe still holds its cards.
+        :raises SimError: for a card that is not a rank and a suit, too few cards to cut, or a
+            position beyond the shoe's last draw.
         """
         for card in cards:
             if not _is_card(card):
                 raise SimError(f"card {card!r} to load is not a rank {RANKS} and a suit {SUITS}")
         with self._lock:
-            self.shoe_number += 1
-            rng = random.Random(f"{self.seed}-shoe-{self.shoe_number}-cut")
-            self._cards = cut_and_cover(cards, rng, self._cover_from_bottom)
-            self._position, self._emptied = 0, False
+            number = self.shoe_number + 1 if shoe_number is None else shoe_number
+            rng = random.Random(f"{self.seed}-shoe-{number}-cut")
+            loaded = cut_and_cover(cards, rng, self._cover_from_bottom)
+            self._position, self._emptied = _checked_position(position, loaded), False
+            self.shoe_number, self._cards = number, loaded
 
     def draw(self) -> Draw:
         """The dealer pulls the next card: the shoe reads it and tells the host."""
@@ -245,6 +250,16 @@ class SimShoe(SimDevice):
     def _on_command(self, message: Any) -> None:
         if isinstance(message, SetBurnMode):
             self._burn = message.on
+
+
+def _checked_position(position: int, cards: Sequence[str]) -> int:
+    """``position`` (draws made) if a shoe of ``cards`` has that many draws.
+
+    :raises SimError: for a position beyond the shoe's last draw.
+    """
+    if not 0 <= position <= len(cards):
+        raise SimError(f"position {position} is outside a shoe of {len(cards)} draws")
+    return position
 
 
 def _is_card(card: str) -> bool:

@@ -23,20 +23,27 @@ simulated table never stays stuck.
 The dealer's side is an API too: :meth:`SimulatedShuffler.load` puts a batch back into its
 slot after a shoe, :meth:`SimulatedShuffler.order` tells the simulated shoe the order in
 which the released batch's cards come out.
+
+A physical shuffler keeps its batches over a restart of the host. A simulator restarted
+with the host does too: :meth:`SimulatedShuffler.resume` replays, from the seed, what the
+journal shows the device did (:func:`firmware_host.recovery.shuffler_resume_point`), so
+its batches, their orders and its random stream stand where they stood.
 """
 
 from __future__ import annotations
 
 import array
+import copy
 import dataclasses
 import errno
 import heapq
 import itertools
+import logging
 import random
 import threading
 import time
 import types
-from typing import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 import usb.backend
 import usb.core
@@ -48,7 +55,12 @@ from drivers.codecs.framed import BadFrame, Heartbeat
 from firmware_host.baccarat.cards import full_shoe
 from sim.errors import SimError
 
-__all__ = ["SimulatedShuffler", "FAULTS", "PROGRESS_STEPS"]
+if TYPE_CHECKING:
+    from firmware_host.recovery import ShufflerFact, ShufflerResumePoint
+
+__all__ = ["SimulatedShuffler", "Resumed", "FAULTS", "PROGRESS_STEPS"]
+
+log = logging.getLogger("tablehost.sim.shuffler")
 
 #: Faults the simulation can produce, by name (keys of ``fault_rates`` and arguments of ``arm``).
 FAULTS: tuple[str, ...] = ("jam", "door_open", "missing_card", "extra_card", "unplug", "same_order")
@@ -182,6 +194,8 @@ class SimulatedShuffler(usb.backend.IBackend):
         self._actions: list[tuple[float, int, Callable[[], None]]] = []
         self._action_ids = itertools.count()
         self._shuffle_ids = itertools.count(1)
+        #: While :meth:`resume` replays the journal: what the device sent and the journal has not shown yet.
+        self._outbox: list[Any] | None = None
         if loaded:
             for slot in self._slots.values():
                 self._fill(slot, None)
@@ -259,6 +273,36 @@ class SimulatedShuffler(usb.backend.IBackend):
         with self._cond:
             return tuple(self._slot(batch).order)
 
+    def resume(self, point: ShufflerResumePoint) -> Resumed:
+        """Stand where the journal left the device, as a physical shuffler keeps its batches
+        over a restart of the host: replay, from the seed, every load, shuffle and release
+        the journal shows it did, and nothing it does not show (a command the host decided
+        but died before the device reported it is asked again, and draws the same cards).
+
+        The journal shows what the device did by what it reported, or by what it reported at
+        the next handshake (a shuffle whose reports a pulled cable lost). A jam, an open door
+        or a pulled cable was dealt with by the attendant while the host restarted.
+
+        Call it on a new simulator (same seed and settings as the one that ran), before the
+        driver finds it.
+
+        :raises SimError: once the simulator has been used.
+        """
+        with self._cond:
+            if self._seq or self._generation != 1 or any(slot.order for slot in self._slots.values()):
+                raise SimError("shuffler sim: resume a new simulator, before it is used")
+            rebuild = _Rebuild(self)
+            self._outbox = []
+            try:
+                for fact in point.facts:
+                    rebuild.apply(fact)
+            finally:
+                self._outbox = None
+                self._attend()
+            for problem in rebuild.unexplained:
+                log.warning("shuffler sim: resume: %s", problem)
+            return Resumed(tuple(rebuild.shoes), tuple(rebuild.unexplained))
+
     def state(self, batch: str) -> str:
         """The slot's state: ``empty``, ``loaded``, ``shuffling``, ``shuffled`` or ``released``."""
         with self._cond:
@@ -280,6 +324,9 @@ class SimulatedShuffler(usb.backend.IBackend):
         """Queue a frame on the IN endpoint (lost if the cable is out, as on a real bus)."""
         if not self._plugged:
             return
+        if self._outbox is not None:  # resuming: to be matched with what the journal shows
+            self._outbox.append(message)
+            return
         self._seq = framed.next_seq(self._seq)
         self._in += codec.TABLE.encode(message, self._seq)
         self._last_sent = time.monotonic()
@@ -298,15 +345,42 @@ class SimulatedShuffler(usb.backend.IBackend):
         return self._actions[0][0] if self._actions else float("inf")
 
     def _recover_later(self, action: Callable[[], None]) -> None:
-        if self.recover_after_s is not None:
+        if self.recover_after_s is not None and self._outbox is None:  # resuming: see _attend
             self._at(self.recover_after_s, action)
 
     def _unplug(self) -> None:
         if self._plugged:
             self._plugged = False
             self._in = bytearray()
+            if self._outbox is not None:
+                self._outbox.clear()
             self._cond.notify_all()
             self._recover_later(self.replug)
+
+    # -- resuming (see resume) -------------------------------------------------------------
+
+    def _run_actions(self) -> None:
+        """Carry out every scheduled event now (a shuffle replayed while resuming)."""
+        while self._actions:
+            heapq.heappop(self._actions)[2]()
+
+    def _attend(self) -> None:
+        """The attendant's work while the host was away: cable in, door closed, jam cleared."""
+        self._actions.clear()
+        self._plugged, self._door_open, self._jammed = True, False, False
+        self._in = bytearray()
+        if self._outbox is not None:
+            self._outbox.clear()
+
+    def _memory(self) -> tuple[Any, ...]:
+        """What :meth:`_recall` puts back: the random stream, the slots, the cable and what was sent."""
+        return (self._rng.getstate(), copy.deepcopy(self._slots), self._plugged, self._door_open, self._jammed,
+                list(self._outbox or ()))  # fmt: skip
+
+    def _recall(self, memory: tuple[Any, ...]) -> None:
+        rng_state, slots, self._plugged, self._door_open, self._jammed, outbox = memory
+        self._rng.setstate(rng_state)
+        self._slots, self._outbox = slots, outbox
 
     def _abandon_shuffles(self) -> str | None:
         """Stop every shuffle in progress (its scheduled events become no-ops); its batch."""
@@ -605,3 +679,217 @@ class SimulatedShuffler(usb.backend.IBackend):
             self._check(dev_handle)
             self._reset()
             self._configuration, self._claimed = 0, set()
+
+
+@dataclasses.dataclass(frozen=True)
+class Resumed:
+    """What :meth:`SimulatedShuffler.resume` rebuilt.
+
+    :param shoes: the order of the batch each shoe was loaded with, shoe by shoe (the last:
+        what the shoe in play holds, before its cut).
+    :param unexplained: facts of the journal the replay could not account for (none, unless
+        the simulator is not the one that ran: another seed, other faults).
+    """
+
+    shoes: tuple[tuple[str, ...], ...] = ()
+    unexplained: tuple[str, ...] = ()
+
+
+#: The device's message by which it reports each kind of fact (firmware_host.recovery.ShufflerFact).
+_REPORTS: dict[str, type] = {
+    "loaded": codec.BatchLoaded, "started": codec.ShuffleStarted, "completed": codec.ShuffleComplete,
+    "released": codec.BatchReleased, "fault": codec.Fault,
+}  # fmt: skip
+#: What the device was asked to do that each kind of fact shows it did.
+_DONE_BY = {"loaded": "load", "started": "shuffle", "completed": "shuffle", "released": "release"}
+
+
+@dataclasses.dataclass
+class _Asked:
+    """Something the device was asked to do (a command, a batch put back), not yet seen done.
+
+    :param lost_after: the device was lost since (a shuffle may have pulled its own cable and
+        left no report: the next handshake's status tells).
+    """
+
+    action: str  # "shuffle", "release" or "load"
+    batch: str
+    cards: int = 0
+    replace: bool = False
+    lost_after: bool = False
+
+
+class _Rebuild:
+    """Replays the journal's facts on a new simulator (:meth:`SimulatedShuffler.resume`).
+
+    The simulator carries out what was asked of it only when a report shows it did: the
+    report itself (BATCH_LOADED, SHUFFLE_STARTED, ...) or a handshake's status that only the
+    asked action explains. What it sends meanwhile is kept and matched with the journal's
+    reports; a fault naming a batch that was asked something and that nothing replayed
+    explains is the device refusing it.
+    """
+
+    def __init__(self, device: SimulatedShuffler) -> None:
+        self.device = device
+        self.asked: list[_Asked] = []
+        self.returns: dict[str, bool] = {}  # batch -> replace: the dealer's latest instruction wins
+        self.unfinished: set[str] = set()  # batches replayed mid-shuffle whose end was not reported yet
+        self.shoes: list[tuple[str, ...]] = []
+        self.unexplained: list[str] = []
+
+    def apply(self, fact: ShufflerFact) -> None:
+        kind, batch = fact.kind, fact.batch or ""
+        if kind == "asked_shuffle":
+            self.asked.append(_Asked("shuffle", batch, fact.cards))
+        elif kind == "asked_release":
+            self.asked.append(_Asked("release", batch))
+        elif kind == "returned":
+            self.returns[batch] = fact.replace
+        elif kind == "restarted":  # the simulator then was rebuilt from the facts before: nothing more
+            self.asked.clear()
+            self.returns.clear()
+            self.unfinished.clear()
+            self.device._attend()
+        elif kind == "lost":
+            for asked in self.asked:
+                asked.lost_after = True
+        elif kind == "found":
+            self._plug_in()
+        elif kind == "shoe":
+            self.shoes.append(tuple(self.device._slot(batch).order))
+        elif kind == "status":
+            self._status(batch, fact.detail, fact.digest)
+        elif kind in _REPORTS:
+            self._report(fact)
+
+    # -- reports -------------------------------------------------------------------------------
+
+    def _report(self, fact: ShufflerFact) -> None:
+        if fact.kind in ("completed", "fault"):
+            self.unfinished.discard(fact.batch or "")
+        if self._sent(fact):
+            return
+        if fact.kind == "fault":  # nothing replayed sent it: the device refused what it was asked
+            self._take(("shuffle", "release"), fact.batch or "")
+            return
+        action = _DONE_BY[fact.kind]
+        asked = self._take((action,), fact.batch or "") or _Asked(action, fact.batch or "")
+        if not self._do(asked) or not self._sent(fact):
+            self.unexplained.append(f"{fact.kind} {fact.batch} {fact.digest[:12]}: not what the replay sent")
+
+    def _sent(self, fact: ShufflerFact) -> bool:
+        """Whether the device sent the report ``fact`` shows; if so it is dropped, with what the
+        device sent of the batch before it (progress, which the facts leave out)."""
+        outbox = self.device._outbox or []
+        for index, message in enumerate(outbox):
+            if type(message) is _REPORTS.get(fact.kind) and message.batch == fact.batch and _matches(message, fact):
+                outbox[: index + 1] = [m for m in outbox[:index] if getattr(m, "batch", None) != fact.batch]
+                return True
+        return False
+
+    def _take(self, actions: tuple[str, ...], batch: str) -> _Asked | None:
+        """The first thing asked of ``batch`` among ``actions`` (the dealer's latest instruction to put it back)."""
+        if "load" in actions and batch in self.returns:
+            return _Asked("load", batch, replace=self.returns.pop(batch))
+        for index, asked in enumerate(self.asked):
+            if asked.batch == batch and asked.action in actions:
+                return self.asked.pop(index)
+        return None
+
+    def _do(self, asked: _Asked) -> bool:
+        """Carry out ``asked`` on the device, as it did; False if its slot does not allow it."""
+        device, slot = self.device, self.device._slot(asked.batch)
+        if asked.action == "load":  # as the simulated dealer does: the batch's own cards, or new decks
+            try:
+                device.load(asked.batch, None if asked.replace else device.order(asked.batch))
+            except SimError:  # the slot still holds cards
+                return False
+            return True
+        device._door_open = device._jammed = False  # it did it: neither stopped it then
+        if asked.action == "release":
+            if slot.state != "shuffled":
+                return False
+            device._release(codec.ReleaseBatch(asked.batch))
+            return True
+        if slot.state not in ("loaded", "shuffled"):
+            return False
+        device._start_shuffle(codec.StartShuffle(asked.batch, asked.cards))
+        device._run_actions()
+        self.unfinished.add(asked.batch)
+        return True
+
+    # -- a handshake's status ------------------------------------------------------------------
+
+    def _status(self, batch: str, state: str, digest: str) -> None:
+        """The slot as the device reported it at a handshake: replay what was asked of it until
+        the replay agrees (a load, shuffle or release whose own report the cable took)."""
+        self._plug_in()
+        if state != "shuffling":
+            self.unfinished.discard(batch)
+        if self._agrees(batch, state, digest):
+            self._unreported_shuffle(batch, state, digest)
+            return
+        memory = self.device._memory()
+        unfinished, done = set(self.unfinished), []
+        candidates = [a for a in self.asked if a.batch == batch]
+        if batch in self.returns:
+            candidates.insert(0, _Asked("load", batch, replace=self.returns[batch]))
+        for asked in candidates:
+            if self._do(asked):
+                done.append(asked)
+                self._plug_in()
+            if self._agrees(batch, state, digest):
+                self.asked = [a for a in self.asked if all(a is not d for d in done)]
+                if any(a.action == "load" for a in done):
+                    del self.returns[batch]
+                return
+        self.device._recall(memory)
+        self.unfinished = unfinished
+        slot = self.device._slot(batch)
+        self.unexplained.append(f"status of batch {batch}: {state} {digest[:12]}, replayed {slot.state} "
+                                f"{_hex(slot.digest)[:12]}")  # fmt: skip
+
+    def _unreported_shuffle(self, batch: str, state: str, digest: str) -> None:
+        """A shuffle asked before the device was lost that pulled its own cable and was then
+        abandoned (a jam, the door) leaves the slot as it was: only its random draws tell.
+        Replayed when that is what it would have done."""
+        asked = next((a for a in self.asked if a.batch == batch and a.action == "shuffle" and a.lost_after), None)
+        if asked is None:
+            return
+        memory, unfinished = self.device._memory(), set(self.unfinished)
+        self._do(asked)
+        pulled_its_cable = not self.device._plugged
+        self._plug_in()
+        if pulled_its_cable and self._agrees(batch, state, digest):
+            self.asked.remove(asked)
+        else:
+            self.device._recall(memory)
+            self.unfinished = unfinished
+
+    def _agrees(self, batch: str, state: str, digest: str) -> bool:
+        slot = self.device._slot(batch)
+        if state == "shuffling":  # a shuffle that takes time: the replay has finished it already
+            return batch in self.unfinished
+        return (slot.state, _hex(slot.digest)) == (state, digest)
+
+    def _plug_in(self) -> None:
+        """The device is on the bus again (what it sent before is gone with the cable)."""
+        device = self.device
+        if not device._plugged:
+            device._plugged = True
+            if device._outbox is not None:
+                device._outbox.clear()
+
+
+def _matches(message: Any, fact: ShufflerFact) -> bool:
+    """Whether the device's ``message`` is the report of ``fact`` (same order, same fault)."""
+    if isinstance(message, codec.ShuffleComplete):
+        return _hex(message.digest) == fact.digest
+    if isinstance(message, codec.Fault):
+        return codec.fault_name(message.code) == fact.detail
+    return True
+
+
+def _hex(digest: bytes) -> str:
+    """An order digest as the driver reports it (hex; "" before any shuffle)."""
+    return "" if digest == codec.NO_DIGEST else digest.hex()

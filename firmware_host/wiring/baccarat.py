@@ -12,13 +12,15 @@ from firmware_host.errors import ProfileError
 from firmware_host.journal import Journal
 from firmware_host.outputs import ShufflerCommands
 from firmware_host.profiles import DeviceSlot, TableProfile
-from firmware_host.recovery import shoe_resume_point
+from firmware_host.recovery import ShufflerResumePoint, shoe_resume_point, shuffler_resume_point
 from firmware_host.service import Output
 from firmware_host.shuffler_rules import ShufflerConfig
 from firmware_host.wiring.devices import DeviceParts
 from sim.dealer import BaccaratDealer
+from sim.shoe import SimShoe
+from sim.shuffler_usb import Resumed, SimulatedShuffler
 
-__all__ = ["controller", "outputs", "dealer", "shuffler_config"]
+__all__ = ["controller", "outputs", "dealer", "shuffler_config", "resume_shuffler"]
 
 #: The sub-table of ``[rules]`` that holds the shuffler's part of the Rules Submission.
 SHUFFLER_RULES = "shuffler"
@@ -76,6 +78,17 @@ def outputs(profile: TableProfile, table: BaccaratTable, devices: dict[str, Devi
             if parts.slot.model.kind == "shuffler"]  # fmt: skip
 
 
+def resume_shuffler(shoe: SimShoe, shuffler: SimulatedShuffler, point: ShufflerResumePoint, draws: int) -> Resumed:
+    """A restarted simulated shuffler holds its batches as the journal shows them, and the
+    simulated shoe the batch the shoe in play was loaded with, cut as it was cut, after
+    ``draws`` draws: where a physical shuffler and shoe stand after a restart of the Pi.
+    """
+    resumed = shuffler.resume(point)
+    if resumed.shoes:  # the shoe the simulator was built with is its first: batches load from the second
+        shoe.load(resumed.shoes[-1], shoe_number=len(resumed.shoes) + 1, position=draws)
+    return resumed
+
+
 def dealer(profile: TableProfile, table: BaccaratTable, devices: dict[str, DeviceParts],
            emit: Callable[[DeviceEvent], None], press: Callable[[str], None], seed: int,
            journal: Journal, panel: TablePanel | None) -> BaccaratDealer:
@@ -88,6 +101,9 @@ def dealer(profile: TableProfile, table: BaccaratTable, devices: dict[str, Devic
     sim_dealer.resume_after(table.rounds_finished)
     point = shoe_resume_point(journal)
     sim_dealer.resume_shoe(point.shoes_loaded)
+    slot = _shuffler_slot(profile)
+    if shuffler is not None and slot is not None:
+        resume_shuffler(shoe, shuffler, shuffler_resume_point(journal, slot.name), point.draws)
     if table.state == "betting":
         sim_dealer.resume_wagers(table.round.wagers)
     return sim_dealer

@@ -29,7 +29,7 @@ from sim.shoe import SimShoe
 from sim.replay import Replay
 from sim.shuffler_usb import SimulatedShuffler
 
-__all__ = ["DeviceParts", "build_device", "SIM_OPTIONS"]
+__all__ = ["DeviceParts", "DeviceContext", "build_device", "shuffler_sim", "SIM_OPTIONS"]
 
 Emit = Callable[[DeviceEvent], None]
 
@@ -161,19 +161,26 @@ def _shaker(slot: DeviceSlot, emit: Emit, context: DeviceContext) -> DeviceParts
     return DeviceParts(slot, driver, sim)
 
 
+def shuffler_sim(slot: DeviceSlot, context: DeviceContext) -> SimulatedShuffler:
+    """The simulated shuffler of ``slot`` (``port = "sim"``), from its ``[devices.<name>.sim]``:
+    the same seed and settings give the same shuffles (a restarted one resumes with them).
+
+    :raises ProfileError: for an option or fault the simulator does not know.
+    """
+    model, options, identity = slot.model, _sim_options(slot, context), _sim_identity(slot)
+    try:
+        return SimulatedShuffler(context.seed, decks_per_batch=context.decks, fault_rates=options.get("faults"),
+                                 recover_after_s=options.get("recover_after_s", 2.0),
+                                 shuffle_seconds=float(options.get("shuffle_seconds", 0.0)),
+                                 model=identity.model, serial=identity.serial, firmware=identity.firmware,
+                                 vendor_id=model.usb_vendor_id, product_id=model.usb_product_id)
+    except SimError as exc:
+        raise ProfileError(context.table_path, f"devices.{slot.name}.sim", str(exc)) from None
+
+
 def _shuffler(slot: DeviceSlot, emit: Emit, context: DeviceContext) -> DeviceParts:
-    model, sim = slot.model, None
-    if slot.simulated:
-        options = _sim_options(slot, context)
-        identity = _sim_identity(slot)
-        try:
-            sim = SimulatedShuffler(context.seed, decks_per_batch=context.decks, fault_rates=options.get("faults"),
-                                    recover_after_s=options.get("recover_after_s", 2.0),
-                                    shuffle_seconds=float(options.get("shuffle_seconds", 0.0)),
-                                    model=identity.model, serial=identity.serial, firmware=identity.firmware,
-                                    vendor_id=model.usb_vendor_id, product_id=model.usb_product_id)
-        except SimError as exc:
-            raise ProfileError(context.table_path, f"devices.{slot.name}.sim", str(exc)) from None
+    model = slot.model
+    sim = shuffler_sim(slot, context) if slot.simulated else None
     backend: Any = sim
     if context.capture is not None:
         tap = context.capture.tap(slot.name, device_info(slot, f"usb:{model.usb_vendor_id:04x}:{model.usb_product_id:04x}"))
