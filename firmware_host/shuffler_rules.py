@@ -393,11 +393,13 @@ def on_batch_status(state: ShufflerState, batch: str, device_state: str, decks: 
 
     ``device_state`` is the slot's state as the device reports it: ``empty``, ``loaded``,
     ``shuffling``, ``shuffled`` or ``released``. A shuffle that completed while the host was
-    not listening is judged as if reported live; one that vanished counts as abandoned.
+    not listening is judged as if reported live; one that vanished counts as abandoned. A
+    batch lifted out to be replaced by new decks (absent, after :func:`retire_batch`) that the
+    device reports released is still out: only cards put into its slot bring it back.
     """
     record = state.batch(batch)
     stage = record.stage
-    if stage == "absent" and device_state != "empty":
+    if stage == "absent" and device_state not in ("empty", "released"):
         step = on_batch_loaded(state, batch, decks, back_colour, at)
         state, stage, notices = step.state, step.state.batch(batch).stage, step.notices
     else:
