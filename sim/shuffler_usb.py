@@ -351,9 +351,7 @@ class SimulatedShuffler(usb.backend.IBackend):
     def _unplug(self) -> None:
         if self._plugged:
             self._plugged = False
-            self._in = bytearray()
-            if self._outbox is not None:
-                self._outbox.clear()
+            self._in = bytearray()  # resuming: what it sent may have reached the host before (see _Rebuild)
             self._cond.notify_all()
             self._recover_later(self.replug)
 
@@ -724,9 +722,10 @@ class _Rebuild:
 
     The simulator carries out what was asked of it only when a report shows it did: the
     report itself (BATCH_LOADED, SHUFFLE_STARTED, ...) or a handshake's status that only the
-    asked action explains. What it sends meanwhile is kept and matched with the journal's
-    reports; a fault naming a batch that was asked something and that nothing replayed
-    explains is the device refusing it.
+    asked action explains. A shuffle is replayed to its end at once. What the simulator sends
+    is kept and matched with the journal's reports, also what it sent before a pulled cable
+    (a slow shuffle's first reports reach the host before the cable goes); a fault naming a
+    batch that was asked something and that nothing replayed explains is the device refusing it.
     """
 
     def __init__(self, device: SimulatedShuffler) -> None:
@@ -765,9 +764,13 @@ class _Rebuild:
     # -- reports -------------------------------------------------------------------------------
 
     def _report(self, fact: ShufflerFact) -> None:
+        batch = fact.batch or ""
+        # A slow shuffle's end after a pulled cable, when the replay had already finished it
+        # (what it sent while the cable was out is lost; what came after, after a handshake, is not).
+        late = batch in self.unfinished and fact.kind in ("completed", "fault") and self._ended_so(fact)
         if fact.kind in ("completed", "fault"):
-            self.unfinished.discard(fact.batch or "")
-        if self._sent(fact):
+            self.unfinished.discard(batch)
+        if late or self._sent(fact):
             return
         if fact.kind == "fault":  # nothing replayed sent it: the device refused what it was asked
             self._take(("shuffle", "release"), fact.batch or "")
@@ -776,6 +779,13 @@ class _Rebuild:
         asked = self._take((action,), fact.batch or "") or _Asked(action, fact.batch or "")
         if not self._do(asked) or not self._sent(fact):
             self.unexplained.append(f"{fact.kind} {fact.batch} {fact.digest[:12]}: not what the replay sent")
+
+    def _ended_so(self, fact: ShufflerFact) -> bool:
+        """Whether the slot of ``fact``'s batch is as the replayed shuffle's end ``fact`` leaves it."""
+        slot = self.device._slot(fact.batch or "")
+        if fact.kind == "completed":
+            return (slot.state, _hex(slot.digest)) == ("shuffled", fact.digest)
+        return fact.detail == "card_count" or (fact.detail in ("jam", "door_open") and slot.state == "loaded")
 
     def _sent(self, fact: ShufflerFact) -> bool:
         """Whether the device sent the report ``fact`` shows; if so it is dropped, with what the
@@ -799,6 +809,8 @@ class _Rebuild:
     def _do(self, asked: _Asked) -> bool:
         """Carry out ``asked`` on the device, as it did; False if its slot does not allow it."""
         device, slot = self.device, self.device._slot(asked.batch)
+        if device._outbox is not None:  # what it sent of the batch before and the journal never showed is lost
+            device._outbox[:] = [message for message in device._outbox if getattr(message, "batch", None) != slot.batch]
         if asked.action == "load":  # as the simulated dealer does: the batch's own cards, or new decks
             try:
                 device.load(asked.batch, None if asked.replace else device.order(asked.batch))
@@ -873,7 +885,8 @@ class _Rebuild:
         return (slot.state, _hex(slot.digest)) == (state, digest)
 
     def _plug_in(self) -> None:
-        """The device is on the bus again (what it sent before is gone with the cable)."""
+        """The device is on the bus again: what it sent before the cable was pulled and the
+        journal has not shown is gone (what reached the host came before the loss)."""
         device = self.device
         if not device._plugged:
             device._plugged = True

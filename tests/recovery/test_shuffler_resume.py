@@ -272,6 +272,25 @@ def test_a_device_rebuilt_after_a_kill_anywhere_accounts_for_every_fact() -> Non
         resumed(host.facts[:cut], 3, faults)
 
 
+def test_a_slow_shuffle_that_pulled_its_cable_after_its_first_reports_is_replayed_once() -> None:
+    # The shuffle takes time: its start reaches the host, then the cable goes, and the driver
+    # finds the device again while it still shuffles; its end comes after the handshake.
+    faults = {"unplug": 1.0}
+    reference = SimulatedShuffler(SEED, decks_per_batch=DECKS, shuffle_seconds=0.4, fault_rates=faults)
+    host = Host(reference)
+    host.shuffle("A")
+    while ShufflerFact("lost") not in host.facts:
+        host.read()
+    host.replug()
+    while reference.state("A") == "shuffling":
+        host.read()
+    host.read()
+    kinds = [(fact.kind, fact.batch, fact.detail) for fact in host.facts]
+    assert kinds.index(("started", "A", "")) < kinds.index(("lost", None, "")) < kinds.index(("status", "A", "shuffling"))
+    assert kinds[-1] == ("completed", "A", "")
+    assert batches(resumed(host.facts, faults=faults)) == batches(reference)
+
+
 def test_a_shuffle_asked_but_not_reported_before_the_host_died_is_shuffled_again_alike() -> None:
     # The host died right after deciding start_shuffle: the journal shows the command, not
     # that the device took it. The rebuilt device has not shuffled; asked again, it shuffles
