@@ -94,15 +94,7 @@ def test_541_14_kills_while_an_unread_card_waits_to_be_keyed_in_lose_no_card(tmp
     assert audit(run).problems == []
 
 
-#: Seen on some runs only (timing): after a kill at the change of shoe, the restarted shoe
-#: simulator starts the second shoe at the wrong place ("shoe 2 draw 1: journal has TC, the
-#: shoe held 5D"). Not yet found; open in issue 6.
-SHOE_CHANGE_KILL = ("a kill at the change of shoe can restart the simulated shoe at the wrong place of the next "
-                    "shoe (seen intermittently: 'shoe 2 draw 1: journal has TC, the shoe held 5D'); cause not found")
-
-
 @pytest.mark.slow
-@pytest.mark.xfail(strict=False, reason=SHOE_CHANGE_KILL)
 def test_541_12_c_hundred_kills_over_several_shoes(tmp_path: Path, key_file: Path) -> None:
     report = kill_and_audit(tmp_path, key_file, rounds=350, kills=100, seed=23)
     assert MUST_LAND | {"paused", "between_rounds"} <= set(report.moments()), report.moments()
