@@ -212,6 +212,9 @@ class SimShuffler(Protocol):
     def load(self, batch: str, cards: Iterable[str] | None = None) -> None:
         """Put ``cards`` (``None``: new decks) into the slot of ``batch``."""
 
+    def state(self, batch: str) -> str:
+        """The slot's state (``released`` or ``empty``: the batch is out of the shuffler)."""
+
 
 #: Alerts with which the Baccarat table refuses a command that moves the game on.
 #: Wager kinds the simulated players choose from, with relative weights.
@@ -251,7 +254,15 @@ class BaccaratDealer(SimDealer):
         """As :meth:`SimDealer.on_decisions`; also notes that a shoe was accepted."""
         if any(d.type == "announce" and d.data.get("announce") == "shoe" for d in decisions):
             self._shoe_pending = False
+        if any(self._batch_out(d) for d in decisions):
+            self.refused = True  # the same prompt again (new decks rejected in turn): the batch is out again
         super().on_decisions(decisions)
+
+    def _batch_out(self, decision: Decision) -> bool:
+        """Whether ``decision`` asks to put back a batch that is out of the shuffler."""
+        data = decision.data
+        return (self.shuffler is not None and decision.type == "prompt" and data.get("action") == "return_batch"
+                and self.shuffler.state(data["batch"]) in ("empty", "released"))  # fmt: skip
 
     def _press_no_more_bets(self) -> None:
         self.refused = False
@@ -284,6 +295,7 @@ class BaccaratDealer(SimDealer):
         elif action == "return_batch" and self.shuffler is not None:
             # The batch's own cards go back (every one the shoe held), or new decks replace them.
             batch = prompt["batch"]
+            self.refused = False
             self.shuffler.load(batch, None if prompt["replace"] else self.shuffler.order(batch))
         elif action == "read_out":
             self._draw()  # one card: the prompt counts up and comes again for the next

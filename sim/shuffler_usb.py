@@ -776,8 +776,8 @@ class _Rebuild:
             self._take(("shuffle", "release"), fact.batch or "")
             return
         action = _DONE_BY[fact.kind]
-        asked = self._take((action,), fact.batch or "") or _Asked(action, fact.batch or "")
-        if not self._do(asked) or not self._sent(fact):
+        asked = self._take((action,), batch) or _Asked(action, batch)
+        if not self._done_with_cable_in(asked) or not self._sent(fact):
             self.unexplained.append(f"{fact.kind} {fact.batch} {fact.digest[:12]}: not what the replay sent")
 
     def _ended_so(self, fact: ShufflerFact) -> bool:
@@ -805,6 +805,17 @@ class _Rebuild:
             if asked.batch == batch and asked.action in actions:
                 return self.asked.pop(index)
         return None
+
+    def _done_with_cable_in(self, asked: _Asked) -> bool:
+        """:meth:`_do` what the device reported doing: its cable was in then, even if a slow
+        shuffle the replay has already finished pulled it (the pull came later)."""
+        device = self.device
+        pulled = not device._plugged
+        device._plugged = True
+        try:
+            return self._do(asked)
+        finally:
+            device._plugged = device._plugged and not pulled
 
     def _do(self, asked: _Asked) -> bool:
         """Carry out ``asked`` on the device, as it did; False if its slot does not allow it."""

@@ -273,21 +273,28 @@ def test_a_device_rebuilt_after_a_kill_anywhere_accounts_for_every_fact() -> Non
 
 
 def test_a_slow_shuffle_that_pulled_its_cable_after_its_first_reports_is_replayed_once() -> None:
-    # The shuffle takes time: its start reaches the host, then the cable goes, and the driver
-    # finds the device again while it still shuffles; its end comes after the handshake.
+    # The shuffle takes time: its start reaches the host, the other batch is released, then the
+    # cable goes; the driver finds the device again while it still shuffles, and its end comes
+    # after the handshake. The replay finishes a shuffle at once, cable and all.
     faults = {"unplug": 1.0}
     reference = SimulatedShuffler(SEED, decks_per_batch=DECKS, shuffle_seconds=0.4, fault_rates=faults)
     host = Host(reference)
-    host.shuffle("A")
-    while ShufflerFact("lost") not in host.facts:
+    for batch in "AB":
+        host.shuffle(batch)
+        if batch == "B":
+            host.release("A")
+        while ShufflerFact("lost") not in host.facts[-3:]:
+            host.read()
+        host.replug()
+        while reference.state(batch) == "shuffling":
+            host.read()
         host.read()
-    host.replug()
-    while reference.state("A") == "shuffling":
-        host.read()
-    host.read()
     kinds = [(fact.kind, fact.batch, fact.detail) for fact in host.facts]
-    assert kinds.index(("started", "A", "")) < kinds.index(("lost", None, "")) < kinds.index(("status", "A", "shuffling"))
-    assert kinds[-1] == ("completed", "A", "")
+    lost, shuffling = kinds.index(("lost", None, "")), kinds.index(("status", "A", "shuffling"))
+    assert kinds.index(("started", "A", "")) < lost < shuffling
+    released = kinds.index(("released", "A", ""))
+    assert kinds.index(("started", "B", "")) < released < kinds.index(("status", "B", "shuffling"))
+    assert kinds[-1] == ("completed", "B", "")
     assert batches(resumed(host.facts, faults=faults)) == batches(reference)
 
 
