@@ -7,8 +7,9 @@ transfers on endpoints 0x01 and 0x81, vendor control requests, string descriptor
 driver detach. Nothing in the driver knows it is talking to a simulation.
 
 The simulated device holds two batch slots, A and B (§ 541.3(b)(2)), each set up for the
-same number of decks with its own back colour. Shuffles are seeded
-(:class:`random.Random`), so a seed reproduces every order. A shuffle takes
+same number of decks with its own back colour. Shuffles are seeded (:class:`random.Random`),
+each batch from a stream of its own, so a seed reproduces every order of a batch, whenever
+the other batch was shuffled (a jam cleared before or after a change of shoe). A shuffle takes
 ``shuffle_seconds`` (0 in tests: every event is due at once) and reports its progress at
 25, 50 and 75 %.
 
@@ -131,7 +132,7 @@ class _Slot:
 class SimulatedShuffler(usb.backend.IBackend):
     """A shuffler on a simulated USB bus: pass it as pyusb's ``backend``.
 
-    :param seed: seeds every shuffle and every random fault.
+    :param seed: seeds every shuffle and every random fault (each batch's stream).
     :param decks_per_batch: decks in each of the two batches (§ 541.3(b)(2)).
     :param back_colours: back colours of batches A and B (§ 541.3(b)(3)).
     :param loaded: start with both batches in their slots, unshuffled.
@@ -174,7 +175,7 @@ class SimulatedShuffler(usb.backend.IBackend):
         self.shuffle_seconds = shuffle_seconds
         self.fault_rates = dict(fault_rates or {})
         self.recover_after_s = recover_after_s
-        self._rng = random.Random(seed)
+        self._rngs = {batch: random.Random(f"{seed}-batch-{batch}") for batch in codec.BATCHES}
         self._cond = threading.Condition(threading.RLock())
         self._slots = {
             batch: _Slot(batch, decks_per_batch, colour, [])
@@ -371,13 +372,14 @@ class SimulatedShuffler(usb.backend.IBackend):
             self._outbox.clear()
 
     def _memory(self) -> tuple[Any, ...]:
-        """What :meth:`_recall` puts back: the random stream, the slots, the cable and what was sent."""
-        return (self._rng.getstate(), copy.deepcopy(self._slots), self._plugged, self._door_open, self._jammed,
-                list(self._outbox or ()))  # fmt: skip
+        """What :meth:`_recall` puts back: the random streams, the slots, the cable and what was sent."""
+        return ({batch: rng.getstate() for batch, rng in self._rngs.items()}, copy.deepcopy(self._slots),
+                self._plugged, self._door_open, self._jammed, list(self._outbox or ()))  # fmt: skip
 
     def _recall(self, memory: tuple[Any, ...]) -> None:
-        rng_state, slots, self._plugged, self._door_open, self._jammed, outbox = memory
-        self._rng.setstate(rng_state)
+        rng_states, slots, self._plugged, self._door_open, self._jammed, outbox = memory
+        for batch, state in rng_states.items():
+            self._rngs[batch].setstate(state)
         self._slots, self._outbox = slots, outbox
 
     def _abandon_shuffles(self) -> str | None:
@@ -389,11 +391,11 @@ class SimulatedShuffler(usb.backend.IBackend):
                 abandoned = slot.batch
         return abandoned
 
-    def _faults_for_this_shuffle(self) -> set[str]:
+    def _faults_for_this_shuffle(self, rng: random.Random) -> set[str]:
         faults, self._armed = self._armed, set()
         for name in FAULTS:  # fixed order: the draw sequence depends only on the seed
             rate = self.fault_rates.get(name, 0.0)
-            if rate and self._rng.random() < rate:
+            if rate and rng.random() < rate:
                 faults.add(name)
         return faults
 
@@ -409,15 +411,16 @@ class SimulatedShuffler(usb.backend.IBackend):
         if refusal is not None:
             self._send(refusal)
             return
-        faults = self._faults_for_this_shuffle()
+        rng = self._rngs[slot.batch]
+        faults = self._faults_for_this_shuffle(rng)
         if "missing_card" in faults:
-            slot.cards.pop(self._rng.randrange(len(slot.cards)))
+            slot.cards.pop(rng.randrange(len(slot.cards)))
         if "extra_card" in faults:
-            slot.cards.insert(self._rng.randrange(len(slot.cards) + 1), self._rng.choice(slot.cards))
+            slot.cards.insert(rng.randrange(len(slot.cards) + 1), rng.choice(slot.cards))
         if "same_order" in faults:
             order = list(slot.order) if len(slot.order) == len(slot.cards) else list(slot.cards)
         else:
-            order = self._rng.sample(slot.cards, len(slot.cards))
+            order = rng.sample(slot.cards, len(slot.cards))
         shuffle_id = next(self._shuffle_ids)
         slot.state, slot.percent, slot.shuffle_id = "shuffling", 0, shuffle_id
         self._send(codec.ShuffleStarted(slot.batch))
@@ -702,7 +705,7 @@ _REPORTS: dict[str, type] = {
 _DONE_BY = {"loaded": "load", "started": "shuffle", "completed": "shuffle", "released": "release"}
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(eq=False)  # each is one request: two alike are two
 class _Asked:
     """Something the device was asked to do (a command, a batch put back), not yet seen done.
 
@@ -862,7 +865,7 @@ class _Rebuild:
                 done.append(asked)
                 self._plug_in()
             if self._agrees(batch, state, digest):
-                self.asked = [a for a in self.asked if all(a is not d for d in done)]
+                self.asked = [a for a in self.asked if a not in done]
                 if any(a.action == "load" for a in done):
                     del self.returns[batch]
                 return
