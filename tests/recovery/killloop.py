@@ -42,6 +42,7 @@ from firmware_host.wiring import game_wiring
 from sim.shoe import SimShoe
 from tests.integration.test_baccarat_run import make_profile
 from tests.integration.test_paigow_run import check_money, check_rolls, check_tiles
+from tests.recovery.shuffler_audit import batch_shoes
 
 __all__ = [
     "DECKS", "MOMENTS", "Run", "Tracker", "KillLoopReport", "Stalled", "write_profile", "paigow_profile", "kill_loop",
@@ -437,6 +438,8 @@ def audit(run: Run, key: bytes | None = None) -> Audit:
     - Baccarat: every completed round's cards give what ``resolve`` gives (§ 541.9-§ 541.12);
       no card lost or counted twice (each shoe's draws are, in order, the seeded shoe's, and
       a card keyed in is the card the shoe held); each wager settled once, for what was placed;
+      with a shuffler, each shoe held the batch the shuffler reported, and a composition alert
+      only for a batch whose cards the simulator made wrong;
     - Pai Gow: the integration tests' checks of every round (the rolls and the starting
       position, § 535.8(c), § 535.12; the tiles delivered; money conserved, § 535.10).
     """
@@ -477,8 +480,9 @@ def seeded_shoe(seed: int, decks: int, shoe_number: int, draws: int) -> list[str
 
 
 def _audit_draws(journal: Journal, run: Run, profile: TableProfile, found: Audit) -> None:
-    """Each shoe's journaled draws are the seeded shoe's, in order, once each; a card the
-    shoe could not read and the dealer keyed in is the card the shoe held there."""
+    """Each shoe's journaled draws are the seeded shoe's (at a shuffler table: its batch's, as the
+    seeded shuffler released it, see :mod:`tests.recovery.shuffler_audit`), in order, once each;
+    a card the shoe could not read and the dealer keyed in is the card the shoe held there."""
     shoes: list[list[str | None]] = []
     unread: list[tuple[int, int]] = []  # (shoe, draw index) of cards waiting to be keyed in
     for _, event, decisions in journal.steps():
@@ -498,14 +502,19 @@ def _audit_draws(journal: Journal, run: Run, profile: TableProfile, found: Audit
                 unread.append((len(shoes) - 1, len(shoes[-1]) - 1))
     found.shoes, found.draws = len(shoes), sum(map(len, shoes))
     composition = shoe_composition(profile.decks)
+    batches, problems = batch_shoes(journal, run.seed, profile)  # a shuffler table's shoes hold its batches
+    found.problems.extend(problems)
     for number, drawn in enumerate(shoes, start=1):
-        expected = seeded_shoe(run.seed, profile.decks, number, len(drawn))
+        if batches is not None:
+            expected, composition = batches.held(number, len(drawn)), batches.composition(number)
+        else:
+            expected = seeded_shoe(run.seed, profile.decks, number, len(drawn))
         for position, (card, physical) in enumerate(zip(drawn, expected), start=1):
             # "?": unread and not keyed in (a burn or discard card, whose identity does not matter).
             found.check(card in ("?", physical), f"shoe {number} draw {position}: journal has {card}, the shoe held {physical}")
         counted = Counter(parse_card(card) for card in drawn if card not in (None, "?"))
         found.check(all(n <= composition[card] for card, n in counted.items()),
-                    f"shoe {number}: a card counted more often than {profile.decks} decks hold it")
+                    f"shoe {number}: a card counted more often than the shoe holds it")
 
 
 def _refused(decisions: list[Any]) -> bool:

@@ -1,0 +1,86 @@
+"""The kill loop's audit at a table with an automatic shuffler (§ 541.3(b)).
+
+A shoe there holds a batch as the shuffler released it, cut as the shoe cut it
+(§ 541.5(d)-(e)), not a shoe the simulated shoe shuffled. :func:`batch_shoes` rebuilds
+the seeded shuffler's orders from the journal (as a restarted simulator does) and checks
+them against what the device itself reported: each shoe's batch order has the order digest
+the shuffler reported for that batch before the shoe was loaded, the replay accounts for
+every report, and a shoe whose composition audit failed (§ 541.3(b)(1)) was loaded with a
+batch whose cards were wrong (a missing or extra card the simulator injected).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+
+from drivers.codecs.shuffler import order_digest
+from firmware_host.baccarat.cards import Card, parse_card, shoe_composition
+from firmware_host.journal import Journal, export_shoes
+from firmware_host.profiles import TableProfile
+from firmware_host.recovery import shuffler_resume_point
+from firmware_host.wiring.devices import DeviceContext, shuffler_sim
+from sim.shoe import SimShoe
+
+__all__ = ["BatchShoes", "batch_shoes"]
+
+
+@dataclasses.dataclass(frozen=True)
+class BatchShoes:
+    """The batch order each shoe of a shuffler table was loaded with (shoe 1 first)."""
+
+    seed: int
+    orders: tuple[tuple[str, ...], ...]
+
+    def held(self, number: int, draws: int) -> list[str | None]:
+        """The first ``draws`` physical cards of shoe ``number`` (None: the cover card), cut as
+        the simulated shoe cut them (its first batch is its second shoe)."""
+        shoe = SimShoe(seed=self.seed, endpoint="socket")
+        try:
+            shoe.load(self.orders[number - 1], shoe_number=number + 1)
+            return [shoe.card_at(index) for index in range(draws)]
+        finally:
+            shoe.stop()
+
+    def composition(self, number: int) -> Counter[Card]:
+        """The cards of shoe ``number``'s batch."""
+        return Counter(parse_card(card) for card in self.orders[number - 1])
+
+
+def batch_shoes(journal: Journal, seed: int, profile: TableProfile) -> tuple[BatchShoes | None, list[str]]:
+    """The shoes' batch orders of a shuffler table, and the problems found with them (``None``
+    and no problems at a table without a shuffler)."""
+    slot = next((s for s in profile.devices.values() if s.model.kind == "shuffler"), None)
+    if slot is None:
+        return None, []
+    resumed = shuffler_sim(slot, DeviceContext(profile.path, seed, profile.decks)).resume(
+        shuffler_resume_point(journal, slot.name))
+    problems = [f"shuffler replay: {problem}" for problem in resumed.unexplained]
+    reported = _reported_digests(journal, slot.name)
+    if len(reported) != len(resumed.shoes):
+        problems.append(f"{len(reported)} shoes loaded from batches, the replay loaded {len(resumed.shoes)}")
+    for number, (order, digest) in enumerate(zip(resumed.shoes, reported), start=1):
+        if order_digest(order).hex() != digest:
+            problems.append(f"shoe {number}: its batch's order is not the one the shuffler reported ({digest[:12]})")
+    full = shoe_composition(profile.decks)
+    shoes = BatchShoes(seed, resumed.shoes)
+    for result in export_shoes(journal.path):
+        number = result["shoe"]
+        injected = number <= len(shoes.orders) and shoes.composition(number) != full
+        if not result["composition_ok"] and not injected:
+            problems.append(f"shoe {number}: composition alert, but its batch held exactly {profile.decks} decks")
+    return shoes, problems
+
+
+def _reported_digests(journal: Journal, device: str) -> list[str]:
+    """For each shoe loaded from a batch: the order digest the shuffler last reported for it."""
+    latest: dict[str, str] = {}
+    digests = []
+    for _, event, decisions in journal.steps():
+        digest = getattr(event, "order_digest", "")
+        if getattr(event, "device", None) == device and digest:
+            latest[getattr(event, "batch")] = digest
+        for decision in decisions:
+            if decision.type == "announce" and decision.data.get("announce") == "shoe" and decision.data.get("batch"):
+                digests.append(latest.get(decision.data["batch"], ""))
+    return digests
