@@ -1,5 +1,5 @@
-"""Issue 6 items 3 and 4 on the real ``tablehost run``: a shoe lost mid-round, an unapproved
-device, a unit with another serial number.
+"""Issue 6 items 3 and 4 on the real ``tablehost run``: a shoe or a shaker lost mid-round, an
+unapproved device, a unit with another serial number.
 
 The table pauses while its shoe is away (red tower lamp, a fault alert for the dealer) and
 resumes where it stood once the driver has handshaken again, with no card lost. A device
@@ -23,8 +23,9 @@ from firmware_host.journal import Journal, verify
 from firmware_host.profiles import load_table
 from firmware_host.service import Service
 from firmware_host.wiring import game_wiring
+from tests.integration.test_paigow_run import SEED as PAIGOW_SEED
 from tests.recovery.killloop import (
-    FOREVER, SHOE_MODEL, Run, Tracker, audit, follow, run_to_end, set_approved, write_profile,
+    FOREVER, SHOE_MODEL, Run, Tracker, audit, follow, paigow_profile, run_to_end, set_approved, write_profile,
 )
 
 #: An outage of the simulated shoe now and then (one draw in 20).
@@ -56,8 +57,16 @@ def test_shoe_lost_mid_round_pauses_red_with_an_alert_and_resumes_after_the_hand
     run = Run(profile, tmp_path / "journal.sqlite", rounds=30 if endpoint == "socket" else 60, seed=2)
     assert run_to_end(run) == 0
     assert audit(run).problems == []  # every draw is the shoe's next card: none lost, none twice
-    journal, prompt, in_round, resumed = steps(run.journal), None, 0, 0
-    for index, (name, fields, decisions) in enumerate(journal):
+    resumed = paused_and_resumed(run.journal)
+    assert len(resumed) >= 1 and "deal" in resumed, resumed
+
+
+def paused_and_resumed(journal_path: Path) -> list[str]:
+    """Check every device lost in the journal: it paused the table (red lamp, a fault alert,
+    the ``wait`` prompt), nothing but wagers came until its new handshake, and the handshake
+    gave the prompt back where it stood; return those prompts' actions."""
+    journal, prompt, resumed = steps(journal_path), None, []
+    for index, (name, _, decisions) in enumerate(journal):
         if name == "DeviceLost":
             assert of(decisions, "device")[0]["online"] is False
             assert [(a["code"], a["severity"]) for a in of(decisions, "alert")] == [("device-lost", "fault")]
@@ -69,11 +78,23 @@ def test_shoe_lost_mid_round_pauses_red_with_an_alert_and_resumes_after_the_hand
             assert of(back, "device")[0]["online"] is True and of(back, "device")[0]["refusal"] is None
             assert of(back, "lamp") != [{"colour": "red"}]
             assert prompt is not None and of(back, "prompt") == [prompt]  # the table resumes where it stood
-            in_round += prompt["action"] == "deal"
-            resumed += 1
+            resumed.append(prompt["action"])
         elif of(decisions, "prompt") and of(decisions, "prompt")[-1]["action"] != "wait":
             prompt = of(decisions, "prompt")[-1]
-    assert resumed >= 1 and in_round >= 1, (resumed, in_round)
+    return resumed
+
+
+def test_535_the_shaker_lost_mid_round_pauses_the_table_and_resumes_it_after_the_handshake(tmp_path: Path) -> None:
+    # The shaker's link goes down now and then (one shake in 20), mid-shaking and mid-reveal too.
+    profile = paigow_profile(tmp_path)
+    text = profile.read_text().replace("disconnect = 0.001", OUTAGES)
+    profile.write_text(text.replace("[devices.shaker.sim]", '[devices.shaker.sim]\nendpoint = "socket"'))  # a pulled cable
+    run = Run(profile, tmp_path / "journal.sqlite", rounds=40, seed=PAIGOW_SEED)
+    assert run_to_end(run) == 0
+    assert audit(run).problems == []  # every round's rolls, start, tiles and money check out
+    resumed = paused_and_resumed(run.journal)
+    # An outage follows a shake: the table was shaking, revealing or closing the round.
+    assert resumed and set(resumed) <= {"shake", "reshake", "reveal", "read_dice", "collect_and_cover", "set_hands"}, resumed
 
 
 @pytest.mark.parametrize(
