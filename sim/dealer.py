@@ -216,7 +216,6 @@ class SimShuffler(Protocol):
         """The slot's state (``released`` or ``empty``: the batch is out of the shuffler)."""
 
 
-#: Alerts with which the Baccarat table refuses a command that moves the game on.
 #: Wager kinds the simulated players choose from, with relative weights.
 _BACCARAT_KINDS = {"banker": 45, "player": 40, "tie": 8, "player_pair": 3, "banker_pair": 3, "lucky_six": 1}
 #: Chip values the simulated players bet, in cents.
