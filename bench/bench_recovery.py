@@ -19,9 +19,14 @@ Soak (``--kills N``): :func:`tests.recovery.killloop.kill_loop` SIGKILLs the rea
 N times over a run with every fault (a keyed journal), restarting it until the run ends,
 then audits the journal; ``--exact`` leaves out the dealer's errors (whose timing the
 simulation does not fix) and compares the rounds with an uninterrupted run of the seed.
+``--table shuffler`` soaks the shuffler tests' table instead (§ 541.3(b): 6-deck batches,
+every shuffler fault): the N seeded kills, then a kill at each moment of N / 20 more
+changes of shoe (:func:`~tests.recovery.killloop.kill_at_shoe_changes`);
+the audit also checks each shoe against the batch the shuffler released. A soak that finds
+a problem keeps its journal and the processes' log (the path is printed).
 
     .venv/bin/python bench/bench_recovery.py [--rounds 2000] [--days 30] [--dir DIR]
-    .venv/bin/python bench/bench_recovery.py --kills 200 [--exact] [--seed S]
+    .venv/bin/python bench/bench_recovery.py --kills 200 [--exact] [--seed S] [--table shoe|shuffler]
 
 Run the recovery figures on the disk the journal lives on (``--dir``; writing the day's
 journal does an fsync per step, so it takes minutes on an SD card; recovery only reads).
@@ -30,8 +35,10 @@ journal does an fsync per step, so it takes minutes on an SD card; recovery only
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import io
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -49,15 +56,17 @@ from bench_journal import filesystem_of  # noqa: E402  (bench/ is the script's d
 from drivers.events import DeviceEvent  # noqa: E402
 from drivers.events.shoe import CardRead, CutCard  # noqa: E402
 from drivers.events.table import DealerCommand, DeviceIdentified, WagerPlaced  # noqa: E402
-from firmware_host.journal import Journal, verify, write_key  # noqa: E402
+from firmware_host.journal import Journal, export_shoes, verify, write_key  # noqa: E402
 from firmware_host.profiles import load_table  # noqa: E402
 from firmware_host.recovery import shoe_resume_point  # noqa: E402
 from firmware_host.cli.run import STARTUP_EXTENSION_S  # noqa: E402
 from firmware_host.service import Service  # noqa: E402
 from firmware_host.wiring import build_table, game_wiring  # noqa: E402
 from tests.recovery.killloop import (  # noqa: E402
-    Run, audit, compare_runs, kill_loop, run_to_end, seeded_shoe, write_profile,
+    SHOE_CHANGE, KillLoopReport, Run, audit, compare_runs, kill_at_shoe_changes, kill_loop, run_to_end, seeded_shoe,
+    shoes_played, shuffler_profile, write_profile,
 )
+from tests.recovery.shuffler_audit import shuffler_troubles  # noqa: E402
 
 DEFAULT_ROUNDS = 2000
 #: Days of such play the replay time is extrapolated to (a journal never started afresh).
@@ -71,6 +80,11 @@ REPEATS = 3
 SOAK_FAULTS = ("corrupt_byte = 0.01, drop_frame = 0.01, duplicate_frame = 0.01, unreadable_card = 0.02, "
                "face_up_card = 0.005, empty_early = 0.001")
 SOAK_DEALER = "card_drawn_in_error = 0.02\ncard_disclosed = 0.5"
+#: Rounds a 6-deck shoe deals at most (312 cards, 4 a round at the fewest): the shuffler soak's
+#: run is long enough for every change of shoe it aims at.
+SHOE_ROUNDS_AT_MOST = 312 // 4
+#: The shuffler soak aims at the moments of one change of shoe per this many seeded kills.
+KILLS_PER_SHOE_CHANGE = 20
 
 
 # --------------------------------------------------------------------------- a day's journal
@@ -167,26 +181,77 @@ def recovery(rounds: int, days: int, directory: Path) -> None:
 # --------------------------------------------------------------------------- the soak
 
 
-def soak(kills: int, seed: int, exact: bool, directory: Path) -> int:
-    rounds = max(100, 4 * kills)
+@dataclasses.dataclass
+class Kills:
+    """What a soak's kills did: the run they left, the kill loop's report, and the kills aimed
+    at the moments of a change of shoe (``(aim, the journal's last input)``, a shuffler table)."""
+
+    run: Run
+    loop: KillLoopReport
+    at_shoe_changes: list[tuple[str, str]]
+    starts: int
+    seconds: float
+
+
+def loop_rounds(kills: int) -> int:
+    """The kill loop's rounds: 4 a kill, 100 at least."""
+    return max(100, 4 * kills)
+
+
+def shoe_table_kills(kills: int, seed: int, exact: bool, directory: Path, key_file: Path) -> Kills:
+    """The kill loop at the table whose shoe shuffles its own cards."""
+    profile = write_profile(directory, faults=SOAK_FAULTS, dealer="" if exact else SOAK_DEALER, key_file=key_file)
+    run = Run(profile, directory / "soak.sqlite", loop_rounds(kills), seed)
+    report = kill_loop(run, kills, seed)
+    return Kills(run, report, [], report.starts, report.seconds)
+
+
+def shuffler_table_kills(kills: int, seed: int, exact: bool, directory: Path, key_file: Path) -> Kills:
+    """At the shuffler tests' table: the kill loop (as at the shoe table), then a kill at each
+    moment of the next changes of shoe (one per :data:`KILLS_PER_SHOE_CHANGE` seeded kills,
+    two at least), then the run to its end."""
+    profile = shuffler_profile(directory, key_file, dealer_errors=not exact)
+    journal, changes = directory / "soak.sqlite", max(2, kills // KILLS_PER_SHOE_CHANGE)
+    rounds = loop_rounds(kills) + changes * SHOE_ROUNDS_AT_MOST  # the last change surely comes before the run ends
+    started = time.monotonic()
+    report = kill_loop(Run(profile, journal, loop_rounds(kills), seed), kills, seed)
+    run = Run(profile, journal, rounds, seed)  # --rounds counts from the journal's start
+    landed = kill_at_shoe_changes(run, changes)
+    status = run_to_end(run)
+    if status != 0:
+        raise AssertionError(f"tablehost run exited {status}:\n{run.log_tail()}")
+    return Kills(run, report, landed, report.starts + len(landed) + 1, time.monotonic() - started)
+
+
+TABLES = {"shoe": shoe_table_kills, "shuffler": shuffler_table_kills}
+
+
+def soak(table: str, kills: int, seed: int, exact: bool, directory: Path) -> int:
     key_file = directory / "journal.key"
     write_key(key_file)
-    profile = write_profile(directory, faults=SOAK_FAULTS, dealer="" if exact else SOAK_DEALER, key_file=key_file)
-    run = Run(profile, directory / "soak.sqlite", rounds, seed)
-    report = kill_loop(run, kills, seed)
-    found = audit(run, key_file.read_bytes())
-    moments = Counter(report.moments())
-    print(f"soak: {len(report.kills)} SIGKILLs, {report.starts} starts, {rounds} rounds, {found.shoes} shoes, "
-          f"{found.draws} draws in {report.seconds:.1f} s ({report.seconds / report.starts:.2f} s per start)")
-    print("kills landed: " + ", ".join(f"{moment} {n}" for moment, n in moments.most_common()))
+    done = TABLES[table](kills, seed, exact, directory, key_file)
+    run, key = done.run, key_file.read_bytes()
+    found = audit(run, key)
+    killed = len(done.loop.kills) + len(done.at_shoe_changes)
+    print(f"soak ({table} table): {killed} SIGKILLs, {done.starts} starts, {run.rounds} rounds, {found.shoes} shoes, "
+          f"{found.draws} draws in {done.seconds:.1f} s ({done.seconds / done.starts:.2f} s per start)")
+    print("kills landed: " + ", ".join(f"{moment} {n}" for moment, n in done.loop.moments().most_common()))
+    if table == "shuffler":
+        aims = Counter(aim for aim, _ in done.at_shoe_changes)
+        print("kills at changes of shoe, aimed at: "
+              + ", ".join(f"{aim} {aims[aim]}" for aim in SHOE_CHANGE if aims[aim]))
+        troubles = shuffler_troubles(run.journal, key)
+        print("shuffler troubles in the run: " + (", ".join(f"{t} {n}" for t, n in troubles.most_common()) or "none"))
     print(f"audit: {found.steps_replayed} steps replay identically; {len(found.problems)} problems")
     for problem in found.problems[:20]:
         print(f"  {problem}")
     differences: list[str] = []
     if exact:
-        uninterrupted = Run(profile, directory / "uninterrupted.sqlite", rounds, seed)
+        uninterrupted = Run(run.profile, directory / "uninterrupted.sqlite", run.rounds, seed)
         run_to_end(uninterrupted)
-        differences = compare_runs(run.journal, uninterrupted.journal)
+        # A restart at a shuffler table adds its own alerts to the shoe (devices lost, a shuffle abandoned).
+        differences = compare_runs(run.journal, uninterrupted.journal,
+                                   shoes=shoes_played if table == "shuffler" else export_shoes)
         print(f"compared with an uninterrupted run of seed {seed}: "
               f"{'identical rounds and shoes' if not differences else f'{len(differences)} differences'}")
         for difference in differences[:20]:
@@ -203,10 +268,21 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--kills", type=int, help="run the kill-loop soak with this many SIGKILLs instead")
     parser.add_argument("--exact", action="store_true", help="soak without dealer errors, compared with an uninterrupted run")
     parser.add_argument("--seed", type=int, default=SEED, help="the soak's seed")
+    parser.add_argument("--table", choices=sorted(TABLES), default="shoe",
+                        help="the soak's table: the shoe shuffles its cards, or an automatic shuffler does")
     args = parser.parse_args(argv)
+    if args.kills:
+        directory = Path(tempfile.mkdtemp(prefix="soak-", dir=args.dir))
+        status = 1
+        try:
+            status = soak(args.table, args.kills, args.seed, args.exact, directory)
+        finally:
+            if status == 0:
+                shutil.rmtree(directory)
+            else:
+                print(f"journal and processes' log kept in {directory}")
+        return status
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
-        if args.kills:
-            return soak(args.kills, args.seed, args.exact, Path(tmp))
         recovery(args.rounds, args.days, Path(tmp))
     return 0
 

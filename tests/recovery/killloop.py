@@ -28,7 +28,7 @@ import sys
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from drivers.events import to_record
 from firmware_host.baccarat.cards import parse_card, shoe_composition
@@ -45,8 +45,9 @@ from tests.integration.test_paigow_run import check_money, check_rolls, check_ti
 from tests.recovery.shuffler_audit import batch_shoes
 
 __all__ = [
-    "DECKS", "MOMENTS", "Run", "Tracker", "KillLoopReport", "Stalled", "write_profile", "paigow_profile", "kill_loop",
-    "run_to_end", "follow", "kill", "audit", "compare_runs", "replay",
+    "DECKS", "MOMENTS", "SHOE_CHANGE", "Run", "Tracker", "KillLoopReport", "Stalled", "write_profile", "paigow_profile",
+    "shuffler_profile", "kill_loop", "kill_at_shoe_changes", "run_to_end", "follow", "kill", "audit", "compare_runs",
+    "shoes_played", "replay",
 ]
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -75,6 +76,10 @@ SHOE_MOMENT_SECONDS = 8.0
 COVER_SOON_DRAWS = 60
 #: Input records that are one draw from the shoe (``firmware_host.recovery.DRAW_EVENTS``).
 DRAWS = ("CardRead", "CutCard", "CardUnreadable", "CardFaceUp")
+#: The shuffler's faults per shuffle, lower than the shipped profile's (0.2): some shuffles go through.
+SHUFFLER_FAULTS = "jam = 0.1, door_open = 0.1, missing_card = 0.1, extra_card = 0.1, unplug = 0.1, same_order = 0.1"
+#: A shuffle takes this long (the shipped profile: no time), so kills land while one runs.
+SHUFFLE_SECONDS = 0.2
 
 
 # --------------------------------------------------------------------------- profiles
@@ -107,6 +112,29 @@ def paigow_profile(directory: Path, name: str = "sim-paigow.toml") -> Path:
     (directory / "tables").mkdir()
     path = directory / "tables" / name
     shutil.copyfile(ROOT / "hardware-profiles" / "tables" / name, path)
+    return path
+
+
+def shuffler_profile(directory: Path, key_file: Path, *, dealer_errors: bool = True) -> Path:
+    """The shipped simulated shuffler table in ``directory``: 6-deck batches (§ 541.3(b): 12 to
+    16 decks in two batches of 6 to 8), :data:`SHUFFLER_FAULTS`, shuffles of
+    :data:`SHUFFLE_SECONDS`, a keyed journal.
+
+    :param dealer_errors: keep the shipped dealer's errors (``False``: a dealer who never errs,
+        for runs compared with an uninterrupted one; see ``docs/recovery.md``).
+    """
+    path = paigow_profile(directory, "sim-baccarat-shuffler.toml")
+    text, _, _ = path.read_text().partition("[journal]")  # --journal names the journal
+    honest_dealer = () if dealer_errors else (("card_drawn_in_error = 0.003", "card_drawn_in_error = 0"),
+                                              ("card_disclosed = 0.002", "card_disclosed = 0"))
+    for old, new in (("decks = 8 ", "decks = 6 "), ("decks_per_batch = 8", "decks_per_batch = 6"),
+                     ("jam = 0.2, door_open = 0.2, missing_card = 0.2, extra_card = 0.2, unplug = 0.2, "
+                      "same_order = 0.2", SHUFFLER_FAULTS),
+                     ("[devices.shuffler.sim]\n", f"[devices.shuffler.sim]\nshuffle_seconds = {SHUFFLE_SECONDS}\n"),
+                     *honest_dealer):  # fmt: skip
+        assert old in text, f"the shipped profile no longer has {old!r}"
+        text = text.replace(old, new)
+    path.write_text(f'{text}[journal]\nhmac_key_file = "{key_file}"\n')
     return path
 
 
@@ -408,6 +436,52 @@ def _wait_for_exit(proc: subprocess.Popen[bytes], tracker: Tracker) -> None:
     follow(proc, tracker, FOREVER, lambda: False)
 
 
+# --------------------------------------------------------------------------- changes of shoe at a shuffler table
+
+
+#: The moments of a change of shoe at a shuffler table, in the order they come, as the journal shows them.
+SHOE_CHANGE: dict[str, Callable[[Tracker], bool]] = {
+    "read_out": lambda t: t.prompt == "read_out",  # the last hand is over: the rest of the shoe is read
+    "return_batch": lambda t: t.prompt == "return_batch",  # the batch goes back into the shuffler (§ 541.3(b)(6))
+    "batch_loaded": lambda t: t.last_input == "BatchLoaded",
+    "shuffling": lambda t: t.last_input in ("ShuffleStarted", "ShuffleProgress"),
+    "released": lambda t: t.last_input == "BatchReleased",  # the other batch is out for the next shoe
+    "load_shoe": lambda t: t.prompt == "load_shoe",
+}
+
+
+def kill_at_shoe_changes(run: Run, changes: int) -> list[tuple[str, str]]:
+    """SIGKILL ``run`` at the moments of :data:`SHOE_CHANGE` in turn over the next ``changes``
+    changes of shoe, each change starting further on in the list; ``(aim, the journal's last
+    input)`` per kill. A restarted table hurries through the rest of a change (the batch is
+    shuffled at once, the other one released), so a moment it went past is not waited for
+    beyond the next shoe."""
+    landed: list[tuple[str, str]] = []
+    tracker = Tracker(run)
+    try:
+        moments = list(SHOE_CHANGE)
+        for change in range(changes):
+            tracker.poll()
+            next_shoe = tracker.shoes + 1
+            first = change * len(moments) // changes  # a restart hurries through the change: start further on
+            for aim in moments[first:] + moments[:first]:
+                if tracker.shoes >= next_shoe:
+                    break
+                proc = run.start()
+                tracker.poll()
+                since = tracker.seq
+                reached = SHOE_CHANGE[aim]
+                follow(proc, tracker, FOREVER,
+                       lambda: tracker.seq > since and (reached(tracker) or tracker.shoes >= next_shoe))
+                kill(proc)
+                tracker.settle()
+                assert proc.returncode != 0, f"the run ended before the kill aimed at {aim}"
+                landed.append((aim, tracker.last_input or ""))
+    finally:
+        tracker.close()
+    return landed
+
+
 # --------------------------------------------------------------------------- the audit
 
 
@@ -573,10 +647,12 @@ def _duplicates_and_gaps(numbers: list[int], expected: int) -> str:
     return f"twice {twice[:10]}, missing {missing[:10]}, {len(numbers)} rounds"
 
 
-def compare_runs(killed: Path, uninterrupted: Path) -> list[str]:
-    """Where the killed run's rounds and shoes differ from the uninterrupted run's (empty: identical)."""
+def compare_runs(killed: Path, uninterrupted: Path,
+                 shoes: Callable[[Path], Iterable[dict[str, Any]]] = export_shoes) -> list[str]:
+    """Where the killed run's rounds and shoes (as ``shoes`` exports them; :func:`shoes_played`
+    at a shuffler table) differ from the uninterrupted run's (empty: identical)."""
     differences = []
-    for name, export in (("round", export_rounds), ("shoe", export_shoes)):
+    for name, export in (("round", export_rounds), ("shoe", shoes)):
         a, b = list(export(killed)), list(export(uninterrupted))
         if len(a) != len(b):
             differences.append(f"{len(a)} {name}s after kills, {len(b)} uninterrupted")
@@ -585,6 +661,12 @@ def compare_runs(killed: Path, uninterrupted: Path) -> list[str]:
                 changed = sorted(k for k in set(x) | set(y) if x.get(k) != y.get(k))
                 differences.append(f"{name} {x.get(name, '?')}: {', '.join(changed)} differ")
     return differences
+
+
+def shoes_played(journal: Path) -> list[dict[str, Any]]:
+    """Each finished shoe as ``journal export --shoes`` gives it, but its alerts: a restart adds
+    its own (the devices lost and found again, a shuffle abandoned when the host died)."""
+    return [{key: value for key, value in shoe.items() if key != "alerts"} for shoe in export_shoes(journal)]
 
 
 def key_of(profile: Path) -> bytes | None:

@@ -13,16 +13,17 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
+from pathlib import Path
 
 from drivers.codecs.shuffler import order_digest
 from firmware_host.baccarat.cards import Card, parse_card, shoe_composition
 from firmware_host.journal import Journal, export_shoes
 from firmware_host.profiles import TableProfile
-from firmware_host.recovery import shuffler_resume_point
+from firmware_host.recovery import RESTARTED, shuffler_resume_point
 from firmware_host.wiring.devices import DeviceContext, shuffler_sim
 from sim.shoe import SimShoe
 
-__all__ = ["BatchShoes", "batch_shoes"]
+__all__ = ["BatchShoes", "batch_shoes", "shuffler_troubles"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -84,3 +85,16 @@ def _reported_digests(journal: Journal, device: str) -> list[str]:
             if decision.type == "announce" and decision.data.get("announce") == "shoe" and decision.data.get("batch"):
                 digests.append(latest.get(decision.data["batch"], ""))
     return digests
+
+
+def shuffler_troubles(journal: Path, key: bytes) -> Counter[str]:
+    """The shuffler's faults and losses (a pulled cable, not a restart) in the journal."""
+    troubles: Counter[str] = Counter()
+    with Journal.open(journal, hmac_key=key) as opened:
+        for _, event, _ in opened.steps():
+            name, device = type(event).__name__, getattr(event, "device", None)
+            if name == "ShufflerFault":
+                troubles[getattr(event, "code")] += 1
+            elif name == "DeviceLost" and device == "shuffler" and getattr(event, "reason") != RESTARTED:
+                troubles["lost"] += 1
+    return troubles

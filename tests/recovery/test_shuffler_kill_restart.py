@@ -14,17 +14,15 @@ an uninterrupted run of the same seed.
 
 from __future__ import annotations
 
-from collections import Counter
 from pathlib import Path
-from typing import Any, Callable
 
 import pytest
 
-from firmware_host.journal import Journal, export_rounds, export_shoes
-from firmware_host.recovery import RESTARTED
+from firmware_host.journal import export_rounds
 from tests.recovery.killloop import (
-    FOREVER, Run, Tracker, audit, follow, kill, kill_loop, paigow_profile, run_to_end,
+    Run, audit, kill_at_shoe_changes, kill_loop, run_to_end, shoes_played, shuffler_profile,
 )  # fmt: skip
+from tests.recovery.shuffler_audit import shuffler_troubles
 
 #: A seed whose shuffler jams, opens its door and miscounts in an uninterrupted run.
 SEED = 10
@@ -32,86 +30,6 @@ SEED = 10
 ROUNDS = 200
 #: The kill loop's part: the first shoe and into the second.
 LOOP_ROUNDS, LOOP_KILLS = 100, 12
-#: The shuffler's faults per shuffle, lower than the shipped profile's (0.2): some shuffles go through.
-SHUFFLER_FAULTS = "jam = 0.1, door_open = 0.1, missing_card = 0.1, extra_card = 0.1, unplug = 0.1, same_order = 0.1"
-#: A shuffle takes this long (the shipped profile: no time), so kills land while one runs.
-SHUFFLE_SECONDS = 0.2
-#: The moments of a change of shoe at a shuffler table, in the order they come, as the journal shows them.
-SHOE_CHANGE: dict[str, Callable[[Tracker], bool]] = {
-    "read_out": lambda t: t.prompt == "read_out",  # the last hand is over: the rest of the shoe is read
-    "return_batch": lambda t: t.prompt == "return_batch",  # the batch goes back into the shuffler (§ 541.3(b)(6))
-    "batch_loaded": lambda t: t.last_input == "BatchLoaded",
-    "shuffling": lambda t: t.last_input in ("ShuffleStarted", "ShuffleProgress"),
-    "released": lambda t: t.last_input == "BatchReleased",  # the other batch is out for the next shoe
-    "load_shoe": lambda t: t.prompt == "load_shoe",
-}
-
-
-def shuffler_profile(directory: Path, key_file: Path) -> Path:
-    """The shipped simulated shuffler table in ``directory``: 6-deck batches (§ 541.3(b): 12 to
-    16 decks in two batches of 6 to 8), :data:`SHUFFLER_FAULTS`, shuffles of
-    :data:`SHUFFLE_SECONDS`, a keyed journal."""
-    path = paigow_profile(directory, "sim-baccarat-shuffler.toml")
-    text, _, _ = path.read_text().partition("[journal]")  # --journal names the journal
-    for old, new in (("decks = 8 ", "decks = 6 "), ("decks_per_batch = 8", "decks_per_batch = 6"),
-                     ("jam = 0.2, door_open = 0.2, missing_card = 0.2, extra_card = 0.2, unplug = 0.2, "
-                      "same_order = 0.2", SHUFFLER_FAULTS),
-                     ("[devices.shuffler.sim]\n", f"[devices.shuffler.sim]\nshuffle_seconds = {SHUFFLE_SECONDS}\n")):  # fmt: skip
-        assert old in text, f"the shipped profile no longer has {old!r}"
-        text = text.replace(old, new)
-    path.write_text(f'{text}[journal]\nhmac_key_file = "{key_file}"\n')
-    return path
-
-
-def kill_at_shoe_changes(run: Run, changes: int) -> list[tuple[str, str]]:
-    """SIGKILL ``run`` at the moments of :data:`SHOE_CHANGE` in turn over the next ``changes``
-    changes of shoe, each change starting further on in the list; ``(aim, the journal's last
-    input)`` per kill. A restarted table hurries through the rest of a change (the batch is
-    shuffled at once, the other one released), so a moment it went past is not waited for
-    beyond the next shoe."""
-    landed: list[tuple[str, str]] = []
-    tracker = Tracker(run)
-    try:
-        moments = list(SHOE_CHANGE)
-        for change in range(changes):
-            tracker.poll()
-            next_shoe = tracker.shoes + 1
-            first = change * len(moments) // changes  # a restart hurries through the change: start further on
-            for aim in moments[first:] + moments[:first]:
-                if tracker.shoes >= next_shoe:
-                    break
-                proc = run.start()
-                tracker.poll()
-                since = tracker.seq
-                reached = SHOE_CHANGE[aim]
-                follow(proc, tracker, FOREVER,
-                       lambda: tracker.seq > since and (reached(tracker) or tracker.shoes >= next_shoe))
-                kill(proc)
-                tracker.settle()
-                assert proc.returncode != 0, f"the run ended before the kill aimed at {aim}"
-                landed.append((aim, tracker.last_input or ""))
-    finally:
-        tracker.close()
-    return landed
-
-
-def shuffler_troubles(journal: Path, key: bytes) -> Counter[str]:
-    """The shuffler's faults and losses (a pulled cable, not a restart) in the journal."""
-    troubles: Counter[str] = Counter()
-    with Journal.open(journal, hmac_key=key) as opened:
-        for _, event, _ in opened.steps():
-            name, device = type(event).__name__, getattr(event, "device", None)
-            if name == "ShufflerFault":
-                troubles[getattr(event, "code")] += 1
-            elif name == "DeviceLost" and device == "shuffler" and getattr(event, "reason") != RESTARTED:
-                troubles["lost"] += 1
-    return troubles
-
-
-def shoes_played(journal: Path) -> list[dict[str, Any]]:
-    """Each finished shoe as ``journal export --shoes`` gives it, but its alerts: a restart adds
-    its own (the devices lost and found again, a shuffle abandoned when the host died)."""
-    return [{key: value for key, value in shoe.items() if key != "alerts"} for shoe in export_shoes(journal)]
 
 
 @pytest.mark.slow
