@@ -7,7 +7,7 @@ one record per line, in the order they happened:
 - ``bytes``: one chunk of raw bytes, ``rx`` (device -> host, as the host read it) or ``tx``
   (host -> device, as the host wrote it);
 - ``control``: one USB control transfer (request, value, index and the data stage);
-- ``link``: the port opened, closed, failed or was missing;
+- ``link``: the port opened, closed, failed or was missing (a USB device: a transfer failed);
 - ``event``: one input event as the service's queue received it (a driver's, a GPIO
   button's, the console's), so that a replay can put the dealer's actions back between
   the device's bytes.
@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, TextIO
 
 import serial
+import usb.core
 
 from drivers.device import TransportFactory
 from drivers.errors import DeviceNotFound, DriverError
@@ -47,6 +48,7 @@ from drivers.transport import SerialTransport
 __all__ = [
     "FORMAT", "VERSION", "RX", "TX", "CaptureError", "DeviceInfo", "Chunk", "Control", "Link", "EventRecord",
     "Capture", "CaptureWriter", "CaptureTap", "CaptureBackend", "read_capture", "spy_url", "SPY_SCHEME",
+    "BULK_WRITE", "BULK_READ", "CONTROL_TRANSFER",
 ]  # fmt: skip
 
 #: The header's ``format``: what the file is.
@@ -326,11 +328,15 @@ class CaptureTap:
 
 #: bmRequestType bit 7: the data stage goes device -> host (USB 2.0 § 9.3.1).
 _DEVICE_TO_HOST = 0x80
+#: How the text of a USB device's ``lost`` record names the transfer that failed (``<name>: <error>``).
+BULK_WRITE, BULK_READ, CONTROL_TRANSFER = "bulk write", "bulk read", "control transfer"
 
 
 class CaptureBackend:
     """A pyusb backend wrapper: every call goes to the wrapped backend; bulk transfers are
-    recorded as ``bytes`` records and control transfers as ``control`` records."""
+    recorded as ``bytes`` records and control transfers as ``control`` records (a bulk OUT
+    transfer before it is made), and a transfer that fails other than by a timeout as a
+    ``lost`` link record naming it (a replay makes the device leave the bus there)."""
 
     def __init__(self, inner: Any, tap: CaptureTap) -> None:
         self._inner, self._tap = inner, tap
@@ -338,19 +344,29 @@ class CaptureBackend:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
 
+    def _transfer(self, name: str, call: Callable[[], Any]) -> int:
+        try:
+            return int(call())
+        except usb.core.USBTimeoutError:
+            raise
+        except usb.core.USBError as exc:
+            self._tap.link("lost", f"{name}: {exc}")
+            raise
+
     def bulk_write(self, dev_handle: Any, ep: int, intf: int, data: Any, timeout: int) -> int:
         self._tap.chunk(TX, bytes(data))
-        return int(self._inner.bulk_write(dev_handle, ep, intf, data, timeout))
+        return self._transfer(BULK_WRITE, lambda: self._inner.bulk_write(dev_handle, ep, intf, data, timeout))
 
     def bulk_read(self, dev_handle: Any, ep: int, intf: int, buff: Any, timeout: int) -> int:
-        count = int(self._inner.bulk_read(dev_handle, ep, intf, buff, timeout))
+        count = self._transfer(BULK_READ, lambda: self._inner.bulk_read(dev_handle, ep, intf, buff, timeout))
         if count:
             self._tap.chunk(RX, bytes(buff[:count]))
         return count
 
     def ctrl_transfer(self, dev_handle: Any, bmRequestType: int, bRequest: int, wValue: int, wIndex: int,
                       data: Any, timeout: int) -> int:  # fmt: skip
-        count = int(self._inner.ctrl_transfer(dev_handle, bmRequestType, bRequest, wValue, wIndex, data, timeout))
+        count = self._transfer(CONTROL_TRANSFER, lambda: self._inner.ctrl_transfer(
+            dev_handle, bmRequestType, bRequest, wValue, wIndex, data, timeout))
         incoming = bool(bmRequestType & _DEVICE_TO_HOST)
         stage = bytes(data[:count]) if incoming else bytes(data or b"")
         self._tap.writer.control(self._tap.device, RX if incoming else TX, bRequest, wValue, wIndex, stage)

@@ -1,9 +1,11 @@
-"""Replay a capture: the devices of a field capture, back on pseudo-terminals for fresh drivers.
+"""Replay a capture: the devices of a field capture, back for fresh drivers.
 
 :class:`Replay` opens one pseudo-terminal per serial device of a capture
-(:mod:`drivers.capture`) and plays the bytes that device sent, in the order and (with
-``speed=1.0``) with the gaps they had, or as fast as the host takes them (``speed=None``).
-The drivers open :meth:`Replay.url` as they would the real port. Each device's stream waits
+(:mod:`drivers.capture`), and builds a pyusb backend per USB device (the shuffler,
+:class:`sim.replay_usb.ReplayedShuffler`), and plays what each device sent, in the order
+and (with ``speed=1.0``) with the gaps it had, or as fast as the host takes it
+(``speed=None``). Serial drivers open :meth:`Replay.url` as they would the real port; the
+shuffler's driver gets :meth:`Replay.backend` as its pyusb backend. Each device's stream waits
 for its host: a replay starts when the host opens the port (and, in the framed dialect,
 asks who the device is), so nothing is lost to a port not yet open.
 
@@ -22,6 +24,21 @@ did on its own:
   interval the host asked for, so the host does not declare the device lost.
 
 **ASCII dialect**: the device only talks; the bytes are written verbatim and the host's are read and ignored.
+
+**USB** (``usb-framed``, the shuffler): the captured IN transfers are handed to the host's
+bulk reads one by one; the host's OUT transfers (its commands) and vendor control transfers
+(its handshakes) are checked against the capture, and what the device did after one waits
+until the host has made it; where the capture shows the cable pulled, or a new handshake,
+the device leaves the bus and comes back (see :mod:`sim.replay_usb`).
+
+**Between devices**: a device's bytes wait for the events the other replayed devices'
+drivers delivered before them in the capture (the shuffler's BATCH_LOADED after the shoe's
+last card), as the dealer's actions do (below).
+
+**Mismatches**: where the new host does not do what the captured one did (an OUT transfer
+that differs or is one too many, a transfer it never makes, a dealer's action that waited in
+vain for the driver events before it), the replay logs a warning and lists it in
+:attr:`Replay.mismatches`, and goes on.
 
 **The dealer's actions** (console commands, buttons, wagers: ``event`` records of devices
 that are not in the capture's byte stream) are put back in their place with
@@ -49,13 +66,16 @@ from drivers.codecs.framed import Ack, Heartbeat, Identify, Identity, MessageTab
 from drivers.errors import CodecError
 from drivers.events import DeviceEvent
 from sim.errors import SimError
+from sim.replay_usb import ReplayedShuffler, UsbStep
 
-__all__ = ["Replay", "REPLAYABLE_DIALECTS"]
+__all__ = ["Replay", "Mismatch", "REPLAYABLE_DIALECTS", "USB_DIALECT"]
 
 _log = logging.getLogger("tablehost.sim.replay")
 
+#: The dialect of a USB device a replay plays as a pyusb backend (the shuffler).
+USB_DIALECT = "usb-framed"
 #: Dialects a replay can speak.
-REPLAYABLE_DIALECTS = ("framed", "ascii")
+REPLAYABLE_DIALECTS = ("framed", "ascii", USB_DIALECT)
 #: Link-layer frame types the device sends only in answer to the host (dropped from the
 #: captured stream: the replay answers the new host itself).
 _ANSWERS = {0x01: "IDENTITY", 0x03: "ACK", 0x04: "NAK"}
@@ -76,6 +96,9 @@ _LINK_EVENTS = frozenset({"DeviceIdentified", "DeviceLost", "ProtocolError", "Id
 _CONNECTION_EVENTS = frozenset({"DeviceIdentified", "IdentityUnverified"})
 #: DeviceFault codes a driver raises about the link itself (see :mod:`drivers.device`).
 _LINK_FAULT_CODES = frozenset({"port_missing", "port_failed", "no_handshake", "no_ack", "heartbeat", "unapproved", "link"})
+#: A timed step played later than this after it was due was held (by the host, a barrier),
+#: not merely woken late: the gaps after it count from when it was played, seconds.
+_JITTER_S = 0.02
 #: How long a dealer's action waits for the driver events that preceded it, seconds.
 DEFAULT_BARRIER_TIMEOUT_S = 5.0
 
@@ -94,6 +117,11 @@ def _tally(tally: Counter[str], ev: DeviceEvent) -> None:
         tally[ev.device] += 1
     elif type(ev).__name__ in _CONNECTION_EVENTS:
         tally[f"{ev.device} {type(ev).__name__}"] = 1
+
+
+def _others(counted: Counter[str], device: str) -> tuple[tuple[str, int], ...]:
+    """What a step of ``device`` waits for: the events the other devices' drivers delivered before it."""
+    return tuple((key, count) for key, count in counted.items() if key.split(" ")[0] != device)
 
 
 class _Port:
@@ -272,14 +300,32 @@ def _captured_identity(capture: Capture, device: str) -> tuple[Identity | None, 
 
 @dataclasses.dataclass(frozen=True)
 class _Step:
-    """One thing the replay does, in capture order: write bytes, or emit a dealer's action."""
+    """One thing the replay does, in capture order: write bytes, emit a dealer's action, or
+    a USB device's step."""
 
     t: float
     device: str
     data: bytes = b""
     event: DeviceEvent | None = None
-    #: For an event: counted driver events that preceded it in the capture, per device.
+    #: Counted driver events that preceded it in the capture, per device (for a device's
+    #: step: of the other devices).
     after: tuple[tuple[str, int], ...] = ()
+    usb: UsbStep | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Mismatch:
+    """Where the replayed host did not do what the captured one did.
+
+    :param device: the device (or the source of a dealer's action) concerned.
+    :param text: what differed.
+    """
+
+    device: str
+    text: str
+
+    def __str__(self) -> str:
+        return f"{self.device}: {self.text}"
 
 
 class Replay:
@@ -293,7 +339,8 @@ class Replay:
     :param identity: what IDENTITY answers for a framed device whose capture holds none
         (a capture started after the handshake).
     :param barrier_timeout: longest wait of a dealer's action for the events that preceded
-        it; after it the action is emitted anyway (and a warning logged).
+        it, and of a USB device for the host's transfer before its next one; after it the
+        replay goes on (and reports a :class:`Mismatch`).
     :raises SimError: naming a device the capture does not hold or cannot be replayed.
     """
 
@@ -304,23 +351,32 @@ class Replay:
         self.capture, self.speed, self.barrier_timeout = capture, speed, barrier_timeout
         names = list(devices) if devices is not None else [
             name for name, info in capture.devices.items() if info.dialect in REPLAYABLE_DIALECTS]
+        self._wake_r, self._wake_w = os.pipe()
+        self._lock = threading.Lock()
+        #: Every mismatch between the replayed host and the capture, in order.
+        self.mismatches: list[Mismatch] = []
         self._ports: dict[str, _Port] = {}
         self._filters: dict[str, _FramedFilter] = {}
+        self._usb: dict[str, ReplayedShuffler] = {}
         for name in names:
             info = capture.devices.get(name)
             if info is None:
                 raise SimError(f"replay: {capture.path} holds no device {name!r} (it has: {', '.join(capture.devices)})")
             if info.dialect not in REPLAYABLE_DIALECTS:
                 raise SimError(f"replay: {name} speaks {info.dialect!r}; a replay speaks {', '.join(REPLAYABLE_DIALECTS)}")
+            if info.dialect == USB_DIALECT:
+                self._usb[name] = ReplayedShuffler(name, capture, report=lambda text, name=name: self._mismatch(name, text),
+                                                   wake=self._wake)  # fmt: skip
+                continue
             captured, first_seq = _captured_identity(capture, name) if info.dialect == "framed" else (None, 0)
             self._ports[name] = _Port(name, info.dialect, captured or identity, first_seq)
             if info.dialect == "framed":
                 self._filters[name] = _FramedFilter()
+        self._replayed = frozenset(self._ports) | frozenset(self._usb)
         self._steps = self._plan()
         self._emit: Callable[[DeviceEvent], None] | None = None
         self._delivered: Counter[str] = Counter()
-        self._lock = threading.Lock()
-        self._wake_r, self._wake_w = os.pipe()
+        self._barrier_since: float | None = None
         self._stop = threading.Event()
         self.finished = threading.Event()
         self._thread: threading.Thread | None = None
@@ -328,11 +384,20 @@ class Replay:
     @property
     def devices(self) -> list[str]:
         """The replayed devices."""
-        return list(self._ports)
+        return [*self._ports, *self._usb]
 
     def url(self, device: str) -> str:
-        """The port the host opens for ``device`` (``/dev/pts/N``)."""
+        """The port the host opens for the serial ``device`` (``/dev/pts/N``)."""
         return self._ports[device].url
+
+    def backend(self, device: str) -> ReplayedShuffler:
+        """The pyusb backend on which the host finds the USB ``device``."""
+        return self._usb[device]
+
+    def _mismatch(self, device: str, text: str) -> None:
+        _log.warning("replay %s: %s", device, text)
+        with self._lock:
+            self.mismatches.append(Mismatch(device, text))
 
     def inputs(self, emit: Callable[[DeviceEvent], None]) -> Callable[[DeviceEvent], None]:
         """Replay the dealer's actions into ``emit``; returns the ``emit`` to give the replayed
@@ -341,7 +406,7 @@ class Replay:
 
         def counting(ev: DeviceEvent) -> None:
             emit(ev)  # first: an action waiting for this event must queue behind it
-            if ev.device in self._ports:
+            if ev.device in self._replayed:
                 with self._lock:
                     _tally(self._delivered, ev)
                 self._wake()
@@ -351,10 +416,14 @@ class Replay:
     def _plan(self) -> list[_Step]:
         steps: list[_Step] = []
         counted: Counter[str] = Counter()
-        for record in self.capture.records:
+        records = self.capture.records
+        for position in range(len(records) + 1):
+            for name, device in self._usb.items():  # its steps are placed by position (see sim.replay_usb)
+                steps += [_Step(usb.t, name, after=_others(counted, name), usb=usb) for usb in device.steps.get(position, ())]
+            record = records[position] if position < len(records) else None
             if isinstance(record, Chunk) and record.direction == RX and record.device in self._ports:
-                steps.append(_Step(record.t, record.device, data=record.data))
-            elif isinstance(record, EventRecord) and record.device in self._ports:
+                steps.append(_Step(record.t, record.device, data=record.data, after=_others(counted, record.device)))
+            elif isinstance(record, EventRecord) and record.device in self._replayed:
                 _tally(counted, record.event())
             elif isinstance(record, EventRecord) and record.device not in self.capture.devices:
                 steps.append(_Step(record.t, record.device, event=record.event(), after=tuple(counted.items())))
@@ -377,6 +446,9 @@ class Replay:
             self._thread = None
         for port in self._ports.values():
             port.close()
+        if self.mismatches:
+            _log.warning("replay: %d mismatch(es) between the host and the capture; the first: %s",
+                         len(self.mismatches), self.mismatches[0])
         for fd in (self._wake_r, self._wake_w):
             try:
                 os.close(fd)
@@ -399,7 +471,7 @@ class Replay:
 
     def _run(self) -> None:
         index, last_t, last_done = 0, None, time.monotonic()
-        barrier_since: float | None = None
+        waited_for_events = -1  # the step whose wait for the events before it is over
         while not self._stop.is_set():
             now = time.monotonic()
             for port in self._ports.values():
@@ -411,15 +483,29 @@ class Replay:
                 if now < due:
                     deadlines.append(due)
                     break
-                if step.event is not None:
-                    if barrier_since is None:
-                        barrier_since = now
-                    if not self._barrier_met(step, now - barrier_since):
-                        deadlines.append(barrier_since + self.barrier_timeout)
+                if waited_for_events != index:
+                    with self._lock:
+                        met = all(self._delivered[device] >= count for device, count in step.after)
+                    if self._held(met, now, deadlines):
                         break
-                    barrier_since = None
+                    if not met:
+                        what = type(step.event).__name__ if step.event is not None else f"the step of capture t={step.t:.3f}s"
+                        self._mismatch(step.device, f"{what} played after waiting {self.barrier_timeout:.1f}s for the "
+                                       f"driver events before it (want {dict(step.after)}, have {dict(self._delivered)})")
+                    waited_for_events = index
+                if step.event is not None:
                     if self._emit is not None:
                         self._emit(step.event)
+                elif step.usb is not None:
+                    device = self._usb[step.device]
+                    met = device.ready(step.usb)
+                    if not met and not device.waits_for_host(step.usb):
+                        break  # the host reads the previous transfer, or opens the device: it wakes the replay
+                    if self._held(met, now, deadlines):
+                        break
+                    if not met:
+                        self._mismatch(step.device, device.missed(step.usb))
+                    device.play(step.usb)
                 else:
                     port = self._ports[step.device]
                     if not port.ready(now) or port.backlog:
@@ -428,21 +514,28 @@ class Replay:
                             deadlines.append(settled)
                         break
                     self._write(step)
-                index, last_t, last_done = index + 1, step.t, now
+                # Timed: the next gap counts from when this step was due, unless something held it
+                # (the host, a barrier): then from now. Wake-up jitter does not add up step by step.
+                index, last_t, last_done = index + 1, step.t, due if now - due < _JITTER_S else now
             if index == len(self._steps) and not self.finished.is_set():
                 _log.info("replay: all %d steps played", len(self._steps))
                 self.finished.set()
             self._beat(now, deadlines)
             self._wait(deadlines)
 
-    def _barrier_met(self, step: _Step, waited: float) -> bool:
-        with self._lock:
-            met = all(self._delivered[device] >= count for device, count in step.after)
-        if not met and waited >= self.barrier_timeout:
-            _log.warning("replay: %s emitted after waiting %.1fs for the driver events before it (want %s, have %s)",
-                         type(step.event).__name__, waited, dict(step.after), dict(self._delivered))
+    def _held(self, met: bool, now: float, deadlines: list[float]) -> bool:
+        """Whether a step that waits (for driver events, for the host's transfer) holds the
+        replay: its condition is not ``met`` and it has waited less than ``barrier_timeout``."""
+        if met:
+            self._barrier_since = None
+            return False
+        if self._barrier_since is None:
+            self._barrier_since = now
+        if now < self._barrier_since + self.barrier_timeout:
+            deadlines.append(self._barrier_since + self.barrier_timeout)
             return True
-        return met
+        self._barrier_since = None
+        return False
 
     def _write(self, step: _Step) -> None:
         port = self._ports[step.device]

@@ -74,7 +74,7 @@ class DeviceContext:
     capture: CaptureWriter | None = None
     #: Hexdumps every serial device's bytes to ``<spy_dir>/<device>.spy`` (``--spy DIR``).
     spy_dir: Path | None = None
-    #: Plays a capture's serial devices in place of their ports or simulators (``--replay FILE``).
+    #: Plays a capture's devices in place of their ports or simulators (``--replay FILE``).
     replay: Replay | None = None
 
 
@@ -179,12 +179,15 @@ def shuffler_sim(slot: DeviceSlot, context: DeviceContext) -> SimulatedShuffler:
 
 
 def _shuffler(slot: DeviceSlot, emit: Emit, context: DeviceContext) -> DeviceParts:
-    model = slot.model
-    sim = shuffler_sim(slot, context) if slot.simulated else None
-    backend: Any = sim
+    model, sim = slot.model, None
+    if context.replay is not None and _replayed(slot, context):  # the capture's shuffler, real or simulated
+        backend: Any = context.replay.backend(slot.name)
+    else:
+        sim = shuffler_sim(slot, context) if slot.simulated else None
+        backend = sim
     if context.capture is not None:
         tap = context.capture.tap(slot.name, device_info(slot, f"usb:{model.usb_vendor_id:04x}:{model.usb_product_id:04x}"))
-        backend = tap.usb_backend(sim if sim is not None else default_backend())
+        backend = tap.usb_backend(backend if backend is not None else default_backend())
     driver = ShufflerDriver(slot.name, emit, vendor_id=model.usb_vendor_id, product_id=model.usb_product_id,
                             backend=backend, timing=timing(model.timeouts))
     return DeviceParts(slot, driver, sim)
