@@ -52,7 +52,8 @@ def register(groups: Any, name: str, help_text: str) -> None:
     parser.add_argument("--journal", type=Path, help="journal path (default: the profile's, else run/journal.sqlite)")
     parser.add_argument("--quiet", action="store_true", help="show progress lines instead of every prompt")
     parser.add_argument("--replay", type=Path, metavar="CAPTURE",
-                        help="play this capture's serial devices (and dealer's actions) instead of their ports")
+                        help="play this capture's devices, serial and USB (and the dealer's actions), instead of "
+                        "their ports or simulators")
     parser.add_argument("--speed", type=float, default=None,
                         help="replay speed: 1.0 the captured timing, 2.0 twice as fast (default: as fast as possible)")
     parser.add_argument("--capture", type=Path, metavar="FILE", help="record every device's traffic and every input")
@@ -108,7 +109,18 @@ def run(args: argparse.Namespace) -> int:
                             replay=replay, on_replay_progress=_replay_progress(notifier))
         if replay is not None and not args.rounds:
             threading.Thread(target=_stop_after_replay, args=(replay, table.service), daemon=True).start()
-        return _serve(table, profile, journal_path, notifier)
+        status = _serve(table, profile, journal_path, notifier)
+        if replay is not None:
+            _report_mismatches(replay)
+        return status
+
+
+def _report_mismatches(replay: Replay) -> None:
+    """Say on standard error where the replayed host did not do what the captured one did."""
+    for mismatch in replay.mismatches:
+        print(f"replay {mismatch}", file=sys.stderr)
+    if replay.mismatches:
+        print(f"replay: {len(replay.mismatches)} mismatch(es) with the capture (docs/bench.md)", file=sys.stderr)
 
 
 def _replay_progress(notifier: Notifier) -> Callable[[int], None]:

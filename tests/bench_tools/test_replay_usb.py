@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import types
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -14,9 +15,10 @@ from drivers.capture import CaptureWriter, DeviceInfo, Link, read_capture
 from drivers.events import DeviceEvent
 from drivers.events.shuffler import BatchReleased, BatchStatus, ShuffleCompleted, ShuffleStarted
 from drivers.events.table import DeviceIdentified, DeviceLost
+from firmware_host.cli.run import _report_mismatches
 from drivers.shuffler import ShufflerDriver
 from sim.errors import SimError
-from sim.replay import Replay
+from sim.replay import Mismatch, Replay
 from sim.shuffler_usb import SimulatedShuffler
 from tests.helpers.device_events import FAST, Events, eventually
 
@@ -151,3 +153,10 @@ def test_a_usb_device_whose_port_names_no_ids_cannot_be_replayed(tmp_path: Path)
     with pytest.raises(SimError, match=r"replay shuffler: port 'usb' is not usb:vvvv:pppp"):
         Replay(read_capture(tmp_path / "c.jsonl"))
 
+
+
+def test_tablehost_run_reports_the_replays_mismatches_on_standard_error(capsys: pytest.CaptureFixture[str]) -> None:
+    replayed = types.SimpleNamespace(mismatches=[Mismatch("shuffler", "unexpected OUT transfer #3")])
+    _report_mismatches(replayed)  # type: ignore[arg-type]
+    assert capsys.readouterr().err.splitlines() == [
+        "replay shuffler: unexpected OUT transfer #3", "replay: 1 mismatch(es) with the capture (docs/bench.md)"]
