@@ -58,20 +58,30 @@ class ShakerResumePoint:
 
     :param lid_open: whether the lid was off when the run stopped, as the table last accepted
         it (a lid change ignored while the table was paused does not count).
+    :param covering: the covering under way: 1 for the first, one more for each time the lid
+        went back on.
+    :param shakes: shakes the shaker reported in it (its own count).
     """
 
     lid_open: bool = False
+    covering: int = 1
+    shakes: int = 0
 
 
 def shaker_resume_point(journal: Journal) -> ShakerResumePoint:
-    """The lid as the last lid change the table accepted left it (from the shaker or a reed switch)."""
-    lid_open = False
+    """The lid as the last lid change the table accepted left it (from the shaker or a reed
+    switch), the coverings the lid changes tell, and the shakes reported since the last one."""
+    lid_open, covering, shakes = False, 1, 0
     for _, event, decisions in journal.steps():
-        if type(event).__name__ == "LidChanged" and not any(
-            d.type == "alert" and d.data.get("code") == "table-paused" for d in decisions
-        ):
+        name = type(event).__name__
+        if name == "LidChanged" and not getattr(event, "open"):
+            covering, shakes = covering + 1, 0
+        elif name == "ShakeDetected":
+            shakes = int(getattr(event, "count"))
+        if name == "LidChanged" and not any(d.type == "alert" and d.data.get("code") == "table-paused"
+                                            for d in decisions):
             lid_open = bool(getattr(event, "open"))
-    return ShakerResumePoint(lid_open)
+    return ShakerResumePoint(lid_open, covering, shakes)
 
 
 #: The reason a restarted service gives as it reports every device lost (``wiring.Table.start``).

@@ -19,6 +19,7 @@ a run restarted from its journal chooses alike.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from typing import Any, Callable, Iterator, Mapping, Protocol, Sequence
 
@@ -33,7 +34,7 @@ from firmware_host.paigow_table.tiles_entry import SURRENDER
 from firmware_host.paigow_tiles import TILE_SET, Tile, house_way, legal_settings
 from sim.dealer import CONSOLE, Press, Reporting, SimDealer, _key
 
-__all__ = ["PaiGowDealer", "CHOICES", "SimShaker", "Lid"]
+__all__ = ["PaiGowDealer", "CHOICES", "SimShaker", "Lid", "ResumedShaking"]
 
 #: ``[sim.dealer]`` keys of a Pai Gow table: the probability of each choice or error of the
 #: dealer, the players and the bank, with its default.
@@ -67,8 +68,30 @@ _REFUSED = ("alert", "refused-input")
 Lid = Callable[[bool], None]
 
 
+@dataclasses.dataclass(frozen=True)
+class ResumedShaking:
+    """A shaking a restart cut short, as the table stands after the replay.
+
+    :param covering: the shaker's covering it is in.
+    :param shakes: shakes the table counted in it.
+    :param by: ``"dealer"`` or ``"bank"``.
+    :param bank_seat: the player bank's seat, if any.
+    :param cut: whether the bank has cut the stacks (§ 535.11(g)).
+    :param style: the style of delivery chosen so far (§ 535.9).
+    """
+
+    covering: int
+    shakes: int
+    by: str
+    bank_seat: int | None
+    cut: bool
+    style: str
+
+
 class SimShaker(Reporting, Protocol):
     """What the dealer uses of the simulated shaker (:class:`sim.shaker.SimShaker`)."""
+
+    covering: int
 
     @property
     def lid_open(self) -> bool:
@@ -106,8 +129,8 @@ class PaiGowDealer(SimDealer):
         #: Each position's four tiles this round, as delivered.
         self.dealt: dict[str, tuple[Tile, ...]] = {}
         self._dealt_round = 0
-        #: Coverings of the shaker in the round ``_shaking_round`` (seeds each shaking).
-        self._shaking_round, self._coverings = 0, 0
+        #: A shaking a restart cut short, which this (restarted) dealer finishes.
+        self._resumed_shaking: ResumedShaking | None = None
         #: Times the table asked again for what a prompt like the last one asks (see :meth:`on_decisions`).
         self._asked = 0
         self._paused = False
@@ -144,7 +167,9 @@ class PaiGowDealer(SimDealer):
         elif action == "offer_bank":
             self._offer_bank(prompt["order"])
         elif action in ("shake", "reshake"):
-            self._shake(prompt["by"])
+            self._shake(prompt["by"], first=action == "shake")
+        elif action == "reveal" and self._resumed_shaking is not None:
+            self._shake(self._resumed_shaking.by, first=False)  # the rest of the shaking the restart cut short
         elif action == "reveal":
             self._open_lid()  # § 535.8(b): the dealer removes the lid
         elif action == "deliver":
@@ -199,28 +224,46 @@ class PaiGowDealer(SimDealer):
             self.console("style", name=self.rng("style name").choice(others))
 
     # -- the shaker ---------------------------------------------------------------------------------
-    def _shake(self, by: str) -> None:
+    def resume_shaking(self, shaking: ResumedShaking) -> None:
+        """Finish the shaking a restart cut short, as the table stands."""
+        self._resumed_shaking = shaking
+
+    def _shake(self, by: str, first: bool) -> None:
         """Cover, shake at least three times (§ 535.8(a), § 535.11(i)) and lift the lid.
 
         The shaker may feel fewer shakes, or lose its lid early (its faults); the lid comes
-        off after the shaking all the same, as a dealer who counted three would lift it.
+        off after the shaking all the same, as a dealer who counted three would lift it. How
+        many shakes is seeded by the round and the shaker's covering, so a dealer restarted in
+        the middle of a shaking gives just the shakes still to give.
         """
-        if self._shaking_round != self.round:
-            self._shaking_round, self._coverings = self.round, 0
-        self._coverings += 1
-        if self._coverings == 1 and by == "dealer":
-            self._choose_style(None)
-        rng = self.rng("shake", self._coverings)
         self._close_lid()
-        for _ in range(rng.randint(SHAKES_REQUIRED, _MOST_SHAKES)):
+        covering = self.shaker.covering
+        resumed, self._resumed_shaking = self._resumed_shaking, None
+        resumed = resumed if resumed is not None and resumed.covering == covering else None
+        given = resumed.shakes if resumed is not None else 0
+        if first and not given:
+            self._before_the_first_shake(by, resumed)
+        for _ in range(self.rng("shake", covering).randint(SHAKES_REQUIRED, _MOST_SHAKES) - given):
             self.shaker.shake()
             if self.shaker.lid_open:
                 break  # the lid came off early
-        if by == "bank" and not self.shaker.lid_open and self.errs("lid_removed_by_bank", self._coverings):
+        if by == "bank" and not self.shaker.lid_open and self.errs("lid_removed_by_bank", covering):
             # § 535.11(i): the bank reaches for the lid; the dealer calls it as the bank lifts it.
             self.settle(self.shaker)
             self.console("lid_removed_by_bank")
         self._open_lid()
+
+    def _before_the_first_shake(self, by: str, resumed: ResumedShaking | None) -> None:
+        """The dealer's choice of style before shaking (§ 535.9); a restarted dealer also makes
+        the bank's cut and style that followed its acceptance (:meth:`_offer_bank`) but had not
+        reached the table. Each is made once: what the table already has is not made again."""
+        if by == "dealer" and (resumed is None or resumed.style == "standard"):
+            self._choose_style(None)
+        elif resumed is not None and resumed.bank_seat is not None:
+            if self.errs("cut") and not resumed.cut:
+                self.console("cut", **self._cut(self.rng("cut")))
+            if resumed.style == "standard":
+                self._choose_style(resumed.bank_seat)
 
     def _open_lid(self) -> None:
         if self.lid is not None:

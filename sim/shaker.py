@@ -7,8 +7,11 @@ dice sensor to the host in our framed protocol (``docs/protocols/dice-shaker.md`
 pseudo-terminal (the host opens ``/dev/pts/N``) or a TCP socket on 127.0.0.1 (the host
 opens ``socket://127.0.0.1:PORT``), through :class:`~sim.link.FramedSimLink`.
 
-Everything random is seeded: the faces (one generator) and the faults (another, so that
-turning a fault on does not change the faces the dice show). Faults
+Everything random is seeded, by the covering (the lid put on; the first counts 1) and the
+shake within it: the faces after each shake felt, and the faults of each covering and of its
+reveal, from generators of their own (so that turning a fault on does not change the faces
+the dice show). A shaker restarted where the journal left it (``covering``, ``shakes``,
+``lid_open``) therefore shows the dice an uninterrupted run shows. Faults
 (:class:`ShakerFaults`): a die not flat (§ 535.12(a)), a die out of the shaker
 (§ 535.12(b)), the lid removed before the third shake (§ 535.11(i)), fewer than three
 shakes felt (§ 535.8(a)), and the link's corrupt frames and disconnects.
@@ -71,8 +74,10 @@ class SimShaker(SimDevice):
     :param ack_timeout: retransmission timeout, seconds.
     :param retries: retransmissions on the timer before waiting for a NAK or IDENTIFY.
     :param lid_open: start with the lid off (a shaker restarted where the journal left it off).
+    :param covering: the covering to start in (1: the first; a restarted shaker's from the journal).
+    :param shakes: shakes already felt in it.
 
-    The lid starts on (unless ``lid_open``), with no shakes counted.
+    The lid starts on (unless ``lid_open``), in covering ``covering`` with ``shakes`` shakes felt.
     """
 
     def __init__(
@@ -87,14 +92,15 @@ class SimShaker(SimDevice):
         ack_timeout: float = 0.25,
         retries: int = 5,
         lid_open: bool = False,
+        covering: int = 1,
+        shakes: int = 0,
     ) -> None:
         self.seed, self.faults = seed, faults
         self._lock = threading.Lock()
-        self._faces_rng = random.Random(f"{seed}-shaker-faces")
-        self._faults_rng = random.Random(f"{seed}-shaker-faults")
-        self._faces = tuple(self._faces_rng.randint(1, 6) for _ in range(DICE))
-        self._lid_open = lid_open
+        #: The covering under way (the lid put on; the first counts 1).
+        self.covering = covering - 1
         self._count = 0
+        self._faces: tuple[int, ...] = ()
         self._reading: Reading | None = None
         self._felt_limit: int | None = None  # few_shakes: shakes felt this covering at most
         self._lid_off_after: int | None = None  # early_lid: the lid comes off after this shake
@@ -102,6 +108,10 @@ class SimShaker(SimDevice):
             "shaker", open_endpoint(endpoint, port), faults, seed, table=codec.TABLE, identity=identity,
             on_command=self._on_command, heartbeat=heartbeat, ack_timeout=ack_timeout, retries=retries)
         self._cover()
+        self._count, self._faces = shakes, self._faces_after(shakes)
+        self._lid_open = lid_open
+        if lid_open:
+            self._reading = self._sense()  # what the sensor read as this covering's lid came off
 
     # -- what the dealer does -----------------------------------------------------------------
 
@@ -127,11 +137,11 @@ class SimShaker(SimDevice):
             (the lid is off, or the ``few_shakes`` fault swallowed it).
         """
         with self._lock:
-            self._faces = tuple(self._faces_rng.randint(1, 6) for _ in range(DICE))  # the dice tumble
             if self._lid_open or (self._felt_limit is not None and self._count >= self._felt_limit):
                 return None
             self._count += 1
             count = self._count
+            self._faces = self._faces_after(count)  # the dice tumble
             self.link.send(Shake(count))
             if self._lid_off_after == count:
                 self._take_lid_off()
@@ -172,10 +182,20 @@ class SimShaker(SimDevice):
 
     # -- inside the shaker ----------------------------------------------------------------------
 
+    def _rng(self, *purpose: object) -> random.Random:
+        """A generator seeded by the seed, this covering and ``purpose``."""
+        return random.Random("-".join(map(str, (self.seed, "shaker-covering", self.covering, *purpose))))
+
+    def _faces_after(self, shakes: int) -> tuple[int, ...]:
+        """The faces the dice show after ``shakes`` shakes felt in this covering."""
+        rng = self._rng("shake", shakes)
+        return tuple(rng.randint(1, 6) for _ in range(DICE))
+
     def _cover(self) -> None:
-        """The lid went on: count from zero and roll this covering's shaking faults."""
+        """The lid went on: a new covering; count from zero and roll its shaking faults."""
+        self.covering += 1
         self._count = 0
-        rng = self._faults_rng
+        rng = self._rng("faults")
         early = rng.random() < self.faults.early_lid
         few = rng.random() < self.faults.few_shakes
         self._lid_off_after = rng.randint(1, SHAKES_REQUIRED - 1) if early else None
@@ -193,7 +213,7 @@ class SimShaker(SimDevice):
 
     def _sense(self) -> Reading:
         """The reading as the lid comes off, with this reveal's dice faults."""
-        rng = self._faults_rng
+        rng = self._rng("reveal")
         dice = list(self._resting().dice)
         cocked = rng.random() < self.faults.die_not_flat
         out = rng.random() < self.faults.die_out

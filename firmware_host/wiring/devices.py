@@ -153,7 +153,8 @@ def _shaker(slot: DeviceSlot, emit: Emit, context: DeviceContext) -> DeviceParts
         sim = SimShaker(endpoint=options.get("endpoint", "pty"), seed=context.seed,
                         faults=_faults(slot, context, ShakerFaults, options.get("faults")),
                         identity=_sim_identity(slot), heartbeat=model.timeouts.heartbeat,
-                        ack_timeout=model.timeouts.ack, lid_open=context.shaker_resume.lid_open)
+                        ack_timeout=model.timeouts.ack, lid_open=context.shaker_resume.lid_open,
+                        covering=context.shaker_resume.covering, shakes=context.shaker_resume.shakes)
         url = sim.url
     url, hooks = _serial_port(slot, url, context)
     driver = Shaker(slot.name, url, emit, lid_events=context.lid_from_shaker, timing=timing(model.timeouts),

@@ -15,7 +15,7 @@ from firmware_host.outputs import ShakerCommands
 from firmware_host.profiles import TableProfile
 from firmware_host.service import Output
 from firmware_host.wiring.devices import DeviceParts
-from sim.dealer_paigow import CHOICES, Lid, PaiGowDealer
+from sim.dealer_paigow import CHOICES, Lid, PaiGowDealer, ResumedShaking
 
 __all__ = ["controller", "outputs", "dealer", "dealer_choices"]
 
@@ -42,6 +42,10 @@ def dealer(profile: TableProfile, table: PaiGowTable, devices: dict[str, DeviceP
     sim_dealer = PaiGowDealer(emit, press, seed, shaker, table.rules, table.view, lid=lid,
                               choices=dealer_choices(profile))
     sim_dealer.resume_after(table.rounds_finished)
+    if table.state == "shaking":
+        round_ = table.round
+        sim_dealer.resume_shaking(ResumedShaking(shaker.covering, round_.shakes, round_.shaken_by, round_.bank_seat,
+                                                 round_.cut is not None, round_.style))
     if table.state == "betting":
         sim_dealer.resume_wagers((seat, WAGER_KIND) for seat in table.round.wagers)
     return sim_dealer

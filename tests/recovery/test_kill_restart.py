@@ -111,6 +111,24 @@ def test_535_twenty_kills_of_a_paigow_table_lose_and_duplicate_nothing(tmp_path:
     assert audit(run).problems == []
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("table", ["sim-paigow.toml", "sim-paigow-gpio-lid.toml"])
+def test_535_a_killed_paigow_run_plays_the_same_rounds_as_an_uninterrupted_run_of_the_same_seed(
+        tmp_path: Path, table: str) -> None:
+    # The shaker's dice are seeded by covering and shake, and a restarted dealer finishes the
+    # shaking (and the bank's choices) the kill cut short. No link outages: a pause makes the
+    # simulated people wait, and how long is timing's.
+    profile = paigow_profile(tmp_path, table)
+    profile.write_text(profile.read_text().replace(", disconnect = 0.001", ""))
+    uninterrupted = Run(profile, tmp_path / "uninterrupted.sqlite", rounds=40, seed=PAIGOW_SEED)
+    assert run_to_end(uninterrupted) == 0
+    killed = Run(profile, tmp_path / "killed.sqlite", rounds=40, seed=PAIGOW_SEED)
+    report = kill_loop(killed, kills=15, seed=5)
+    assert len(report.kills) == 15 and "rolling" in report.moments(), report.kills
+    assert audit(killed).problems == []
+    assert compare_runs(killed.journal, uninterrupted.journal) == []
+
+
 def test_541_14_a_restarted_dealer_keys_in_the_unread_card_even_with_a_card_drawn_after_it(tmp_path: Path) -> None:
     # The banker's second card comes out unread; a card drawn in error follows it (§ 541.14(a))
     # and waits, in shoe order, behind it. Then the host dies.

@@ -14,7 +14,8 @@ from drivers.events import DeviceEvent
 from drivers.events.dice import LidChanged, ShakeDetected
 from drivers.events.table import DealerCommand, DeviceIdentified, DeviceLost, WagerPlaced
 from firmware_host.profiles import load_table
-from firmware_host.recovery import shaker_resume_point
+from firmware_host.journal import Journal
+from firmware_host.recovery import ShakerResumePoint, shaker_resume_point
 from firmware_host.wiring import Table, build_table
 
 from tests.recovery.killloop import paigow_profile
@@ -54,9 +55,16 @@ def test_535_8_b_a_restarted_shaker_starts_with_the_lid_off_as_journaled(tmp_pat
     try:
         shaker = table.devices[0].sim
         assert table.service.controller.state == "reading"
-        assert shaker_resume_point(table.journal).lid_open and shaker.lid_open
+        assert shaker_resume_point(table.journal) == ShakerResumePoint(lid_open=True, covering=1, shakes=3)
+        assert shaker.lid_open and (shaker.covering, shaker.shakes) == (1, 3)
     finally:
         table.stop()
+
+
+def test_each_time_the_lid_goes_back_on_is_a_new_covering_with_no_shakes(tmp_path: Path) -> None:
+    journal = played(tmp_path, *to_the_reveal(), LidChanged(device="shaker", open=False))
+    with Journal.open(journal) as opened:
+        assert shaker_resume_point(opened) == ShakerResumePoint(lid_open=False, covering=2, shakes=0)
 
 
 def test_a_lid_change_ignored_while_paused_does_not_count(tmp_path: Path) -> None:

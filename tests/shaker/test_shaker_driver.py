@@ -247,3 +247,25 @@ def test_535_8_b_a_shaker_restarted_with_the_lid_off_reads_the_dice_when_asked_a
         assert verdict(asked).valid
         sim.close_lid()
         assert events.next(LidChanged) == LidChanged("shaker", False)
+
+
+@pytest.mark.parametrize("lid_open", [False, True])
+def test_a_shaker_restarted_at_a_covering_and_shake_shows_the_dice_an_uninterrupted_one_shows(lid_open: bool) -> None:
+    # Seeded by covering and shake: a restart where the journal left it changes no die (issue 6).
+    faults = ShakerFaults(die_not_flat=0.3, die_out=0.3)
+    with SimShaker(seed=4, faults=faults) as uninterrupted:
+        shake_and_reveal(uninterrupted)
+        uninterrupted.close_lid()  # covering 2
+        for _ in range(2):
+            uninterrupted.shake()
+        with SimShaker(seed=4, faults=faults, covering=2, shakes=2) as restarted:
+            assert (restarted.covering, restarted.shakes) == (2, 2)
+            if lid_open:
+                uninterrupted.shake()
+                expected = uninterrupted.open_lid()
+                with SimShaker(seed=4, faults=faults, covering=2, shakes=3, lid_open=True) as opened:
+                    assert opened.reading == expected  # the reading a lost frame carried, read again
+            else:
+                restarted.shake()
+                uninterrupted.shake()
+                assert restarted.open_lid() == uninterrupted.open_lid()
