@@ -37,7 +37,6 @@ import urllib.parse
 from pathlib import Path
 from typing import Any, Callable, Iterator, TextIO
 
-import serial
 import usb.core
 
 from drivers.device import TransportFactory
@@ -440,10 +439,6 @@ def read_capture(path: str | Path) -> Capture:
 
 # -- wire spying -------------------------------------------------------------------------
 
-#: The package holding the ``spylog://`` handler, registered with pyserial on import.
-_HANDLER_PACKAGE = "drivers.urlhandler"
-if _HANDLER_PACKAGE not in serial.protocol_handler_packages:
-    serial.protocol_handler_packages.append(_HANDLER_PACKAGE)
 
 
 def spy_url(url: str, log_path: str | Path) -> str:

@@ -18,6 +18,7 @@ from typing import Callable
 
 import serial
 
+import drivers.urlhandler  # noqa: F401  (socket:// that keeps the input that arrives while it opens)
 from drivers.errors import DeviceNotFound, DriverError
 
 __all__ = ["SerialTransport"]
