@@ -220,13 +220,6 @@ class SimShoe(SimDevice):
             card = self._cards[index]
         return None if card == CUT else card
 
-    @property
-    def last_card(self) -> str | None:
-        """The physical card of the last draw (what a dealer holds after an unreadable one)."""
-        with self._lock:
-            card = self._cards[self._position - 1] if self._position else None
-        return None if card == CUT else card
-
     def _next(self) -> Draw:
         # The fault dice of each draw are seeded by its place in the seeded sequence of shoes,
         # so a simulator restarted mid-shoe (after a crash of the host) faults alike.
