@@ -333,13 +333,8 @@ class BaccaratDealer(SimDealer):
     def card_numbered(self, number: int) -> str:
         """Card ``number`` of the shoe in play (1: the first out; the cover card is not a card):
         the card the table asks to be keyed in, which the dealer still holds."""
-        for index in itertools.count():
-            card = self.shoe.card_at(index)
-            number -= card is not None
-            if not number:
-                assert card is not None
-                return card
-        raise AssertionError("unreachable: itertools.count() never ends")
+        drawn = (self.shoe.card_at(index) for index in itertools.count())
+        return next(itertools.islice((card for card in drawn if card is not None), number - 1, None))
 
     def bets(self) -> Iterator[tuple[int, str, int]]:
         """Each seated player's one or two wagers of the kinds offered (a fifth sit the round out)."""

@@ -202,9 +202,15 @@ class PaiGowDealer(SimDealer):
         if not args["co_bank"] and self.errs("no_dealer_wager"):
             args["dealer_wager"] = 0
         self.console("bank", **args)
-        if self.errs("cut"):
+        self._bank_choices(seat)
+
+    def _bank_choices(self, seat: int, cut: bool = False, style: str = "standard") -> None:
+        """§ 535.11(g), (i): the bank now and then cuts the stacks and chooses a style; what the
+        table already has (``cut``, a ``style`` other than the standard) is not made again."""
+        if self.errs("cut") and not cut:
             self.console("cut", **self._cut(self.rng("cut")))
-        self._choose_style(seat)
+        if style == "standard":
+            self._choose_style(seat)
 
     @staticmethod
     def _cut(rng: random.Random) -> dict[str, Any]:
@@ -260,10 +266,7 @@ class PaiGowDealer(SimDealer):
         if by == "dealer" and (resumed is None or resumed.style == "standard"):
             self._choose_style(None)
         elif resumed is not None and resumed.bank_seat is not None:
-            if self.errs("cut") and not resumed.cut:
-                self.console("cut", **self._cut(self.rng("cut")))
-            if resumed.style == "standard":
-                self._choose_style(resumed.bank_seat)
+            self._bank_choices(resumed.bank_seat, resumed.cut, resumed.style)
 
     def _open_lid(self) -> None:
         if self.lid is not None:

@@ -173,10 +173,10 @@ def _build(profile: TableProfile, journal: Journal, seed: int, rounds: int | Non
     if panel is not None:
         service.outputs.append(PanelOutput(panel))
     # Simulated devices resume where the journal left them, as real ones would stand.
-    resumes = bool(replayed) and any(slot.simulated for slot in profile.devices.values())
+    resuming = {slot.model.kind for slot in profile.devices.values() if slot.simulated} if replayed else set()
     context = DeviceContext(profile.path, seed, profile.decks,
-                            shoe_resume_point(journal) if resumes else ShoeResumePoint(),
-                            shaker_resume_point(journal) if resumes else ShakerResumePoint(),
+                            shoe_resume_point(journal) if "shoe" in resuming else ShoeResumePoint(),
+                            shaker_resume_point(journal) if "shaker" in resuming else ShakerResumePoint(),
                             lid_from_shaker=profile.gpio.lid_source == "shaker",
                             capture=capture, spy_dir=spy_dir, replay=replay)
     devices = {name: build_device(slot, emit, context) for name, slot in profile.devices.items()}

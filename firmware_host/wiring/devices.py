@@ -60,7 +60,7 @@ class DeviceContext:
     :param seed: the run's seed.
     :param decks: decks in a shoe (Baccarat) or in a shuffler batch.
     :param shoe_resume: where a simulated shoe resumes.
-    :param shaker_resume: how a simulated shaker resumes (its lid).
+    :param shaker_resume: where a simulated shaker resumes (its lid, covering and shakes).
     :param lid_from_shaker: whether the shaker's own lid line is used (else a GPIO reed switch).
     """
 
