@@ -40,7 +40,7 @@ from drivers.codecs import shuffler as codec
 from drivers.errors import CodecError, DriverError
 from drivers.shuffler import shuffler_event
 from sim.errors import SimError
-from sim.shuffler_usb import EP_IN, EP_OUT, SimulatedShuffler, _LIBUSB_ERROR_PIPE, _LIBUSB_ERROR_TIMEOUT, _usb_error
+from sim.shuffler_usb import EP_IN, EP_OUT, SimulatedShuffler, LIBUSB_ERROR_PIPE, LIBUSB_ERROR_TIMEOUT, usb_error
 
 __all__ = ["ReplayedShuffler", "UsbStep", "IN", "OUT", "CONTROL", "LEAVE", "describe"]
 
@@ -336,7 +336,7 @@ class ReplayedShuffler(SimulatedShuffler):
     def bulk_read(self, dev_handle: Any, ep: int, intf: int, buff: array.array, timeout: int) -> int:
         with self._cond:
             if not self._cond.wait_for(lambda: self._pending or not self._is_current(dev_handle), timeout / 1000):
-                raise _usb_error("Operation timed out", _LIBUSB_ERROR_TIMEOUT, errno.ETIMEDOUT)
+                raise usb_error("Operation timed out", LIBUSB_ERROR_TIMEOUT, errno.ETIMEDOUT)
             self._check_bulk(dev_handle, ep, EP_IN)
             count = min(len(buff) * buff.itemsize, len(self._pending))
             buff[:count] = array.array("B", self._pending[:count])
@@ -372,7 +372,7 @@ class ReplayedShuffler(SimulatedShuffler):
             if not incoming:
                 return len(sent)
             if answer is None:
-                raise _usb_error("Pipe error", _LIBUSB_ERROR_PIPE, errno.EPIPE)
+                raise usb_error("Pipe error", LIBUSB_ERROR_PIPE, errno.EPIPE)
             count = min(len(data), len(answer.data))
             data[:count] = array.array("B", answer.data[:count])
             return count

@@ -59,7 +59,10 @@ from sim.errors import SimError
 if TYPE_CHECKING:
     from firmware_host.recovery import ShufflerFact, ShufflerResumePoint
 
-__all__ = ["SimulatedShuffler", "Resumed", "FAULTS", "PROGRESS_STEPS"]
+__all__ = [
+    "SimulatedShuffler", "Resumed", "FAULTS", "PROGRESS_STEPS", "EP_IN", "EP_OUT", "LIBUSB_ERROR_PIPE",
+    "LIBUSB_ERROR_TIMEOUT", "usb_error",
+]  # fmt: skip
 
 log = logging.getLogger("tablehost.sim.shuffler")
 
@@ -72,7 +75,7 @@ JAM_AT, UNPLUG_AT = 75, 50
 
 #: libusb's error codes, as pyusb's libusb1 backend reports them in ``backend_error_code``.
 _LIBUSB_ERROR_IO, _LIBUSB_ERROR_NOT_FOUND, _LIBUSB_ERROR_NO_DEVICE = -1, -5, -4
-_LIBUSB_ERROR_BUSY, _LIBUSB_ERROR_TIMEOUT, _LIBUSB_ERROR_PIPE = -6, -7, -9
+_LIBUSB_ERROR_BUSY, LIBUSB_ERROR_TIMEOUT, LIBUSB_ERROR_PIPE = -6, -7, -9
 
 #: Standard request GET_DESCRIPTOR and the string descriptor type (USB 2.0 § 9.4.3, § 9.6.7).
 _GET_DESCRIPTOR, _DESC_TYPE_STRING = 0x06, 0x03
@@ -88,14 +91,15 @@ _HIGH_SPEED, _BULK_PACKET = 3, 512
 _VENDOR_CLASS = 0xFF
 
 
-def _usb_error(text: str, libusb_code: int, error_number: int) -> usb.core.USBError:
-    if libusb_code == _LIBUSB_ERROR_TIMEOUT:
+def usb_error(text: str, libusb_code: int, error_number: int) -> usb.core.USBError:
+    """The error pyusb's libusb backend raises for ``libusb_code`` (a timeout is its own class)."""
+    if libusb_code == LIBUSB_ERROR_TIMEOUT:
         return usb.core.USBTimeoutError(text, libusb_code, error_number)
     return usb.core.USBError(text, libusb_code, error_number)
 
 
 def _gone() -> usb.core.USBError:
-    return _usb_error("No such device (it may have been disconnected)", _LIBUSB_ERROR_NO_DEVICE, errno.ENODEV)
+    return usb_error("No such device (it may have been disconnected)", _LIBUSB_ERROR_NO_DEVICE, errno.ENODEV)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -558,9 +562,9 @@ class SimulatedShuffler(usb.backend.IBackend):
         with self._cond:
             self._check(dev_handle)
             if self._kernel_driver:
-                raise _usb_error("Resource busy", _LIBUSB_ERROR_BUSY, errno.EBUSY)
+                raise usb_error("Resource busy", _LIBUSB_ERROR_BUSY, errno.EBUSY)
             if config_value not in (0, 1):
-                raise _usb_error("Entity not found", _LIBUSB_ERROR_NOT_FOUND, errno.ENOENT)
+                raise usb_error("Entity not found", _LIBUSB_ERROR_NOT_FOUND, errno.ENOENT)
             self._configuration = config_value
 
     def get_configuration(self, dev_handle: _Handle) -> int:
@@ -572,9 +576,9 @@ class SimulatedShuffler(usb.backend.IBackend):
         with self._cond:
             self._check(dev_handle)
             if self._kernel_driver:
-                raise _usb_error("Resource busy", _LIBUSB_ERROR_BUSY, errno.EBUSY)
+                raise usb_error("Resource busy", _LIBUSB_ERROR_BUSY, errno.EBUSY)
             if intf != 0 or self._configuration != 1:
-                raise _usb_error("Entity not found", _LIBUSB_ERROR_NOT_FOUND, errno.ENOENT)
+                raise usb_error("Entity not found", _LIBUSB_ERROR_NOT_FOUND, errno.ENOENT)
             self._claimed.add(intf)
 
     def release_interface(self, dev_handle: _Handle, intf: int) -> None:
@@ -595,7 +599,7 @@ class SimulatedShuffler(usb.backend.IBackend):
     def _check_bulk(self, handle: _Handle, ep: int, expected: int) -> None:
         self._check(handle)
         if ep != expected or 0 not in self._claimed:
-            raise _usb_error("Entity not found", _LIBUSB_ERROR_NOT_FOUND, errno.ENOENT)
+            raise usb_error("Entity not found", _LIBUSB_ERROR_NOT_FOUND, errno.ENOENT)
 
     def bulk_write(self, dev_handle: _Handle, ep: int, intf: int, data: array.array, timeout: int) -> int:
         with self._cond:
@@ -620,7 +624,7 @@ class SimulatedShuffler(usb.backend.IBackend):
                     del self._in[:count]
                     return count
                 if now >= deadline:
-                    raise _usb_error("Operation timed out", _LIBUSB_ERROR_TIMEOUT, errno.ETIMEDOUT)
+                    raise usb_error("Operation timed out", LIBUSB_ERROR_TIMEOUT, errno.ETIMEDOUT)
                 self._cond.wait(min(deadline, heartbeat_due, self._next_action_time()) - now)
 
     def ctrl_transfer(self, dev_handle: _Handle, bmRequestType: int, bRequest: int, wValue: int,
@@ -637,7 +641,7 @@ class SimulatedShuffler(usb.backend.IBackend):
             else:
                 answer = None
             if answer is None:  # the device stalls a request it does not know
-                raise _usb_error("Pipe error", _LIBUSB_ERROR_PIPE, errno.EPIPE)
+                raise usb_error("Pipe error", LIBUSB_ERROR_PIPE, errno.EPIPE)
             count = min(len(data), len(answer))
             data[:count] = array.array("B", answer[:count])
             return count
@@ -658,7 +662,7 @@ class SimulatedShuffler(usb.backend.IBackend):
             self._heartbeat_s = value / 1000
             self._cond.notify_all()
         else:
-            raise _usb_error("Pipe error", _LIBUSB_ERROR_PIPE, errno.EPIPE)
+            raise usb_error("Pipe error", LIBUSB_ERROR_PIPE, errno.EPIPE)
 
     def _string_descriptor(self, index: int) -> bytes | None:
         if index == 0:
