@@ -22,9 +22,9 @@ import sys
 import time
 from typing import Callable
 
-from firmware_host.baccarat.cards import Card, full_shoe
-from firmware_host.baccarat.deal import Deal, resolve
-from firmware_host.baccarat.odds import shoe_odds
+from firmware_host.rules.baccarat.cards import Card, full_shoe
+from firmware_host.rules.baccarat.deal import Deal, resolve
+from firmware_host.rules.baccarat.odds import shoe_odds
 
 #: § 541.5(e): play stops at the cover card, at least 14 cards from the bottom.
 COVER_CARD_FROM_BOTTOM = 14

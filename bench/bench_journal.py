@@ -19,8 +19,8 @@ import tempfile
 import time
 
 from drivers.events.table import DealerCommand
-from firmware_host.decisions import Decision
-from firmware_host.journal import Journal, verify
+from firmware_host.tables.decisions import Decision
+from firmware_host.host.journal import Journal, verify
 
 DEFAULT_APPENDS = 2000
 KEY = os.urandom(32)

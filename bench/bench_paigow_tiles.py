@@ -20,12 +20,12 @@ import random
 import time
 from collections import Counter
 
-from firmware_host.paigow_tiles import houseway
-from firmware_host.paigow_tiles.compare import Outcome, compare_settings
-from firmware_host.paigow_tiles.hands import _settings_of, legal_settings
-from firmware_host.paigow_tiles.houseway import house_way
-from firmware_host.paigow_tiles.rules import HouseWayTieBreak, PaiGowTileRules
-from firmware_host.paigow_tiles.tiles import TILE_KINDS, TILE_SET, Tile
+from firmware_host.rules.paigow_tiles import houseway
+from firmware_host.rules.paigow_tiles.compare import Outcome, compare_settings
+from firmware_host.rules.paigow_tiles.hands import _settings_of, legal_settings
+from firmware_host.rules.paigow_tiles.houseway import house_way
+from firmware_host.rules.paigow_tiles.rules import HouseWayTieBreak, PaiGowTileRules
+from firmware_host.rules.paigow_tiles.tiles import TILE_KINDS, TILE_SET, Tile
 
 #: The published house edge of Pai Gow tiles against the house way, 5% commission.
 PUBLISHED_HOUSE_EDGE = 0.024

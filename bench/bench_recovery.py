@@ -56,11 +56,11 @@ from bench_journal import filesystem_of  # noqa: E402  (bench/ is the script's d
 from drivers.events import DeviceEvent  # noqa: E402
 from drivers.events.shoe import CardRead, CutCard  # noqa: E402
 from drivers.events.table import DealerCommand, DeviceIdentified, WagerPlaced  # noqa: E402
-from firmware_host.journal import Journal, export_shoes, verify, write_key  # noqa: E402
-from firmware_host.profiles import load_table  # noqa: E402
-from firmware_host.recovery import shoe_resume_point  # noqa: E402
+from firmware_host.host.journal import Journal, export_shoes, verify, write_key  # noqa: E402
+from firmware_host.config.profiles import load_table  # noqa: E402
+from sim.resume import shoe_resume_point  # noqa: E402
 from firmware_host.cli.run import STARTUP_EXTENSION_S  # noqa: E402
-from firmware_host.service import Service  # noqa: E402
+from firmware_host.host.service import Service  # noqa: E402
 from firmware_host.wiring import build_table, game_wiring  # noqa: E402
 from tests.recovery.killloop import (  # noqa: E402
     SHOE_CHANGE, KillLoopReport, Run, audit, compare_runs, kill_at_shoe_changes, kill_loop, run_to_end, seeded_shoe,

@@ -32,8 +32,8 @@ from typing import Any, Sequence
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from firmware_host.decisions import Decision  # noqa: E402
-from firmware_host.profiles import load_table  # noqa: E402
+from firmware_host.tables.decisions import Decision  # noqa: E402
+from firmware_host.config.profiles import load_table  # noqa: E402
 from firmware_host.wiring import build_table  # noqa: E402
 
 PROFILE = ROOT / "hardware-profiles" / "tables" / "sim-baccarat.toml"

@@ -24,7 +24,7 @@ from drivers.device import Timing
 from drivers.events.dice import DiceRead
 from drivers.events.table import DeviceIdentified
 from drivers.shaker import Shaker
-from sim.shaker import SimShaker
+from sim.devices.shaker import SimShaker
 
 
 def decode_message(buffer: bytearray) -> tuple[int, Any]:

@@ -22,7 +22,7 @@ from drivers.device import Timing
 from drivers.events.shoe import CardRead
 from drivers.events.table import DeviceIdentified
 from drivers.shoe import shoe_driver
-from sim.shoe import SimShoe
+from sim.devices.shoe import SimShoe
 
 
 def decode_rate(decode: Decoder, wire: bytes, count: int) -> float:

@@ -23,9 +23,9 @@ from drivers.device import Timing
 from drivers.events.shuffler import BatchStatus, ShuffleCompleted
 from drivers.events.table import DeviceIdentified
 from drivers.shuffler import ShufflerDriver
-from firmware_host.baccarat.cards import full_shoe
-from firmware_host.shoe_audit import ShuffleWatch, audit_composition
-from sim.shuffler_usb import SimulatedShuffler
+from firmware_host.rules.baccarat.cards import full_shoe
+from firmware_host.rules.shoe_audit import ShuffleWatch, audit_composition
+from sim.devices.shuffler import SimulatedShuffler
 
 
 def round_trips(shuffles: int) -> tuple[list[float], float]:

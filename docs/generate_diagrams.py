@@ -17,9 +17,9 @@ from typing import Any
 
 from transitions.extensions import GraphMachine
 
-from firmware_host.baccarat_table import BaccaratTable
-from firmware_host.controller import TableController
-from firmware_host.paigow_table import PaiGowTable
+from firmware_host.tables.baccarat.controller import BaccaratTable
+from firmware_host.tables.base import TableController
+from firmware_host.tables.paigow import PaiGowTable
 
 DOCS = Path(__file__).resolve().parent
 
@@ -32,7 +32,7 @@ DIAGRAMS: list[tuple[str, str, type[TableController], str]] = [
         "Not drawn, because they can interrupt any state and then hand back to it: a card "
         "awaiting the dealer's entry (unreadable, or face up and unread), discards due "
         "(§ 541.14(c), (d)) and cards drawn in error held for the next hand (§ 541.14(a)); "
-        "see the module docstring of `firmware_host/baccarat_table.py`.",
+        "see the module docstring of `firmware_host/tables/baccarat/controller.py`.",
     ),
     (
         "state-paigow.md",
@@ -42,7 +42,7 @@ DIAGRAMS: list[tuple[str, str, type[TableController], str]] = [
         "is refused, and the prompt asks for new dice, while no set is registered or the limit is "
         "reached) and the player-bank rotation moved on after every round (§ 535.11(b)-(d)). A "
         "void round (`void_round`, or a tile exposed under § 535.12(e)) ends any state of a round "
-        "through `round_over`; see the module docstring of `firmware_host/paigow_table/controller.py`.",
+        "through `round_over`; see the module docstring of `firmware_host/tables/paigow/controller.py`.",
     ),
 ]
 

@@ -20,7 +20,7 @@ Recording hooks, none of which changes a driver:
   option of :class:`~drivers.device.Device`);
 - :meth:`CaptureTap.usb_backend` wraps a pyusb backend (the ``backend`` option of
   :class:`~drivers.shuffler.ShufflerDriver`);
-- :meth:`CaptureWriter.tap_events` wraps an ``emit`` (the service's :meth:`~firmware_host.service.Service.emit`).
+- :meth:`CaptureWriter.tap_events` wraps an ``emit`` (the service's :meth:`~firmware_host.host.service.Service.emit`).
 
 Wire spying is separate: :func:`spy_url` turns a serial URL into one whose every byte is
 hexdumped with timestamps to a log file (pyserial's spy format), for reading by a person.

@@ -119,7 +119,7 @@ class ShufflerDriver(Device):
     :param product_id: ``idProduct`` from the device profile.
     :param backend: pyusb backend; ``None``: libusb-1.0 (resolved now, so a machine
         without libusb fails here with :class:`~drivers.usb.UsbUnavailable`, not later in
-        the driver thread); a :class:`sim.shuffler_usb.SimulatedShuffler` in CI.
+        the driver thread); a :class:`sim.devices.shuffler.SimulatedShuffler` in CI.
     :param timing: timeouts and back-off (the profile's ``[timeouts]``); ``handshake``
         bounds each control transfer, ``heartbeat`` is the interval asked of the device.
     :param refusal: the profile's allow-list check (see :class:`~drivers.device.Device`).

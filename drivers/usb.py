@@ -10,7 +10,7 @@ goes away (ENODEV on an unplug).
 
 The pyusb backend is injected: ``None`` means libusb-1.0 (the system package
 ``libusb-1.0-0`` on Raspberry Pi OS); tests and CI pass a simulated device's backend
-(:class:`sim.shuffler_usb.SimulatedShuffler`), which pyusb drives through exactly the same
+(:class:`sim.devices.shuffler.SimulatedShuffler`), which pyusb drives through exactly the same
 calls. Every pyusb error is translated into a :class:`~drivers.errors.DriverError`
 subclass, with ``raise ... from`` and a message that starts with the device's name:
 

@@ -15,7 +15,7 @@ This module is pure: :func:`decode` and :func:`encode` move between bytes and
 device family (shoe, shaker) builds one table from its own :class:`MessageType` entries;
 the link-layer messages below (identify, identity, heartbeat, ack, nak) are in every table.
 
-Reliability (carried out by :mod:`drivers.device` and :mod:`sim.link`, described here
+Reliability (carried out by :mod:`drivers.device` and :mod:`sim.devices.link`, described here
 because the SEQ field's meaning belongs to the format): every *reliable* frame gets the
 sender's next sequence number (1..255, wrapping 255 -> 1; 0 is never used for reliable
 frames) and is kept until the peer acks it; the peer drops a reliable frame whose SEQ

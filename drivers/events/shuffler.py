@@ -3,7 +3,7 @@
 The driver reports what the shuffler says, faithfully: which batch was loaded, how a
 shuffle progresses and how many cards it counted, the fingerprint of the order it produced,
 and its faults. Whether a batch may be dealt, whether the batches alternate and whether a
-count is right is the controller's business (:mod:`firmware_host.shuffler_rules`).
+count is right is the controller's business (:mod:`firmware_host.rules.shuffler`).
 
 Batches are named ``"A"`` and ``"B"``. Order digests are SHA-256 in lowercase hex
 (:func:`drivers.codecs.shuffler.order_digest`): equal digests mean the same order.

@@ -34,7 +34,7 @@ class AllowListLoaded(DeviceEvent):
 class SoftwareStarted(DeviceEvent):
     """tablehost ``version`` took the journal over (journaled when it differs from the version
     in force): the steps before it were decided by an earlier version (see :meth:`Service.recover
-    <firmware_host.service.Service.recover>`)."""
+    <firmware_host.host.service.Service.recover>`)."""
 
     version: str
 

@@ -15,10 +15,10 @@ import json
 import sys
 from typing import Any
 
-from firmware_host.baccarat.cards import MAX_DECKS, parse_cards, remove_seen, shoe_composition
-from firmware_host.baccarat.deal import resolve
-from firmware_host.baccarat.odds import EDGE_REPORT, ShoeOdds, exact_odds, house_edges
-from firmware_host.baccarat.variant import Variant
+from firmware_host.rules.baccarat.cards import MAX_DECKS, parse_cards, remove_seen, shoe_composition
+from firmware_host.rules.baccarat.deal import resolve
+from firmware_host.rules.baccarat.odds import EDGE_REPORT, ShoeOdds, exact_odds, house_edges
+from firmware_host.rules.baccarat.variant import Variant
 from firmware_host.errors import RulesError
 
 #: How the readable odds table names each probability of :meth:`ShoeOdds.probabilities`.

@@ -24,7 +24,7 @@ from typing import Any
 from drivers.capture import RX, TX, CaptureWriter
 from drivers.events import DeviceEvent, to_record
 from firmware_host.errors import TablehostError
-from firmware_host.profiles import DeviceSlot, load_table
+from firmware_host.config.profiles import DeviceSlot, load_table
 from firmware_host.wiring.devices import DeviceContext, build_device
 
 __all__ = ["register", "run_capture"]

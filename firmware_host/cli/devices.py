@@ -33,8 +33,8 @@ from drivers.errors import DriverError
 from drivers.shuffler import read_identity
 from drivers.usb import UsbTransport, UsbUnavailable, default_backend
 from firmware_host.errors import ProfileError
-from firmware_host.profiles import DeviceModel, load_device_model
-from sim.shuffler_usb import SimulatedShuffler
+from firmware_host.config.profiles import DeviceModel, load_device_model
+from sim.devices.shuffler import SimulatedShuffler
 
 #: Where device models live when ``--devices-dir`` is not given, first found: the repository's
 #: (a checkout), then where ``deploy/install.sh`` puts them (a Pi).

@@ -10,7 +10,7 @@ import argparse
 import json
 import sys
 
-from firmware_host import journal
+from firmware_host.host import journal
 
 #: Exit status of ``verify`` for a journal that does not verify.
 EXIT_BROKEN = 1

@@ -12,10 +12,10 @@ import argparse
 import json
 
 from firmware_host.cli import paigow_tiles
-from firmware_host.paigow.bank import BankRound, check_cut
-from firmware_host.paigow.delivery import STYLES, Cut, DeliveryPlan, delivery_plan
-from firmware_host.paigow.dice import parse_dice, total
-from firmware_host.paigow.position import check_seat, label, starting_position
+from firmware_host.rules.paigow_dice.bank import BankRound, check_cut
+from firmware_host.rules.paigow_dice.delivery import STYLES, Cut, DeliveryPlan, delivery_plan
+from firmware_host.rules.paigow_dice.dice import parse_dice, total
+from firmware_host.rules.paigow_dice.position import check_seat, label, starting_position
 
 
 def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> None:  # type: ignore[type-arg]

@@ -19,10 +19,10 @@ import json
 from typing import Any, Callable, TypeVar
 
 from firmware_host.errors import RulesError
-from firmware_host.paigow_tiles.compare import compare_settings
-from firmware_host.paigow_tiles.hands import Setting, legal_settings
-from firmware_host.paigow_tiles.houseway import house_way
-from firmware_host.paigow_tiles.tiles import parse_tiles
+from firmware_host.rules.paigow_tiles.compare import compare_settings
+from firmware_host.rules.paigow_tiles.hands import Setting, legal_settings
+from firmware_host.rules.paigow_tiles.houseway import house_way
+from firmware_host.rules.paigow_tiles.tiles import parse_tiles
 
 _Parsed = TypeVar("_Parsed")
 

@@ -7,7 +7,7 @@ the start of the journal, so a restarted run finishes the same N) and exits 0. W
 leave the round resumable.
 
 Under systemd (``Type=notify``) READY comes after the journal's replay; while it replays the
-service asks for more start-up time every :data:`~firmware_host.service.REPLAY_PROGRESS_EVERY`
+service asks for more start-up time every :data:`~firmware_host.host.service.REPLAY_PROGRESS_EVERY`
 steps (``EXTEND_TIMEOUT_USEC``), so a long journal does not exceed ``TimeoutStartSec``.
 """
 
@@ -24,11 +24,11 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from drivers.capture import CaptureWriter, read_capture
-from firmware_host.decisions import Decision
-from firmware_host.profiles import load_table
-from firmware_host.systemd import Notifier
+from firmware_host.tables.decisions import Decision
+from firmware_host.config.profiles import load_table
+from firmware_host.host.systemd import Notifier
 from firmware_host.wiring import build_table
-from sim.replay import Replay
+from sim.devices.replay import Replay
 
 #: Default journal beside the working directory when neither the CLI nor the profile names one.
 DEFAULT_JOURNAL = Path("run/journal.sqlite")

@@ -7,8 +7,8 @@ import itertools
 
 from drivers.codecs.shaker import Reading
 from firmware_host.cli.sim import add_common_options, dealer_loop, endpoint_of
-from sim.faults import faults_from
-from sim.shaker import SHAKES_REQUIRED, ShakerFaults, SimShaker
+from sim.devices.faults import faults_from
+from sim.devices.shaker import SHAKES_REQUIRED, ShakerFaults, SimShaker
 
 #: The keys Enter (or each ``--auto`` tick) presses in turn: a round's shaking
 #: (§ 535.8(a)), the reveal (§ 535.8(b)), and covering the shaker again (§ 535.8(f)).

@@ -6,8 +6,8 @@ import argparse
 
 from firmware_host.cli.sim import add_common_options, dealer_loop, endpoint_of
 from drivers.codecs.shoe_messages import Card, ShoeEmpty, ShoeMessage
-from sim.faults import ShoeFaults, faults_from
-from sim.shoe import DIALECTS, SimShoe
+from sim.devices.faults import ShoeFaults, faults_from
+from sim.devices.shoe import DIALECTS, SimShoe
 
 
 def describe(message: ShoeMessage) -> str:

@@ -25,16 +25,16 @@ from drivers.events import DeviceEvent
 from drivers.events.table import AllowListLoaded, DealerCommand, DeviceLost, SoftwareStarted
 from drivers.gpio import TablePanel, pin_factory
 from firmware_host import __version__
-from firmware_host.controller import TableController
+from firmware_host.tables.base import TableController
 from firmware_host.errors import TablehostError
-from firmware_host.journal import Journal, load_key
-from firmware_host.outputs import DealerView, PanelOutput
-from firmware_host.profiles import TableProfile
-from firmware_host.recovery import ShakerResumePoint, ShoeResumePoint, shaker_resume_point, shoe_resume_point
-from firmware_host.service import Output, Service
+from firmware_host.host.journal import Journal, load_key
+from firmware_host.host.outputs import DealerView, PanelOutput
+from firmware_host.config.profiles import TableProfile
+from sim.resume import ShakerResumePoint, ShoeResumePoint, shaker_resume_point, shoe_resume_point
+from firmware_host.host.service import Output, Service
 from firmware_host.wiring.devices import DeviceContext, DeviceParts, build_device
-from sim.dealer import SimDealer
-from sim.replay import Replay
+from sim.dealers.baccarat import SimDealer
+from sim.devices.replay import Replay
 
 __all__ = ["Table", "build_table", "GameWiring", "TABLE_META"]
 

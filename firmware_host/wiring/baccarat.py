@@ -6,19 +6,19 @@ from typing import Any, Callable
 
 from drivers.events import DeviceEvent
 from drivers.gpio import TablePanel
-from firmware_host.baccarat.rules import RulesSubmission
-from firmware_host.baccarat_table import BaccaratTable
+from firmware_host.rules.baccarat.rules import RulesSubmission
+from firmware_host.tables.baccarat.controller import BaccaratTable
 from firmware_host.errors import ProfileError
-from firmware_host.journal import Journal
-from firmware_host.outputs import ShufflerCommands
-from firmware_host.profiles import DeviceSlot, TableProfile
-from firmware_host.recovery import ShufflerResumePoint, shoe_resume_point, shuffler_resume_point
-from firmware_host.service import Output
-from firmware_host.shuffler_rules import ShufflerConfig
+from firmware_host.host.journal import Journal
+from firmware_host.host.outputs import ShufflerCommands
+from firmware_host.config.profiles import DeviceSlot, TableProfile
+from sim.resume import ShufflerResumePoint, shoe_resume_point, shuffler_resume_point
+from firmware_host.host.service import Output
+from firmware_host.rules.shuffler import ShufflerConfig
 from firmware_host.wiring.devices import DeviceParts
-from sim.dealer import BaccaratDealer
-from sim.shoe import SimShoe
-from sim.shuffler_usb import Resumed, SimulatedShuffler
+from sim.dealers.baccarat import BaccaratDealer
+from sim.devices.shoe import SimShoe
+from sim.devices.shuffler import Resumed, SimulatedShuffler
 
 __all__ = ["controller", "outputs", "dealer", "shuffler_config", "resume_shuffler"]
 

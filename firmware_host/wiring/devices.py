@@ -20,14 +20,14 @@ from drivers.shoe import shoe_driver
 from drivers.shuffler import ShufflerDriver
 from drivers.usb import default_backend
 from firmware_host.errors import ProfileError
-from firmware_host.profiles import DeviceSlot, Timeouts
-from firmware_host.recovery import ShakerResumePoint, ShoeResumePoint
+from firmware_host.config.profiles import DeviceSlot, Timeouts
+from sim.resume import ShakerResumePoint, ShoeResumePoint
 from sim.errors import SimError
-from sim.faults import ShoeFaults, faults_from
-from sim.shaker import ShakerFaults, SimShaker
-from sim.shoe import SimShoe
-from sim.replay import Replay
-from sim.shuffler_usb import SimulatedShuffler
+from sim.devices.faults import ShoeFaults, faults_from
+from sim.devices.shaker import ShakerFaults, SimShaker
+from sim.devices.shoe import SimShoe
+from sim.devices.replay import Replay
+from sim.devices.shuffler import SimulatedShuffler
 
 __all__ = ["DeviceParts", "DeviceContext", "build_device", "shuffler_sim", "SIM_OPTIONS"]
 

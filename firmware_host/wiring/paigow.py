@@ -7,15 +7,15 @@ from typing import Any, Callable
 from drivers.events import DeviceEvent
 from drivers.gpio import TablePanel
 from firmware_host.errors import ProfileError
-from firmware_host.journal import Journal
-from firmware_host.paigow_table import PaiGowTable
-from firmware_host.paigow_table.controller import WAGER_KIND
-from firmware_host.paigow_table.rules import load_paigow_rules
-from firmware_host.outputs import ShakerCommands
-from firmware_host.profiles import TableProfile
-from firmware_host.service import Output
+from firmware_host.host.journal import Journal
+from firmware_host.tables.paigow import PaiGowTable
+from firmware_host.tables.paigow.controller import WAGER_KIND
+from firmware_host.tables.paigow.rules import load_paigow_rules
+from firmware_host.host.outputs import ShakerCommands
+from firmware_host.config.profiles import TableProfile
+from firmware_host.host.service import Output
 from firmware_host.wiring.devices import DeviceParts
-from sim.dealer_paigow import CHOICES, Lid, PaiGowDealer, ResumedShaking
+from sim.dealers.paigow import CHOICES, Lid, PaiGowDealer, ResumedShaking
 
 __all__ = ["controller", "outputs", "dealer", "dealer_choices"]
 
@@ -52,7 +52,7 @@ def dealer(profile: TableProfile, table: PaiGowTable, devices: dict[str, DeviceP
 
 
 def dealer_choices(profile: TableProfile) -> dict[str, float]:
-    """The ``[sim.dealer]`` probabilities (:data:`sim.dealer_paigow.CHOICES`), checked.
+    """The ``[sim.dealer]`` probabilities (:data:`sim.dealers.paigow.CHOICES`), checked.
 
     :raises ProfileError: an unknown key, or a value that is not a probability.
     """

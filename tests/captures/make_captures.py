@@ -2,7 +2,7 @@
 
 Run from the repository root: ``.venv/bin/python -m tests.captures.make_captures``. Each
 fixture is a device misbehaving, recorded by :mod:`drivers.capture` while the real driver
-handled it; ``tests/bench_tools/test_capture_fixtures.py`` replays them.
+handled it; ``tests/capture_replay/test_capture_fixtures.py`` replays them.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from pathlib import Path
 
 from drivers.events import DeviceEvent
 from drivers.events.shoe import ShoeEmpty
-from sim.faults import ShoeFaults
-from sim.shoe import CUT
-from tests.bench_tools.sessions import captured_shoe
+from sim.devices.faults import ShoeFaults
+from sim.devices.shoe import CUT
+from tests.capture_replay.sessions import captured_shoe
 
 HERE = Path(__file__).parent
 #: Cards of the fixtures' scripted shoe, in draw order.

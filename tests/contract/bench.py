@@ -19,9 +19,9 @@ import pytest
 
 from drivers.device import Device, Timing
 from drivers.events import DeviceEvent
-from firmware_host.profiles import DeviceSlot
+from firmware_host.config.profiles import DeviceSlot
 from firmware_host.wiring.devices import timing
-from tests.helpers.device_events import FAST, WAIT, Events
+from tests.support.device_events import FAST, WAIT, Events
 
 __all__ = ["Target", "Bench", "Rig", "needs_person", "sim_only", "HIL_TIMEOUT"]
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from drivers.events.table import DeviceFault, DeviceIdentified, DeviceLost
 from tests.contract.bench import Rig
-from tests.helpers.device_events import Events
+from tests.support.device_events import Events
 
 #: How long a simulator stays away when the bench "unplugs" it, seconds.
 OUTAGE_S = 0.5

@@ -20,10 +20,10 @@ from drivers.shaker import Shaker
 from drivers.shoe import shoe_driver
 from drivers.shuffler import ShufflerDriver
 from firmware_host.errors import ProfileError
-from firmware_host.profiles import load_table
-from sim.shaker import SimShaker
-from sim.shoe import CUT, SimShoe
-from sim.shuffler_usb import SimulatedShuffler
+from firmware_host.config.profiles import load_table
+from sim.devices.shaker import SimShaker
+from sim.devices.shoe import CUT, SimShoe
+from sim.devices.shuffler import SimulatedShuffler
 from tests.contract.bench import Bench, Rig, Target
 
 #: The simulated shoe's cards, in draw order (a card first, the cut card a few cards in).

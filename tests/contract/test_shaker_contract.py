@@ -10,8 +10,8 @@ from __future__ import annotations
 from drivers.codecs.shaker import FAULTS
 from drivers.events.dice import DiceRead, LidChanged, ShakeDetected
 from drivers.events.table import DeviceFault, DeviceIdentified, ProtocolError
-from sim.faults import LinkFaults
-from sim.shaker import ShakerFaults
+from sim.devices.faults import LinkFaults
+from sim.devices.shaker import ShakerFaults
 from tests.contract.bench import Rig, needs_person, sim_only
 from tests.contract.common import (
     OUTAGE_S, check_identity, check_missing_device_is_reported_once, check_refused_identity_is_a_fault,

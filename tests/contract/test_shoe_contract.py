@@ -10,9 +10,9 @@ from __future__ import annotations
 from drivers.codecs.shoe_messages import RANKS, SUITS, CutCard as CutCardMessage, Fault, Warning
 from drivers.events.shoe import CardFaceUp, CardRead, CardUnreadable, CutCard, IdentityUnverified, ShoeEmpty, ShoeWarning
 from drivers.events.table import DeviceFault, DeviceIdentified, ProtocolError
-from sim.faults import LinkFaults, ShoeFaults
+from sim.devices.faults import LinkFaults, ShoeFaults
 from tests.contract.bench import Rig, needs_person, sim_only
-from tests.helpers.device_events import eventually
+from tests.support.device_events import eventually
 from tests.contract.common import (
     OUTAGE_S, check_identity, check_missing_device_is_reported_once, check_refused_identity_is_a_fault,
     check_unplug_and_replug,

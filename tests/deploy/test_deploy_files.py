@@ -6,8 +6,9 @@ import configparser
 import re
 import subprocess
 from pathlib import Path
+from tests.support.paths import REPO
 
-DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
+DEPLOY = REPO / "deploy"
 
 
 def _unit() -> configparser.ConfigParser:

@@ -17,7 +17,8 @@ from drivers.codecs.shoe_messages import (
     Card, CutCard, FaceUp, Fault, SetBurnMode, ShoeEmpty, Unreadable, Warning,
 )  # fmt: skip
 from drivers.errors import CodecError
-from tests.helpers.codec_chunks import decode_in_chunks
+from tests.support.codec_chunks import decode_in_chunks
+from tests.support.paths import REPO
 
 GOLDEN = [
     (Identify(1000), 0, "A5 02 00 80 03 E8 47 A0"),
@@ -53,7 +54,7 @@ def test_golden_frame_encodes_and_decodes(message: object, seq: int, hex_bytes: 
 
 
 def test_docs_examples_are_the_golden_frames() -> None:
-    doc = (Path(__file__).parents[2] / "docs/protocols/shoe.md").read_text()
+    doc = (REPO / "docs/protocols/shoe.md").read_text()
     for _, _, hex_bytes in GOLDEN:
         assert f"`{hex_bytes}`" in doc
 

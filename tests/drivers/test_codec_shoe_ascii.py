@@ -10,7 +10,7 @@ from drivers.codecs import GARBAGE, TOO_LONG, UNKNOWN, BadFrame
 from drivers.codecs.shoe_ascii import MAX_FRAME, decode, encode
 from drivers.codecs.shoe_messages import Card, CutCard, FaceUp, Fault, ShoeEmpty, Unreadable, Warning
 from drivers.errors import CodecError
-from tests.helpers.codec_chunks import decode_in_chunks
+from tests.support.codec_chunks import decode_in_chunks
 
 GOLDEN = [
     (b" [Game]<Card:4S> ", Card("4", "S")),

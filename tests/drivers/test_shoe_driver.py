@@ -17,10 +17,10 @@ from drivers.events.shoe import CardFaceUp, CardRead, CardUnreadable, CutCard, I
 from drivers.events.table import DeviceFault, DeviceIdentified, DeviceLost, ProtocolError
 from drivers.shoe import FramedShoe, shoe_driver
 from drivers.transport import SerialTransport
-from sim.faults import ShoeFaults
-from sim.link import FramedSimLink
-from sim.shoe import CUT, SimShoe
-from tests.helpers.device_events import FAST, Events, eventually
+from sim.devices.faults import ShoeFaults
+from sim.devices.link import FramedSimLink
+from sim.devices.shoe import CUT, SimShoe
+from tests.support.device_events import FAST, Events, eventually
 
 ASCII_IDENTITY = Identity("ASCII-SHOE", "PROFILE-SN", "unknown")
 SCRIPT = ["4S", "KD", "9H", CUT, "AC", "TD"]

@@ -14,13 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from firmware_host.baccarat.cards import parse_card, shoe_composition
-from firmware_host.baccarat.deal import resolve
-from firmware_host.baccarat.variant import Variant
+from firmware_host.rules.baccarat.cards import parse_card, shoe_composition
+from firmware_host.rules.baccarat.deal import resolve
+from firmware_host.rules.baccarat.variant import Variant
 from firmware_host.cli import main
-from firmware_host.journal import Journal, export_rounds, export_shoes, verify
+from firmware_host.host.journal import Journal, export_rounds, export_shoes, verify
+from tests.support.paths import REPO
 
-PROFILES = Path(__file__).resolve().parents[2] / "hardware-profiles"
+PROFILES = REPO / "hardware-profiles"
 
 
 def make_profile(tmp_path: Path, *, model: str = "tablehost-ts8-2026", variant: str = "standard",

@@ -14,17 +14,18 @@ from hypothesis import strategies as st
 
 from drivers.events import DeviceEvent
 from drivers.events.table import DealerCommand
-from firmware_host.decisions import Decision
+from firmware_host.tables.decisions import Decision
 from firmware_host.errors import ProfileError
-from firmware_host.paigow.delivery import PLACES, STYLES, Cut, delivery_plan
-from firmware_host.paigow.position import TABLE_ORDER, label
-from firmware_host.paigow_table import PaiGowTableRules
-from firmware_host.paigow_tiles import TILE_SET, Setting
-from firmware_host.profiles import load_table
+from firmware_host.rules.paigow_dice.delivery import PLACES, STYLES, Cut, delivery_plan
+from firmware_host.rules.paigow_dice.position import TABLE_ORDER, label
+from firmware_host.tables.paigow import PaiGowTableRules
+from firmware_host.rules.paigow_tiles import TILE_SET, Setting
+from firmware_host.config.profiles import load_table
 from firmware_host.wiring.paigow import dealer_choices
-from sim.dealer_paigow import PaiGowDealer
+from sim.dealers.paigow import PaiGowDealer
+from tests.support.paths import REPO
 
-PROFILES = Path(__file__).resolve().parents[2] / "hardware-profiles" / "tables"
+PROFILES = REPO / "hardware-profiles" / "tables"
 
 
 def plan_hands(start: Any = "dealer", style: str = "standard", cut: Cut | None = None) -> list[dict[str, Any]]:

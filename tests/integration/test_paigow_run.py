@@ -26,13 +26,14 @@ from typing import Any
 
 import pytest
 
-from firmware_host.journal import Journal
-from firmware_host.paigow.position import label, starting_position
-from firmware_host.paigow_tiles import Setting
-from sim.dealer_paigow import PaiGowDealer
+from firmware_host.host.journal import Journal
+from firmware_host.rules.paigow_dice.position import label, starting_position
+from firmware_host.rules.paigow_tiles import Setting
+from sim.dealers.paigow import PaiGowDealer
+from tests.support.paths import REPO
 
-ROOT = Path(__file__).resolve().parents[2]
-PROFILES = ROOT / "hardware-profiles" / "tables"
+
+PROFILES = REPO / "hardware-profiles" / "tables"
 SHAKER_LID = PROFILES / "sim-paigow.toml"
 GPIO_LID = PROFILES / "sim-paigow-gpio-lid.toml"
 #: Seed of the runs: its fault sequence holds every kind of no roll within 200 rounds.
@@ -41,8 +42,8 @@ SEED = 7
 
 def tablehost(*args: str | Path) -> subprocess.CompletedProcess[str]:
     """Run ``python -m firmware_host ARGS`` from the repository root."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-m", "firmware_host", *map(str, args)], cwd=ROOT, env=env,
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    return subprocess.run([sys.executable, "-m", "firmware_host", *map(str, args)], cwd=REPO, env=env,
                           capture_output=True, text=True, timeout=600)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from firmware_host.journal import export_shoes
+from firmware_host.host.journal import export_shoes
 from tests.integration.test_shuffler_run import make_profile, run_armed
 
 

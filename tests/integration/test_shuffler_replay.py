@@ -1,5 +1,5 @@
 """Issue 7's known gap closed: `tablehost run --replay` plays a capture of the table with the USB
-shuffler through the whole service again, the shuffler included (sim/replay_usb.py): the
+shuffler through the whole service again, the shuffler included (sim/devices/replay_usb.py): the
 journal's rounds and shoes come out as the captured run's."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 from drivers.capture import Link, read_capture
 from drivers.events.shuffler import ShuffleStarted, ShufflerFault
 from firmware_host.cli import main
-from firmware_host.journal import export_rounds, export_shoes
+from firmware_host.host.journal import export_rounds, export_shoes
 from tests.integration.test_shuffler_run import make_profile
 
 #: Rounds of the captured run: with 6-deck batches, past the first change of shoe.

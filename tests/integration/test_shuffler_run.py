@@ -23,15 +23,16 @@ import pytest
 
 from drivers.events.shuffler import ShufflerFault
 from drivers.events.table import DeviceLost
-from firmware_host.baccarat.cards import parse_card, shoe_composition
+from firmware_host.rules.baccarat.cards import parse_card, shoe_composition
 from firmware_host.cli import main
-from firmware_host.decisions import Decision
-from firmware_host.journal import Journal, export_shoes, verify
-from firmware_host.profiles import load_table
+from firmware_host.tables.decisions import Decision
+from firmware_host.host.journal import Journal, export_shoes, verify
+from firmware_host.config.profiles import load_table
 from firmware_host.wiring import build_table
 from tests.integration.test_baccarat_run import check_rounds_against_resolve, make_profile as make_baccarat_profile
+from tests.support.paths import REPO
 
-SHIPPED = Path(__file__).resolve().parents[2] / "hardware-profiles" / "tables" / "sim-baccarat-shuffler.toml"
+SHIPPED = REPO / "hardware-profiles" / "tables" / "sim-baccarat-shuffler.toml"
 #: Shoe faults as in the shipped profile, framing faults doubled: the framed dialect retransmits,
 #: the dealer keys in unreadable cards, face-up cards are discarded (§ 541.14(d)).
 SHOE_FAULTS = ("corrupt_byte = 0.02, drop_frame = 0.02, duplicate_frame = 0.02, unreadable_card = 0.005, "

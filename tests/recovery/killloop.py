@@ -31,18 +31,19 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from drivers.events import to_record
-from firmware_host.baccarat.cards import parse_card, shoe_composition
-from firmware_host.baccarat.deal import resolve
-from firmware_host.baccarat.variant import Variant
+from firmware_host.rules.baccarat.cards import parse_card, shoe_composition
+from firmware_host.rules.baccarat.deal import resolve
+from firmware_host.rules.baccarat.variant import Variant
 from firmware_host.errors import JournalError
-from firmware_host.journal import Journal, export_rounds, export_shoes, load_key, verify
-from firmware_host.profiles import TableProfile, load_table
-from firmware_host.service import Service
+from firmware_host.host.journal import Journal, export_rounds, export_shoes, load_key, verify
+from firmware_host.config.profiles import TableProfile, load_table
+from firmware_host.host.service import Service
 from firmware_host.wiring import game_wiring
-from sim.shoe import SimShoe
+from sim.devices.shoe import SimShoe
 from tests.integration.test_baccarat_run import make_profile
 from tests.integration.test_paigow_run import check_money, check_rolls, check_tiles
 from tests.recovery.shuffler_audit import batch_shoes
+from tests.support.paths import REPO
 
 __all__ = [
     "DECKS", "MOMENTS", "SHOE_CHANGE", "Run", "Tracker", "KillLoopReport", "Stalled", "write_profile", "paigow_profile",
@@ -50,7 +51,7 @@ __all__ = [
     "shoes_played", "replay",
 ]
 
-ROOT = Path(__file__).resolve().parents[2]
+
 #: The device model of the simulated shoe in :func:`write_profile`'s table.
 SHOE_MODEL = "tablehost-ts8-2026"
 #: § 541.3(a)'s fewest decks: a run reaches the cover card and the next shoe soonest.
@@ -74,7 +75,7 @@ SHOE_MOMENT_SECONDS = 8.0
 #: Draws before the end of a shoe at which the harness starts waiting for the cover card
 #: (the sim puts it 14 to 20 cards above the bottom, § 541.5(e)).
 COVER_SOON_DRAWS = 60
-#: Input records that are one draw from the shoe (``firmware_host.recovery.DRAW_EVENTS``).
+#: Input records that are one draw from the shoe (``sim.resume.DRAW_EVENTS``).
 DRAWS = ("CardRead", "CutCard", "CardUnreadable", "CardFaceUp")
 #: The shuffler's faults per shuffle, lower than the shipped profile's (0.2): some shuffles go through.
 SHUFFLER_FAULTS = "jam = 0.1, door_open = 0.1, missing_card = 0.1, extra_card = 0.1, unplug = 0.1, same_order = 0.1"
@@ -108,10 +109,10 @@ def write_profile(directory: Path, *, faults: str = "", dealer: str = "", approv
 def paigow_profile(directory: Path, name: str = "sim-paigow.toml") -> Path:
     """``make run-paigow``'s simulated Pai Gow table (faults included) in ``directory``, or
     another of ``hardware-profiles/tables`` by ``name`` (``sim-paigow-gpio-lid.toml``)."""
-    shutil.copytree(ROOT / "hardware-profiles" / "devices", directory / "devices")
+    shutil.copytree(REPO / "hardware-profiles" / "devices", directory / "devices")
     (directory / "tables").mkdir()
     path = directory / "tables" / name
-    shutil.copyfile(ROOT / "hardware-profiles" / "tables" / name, path)
+    shutil.copyfile(REPO / "hardware-profiles" / "tables" / name, path)
     return path
 
 
@@ -170,9 +171,9 @@ class Run:
 
     def start(self) -> subprocess.Popen[bytes]:
         """Start the service process (the checkout's code, whatever is installed)."""
-        env = dict(os.environ, PYTHONPATH=str(ROOT))
+        env = dict(os.environ, PYTHONPATH=str(REPO))
         with self.log.open("ab") as log:
-            return subprocess.Popen(self.command(), cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+            return subprocess.Popen(self.command(), cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
 
     def log_tail(self, lines: int = 15) -> str:
         """The end of the processes' output, for failure messages."""

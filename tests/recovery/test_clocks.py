@@ -19,21 +19,21 @@ import pytest
 
 from drivers.events import DeviceEvent
 from drivers.events.table import ClockTick
-from firmware_host import shuffler_rules as shuffling
-from firmware_host.baccarat.rules import RulesSubmission
-from firmware_host.baccarat_table import BaccaratTable
-from firmware_host.controller import TableController
-from firmware_host.decisions import Decision
-from firmware_host.journal import Journal
-from firmware_host.paigow_table import PaiGowTable, PaiGowTableRules
-from firmware_host.service import Service
-from firmware_host.shuffler_rules import ShufflerConfig
-from tests.controller_baccarat.shuffler_table import (
+from firmware_host.rules import shuffler as shuffling
+from firmware_host.rules.baccarat.rules import RulesSubmission
+from firmware_host.tables.baccarat.controller import BaccaratTable
+from firmware_host.tables.base import TableController
+from firmware_host.tables.decisions import Decision
+from firmware_host.host.journal import Journal
+from firmware_host.tables.paigow import PaiGowTable, PaiGowTableRules
+from firmware_host.host.service import Service
+from firmware_host.rules.shuffler import ShufflerConfig
+from tests.tables.baccarat.shuffler_table import (
     APPROVED_WITH_SHUFFLER, DECKS, SHUFFLER, SHUFFLER_UP, released, shuffled, status,
 )
-from tests.controller_baccarat.table import SHOE_UP, cards
-from tests.controller_paigow.table import APPROVED, SHAKER_UP, lid, roll, shakes, wager
-from tests.helpers.table_driver import command
+from tests.tables.baccarat.table import SHOE_UP, cards
+from tests.tables.paigow.table import APPROVED, SHAKER_UP, lid, roll, shakes, wager
+from tests.support.table_driver import command
 
 HOUR = 3600.0
 MINUTE = 60.0

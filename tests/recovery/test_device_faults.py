@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 
 from drivers.events.table import DealerCommand
-from firmware_host.decisions import Decision
-from firmware_host.journal import Journal, verify
-from firmware_host.profiles import load_table
-from firmware_host.service import Service
+from firmware_host.tables.decisions import Decision
+from firmware_host.host.journal import Journal, verify
+from firmware_host.config.profiles import load_table
+from firmware_host.host.service import Service
 from firmware_host.wiring import game_wiring
 from tests.integration.test_paigow_run import SEED as PAIGOW_SEED
 from tests.recovery.killloop import (

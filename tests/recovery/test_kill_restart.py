@@ -17,7 +17,7 @@ import pytest
 from drivers.events import DeviceEvent
 from drivers.events.shoe import CardRead, CardUnreadable
 from drivers.events.table import DealerCommand, DeviceIdentified
-from firmware_host.profiles import load_table
+from firmware_host.config.profiles import load_table
 from firmware_host.wiring import build_table
 
 from tests.integration.test_paigow_run import SEED as PAIGOW_SEED

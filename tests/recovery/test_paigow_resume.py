@@ -13,9 +13,9 @@ from typing import Any
 from drivers.events import DeviceEvent
 from drivers.events.dice import LidChanged, ShakeDetected
 from drivers.events.table import DealerCommand, DeviceIdentified, DeviceLost, WagerPlaced
-from firmware_host.profiles import load_table
-from firmware_host.journal import Journal
-from firmware_host.recovery import ShakerResumePoint, shaker_resume_point
+from firmware_host.config.profiles import load_table
+from firmware_host.host.journal import Journal
+from sim.resume import ShakerResumePoint, shaker_resume_point
 from firmware_host.wiring import Table, build_table
 
 from tests.recovery.killloop import paigow_profile

@@ -7,7 +7,7 @@ seeded points of play (:func:`~tests.recovery.killloop.kill_loop`) and then at e
 moment of two changes of shoe: the read-out, the batch going back into the shuffler, its
 shuffle, the other batch coming out, the shoe being loaded. A restarted simulated shuffler
 holds its batches as the journal shows them and the simulated shoe the batch in play
-(:meth:`sim.shuffler_usb.SimulatedShuffler.resume`), so the audit finds every shoe holding
+(:meth:`sim.devices.shuffler.SimulatedShuffler.resume`), so the audit finds every shoe holding
 the batch the seeded shuffler released, cut as the shoe cut it, and the rounds are those of
 an uninterrupted run of the same seed.
 """
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware_host.journal import export_rounds
+from firmware_host.host.journal import export_rounds
 from tests.recovery.killloop import (
     Run, audit, kill_at_shoe_changes, kill_loop, run_to_end, shoes_played, shuffler_profile,
 )  # fmt: skip

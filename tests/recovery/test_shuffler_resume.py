@@ -3,7 +3,7 @@
 A physical shuffler keeps its batches over a restart of the Pi: which is in the shoe, which
 is shuffled and ready, loaded or being shuffled, and in which order their cards lie. A
 simulator restarted with the host rebuilds them from its seed and the journal's facts
-(:func:`firmware_host.recovery.shuffler_resume_point`, :meth:`SimulatedShuffler.resume`).
+(:func:`sim.resume.shuffler_resume_point`, :meth:`SimulatedShuffler.resume`).
 
 :class:`Host` plays the host against a reference simulator over pyusb, one command at a
 time, and writes down the facts its journal would hold; a new simulator of the same seed
@@ -27,15 +27,15 @@ from drivers.codecs import shuffler as codec
 from drivers.events.shoe import CardRead
 from drivers.events.shuffler import BatchLoaded, BatchReleased, BatchStatus, ShuffleCompleted, ShuffleStarted
 from drivers.events.table import DealerCommand, DeviceIdentified, DeviceLost
-from firmware_host.baccarat.cards import full_shoe
-from firmware_host.journal import Journal
-from firmware_host.profiles import load_table
-from firmware_host.recovery import RESTARTED, ShufflerFact, ShufflerResumePoint, shuffler_resume_point
+from firmware_host.rules.baccarat.cards import full_shoe
+from firmware_host.host.journal import Journal
+from firmware_host.config.profiles import load_table
+from sim.resume import RESTARTED, ShufflerFact, ShufflerResumePoint, shuffler_resume_point
 from firmware_host.wiring import build_table
 from firmware_host.wiring.baccarat import resume_shuffler
 from sim.errors import SimError
-from sim.shoe import SimShoe
-from sim.shuffler_usb import EP_IN, EP_OUT, FAULTS, SimulatedShuffler
+from sim.devices.shoe import SimShoe
+from sim.devices.shuffler import EP_IN, EP_OUT, FAULTS, SimulatedShuffler
 from tests.integration.test_shuffler_run import make_profile
 
 SEED = 7

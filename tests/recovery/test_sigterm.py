@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from firmware_host.journal import Journal, verify
-from firmware_host.profiles import load_table
-from firmware_host.service import Service
+from firmware_host.host.journal import Journal, verify
+from firmware_host.config.profiles import load_table
+from firmware_host.host.service import Service
 from firmware_host.wiring import game_wiring
 from tests.recovery.killloop import STARTUP_SECONDS, FOREVER, Run, Tracker, audit, follow, run_to_end, write_profile
 

@@ -18,11 +18,11 @@ import pytest
 from drivers.events.shoe import CardRead
 from drivers.events.table import DealerCommand, DeviceIdentified, SoftwareStarted
 from firmware_host import __version__
-from firmware_host.baccarat_table import BaccaratTable
-from firmware_host.controller import TableController
+from firmware_host.tables.baccarat.controller import BaccaratTable
+from firmware_host.tables.base import TableController
 from firmware_host.errors import JournalError
-from firmware_host.journal import Journal
-from firmware_host.profiles import load_table
+from firmware_host.host.journal import Journal
+from firmware_host.config.profiles import load_table
 from firmware_host.wiring import build_table
 
 from tests.recovery.killloop import seeded_shoe, write_profile

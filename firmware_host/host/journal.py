@@ -1,0 +1,700 @@
+"""The journal: a durable, append-only, hash-chained (optionally HMAC-keyed) record of the table.
+
+Every input event and every decision the controller takes goes into one SQLite table
+*before* any output acts on it, so that any round can be reconstructed (§ 541.12(c),
+§ 535.10(l)), the table's state can be rebuilt after a crash by replaying :meth:`Journal.steps`
+through the same controller, and tampering is detected by :func:`verify`.
+
+Durability: WAL mode with ``synchronous=FULL``; one input and all its decisions are one
+transaction (:meth:`Journal.append_step`), committed to disk before the call returns, so a
+crash loses at most the one uncommitted step, never half of it.
+
+The record format and the hash encoding byte by byte are in ``docs/journal.md``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import enum
+import hashlib
+import hmac
+import json
+import math
+import os
+import pathlib
+import re
+import sqlite3
+import stat
+import struct
+import threading
+import time
+from typing import Any, Iterator, NamedTuple, Sequence
+
+import drivers.events.all  # noqa: F401  (registers every event type, so steps() can rebuild them)
+from drivers.events import DeviceEvent, EventError, from_record, to_record
+from firmware_host.tables.decisions import Decision
+from firmware_host.errors import JournalError
+
+__all__ = [
+    "Journal",
+    "Record",
+    "VerifyReport",
+    "Problem",
+    "verify",
+    "export_rounds",
+    "export_shoes",
+    "load_key",
+    "key_id",
+    "KEY_BYTES",
+]
+
+#: Format version of the record encoding; part of every hashed message.
+FORMAT = 1
+#: Domain-separation prefix of every hashed message (docs/journal.md, "Hash computation").
+MESSAGE_PREFIX = b"tablehost-journal/1\n"
+#: ``prev_hash`` of record 1.
+GENESIS_PREV_HASH = "0" * 64
+#: Type of the meta record every journal starts with (seq 1): format, keyed, key id.
+GENESIS_TYPE = "journal"
+#: SQLite header ``application_id`` marking a file as a tablehost journal ("TBJL").
+APPLICATION_ID = 0x54424A4C
+#: Length of keys made by ``tablehost journal keygen``; the shortest key :func:`load_key` accepts.
+KEY_BYTES = 32
+#: Decision types exported by :func:`export_rounds` / :func:`export_shoes` (firmware_host.tables.decisions).
+ROUND_RESULT = "round_result"
+SHOE_RESULT = "shoe_result"
+
+KINDS = ("meta", "input", "decision")
+_HEX64 = re.compile(r"[0-9a-f]{64}\Z")
+_PAGE = 512  # records fetched per query when iterating (no cursor is held open between pages)
+_COLUMNS = "seq, kind, type, at, round, data, prev_hash, hash, mac"
+_INSERT = f"INSERT INTO records ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+_SCHEMA = """
+CREATE TABLE records (
+    seq       INTEGER PRIMARY KEY,   -- gapless from 1
+    kind      TEXT NOT NULL,         -- 'meta' | 'input' | 'decision'
+    type      TEXT NOT NULL,         -- event class name, decision type or meta type
+    at        REAL,                  -- service receive time of the step's input (s); meta: when written
+    round     INTEGER,               -- the decision's round, NULL for inputs and most metas
+    data      TEXT NOT NULL,         -- canonical JSON object
+    prev_hash TEXT NOT NULL,         -- hash of record seq-1; 64 zeros for seq 1
+    hash      TEXT NOT NULL,         -- SHA-256 of the encoded record (docs/journal.md)
+    mac       TEXT                   -- HMAC-SHA256 of the same bytes, NULL when unkeyed
+)
+"""
+
+
+# --------------------------------------------------------------------------- encoding
+
+
+def canonical_json(data: Any, what: str) -> str:
+    """The canonical JSON text stored in ``data``: sorted keys, no spaces, UTF-8, no NaN.
+
+    :raises JournalError: ``data`` is not a JSON object of JSON values; ``what`` names it.
+    """
+    if not isinstance(data, dict):
+        raise JournalError(f"{what}: data must be a JSON object, not {type(data).__name__}")
+    try:
+        text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        text.encode("utf-8")
+    except (TypeError, ValueError) as exc:  # UnicodeEncodeError is a ValueError
+        raise JournalError(f"{what}: data is not JSON-ready: {exc}") from exc
+    return text
+
+
+def _text(value: str) -> bytes:
+    raw = value.encode("utf-8")
+    return struct.pack(">I", len(raw)) + raw
+
+
+def encode(seq: int, kind: str, type: str, at: float | None, round: int | None, data: str, prev_hash: str) -> bytes:
+    """The bytes that ``hash`` and ``mac`` are computed over (docs/journal.md, byte by byte).
+
+    :raises TypeError, ValueError, struct.error: a field of the wrong type or out of range.
+    """
+    for name, value in (("kind", kind), ("type", type), ("data", data), ("prev_hash", prev_hash)):
+        if not isinstance(value, str):
+            raise TypeError(f"{name} is {value!r}, not text")
+    parts = [MESSAGE_PREFIX, struct.pack(">q", seq), _text(kind), _text(type)]
+    if at is None:
+        parts.append(b"\x00")
+    else:
+        if not isinstance(at, float):
+            raise TypeError(f"at is {at!r}, not a real number")
+        parts.append(b"\x01" + struct.pack(">d", at))
+    if round is None:
+        parts.append(b"\x00")
+    else:
+        if not isinstance(round, int) or isinstance(round, bool):
+            raise TypeError(f"round is {round!r}, not an integer")
+        parts.append(b"\x01" + struct.pack(">q", round))
+    parts += [_text(data), _text(prev_hash)]
+    return b"".join(parts)
+
+
+def key_id(key: bytes) -> str:
+    """A short public name of a key (16 hex digits), recorded in the journal's first record."""
+    return hmac.digest(key, b"tablehost journal key id", "sha256")[:8].hex()
+
+
+def load_key(path: str | os.PathLike[str]) -> bytes:
+    """Read an HMAC key file (raw bytes, at least :data:`KEY_BYTES` long, readable by its owner only).
+
+    :raises JournalError: missing, unreadable, too short, or readable/writable by group or others.
+    """
+    path = pathlib.Path(path)
+    try:
+        mode = path.stat().st_mode
+        key = path.read_bytes()
+    except OSError as exc:
+        raise JournalError(f"key file {path}: cannot read: {exc.strerror or exc}") from exc
+    if mode & (stat.S_IRWXG | stat.S_IRWXO):
+        raise JournalError(f"key file {path}: mode {stat.S_IMODE(mode):04o} lets others read it; chmod 0400 {path}")
+    if len(key) < KEY_BYTES:
+        raise JournalError(f"key file {path}: {len(key)} bytes; a key has at least {KEY_BYTES} (tablehost journal keygen)")
+    return key
+
+
+def write_key(path: str | os.PathLike[str]) -> str:
+    """Create a new key file of :data:`KEY_BYTES` random bytes, mode 0400; return its :func:`key_id`.
+
+    :raises JournalError: the file exists (never overwritten) or cannot be written.
+    """
+    key = os.urandom(KEY_BYTES)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o400)
+    except FileExistsError as exc:
+        raise JournalError(f"key file {path}: already exists; a key is never overwritten") from exc
+    except OSError as exc:
+        raise JournalError(f"key file {path}: cannot create: {exc.strerror or exc}") from exc
+    try:
+        os.write(fd, key)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return key_id(key)
+
+
+# --------------------------------------------------------------------------- records
+
+
+@dataclasses.dataclass(frozen=True)
+class Record:
+    """One journal record as stored (``data`` parsed from its canonical JSON)."""
+
+    seq: int
+    kind: str
+    type: str
+    at: float | None
+    round: int | None
+    data: dict[str, Any]
+    prev_hash: str
+    hash: str
+    mac: str | None
+
+    @classmethod
+    def from_row(cls, row: tuple[Any, ...]) -> Record:
+        """Build from a ``SELECT seq, kind, ..., mac`` row; :class:`JournalError` if ``data`` is not JSON."""
+        seq, kind, type_, at, round_, data, prev_hash, hash_, mac = row
+        try:
+            parsed = json.loads(data)
+        except (TypeError, ValueError) as exc:
+            raise JournalError(f"record {seq}: data is not JSON: {exc}") from exc
+        return cls(seq, kind, type_, at, round_, parsed, prev_hash, hash_, mac)
+
+    def to_json(self) -> dict[str, Any]:
+        """All fields as a JSON-ready dict (for printing a broken record)."""
+        return dataclasses.asdict(self)
+
+
+def _seal(seq: int, kind: str, type: str, at: float | None, round: int | None, data: str,
+          prev_hash: str, key: bytes | None) -> tuple[Any, ...]:
+    """The row to insert: the fields plus their hash and (with a key) MAC."""
+    message = encode(seq, kind, type, at, round, data, prev_hash)
+    mac = hmac.digest(key, message, "sha256").hex() if key is not None else None
+    return (seq, kind, type, at, round, data, prev_hash, hashlib.sha256(message).hexdigest(), mac)
+
+
+def _connect(path: str | os.PathLike[str], *, read_only: bool) -> sqlite3.Connection:
+    """Open the SQLite file; read-only opens never create it. :class:`JournalError` on failure.
+
+    A read-only open of a closed journal in a directory the reader cannot write (an auditor's
+    copy) cannot create SQLite's ``-shm`` file; with no ``-wal`` file beside it the main file
+    is complete, so it is then opened as immutable.
+    """
+    path = pathlib.Path(path)
+    if read_only and not path.is_file():
+        raise JournalError(f"journal {path}: no such file")
+    uri = path.absolute().as_uri() + ("?mode=ro" if read_only else "?mode=rwc")
+    try:
+        try:
+            return _probe(sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False), read_only)
+        except sqlite3.OperationalError:
+            wal = path.with_name(path.name + "-wal")
+            if not read_only or (wal.exists() and wal.stat().st_size > 0):
+                raise
+            return _probe(sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None, check_same_thread=False), True)
+    except sqlite3.Error as exc:
+        hint = "" if not read_only else "; copy it (with its -wal file, if any) to a directory you can write"
+        raise JournalError(f"journal {path}: cannot open: {exc}{hint}") from exc
+
+
+def _probe(conn: sqlite3.Connection, read_only: bool) -> sqlite3.Connection:
+    """Set the connection up and read the schema (which fails if the file is not SQLite)."""
+    try:
+        conn.execute("PRAGMA synchronous=FULL")
+        if not read_only:
+            conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.Error:
+        conn.close()
+        raise
+    return conn
+
+
+@contextlib.contextmanager
+def _reading(path: str | os.PathLike[str]) -> Iterator[sqlite3.Connection]:
+    """A read-only connection to an existing journal, closed on exit; :class:`JournalError` if it is none."""
+    conn = _connect(path, read_only=True)
+    try:
+        try:
+            if not _has_records_table(conn, path):
+                raise JournalError(f"journal {path}: not a tablehost journal (no records)")
+        except sqlite3.Error as exc:
+            raise JournalError(f"journal {path}: cannot read: {exc}") from exc
+        yield conn
+    finally:
+        conn.close()
+
+
+def _has_records_table(conn: sqlite3.Connection, path: object) -> bool:
+    """Whether the file holds a journal; :class:`JournalError` if it is some other SQLite file."""
+    (app_id,) = conn.execute("PRAGMA application_id").fetchone()
+    tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    if app_id == APPLICATION_ID and "records" in tables:
+        return True
+    if app_id == 0 and not tables:
+        return False
+    raise JournalError(f"journal {path}: not a tablehost journal (another SQLite database)")
+
+
+def _rows(conn: sqlite3.Connection, start_seq: int, where: str = "", args: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+    """Every row from ``start_seq`` in seq order, a page per query (no cursor held across yields)."""
+    query = f"SELECT {_COLUMNS} FROM records WHERE seq >= ? {where} ORDER BY seq LIMIT {_PAGE}"
+    while True:
+        page = conn.execute(query, (start_seq, *args)).fetchall()
+        yield from page
+        if len(page) < _PAGE:
+            return
+        start_seq = page[-1][0] + 1
+
+
+def _genesis_key_id(record: Record) -> str | None:
+    """The key id the journal's first record names (None: unkeyed); :class:`JournalError` if it is no genesis."""
+    if record.seq != 1 or record.kind != "meta" or record.type != GENESIS_TYPE:
+        raise JournalError(f"record {record.seq} is not the journal's first record ('meta', {GENESIS_TYPE!r})")
+    if not record.data.get("keyed"):
+        return None
+    recorded = record.data.get("key_id")
+    if not isinstance(recorded, str):
+        raise JournalError(f"record 1 says the journal is keyed but names no key id: {record.data!r}")
+    return recorded
+
+
+class Journal:
+    """An open journal, the only writer of its file. Use :meth:`open`; a context manager.
+
+    Thread-safe: appends are serialised by a lock, so the controller's thread may own it
+    while another thread reads.
+    """
+
+    def __init__(self, conn: sqlite3.Connection, path: pathlib.Path, key: bytes | None,
+                 last_seq: int, last_hash: str, last_round: int | None) -> None:
+        self._conn, self.path, self._key = conn, path, key
+        self._last_seq, self._last_hash, self._last_round = last_seq, last_hash, last_round
+        self._lock = threading.Lock()
+
+    # ----------------------------------------------------------------- opening
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str], *, hmac_key: bytes | None = None) -> Journal:
+        """Create the journal at ``path`` or open the existing one for appending.
+
+        A new journal starts with a ``meta``/``journal`` record naming its format and whether
+        (and with which key id) it is keyed. An existing one must match ``hmac_key`` and end in
+        an intact record linked to its predecessor.
+
+        :param hmac_key: the table's key (:func:`load_key`); every record then carries a MAC.
+        :raises JournalError: not a journal, wrong or missing key, broken tail, I/O error.
+        """
+        path = pathlib.Path(path)
+        conn = _connect(path, read_only=False)
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            if not _has_records_table(conn, path):
+                conn.execute(_SCHEMA)
+                conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
+                genesis = {"format": FORMAT, "keyed": hmac_key is not None,
+                           "key_id": key_id(hmac_key) if hmac_key is not None else None}
+                conn.execute(_INSERT, _seal(1, "meta", GENESIS_TYPE, time.time(), None,
+                                            canonical_json(genesis, "genesis"), GENESIS_PREV_HASH, hmac_key))
+            conn.execute("COMMIT")
+            journal = cls._check_tail(conn, path, hmac_key)
+        except sqlite3.Error as exc:
+            conn.close()
+            raise JournalError(f"journal {path}: cannot open: {exc}") from exc
+        except BaseException:
+            conn.close()
+            raise
+        return journal
+
+    @classmethod
+    def _check_tail(cls, conn: sqlite3.Connection, path: pathlib.Path, key: bytes | None) -> Journal:
+        """Check key and last record, then build the :class:`Journal`."""
+        first = conn.execute(f"SELECT {_COLUMNS} FROM records WHERE seq = 1").fetchone()
+        if first is None:
+            raise JournalError(f"journal {path}: its first record is missing; run tablehost journal verify")
+        recorded_id = _genesis_key_id(Record.from_row(first))
+        given_id = key_id(key) if key is not None else None
+        if recorded_id != given_id:
+            raise JournalError(f"journal {path}: " + _key_mismatch(recorded_id, given_id))
+        tail = conn.execute(f"SELECT {_COLUMNS} FROM records ORDER BY seq DESC LIMIT 2").fetchall()
+        last = tail[0]
+        before = tail[1] if len(tail) > 1 else None
+        found = _check_row(last, expected_seq=before[0] + 1 if before else 1,
+                           prev_hash=before[7] if before else GENESIS_PREV_HASH, key=key, keyed=key is not None)
+        if found is not None:
+            raise JournalError(f"journal {path}: last record {last[0]} is broken ({found.problem}: {found.detail}); "
+                               f"it must not be appended to: run tablehost journal verify")
+        (last_round,) = conn.execute("SELECT max(round) FROM records").fetchone()
+        return cls(conn, path, key, last[0], last[7], last_round)
+
+    def close(self) -> None:
+        """Close the file (idempotent); the WAL is checkpointed into the main file."""
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> Journal:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ----------------------------------------------------------------- state
+
+    @property
+    def last_seq(self) -> int:
+        """Seq of the last record written."""
+        return self._last_seq
+
+    @property
+    def last_hash(self) -> str:
+        """Hash of the last record written: publish it elsewhere to make truncation detectable."""
+        return self._last_hash
+
+    @property
+    def keyed(self) -> bool:
+        """Whether records carry a MAC."""
+        return self._key is not None
+
+    def last_round(self) -> int | None:
+        """The highest round number in any record (None before the first round)."""
+        return self._last_round
+
+    # ----------------------------------------------------------------- appending
+
+    def append_meta(self, type: str, data: dict[str, Any], *, at: float | None = None) -> int:
+        """Append one ``meta`` record (table opened, profile, device refused...); return its seq.
+
+        :param at: when it happened in service time; default: now (``time.time()``).
+        """
+        at = time.time() if at is None else at
+        return self._append([("meta", type, _check_at(at), None, canonical_json(data, f"meta {type!r}"))])
+
+    def append_step(self, at: float, event: DeviceEvent, decisions: Sequence[Decision]) -> int:
+        """Append one input event and the decisions it caused as ONE durable transaction.
+
+        Returns only after the transaction is committed to disk (``synchronous=FULL``), so the
+        caller may act on the decisions afterwards. The decisions carry the same ``at``.
+
+        :param at: the service's receive time of ``event`` (seconds).
+        :returns: the seq of the input record (its decisions follow it).
+        :raises JournalError: unregistered event, data not JSON-ready, bad ``at``, I/O error.
+        """
+        at = _check_at(at)
+        try:
+            name, fields = to_record(event)
+        except EventError as exc:
+            raise JournalError(f"cannot journal {event!r}: {exc}") from exc
+        entries = [("input", name, at, None, canonical_json(fields, f"event {name}"))]
+        for decision in decisions:
+            entries.append(("decision", decision.type, at, decision.round,
+                            canonical_json(decision.data, f"decision {decision.type!r}")))
+        return self._append(entries)
+
+    def _append(self, entries: list[tuple[str, str, float | None, int | None, str]]) -> int:
+        """Seal and insert ``entries`` in one transaction; return the first seq."""
+        with self._lock:
+            seq, prev_hash, rows = self._last_seq, self._last_hash, []
+            try:
+                for kind, type_, at, round_, data in entries:
+                    seq += 1
+                    row = _seal(seq, kind, type_, at, round_, data, prev_hash, self._key)
+                    rows.append(row)
+                    prev_hash = row[7]
+            except (TypeError, ValueError, struct.error) as exc:
+                raise JournalError(f"journal {self.path}: cannot encode record {seq}: {exc}") from exc
+            try:
+                self._conn.execute("BEGIN IMMEDIATE")
+                self._conn.executemany(_INSERT, rows)
+                self._conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                if self._conn.in_transaction:
+                    self._conn.rollback()
+                why = ("another process wrote to it" if isinstance(exc, sqlite3.IntegrityError) else str(exc))
+                raise JournalError(f"journal {self.path}: cannot append record {rows[0][0]}: {why}") from exc
+            rounds = [r for (_, _, _, r, _) in entries if r is not None]
+            if rounds:
+                self._last_round = max(rounds if self._last_round is None else [*rounds, self._last_round])
+            self._last_seq, self._last_hash = seq, prev_hash
+            return rows[0][0]
+
+    # ----------------------------------------------------------------- reading
+
+    def records(self, start_seq: int = 1) -> Iterator[Record]:
+        """Every record from ``start_seq`` on, in order."""
+        for row in _rows(self._conn, start_seq):
+            yield Record.from_row(row)
+
+    def steps(self) -> Iterator[tuple[float, DeviceEvent, list[Decision]]]:
+        """Every step in order as ``(at, event, decisions)``, events rebuilt: what replay feeds the controller.
+
+        :raises JournalError: a record names an event type that is not registered or does not fit.
+        """
+        step: tuple[float, DeviceEvent, list[Decision]] | None = None
+        for record in self.records():
+            if record.kind == "decision":
+                if step is None:
+                    raise JournalError(f"record {record.seq}: decision without its input")
+                step[2].append(Decision(record.type, record.data, record.round))
+                continue
+            if step is not None:
+                yield step
+                step = None
+            if record.kind == "input":
+                try:
+                    step = (record.at, from_record(record.type, record.data), [])
+                except EventError as exc:
+                    raise JournalError(f"record {record.seq}: cannot rebuild the event: {exc}") from exc
+        if step is not None:
+            yield step
+
+    def meta(self, type: str) -> list[dict[str, Any]]:
+        """The ``data`` of every ``meta`` record of this type, in order."""
+        return [Record.from_row(row).data for row in _rows(self._conn, 1, "AND kind = 'meta' AND type = ?", (type,))]
+
+
+def _check_at(at: float) -> float:
+    """``at`` as a finite float (-0.0 becomes 0.0, as SQLite would store it)."""
+    if isinstance(at, bool) or not isinstance(at, (int, float)) or not math.isfinite(at):
+        raise JournalError(f"at must be a finite number of seconds, not {at!r}")
+    return float(at) + 0.0
+
+
+def _key_mismatch(recorded_id: str | None, given_id: str | None) -> str:
+    if recorded_id is None:
+        return "it is not keyed, but a key was given"
+    if given_id is None:
+        return f"it is keyed (key id {recorded_id}): give its key file"
+    return f"it is keyed with key id {recorded_id}, the key given is {given_id}"
+
+
+# --------------------------------------------------------------------------- verifying
+
+
+class Problem(enum.StrEnum):
+    """Why :func:`verify` rejects a journal."""
+
+    CHANGED = "changed content"
+    DELETED = "deleted record"
+    INSERTED = "inserted record"
+    BROKEN_LINK = "broken link"
+    BAD_MAC = "bad MAC"
+    KEY_NEEDED = "key needed"
+    WRONG_KEY = "wrong key"
+    NOT_KEYED = "not keyed"
+    MALFORMED = "malformed record"
+    UNREADABLE = "unreadable database"
+
+
+@dataclasses.dataclass(frozen=True)
+class VerifyReport:
+    """The result of :func:`verify`.
+
+    :param ok: the chain is intact (and, for a keyed journal, every MAC checks with the key).
+    :param records_checked: records read before the first problem (all of them when ok).
+    :param keyed: whether the journal's first record says it is keyed; ``key_id`` names the key.
+    :param last_seq, last_hash: the last intact record; compare with a copy kept elsewhere to
+        detect records cut off the end, which no chain can show by itself.
+    :param broken_seq: the first broken record (None when ok or when the problem is the key).
+    :param problem: what is wrong; ``detail`` says it in words; ``record``: the record, if readable.
+    """
+
+    ok: bool
+    records_checked: int
+    keyed: bool
+    key_id: str | None
+    last_seq: int
+    last_hash: str
+    broken_seq: int | None = None
+    problem: Problem | None = None
+    detail: str = ""
+    record: Record | None = None
+
+
+class _Finding(NamedTuple):
+    problem: Problem
+    detail: str
+    seq: int  # the first broken record
+
+
+def _check_row(row: tuple[Any, ...], *, expected_seq: int, prev_hash: str, key: bytes | None,
+               keyed: bool) -> _Finding | None:
+    """What is wrong with one stored row given its predecessor's hash (None: intact).
+
+    Insertions are told apart from other broken links by :func:`_explain_insertion`.
+    """
+    seq, kind, type_, at, round_, data, stored_prev, stored_hash, mac = row
+    if seq != expected_seq:
+        if isinstance(seq, int) and seq > expected_seq:
+            return _Finding(Problem.DELETED, f"records {expected_seq}..{seq - 1} are missing", expected_seq)
+        return _Finding(Problem.CHANGED, f"seq is {seq!r}, expected {expected_seq}", expected_seq)
+    try:
+        message = encode(seq, kind, type_, at, round_, data, stored_prev)
+    except (TypeError, ValueError, struct.error) as exc:
+        return _Finding(Problem.CHANGED, f"a field was altered: {exc}", seq)
+    if stored_hash != hashlib.sha256(message).hexdigest():
+        return _Finding(Problem.CHANGED, "its content does not match its stored hash", seq)
+    if stored_prev != prev_hash:
+        return _Finding(Problem.BROKEN_LINK, "prev_hash is not the hash of the record before it", seq)
+    if kind not in KINDS:
+        return _Finding(Problem.MALFORMED, f"kind {kind!r} is none of {', '.join(KINDS)}", seq)
+    if not _HEX64.match(stored_hash):
+        return _Finding(Problem.MALFORMED, "hash is not 64 lowercase hex digits", seq)
+    if key is not None:
+        if mac != hmac.digest(key, message, "sha256").hex():
+            return _Finding(Problem.BAD_MAC, "its MAC does not check with the key (altered or re-chained without the key)", seq)
+    elif not keyed and mac is not None:
+        return _Finding(Problem.MALFORMED, "a MAC in an unkeyed journal", seq)
+    return None
+
+
+def verify(path: str | os.PathLike[str], *, hmac_key: bytes | None = None) -> VerifyReport:
+    """Check the whole chain of the journal at ``path`` (read-only; safe while the service runs).
+
+    Finds the first record that was changed, deleted, inserted, unlinked, or (keyed journals,
+    with ``hmac_key``) re-chained by someone without the key. A keyed journal without the key
+    is not ``ok`` (:attr:`Problem.KEY_NEEDED`), nor is an unkeyed one when a key is given.
+
+    :raises JournalError: the file is missing, unreadable or not a journal.
+    """
+    with _reading(path) as conn:
+        return _verify_chain(conn, hmac_key)
+
+
+def _verify_chain(conn: sqlite3.Connection, key: bytes | None) -> VerifyReport:
+    """Walk the chain from record 1; stop at the first problem."""
+    checked, prev_hash, prev_kind, recorded_id = 0, GENESIS_PREV_HASH, None, None
+    given_id = key_id(key) if key is not None else None
+    rows = _rows(conn, 1)
+    while True:
+        try:
+            row = next(rows, None)
+        except sqlite3.Error as exc:
+            found: _Finding | None = _Finding(Problem.UNREADABLE, f"SQLite cannot read on: {exc}", checked + 1)
+            break
+        if row is None:
+            found = None
+            break
+        seq = checked + 1
+        if seq == 1:
+            try:
+                recorded_id = _genesis_key_id(Record.from_row(row))
+            except JournalError as exc:
+                found = _Finding(Problem.MALFORMED, str(exc), 1)
+                break
+        usable_key = key if given_id == recorded_id else None
+        found = _check_row(row, expected_seq=seq, prev_hash=prev_hash, key=usable_key, keyed=recorded_id is not None)
+        if found is not None and found.problem in (Problem.CHANGED, Problem.BROKEN_LINK):
+            found = _explain_insertion(conn, row, seq) or found
+        if found is None and row[1] == "decision" and prev_kind not in ("input", "decision"):
+            found = _Finding(Problem.MALFORMED, "a decision not preceded by its input", seq)
+        if found is not None:
+            break
+        checked, prev_hash, prev_kind = seq, row[7], row[1]
+    if found is None:
+        found = _outside_chain(conn, checked)
+    if found is None and recorded_id != given_id:
+        problem = (Problem.NOT_KEYED if recorded_id is None else
+                   Problem.KEY_NEEDED if given_id is None else Problem.WRONG_KEY)
+        return VerifyReport(False, checked, recorded_id is not None, recorded_id, checked, prev_hash,
+                            1 if problem is Problem.NOT_KEYED else None, problem, _key_mismatch(recorded_id, given_id))
+    if found is None:
+        return VerifyReport(True, checked, recorded_id is not None, recorded_id, checked, prev_hash)
+    return VerifyReport(False, checked, recorded_id is not None, recorded_id, checked, prev_hash,
+                        found.seq, found.problem, found.detail, _record_at(conn, found.seq))
+
+
+def _outside_chain(conn: sqlite3.Connection, checked: int) -> _Finding | None:
+    """A record stored outside seq 1..``checked`` (e.g. the last record renumbered to 0)."""
+    stray = conn.execute("SELECT seq FROM records WHERE seq < 1 OR seq > ? ORDER BY seq LIMIT 1", (checked,)).fetchone()
+    if stray is None:
+        return None
+    return _Finding(Problem.MALFORMED, f"a record is stored at seq {stray[0]}, outside the chain 1..{checked}", checked + 1)
+
+
+def _record_at(conn: sqlite3.Connection, seq: int) -> Record | None:
+    """The record stored at ``seq``, if there is one and it can be read."""
+    try:
+        row = conn.execute(f"SELECT {_COLUMNS} FROM records WHERE seq = ?", (seq,)).fetchone()
+        return Record.from_row(row) if row is not None else None
+    except (sqlite3.Error, JournalError):
+        return None
+
+
+def _explain_insertion(conn: sqlite3.Connection, row: tuple[Any, ...], seq: int) -> _Finding | None:
+    """If ``row`` links to an earlier record than its predecessor, the records between were inserted."""
+    try:
+        found = conn.execute("SELECT seq FROM records WHERE hash = ? AND seq < ? ORDER BY seq DESC LIMIT 1",
+                             (row[6], seq - 1)).fetchone()
+    except sqlite3.Error:
+        return None
+    if found is None:
+        return None
+    first = found[0] + 1
+    return _Finding(Problem.INSERTED,
+                    f"records {first}..{seq - 1} were inserted before record {seq}, which links to record {found[0]}",
+                    first)
+
+
+# --------------------------------------------------------------------------- exporting
+
+
+def _export(path: str | os.PathLike[str], decision_type: str) -> Iterator[dict[str, Any]]:
+    with _reading(path) as conn:
+        try:
+            for row in _rows(conn, 1, "AND kind = 'decision' AND type = ?", (decision_type,)):
+                yield Record.from_row(row).data
+        except sqlite3.Error as exc:
+            raise JournalError(f"journal {path}: cannot read: {exc}") from exc
+
+
+def export_rounds(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
+    """The ``data`` of every ``round_result`` decision, in order (``journal export --rounds``)."""
+    return _export(path, ROUND_RESULT)
+
+
+def export_shoes(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
+    """The ``data`` of every ``shoe_result`` decision, in order (``journal export --shoes``)."""
+    return _export(path, SHOE_RESULT)

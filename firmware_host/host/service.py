@@ -1,0 +1,220 @@
+"""The table service's main loop: one thread owns the controller.
+
+Drivers, GPIO buttons, the dealer console and simulated dealers put events on one queue
+(:meth:`Service.emit`, safe from any thread). The loop takes each event, stamps it with the
+time it was received, lets the controller decide, journals the event and its decisions in
+one durable transaction, and only then hands the decisions to the outputs (dealer view,
+tower lamp, simulated dealer, event feed). When no event arrives for ``tick_seconds`` it
+feeds the controller a :class:`~drivers.events.table.ClockTick`, so the compliance clocks
+advance without busy polling. A tick is journaled only when it leads to a decision: by the
+controller contract a tick that decides nothing changes nothing but the time, which the
+next journaled event carries anyway, so an idle table does not grow its journal.
+
+On start, :meth:`Service.recover` replays the journal through the controller and checks
+that every decision comes out the same, which rebuilds the whole table state after a crash.
+Steps an earlier version of tablehost decided (an upgrade mid-shift) must come out the same
+in everything that binds the table: results, settlements, announcements, alerts, device
+health and commands; only what is shown to people may differ (prompts, the lamp, texts).
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from typing import Callable, Iterable, Protocol, Sequence
+
+from drivers.events import DeviceEvent
+from drivers.events.table import ClockTick, SoftwareStarted
+from firmware_host.tables.decisions import Decision
+from firmware_host.errors import ControllerError, JournalError
+from firmware_host.host.journal import Journal
+
+__all__ = ["REPLAY_PROGRESS_EVERY", "PRESENTATION", "Controller", "Output", "Service", "binding"]
+
+log = logging.getLogger("tablehost.service")
+
+#: Steps between two progress calls of :meth:`Service.recover`: steps, not seconds, so a replay
+#: reports the same way on every machine (1,000 steps are 0.04 s here, well under a second on a Pi).
+REPLAY_PROGRESS_EVERY = 1000
+#: Decision types that only show people what to do next: a new version may word or order
+#: them differently without changing anything the table decided.
+PRESENTATION = frozenset({"prompt", "lamp"})
+#: The key of a decision's words for people (an alert's, an announcement's).
+TEXT = "text"
+
+
+class Controller(Protocol):
+    """What the service needs of a table controller (see :mod:`firmware_host.tables.base`)."""
+
+    def handle(self, event: DeviceEvent, at: float) -> list[Decision]:
+        """Apply one event received at ``at``; return the decisions made."""
+        ...
+
+
+class Output(Protocol):
+    """Something that acts on decisions once they are journaled."""
+
+    def on_decisions(self, decisions: Sequence[Decision]) -> None:
+        """Act on the decisions of one step (called from the service thread; must not block)."""
+        ...
+
+
+_STOP = object()
+
+
+class Service:
+    """The event loop.
+
+    :param controller: the table controller (its state is owned by the loop's thread).
+    :param journal: the open journal.
+    :param outputs: acted on in order after each durable step.
+    :param tick_seconds: longest wait for an event before a clock tick is fed.
+    :param stop_after_rounds: stop once the journal holds this many finished rounds.
+    :param clock: wall-clock time source (seconds); the controller never reads it.
+    :param heartbeat: called on every turn of the loop (the systemd watchdog ping), so a
+        stuck loop stops pinging.
+    :param version: the running tablehost version (see :meth:`recover`).
+    """
+
+    def __init__(
+        self,
+        controller: Controller,
+        journal: Journal,
+        outputs: Iterable[Output] = (),
+        *,
+        tick_seconds: float = 1.0,
+        stop_after_rounds: int | None = None,
+        clock: Callable[[], float] = time.time,
+        heartbeat: Callable[[], None] | None = None,
+        version: str | None = None,
+    ) -> None:
+        self.controller = controller
+        self.journal = journal
+        self.outputs = list(outputs)
+        self.tick_seconds = tick_seconds
+        self.stop_after_rounds = stop_after_rounds
+        self.clock = clock
+        self.heartbeat = heartbeat
+        self.version = version
+        #: The version whose decisions the journal's last steps are (set by :meth:`recover`).
+        self.journal_version: str | None = version
+        #: Replayed steps an earlier version decided with other prompts, lamps or texts.
+        self.reworded_steps = 0
+        self.rounds_finished = 0
+        self.steps = 0
+        self._latest_at = float("-inf")
+        self._events: queue.SimpleQueue[object] = queue.SimpleQueue()
+        self._stopping = threading.Event()
+        self.done = threading.Event()
+
+    def emit(self, event: DeviceEvent) -> None:
+        """Queue an input event (thread-safe; never blocks)."""
+        self._events.put(event)
+
+    def stop(self) -> None:
+        """Ask the loop to stop after the step it is writing (thread- and signal-safe)."""
+        self._stopping.set()
+        self._events.put(_STOP)
+
+    def recover(self, progress: Callable[[int], None] | None = None, *, started_by: str | None = None) -> int:
+        """Replay the journal through the controller; return the number of steps replayed.
+
+        Steps decided by this :attr:`version` must come out identical. Steps an earlier
+        version decided — from ``started_by`` (the version that began the journal) or from a
+        journaled :class:`~drivers.events.table.SoftwareStarted` on — must come out identical
+        in their :func:`binding` part; the others are counted in :attr:`reworded_steps`.
+
+        :param progress: called with the steps replayed so far after every
+            :data:`REPLAY_PROGRESS_EVERY` steps (a long replay tells systemd it is alive).
+        :param started_by: the version that began the journal (``None``: this one).
+        :raises JournalError: when a replayed decision differs from the journaled one, which
+            means the controller code changed its behaviour or the journal is not ours.
+        """
+        replayed, self.journal_version = 0, started_by or self.version
+        for at, event, journaled in self.journal.steps():
+            if isinstance(event, SoftwareStarted):
+                self.journal_version = event.version
+            self._latest_at = max(self._latest_at, at)
+            decided = self._decide(event, at)
+            if decided != journaled:
+                self._check_reworded(replayed + 1, event, journaled, decided)
+            self._count_rounds(decided)
+            replayed += 1
+            if progress is not None and replayed % REPLAY_PROGRESS_EVERY == 0:
+                progress(replayed)
+        self.steps = replayed
+        return replayed
+
+    def run(self) -> None:
+        """Run until :meth:`stop` or until ``stop_after_rounds`` rounds are in the journal."""
+        try:
+            while not self._stopping.is_set() and not self._enough_rounds():
+                if self.heartbeat is not None:
+                    self.heartbeat()
+                try:
+                    item = self._events.get(timeout=self.tick_seconds)
+                except queue.Empty:
+                    item = ClockTick(device="clock")
+                if item is _STOP:
+                    break
+                assert isinstance(item, DeviceEvent)
+                self.step(item)
+        finally:
+            self.done.set()
+
+    def step(self, event: DeviceEvent) -> list[Decision]:
+        """Decide on one event, journal it durably, then hand the decisions to the outputs."""
+        # Never earlier than the last step, journaled or not: the wall clock may step back (NTP),
+        # and a replay must see exactly the times the live run saw.
+        at = self._latest_at = max(self.clock(), self._latest_at)
+        decisions = self._decide(event, at)
+        if not decisions and isinstance(event, ClockTick):
+            return decisions  # a tick that decides nothing changes nothing: not journaled
+        self.journal.append_step(at, event, decisions)
+        self.steps += 1
+        self._count_rounds(decisions)
+        for output in self.outputs:
+            try:
+                output.on_decisions(decisions)
+            except Exception:  # an output must never take the table down; the step is already durable
+                log.exception("output %s failed", type(output).__name__)
+        return decisions
+
+    def _decide(self, event: DeviceEvent, at: float) -> list[Decision]:
+        """The controller's decisions; an input it refuses becomes a journaled warning."""
+        try:
+            return self.controller.handle(event, at)
+        except ControllerError as exc:
+            return [Decision("alert", {"code": "refused-input", "text": str(exc), "severity": "warning"})]
+
+    def _check_reworded(self, step: int, event: DeviceEvent, journaled: list[Decision],
+                        decided: list[Decision]) -> None:
+        """Accept a step an earlier version decided and this one only words differently; else raise."""
+        earlier = self.journal_version not in (None, self.version)
+        if earlier and binding(journaled) == binding(decided):
+            self.reworded_steps += 1
+            return
+        why = (f"; it was decided by tablehost {self.journal_version} and this is {self.version}, which decides it "
+               "differently: continue the journal with that version, or start a new journal (docs/recovery.md, "
+               "Upgrades)") if earlier else ""
+        raise JournalError(f"replay diverged at step {step} ({type(event).__name__}): journal has {_types(journaled)}, "
+                           f"controller now decides {_types(decided)}{why}")
+
+    def _count_rounds(self, decisions: Sequence[Decision]) -> None:
+        self.rounds_finished += sum(1 for d in decisions if d.type == "round_result")
+
+    def _enough_rounds(self) -> bool:
+        return self.stop_after_rounds is not None and self.rounds_finished >= self.stop_after_rounds
+
+
+def binding(decisions: Sequence[Decision]) -> list[Decision]:
+    """What in a step's decisions binds the table: everything but :data:`PRESENTATION`
+    decisions and the words (``text``) of the others."""
+    return [Decision(d.type, {k: v for k, v in d.data.items() if k != TEXT}, d.round)
+            for d in decisions if d.type not in PRESENTATION]
+
+
+def _types(decisions: Sequence[Decision]) -> str:
+    return "[" + ", ".join(d.type for d in decisions) + "]"

@@ -1,0 +1,323 @@
+"""What every table controller shares: the input contract, device health and the allow-list.
+
+A controller is a deterministic function of its input stream: :meth:`TableController.handle`
+takes one event and the time the service received it, and returns the decisions it makes.
+It does no I/O, reads no clock and draws no random number, so replaying a journal through a
+fresh controller reproduces every decision (DEVELOPERS.md, rule 2).
+
+This base class owns what is the same at every table:
+
+- **device health** — a lost device pauses the table (red lamp, alert) until it is found
+  again and has handshaken; game controllers ask :attr:`TableController.paused`;
+- **the firmware allow-list** — a device whose reported model, serial or firmware is not
+  approved by its device profile keeps the table closed, and the journal says why;
+- **identity changes** — a device that comes back with another serial number is refused
+  until a supervisor acknowledges it (``DealerCommand("acknowledge")``);
+- **time** — :attr:`TableController.now` is the receive time of the latest event.
+
+It also holds the plumbing every game controller needs around its rules:
+
+- **the machine** — a game declares its ``transitions`` machine as data
+  (:attr:`~TableController.STATES`, :attr:`~TableController.TRANSITIONS`,
+  :attr:`~TableController.INITIAL`) and :meth:`TableController.build_machine` builds it (on
+  the controller, or on a stand-in for the generated diagrams);
+- **dispatch** — :meth:`TableController.on_game_event` hands each event to the game's
+  handler for its class (:attr:`~TableController._HANDLERS`) and turns a trigger the machine
+  refuses (``MachineError``) or input the rules refuse (``RulesError``) into an ``alert``;
+- **the prompt** — a ``prompt`` decision is made only when :meth:`TableController.prompt`
+  changes, and after every event or device change;
+- **the lamp** — a ``lamp`` decision is made only when :meth:`TableController.lamp_colour`
+  changes (games add amber to the red/green of device health);
+- **rounds** — :attr:`TableController.current_round` and the round number decisions carry
+  while the machine is in one of :attr:`~TableController.ROUND_STATES`.
+
+Game controllers subclass it, declare their machine and handlers, and implement
+:meth:`TableController.prompt`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, ClassVar, Collection, Mapping
+
+from transitions import Machine, MachineError
+
+from drivers.events import DeviceEvent
+from drivers.events.table import (
+    AllowListLoaded, DealerCommand, DeviceFault, DeviceIdentified, DeviceLost, ProtocolError, SoftwareStarted,
+    WagerPlaced,
+)
+from firmware_host.tables.decisions import Decision
+from firmware_host.errors import RulesError
+from firmware_host.config.profiles import ApprovedIdentities
+
+__all__ = ["TableController", "DeviceHealth"]
+
+
+class DeviceHealth:
+    """What the controller knows of one device: identity, whether it is usable, and why not."""
+
+    def __init__(self, name: str, approved: ApprovedIdentities) -> None:
+        self.name = name
+        self.approved = approved
+        self.identity: tuple[str, str, str] | None = None
+        self.online = False
+        self.refusal: str | None = "not yet identified"
+        self.pending_identity: tuple[str, str, str] | None = None
+
+    @property
+    def usable(self) -> bool:
+        """Online, identified and approved."""
+        return self.online and self.refusal is None
+
+    def snapshot(self) -> dict[str, Any]:
+        """JSON-ready state for the status view."""
+        model, serial, firmware = self.identity or (None, None, None)
+        return {"online": self.online, "model": model, "serial": serial, "firmware": firmware, "refusal": self.refusal}
+
+
+class TableController:
+    """Base of the Baccarat and Pai Gow controllers.
+
+    :param table_id: the table's id from its profile (journaled in announcements).
+    :param approved: the allow-list of every device at the table, by device name.
+    """
+
+    game = "table"
+    #: The game as messages name it ("... means nothing at a Baccarat table").
+    game_title = "casino"
+
+    #: The state a new controller's machine starts in.
+    INITIAL: ClassVar[str] = ""
+    #: The machine's states (``on_enter`` callbacks named as data).
+    STATES: ClassVar[list[Any]] = []
+    #: The machine's transitions.
+    TRANSITIONS: ClassVar[list[dict[str, Any]]] = []
+    #: The states in which a round is open: the decisions made in them carry its number.
+    ROUND_STATES: ClassVar[Collection[str]] = ()
+    #: The game's handler of each input event class (:meth:`on_game_event` dispatches on it).
+    _HANDLERS: ClassVar[Mapping[type, Callable[[Any, Any], None]]] = {}
+
+    def __init__(self, table_id: str, approved: Mapping[str, ApprovedIdentities]) -> None:
+        self.table_id = table_id
+        self.devices = {name: DeviceHealth(name, allow) for name, allow in approved.items()}
+        self.now = 0.0
+        self.rounds_finished = 0
+        #: The machine's state (set by :meth:`build_machine`, which a game's constructor calls).
+        self.state: str
+        self._out: list[Decision] = []
+        self._last_prompt: dict[str, Any] | None = None
+        self._shown_lamp: str | None = None
+
+    @classmethod
+    def build_machine(cls, model: Any, machine_class: type[Machine] = Machine, **options: Any) -> Machine:
+        """The table's machine on ``model`` (``docs/generate_diagrams.py`` passes a GraphMachine).
+
+        :param model: the controller itself, or a stand-in that only needs the graph.
+        :param machine_class: ``Machine`` or one of its extensions.
+        :param options: further keyword arguments of ``machine_class``.
+        """
+        return machine_class(model=model, states=cls.STATES, transitions=cls.TRANSITIONS, initial=cls.INITIAL,
+                             auto_transitions=False, **options)
+
+    # -- the input contract -------------------------------------------------------------
+    def handle(self, event: DeviceEvent, at: float) -> list[Decision]:
+        """Apply one input event received at ``at`` (seconds) and return the decisions made."""
+        self.now = max(self.now, at)
+        self._out = []
+        if isinstance(event, AllowListLoaded):
+            self._on_allow_list(event)
+        elif isinstance(event, DeviceIdentified):
+            self._on_identified(event)
+        elif isinstance(event, DeviceLost):
+            self._on_lost(event)
+        elif isinstance(event, DeviceFault):
+            self.alert(f"{event.device}-fault", f"{event.device}: fault {event.code}: {event.text}", "fault")
+            self.on_game_event(event)
+        elif isinstance(event, ProtocolError):
+            self.alert("protocol-error", f"{event.device}: {event.text}", "warning")
+        elif isinstance(event, SoftwareStarted):
+            pass  # journaled for the audit and for replay (Service.recover); it decides nothing
+        elif isinstance(event, DealerCommand) and event.command == "acknowledge" and self._pending_identity():
+            self._accept_pending_identity()
+        else:
+            self.on_game_event(event)
+        return self._out
+
+    def on_game_event(self, event: DeviceEvent) -> None:
+        """Apply an event with the game's handler for its class; every refusal becomes an alert.
+
+        Then :meth:`after_game_event`, and the prompt and the lamp are decided again if they changed.
+        """
+        handler = self._HANDLERS.get(type(event))
+        if handler is None:
+            self._alert("unknown-event", f"{event.device}: {type(event).__name__} means nothing at a "
+                        f"{self.game_title} table", "warning")
+        else:
+            try:
+                handler(self, event)
+            except MachineError:
+                self._alert("wrong-state", f"{self.describe(event)}: not possible while "
+                            f"{self.state.replace('_', ' ')}", "warning")
+            except RulesError as exc:
+                self._alert("refused-input", f"{self.describe(event)}: {exc}", "warning")
+        self.after_game_event()
+        self._emit_prompt()
+        self._refresh_lamp()
+
+    def after_game_event(self) -> None:
+        """Hook: called after every game event is applied, before the prompt and the lamp."""
+
+    def on_devices_changed(self) -> None:
+        """Called after a device was lost, found, approved or refused: the prompt says so (paused) or resumes."""
+        self._emit_prompt()
+
+    def prompt(self) -> dict[str, Any]:
+        """What the dealer must do next (the data of a ``prompt`` decision); games implement it."""
+        raise NotImplementedError
+
+    @property
+    def current_round(self) -> int:
+        """The number of the open (or next) round: finished rounds + 1, so never reused."""
+        return self.rounds_finished + 1
+
+    def describe(self, event: DeviceEvent) -> str:
+        """The event as an alert names it (``dealer command no_more_bets``, ``wager at seat 3``)."""
+        if isinstance(event, DealerCommand):
+            return f"dealer command {event.command}"
+        if isinstance(event, WagerPlaced):
+            return f"wager at seat {event.seat}"
+        return f"{event.device}: {type(event).__name__}"
+
+    # -- helpers for subclasses ---------------------------------------------------------
+    def decide(self, type: str, data: dict[str, Any], round: int | None = None) -> None:
+        """Record a decision of this step."""
+        self._out.append(Decision(type, data, round))
+
+    def alert(self, code: str, text: str, severity: str = "attention", round: int | None = None) -> None:
+        """Record an ``alert`` decision (``severity``: ``warning``, ``attention`` or ``fault``)."""
+        self.decide("alert", {"code": code, "text": text, "severity": severity}, round)
+
+    @property
+    def paused(self) -> bool:
+        """True while any device is lost, unidentified or refused."""
+        return not all(device.usable for device in self.devices.values())
+
+    def device_problems(self) -> list[str]:
+        """One line per device that keeps the table paused."""
+        return [f"{d.name}: {'offline' if not d.online else d.refusal}" for d in self.devices.values() if not d.usable]
+
+    def paused_text(self) -> str:
+        """Why the table is paused, for a refusal: ``the table is paused (shoe: offline)``."""
+        return f"the table is paused ({'; '.join(self.device_problems())})"
+
+    def paused_prompt(self) -> dict[str, Any] | None:
+        """The ``wait`` prompt while the table is paused (None while it is not)."""
+        if not self.paused:
+            return None
+        problems = self.device_problems()
+        text = "table paused: " + "; ".join(problems)
+        return {"action": "wait", "reason": "paused", "problems": problems, "text": text}
+
+    def lamp_colour(self) -> str:
+        """The table lamp: red while paused, else green; games add amber."""
+        return "red" if self.paused else "green"
+
+    # -- decisions of the round under way ------------------------------------------------
+    def _round_number(self) -> int | None:
+        """The round a decision belongs to: the open one (see :attr:`ROUND_STATES`), or None between rounds."""
+        return self.current_round if self.state in self.ROUND_STATES else None
+
+    def _alert(self, code: str, text: str, severity: str = "attention") -> None:
+        """An ``alert`` decision of the round under way."""
+        self.alert(code, text, severity, self._round_number())
+
+    def _announce(self, what: str, text: str, **fields: Any) -> None:
+        """An ``announce`` decision of the round under way (``what`` names it; ``text`` is for people)."""
+        self.decide("announce", {"announce": what, **fields, "text": text}, self._round_number())
+
+    def _require_state(self, command: str, *states: str) -> None:
+        """Refuse ``command`` (as the machine refuses a trigger) outside ``states``."""
+        if self.state not in states:
+            raise MachineError(f"{command} while {self.state}")
+
+    # -- the prompt and the lamp, decided when they change ----------------------------------
+    def _emit_prompt(self) -> None:
+        """Decide the prompt if it differs from the last one decided."""
+        prompt = self.prompt()
+        if prompt != self._last_prompt:
+            self._say_prompt(prompt)
+
+    def _say_prompt(self, prompt: dict[str, Any]) -> None:
+        """Decide ``prompt`` now; the next :meth:`_emit_prompt` compares with it."""
+        self._last_prompt = prompt
+        self.decide("prompt", prompt, self._round_number())
+
+    def _prompt_again(self) -> None:
+        """Have the next :meth:`_emit_prompt` decide the prompt even if it is unchanged."""
+        self._last_prompt = None
+
+    # -- device health ------------------------------------------------------------------
+    def allow_list(self) -> dict[str, dict[str, list[str]]]:
+        """Each device's allow-list as :class:`AllowListLoaded` carries it."""
+        return {name: {"models": list(d.approved.models), "firmware": list(d.approved.firmware),
+                       "serials": list(d.approved.serials)} for name, d in self.devices.items()}
+
+    def _on_allow_list(self, event: AllowListLoaded) -> None:
+        """The allow-list in force from now on; identities are checked against it when devices identify."""
+        for name, lists in event.approved.items():
+            if name in self.devices:
+                self.devices[name].approved = ApprovedIdentities(
+                    tuple(lists["models"]), tuple(lists["firmware"]), tuple(lists.get("serials", ())))
+        self.decide("allow_list", {"approved": self.allow_list()})
+
+    def _on_identified(self, event: DeviceIdentified) -> None:
+        device = self.devices.get(event.device)
+        if device is None:
+            self.alert("unknown-device", f"{event.device}: not a device of table {self.table_id}", "warning")
+            return
+        identity = (event.model, event.serial, event.firmware)
+        device.online = True
+        refusal = device.approved.refusal(*identity)
+        if refusal is None and device.identity is not None and device.identity[1] != event.serial:
+            # Issue 6 item 3: another unit on the same port is refused until a supervisor acknowledges it.
+            device.pending_identity = identity
+            refusal = f"serial number changed from {device.identity[1]!r} to {event.serial!r}: supervisor must acknowledge"
+        elif refusal is None:
+            device.identity = identity
+        device.refusal = refusal
+        self.decide("device", {"device": device.name, **device.snapshot()})
+        if refusal is not None:
+            self.alert("device-refused", f"{device.name}: {refusal}", "fault")
+        self._lamp()
+        self.on_devices_changed()
+
+    def _on_lost(self, event: DeviceLost) -> None:
+        device = self.devices.get(event.device)
+        if device is None:
+            return
+        device.online = False
+        self.decide("device", {"device": device.name, **device.snapshot(), "reason": event.reason})
+        self.alert("device-lost", f"{device.name}: lost ({event.reason}); table paused", "fault")
+        self._lamp()
+        self.on_devices_changed()
+
+    def _pending_identity(self) -> DeviceHealth | None:
+        return next((d for d in self.devices.values() if d.pending_identity is not None), None)
+
+    def _accept_pending_identity(self) -> None:
+        device = self._pending_identity()
+        assert device is not None and device.pending_identity is not None
+        device.identity, device.pending_identity, device.refusal = device.pending_identity, None, None
+        self.decide("device", {"device": device.name, **device.snapshot(), "acknowledged": True})
+        self._lamp()
+        self.on_devices_changed()
+
+    def _lamp(self) -> None:
+        """Decide the lamp's colour."""
+        self._shown_lamp = self.lamp_colour()
+        self.decide("lamp", {"colour": self._shown_lamp})
+
+    def _refresh_lamp(self) -> None:
+        """Decide the lamp's colour if it changed since it was last decided."""
+        if self.lamp_colour() != self._shown_lamp:
+            self._lamp()

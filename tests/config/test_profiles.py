@@ -1,0 +1,86 @@
+"""Hardware profiles: every shipped profile loads, and a broken one names file, key and why."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from firmware_host.errors import ProfileError
+from firmware_host.config.profiles import load_device_model, load_table
+from tests.support.paths import REPO
+
+ROOT = REPO / "hardware-profiles"
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "tables").glob("*.toml")), ids=lambda p: p.name)
+def test_every_shipped_table_profile_loads(path: Path) -> None:
+    profile = load_table(path)
+    assert profile.table_id
+    assert profile.devices
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "devices").glob("*.toml")), ids=lambda p: p.name)
+def test_every_shipped_device_model_loads(path: Path) -> None:
+    model = load_device_model(path)
+    assert model.approved.models and model.approved.firmware
+
+
+def _table(tmp_path: Path, body: str) -> Path:
+    (tmp_path / "devices").mkdir()
+    for source in (ROOT / "devices").glob("*.toml"):
+        (tmp_path / "devices" / source.name).write_text(source.read_text())
+    (tmp_path / "tables").mkdir()
+    path = tmp_path / "tables" / "t.toml"
+    path.write_text(body)
+    return path
+
+
+GOOD = """
+[table]
+id = "T1"
+game = "baccarat"
+[devices.shoe]
+model = "tablehost-ts8-2026"
+port = "sim"
+"""
+
+
+@pytest.mark.parametrize(
+    ("body", "key", "why"),
+    [
+        (GOOD.replace('game = "baccarat"', 'game = "poker"'), "table.game", "'poker' is not one of"),
+        (GOOD.replace('id = "T1"\n', ""), "table.id", "missing"),
+        (GOOD.replace('port = "sim"', "port = 5"), "devices.shoe.port", "expected a string"),
+        (GOOD.replace("tablehost-ts8-2026", "nope-0"), "devices.shoe.model", "no device model file"),
+        (GOOD + "[gpio]\nlamp = { green = 5, red = 5 }\n", "gpio.(pins)", "GPIO5 is assigned twice"),
+        (GOOD + "[gpio]\nbuttons = { reveal = 40 }\n", "gpio.buttons.reveal", "outside 0..27"),
+        (GOOD + "[table2]\n", "table2", "unknown key"),
+        (GOOD.replace("[devices.shoe]", "[devices.shoe]\nbaud = 3"), "devices.shoe.baud", "unknown key"),
+        (GOOD.replace('model = "tablehost-ts8-2026"', 'model = "tablehost-ds3-2026"'), "devices.shoe.model",
+         "a shaker does not belong at a baccarat table"),
+        ("[table\n", "(syntax)", "not valid TOML"),
+    ],
+)
+def test_broken_table_profile_names_file_key_and_why(tmp_path: Path, body: str, key: str, why: str) -> None:
+    path = _table(tmp_path, body)
+    with pytest.raises(ProfileError) as caught:
+        load_table(path)
+    assert caught.value.path == str(path)
+    assert caught.value.key == key
+    assert why in caught.value.why
+
+
+def test_missing_profile_file_is_a_profile_error(tmp_path: Path) -> None:
+    with pytest.raises(ProfileError, match="no such file"):
+        load_table(tmp_path / "absent.toml")
+
+
+def test_usb_device_model_needs_its_ids(tmp_path: Path) -> None:
+    path = tmp_path / "x-usb.toml"
+    path.write_text(
+        '[device]\nkind = "shuffler"\nvendor = "x"\nmodel = "X"\ntransport = "usb"\ndialect = "usb-framed"\n'
+        '[approved]\nmodels = ["X"]\nfirmware = ["1"]\n'
+    )
+    with pytest.raises(ProfileError, match="device.usb_vendor_id: a USB device needs"):
+        load_device_model(path)

@@ -1,6 +1,0 @@
-"""Helpers shared by several test folders (import as ``tests.helpers.<module>``).
-
-* :mod:`.device_events`: driver timings for tests and waiting for a driver's events;
-* :mod:`.codec_chunks`: a byte stream fed to a codec in pieces, as a serial port delivers it;
-* :mod:`.table_driver`: a table controller fed events on a test clock, with its decisions.
-"""

@@ -1,0 +1,56 @@
+"""Outputs: the dealer's line view, the lamp panel and the JSON event feed."""
+
+from __future__ import annotations
+
+import io
+import json
+
+from firmware_host.tables.decisions import Decision
+from firmware_host.host.outputs import DealerView, EventFeed, PanelOutput
+
+ROUND = Decision("round_result", {"round": 4, "game": "baccarat", "status": "completed", "player": ["9S", "KD"],
+                                  "banker": ["2H", "5C"], "player_total": 9, "banker_total": 7, "winner": "player"}, 4)
+
+
+def test_dealer_view_names_table_and_round_and_summarises_the_outcome() -> None:
+    out = io.StringIO()
+    DealerView(out, "BAC-7").on_decisions([ROUND, Decision("alert", {"text": "card face up", "severity": "attention"}, 4)])
+    assert out.getvalue().splitlines() == [
+        "[BAC-7 r4] round 4: player 9S KD = 9, banker 2H 5C = 7: PLAYER",
+        "[BAC-7 r4] ATTENTION: card face up",
+    ]
+
+
+def test_dealer_view_can_leave_out_routine_prompts() -> None:
+    out = io.StringIO()
+    DealerView(out, "T", quiet_prompts=True).on_decisions([Decision("prompt", {"text": "deal player"}, 1)])
+    assert out.getvalue() == ""
+
+
+class FakePanel:
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def show(self, colour: str) -> None:
+        self.calls.append(colour)
+
+    def buzz(self) -> None:
+        self.calls.append("buzz")
+
+
+def test_panel_follows_lamp_and_buzzes_on_faults_only() -> None:
+    panel = FakePanel()
+    PanelOutput(panel).on_decisions([
+        Decision("lamp", {"colour": "red"}),
+        Decision("alert", {"text": "x", "severity": "warning"}),
+        Decision("alert", {"text": "y", "severity": "fault"}),
+    ])
+    assert panel.calls == ["red", "buzz"]
+
+
+def test_event_feed_writes_one_json_object_per_decision() -> None:
+    out = io.StringIO()
+    EventFeed(out, "T").on_decisions([ROUND, Decision("lamp", {"colour": "green"})])
+    lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert [line["type"] for line in lines] == ["round_result", "lamp"]
+    assert lines[0]["table"] == "T" and lines[0]["round"] == 4

@@ -1,0 +1,134 @@
+"""The simulated shoe's contents, cut (§ 541.5(d)-(e)), resumption and fault settings."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from drivers.codecs.shoe_messages import Card, CutCard, FaceUp, ShoeEmpty, Unreadable
+from sim.errors import SimError
+from sim.devices.faults import LinkFaults, ShoeFaults, faults_from
+from sim.devices.shoe import CUT, SimShoe, build_shoe
+
+
+@given(st.integers(1, 8), st.integers(0, 2**32))
+@settings(max_examples=30)
+def test_541_5_a_shoe_holds_every_card_of_its_decks_once_per_deck(decks: int, seed: int) -> None:
+    shoe = build_shoe(decks, random.Random(seed))
+    cards = [c for c in shoe if c != CUT]
+    assert len(cards) == 52 * decks
+    assert set(Counter(cards).values()) == {decks}
+    assert shoe.count(CUT) == 1
+
+
+@given(st.integers(6, 8), st.integers(0, 2**32))
+@settings(max_examples=30)
+def test_541_5_e_cover_card_at_least_14_cards_above_the_bottom(decks: int, seed: int) -> None:
+    shoe = build_shoe(decks, random.Random(seed))
+    below = len(shoe) - 1 - shoe.index(CUT)
+    assert 14 <= below <= 20
+
+
+def test_541_5_e_fixed_cover_card_depth_is_honoured_and_checked() -> None:
+    shoe = build_shoe(8, random.Random(1), cover_from_bottom=30)
+    assert len(shoe) - 1 - shoe.index(CUT) == 30
+    with pytest.raises(SimError, match="at least 14"):
+        build_shoe(8, random.Random(1), cover_from_bottom=13)
+
+
+def test_541_5_d_cut_moves_the_cards_above_the_cover_card_to_the_bottom() -> None:
+    rng_a, rng_b = random.Random(5), random.Random(5)
+    shoe = [c for c in build_shoe(1, rng_a, cover_from_bottom=14) if c != CUT]
+    deck = [r + s for s in "CDHS" for r in "A23456789TJQK"]
+    rng_b.shuffle(deck)
+    cut = rng_b.randint(10, 42)  # § 541.5(d): at least ten from either end
+    assert shoe == deck[cut:] + deck[:cut]
+
+
+def test_decks_outside_one_to_eight_are_refused() -> None:
+    with pytest.raises(SimError, match="decks: 9"):
+        build_shoe(9, random.Random(0))
+
+
+def _draw_all(sim: SimShoe) -> list[object]:
+    out = []
+    while not isinstance((draw := sim.draw()).message, ShoeEmpty):
+        out.append(draw.message)
+    return out
+
+
+def test_same_seed_same_shoe_and_resume_from_position() -> None:
+    with SimShoe(seed=3) as first:
+        whole = _draw_all(first)
+    assert len(whole) == 417 and sum(isinstance(m, CutCard) for m in whole) == 1
+    with SimShoe(seed=3, position=100) as resumed:
+        assert resumed.remaining() == 416 - sum(isinstance(m, Card) for m in whole[:100])
+        assert _draw_all(resumed) == whole[100:]
+
+
+def test_reload_deals_the_next_shoe_of_the_seeded_sequence() -> None:
+    with SimShoe(seed=3) as sim:
+        first = sim.draw().card
+        sim.reload()
+        assert sim.shoe_number == 2 and sim.position == 0 and sim.remaining() == 416
+        with SimShoe(seed=3, shoe_number=2) as second:
+            assert sim.draw().card == second.draw().card
+        assert first is not None
+
+
+def test_scripted_shoe_and_burn_mode() -> None:
+    with SimShoe(cards=["9S", CUT, "2H"], dialect="ascii") as sim:
+        sim.burn_mode = True
+        assert sim.draw().message == Card("9", "S", burn=True)
+        sim.burn_mode = False
+        assert sim.draw().message == CutCard()
+        assert sim.remaining() == 1
+        assert sim.draw().message == Card("2", "H")
+        assert isinstance(sim.draw().message, ShoeEmpty) and isinstance(sim.draw().message, ShoeEmpty)
+
+
+def test_card_faults_report_but_consume_the_card() -> None:
+    with SimShoe(cards=["9S", "2H"], faults=ShoeFaults(unreadable_card=1.0)) as sim:
+        draw = sim.draw()
+        assert draw == type(draw)(Unreadable(), "9S") and sim.position == 1
+    with SimShoe(cards=["9S"], faults=ShoeFaults(face_up_card=1.0)) as sim:
+        assert sim.draw().message == FaceUp("9", "S")  # § 541.14(d)
+    with SimShoe(cards=["9S", "2H"], faults=ShoeFaults(empty_early=1.0)) as sim:
+        assert isinstance(sim.draw().message, ShoeEmpty) and sim.remaining() == 2  # § 541.14(e)
+
+
+def test_bad_scripts_and_settings_are_clear_errors() -> None:
+    with pytest.raises(SimError, match="scripted card 'XX'"):
+        SimShoe(cards=["XX"])
+    with pytest.raises(SimError, match="dialect 'morse'"):
+        SimShoe(dialect="morse")
+    with pytest.raises(SimError, match="unknown endpoint 'usb'"):
+        SimShoe(endpoint="usb")
+    with pytest.raises(SimError, match="position 5 is outside"):
+        SimShoe(cards=["9S"], position=5)
+
+
+def test_faults_from_profile_mapping_and_cli_text() -> None:
+    assert faults_from(ShoeFaults, {"corrupt_byte": 0.01, "disconnect": 0.001}) == ShoeFaults(corrupt_byte=0.01, disconnect=0.001)
+    assert faults_from(ShoeFaults, "drop_frame=0.5, unreadable_card=1") == ShoeFaults(drop_frame=0.5, unreadable_card=1.0)
+    assert faults_from(LinkFaults, None) == LinkFaults()
+    with pytest.raises(SimError, match="unknown fault jam"):
+        faults_from(ShoeFaults, {"jam": 0.1})
+    with pytest.raises(SimError, match="probability 1.5"):
+        faults_from(ShoeFaults, "corrupt_byte=1.5")
+    with pytest.raises(SimError, match="expected name=value"):
+        faults_from(ShoeFaults, "corrupt_byte")
+    with pytest.raises(SimError, match="'x' is not a number"):
+        faults_from(ShoeFaults, "corrupt_byte=x")
+
+
+def test_sim_accepts_the_drivers_identity_type() -> None:
+    from drivers.codecs.framed import Identity as WireIdentity
+    from drivers.device import Identity
+
+    with SimShoe(identity=Identity("TS-8", "SN-9", "2.1.1", verified=True)) as sim:
+        assert sim.link.identity == WireIdentity("TS-8", "SN-9", "2.1.1")  # type: ignore[union-attr]
