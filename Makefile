@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup run run-paigow test test-fast bench clean
+.PHONY: setup deps run run-paigow test test-fast bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -13,6 +13,16 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 setup: $(STAMP)
+
+## deps: the Debian packages the tests run for real (Mosquitto for the floor feed, Chromium for
+## the display), installed with apt-get only when missing. `make run` needs neither.
+DEBIAN_PACKAGES := mosquitto chromium openssl
+deps:
+	@missing=""; for p in $(DEBIAN_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
 
 ## run: play 20 rounds of Baccarat on simulated devices (no hardware needed), on a fresh demo journal
 run: $(STAMP)
@@ -26,11 +36,11 @@ run-paigow: $(STAMP)
 	$(BIN)/tablehost run --profile hardware-profiles/tables/sim-paigow.toml --rounds 200 --seed 1 --journal run/sim-paigow.sqlite
 
 ## test: the whole suite, slow tests included
-test: $(STAMP)
+test: $(STAMP) deps
 	$(BIN)/pytest
 
 ## test-fast: the suite without the slow tests
-test-fast: $(STAMP)
+test-fast: $(STAMP) deps
 	$(BIN)/pytest -m "not slow"
 
 bench: $(STAMP)

@@ -18,7 +18,7 @@ import statistics
 import tempfile
 import time
 
-from drivers.events.table import DealerCommand
+from firmware_host.tables.events import DealerCommand
 from firmware_host.tables.decisions import Decision
 from firmware_host.host.journal import Journal, verify
 

@@ -55,7 +55,8 @@ from bench_journal import filesystem_of  # noqa: E402  (bench/ is the script's d
 
 from drivers.events import DeviceEvent  # noqa: E402
 from drivers.events.shoe import CardRead, CutCard  # noqa: E402
-from drivers.events.table import DealerCommand, DeviceIdentified, WagerPlaced  # noqa: E402
+from drivers.events.lifecycle import DeviceIdentified  # noqa: E402
+from firmware_host.tables.events import DealerCommand, WagerPlaced  # noqa: E402
 from firmware_host.host.journal import Journal, export_shoes, verify, write_key  # noqa: E402
 from firmware_host.config.profiles import load_table  # noqa: E402
 from sim.resume import shoe_resume_point  # noqa: E402

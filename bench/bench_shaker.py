@@ -22,7 +22,7 @@ from drivers.codecs import framed
 from drivers.codecs.shaker import TABLE, Die, Reading
 from drivers.device import Timing
 from drivers.events.dice import DiceRead
-from drivers.events.table import DeviceIdentified
+from drivers.events.lifecycle import DeviceIdentified
 from drivers.shaker import Shaker
 from sim.devices.shaker import SimShaker
 

@@ -20,7 +20,7 @@ from drivers.codecs.shoe_framed import TABLE
 from drivers.codecs.shoe_messages import Card
 from drivers.device import Timing
 from drivers.events.shoe import CardRead
-from drivers.events.table import DeviceIdentified
+from drivers.events.lifecycle import DeviceIdentified
 from drivers.shoe import shoe_driver
 from sim.devices.shoe import SimShoe
 

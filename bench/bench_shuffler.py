@@ -21,7 +21,7 @@ import time
 
 from drivers.device import Timing
 from drivers.events.shuffler import BatchStatus, ShuffleCompleted
-from drivers.events.table import DeviceIdentified
+from drivers.events.lifecycle import DeviceIdentified
 from drivers.shuffler import ShufflerDriver
 from firmware_host.rules.baccarat.cards import full_shoe
 from firmware_host.rules.shoe_audit import ShuffleWatch, audit_composition

@@ -35,7 +35,7 @@ from drivers.codecs import BadFrame, drain, framed
 from drivers.codecs.framed import Ack, Frame, Heartbeat, Identify, Identity as IdentityMessage, MessageTable, Nak
 from drivers.errors import CodecError, DeviceNotFound, DriverError
 from drivers.events import DeviceEvent
-from drivers.events.table import DeviceFault, DeviceIdentified, DeviceLost, ProtocolError
+from drivers.events.lifecycle import DeviceFault, DeviceIdentified, DeviceLost, ProtocolError
 from drivers.transport import SerialTransport
 
 __all__ = ["Timing", "Identity", "Device", "FramedDevice", "TransportFactory", "Refusal"]

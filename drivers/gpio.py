@@ -20,7 +20,7 @@ from gpiozero.pins.mock import MockFactory
 from drivers.errors import DriverError
 from drivers.events import DeviceEvent
 from drivers.events.dice import LidChanged
-from drivers.events.table import DealerCommand
+from firmware_host.tables.events import DealerCommand
 
 __all__ = ["GpioError", "pin_factory", "TablePanel"]
 

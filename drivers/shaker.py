@@ -18,7 +18,7 @@ from drivers.device import FramedDevice
 from drivers.errors import DriverError
 from drivers.events import DeviceEvent
 from drivers.events.dice import DiceRead, LidChanged, ShakeDetected
-from drivers.events.table import DeviceFault
+from drivers.events.lifecycle import DeviceFault
 
 __all__ = ["Shaker", "shaker_event", "DIALECTS"]
 

@@ -19,7 +19,7 @@ from drivers.device import Device, FramedDevice, Identity
 from drivers.errors import DriverError
 from drivers.events import DeviceEvent
 from drivers.events.shoe import CardFaceUp, CardRead, CardUnreadable, CutCard, IdentityUnverified, ShoeEmpty, ShoeWarning
-from drivers.events.table import DeviceFault
+from drivers.events.lifecycle import DeviceFault
 
 __all__ = ["DIALECTS", "shoe_driver", "FramedShoe", "AsciiShoe", "shoe_event"]
 

@@ -39,7 +39,7 @@ from drivers.events.shuffler import (
     BatchLoaded, BatchReleased, BatchStatus, ShuffleCompleted, ShuffleProgress, ShuffleStarted,
     ShufflerFault, ShufflerFaultCleared,
 )  # fmt: skip
-from drivers.events.table import ProtocolError
+from drivers.events.lifecycle import ProtocolError
 from drivers.usb import UsbTransport, default_backend
 
 __all__ = ["ShufflerDriver", "shuffler_event", "read_identity", "DEFAULT_VENDOR_ID", "DEFAULT_PRODUCT_ID"]

@@ -9,8 +9,10 @@ Every event carries ``device``, the name of the device in the table profile (``"
 of the event: the service stamps each event with the time it was received when it
 journals it, and hands that time to the controller together with the event.
 
-Device-specific events live in sibling modules (``shoe``, ``dice``, ``shuffler``,
-``gpio``, ``table``); importing :mod:`drivers.events.all` registers all of them.
+Device-specific events live in sibling modules (``shoe``, ``dice``, ``shuffler``, and
+``lifecycle`` for what every driver reports); importing :mod:`drivers.events.all` registers all
+of them. Table-level events (the clock, the dealer's console, wagers) belong to the host:
+:mod:`firmware_host.tables.events`.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ The shaker reports what it senses, faithfully and without judging it: the contro
 decides whether enough shakes came before the reveal (§ 535.8(a)), whether a reading is a
 valid roll or a **no roll** (§ 535.12(a),(b)), and what a lid lifted by the bank means
 (§ 535.11(i)). Device faults (a blinded dice sensor, a stuck lid switch) arrive as
-:class:`~drivers.events.table.DeviceFault` with the shaker's fault code name.
+:class:`~drivers.events.lifecycle.DeviceFault` with the shaker's fault code name.
 """
 
 from __future__ import annotations

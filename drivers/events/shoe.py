@@ -1,9 +1,9 @@
 """Events from a card-reading dealing shoe (§ 541.7), whatever its wire dialect.
 
 Cards are written as everywhere in tablehost: rank ``A 2-9 T J Q K`` (ten is ``T``),
-suit ``C D H S``. Faults come as :class:`~drivers.events.table.DeviceFault`, identity and
-loss as :class:`~drivers.events.table.DeviceIdentified` and
-:class:`~drivers.events.table.DeviceLost`.
+suit ``C D H S``. Faults come as :class:`~drivers.events.lifecycle.DeviceFault`, identity and
+loss as :class:`~drivers.events.lifecycle.DeviceIdentified` and
+:class:`~drivers.events.lifecycle.DeviceLost`.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ class ShoeWarning(DeviceEvent):
 class IdentityUnverified(DeviceEvent):
     """The identity just reported was taken from the profile, not read from the device.
 
-    Follows :class:`~drivers.events.table.DeviceIdentified` for a dialect with no identity
+    Follows :class:`~drivers.events.lifecycle.DeviceIdentified` for a dialect with no identity
     message (the market shoe's ASCII dialect).
     """
 

@@ -7,13 +7,13 @@ count is right is the controller's business (:mod:`firmware_host.rules.shuffler`
 
 Batches are named ``"A"`` and ``"B"``. Order digests are SHA-256 in lowercase hex
 (:func:`drivers.codecs.shuffler.order_digest`): equal digests mean the same order.
-The device lifecycle (identified, lost) uses :mod:`drivers.events.table`'s events.
+The device lifecycle (identified, lost) uses :mod:`drivers.events.lifecycle`'s events.
 """
 
 from __future__ import annotations
 
 from drivers.events import DeviceEvent, event
-from drivers.events.table import DeviceFault
+from drivers.events.lifecycle import DeviceFault
 
 
 @event
@@ -63,7 +63,7 @@ class ShufflerFault(DeviceFault):
     """A shuffler fault: ``code`` is ``"jam"``, ``"door_open"``, ``"card_count"``,
     ``"internal"`` or ``"fault_0xNN"``; ``batch`` the batch concerned, if any.
 
-    A :class:`~drivers.events.table.DeviceFault`, so every controller alerts on it.
+    A :class:`~drivers.events.lifecycle.DeviceFault`, so every controller alerts on it.
     """
 
     batch: str | None = None

@@ -20,11 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from firmware_host.errors import ProfileError
+from firmware_host.rules.devices import ApprovedIdentities
 
 __all__ = [
     "Section",
     "Timeouts",
-    "ApprovedIdentities",
     "DeviceModel",
     "DeviceSlot",
     "GpioConfig",
@@ -160,25 +160,6 @@ class Timeouts:
     handshake: float = 2.0
     reconnect_initial: float = 0.5
     reconnect_max: float = 10.0
-
-
-@dataclasses.dataclass(frozen=True)
-class ApprovedIdentities:
-    """The firmware allow-list: an empty ``serials`` tuple approves every serial number."""
-
-    models: tuple[str, ...]
-    firmware: tuple[str, ...]
-    serials: tuple[str, ...] = ()
-
-    def refusal(self, model: str, serial: str, firmware: str) -> str | None:
-        """Why an identity is not approved, or ``None`` when it is."""
-        if model not in self.models:
-            return f"model {model!r} is not approved (approved: {', '.join(self.models)})"
-        if firmware not in self.firmware:
-            return f"firmware {firmware!r} is not approved (approved: {', '.join(self.firmware)})"
-        if self.serials and serial not in self.serials:
-            return f"serial number {serial!r} is not on the approved list"
-        return None
 
 
 @dataclasses.dataclass(frozen=True)

@@ -31,7 +31,8 @@ import threading
 import time
 from typing import Any, Iterator, NamedTuple, Sequence
 
-import drivers.events.all  # noqa: F401  (registers every event type, so steps() can rebuild them)
+import drivers.events.all  # noqa: F401  (registers every device event type, so steps() can rebuild them)
+import firmware_host.tables.events  # noqa: F401  (and every table-level event type)
 from drivers.events import DeviceEvent, EventError, from_record, to_record
 from firmware_host.tables.decisions import Decision
 from firmware_host.errors import JournalError

@@ -5,7 +5,7 @@ Drivers, GPIO buttons, the dealer console and simulated dealers put events on on
 time it was received, lets the controller decide, journals the event and its decisions in
 one durable transaction, and only then hands the decisions to the outputs (dealer view,
 tower lamp, simulated dealer, event feed). When no event arrives for ``tick_seconds`` it
-feeds the controller a :class:`~drivers.events.table.ClockTick`, so the compliance clocks
+feeds the controller a :class:`~firmware_host.tables.events.ClockTick`, so the compliance clocks
 advance without busy polling. A tick is journaled only when it leads to a decision: by the
 controller contract a tick that decides nothing changes nothing but the time, which the
 next journaled event carries anyway, so an idle table does not grow its journal.
@@ -26,7 +26,7 @@ import time
 from typing import Callable, Iterable, Protocol, Sequence
 
 from drivers.events import DeviceEvent
-from drivers.events.table import ClockTick, SoftwareStarted
+from firmware_host.tables.events import ClockTick, SoftwareStarted
 from firmware_host.tables.decisions import Decision
 from firmware_host.errors import ControllerError, JournalError
 from firmware_host.host.journal import Journal
@@ -123,7 +123,7 @@ class Service:
 
         Steps decided by this :attr:`version` must come out identical. Steps an earlier
         version decided — from ``started_by`` (the version that began the journal) or from a
-        journaled :class:`~drivers.events.table.SoftwareStarted` on — must come out identical
+        journaled :class:`~firmware_host.tables.events.SoftwareStarted` on — must come out identical
         in their :func:`binding` part; the others are counted in :attr:`reworded_steps`.
 
         :param progress: called with the steps replayed so far after every

@@ -42,13 +42,11 @@ from typing import Any, Callable, ClassVar, Collection, Mapping
 from transitions import Machine, MachineError
 
 from drivers.events import DeviceEvent
-from drivers.events.table import (
-    AllowListLoaded, DealerCommand, DeviceFault, DeviceIdentified, DeviceLost, ProtocolError, SoftwareStarted,
-    WagerPlaced,
-)
+from drivers.events.lifecycle import DeviceFault, DeviceIdentified, DeviceLost, ProtocolError
+from firmware_host.tables.events import AllowListLoaded, DealerCommand, SoftwareStarted, WagerPlaced
 from firmware_host.tables.decisions import Decision
 from firmware_host.errors import RulesError
-from firmware_host.config.profiles import ApprovedIdentities
+from firmware_host.rules.devices import ApprovedIdentities
 
 __all__ = ["TableController", "DeviceHealth"]
 

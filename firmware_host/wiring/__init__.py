@@ -22,7 +22,8 @@ from typing import Any, Callable, Protocol, TextIO
 
 from drivers.capture import CaptureWriter
 from drivers.events import DeviceEvent
-from drivers.events.table import AllowListLoaded, DealerCommand, DeviceLost, SoftwareStarted
+from drivers.events.lifecycle import DeviceLost
+from firmware_host.tables.events import AllowListLoaded, DealerCommand, SoftwareStarted
 from drivers.gpio import TablePanel, pin_factory
 from firmware_host import __version__
 from firmware_host.tables.base import TableController

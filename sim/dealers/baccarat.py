@@ -22,7 +22,7 @@ import time
 from typing import Any, Callable, Iterable, Iterator, Mapping, Protocol, Sequence
 
 from drivers.events import DeviceEvent
-from drivers.events.table import DealerCommand, WagerPlaced
+from firmware_host.tables.events import DealerCommand, WagerPlaced
 from firmware_host.tables.decisions import Decision
 
 __all__ = ["SimDealer", "BaccaratDealer", "Press", "Reporting"]

@@ -11,12 +11,12 @@ from typing import Any, Callable, Iterator
 from drivers.capture import CaptureWriter, DeviceInfo
 from drivers.device import Device, Identity
 from drivers.events import DeviceEvent
-from drivers.events.table import DealerCommand
+from firmware_host.tables.events import DealerCommand
 from drivers.shoe import shoe_driver
 from firmware_host.rules.baccarat.rules import RulesSubmission
 from firmware_host.tables.baccarat.controller import BaccaratTable
 from firmware_host.host.journal import Journal
-from firmware_host.config.profiles import ApprovedIdentities
+from firmware_host.rules.devices import ApprovedIdentities
 from firmware_host.host.service import Service
 from sim.dealers.baccarat import BaccaratDealer
 from sim.devices.shoe import SimShoe

@@ -15,7 +15,8 @@ from drivers.codecs import framed
 from drivers.codecs.shoe_messages import SetBurnMode
 from drivers.events.shoe import CardRead
 from drivers.events.shuffler import BatchStatus, ShuffleCompleted
-from drivers.events.table import DealerCommand, DeviceIdentified
+from drivers.events.lifecycle import DeviceIdentified
+from firmware_host.tables.events import DealerCommand
 from drivers.shoe import FramedShoe
 from drivers.shuffler import ShufflerDriver
 from sim.devices.shuffler import SimulatedShuffler

@@ -9,7 +9,7 @@ import pytest
 
 from drivers.capture import RX, TX, read_capture
 from drivers.events.shoe import CardRead
-from drivers.events.table import DeviceIdentified
+from drivers.events.lifecycle import DeviceIdentified
 from firmware_host.cli import main
 from sim.devices.shoe import SimShoe
 from tests.support.paths import REPO

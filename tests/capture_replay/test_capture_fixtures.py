@@ -16,7 +16,7 @@ import pytest
 from drivers.capture import read_capture
 from drivers.events import DeviceEvent
 from drivers.events.shoe import ShoeEmpty
-from drivers.events.table import DeviceIdentified, ProtocolError
+from drivers.events.lifecycle import DeviceIdentified, ProtocolError
 from sim.devices.replay import Replay
 from tests.capture_replay.sessions import driver_for
 from tests.support.device_events import Events

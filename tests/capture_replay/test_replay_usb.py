@@ -14,7 +14,7 @@ import pytest
 from drivers.capture import CaptureWriter, DeviceInfo, Link, read_capture
 from drivers.events import DeviceEvent
 from drivers.events.shuffler import BatchReleased, BatchStatus, ShuffleCompleted, ShuffleStarted
-from drivers.events.table import DeviceIdentified, DeviceLost
+from drivers.events.lifecycle import DeviceIdentified, DeviceLost
 from firmware_host.cli.run import _report_mismatches
 from drivers.shuffler import ShufflerDriver
 from sim.errors import SimError

@@ -9,7 +9,7 @@ import serial
 
 from drivers.capture import parse_spy_url, spy_url
 from drivers.events.shoe import CardRead
-from drivers.events.table import DeviceIdentified, DeviceLost
+from drivers.events.lifecycle import DeviceIdentified, DeviceLost
 from sim.devices.shoe import SimShoe
 from tests.capture_replay.sessions import driver_for
 from tests.support.device_events import FAST, Events

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from drivers.events.dice import ShakeDetected
-from drivers.events.table import DeviceIdentified
+from drivers.events.lifecycle import DeviceIdentified
 from drivers.shaker import Shaker
 from firmware_host.cli import main
 from tests.support.device_events import FAST, Events

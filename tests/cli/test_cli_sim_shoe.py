@@ -10,7 +10,7 @@ import pytest
 
 from drivers.device import Timing
 from drivers.events.shoe import CardRead
-from drivers.events.table import DeviceIdentified
+from drivers.events.lifecycle import DeviceIdentified
 from drivers.shoe import shoe_driver
 from firmware_host.cli import main
 

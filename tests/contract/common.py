@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drivers.events.table import DeviceFault, DeviceIdentified, DeviceLost
+from drivers.events.lifecycle import DeviceFault, DeviceIdentified, DeviceLost
 from tests.contract.bench import Rig
 from tests.support.device_events import Events
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from drivers.codecs.shaker import FAULTS
 from drivers.events.dice import DiceRead, LidChanged, ShakeDetected
-from drivers.events.table import DeviceFault, DeviceIdentified, ProtocolError
+from drivers.events.lifecycle import DeviceFault, DeviceIdentified, ProtocolError
 from sim.devices.faults import LinkFaults
 from sim.devices.shaker import ShakerFaults
 from tests.contract.bench import Rig, needs_person, sim_only

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from drivers.codecs.shoe_messages import RANKS, SUITS, CutCard as CutCardMessage, Fault, Warning
 from drivers.events.shoe import CardFaceUp, CardRead, CardUnreadable, CutCard, IdentityUnverified, ShoeEmpty, ShoeWarning
-from drivers.events.table import DeviceFault, DeviceIdentified, ProtocolError
+from drivers.events.lifecycle import DeviceFault, DeviceIdentified, ProtocolError
 from sim.devices.faults import LinkFaults, ShoeFaults
 from tests.contract.bench import Rig, needs_person, sim_only
 from tests.support.device_events import eventually

@@ -10,7 +10,7 @@ from drivers.events.shuffler import (
     BatchLoaded, BatchReleased, BatchStatus, ShuffleCompleted, ShuffleProgress, ShuffleStarted, ShufflerFault,
     ShufflerFaultCleared,
 )  # fmt: skip
-from drivers.events.table import DeviceIdentified
+from drivers.events.lifecycle import DeviceIdentified
 from tests.contract.bench import Rig, needs_person
 from tests.contract.common import (
     check_identity, check_missing_device_is_reported_once, check_refused_identity_is_a_fault, check_unplug_and_replug,

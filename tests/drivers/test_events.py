@@ -8,7 +8,8 @@ import pytest
 
 from drivers.events import DeviceEvent, EventError, event, from_record, registered, to_record
 from drivers.events.all import registered as all_registered
-from drivers.events.table import DealerCommand, DeviceIdentified
+from drivers.events.lifecycle import DeviceIdentified
+from firmware_host.tables.events import DealerCommand
 
 
 @event

@@ -9,7 +9,7 @@ from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from drivers.events import DeviceEvent
 from drivers.events.dice import LidChanged
-from drivers.events.table import DealerCommand
+from firmware_host.tables.events import DealerCommand
 from drivers.gpio import GpioError, TablePanel, pin_factory
 
 BUTTONS = {"no_more_bets": 17, "reveal": 27, "acknowledge": 24}

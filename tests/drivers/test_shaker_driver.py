@@ -10,7 +10,7 @@ import pytest
 from drivers.codecs.shaker import Die, Reading
 from drivers.events import DeviceEvent
 from drivers.events.dice import DiceRead, LidChanged, ShakeDetected
-from drivers.events.table import DeviceFault, DeviceIdentified, DeviceLost, ProtocolError
+from drivers.events.lifecycle import DeviceFault, DeviceIdentified, DeviceLost, ProtocolError
 from drivers.shaker import DIALECTS, Shaker
 from firmware_host.tables.decisions import Decision
 from firmware_host.host.outputs import ShakerCommands

@@ -14,7 +14,7 @@ from drivers.device import Device, Identity, Timing
 from drivers.errors import DeviceNotFound
 from drivers.events import DeviceEvent
 from drivers.events.shoe import CardFaceUp, CardRead, CardUnreadable, CutCard, IdentityUnverified, ShoeEmpty
-from drivers.events.table import DeviceFault, DeviceIdentified, DeviceLost, ProtocolError
+from drivers.events.lifecycle import DeviceFault, DeviceIdentified, DeviceLost, ProtocolError
 from drivers.shoe import FramedShoe, shoe_driver
 from drivers.transport import SerialTransport
 from sim.devices.faults import ShoeFaults

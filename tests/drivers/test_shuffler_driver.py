@@ -14,7 +14,7 @@ from drivers.events.shuffler import (
     BatchLoaded, BatchReleased, BatchStatus, ShuffleCompleted, ShuffleProgress, ShuffleStarted, ShufflerFault,
     ShufflerFaultCleared,
 )  # fmt: skip
-from drivers.events.table import DeviceFault, DeviceIdentified, DeviceLost, ProtocolError
+from drivers.events.lifecycle import DeviceFault, DeviceIdentified, DeviceLost, ProtocolError
 from drivers.shuffler import ShufflerDriver
 from drivers.usb import UsbUnavailable
 from sim.errors import SimError

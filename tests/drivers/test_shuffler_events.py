@@ -12,7 +12,7 @@ from drivers.events.shuffler import (
     BatchLoaded, BatchReleased, BatchStatus, ShuffleCompleted, ShuffleProgress, ShuffleStarted, ShufflerFault,
     ShufflerFaultCleared,
 )  # fmt: skip
-from drivers.events.table import DeviceFault
+from drivers.events.lifecycle import DeviceFault
 
 EVENTS = [
     BatchLoaded("shuffler", "A", 8, "red"),

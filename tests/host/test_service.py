@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from drivers.events import DeviceEvent
-from drivers.events.table import ClockTick, DealerCommand
+from firmware_host.tables.events import ClockTick, DealerCommand
 from firmware_host.tables.decisions import Decision
 from firmware_host.errors import ControllerError, JournalError
 from firmware_host.host.journal import Journal

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from drivers.events import DeviceEvent
-from drivers.events.table import DealerCommand
+from firmware_host.tables.events import DealerCommand
 from firmware_host.cli import main
 from firmware_host.cli.run import STARTUP_EXTENSION_S
 from firmware_host.tables.decisions import Decision

@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from drivers.events import DeviceEvent
-from drivers.events.table import DealerCommand
+from firmware_host.tables.events import DealerCommand
 from firmware_host.tables.decisions import Decision
 from firmware_host.errors import ProfileError
 from firmware_host.rules.paigow_dice.delivery import PLACES, STYLES, Cut, delivery_plan

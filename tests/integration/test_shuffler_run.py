@@ -22,7 +22,7 @@ from typing import Any, Iterable, Sequence
 import pytest
 
 from drivers.events.shuffler import ShufflerFault
-from drivers.events.table import DeviceLost
+from drivers.events.lifecycle import DeviceLost
 from firmware_host.rules.baccarat.cards import parse_card, shoe_composition
 from firmware_host.cli import main
 from firmware_host.tables.decisions import Decision

@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterable
 import pytest
 
 from drivers.events import DeviceEvent
-from drivers.events.table import ClockTick
+from firmware_host.tables.events import ClockTick
 from firmware_host.rules import shuffler as shuffling
 from firmware_host.rules.baccarat.rules import RulesSubmission
 from firmware_host.tables.baccarat.controller import BaccaratTable

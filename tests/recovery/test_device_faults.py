@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from drivers.events.table import DealerCommand
+from firmware_host.tables.events import DealerCommand
 from firmware_host.tables.decisions import Decision
 from firmware_host.host.journal import Journal, verify
 from firmware_host.config.profiles import load_table

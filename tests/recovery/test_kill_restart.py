@@ -16,7 +16,8 @@ import pytest
 
 from drivers.events import DeviceEvent
 from drivers.events.shoe import CardRead, CardUnreadable
-from drivers.events.table import DealerCommand, DeviceIdentified
+from drivers.events.lifecycle import DeviceIdentified
+from firmware_host.tables.events import DealerCommand
 from firmware_host.config.profiles import load_table
 from firmware_host.wiring import build_table
 

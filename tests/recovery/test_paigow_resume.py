@@ -12,7 +12,8 @@ from typing import Any
 
 from drivers.events import DeviceEvent
 from drivers.events.dice import LidChanged, ShakeDetected
-from drivers.events.table import DealerCommand, DeviceIdentified, DeviceLost, WagerPlaced
+from drivers.events.lifecycle import DeviceIdentified, DeviceLost
+from firmware_host.tables.events import DealerCommand, WagerPlaced
 from firmware_host.config.profiles import load_table
 from firmware_host.host.journal import Journal
 from sim.resume import ShakerResumePoint, shaker_resume_point

@@ -26,7 +26,8 @@ from drivers.codecs import drain, framed
 from drivers.codecs import shuffler as codec
 from drivers.events.shoe import CardRead
 from drivers.events.shuffler import BatchLoaded, BatchReleased, BatchStatus, ShuffleCompleted, ShuffleStarted
-from drivers.events.table import DealerCommand, DeviceIdentified, DeviceLost
+from drivers.events.lifecycle import DeviceIdentified, DeviceLost
+from firmware_host.tables.events import DealerCommand
 from firmware_host.rules.baccarat.cards import full_shoe
 from firmware_host.host.journal import Journal
 from firmware_host.config.profiles import load_table

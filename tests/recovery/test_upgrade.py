@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from drivers.events.shoe import CardRead
-from drivers.events.table import DealerCommand, DeviceIdentified, SoftwareStarted
+from drivers.events.lifecycle import DeviceIdentified
+from firmware_host.tables.events import DealerCommand, SoftwareStarted
 from firmware_host import __version__
 from firmware_host.tables.baccarat.controller import BaccaratTable
 from firmware_host.tables.base import TableController

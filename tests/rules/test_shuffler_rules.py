@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from drivers.events.shuffler import (
     BatchLoaded, BatchReleased, BatchStatus, ShuffleCompleted, ShuffleStarted, ShufflerFault,
 )  # fmt: skip
-from drivers.events.table import ClockTick
+from firmware_host.tables.events import ClockTick
 from firmware_host.errors import ProfileError, RulesError
 from firmware_host.rules.shuffler import (
     ShufflerConfig, ShufflerRefusal, ShufflerState, Step, check_round_start, deck_clock, end_shoe, expected_cards,

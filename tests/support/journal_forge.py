@@ -9,7 +9,7 @@ import sqlite3
 from typing import Any
 
 from drivers.events import DeviceEvent, event
-from drivers.events.table import DealerCommand, WagerPlaced
+from firmware_host.tables.events import DealerCommand, WagerPlaced
 from firmware_host.tables.decisions import Decision
 from firmware_host.host.journal import Journal, encode
 

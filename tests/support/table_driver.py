@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Generic, Iterable, TypeVar
 
 from drivers.events import DeviceEvent
-from drivers.events.table import DealerCommand
+from firmware_host.tables.events import DealerCommand
 from firmware_host.tables.base import TableController
 from firmware_host.tables.decisions import Decision
 

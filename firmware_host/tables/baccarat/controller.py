@@ -65,7 +65,8 @@ from drivers.events.shuffler import (
     BatchLoaded, BatchReleased, BatchStatus, ShuffleCompleted, ShuffleProgress, ShuffleStarted, ShufflerFault,
     ShufflerFaultCleared,
 )  # fmt: skip
-from drivers.events.table import ClockTick, DealerCommand, DeviceFault, DeviceIdentified, DeviceLost, WagerPlaced
+from drivers.events.lifecycle import DeviceFault, DeviceIdentified, DeviceLost
+from firmware_host.tables.events import ClockTick, DealerCommand, WagerPlaced
 from firmware_host.rules import shuffler as shuffling
 from firmware_host.rules.baccarat.cards import RANK_VALUES, RANKS, Card, parse_card, shoe_composition
 from firmware_host.rules.baccarat.deal import INITIAL_ORDER, Deal
@@ -83,7 +84,7 @@ from firmware_host.rules.baccarat.settlement import (
 from firmware_host.tables.base import TableController
 from firmware_host.tables.decisions import Decision
 from firmware_host.errors import RulesError
-from firmware_host.config.profiles import ApprovedIdentities
+from firmware_host.rules.devices import ApprovedIdentities
 from firmware_host.rules.shoe_audit import ShuffleWatch, audit_composition
 from firmware_host.rules.shuffler import BatchRecord, Notice, ShufflerConfig, ShufflerRefusal, ShufflerState
 

@@ -34,7 +34,8 @@ from typing import Any, Callable, Mapping
 
 from drivers.events import DeviceEvent
 from drivers.events.dice import DiceRead, LidChanged, ShakeDetected
-from drivers.events.table import ClockTick, DealerCommand, DeviceFault, WagerPlaced
+from drivers.events.lifecycle import DeviceFault
+from firmware_host.tables.events import ClockTick, DealerCommand, WagerPlaced
 from firmware_host.tables.base import TableController
 from firmware_host.errors import RulesError
 from firmware_host.rules.paigow_dice.bank import (
@@ -62,7 +63,7 @@ from firmware_host.tables.paigow.rules import PaiGowTableRules
 from firmware_host.tables.paigow.tiles_entry import settle_entered_tiles
 from firmware_host.rules.paigow_tiles import TileHolder, exposed_tile
 from firmware_host.rules.paigow_tiles.bank_settlement import dealer_wager_against_bank
-from firmware_host.config.profiles import ApprovedIdentities
+from firmware_host.rules.devices import ApprovedIdentities
 
 __all__ = ["PaiGowTable", "COMMANDS", "WAGER_KIND"]
 

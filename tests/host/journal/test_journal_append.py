@@ -10,7 +10,7 @@ import sqlite3
 import pytest
 
 from drivers.events import DeviceEvent
-from drivers.events.table import ClockTick, DealerCommand
+from firmware_host.tables.events import ClockTick, DealerCommand
 from firmware_host.tables.decisions import Decision
 from firmware_host.errors import JournalError
 from firmware_host.host.journal import GENESIS_PREV_HASH, Journal, verify

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from drivers.events.table import DealerCommand, WagerPlaced
+from firmware_host.tables.events import DealerCommand, WagerPlaced
 from firmware_host.tables.decisions import Decision
 from firmware_host.host.journal import Journal, verify
 

@@ -11,7 +11,7 @@ import shutil
 
 import pytest
 
-from drivers.events.table import ClockTick
+from firmware_host.tables.events import ClockTick
 from firmware_host.tables.decisions import Decision
 from firmware_host.errors import JournalError
 from firmware_host.host.journal import GENESIS_PREV_HASH, Journal, Problem, encode, verify

@@ -12,11 +12,11 @@ from typing import Any, Iterable
 
 from drivers.events.shoe import CutCard, ShoeEmpty
 from drivers.events.shuffler import BatchLoaded, BatchReleased, BatchStatus, ShuffleCompleted, ShuffleStarted
-from drivers.events.table import DeviceIdentified
+from drivers.events.lifecycle import DeviceIdentified
 from firmware_host.rules.baccarat.rules import RulesSubmission
 from firmware_host.tables.baccarat.controller import BaccaratTable
 from firmware_host.tables.decisions import Decision
-from firmware_host.config.profiles import ApprovedIdentities
+from firmware_host.rules.devices import ApprovedIdentities
 from firmware_host.rules.shuffler import ShufflerConfig
 from sim.devices.shoe import CUT, build_shoe, cut_and_cover
 

@@ -10,12 +10,13 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from drivers.events.shoe import CardRead
-from drivers.events.table import DeviceIdentified, WagerPlaced
+from drivers.events.lifecycle import DeviceIdentified
+from firmware_host.tables.events import WagerPlaced
 from firmware_host.rules.baccarat.cards import parse_card
 from firmware_host.rules.baccarat.rules import RulesSubmission
 from firmware_host.tables.baccarat.controller import BaccaratTable
 from firmware_host.tables.decisions import Decision
-from firmware_host.config.profiles import ApprovedIdentities
+from firmware_host.rules.devices import ApprovedIdentities
 from tests.support.table_driver import TableDriver, command
 
 APPROVED = {"shoe": ApprovedIdentities(models=("SHOE-1",), firmware=("1.0",))}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from drivers.events.shoe import CardFaceUp, CardUnreadable, CutCard, ShoeEmpty
-from drivers.events.table import DeviceFault, DeviceLost
+from drivers.events.lifecycle import DeviceFault, DeviceLost
 
 from .table import SHOE_UP, Driver, cards, command, wager
 

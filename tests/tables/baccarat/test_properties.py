@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from drivers.events import DeviceEvent
 from drivers.events.shoe import CardFaceUp, CardRead, CardUnreadable, CutCard, ShoeEmpty
-from drivers.events.table import ClockTick, DealerCommand, DeviceFault, DeviceLost, WagerPlaced
+from drivers.events.lifecycle import DeviceFault, DeviceLost
+from firmware_host.tables.events import ClockTick, DealerCommand, WagerPlaced
 from firmware_host.rules.baccarat.cards import RANKS, SUITS, full_shoe, parse_cards
 from firmware_host.rules.baccarat.deal import resolve
 from firmware_host.rules.baccarat.rules import WAGER_KINDS, RulesSubmission

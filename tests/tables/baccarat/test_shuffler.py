@@ -6,7 +6,8 @@ import pytest
 
 from drivers.events.shoe import ShoeEmpty
 from drivers.events.shuffler import ShuffleProgress, ShufflerFault, ShufflerFaultCleared
-from drivers.events.table import ClockTick, DeviceLost
+from drivers.events.lifecycle import DeviceLost
+from firmware_host.tables.events import ClockTick
 from firmware_host.rules.baccarat.rules import RulesSubmission
 from firmware_host.tables.baccarat.controller import BaccaratTable
 from firmware_host.errors import RulesError

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from drivers.events.table import DeviceLost
+from drivers.events.lifecycle import DeviceLost
 
 from .shuffler_table import FULL, SHOE_UP, SHUFFLER, SHUFFLER_UP, ShufflerDriver, loaded, released, shuffled, status
 from .table import command

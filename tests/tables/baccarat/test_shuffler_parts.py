@@ -13,7 +13,7 @@ from typing import Any, Iterable
 import pytest
 
 from drivers.events import DeviceEvent
-from drivers.events.table import DealerCommand
+from firmware_host.tables.events import DealerCommand
 from firmware_host.rules.baccarat.cards import full_shoe
 from firmware_host.rules.baccarat.rules import RulesSubmission
 from firmware_host.tables.decisions import Decision

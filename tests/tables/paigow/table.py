@@ -11,11 +11,12 @@ from typing import Any, Iterable
 
 from drivers.events import DeviceEvent
 from drivers.events.dice import DiceRead, LidChanged, ShakeDetected
-from drivers.events.table import DeviceIdentified, WagerPlaced
+from drivers.events.lifecycle import DeviceIdentified
+from firmware_host.tables.events import WagerPlaced
 from firmware_host.tables.decisions import Decision
 from firmware_host.rules.paigow_dice.rules import PaiGowRules
 from firmware_host.tables.paigow import PaiGowTable, PaiGowTableRules
-from firmware_host.config.profiles import ApprovedIdentities
+from firmware_host.rules.devices import ApprovedIdentities
 from tests.support.table_driver import TableDriver, command
 
 APPROVED = {"shaker": ApprovedIdentities(models=("SH-1",), firmware=("1.0",))}

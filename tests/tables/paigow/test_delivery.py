@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from drivers.events.table import DealerCommand
+from firmware_host.tables.events import DealerCommand
 from firmware_host.rules.paigow_dice.delivery import STYLES, delivery_plan
 from firmware_host.rules.paigow_dice.rules import PaiGowRules
 from firmware_host.tables.paigow import PaiGowTableRules

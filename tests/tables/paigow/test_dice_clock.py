@@ -6,7 +6,7 @@ rebuilds the clock exactly.
 
 from __future__ import annotations
 
-from drivers.events.table import ClockTick
+from firmware_host.tables.events import ClockTick
 
 from firmware_host.rules.paigow_dice.rules import PaiGowRules
 from firmware_host.tables.paigow import PaiGowTableRules

@@ -12,7 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from drivers.events import DeviceEvent, from_record, to_record
-from drivers.events.table import ClockTick, DeviceLost
+from drivers.events.lifecycle import DeviceLost
+from firmware_host.tables.events import ClockTick
 from firmware_host.tables.decisions import Decision
 from firmware_host.rules.paigow_dice.position import starting_position
 from firmware_host.rules.paigow_dice.rules import PaiGowRules

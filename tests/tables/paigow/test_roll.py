@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from drivers.events.dice import LidChanged, ShakeDetected
-from drivers.events.table import DeviceLost
+from drivers.events.lifecycle import DeviceLost
 
 from .table import SHAKER_UP, Driver, command, lid, reading, roll, shakes, wager
 

@@ -1,5 +1,6 @@
-"""Events that do not come from a specific game device: the clock, the dealer's console,
-the device lifecycle reported by every driver."""
+"""Table-level input events: the clock, the dealer's console and buttons, wagers, and what the
+service journals about itself (the software version, the allow-list in force). Registered in the
+same registry as the devices' events (:func:`drivers.events.event`), by class name."""
 
 from __future__ import annotations
 
@@ -9,15 +10,6 @@ from drivers.events import DeviceEvent, event
 @event
 class ClockTick(DeviceEvent):
     """The service's periodic tick: lets time-based rules (compliance clocks) advance."""
-
-
-@event
-class DeviceIdentified(DeviceEvent):
-    """The driver finished the identity handshake with the device."""
-
-    model: str
-    serial: str
-    firmware: str
 
 
 @event
@@ -37,28 +29,6 @@ class SoftwareStarted(DeviceEvent):
     <firmware_host.host.service.Service.recover>`)."""
 
     version: str
-
-
-@event
-class DeviceLost(DeviceEvent):
-    """The device stopped answering (heartbeat loss, unplug, port gone)."""
-
-    reason: str
-
-
-@event
-class DeviceFault(DeviceEvent):
-    """The device reported a fault or the driver saw an error it could not recover from alone."""
-
-    code: str
-    text: str
-
-
-@event
-class ProtocolError(DeviceEvent):
-    """Bytes the driver could not make sense of (bad CRC, garbage, unknown type); already skipped."""
-
-    text: str
 
 
 @event
