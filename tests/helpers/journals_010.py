@@ -22,7 +22,7 @@ from firmware_host.profiles import load_table
 from firmware_host.service import Service
 from firmware_host.wiring import TABLE_META, game_wiring
 
-__all__ = ["FIXTURES", "JOURNALS", "Fixture", "golden", "copy_journal", "replay_lines"]
+__all__ = ["FIXTURES", "WRITTEN_BY", "JOURNALS", "Fixture", "golden", "copy_journal", "replay_lines"]
 
 #: The fixtures' folder: profiles in ``tables/``, device models of 0.1.0 in ``devices/``, the
 #: journals, and the golden outputs of 0.1.0 in ``golden/``.

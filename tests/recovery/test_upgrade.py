@@ -10,6 +10,8 @@ differently refuses the journal with a clear error instead of changing the recor
 from __future__ import annotations
 
 import io
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +27,7 @@ from firmware_host.journal import Journal
 from firmware_host.profiles import load_table
 from firmware_host.wiring import build_table
 
+from tests.helpers.journals_010 import JOURNALS, WRITTEN_BY, Fixture, copy_journal, golden
 from tests.recovery.killloop import seeded_shoe, write_profile
 
 EARLIER = "0.0.9"
@@ -113,3 +116,55 @@ def _decide_with_another_field(decide: Any) -> Any:
     def deciding(self: TableController, type: str, data: dict[str, Any], round: int | None = None) -> None:
         decide(self, type, {**data, "new": True} if type == "announce" else data, round)
     return deciding
+
+
+# -- the journals 0.1.0 wrote (tests/fixtures/journals-0.1.0) --------------------------------------
+
+MORE_ROUNDS = 3
+
+
+def _tablehost(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "firmware_host", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=300, check=False)
+
+
+def _continue(fixture: Fixture, journal: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``tablehost run`` continuing the fixture's journal for :data:`MORE_ROUNDS` rounds."""
+    return _tablehost("run", "--profile", str(fixture.profile_path), "--rounds", str(fixture.rounds + MORE_ROUNDS),
+                      "--seed", str(fixture.seed), "--journal", str(journal), "--quiet", cwd=cwd)
+
+
+@pytest.mark.parametrize("fixture", JOURNALS, ids=[f.name for f in JOURNALS])
+def test_this_version_continues_a_journal_0_1_0_wrote(fixture: Fixture, tmp_path: Path) -> None:
+    """Played on by this version, a 0.1.0 journal journals ``SoftwareStarted`` only if this is
+    another version, still verifies, and keeps the rounds 0.1.0 played as they were."""
+    journal = copy_journal(fixture, tmp_path)
+    ran = _continue(fixture, journal, tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    assert software_steps(journal) == ([] if __version__ == WRITTEN_BY else [__version__])
+    verified = _tablehost("journal", "verify", str(journal), cwd=tmp_path)
+    assert verified.returncode == 0 and ": intact: " in verified.stdout, verified.stdout
+    rounds = _tablehost("journal", "export", str(journal), "--rounds", cwd=tmp_path).stdout.splitlines(keepends=True)
+    assert len(rounds) == fixture.rounds + MORE_ROUNDS
+    assert "".join(rounds[:fixture.rounds]) == golden(fixture, "rounds.jsonl").read_text()
+
+
+def test_a_newer_version_continues_a_journal_0_1_0_wrote_and_journals_the_upgrade_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    newer = f"{WRITTEN_BY}+next"
+    monkeypatch.setattr("firmware_host.wiring.__version__", newer)
+    fixture = JOURNALS[-1]  # the Pai Gow table plays fastest
+    journal = copy_journal(fixture, tmp_path)
+    for rounds in (fixture.rounds + MORE_ROUNDS, fixture.rounds + 2 * MORE_ROUNDS):
+        # the second restart replays the newer version's steps exactly and plays on: no second upgrade
+        table = build_table(load_table(fixture.profile_path), journal_path=journal, seed=fixture.seed,
+                            rounds=rounds, stream=io.StringIO())
+        try:
+            table.start()
+            table.service.run()
+        finally:
+            table.stop()
+        assert table.service.rounds_finished == rounds
+    assert software_steps(journal) == [newer]
+    verified = _tablehost("journal", "verify", str(journal), cwd=tmp_path)
+    assert verified.returncode == 0, verified.stdout
