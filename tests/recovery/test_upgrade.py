@@ -10,6 +10,7 @@ differently refuses the journal with a clear error instead of changing the recor
 from __future__ import annotations
 
 import io
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +21,7 @@ import pytest
 from drivers.events.shoe import CardRead
 from drivers.events.table import DealerCommand, DeviceIdentified, SoftwareStarted
 from firmware_host import __version__
+from firmware_host.cli import main as tablehost_main
 from firmware_host.baccarat_table import BaccaratTable
 from firmware_host.controller import TableController
 from firmware_host.errors import JournalError
@@ -128,10 +130,10 @@ def _tablehost(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
                           timeout=300, check=False)
 
 
-def _continue(fixture: Fixture, journal: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """``tablehost run`` continuing the fixture's journal for :data:`MORE_ROUNDS` rounds."""
-    return _tablehost("run", "--profile", str(fixture.profile_path), "--rounds", str(fixture.rounds + MORE_ROUNDS),
-                      "--seed", str(fixture.seed), "--journal", str(journal), "--quiet", cwd=cwd)
+def _continue_args(fixture: Fixture, journal: Path, rounds: int) -> list[str]:
+    """``tablehost run`` arguments continuing the fixture's journal until it holds ``rounds`` rounds."""
+    return ["run", "--profile", str(fixture.profile_path), "--rounds", str(rounds), "--seed", str(fixture.seed),
+            "--journal", str(journal), "--quiet"]
 
 
 @pytest.mark.parametrize("fixture", JOURNALS, ids=[f.name for f in JOURNALS])
@@ -139,7 +141,7 @@ def test_this_version_continues_a_journal_0_1_0_wrote(fixture: Fixture, tmp_path
     """Played on by this version, a 0.1.0 journal journals ``SoftwareStarted`` only if this is
     another version, still verifies, and keeps the rounds 0.1.0 played as they were."""
     journal = copy_journal(fixture, tmp_path)
-    ran = _continue(fixture, journal, tmp_path)
+    ran = _tablehost(*_continue_args(fixture, journal, fixture.rounds + MORE_ROUNDS), cwd=tmp_path)
     assert ran.returncode == 0, ran.stderr
     assert software_steps(journal) == ([] if __version__ == WRITTEN_BY else [__version__])
     verified = _tablehost("journal", "verify", str(journal), cwd=tmp_path)
@@ -150,21 +152,26 @@ def test_this_version_continues_a_journal_0_1_0_wrote(fixture: Fixture, tmp_path
 
 
 def test_a_newer_version_continues_a_journal_0_1_0_wrote_and_journals_the_upgrade_once(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     newer = f"{WRITTEN_BY}+next"
     monkeypatch.setattr("firmware_host.wiring.__version__", newer)
     fixture = JOURNALS[-1]  # the Pai Gow table plays fastest
     journal = copy_journal(fixture, tmp_path)
-    for rounds in (fixture.rounds + MORE_ROUNDS, fixture.rounds + 2 * MORE_ROUNDS):
-        # the second restart replays the newer version's steps exactly and plays on: no second upgrade
-        table = build_table(load_table(fixture.profile_path), journal_path=journal, seed=fixture.seed,
-                            rounds=rounds, stream=io.StringIO())
-        try:
-            table.start()
-            table.service.run()
-        finally:
-            table.stop()
-        assert table.service.rounds_finished == rounds
+    handlers = {signum: signal.getsignal(signum) for signum in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        for rounds in (fixture.rounds + MORE_ROUNDS, fixture.rounds + 2 * MORE_ROUNDS):
+            # tablehost run in-process (the newer version); the second restart replays the newer
+            # version's steps exactly and plays on: no second upgrade
+            assert tablehost_main(_continue_args(fixture, journal, rounds)) == 0
+            capsys.readouterr()
+            assert _rounds_in(journal, tmp_path) == rounds
+    finally:  # tablehost run set its own
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
     assert software_steps(journal) == [newer]
     verified = _tablehost("journal", "verify", str(journal), cwd=tmp_path)
     assert verified.returncode == 0, verified.stdout
+
+
+def _rounds_in(journal: Path, cwd: Path) -> int:
+    return len(_tablehost("journal", "export", str(journal), "--rounds", cwd=cwd).stdout.splitlines())
