@@ -10,6 +10,9 @@ differently refuses the journal with a clear error instead of changing the recor
 from __future__ import annotations
 
 import io
+import signal
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +22,7 @@ from drivers.events.shoe import CardRead
 from drivers.events.lifecycle import DeviceIdentified
 from firmware_host.tables.events import DealerCommand, SoftwareStarted
 from firmware_host import __version__
+from firmware_host.cli import main as tablehost_main
 from firmware_host.tables.baccarat.controller import BaccaratTable
 from firmware_host.tables.base import TableController
 from firmware_host.errors import JournalError
@@ -26,6 +30,7 @@ from firmware_host.host.journal import Journal
 from firmware_host.config.profiles import load_table
 from firmware_host.wiring import build_table
 
+from tests.support.journals_010 import JOURNALS, WRITTEN_BY, Fixture, copy_journal, golden
 from tests.recovery.killloop import seeded_shoe, write_profile
 
 EARLIER = "0.0.9"
@@ -114,3 +119,60 @@ def _decide_with_another_field(decide: Any) -> Any:
     def deciding(self: TableController, type: str, data: dict[str, Any], round: int | None = None) -> None:
         decide(self, type, {**data, "new": True} if type == "announce" else data, round)
     return deciding
+
+
+# -- the journals 0.1.0 wrote (tests/fixtures/journals-0.1.0) --------------------------------------
+
+MORE_ROUNDS = 3
+
+
+def _tablehost(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "firmware_host", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=300, check=False)
+
+
+def _continue_args(fixture: Fixture, journal: Path, rounds: int) -> list[str]:
+    """``tablehost run`` arguments continuing the fixture's journal until it holds ``rounds`` rounds."""
+    return ["run", "--profile", str(fixture.profile_path), "--rounds", str(rounds), "--seed", str(fixture.seed),
+            "--journal", str(journal), "--quiet"]
+
+
+@pytest.mark.parametrize("fixture", JOURNALS, ids=[f.name for f in JOURNALS])
+def test_this_version_continues_a_journal_0_1_0_wrote(fixture: Fixture, tmp_path: Path) -> None:
+    """Played on by this version, a 0.1.0 journal journals ``SoftwareStarted`` only if this is
+    another version, still verifies, and keeps the rounds 0.1.0 played as they were."""
+    journal = copy_journal(fixture, tmp_path)
+    ran = _tablehost(*_continue_args(fixture, journal, fixture.rounds + MORE_ROUNDS), cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    assert software_steps(journal) == ([] if __version__ == WRITTEN_BY else [__version__])
+    verified = _tablehost("journal", "verify", str(journal), cwd=tmp_path)
+    assert verified.returncode == 0 and ": intact: " in verified.stdout, verified.stdout
+    rounds = _tablehost("journal", "export", str(journal), "--rounds", cwd=tmp_path).stdout.splitlines(keepends=True)
+    assert len(rounds) == fixture.rounds + MORE_ROUNDS
+    assert "".join(rounds[:fixture.rounds]) == golden(fixture, "rounds.jsonl").read_text()
+
+
+def test_a_newer_version_continues_a_journal_0_1_0_wrote_and_journals_the_upgrade_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    newer = f"{WRITTEN_BY}+next"
+    monkeypatch.setattr("firmware_host.wiring.__version__", newer)
+    fixture = JOURNALS[-1]  # the Pai Gow table plays fastest
+    journal = copy_journal(fixture, tmp_path)
+    handlers = {signum: signal.getsignal(signum) for signum in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        for rounds in (fixture.rounds + MORE_ROUNDS, fixture.rounds + 2 * MORE_ROUNDS):
+            # tablehost run in-process (the newer version); the second restart replays the newer
+            # version's steps exactly and plays on: no second upgrade
+            assert tablehost_main(_continue_args(fixture, journal, rounds)) == 0
+            capsys.readouterr()
+            assert _rounds_in(journal, tmp_path) == rounds
+    finally:  # tablehost run set its own
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+    assert software_steps(journal) == [newer]
+    verified = _tablehost("journal", "verify", str(journal), cwd=tmp_path)
+    assert verified.returncode == 0, verified.stdout
+
+
+def _rounds_in(journal: Path, cwd: Path) -> int:
+    return len(_tablehost("journal", "export", str(journal), "--rounds", cwd=cwd).stdout.splitlines())

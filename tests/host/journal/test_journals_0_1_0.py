@@ -1,0 +1,84 @@
+"""The journals tablehost 0.1.0 wrote still verify, export and replay (issue 12, item 8).
+
+The journals in ``tests/fixtures/journals-0.1.0/`` were written by the real service of 0.1.0
+(``tablehost run``, simulated devices) and are never regenerated here; their golden outputs
+beside them are what 0.1.0 printed (``make_journals.py`` says how). The CLI is run as a
+process (``python -m firmware_host``), so these tests do not depend on where modules live;
+the in-process replay goes through :mod:`tests.support.journals_010` only.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.journals_010 import JOURNALS, Fixture, copy_journal, golden, replay_lines
+
+pytestmark = pytest.mark.parametrize("fixture", JOURNALS, ids=[f.name for f in JOURNALS])
+
+
+def tablehost(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "firmware_host", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=120, check=False)
+
+
+def test_it_verifies_intact_as_0_1_0_said(fixture: Fixture, tmp_path: Path) -> None:
+    copy_journal(fixture, tmp_path)  # the same file name: the output names it
+    verified = tablehost("journal", "verify", fixture.journal.name, cwd=tmp_path)
+    assert (verified.stdout, verified.returncode) == (golden(fixture, "verify.txt").read_text(),
+                                                      int(golden(fixture, "verify.rc").read_text()))
+    assert verified.returncode == 0 and ": intact: " in verified.stdout
+
+
+@pytest.mark.parametrize("what", ["rounds", "shoes"])
+def test_it_exports_byte_for_byte_as_0_1_0_did(fixture: Fixture, what: str, tmp_path: Path) -> None:
+    exported = tablehost("journal", "export", str(copy_journal(fixture, tmp_path)), f"--{what}", cwd=tmp_path)
+    assert exported.returncode == 0, exported.stderr
+    assert exported.stdout.encode() == golden(fixture, f"{what}.jsonl").read_bytes()
+
+
+def test_a_fresh_controller_replays_every_decision_as_0_1_0_made_it(fixture: Fixture, tmp_path: Path) -> None:
+    replayed = list(replay_lines(fixture.profile_path, copy_journal(fixture, tmp_path)))
+    expected = golden(fixture, "replay.jsonl").read_text().splitlines(keepends=True)
+    assert len(replayed) == len(expected)
+    for line, (got, want) in enumerate(zip(replayed, expected), 1):
+        assert got == want, f"step {line} of {fixture.name} replays differently"
+
+
+def test_tablehost_run_resumes_it_without_playing(fixture: Fixture, tmp_path: Path) -> None:
+    """``tablehost run`` replays the journal (refusing it on any diverging decision) and, with
+    ``--rounds`` the rounds already in it, stops at once and leaves it as it was."""
+    journal = copy_journal(fixture, tmp_path)
+    ran = tablehost("run", "--profile", str(fixture.profile_path), "--rounds", str(fixture.rounds),
+                    "--seed", str(fixture.seed), "--journal", str(journal), "--quiet", cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    steps = len(golden(fixture, "replay.jsonl").read_text().splitlines())
+    assert re.search(rf"recovered {steps} steps from .* \({fixture.rounds} rounds finished\)", ran.stdout), ran.stdout
+    verified = tablehost("journal", "verify", journal.name, cwd=tmp_path)
+    assert verified.stdout == golden(fixture, "verify.txt").read_text()
+
+
+def test_the_fixture_holds_what_it_is_kept_for(fixture: Fixture) -> None:
+    """A new set of fixtures must be as rich as this one: the irregularities, shoes and banks named here."""
+    rounds = [json.loads(line) for line in golden(fixture, "rounds.jsonl").read_text().splitlines()]
+    alerts = {step["data"].get("code") for line in golden(fixture, "replay.jsonl").read_text().splitlines()
+              for step in json.loads(line).get("decisions", []) if step["type"] == "alert"}
+    shoes = len(golden(fixture, "shoes.jsonl").read_text().splitlines())
+    assert len(rounds) == fixture.rounds
+    if fixture.name == "baccarat-irregularities":
+        # § 541.14(a), (c), (d), (e), a card the shoe could not read, a bad link, the shoe lost
+        assert {"card-drawn-in-error", "card-disclosed", "card-face-up", "shoe-empty", "card-unreadable",
+                "protocol-error", "device-lost"} <= alerts
+        assert shoes >= 2
+    elif fixture.name == "baccarat-shuffler":
+        assert {"shuffler-fault", "shuffle-abandoned", "card-count", "new-decks", "device-lost"} <= alerts
+        assert shoes >= 1
+    else:
+        settlements = [r["settlement"] for r in rounds]
+        assert any(s["bank"] is not None for s in settlements)  # a player banked (§ 535.11)
+        assert all(s["hands"] for s in settlements)  # every round's tiles keyed in

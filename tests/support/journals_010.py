@@ -1,0 +1,116 @@
+"""The journals tablehost 0.1.0 wrote (``tests/fixtures/journals-0.1.0/``) and how a replay of them is dumped.
+
+Shared by ``tests/host/journal/test_journals_0_1_0.py``, ``tests/recovery/test_upgrade.py`` and the
+fixtures' ``make_journals.py``. The few tablehost names used to replay in-process are imported
+here only, so that a module move changes this file and no assertion.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+from pathlib import Path
+from typing import Any, Iterator
+
+from drivers.events import DeviceEvent
+from firmware_host import __version__
+from firmware_host.tables.decisions import Decision
+from firmware_host.errors import ControllerError
+from firmware_host.host.journal import Journal
+from firmware_host.config.profiles import load_table
+from firmware_host.host.service import Service
+from firmware_host.wiring import TABLE_META, game_wiring
+from tests.support.paths import REPO
+
+__all__ = ["FIXTURES", "WRITTEN_BY", "JOURNALS", "Fixture", "golden", "copy_journal", "replay_lines"]
+
+#: The fixtures' folder: profiles in ``tables/``, device models of 0.1.0 in ``devices/``, the
+#: journals, and the golden outputs of 0.1.0 in ``golden/``.
+FIXTURES = REPO / "tests" / "fixtures" / "journals-0.1.0"
+#: The version that wrote them.
+WRITTEN_BY = "0.1.0"
+
+
+@dataclasses.dataclass(frozen=True)
+class Fixture:
+    """One journal of the fixtures: ``<name>.sqlite`` made from ``tables/<profile>`` with
+    ``tablehost run --rounds <rounds> --seed <seed>``."""
+
+    name: str
+    profile: str
+    rounds: int
+    seed: int
+
+    @property
+    def journal(self) -> Path:
+        """The committed journal."""
+        return FIXTURES / f"{self.name}.sqlite"
+
+    @property
+    def profile_path(self) -> Path:
+        """The table profile it was written with."""
+        return FIXTURES / "tables" / self.profile
+
+
+#: Every fixture journal.
+JOURNALS = (
+    # § 541.14(a)-(e): cards drawn in error (some disclosed), face-up and unreadable cards, a
+    # bad link and a lost shoe, shoes emptied early; three shoes in the journal.
+    Fixture("baccarat-irregularities", "baccarat-irregularities.toml", rounds=40, seed=3),
+    # The shuffler with every fault of its sim; the shoe changes (two batches played).
+    Fixture("baccarat-shuffler", "baccarat-shuffler.toml", rounds=30, seed=1),
+    # Pai Gow: dice, tiles keyed in, player banks and co-banks (§ 535.11).
+    Fixture("paigow", "paigow.toml", rounds=20, seed=1),
+)
+
+
+def golden(fixture: Fixture, what: str) -> Path:
+    """The golden output ``what`` (``verify.txt``, ``rounds.jsonl``...) of ``fixture``."""
+    return FIXTURES / "golden" / f"{fixture.name}.{what}"
+
+
+def copy_journal(fixture: Fixture, directory: Path) -> Path:
+    """A copy of the fixture's journal in ``directory`` (a replay opens its journal for appending)."""
+    copy = directory / fixture.journal.name
+    shutil.copyfile(fixture.journal, copy)
+    return copy
+
+
+class _Recording:
+    """A controller that keeps every step's decisions as it makes them (or the input it refused)."""
+
+    def __init__(self, controller: Any) -> None:
+        self.controller = controller
+        self.steps: list[tuple[float, DeviceEvent, list[Decision] | str]] = []
+
+    def handle(self, event: DeviceEvent, at: float) -> list[Decision]:
+        try:
+            decided = self.controller.handle(event, at)
+        except ControllerError as exc:  # the service journals it as a refused-input alert
+            self.steps.append((at, event, str(exc)))
+            raise
+        self.steps.append((at, event, decided))
+        return decided
+
+
+def replay_lines(profile: Path, journal: Path) -> Iterator[str]:
+    """Replay ``journal`` (a copy: it is opened for appending) through a fresh controller built
+    from ``profile``, as the service does on start, and yield one JSON line per step: its
+    time, input type and every decision the controller made (``type``, ``round``, ``data``),
+    or the controller's words refusing the input.
+
+    :raises JournalError: the replay diverged from the journal (the service's own check).
+    """
+    table = load_table(profile)
+    recording = _Recording(game_wiring(table.game).controller(table))
+    with Journal.open(journal) as opened:
+        service = Service(recording, opened, version=__version__)
+        service.recover(started_by=opened.meta(TABLE_META)[0].get("version"))
+    for number, (at, event, decided) in enumerate(recording.steps, 1):
+        step: dict[str, Any] = {"step": number, "at": at, "input": type(event).__name__}
+        if isinstance(decided, str):
+            step["refused"] = decided
+        else:
+            step["decisions"] = [{"type": d.type, "round": d.round, "data": d.data} for d in decided]
+        yield json.dumps(step, sort_keys=True, ensure_ascii=False) + "\n"
