@@ -10,6 +10,9 @@ import argparse
 import json
 import sys
 
+from firmware_host.errors import TablehostError
+from firmware_host.floor.audit import audit
+from firmware_host.floor.store import FloorStore
 from firmware_host.host import journal
 
 #: Exit status of ``verify`` for a journal that does not verify.
@@ -24,6 +27,9 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
     check = commands.add_parser("verify", help="check the hash chain (and MACs); exit 0 only if intact")
     check.add_argument("path", metavar="PATH", help="the journal file")
     check.add_argument("--key-file", metavar="F", help="the table's HMAC key file (required for a keyed journal)")
+    check.add_argument("--floor", metavar="DB", help="also check it against the floor's anchors (cut short, "
+                       "rewritten, swapped; docs/feed.md)")
+    check.add_argument("--table", metavar="ID", help="with --floor: the table (default: the journal's)")
     check.set_defaults(func=run_verify)
 
     export = commands.add_parser("export", help="one JSON object per line on stdout")
@@ -48,7 +54,7 @@ def run_verify(args: argparse.Namespace) -> int:
     if report.ok:
         print(f"{args.path}: intact: {report.records_checked} records ({chain}); "
               f"last record {report.last_seq} hash {report.last_hash}")
-        return 0
+        return 0 if not args.floor else floor_audit(args.path, args.floor, args.table)
     if report.broken_seq is None:
         print(f"{args.path}: NOT VERIFIED: {report.problem}: {report.detail} "
               f"(chain of {report.records_checked} records intact; {chain})")
@@ -57,6 +63,26 @@ def run_verify(args: argparse.Namespace) -> int:
               f"({report.records_checked} records intact before it; {chain})")
     if report.record is not None:
         print(json.dumps(report.record.to_json(), sort_keys=True, ensure_ascii=False))
+    return EXIT_BROKEN
+
+
+def floor_audit(path: str, db: str, table: str | None) -> int:
+    """``verify PATH --floor DB``: the journal against the floor's anchors; 0 only if they all match."""
+    table = table or next((r.data.get("table_id") for r in journal.read_records(path) if r.type == "table"), None)
+    if table is None:
+        raise TablehostError(f"{path}: the journal names no table: give --table")
+    store = FloorStore(db, read_only=True)
+    try:
+        found = audit(store.messages(table), journal.read_records(path))
+    finally:
+        store.close()
+    if found.ok:
+        print(f"{path}: matches the floor {db} for table {table}: {found.anchors} anchors, up to record "
+              f"{found.matched_seq} of {found.journal_last_seq}")
+        return 0
+    print(f"{path}: {found.problem.upper()} against the floor {db} (table {table}): first differing record "
+          f"{found.first_seq if found.first_seq == found.last_seq else f'{found.first_seq}..{found.last_seq}'}: "
+          f"{found.detail}")
     return EXIT_BROKEN
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import logging
 import signal
 import sys
@@ -25,6 +26,7 @@ from typing import Any, Callable, Sequence
 
 from drivers.capture import CaptureWriter, read_capture
 from firmware_host.tables.decisions import Decision
+from firmware_host.config.feed import FeedConfig
 from firmware_host.config.profiles import load_table
 from firmware_host.host.systemd import Notifier
 from firmware_host.wiring import build_table
@@ -58,6 +60,8 @@ def register(groups: Any, name: str, help_text: str) -> None:
                         help="replay speed: 1.0 the captured timing, 2.0 twice as fast (default: as fast as possible)")
     parser.add_argument("--capture", type=Path, metavar="FILE", help="record every device's traffic and every input")
     parser.add_argument("--spy", type=Path, metavar="DIR", help="hexdump every serial device's bytes to DIR/<device>.spy")
+    parser.add_argument("--feed", metavar="URL", help="publish the floor feed to this broker, mqtt://host:port or "
+                        "mqtts://host:port (overrides the profile's [feed] broker; docs/feed.md)")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="log driver detail (-vv: debug)")
     parser.set_defaults(func=run)
 
@@ -94,6 +98,9 @@ def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=[logging.WARNING, logging.INFO, logging.DEBUG][min(args.verbose, 2)],
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     profile = load_table(args.profile)
+    if args.feed:
+        feed = profile.feed or FeedConfig(broker=args.feed)
+        profile = dataclasses.replace(profile, feed=dataclasses.replace(feed, broker=args.feed))
     journal_path = args.journal or profile.journal_path or DEFAULT_JOURNAL
     quiet = args.quiet or (args.rounds or 0) > QUIET_ABOVE_ROUNDS
     progress = Progress(sys.stdout, profile.table_id, args.rounds)

@@ -43,6 +43,7 @@ __all__ = [
     "VerifyReport",
     "Problem",
     "verify",
+    "read_records",
     "export_rounds",
     "export_shoes",
     "load_key",
@@ -468,6 +469,18 @@ class Journal:
         for row in _rows(self._conn, start_seq):
             yield Record.from_row(row)
 
+    def records_after(self, seq: int, limit: int) -> list[Record]:
+        """Up to ``limit`` committed records after ``seq``, in order: one page for another thread.
+
+        The floor feed reads the journal through this (docs/feed.md): it relies on ``seq``
+        being global and gapless and on every record keeping its chain ``hash``. Taken under
+        the append lock, so a reader never sees a step that is not yet committed.
+        """
+        with self._lock:
+            rows = self._conn.execute(f"SELECT {_COLUMNS} FROM records WHERE seq > ? ORDER BY seq LIMIT ?",
+                                      (seq, limit)).fetchall()
+        return [Record.from_row(row) for row in rows]
+
     def steps(self) -> Iterator[tuple[float, DeviceEvent, list[Decision]]]:
         """Every step in order as ``(at, event, decisions)``, events rebuilt: what replay feeds the controller.
 
@@ -687,6 +700,19 @@ def _export(path: str | os.PathLike[str], decision_type: str) -> Iterator[dict[s
         try:
             for row in _rows(conn, 1, "AND kind = 'decision' AND type = ?", (decision_type,)):
                 yield Record.from_row(row).data
+        except sqlite3.Error as exc:
+            raise JournalError(f"journal {path}: cannot read: {exc}") from exc
+
+
+def read_records(path: str | os.PathLike[str], start_seq: int = 1) -> Iterator[Record]:
+    """Every record of the journal at ``path`` from ``start_seq`` on, read-only (the floor audit).
+
+    :raises JournalError: the file is missing, unreadable or not a journal.
+    """
+    with _reading(path) as conn:
+        try:
+            for row in _rows(conn, start_seq):
+                yield Record.from_row(row)
         except sqlite3.Error as exc:
             raise JournalError(f"journal {path}: cannot read: {exc}") from exc
 

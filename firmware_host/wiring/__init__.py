@@ -34,6 +34,7 @@ from firmware_host.config.profiles import TableProfile
 from sim.resume import ShakerResumePoint, ShoeResumePoint, shaker_resume_point, shoe_resume_point
 from firmware_host.host.service import Output, Service
 from firmware_host.wiring.devices import DeviceContext, DeviceParts, build_device
+from firmware_host.wiring.feed import FeedPublisher, build_feed
 from sim.dealers.baccarat import SimDealer
 from sim.devices.replay import Replay
 
@@ -74,6 +75,7 @@ class Table:
     panel: TablePanel | None
     dealer: SimDealer | None
     replayed: int
+    feed: FeedPublisher | None = None
 
     def start(self) -> None:
         """Start the simulators, the drivers and the simulated dealer (the service runs in the caller).
@@ -91,6 +93,8 @@ class Table:
             parts.driver.start()
         if self.dealer is not None:
             self.dealer.start()
+        if self.feed is not None:
+            self.feed.start()
 
     def stop(self) -> None:
         """Stop the dealer, the drivers, the sims and the GPIO; close the journal last."""
@@ -103,6 +107,8 @@ class Table:
                 parts.sim.stop()
         if self.panel is not None:
             self.panel.close()
+        if self.feed is not None:
+            self.feed.stop()
         self.journal.close()
 
 
@@ -171,8 +177,9 @@ def _build(profile: TableProfile, journal: Journal, seed: int, rounds: int | Non
     emit = service.emit if capture is None else capture.tap_events(service.emit)
     emit = emit if replay is None else replay.inputs(emit)
     panel = _panel(profile, emit)
+    feed, lamp = build_feed(profile, journal, stream, panel)  # the lamp shows feed trouble too
     if panel is not None:
-        service.outputs.append(PanelOutput(panel))
+        service.outputs.append(PanelOutput(lamp))
     # Simulated devices resume where the journal left them, as real ones would stand.
     resuming = {slot.model.kind for slot in profile.devices.values() if slot.simulated} if replayed else set()
     context = DeviceContext(profile.path, seed, profile.decks,
@@ -188,7 +195,9 @@ def _build(profile: TableProfile, journal: Journal, seed: int, rounds: int | Non
     if profile.simulated and replay is None:  # a replay plays the recorded dealer's actions
         dealer = game.dealer(profile, controller, devices, emit, _presser(panel, emit), seed, journal, panel)
         service.outputs.append(dealer)
-    return Table(profile, journal, service, list(devices.values()), panel, dealer, replayed)
+    if feed is not None:
+        service.outputs.append(feed)
+    return Table(profile, journal, service, list(devices.values()), panel, dealer, replayed, feed)
 
 
 def _journal_seed(profile: TableProfile, journal: Journal, seed: int) -> int:

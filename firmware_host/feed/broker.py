@@ -1,0 +1,125 @@
+"""Broker connection settings shared by the feed publisher and the floor collector.
+
+A broker is named by a URL: ``mqtt://host:port`` (plain TCP, default port 1883) or
+``mqtts://host:port`` (TLS, default port 8883). Secrets — the password and the client key —
+come from files readable by their owner only (mode 0400 or 0600), never from a profile's text.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import ssl
+import stat
+import urllib.parse
+from pathlib import Path
+
+import paho.mqtt.client as mqtt
+
+from firmware_host.errors import TablehostError
+
+__all__ = ["BrokerSettings", "BrokerError", "parse_url", "read_secret", "client"]
+
+#: Default port of each URL scheme (IANA: 1883 MQTT, 8883 MQTT over TLS).
+SCHEMES = {"mqtt": 1883, "mqtts": 8883}
+
+
+class BrokerError(TablehostError):
+    """A broker URL, secret file or TLS file that cannot be used."""
+
+
+@dataclasses.dataclass(frozen=True)
+class BrokerSettings:
+    """How to reach and log in to the broker.
+
+    :param url: ``mqtt://host:port`` or ``mqtts://host:port``.
+    :param username: the MQTT user name (a table's is its table id under the ACL of deploy/mosquitto).
+    :param password_file: a file holding the password (mode 0400/0600).
+    :param ca_file: the CA certificate(s) that signed the broker's certificate (TLS).
+    :param cert_file, key_file: a client certificate and its key (mode 0400/0600), for brokers that require one.
+    :param keepalive_s: MQTT keepalive; a connection silent for 1.5 times this is taken as dead.
+    """
+
+    url: str
+    username: str | None = None
+    password_file: Path | None = None
+    ca_file: Path | None = None
+    cert_file: Path | None = None
+    key_file: Path | None = None
+    keepalive_s: int = 15
+
+    @property
+    def endpoint(self) -> tuple[bool, str, int]:
+        """``(tls, host, port)`` of :attr:`url`."""
+        return parse_url(self.url)
+
+
+def parse_url(url: str) -> tuple[bool, str, int]:
+    """``(tls, host, port)`` of a broker URL.
+
+    :raises BrokerError: another scheme, no host, a path, or a bad port.
+    """
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in SCHEMES:
+        raise BrokerError(f"broker URL {url!r}: scheme must be mqtt:// or mqtts://")
+    try:
+        port = parts.port or SCHEMES[parts.scheme]
+    except ValueError as exc:
+        raise BrokerError(f"broker URL {url!r}: {exc}") from exc
+    if not parts.hostname or parts.path not in ("", "/") or parts.query or parts.username:
+        raise BrokerError(f"broker URL {url!r}: expected {parts.scheme}://host:port (credentials go in files)")
+    return parts.scheme == "mqtts", parts.hostname, port
+
+
+def read_secret(path: Path, what: str) -> str:
+    """The first line of a secret file readable by its owner only.
+
+    :raises BrokerError: missing, unreadable, empty, or readable or writable by group or others.
+    """
+    try:
+        mode = path.stat().st_mode
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BrokerError(f"{what} file {path}: cannot read: {exc}") from exc
+    if mode & (stat.S_IRWXG | stat.S_IRWXO):
+        raise BrokerError(f"{what} file {path}: mode {stat.S_IMODE(mode):04o} lets others read it; chmod 0400 {path}")
+    secret = text.splitlines()[0].strip() if text.strip() else ""
+    if not secret:
+        raise BrokerError(f"{what} file {path}: empty")
+    return secret
+
+
+def _check_private(path: Path, what: str) -> None:
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        raise BrokerError(f"{what} file {path}: cannot read: {exc.strerror or exc}") from exc
+    if mode & (stat.S_IRWXG | stat.S_IRWXO):
+        raise BrokerError(f"{what} file {path}: mode {stat.S_IMODE(mode):04o} lets others read it; chmod 0400 {path}")
+
+
+def client(settings: BrokerSettings, client_id: str) -> mqtt.Client:
+    """A paho-mqtt (MQTT 5) client with the settings' credentials and TLS, not yet connected.
+
+    :raises BrokerError: a secret or TLS file that cannot be used.
+    """
+    tls, _, _ = settings.endpoint
+    made = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5)
+    if settings.username is not None:
+        password = read_secret(settings.password_file, "password") if settings.password_file else None
+        made.username_pw_set(settings.username, password)
+    elif settings.password_file is not None:
+        raise BrokerError(f"password file {settings.password_file}: given without a username")
+    if settings.key_file is not None:
+        _check_private(settings.key_file, "client key")
+    if tls:
+        try:
+            context = ssl.create_default_context(cafile=os.fspath(settings.ca_file) if settings.ca_file else None)
+            if settings.cert_file is not None:
+                context.load_cert_chain(settings.cert_file, settings.key_file)
+        except (OSError, ssl.SSLError) as exc:
+            raise BrokerError(f"TLS for {settings.url}: {exc}") from exc
+        made.tls_set_context(context)
+    elif settings.ca_file or settings.cert_file:
+        raise BrokerError(f"broker URL {settings.url}: CA and client certificates need mqtts://")
+    return made

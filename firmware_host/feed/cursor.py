@@ -1,0 +1,75 @@
+"""The feed's durable cursor: the last message the broker acknowledged, in the journal's database.
+
+It lives in its own table (``feed_cursor``) of the journal's SQLite file, written through its
+own connection and statements, so the journal's records and their chain are never touched.
+A lost update (a power cut right after a PUBACK) only moves the cursor back, and the feed
+resends from there: the collector deduplicates by ``(table, seq)``. So the cursor is written
+with ``synchronous=NORMAL`` (durable against a crash of the process, not of the machine) and
+never holds the database's write lock for longer than one small transaction.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+
+from firmware_host.errors import TablehostError
+from firmware_host.feed.schema import FeedState
+
+__all__ = ["FeedCursor", "CursorError"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS feed_cursor (
+    table_id    TEXT PRIMARY KEY,   -- the table whose feed this is
+    seq         INTEGER NOT NULL,   -- last feed seq the broker acknowledged (PUBACK)
+    journal_seq INTEGER NOT NULL,   -- the journal record that message came from
+    hash        TEXT NOT NULL       -- that message's hash: the next one's prev_hash
+)
+"""
+#: How long a cursor write waits for the journal's writer to finish its transaction, seconds.
+BUSY_TIMEOUT_S = 5.0
+
+
+class CursorError(TablehostError):
+    """The cursor cannot be read or written."""
+
+
+class FeedCursor:
+    """The cursor of one table's feed in the journal file at ``path``.
+
+    :param path: the journal's SQLite file (the journal must exist: open it first).
+    :param table_id: the table.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], table_id: str) -> None:
+        self.path, self.table_id = path, table_id
+        try:
+            self._conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+            self._conn.execute(_SCHEMA)
+        except sqlite3.Error as exc:
+            raise CursorError(f"feed cursor in {path}: cannot open: {exc}") from exc
+
+    def load(self) -> FeedState:
+        """The last acknowledged state (the start of the feed when nothing was acknowledged yet)."""
+        try:
+            row = self._conn.execute("SELECT seq, journal_seq, hash FROM feed_cursor WHERE table_id = ?",
+                                     (self.table_id,)).fetchone()
+        except sqlite3.Error as exc:
+            raise CursorError(f"feed cursor in {self.path}: cannot read: {exc}") from exc
+        return FeedState() if row is None else FeedState(*row)
+
+    def save(self, state: FeedState) -> None:
+        """Record ``state`` as acknowledged (never moves the cursor back)."""
+        try:
+            self._conn.execute(
+                "INSERT INTO feed_cursor (table_id, seq, journal_seq, hash) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT(table_id) DO UPDATE SET seq = excluded.seq, journal_seq = excluded.journal_seq, "
+                "hash = excluded.hash WHERE excluded.seq > feed_cursor.seq",
+                (self.table_id, state.seq, state.journal_seq, state.hash))
+        except sqlite3.Error as exc:
+            raise CursorError(f"feed cursor in {self.path}: cannot write: {exc}") from exc
+
+    def close(self) -> None:
+        """Close the connection."""
+        self._conn.close()

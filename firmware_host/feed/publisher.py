@@ -1,0 +1,296 @@
+"""The feed publisher: an Output that publishes the journal to the floor's MQTT broker.
+
+The journal is the outbox. The service thread only wakes the publisher (:meth:`on_decisions`
+sets an event); the publisher's own thread reads the journal in pages after the durable
+cursor, derives the messages (:mod:`firmware_host.feed.schema`), publishes them at QoS 1
+with at most ``window`` unacknowledged, and moves the cursor only over messages the broker
+acknowledged (PUBACK), in order. Memory is bounded by one page and the window, however long
+the broker is away.
+
+paho-mqtt keeps its session in memory, reports success for a publish while disconnected and
+queues without limit beyond its in-flight window (its README and issues). So the publisher
+never relies on it: each connection is a fresh client with a clean start, publishes only
+once CONNACK is in, never more than paho's in-flight limit, and after any disconnect, refusal
+or stalled acknowledgement it drops the connection and resends from the cursor.
+A retained ``status`` topic says ``online`` with the version, game and last acknowledged
+``seq``; the will says ``offline`` (the availability pattern of Zigbee2MQTT).
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import random
+import threading
+import time
+from typing import Any, Callable, Iterator, Protocol, Sequence
+
+import paho.mqtt.client as mqtt
+
+from firmware_host.feed import broker, schema
+from firmware_host.feed.cursor import FeedCursor
+from firmware_host.feed.schema import FeedState
+from firmware_host.tables.decisions import Decision
+
+__all__ = ["FeedPublisher", "JournalPages"]
+
+log = logging.getLogger("tablehost.feed")
+
+#: Journal records read per page.
+PAGE = 256
+#: How long to wait for CONNACK after the TCP (and TLS) connection is up, seconds.
+CONNACK_TIMEOUT_S = 10.0
+#: Cursor writes at most this often while acknowledgements stream in, seconds (and once idle).
+CURSOR_EVERY_S = 0.2
+#: Reconnect backoff: first and longest wait, seconds (doubled each failure, with jitter).
+BACKOFF_S = (0.25, 30.0)
+
+
+class JournalPages(Protocol):
+    """What the publisher reads of the journal (:meth:`firmware_host.host.journal.Journal.records_after`)."""
+
+    def records_after(self, seq: int, limit: int) -> Sequence[schema.JournalRecord]: ...
+
+
+class FeedPublisher:
+    """Publish one table's journal to ``<prefix>/<table>/events`` and its status to ``.../status``.
+
+    :param journal: the open journal (read through :meth:`JournalPages.records_after`).
+    :param cursor: the durable cursor in the journal's database.
+    :param settings: the broker.
+    :param table_id, game, version: name the table in topics and in the status.
+    :param topic_prefix: first level of every topic.
+    :param window: most messages published and not yet acknowledged.
+    :param warn_after_s: feed trouble lasting this long is reported to ``on_trouble``.
+    :param ack_timeout_s: an acknowledgement this late means the path is dead: reconnect.
+    :param status_every_s: the retained status is refreshed at most this often with the last seq.
+    :param on_trouble: called from the publisher's thread with a warning text when trouble has
+        lasted ``warn_after_s``, and with None once the feed is healthy again.
+    """
+
+    def __init__(self, journal: JournalPages, cursor: FeedCursor, settings: broker.BrokerSettings, *,
+                 table_id: str, game: str, version: str, topic_prefix: str = "tablehost", window: int = 64,
+                 warn_after_s: float = 30.0, ack_timeout_s: float = 10.0, status_every_s: float = 5.0,
+                 on_trouble: Callable[[str | None], None] | None = None) -> None:
+        self.journal, self.cursor, self.settings = journal, cursor, settings
+        self.table_id, self.game, self.version = table_id, game, version
+        self.events_topic = f"{topic_prefix}/{table_id}/events"
+        self.status_topic = f"{topic_prefix}/{table_id}/status"
+        self.window, self.warn_after_s, self.ack_timeout_s = window, warn_after_s, ack_timeout_s
+        self.status_every_s, self.on_trouble = status_every_s, on_trouble
+        self.acked = cursor.load()
+        #: Connections made, and messages published (resends included), since start.
+        self.connections = self.published = 0
+        self._wake = threading.Event()
+        self._stopping = threading.Event()
+        self._acks: collections.deque[tuple[int, bool]] = collections.deque()
+        self._connack: threading.Event = threading.Event()
+        self._connack_ok = False
+        self._connected = False
+        self._trouble_since: float | None = time.monotonic()
+        self._warned = False
+        self._thread = threading.Thread(target=self._run, name=f"feed-{table_id}", daemon=True)
+
+    # ------------------------------------------------------------------ the Output side
+
+    def on_decisions(self, decisions: Sequence[Decision]) -> None:
+        """The step is durable: wake the publisher (never blocks)."""
+        self._wake.set()
+
+    def start(self) -> None:
+        """Start the publisher's thread."""
+        self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Say ``offline``, disconnect and stop the thread (waits at most about ``timeout`` seconds)."""
+        self._stopping.set()
+        self._wake.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout)
+
+    @property
+    def troubled(self) -> bool:
+        """Whether feed trouble is being reported (it lasted ``warn_after_s``)."""
+        return self._warned
+
+    # ------------------------------------------------------------------ the thread
+
+    def _run(self) -> None:
+        delay = BACKOFF_S[0]
+        try:
+            while not self._stopping.is_set():
+                client = self._connect()
+                if client is not None:
+                    delay = BACKOFF_S[0]
+                    try:
+                        self._serve(client)
+                    finally:
+                        self._hang_up(client)
+                self._check_trouble()
+                if not self._stopping.is_set():
+                    self._stopping.wait(delay * random.uniform(0.5, 1.0))
+                    delay = min(delay * 2, BACKOFF_S[1])
+        except Exception:  # the feed never takes the table down; the journal still holds everything
+            log.exception("feed %s: publisher stopped by an unexpected error", self.table_id)
+        finally:
+            self.cursor.close()
+
+    def _connect(self) -> mqtt.Client | None:
+        """A connected client (CONNACK accepted), or None after logging why not."""
+        tls, host, port = self.settings.endpoint
+        client = broker.client(self.settings, f"tablehost-{self.table_id}")
+        client.will_set(self.status_topic, schema.encode(self._status("offline")), qos=1, retain=True)
+        client.max_inflight_messages_set(self.window + 1)  # + the status: paho never queues one of ours
+        client.on_connect = self._on_connect
+        client.on_disconnect = self._on_disconnect
+        client.on_publish = self._on_publish
+        self._connack.clear()
+        self._acks.clear()
+        try:
+            client.connect(host, port, keepalive=self.settings.keepalive_s, clean_start=True)
+        except OSError as exc:  # refused, unreachable, TLS handshake (ssl.SSLError is an OSError)
+            log.warning("feed %s: cannot connect to %s: %s", self.table_id, self.settings.url, exc)
+            return None
+        client.loop_start()
+        if self._connack.wait(CONNACK_TIMEOUT_S) and self._connack_ok:
+            self.connections += 1
+            log.info("feed %s: connected to %s; resending from seq %d", self.table_id, self.settings.url,
+                     self.acked.seq + 1)
+            return client
+        self._hang_up(client)
+        return None
+
+    def _hang_up(self, client: mqtt.Client) -> None:
+        self._connected = False
+        self._trouble_since = self._trouble_since or time.monotonic()
+        client.disconnect()
+        client.loop_stop()
+
+    def _serve(self, client: mqtt.Client) -> None:
+        """Publish from the cursor until the connection fails, stalls or the publisher stops."""
+        self.acked = self.cursor.load()
+        reader = _Reader(self.journal, self.table_id, self.acked)
+        inflight: collections.OrderedDict[int, list[Any]] = collections.OrderedDict()  # mid -> [state, sent, acked]
+        saved, saved_at, status_seq, status_at = self.acked.seq, time.monotonic(), -1, 0.0
+        while self._connected:
+            self._wake.clear()
+            if not self._take_acks(inflight):
+                return
+            now = time.monotonic()
+            if self.acked.seq != saved and (now - saved_at >= CURSOR_EVERY_S or not inflight):
+                self.cursor.save(self.acked)
+                saved, saved_at = self.acked.seq, now
+            if self._stopping.is_set():
+                self._say_offline(client)
+                return
+            if inflight and now - next(iter(inflight.values()))[1] > self.ack_timeout_s:
+                log.warning("feed %s: no PUBACK for seq %d in %.0f s; reconnecting", self.table_id,
+                            next(iter(inflight.values()))[0].seq, self.ack_timeout_s)
+                return
+            while len(inflight) < self.window:
+                made = reader.next()
+                if made is None:
+                    break
+                message, state = made
+                info = client.publish(self.events_topic, schema.encode(message), qos=1)
+                if info.rc != mqtt.MQTT_ERR_SUCCESS:
+                    return
+                inflight[info.mid] = [state, now, False]
+                self.published += 1
+            if self.acked.seq != status_seq and now - status_at >= self.status_every_s:
+                client.publish(self.status_topic, schema.encode(self._status("online")), qos=1, retain=True)
+                status_seq, status_at = self.acked.seq, now
+            if not inflight:
+                self._healthy()
+            self._check_trouble()
+            self._wake.wait(0.5)
+
+    def _take_acks(self, inflight: collections.OrderedDict[int, list[Any]]) -> bool:
+        """Apply the PUBACKs received; move :attr:`acked` over the acknowledged prefix. False: refused."""
+        while self._acks:
+            mid, ok = self._acks.popleft()
+            if mid not in inflight:
+                continue  # the status topic's
+            if not ok:
+                log.error("feed %s: the broker refused seq %d on %s (ACL?); reconnecting", self.table_id,
+                          inflight[mid][0].seq, self.events_topic)
+                return False
+            inflight[mid][2] = True
+        while inflight and next(iter(inflight.values()))[2]:
+            self.acked = inflight.popitem(last=False)[1][0]
+            self._healthy()
+        return True
+
+    def _say_offline(self, client: mqtt.Client) -> None:
+        """A clean stop: the retained status says offline (the will is only for an unclean end)."""
+        info = client.publish(self.status_topic, schema.encode(self._status("offline")), qos=1, retain=True)
+        if info.rc == mqtt.MQTT_ERR_SUCCESS:
+            info.wait_for_publish(timeout=2.0)
+
+    def _status(self, state: str) -> dict[str, Any]:
+        return {"table": self.table_id, "state": state, "version": self.version, "game": self.game,
+                "seq": self.acked.seq}
+
+    # ------------------------------------------------------------------ trouble
+
+    def _healthy(self) -> None:
+        self._trouble_since = None
+        if self._warned:
+            self._warned = False
+            log.warning("feed %s: floor feed back; acknowledged up to seq %d", self.table_id, self.acked.seq)
+            if self.on_trouble is not None:
+                self.on_trouble(None)
+
+    def _check_trouble(self) -> None:
+        since = self._trouble_since
+        if since is None or self._warned or time.monotonic() - since < self.warn_after_s:
+            return
+        self._warned = True
+        text = (f"floor feed down for {time.monotonic() - since:.0f} s ({self.settings.url}); last acknowledged "
+                f"seq {self.acked.seq}; play continues, the journal keeps everything")
+        log.warning("feed %s: %s", self.table_id, text)
+        if self.on_trouble is not None:
+            self.on_trouble(text)
+
+    # ------------------------------------------------------------------ paho callbacks (its thread)
+
+    def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
+        self._connack_ok = not reason.is_failure
+        self._connected = self._connack_ok
+        if reason.is_failure:
+            log.error("feed %s: broker %s refused the connection: %s", self.table_id, self.settings.url, reason)
+        elif self._trouble_since is None:
+            self._trouble_since = time.monotonic()  # trouble until something is acknowledged again
+        self._connack.set()
+        self._wake.set()
+
+    def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
+        self._connected = False
+        self._connack.set()
+        self._wake.set()
+
+    def _on_publish(self, client: mqtt.Client, userdata: Any, mid: int, reason: Any, properties: Any) -> None:
+        self._acks.append((mid, not reason.is_failure))
+        self._wake.set()
+
+
+class _Reader:
+    """The messages after a state, derived one journal page at a time (never more than a page held)."""
+
+    def __init__(self, journal: JournalPages, table_id: str, state: FeedState) -> None:
+        self.journal, self.table_id, self.state = journal, table_id, state
+        self._pending: Iterator[tuple[dict[str, Any], FeedState]] = iter(())
+
+    def next(self) -> tuple[dict[str, Any], FeedState] | None:
+        """The next message and the state after it, or None when the journal has no more yet."""
+        while True:
+            made = next(self._pending, None)
+            if made is not None:
+                return made
+            page = self.journal.records_after(self.state.journal_seq, PAGE)
+            if not page:
+                return None
+            messages = list(schema.derive(self.table_id, page, self.state))
+            last = messages[-1][1] if messages else self.state
+            self.state = FeedState(last.seq, page[-1].seq, last.hash)
+            self._pending = iter(messages)

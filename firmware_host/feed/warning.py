@@ -1,0 +1,74 @@
+"""Feed trouble at the table: a line on the dealer view and an amber tower lamp; play goes on.
+
+The publisher reports trouble from its own thread (:class:`FeedTrouble` is its ``on_trouble``).
+The lamp is shared with the controller's ``lamp`` decisions, so :class:`TroubleLamp` sits
+between :class:`~firmware_host.host.outputs.PanelOutput` and the panel: while the feed is in
+trouble a green lamp shows amber (red, a paused table, stays red), and the controller's colour
+comes back once the feed is healthy.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Protocol, TextIO
+
+__all__ = ["FeedTrouble", "TroubleLamp"]
+
+
+class Panel(Protocol):
+    """The tower lamp and buzzer (:class:`drivers.gpio.TablePanel`)."""
+
+    def show(self, colour: str) -> None: ...
+
+    def buzz(self) -> None: ...
+
+
+class TroubleLamp:
+    """The panel as the controller's lamp decisions see it, amber instead of green during feed trouble."""
+
+    def __init__(self, panel: Panel) -> None:
+        self.panel = panel
+        self._colour: str | None = None
+        self._trouble = False
+        self._lock = threading.Lock()
+
+    def show(self, colour: str) -> None:
+        """The controller's colour (shown amber instead of green while the feed is in trouble)."""
+        with self._lock:
+            self._colour = colour
+            self.panel.show(self._shown())
+
+    def buzz(self) -> None:
+        """Sound the buzzer."""
+        self.panel.buzz()
+
+    def trouble(self, on: bool) -> None:
+        """Feed trouble starts (``True``) or ends."""
+        with self._lock:
+            self._trouble = on
+            if self._colour is not None:
+                self.panel.show(self._shown())
+
+    def _shown(self) -> str:
+        assert self._colour is not None
+        return "amber" if self._trouble and self._colour == "green" else self._colour
+
+
+class FeedTrouble:
+    """The publisher's ``on_trouble``: one dealer-view line when trouble starts and when it ends.
+
+    :param stream: the dealer view's stream (each line is one ``write``, so it never splits another).
+    :param table_id: starts the line, as the dealer view's lines do.
+    :param lamp: the lamp between the panel output and the panel, if the table has one.
+    """
+
+    def __init__(self, stream: TextIO, table_id: str, lamp: TroubleLamp | None = None) -> None:
+        self.stream, self.table_id, self.lamp = stream, table_id, lamp
+
+    def __call__(self, text: str | None) -> None:
+        """Show ``text`` as a warning, or that the feed is back (None)."""
+        line = f"WARNING: {text}" if text is not None else "floor feed back: every message is acknowledged"
+        self.stream.write(f"[{self.table_id}] {line}\n")
+        self.stream.flush()
+        if self.lamp is not None:
+            self.lamp.trouble(text is not None)

@@ -1,0 +1,11 @@
+"""The floor collector: every table's feed, stored and checked on the casino's side.
+
+- :mod:`firmware_host.floor.store` — the SQLite store: messages kept idempotently by
+  ``(table, seq)``, continuity (gaps, repairs, breaks), status and export;
+- :mod:`firmware_host.floor.collector` — the MQTT subscriber (persistent session, QoS 1,
+  a message acknowledged only once it is stored);
+- :mod:`firmware_host.floor.audit` — a table's journal checked against the floor's anchors.
+
+The floor reads the feed's message format from :mod:`firmware_host.feed.schema` (the contract
+between the two), so ``firmware_host.floor`` sits above ``firmware_host.feed`` in the layers.
+"""

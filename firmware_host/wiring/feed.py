@@ -1,0 +1,35 @@
+"""Wiring of the floor feed: a :class:`~firmware_host.feed.publisher.FeedPublisher` from ``[feed]``."""
+
+from __future__ import annotations
+
+from typing import Any, TextIO
+
+from firmware_host import __version__
+from firmware_host.config.profiles import TableProfile
+from firmware_host.feed.broker import BrokerSettings, client
+from firmware_host.feed.cursor import FeedCursor
+from firmware_host.feed.publisher import FeedPublisher
+from firmware_host.feed.warning import FeedTrouble, TroubleLamp
+from firmware_host.host.journal import Journal
+
+__all__ = ["build_feed"]
+
+
+def build_feed(profile: TableProfile, journal: Journal, stream: TextIO, panel: Any) -> tuple[FeedPublisher | None, Any]:
+    """The table's publisher (None without ``[feed]``) and the panel its lamp output should drive.
+
+    :param panel: the GPIO panel (None without one); with a feed it is wrapped in a :class:`TroubleLamp`.
+    """
+    config = profile.feed
+    if config is None:
+        return None, panel
+    settings = BrokerSettings(config.broker, config.username, config.password_file, config.ca_file,
+                              config.cert_file, config.key_file, config.keepalive_s)
+    client(settings, profile.table_id)  # a bad URL, secret or TLS file is an error now, not on the feed's thread
+    lamp = TroubleLamp(panel) if panel is not None else None
+    publisher = FeedPublisher(journal, FeedCursor(journal.path, profile.table_id), settings,
+                              table_id=profile.table_id, game=profile.game, version=__version__,
+                              topic_prefix=config.topic_prefix, window=config.window,
+                              warn_after_s=config.warn_after_s,
+                              on_trouble=FeedTrouble(stream, profile.table_id, lamp))
+    return publisher, (lamp if lamp is not None else panel)
