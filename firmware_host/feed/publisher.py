@@ -42,6 +42,8 @@ PAGE = 256
 CONNACK_TIMEOUT_S = 10.0
 #: Cursor writes at most this often while acknowledgements stream in, seconds (and once idle).
 CURSOR_EVERY_S = 0.2
+#: How long a clean stop goes on publishing the backlog while the broker is there, seconds.
+STOP_DRAIN_S = 3.0
 #: Reconnect backoff: first and longest wait, seconds (doubled each failure, with jitter).
 BACKOFF_S = (0.25, 30.0)
 
@@ -83,6 +85,7 @@ class FeedPublisher:
         self.connections = self.published = 0
         self._wake = threading.Event()
         self._stopping = threading.Event()
+        self._drain_until = 0.0
         self._acks: collections.deque[tuple[int, bool]] = collections.deque()
         self._connack: threading.Event = threading.Event()
         self._connack_ok = False
@@ -101,12 +104,14 @@ class FeedPublisher:
         """Start the publisher's thread."""
         self._thread.start()
 
-    def stop(self, timeout: float = 5.0) -> None:
-        """Say ``offline``, disconnect and stop the thread (waits at most about ``timeout`` seconds)."""
+    def stop(self, drain_s: float = STOP_DRAIN_S) -> None:
+        """Publish what the journal holds for up to ``drain_s`` seconds while connected, then say
+        ``offline``, disconnect and stop the thread. What is left goes at the next start."""
+        self._drain_until = time.monotonic() + drain_s
         self._stopping.set()
         self._wake.set()
         if self._thread.is_alive():
-            self._thread.join(timeout)
+            self._thread.join(drain_s + CONNACK_TIMEOUT_S)
 
     @property
     def troubled(self) -> bool:
@@ -125,6 +130,7 @@ class FeedPublisher:
                     try:
                         self._serve(client)
                     finally:
+                        self.cursor.save(self.acked)
                         self._hang_up(client)
                 self._check_trouble()
                 if not self._stopping.is_set():
@@ -180,7 +186,7 @@ class FeedPublisher:
             if self.acked.seq != saved and (now - saved_at >= CURSOR_EVERY_S or not inflight):
                 self.cursor.save(self.acked)
                 saved, saved_at = self.acked.seq, now
-            if self._stopping.is_set():
+            if self._stopping.is_set() and (now >= self._drain_until or (not inflight and reader.caught_up)):
                 self._say_offline(client)
                 return
             if inflight and now - next(iter(inflight.values()))[1] > self.ack_timeout_s:
@@ -280,15 +286,19 @@ class _Reader:
     def __init__(self, journal: JournalPages, table_id: str, state: FeedState) -> None:
         self.journal, self.table_id, self.state = journal, table_id, state
         self._pending: Iterator[tuple[dict[str, Any], FeedState]] = iter(())
+        #: The last read found nothing more in the journal.
+        self.caught_up = False
 
     def next(self) -> tuple[dict[str, Any], FeedState] | None:
         """The next message and the state after it, or None when the journal has no more yet."""
         while True:
             made = next(self._pending, None)
             if made is not None:
+                self.caught_up = False
                 return made
             page = self.journal.records_after(self.state.journal_seq, PAGE)
             if not page:
+                self.caught_up = True
                 return None
             messages = list(schema.derive(self.table_id, page, self.state))
             last = messages[-1][1] if messages else self.state

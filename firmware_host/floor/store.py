@@ -105,9 +105,9 @@ class FloorStore:
                 if not os.path.isfile(path):
                     raise FloorError(f"floor database {path}: no such file")
                 uri = f"file:{os.path.abspath(path)}?mode=ro"
-                self._conn = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=5.0)
+                self._conn = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=5.0, check_same_thread=False)
             else:
-                self._conn = sqlite3.connect(path, isolation_level=None, timeout=5.0)
+                self._conn = sqlite3.connect(path, isolation_level=None, timeout=5.0, check_same_thread=False)
                 self._conn.execute("PRAGMA journal_mode=WAL")
                 self._conn.execute("PRAGMA synchronous=FULL")
                 self._conn.executescript(_SCHEMA)

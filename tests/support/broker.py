@@ -1,0 +1,159 @@
+"""A real Mosquitto for the tests: its own config, users, ACL, persistence and (optionally) TLS.
+
+:class:`Broker` starts ``/usr/sbin/mosquitto`` on a free loopback port under ``tmp_path``
+and stops it at the end; :func:`make_ca` makes a CA and a server certificate with ``openssl``.
+The ACL is the one of ``deploy/mosquitto/acl`` (a table writes only under its own id).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+from tests.support.paths import REPO
+
+__all__ = ["Broker", "TlsFiles", "make_ca", "free_port", "MOSQUITTO", "write_secret"]
+
+MOSQUITTO = "/usr/sbin/mosquitto"
+#: The ACL the deploy files ship (deploy/mosquitto/acl).
+ACL = REPO / "deploy" / "mosquitto" / "acl"
+
+
+def free_port() -> int:
+    """A loopback TCP port nobody listens on right now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def write_secret(path: Path, text: str) -> Path:
+    """A file only its owner can read (mode 0600), as secrets must be."""
+    path.write_text(text + "\n")
+    path.chmod(0o600)
+    return path
+
+
+@dataclasses.dataclass(frozen=True)
+class TlsFiles:
+    """A CA and a server certificate for ``localhost`` / ``127.0.0.1``."""
+
+    ca: Path
+    cert: Path
+    key: Path
+
+
+def make_ca(directory: Path) -> TlsFiles:
+    """Make a CA and a server certificate signed by it, with ``openssl``."""
+    directory.mkdir(parents=True, exist_ok=True)
+    ca, ca_key = directory / "ca.crt", directory / "ca.key"
+    cert, key, csr = directory / "server.crt", directory / "server.key", directory / "server.csr"
+    ext = directory / "server.ext"
+    ext.write_text("subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\n")
+
+    def openssl(*args: str | Path) -> None:
+        subprocess.run(["openssl", *map(str, args)], check=True, capture_output=True)
+
+    openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
+            "-subj", "/CN=tablehost test CA", "-keyout", ca_key, "-out", ca)
+    openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-subj", "/CN=localhost",
+            "-keyout", key, "-out", csr)
+    openssl("x509", "-req", "-in", csr, "-CA", ca, "-CAkey", ca_key, "-CAcreateserial", "-days", "2",
+            "-extfile", ext, "-out", cert)
+    return TlsFiles(ca, cert, key)
+
+
+class Broker:
+    """A Mosquitto under ``directory``.
+
+    :param users: user name -> password (None: anonymous access, no ACL).
+    :param persistence: keep sessions and queued messages across a restart.
+    :param tls: serve TLS with these files instead of plain MQTT.
+    """
+
+    def __init__(self, directory: Path, *, users: dict[str, str] | None = None, persistence: bool = True,
+                 tls: TlsFiles | None = None) -> None:
+        self.directory = directory
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.persistence, self.tls, self.users = persistence, tls, users
+        self.port = free_port()
+        self.log = directory / "mosquitto.log"
+        self._process: subprocess.Popen[bytes] | None = None
+        self._write_config()
+
+    @property
+    def url(self) -> str:
+        """The broker's URL."""
+        return f"{'mqtts' if self.tls else 'mqtt'}://127.0.0.1:{self.port}"
+
+    def _write_config(self) -> None:
+        lines = [f"listener {self.port} 127.0.0.1", "user root", f"log_dest file {self.log}", "log_type all",
+                 "max_queued_messages 0", "max_inflight_messages 20",
+                 f"persistence {'true' if self.persistence else 'false'}"]
+        if self.persistence:
+            (self.directory / "data").mkdir(exist_ok=True)
+            lines.append(f"persistence_location {self.directory / 'data'}/")
+        if self.users is None:
+            lines.append("allow_anonymous true")
+        else:
+            passwords = self.directory / "passwords"
+            passwords.write_text("")
+            for user, password in self.users.items():
+                subprocess.run(["mosquitto_passwd", "-b", str(passwords), user, password], check=True,
+                               capture_output=True)
+            lines += ["allow_anonymous false", f"password_file {passwords}", f"acl_file {ACL}"]
+        if self.tls is not None:
+            lines += [f"cafile {self.tls.ca}", f"certfile {self.tls.cert}", f"keyfile {self.tls.key}"]
+        (self.directory / "mosquitto.conf").write_text("\n".join(lines) + "\n")
+
+    def start(self) -> Broker:
+        """Start it and wait until it listens."""
+        assert self._process is None
+        self._process = subprocess.Popen([MOSQUITTO, "-c", str(self.directory / "mosquitto.conf")],
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            if self._process.poll() is not None:
+                raise RuntimeError(f"mosquitto exited: {self._process.stderr.read().decode()} {self._log_tail()}")
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                return self
+            except OSError:
+                time.sleep(0.02)
+        raise RuntimeError(f"mosquitto did not listen on {self.port}: {self._log_tail()}")
+
+    def stop(self) -> None:
+        """Stop it the way systemd does (SIGTERM: it saves its persistence file)."""
+        if self._process is None:
+            return
+        self._process.send_signal(signal.SIGTERM)
+        try:
+            self._process.wait(10)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.wait()
+        self._process = None
+
+    def restart(self) -> None:
+        """Stop and start it again on the same port."""
+        self.stop()
+        self.start()
+
+    def _log_tail(self) -> str:
+        return self.log.read_text()[-2000:] if self.log.exists() else ""
+
+    def __enter__(self) -> Broker:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def have_mosquitto() -> bool:
+    """Whether the Debian ``mosquitto`` package is installed (``make deps``)."""
+    return os.access(MOSQUITTO, os.X_OK) and shutil.which("mosquitto_passwd") is not None

@@ -1,0 +1,134 @@
+"""Run tables and the floor collector against a test broker, and compare what each side holds.
+
+- :func:`table_profile` writes a table profile with a ``[feed]`` section under ``tmp_path``;
+- :func:`run_table` runs ``tablehost run`` in a child process (so it can be SIGKILLed);
+- :class:`CollectorThread` runs :class:`~firmware_host.floor.collector.Collector` in this process;
+- :func:`journal_export` / :func:`floor_export` print what ``tablehost journal export --rounds`` /
+  ``tablehost floor export --rounds`` print;
+- :func:`wait_for` polls a condition (a deadline, never a timed assertion).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Callable, Iterator
+
+from firmware_host.cli import main
+from firmware_host.feed.broker import BrokerSettings
+from firmware_host.floor.collector import Collector
+from firmware_host.floor.store import FloorStore
+from tests.support.paths import REPO
+
+__all__ = ["table_profile", "run_table", "start_table", "CollectorThread", "journal_export", "floor_export",
+           "wait_for", "floor_seq", "journal_rounds", "collecting"]
+
+SIM_PROFILE = REPO / "hardware-profiles" / "tables" / "sim-baccarat.toml"
+
+
+def table_profile(tmp_path: Path, table_id: str = "SIM-BAC-1", feed: str = "") -> Path:
+    """The simulated Baccarat table's profile with id ``table_id`` and a ``[feed]`` section ``feed``."""
+    tables = tmp_path / "profiles" / "tables"
+    tables.mkdir(parents=True, exist_ok=True)
+    devices = tmp_path / "profiles" / "devices"
+    if not devices.exists():
+        devices.symlink_to(REPO / "hardware-profiles" / "devices")
+    text = SIM_PROFILE.read_text().replace('id = "SIM-BAC-1"', f'id = "{table_id}"')
+    text = text.split("[journal]")[0]  # the journal path is given on the command line
+    path = tables / f"{table_id}.toml"
+    path.write_text(text + (f"\n[feed]\n{feed}\n" if feed else ""))
+    return path
+
+
+def _command(profile: Path, journal: Path, rounds: int, feed_url: str | None, seed: int) -> list[str]:
+    command = [sys.executable, "-m", "firmware_host", "run", "--profile", str(profile), "--journal", str(journal),
+               "--rounds", str(rounds), "--seed", str(seed), "--quiet"]
+    return command + (["--feed", feed_url] if feed_url else [])
+
+
+def start_table(profile: Path, journal: Path, rounds: int, feed_url: str | None = None,
+                seed: int = 1) -> subprocess.Popen[str]:
+    """Start ``tablehost run`` in a child process (stdout: the dealer view)."""
+    return subprocess.Popen(_command(profile, journal, rounds, feed_url, seed), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=REPO, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+
+
+def run_table(profile: Path, journal: Path, rounds: int, feed_url: str | None = None, seed: int = 1,
+              timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """Run ``tablehost run`` to the end; raise if it fails."""
+    done = subprocess.run(_command(profile, journal, rounds, feed_url, seed), capture_output=True, text=True,
+                          cwd=REPO, timeout=timeout)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done
+
+
+class CollectorThread:
+    """The floor collector on a thread of the test process, as a context manager."""
+
+    def __init__(self, db: Path, url: str, **settings: object) -> None:
+        self.db, self.store = db, FloorStore(db)
+        self.collector = Collector(self.store, BrokerSettings(url, **settings))  # type: ignore[arg-type]
+        self._thread = threading.Thread(target=self.collector.run, daemon=True)
+
+    def __enter__(self) -> CollectorThread:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.collector.stop()
+        self._thread.join(10)
+        self.store.close()
+
+
+def _cli(*argv: str) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        status = main(list(argv))
+    assert status == 0, (argv, out.getvalue())
+    return out.getvalue()
+
+
+def journal_export(journal: Path) -> str:
+    """What ``tablehost journal export PATH --rounds`` prints."""
+    return _cli("journal", "export", str(journal), "--rounds")
+
+
+def floor_export(db: Path, table: str = "SIM-BAC-1") -> str:
+    """What ``tablehost floor export --db DB --table ID --rounds`` prints."""
+    return _cli("floor", "export", "--db", str(db), "--table", table, "--rounds")
+
+
+def journal_rounds(journal: Path) -> int:
+    """Finished rounds in a journal."""
+    return len(journal_export(journal).splitlines())
+
+
+def floor_seq(db: Path, table: str = "SIM-BAC-1") -> int:
+    """The last gapless seq the floor holds of a table (0: none)."""
+    store = FloorStore(db, read_only=True)
+    try:
+        return store.status(table).last_seq if table in store.tables() else 0
+    finally:
+        store.close()
+
+
+def wait_for(condition: Callable[[], object], timeout: float = 30.0, what: str = "condition") -> None:
+    """Poll ``condition`` until it is true; fail with ``what`` after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+@contextlib.contextmanager
+def collecting(db: Path, url: str, **settings: object) -> Iterator[CollectorThread]:
+    """A :class:`CollectorThread` for the ``with`` block."""
+    with CollectorThread(db, url, **settings) as thread:
+        yield thread
