@@ -197,6 +197,7 @@ class FloorStore:
                            "ON CONFLICT(table_id) DO UPDATE SET last_seen = excluded.last_seen", (table, now))
 
     def _refuse(self, table: str, seq: int | None, why: str, topic: str, now: float) -> Outcome:
+        self._seen(table, now)  # its status shows what was refused on its topic
         self._problem(table, seq, REFUSED, why, topic, now)
         return Outcome("refused", table, seq, why)
 

@@ -1,0 +1,89 @@
+"""The floor's store: idempotent by (table, seq), continuity (gaps, repairs, breaks), refusals."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from firmware_host.feed import schema
+from firmware_host.feed.schema import FeedState
+from firmware_host.floor.store import FloorError, FloorStore
+from tests.feed.test_feed_schema import RECORDS
+
+
+def payloads(table: str = "T1") -> list[bytes]:
+    return [schema.encode(m) for m, _ in schema.derive(table, RECORDS, FeedState())]
+
+
+def ingest(store: FloorStore, *items: bytes, table: str = "T1", leaf: str = "events") -> list[str]:
+    return [o.kind for o in store.ingest([("tablehost", table, leaf, p) for p in items])]
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> FloorStore:
+    made = FloorStore(tmp_path / "floor.sqlite")
+    yield made
+    made.close()
+
+
+def test_a_message_stored_twice_is_kept_once_and_counted_as_a_duplicate(store: FloorStore) -> None:
+    sent = payloads()
+    assert ingest(store, *sent, sent[2], sent[0]) == ["stored"] * len(sent) + ["duplicate", "duplicate"]
+    status = store.status("T1")
+    assert (status.last_seq, status.max_seq, status.gaps, status.duplicates, status.breaks) == (6, 6, [], 2, 0)
+    assert [m["seq"] for m in store.messages("T1")] == [1, 2, 3, 4, 5, 6]
+    assert list(store.export("T1", "round_result")) == [{"round": 1, "winner": "banker"}]
+
+
+def test_gaps_are_reported_and_a_late_message_repairs_them(store: FloorStore) -> None:
+    sent = payloads()
+    ingest(store, sent[0], sent[1], sent[4], sent[5])
+    assert store.gaps("T1") == [(3, 4)] and store.status("T1").last_seq == 2
+    ingest(store, sent[3], sent[2])
+    assert store.gaps("T1") == [] and store.status("T1").last_seq == 6
+    assert [p["kind"] for p in store.problems("T1")] == ["repair", "repair"]
+    assert store.status("T1").breaks == 0  # the late messages link both ways
+
+
+def test_a_forged_message_with_a_wrong_hash_is_refused_and_logged(store: FloorStore) -> None:
+    forged = schema.check_message(payloads()[5])
+    forged["data"] = {"round": 1, "winner": "player"}
+    assert ingest(store, schema.encode(forged)) == ["refused"]
+    assert store.problems("T1")[0]["detail"] == "message 6: its content does not match its hash"
+    assert (store.status("T1").max_seq, store.status("T1").refused) == (0, 1)
+
+
+def test_a_forged_message_with_its_hash_recomputed_breaks_the_chain(store: FloorStore) -> None:
+    sent = payloads()
+    ingest(store, *sent[:5])
+    forged = schema.check_message(sent[5])
+    forged = schema.seal({**forged, "data": {"round": 1, "winner": "player"}, "prev_hash": "1" * 64})
+    assert ingest(store, schema.encode(forged)) == ["stored"]
+    assert store.status("T1").breaks == 1
+    assert store.problems("T1")[-1]["detail"] == "prev_hash is not the hash of message 5"
+    # ... and the genuine message 6 arriving after it conflicts: the first is kept, and it is a break too
+    assert ingest(store, sent[5]) == ["refused"]
+    assert store.status("T1").breaks == 2
+
+
+def test_a_message_of_another_table_on_this_tables_topic_is_refused(store: FloorStore) -> None:
+    assert ingest(store, payloads("T2")[0], table="T1") == ["refused"]
+    assert store.problems()[0]["detail"] == "message of table 'T2' on the topic of table 'T1'"
+    assert (store.status("T1").max_seq, store.status("T1").refused) == (0, 1)
+
+
+def test_the_retained_status_says_online_with_the_version(store: FloorStore) -> None:
+    status = b'{"table": "T1", "state": "online", "version": "0.1.0", "game": "baccarat", "seq": 0}'
+    assert ingest(store, status, leaf="status") == ["status"]
+    assert ingest(store, status.replace(b'"T1"', b'"T9"'), leaf="status") == ["refused"]
+    got: Any = store.status("T1")
+    assert (got.online, got.version, got.game) == (True, "0.1.0", "baccarat")
+
+
+def test_an_unknown_table_or_database_is_a_clear_error(store: FloorStore, tmp_path: Path) -> None:
+    with pytest.raises(FloorError, match="no table 'T7'"):
+        store.status("T7")
+    with pytest.raises(FloorError, match="no such file"):
+        FloorStore(tmp_path / "missing.sqlite", read_only=True)
