@@ -83,6 +83,8 @@ class FeedPublisher:
         self.acked = cursor.load()
         #: Connections made, and messages published (resends included), since start.
         self.connections = self.published = 0
+        #: Messages published on the current connection and not yet acknowledged (at most ``window``).
+        self.in_flight = 0
         self._wake = threading.Event()
         self._stopping = threading.Event()
         self._drain_until = 0.0
@@ -168,6 +170,7 @@ class FeedPublisher:
 
     def _hang_up(self, client: mqtt.Client) -> None:
         self._connected = False
+        self.in_flight = 0
         self._trouble_since = self._trouble_since or time.monotonic()
         client.disconnect()
         client.loop_stop()
@@ -206,6 +209,7 @@ class FeedPublisher:
             if self.acked.seq != status_seq and now - status_at >= self.status_every_s:
                 client.publish(self.status_topic, schema.encode(self._status("online")), qos=1, retain=True)
                 status_seq, status_at = self.acked.seq, now
+            self.in_flight = len(inflight)
             if not inflight:
                 self._healthy()
             self._check_trouble()

@@ -48,6 +48,8 @@ class Collector:
         self._batch: list[mqtt.MQTTMessage] = []
         self._stopping = threading.Event()
         self._connected = False
+        #: Set once the broker has granted the subscriptions (the session exists from then on).
+        self.subscribed = threading.Event()
 
     def stop(self) -> None:
         """Stop after the batch in hand (thread- and signal-safe)."""
@@ -60,6 +62,7 @@ class Collector:
         client.manual_ack_set(True)
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
+        client.on_subscribe = lambda *_: self.subscribed.set()
         client.on_message = lambda _c, _u, message: self._batch.append(message)
         properties = Properties(PacketTypes.CONNECT)
         properties.SessionExpiryInterval = SESSION_EXPIRY_S

@@ -30,6 +30,6 @@ def build_feed(profile: TableProfile, journal: Journal, stream: TextIO, panel: A
     publisher = FeedPublisher(journal, FeedCursor(journal.path, profile.table_id), settings,
                               table_id=profile.table_id, game=profile.game, version=__version__,
                               topic_prefix=config.topic_prefix, window=config.window,
-                              warn_after_s=config.warn_after_s,
+                              warn_after_s=config.warn_after_s, ack_timeout_s=2.0 * config.keepalive_s,
                               on_trouble=FeedTrouble(stream, profile.table_id, lamp))
     return publisher, (lamp if lamp is not None else panel)

@@ -78,6 +78,8 @@ class CollectorThread:
 
     def __enter__(self) -> CollectorThread:
         self._thread.start()
+        if not self.collector.subscribed.wait(10):
+            raise AssertionError(f"the collector did not subscribe at {self.collector.settings.url}")
         return self
 
     def __exit__(self, *exc: object) -> None:

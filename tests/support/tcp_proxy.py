@@ -27,7 +27,7 @@ class TcpProxy:
         self._listener.setblocking(False)
         self._pairs: dict[socket.socket, socket.socket] = {}
         self._mode = "forward"  # forward | drop | swallow
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 

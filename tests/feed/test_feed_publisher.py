@@ -1,0 +1,198 @@
+"""The publisher against a real Mosquitto: window, cursor, status and will, trouble, identical resends."""
+
+from __future__ import annotations
+
+import io
+import json
+import signal
+import threading
+from pathlib import Path
+from typing import Iterator
+
+import paho.mqtt.client as mqtt
+import pytest
+
+from drivers.events.shoe import CardRead
+from firmware_host.feed.broker import BrokerSettings
+from firmware_host.feed.cursor import FeedCursor
+from firmware_host.feed.publisher import FeedPublisher
+from firmware_host.feed.warning import FeedTrouble, TroubleLamp
+from firmware_host.host.journal import Journal, verify
+from firmware_host.tables.decisions import Decision
+from tests.support.broker import Broker, free_port
+from tests.support.floor_run import collecting, floor_seq, start_table, table_profile, wait_for
+from tests.support.tcp_proxy import TcpProxy
+
+
+def play(journal: Journal, rounds: int, first: int = 1) -> None:
+    """Per round: a card (not published), a prompt (not published) and a round_result."""
+    for n in range(first, first + rounds):
+        journal.append_step(float(n), CardRead(device="shoe", rank="9", suit="S"),
+                            [Decision("prompt", {"action": "deal"}, n),
+                             Decision("round_result", {"round": n, "winner": "banker"}, n)])
+
+
+@pytest.fixture
+def journal(tmp_path: Path) -> Iterator[Journal]:
+    with Journal.open(tmp_path / "journal.sqlite") as opened:
+        yield opened
+
+
+def publisher(journal: Journal, url: str, **options: object) -> FeedPublisher:
+    settings = BrokerSettings(url, keepalive_s=int(options.pop("keepalive_s", 15)))  # type: ignore[call-overload]
+    return FeedPublisher(journal, FeedCursor(journal.path, "T1"), settings, table_id="T1", game="baccarat",
+                         version="9.9", **options)  # type: ignore[arg-type]
+
+
+class Subscriber:
+    """A raw subscriber that keeps every payload of a topic filter, in arrival order."""
+
+    def __init__(self, url_port: int, topic: str) -> None:
+        self.payloads: list[bytes] = []
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+        self.client.on_message = lambda _c, _u, message: self.payloads.append(message.payload)
+        self.client.on_connect = lambda client, *_: client.subscribe(topic, qos=1)
+        self.client.connect("127.0.0.1", url_port)
+        self.client.loop_start()
+
+    def last(self) -> dict[str, object] | None:
+        return json.loads(self.payloads[-1]) if self.payloads else None
+
+    def close(self) -> None:
+        self.client.loop_stop()
+        self.client.disconnect()
+
+
+def test_every_message_is_acknowledged_and_the_cursor_follows(tmp_path: Path, broker: Broker, journal: Journal) -> None:
+    play(journal, 30)
+    feed = publisher(journal, broker.url)
+    with collecting(tmp_path / "floor.sqlite", broker.url):
+        feed.start()
+        wait_for(lambda: floor_seq(tmp_path / "floor.sqlite", "T1") == 31, what="31 messages on the floor")
+        play(journal, 5, first=31)  # the service wakes it: new steps go out too
+        feed.on_decisions([])
+        wait_for(lambda: floor_seq(tmp_path / "floor.sqlite", "T1") == 36, what="36 messages on the floor")
+        feed.stop()
+    assert FeedCursor(journal.path, "T1").load().seq == 36
+    assert verify(journal.path).ok  # the cursor's table leaves the journal's chain alone
+
+
+def test_no_more_than_the_window_is_unacknowledged_and_a_black_hole_is_left(tmp_path: Path, broker: Broker,
+                                                                            journal: Journal) -> None:
+    play(journal, 5)
+    db = tmp_path / "floor.sqlite"
+    with TcpProxy(broker.port) as proxy, collecting(db, broker.url):
+        feed = publisher(journal, proxy.url(), window=5, keepalive_s=2, ack_timeout_s=1.0)
+        feed.start()
+        wait_for(lambda: floor_seq(db, "T1") == 6, what="the first messages")
+        proxy.swallow()  # connections stay up, nothing gets through: no PUBACK, no PINGRESP
+        play(journal, 40, first=6)
+        feed.on_decisions([])
+        seen: list[int] = []
+        wait_for(lambda: seen.append(feed.in_flight) or feed.in_flight == 5, what="a full window")
+        assert feed.acked.seq == 6 and max(seen) == 5
+        wait_for(lambda: feed.connections >= 1 and feed.in_flight == 0, what="the dead connection left")
+        proxy.restore()
+        wait_for(lambda: seen.append(feed.in_flight) or floor_seq(db, "T1") == 46, what="every message after the cut")
+        assert max(seen) <= 5
+        feed.stop()
+
+
+def test_the_retained_status_says_online_then_offline_at_a_clean_stop(broker: Broker, journal: Journal) -> None:
+    play(journal, 2)
+    feed = publisher(journal, broker.url, status_every_s=0.0)
+    status = Subscriber(broker.port, "tablehost/T1/status")
+    try:
+        feed.start()
+        wait_for(lambda: (status.last() or {}).get("seq") == 3, what="status with seq 3")
+        assert status.last() == {"table": "T1", "state": "online", "version": "9.9", "game": "baccarat", "seq": 3}
+        feed.stop()
+        wait_for(lambda: (status.last() or {}).get("state") == "offline", what="offline")
+    finally:
+        status.close()
+    late = Subscriber(broker.port, "tablehost/T1/status")  # retained: a late subscriber gets it too
+    try:
+        wait_for(lambda: late.last() is not None, what="the retained status")
+        assert late.last() == {"table": "T1", "state": "offline", "version": "9.9", "game": "baccarat", "seq": 3}
+    finally:
+        late.close()
+
+
+def test_a_table_killed_leaves_its_will_offline_retained(tmp_path: Path, broker: Broker) -> None:
+    table = start_table(table_profile(tmp_path), tmp_path / "journal.sqlite", 10_000, broker.url)
+    status = Subscriber(broker.port, "tablehost/SIM-BAC-1/status")
+    try:
+        wait_for(lambda: (status.last() or {}).get("state") == "online", what="online")
+        table.send_signal(signal.SIGKILL)
+        table.wait()
+        wait_for(lambda: (status.last() or {}).get("state") == "offline", what="the will")
+    finally:
+        status.close()
+        table.kill()
+
+
+def test_feed_trouble_shows_on_the_dealer_view_and_the_lamp_and_clears(tmp_path: Path, journal: Journal) -> None:
+    shown: list[str] = []
+
+    class Panel:
+        def show(self, colour: str) -> None:
+            shown.append(colour)
+
+        def buzz(self) -> None:
+            pass
+
+    lamp, view = TroubleLamp(Panel()), io.StringIO()
+    lamp.show("green")
+    down = Broker(tmp_path / "late")  # configured, not started: the feed starts in trouble
+    feed = publisher(journal, down.url, warn_after_s=0.2, on_trouble=FeedTrouble(view, "T1", lamp))
+    play(journal, 3)
+    feed.start()
+    try:
+        wait_for(lambda: "WARNING: floor feed down" in view.getvalue(), what="the warning")
+        assert shown[-1] == "amber" and feed.troubled
+        lamp.show("red")  # a paused table stays red
+        assert shown[-1] == "red"
+        lamp.show("green")
+        assert shown[-1] == "amber"
+        with down:
+            wait_for(lambda: "floor feed back" in view.getvalue(), what="the feed back")
+            assert shown[-1] == "green" and not feed.troubled
+            feed.stop()
+    finally:
+        feed.stop(0)
+
+
+def test_a_restarted_feed_resends_identical_bytes(broker: Broker, journal: Journal) -> None:
+    play(journal, 10)
+    events = Subscriber(broker.port, "tablehost/T1/events")
+    try:
+        first = publisher(journal, broker.url)
+        first.start()
+        wait_for(lambda: len(events.payloads) == 11, what="11 messages")
+        first.stop()
+        cursor = FeedCursor(journal.path, "T1")
+        cursor._conn.execute("DELETE FROM feed_cursor")  # as if the cursor were lost: resend everything
+        again = publisher(journal, broker.url)
+        again.start()
+        wait_for(lambda: len(events.payloads) == 22, what="the resend")
+        again.stop()
+    finally:
+        events.close()
+    assert events.payloads[:11] == events.payloads[11:]
+
+
+def test_a_table_whose_broker_is_unreachable_plays_on_and_warns(tmp_path: Path) -> None:
+    profile = table_profile(tmp_path, feed=f'broker = "mqtt://127.0.0.1:{free_port()}"\nwarn_after_s = 0.2')
+    table = start_table(profile, tmp_path / "journal.sqlite", 8)
+    out, err = table.communicate(timeout=120)
+    assert table.returncode == 0, err[-2000:]
+    assert "stopped: 8 rounds in the journal" in out
+    assert "WARNING: floor feed down" in out  # on the dealer view, and play went on
+
+
+def test_the_service_thread_only_wakes_the_publisher(journal: Journal) -> None:
+    feed = publisher(journal, "mqtt://127.0.0.1:1")
+    calls = threading.Event()
+    feed._wake = type("Wake", (), {"set": lambda self: calls.set()})()  # type: ignore[assignment]
+    feed.on_decisions([Decision("round_result", {}, 1)])
+    assert calls.is_set() and feed.published == 0
