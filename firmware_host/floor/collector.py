@@ -60,15 +60,16 @@ class Collector:
         tls, host, port = self.settings.endpoint
         client = broker.client(self.settings, self.client_id)
         client.manual_ack_set(True)
+        client.enable_logger(log)
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
         client.on_subscribe = lambda *_: self.subscribed.set()
         client.on_message = lambda _c, _u, message: self._batch.append(message)
         properties = Properties(PacketTypes.CONNECT)
         properties.SessionExpiryInterval = SESSION_EXPIRY_S
-        delay, first = BACKOFF_S[0], True
+        delay, first, dialing = BACKOFF_S[0], True, True
         while not self._stopping.is_set():
-            if not self._connected:
+            if dialing:
                 try:
                     if first:
                         client.connect(host, port, keepalive=self.settings.keepalive_s, clean_start=False,
@@ -76,6 +77,7 @@ class Collector:
                         first = False
                     else:
                         client.reconnect()
+                    dialing = False  # CONNACK (or the broker closing on us) comes through loop()
                 except OSError as exc:
                     log.warning("floor: cannot connect to %s: %s", self.settings.url, exc)
                     self._stopping.wait(delay)
@@ -83,12 +85,12 @@ class Collector:
                     continue
             rc = client.loop(timeout=0.1)
             self._flush(client)
-            if rc == mqtt.MQTT_ERR_SUCCESS:
-                delay = BACKOFF_S[0]
-            elif rc != mqtt.MQTT_ERR_SUCCESS and not self._stopping.is_set():
-                self._connected = False
+            if rc != mqtt.MQTT_ERR_SUCCESS:
+                self._connected, dialing = False, True
                 self._stopping.wait(delay)
                 delay = min(delay * 2, BACKOFF_S[1])
+            elif self._connected:
+                delay = BACKOFF_S[0]
         self._flush(client)
         client.disconnect()
 
