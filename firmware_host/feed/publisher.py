@@ -44,8 +44,12 @@ CONNACK_TIMEOUT_S = 10.0
 CURSOR_EVERY_S = 0.2
 #: How long a clean stop goes on publishing the backlog while the broker is there, seconds.
 STOP_DRAIN_S = 3.0
+#: MQTT 5 PUBACK reason code 0x10 "No matching subscribers": the broker took the message and gave
+#: it to nobody (no collector session, e.g. a broker restarted without persistence). Not delivered:
+#: the cursor stays, and the feed resends after a backoff.
+NO_SUBSCRIBERS = 0x10
 #: Reconnect backoff: first and longest wait, seconds (doubled each failure, with jitter).
-BACKOFF_S = (0.25, 30.0)
+BACKOFF_S = (0.25, 10.0)
 
 
 class JournalPages(Protocol):
@@ -88,7 +92,8 @@ class FeedPublisher:
         self._wake = threading.Event()
         self._stopping = threading.Event()
         self._drain_until = 0.0
-        self._acks: collections.deque[tuple[int, bool]] = collections.deque()
+        self._said_offline = False
+        self._acks: collections.deque[tuple[int, int]] = collections.deque()  # (mid, reason code)
         self._connack: threading.Event = threading.Event()
         self._connack_ok = False
         self._connected = False
@@ -125,7 +130,7 @@ class FeedPublisher:
     def _run(self) -> None:
         delay = BACKOFF_S[0]
         try:
-            while not self._stopping.is_set():
+            while not self._finished():
                 client = self._connect()
                 if client is not None:
                     delay = BACKOFF_S[0]
@@ -135,13 +140,19 @@ class FeedPublisher:
                         self.cursor.save(self.acked)
                         self._hang_up(client)
                 self._check_trouble()
-                if not self._stopping.is_set():
+                if self._stopping.is_set():  # a stop drains while it may: try again at once
+                    time.sleep(max(0.0, min(0.2, self._drain_until - time.monotonic())))
+                else:
                     self._stopping.wait(delay * random.uniform(0.5, 1.0))
                     delay = min(delay * 2, BACKOFF_S[1])
         except Exception:  # the feed never takes the table down; the journal still holds everything
             log.exception("feed %s: publisher stopped by an unexpected error", self.table_id)
         finally:
             self.cursor.close()
+
+    def _finished(self) -> bool:
+        """Stopping, and the offline status said or the drain time over."""
+        return self._stopping.is_set() and (self._said_offline or time.monotonic() >= self._drain_until)
 
     def _connect(self) -> mqtt.Client | None:
         """A connected client (CONNACK accepted), or None after logging why not."""
@@ -218,12 +229,16 @@ class FeedPublisher:
     def _take_acks(self, inflight: collections.OrderedDict[int, list[Any]]) -> bool:
         """Apply the PUBACKs received; move :attr:`acked` over the acknowledged prefix. False: refused."""
         while self._acks:
-            mid, ok = self._acks.popleft()
+            mid, reason = self._acks.popleft()
             if mid not in inflight:
                 continue  # the status topic's
-            if not ok:
-                log.error("feed %s: the broker refused seq %d on %s (ACL?); reconnecting", self.table_id,
-                          inflight[mid][0].seq, self.events_topic)
+            if reason == NO_SUBSCRIBERS:
+                log.warning("feed %s: no floor collector has subscribed to %s yet; resending from seq %d",
+                            self.table_id, self.events_topic, self.acked.seq + 1)
+                return False
+            if reason:
+                log.error("feed %s: the broker refused seq %d on %s (reason code 0x%02X: ACL?); reconnecting",
+                          self.table_id, inflight[mid][0].seq, self.events_topic, reason)
                 return False
             inflight[mid][2] = True
         while inflight and next(iter(inflight.values()))[2]:
@@ -236,6 +251,7 @@ class FeedPublisher:
         info = client.publish(self.status_topic, schema.encode(self._status("offline")), qos=1, retain=True)
         if info.rc == mqtt.MQTT_ERR_SUCCESS:
             info.wait_for_publish(timeout=2.0)
+        self._said_offline = True
 
     def _status(self, state: str) -> dict[str, Any]:
         return {"table": self.table_id, "state": state, "version": self.version, "game": self.game,
@@ -280,7 +296,7 @@ class FeedPublisher:
         self._wake.set()
 
     def _on_publish(self, client: mqtt.Client, userdata: Any, mid: int, reason: Any, properties: Any) -> None:
-        self._acks.append((mid, not reason.is_failure))
+        self._acks.append((mid, reason.value if reason.is_failure or reason.value == NO_SUBSCRIBERS else 0))
         self._wake.set()
 
 

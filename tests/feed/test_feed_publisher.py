@@ -101,7 +101,7 @@ def test_no_more_than_the_window_is_unacknowledged_and_a_black_hole_is_left(tmp_
 def test_the_retained_status_says_online_then_offline_at_a_clean_stop(broker: Broker, journal: Journal) -> None:
     play(journal, 2)
     feed = publisher(journal, broker.url, status_every_s=0.0)
-    status = Subscriber(broker.port, "tablehost/T1/status")
+    status, floor = Subscriber(broker.port, "tablehost/T1/status"), Subscriber(broker.port, "tablehost/T1/events")
     try:
         feed.start()
         wait_for(lambda: (status.last() or {}).get("seq") == 3, what="status with seq 3")
@@ -110,6 +110,7 @@ def test_the_retained_status_says_online_then_offline_at_a_clean_stop(broker: Br
         wait_for(lambda: (status.last() or {}).get("state") == "offline", what="offline")
     finally:
         status.close()
+        floor.close()
     late = Subscriber(broker.port, "tablehost/T1/status")  # retained: a late subscriber gets it too
     try:
         wait_for(lambda: late.last() is not None, what="the retained status")
@@ -119,6 +120,7 @@ def test_the_retained_status_says_online_then_offline_at_a_clean_stop(broker: Br
 
 
 def test_a_table_killed_leaves_its_will_offline_retained(tmp_path: Path, broker: Broker) -> None:
+    floor = Subscriber(broker.port, "tablehost/SIM-BAC-1/events")
     table = start_table(table_profile(tmp_path), tmp_path / "journal.sqlite", 10_000, broker.url)
     status = Subscriber(broker.port, "tablehost/SIM-BAC-1/status")
     try:
@@ -128,6 +130,7 @@ def test_a_table_killed_leaves_its_will_offline_retained(tmp_path: Path, broker:
         wait_for(lambda: (status.last() or {}).get("state") == "offline", what="the will")
     finally:
         status.close()
+        floor.close()
         table.kill()
 
 
@@ -155,8 +158,12 @@ def test_feed_trouble_shows_on_the_dealer_view_and_the_lamp_and_clears(tmp_path:
         lamp.show("green")
         assert shown[-1] == "amber"
         with down:
-            wait_for(lambda: "floor feed back" in view.getvalue(), what="the feed back")
-            assert shown[-1] == "green" and not feed.troubled
+            floor = Subscriber(down.port, "tablehost/T1/events")  # until a collector subscribes it is trouble
+            try:
+                wait_for(lambda: "floor feed back" in view.getvalue(), what="the feed back")
+                assert shown[-1] == "green" and not feed.troubled and len(floor.payloads) == 4
+            finally:
+                floor.close()
             feed.stop()
     finally:
         feed.stop(0)

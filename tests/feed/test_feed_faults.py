@@ -1,0 +1,143 @@
+"""Fault tests: whatever breaks between a table and the floor, the floor ends up holding exactly
+the table's journal — each test ends with ``floor export`` equal to ``journal export`` (0 lost,
+0 duplicated), no gap, no break, and ``journal verify --floor`` matching."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import paho.mqtt.client as mqtt
+import pytest
+
+from firmware_host.cli import main
+from firmware_host.feed import schema
+from firmware_host.floor.store import FloorStore
+from tests.support.broker import Broker
+from tests.support.floor_run import (collecting, floor_export, floor_seq, journal_export, journal_rounds,
+                                     start_table, table_profile, wait_for)
+from tests.support.paths import REPO
+from tests.support.tcp_proxy import TcpProxy
+
+ROUNDS = 24
+
+
+def assert_complete(db: Path, journal: Path, table: subprocess.Popen[str] | None = None) -> None:
+    """The floor holds the table's journal exactly: same rounds, every seq once, chain intact, anchors match."""
+    if table is not None:
+        out, err = table.communicate(timeout=120)
+        assert table.returncode == 0, err[-3000:]
+    assert journal_rounds(journal) == ROUNDS
+    wait_for(lambda: floor_export(db) == journal_export(journal) if floor_seq(db) else False, 60, "the floor's copy")
+    store = FloorStore(db, read_only=True)
+    try:
+        status = store.status("SIM-BAC-1")
+        assert (status.gaps, status.breaks, status.refused) == ([], 0, 0)
+        seqs = [m["seq"] for m in store.messages("SIM-BAC-1")]
+        assert seqs == list(range(1, len(seqs) + 1))  # each seq stored exactly once
+    finally:
+        store.close()
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["journal", "verify", str(journal), "--floor", str(db)]) == 0, out.getvalue()
+
+
+@pytest.fixture
+def paths(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """(profile, journal, floor db)."""
+    return table_profile(tmp_path, feed='broker = "mqtt://127.0.0.1:1"\nkeepalive_s = 2'), \
+        tmp_path / "journal.sqlite", tmp_path / "floor.sqlite"
+
+
+@pytest.mark.parametrize("persistence", [True, False], ids=["persistence on", "persistence off"])
+def test_the_broker_stopped_and_restarted(tmp_path: Path, paths: tuple[Path, Path, Path], persistence: bool) -> None:
+    profile, journal, db = paths
+    with Broker(tmp_path / "broker", persistence=persistence) as broker, collecting(db, broker.url):
+        table = start_table(profile, journal, ROUNDS, broker.url)
+        wait_for(lambda: floor_seq(db) > 10, what="the feed under way")
+        broker.stop()
+        reached = journal_rounds(journal)
+        wait_for(lambda: journal_rounds(journal) >= reached + 3, what="play going on without the broker")
+        broker.start()
+        assert_complete(db, journal, table)
+
+
+@pytest.mark.parametrize("cut", ["drop", "swallow"])
+def test_the_network_cut(tmp_path: Path, paths: tuple[Path, Path, Path], broker: Broker, cut: str) -> None:
+    profile, journal, db = paths
+    with TcpProxy(broker.port) as proxy, collecting(db, broker.url):
+        table = start_table(profile, journal, ROUNDS, proxy.url())
+        wait_for(lambda: floor_seq(db) > 10, what="the feed under way")
+        getattr(proxy, cut)()
+        reached = journal_rounds(journal)
+        wait_for(lambda: journal_rounds(journal) >= reached + 3, what="play going on behind the cut")
+        proxy.restore()
+        assert_complete(db, journal, table)
+
+
+def test_the_table_killed_mid_publish_and_restarted(paths: tuple[Path, Path, Path], broker: Broker) -> None:
+    profile, journal, db = paths
+    with collecting(db, broker.url):
+        for _ in range(3):
+            seen = floor_seq(db)
+            table = start_table(profile, journal, ROUNDS, broker.url)
+            wait_for(lambda: floor_seq(db) > seen + 5 or table.poll() is not None, what="the feed under way")
+            table.send_signal(signal.SIGKILL)
+            table.wait()
+        assert_complete(db, journal, start_table(profile, journal, ROUNDS, broker.url))
+
+
+def test_the_collector_killed_and_restarted(paths: tuple[Path, Path, Path], broker: Broker) -> None:
+    profile, journal, db = paths
+    command = [sys.executable, "-m", "firmware_host", "floor", "--broker", broker.url, "--db", str(db)]
+    with collecting(db, broker.url):  # makes the collector's persistent session, then leaves
+        pass
+    collector = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        table = start_table(profile, journal, ROUNDS, broker.url)
+        for _ in range(2):
+            seen = floor_seq(db)
+            wait_for(lambda: floor_seq(db) > seen + 5, what="messages stored")
+            collector.send_signal(signal.SIGKILL)
+            collector.wait()
+            collector = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        assert_complete(db, journal, table)
+    finally:
+        collector.send_signal(signal.SIGTERM)
+        collector.wait(10)
+    assert collector.returncode == 0
+
+
+def test_a_forged_and_a_replayed_message_are_detected(paths: tuple[Path, Path, Path], broker: Broker) -> None:
+    profile, journal, db = paths
+    with collecting(db, broker.url) as floor:
+        table = start_table(profile, journal, ROUNDS, broker.url)
+        wait_for(lambda: floor_seq(db) > 10, what="the feed under way")
+        store = FloorStore(db, read_only=True)
+        old = next(m for m in store.messages("SIM-BAC-1") if m["type"] == "round_result")
+        store.close()
+        forged = schema.encode({**old, "seq": 10_000, "data": {**old["data"], "winner": "tie"}})  # hash not redone
+        attacker = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+        attacker.connect("127.0.0.1", broker.port)
+        attacker.loop_start()
+        try:
+            attacker.publish("tablehost/SIM-BAC-1/events", forged, qos=1).wait_for_publish(5)
+            attacker.publish("tablehost/SIM-BAC-1/events", schema.encode(old), qos=1).wait_for_publish(5)
+        finally:
+            attacker.loop_stop()
+            attacker.disconnect()
+        wait_for(lambda: floor.collector.counts["refused"] == 1, what="the forgery refused")
+        wait_for(lambda: floor.collector.counts["duplicate"] >= 1, what="the replay recognised")
+        out, err = table.communicate(timeout=120)
+        wait_for(lambda: floor_export(db) == journal_export(journal), 60, "the floor's copy")
+    store = FloorStore(db, read_only=True)
+    try:
+        assert [p["detail"] for p in store.problems("SIM-BAC-1")] == [
+            "message 10000: its content does not match its hash"]
+        assert store.status("SIM-BAC-1").duplicates >= 1 and store.status("SIM-BAC-1").gaps == []
+    finally:
+        store.close()
