@@ -8,13 +8,16 @@
 - with ``--exact``, the same edge by enumerating all C(32,4) x C(28,4) deals (about a minute).
 
 Run: ``.venv/bin/python bench/bench_paigow_tiles.py [--rounds N] [--seed S] [--exact]
-[--tie-break strongest_low|strongest_high] [--zero-value-rule low_hand|both_hands]``.
+[--tie-break strongest_low|strongest_high] [--zero-value-rule low_hand|both_hands] [--house-way FILE]``
+(``FILE``: a house-way document of ``hardware-profiles/house-ways/``, the dealer and the player
+both setting by it).
 """
 
 from __future__ import annotations
 
 import argparse
 import itertools
+import tomllib
 import math
 import random
 import time
@@ -23,6 +26,7 @@ from collections import Counter
 from firmware_host.paigow_tiles import houseway
 from firmware_host.paigow_tiles.compare import Outcome, compare_settings
 from firmware_host.paigow_tiles.hands import _settings_of, legal_settings
+from firmware_host.paigow_tiles.house_way_rules import compile_house_way
 from firmware_host.paigow_tiles.houseway import house_way
 from firmware_host.paigow_tiles.rules import HouseWayTieBreak, PaiGowTileRules, ZeroValueRule
 from firmware_host.paigow_tiles.tiles import TILE_KINDS, TILE_SET, Tile
@@ -141,9 +145,14 @@ def main() -> None:
                         choices=[choice.value for choice in HouseWayTieBreak], help="house_way_tie_break")
     parser.add_argument("--zero-value-rule", default=ZeroValueRule.LOW_HAND.value,
                         choices=[choice.value for choice in ZeroValueRule], help="zero_value_rule")
+    parser.add_argument("--house-way", type=argparse.FileType("rb"), default=None, metavar="FILE",
+                        help="a house-way document (default: the four steps of § 535.10(d))")
     args = parser.parse_args()
-    rules = PaiGowTileRules(house_way_tie_break=args.tie_break, zero_value_rule=args.zero_value_rule)
-    print(f"house_way_tie_break = {rules.house_way_tie_break.value}, zero_value_rule = {rules.zero_value_rule.value}")
+    table = compile_house_way(tomllib.load(args.house_way)).table if args.house_way else {}
+    rules = PaiGowTileRules(house_way_tie_break=args.tie_break, zero_value_rule=args.zero_value_rule,
+                            house_way_table=table)
+    print(f"house_way_tie_break = {rules.house_way_tie_break.value}, zero_value_rule = {rules.zero_value_rule.value},"
+          f" house way: {args.house_way.name if args.house_way else 'the four steps'} ({len(table)} listed hands)")
     bench_house_way(all_deals(), rules)
     bench_house_edge(args.rounds, args.seed, rules)
     if args.exact:

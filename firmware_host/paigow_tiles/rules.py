@@ -128,7 +128,11 @@ def _parse_optional_cents(raw: object) -> int | None:
     return raw
 
 
-def _parse_house_way_table(raw: object) -> types.MappingProxyType[HouseWayKey, Setting]:
+def parse_house_way_table(raw: object) -> types.MappingProxyType[HouseWayKey, Setting]:
+    """``{"TILES": "HIGH/LOW"}`` entries (a profile's or a house-way document's), checked and keyed.
+
+    :raises RulesError: naming the entry that is malformed, sets other tiles, or repeats tiles.
+    """
     if not isinstance(raw, Mapping):
         raise RulesError(f'expected a table of "TILES" = "HIGH/LOW" entries, got {type(raw).__name__}')
     table: dict[HouseWayKey, Setting] = {}
@@ -155,7 +159,7 @@ _PARSERS: dict[str, Callable[[Any], Any]] = {
     "commission_percent": _parse_percent,
     "commission_rounding": _enum_parser(CommissionRounding),
     "house_way_tie_break": _enum_parser(HouseWayTieBreak),
-    "house_way_table": _parse_house_way_table,
+    "house_way_table": parse_house_way_table,
     "zero_value_rule": _enum_parser(ZeroValueRule),
     "two_adjacent_areas": _parse_flag,
     "dealer_wager_against_bank": _parse_optional_cents,
