@@ -26,7 +26,7 @@ from collections import Counter
 from firmware_host.paigow_tiles import houseway
 from firmware_host.paigow_tiles.compare import Outcome, compare_settings
 from firmware_host.paigow_tiles.hands import _settings_of, legal_settings
-from firmware_host.paigow_tiles.house_way_rules import compile_house_way
+from firmware_host.paigow_tiles.house_way_rules import compile_house_way, every_four_tiles
 from firmware_host.paigow_tiles.houseway import house_way
 from firmware_host.paigow_tiles.rules import HouseWayTieBreak, PaiGowTileRules, ZeroValueRule
 from firmware_host.paigow_tiles.tiles import TILE_KINDS, TILE_SET, Tile
@@ -101,12 +101,11 @@ def exact_house_edge(rules: PaiGowTileRules) -> Counter[Outcome]:
     start = time.perf_counter()
     zero_high_loses = rules.zero_value_rule is ZeroValueRule.BOTH_HANDS
     groups = []
-    for kinds in itertools.combinations_with_replacement(TILE_KINDS, 4):
-        held = Counter(kinds)
-        if all(count <= tile.copies for tile, count in held.items()):
-            setting = house_way(kinds, rules).setting
-            high, low = setting.high.rank, setting.low.rank
-            groups.append((held, high.strength, low.strength, zero_high_loses and high.value == 0, low.value == 0))
+    for kinds in every_four_tiles():
+        setting = house_way(kinds, rules).setting
+        high, low = setting.high.rank, setting.low.rank
+        groups.append((Counter(kinds), high.strength, low.strength, zero_high_loses and high.value == 0,
+                       low.value == 0))
     outcomes: Counter[Outcome] = Counter()
     for held, high, low, high_zero, low_zero in groups:
         left = {tile: tile.copies - held.get(tile, 0) for tile in TILE_KINDS}
