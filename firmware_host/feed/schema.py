@@ -18,7 +18,9 @@ import dataclasses
 import hashlib
 import json
 import re
-from typing import Any, Iterable, Iterator, Protocol
+from typing import Any, Iterable, Iterator
+
+from firmware_host.host.journal import Record
 
 __all__ = [
     "FORMAT",
@@ -71,16 +73,8 @@ class MessageError(ValueError):
     """A feed message that is malformed or whose hash does not check."""
 
 
-class JournalRecord(Protocol):
-    """What the feed reads of a journal record (:class:`firmware_host.host.journal.Record`)."""
-
-    seq: int
-    kind: str
-    type: str
-    at: float | None
-    round: int | None
-    data: dict[str, Any]
-    hash: str
+#: What the feed reads of a journal record: its seq, kind, type, at, round, data and hash.
+JournalRecord = Record
 
 
 @dataclasses.dataclass(frozen=True)

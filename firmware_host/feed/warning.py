@@ -10,17 +10,11 @@ comes back once the feed is healthy.
 from __future__ import annotations
 
 import threading
-from typing import Protocol, TextIO
+from typing import TextIO
+
+from firmware_host.host.outputs import Panel
 
 __all__ = ["FeedTrouble", "TroubleLamp"]
-
-
-class Panel(Protocol):
-    """The tower lamp and buzzer (:class:`drivers.gpio.TablePanel`)."""
-
-    def show(self, colour: str) -> None: ...
-
-    def buzz(self) -> None: ...
 
 
 class TroubleLamp:
