@@ -1,0 +1,237 @@
+"""Floor feed benchmark, over loopback with a real Mosquitto (``/usr/sbin/mosquitto``):
+
+1. decision to stored at the collector: p50 / p99 latency, one step every few milliseconds;
+2. backlog drain after a simulated hour (and a day) of play with the broker down, messages/s;
+3. 50 simulated tables publishing to one broker and one collector (``tablehost floor``, a child
+   process): messages/s, and the collector's CPU and peak RSS;
+4. ``tablehost run`` (a simulated Baccarat table) with the feed on and off: its CPU and peak RSS.
+
+    .venv/bin/python bench/bench_feed.py [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from drivers.events.shoe import CardRead  # noqa: E402
+from firmware_host.feed.broker import BrokerSettings  # noqa: E402
+from firmware_host.feed.cursor import FeedCursor  # noqa: E402
+from firmware_host.feed.publisher import FeedPublisher  # noqa: E402
+from firmware_host.floor.collector import Collector  # noqa: E402
+from firmware_host.floor.store import FloorStore  # noqa: E402
+from firmware_host.host.journal import Journal  # noqa: E402
+from firmware_host.tables.decisions import Decision  # noqa: E402
+from tests.support.broker import Broker  # noqa: E402
+
+#: Records of one simulated round: 6 cards with their prompts, 3 announcements, the result (about
+#: what a simulated Baccarat round journals).
+CARDS_PER_ROUND = 6
+#: Messages a round of :func:`play_round` publishes (two announcements and the result).
+PUBLISHED_PER_ROUND = 3
+#: Rounds in an hour at a busy Minibaccarat table.
+ROUNDS_PER_HOUR = 200
+
+
+def play_round(journal: Journal, n: int, at: float) -> None:
+    """One round's steps: cards with prompts (not published), announcements and the result (published)."""
+    for card in range(CARDS_PER_ROUND):
+        journal.append_step(at + card, CardRead(device="shoe", rank="9", suit="S"),
+                            [Decision("prompt", {"action": "deal", "to": "player", "card": card}, n)])
+    journal.append_step(at + 7, CardRead(device="shoe", rank="K", suit="D"), [
+        Decision("announce", {"announce": "point_counts", "player": ["9S", "KD"], "banker": ["9S", "9S"],
+                              "player_total": 9, "banker_total": 8, "text": "player 9, banker 8"}, n),
+        Decision("announce", {"announce": "outcome", "winner": "player", "text": "player wins"}, n),
+        Decision("round_result", {"round": n, "shoe": 1, "winner": "player", "player": ["9S", "KD"],
+                                  "banker": ["9S", "9S"], "player_total": 9, "banker_total": 8,
+                                  "settlement": [{"seat": 1, "kind": "player", "amount": 2500, "paid": 2500}]}, n),
+        Decision("lamp", {"colour": "green"}, n)])
+
+
+def pct(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+class Floor:
+    """A collector on a thread, recording when each (table, seq) was stored."""
+
+    def __init__(self, db: Path, url: str) -> None:
+        self.store = FloorStore(db)
+        self.name = db.stem
+        self.stored: dict[tuple[str, int], float] = {}
+        ingest = self.store.ingest
+
+        def timed(batch: list[tuple[str, str, str, bytes]]) -> list[object]:
+            outcomes = ingest(batch)
+            now = time.perf_counter()
+            for outcome in outcomes:
+                if outcome.kind == "stored":
+                    self.stored[(outcome.table, outcome.seq)] = now
+            return outcomes
+
+        self.store.ingest = timed  # type: ignore[method-assign]
+        self.collector = Collector(self.store, BrokerSettings(url), client_id=f"bench-{db.stem}")
+        self.thread = threading.Thread(target=self.collector.run, daemon=True)
+        self.thread.start()
+        self.collector.subscribed.wait(10)
+
+    def wait(self, count: int, timeout: float = 120) -> None:
+        deadline = time.monotonic() + timeout
+        while len(self.stored) < count:
+            if time.monotonic() > deadline:
+                raise SystemExit(f"only {len(self.stored)} of {count} messages stored")
+            time.sleep(0.005)
+
+    def close(self) -> None:
+        self.collector.stop()
+        self.thread.join(10)
+        self.store.close()
+
+
+def publisher(journal: Journal, table: str, url: str) -> FeedPublisher:
+    return FeedPublisher(journal, FeedCursor(journal.path, table), BrokerSettings(url), table_id=table,
+                         game="baccarat", version="bench")
+
+
+def latency(tmp: Path, broker: Broker, steps: int) -> None:
+    floor = Floor(tmp / "latency-floor.sqlite", broker.url)
+    with Journal.open(tmp / "latency.sqlite") as journal:
+        journal.append_meta("table", {"table_id": "T1"})
+        feed = publisher(journal, "T1", broker.url)
+        feed.start()
+        floor.wait(1)
+        made: dict[int, float] = {}
+        for n in range(1, steps + 1):
+            journal.append_step(float(n), CardRead(device="shoe", rank="9", suit="S"),
+                                [Decision("round_result", {"round": n, "winner": "banker"}, n)])
+            made[n + 1] = time.perf_counter()  # feed seq n + 1 (seq 1 is the journal's first record)
+            feed.on_decisions([])
+            time.sleep(0.004)
+        floor.wait(steps + 1)
+        feed.stop()
+    floor.close()
+    ms = [(floor.stored[("T1", seq)] - at) * 1000 for seq, at in made.items()]
+    print(f"decision to stored: {steps} decisions 4 ms apart: p50 {pct(ms, 0.5):.2f} ms, p99 {pct(ms, 0.99):.2f} ms, "
+          f"max {max(ms):.2f} ms")
+
+
+def drain(tmp: Path, broker: Broker, hours: float) -> None:
+    rounds = int(ROUNDS_PER_HOUR * hours)
+    path = tmp / f"drain-{hours}.sqlite"
+    with Journal.open(path) as journal:
+        journal.append_meta("table", {"table_id": "D1"})
+        for n in range(1, rounds + 1):
+            play_round(journal, n, n * 20.0)
+        records = journal.last_seq
+        floor = Floor(tmp / f"drain-{hours}-floor.sqlite", broker.url)
+        feed = publisher(journal, f"D{hours:g}", broker.url)
+        started = time.perf_counter()
+        feed.start()
+        expected = 1 + PUBLISHED_PER_ROUND * rounds
+        floor.wait(expected)
+        elapsed = time.perf_counter() - started
+        feed.stop()
+        floor.close()
+    print(f"backlog drain after {hours:g} h down ({rounds} rounds, {records} journal records, {expected} messages): "
+          f"{elapsed:.2f} s, {expected / elapsed:.0f} messages/s")
+
+
+def proc_stats(pid: int) -> tuple[float, float]:
+    """(CPU seconds, peak RSS MB) of a live process, from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    cpu = (int(fields[11]) + int(fields[12])) / 100.0  # utime + stime in clock ticks (USER_HZ = 100)
+    hwm = next(line for line in Path(f"/proc/{pid}/status").read_text().splitlines() if line.startswith("VmHWM"))
+    return cpu, int(hwm.split()[1]) / 1024
+
+
+def many_tables(tmp: Path, broker: Broker, tables: int, rounds: int) -> None:
+    db = tmp / "floor-50.sqlite"
+    collector = subprocess.Popen([sys.executable, "-m", "firmware_host", "floor", "--broker", broker.url, "--db",
+                                  str(db), "--client-id", "bench-floor"], cwd=REPO)
+    journals = []
+    for t in range(tables):
+        journal = Journal.open(tmp / f"table-{t}.sqlite")
+        journal.append_meta("table", {"table_id": f"T{t}"})
+        for n in range(1, rounds + 1):
+            play_round(journal, n, n * 20.0)
+        journals.append(journal)
+    time.sleep(1.0)  # the collector's session exists
+    expected = tables * (1 + PUBLISHED_PER_ROUND * rounds)
+    feeds = [publisher(journal, f"T{t}", broker.url) for t, journal in enumerate(journals)]
+    cpu_before, _ = proc_stats(collector.pid)
+    started = time.perf_counter()
+    for feed in feeds:
+        feed.start()
+    while True:
+        try:
+            store = FloorStore(db, read_only=True)
+            (count,) = store._conn.execute("SELECT count(*) FROM messages").fetchone()
+            store.close()
+        except Exception:
+            count = 0
+        if count >= expected:
+            break
+        time.sleep(0.05)
+    elapsed = time.perf_counter() - started
+    cpu_after, rss = proc_stats(collector.pid)
+    for feed in feeds:
+        feed.stop(0)
+    for journal in journals:
+        journal.close()
+    collector.terminate()
+    collector.wait(10)
+    print(f"{tables} tables x {1 + PUBLISHED_PER_ROUND * rounds} messages to one broker and collector: {expected} messages in "
+          f"{elapsed:.1f} s, {expected / elapsed:.0f} messages/s; collector CPU {cpu_after - cpu_before:.1f} s "
+          f"({100 * (cpu_after - cpu_before) / elapsed:.0f}% of a core), peak RSS {rss:.0f} MB")
+
+
+def table_cost(tmp: Path, broker: Broker, rounds: int, repeats: int = 2) -> None:
+    profile = REPO / "hardware-profiles" / "tables" / "sim-baccarat.toml"
+    figures: dict[str, list[tuple[float, float, float]]] = {"off": [], "on": []}
+    for run in range(repeats):
+        for label, extra in (("off", []), ("on", ["--feed", broker.url])):
+            floor = Floor(tmp / f"cost-floor-{label}-{run}.sqlite", broker.url)  # each journal its own floor
+            started = time.perf_counter()
+            child = subprocess.Popen([sys.executable, "-m", "firmware_host", "run", "--profile", str(profile),
+                                      "--rounds", str(rounds), "--seed", "3", "--journal",
+                                      str(tmp / f"cost-{label}-{run}.sqlite"), "--quiet", *extra],
+                                     cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            _, status, usage = os.wait4(child.pid, 0)
+            child.returncode = os.waitstatus_to_exitcode(status)
+            assert child.returncode == 0, child.returncode
+            figures[label].append((time.perf_counter() - started, usage.ru_utime + usage.ru_stime,
+                                   usage.ru_maxrss / 1024))
+            floor.close()
+    for label, runs in figures.items():
+        wall, cpu, rss = (min(values) for values in zip(*runs))
+        print(f"tablehost run, {rounds} simulated rounds, feed {label:3}: best of {repeats}: {wall:.1f} s, "
+              f"CPU {cpu:.2f} s, peak RSS {rss:.0f} MB")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smaller runs (a smoke test of the bench)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-feed-") as name:
+        tmp = Path(name)
+        with Broker(tmp / "broker") as broker:
+            latency(tmp, broker, 200 if args.quick else 2000)
+            drain(tmp, broker, 1)
+            if not args.quick:
+                drain(tmp, broker, 24)
+            many_tables(tmp, broker, 50, 20 if args.quick else 100)
+            table_cost(tmp, broker, 20 if args.quick else 60)
+
+
+if __name__ == "__main__":
+    main()
