@@ -156,8 +156,12 @@ class FeedPublisher:
 
     def _connect(self) -> mqtt.Client | None:
         """A connected client (CONNACK accepted), or None after logging why not."""
-        tls, host, port = self.settings.endpoint
-        client = broker.client(self.settings, f"tablehost-{self.table_id}")
+        _, host, port = self.settings.endpoint
+        try:
+            client = broker.client(self.settings, f"tablehost-{self.table_id}")
+        except broker.BrokerError as exc:  # a secret file changed under a running table: say so, retry
+            log.error("feed %s: %s", self.table_id, exc)
+            return None
         client.will_set(self.status_topic, schema.encode(self._status("offline")), qos=1, retain=True)
         client.max_inflight_messages_set(self.window + 1)  # + the status: paho never queues one of ours
         client.on_connect = self._on_connect

@@ -57,7 +57,7 @@ class Collector:
 
     def run(self) -> None:
         """Connect, subscribe and store until :meth:`stop`; reconnects with backoff."""
-        tls, host, port = self.settings.endpoint
+        _, host, port = self.settings.endpoint
         client = broker.client(self.settings, self.client_id)
         client.manual_ack_set(True)
         client.enable_logger(log)
@@ -84,6 +84,11 @@ class Collector:
                     delay = min(delay * 2, BACKOFF_S[1])
                     continue
             rc = client.loop(timeout=0.1)
+            while rc == mqtt.MQTT_ERR_SUCCESS and 0 < len(self._batch) < BATCH:  # paho reads a packet a call:
+                waiting = len(self._batch)                                      # take what has arrived, then
+                rc = client.loop(timeout=0)                                     # store it in one transaction
+                if len(self._batch) == waiting:
+                    break
             self._flush(client)
             if rc != mqtt.MQTT_ERR_SUCCESS:
                 self._connected, dialing = False, True

@@ -127,13 +127,16 @@ class FloorStore:
         ``leaf`` is ``events`` or ``status``; ``table`` the table the topic names.
         """
         now = time.time()
-        self._conn.execute("BEGIN IMMEDIATE")
         try:
-            outcomes = [self._one(table, leaf, payload, now) for _, table, leaf, payload in batch]
-            self._conn.execute("COMMIT")
-        except BaseException:
-            self._conn.rollback()
-            raise
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                outcomes = [self._one(table, leaf, payload, now) for _, table, leaf, payload in batch]
+                self._conn.execute("COMMIT")
+            except BaseException:
+                self._conn.rollback()
+                raise
+        except sqlite3.Error as exc:  # nothing of the batch is acknowledged: the broker keeps it
+            raise FloorError(f"floor database {self.path}: cannot store: {exc}") from exc
         return outcomes
 
     def _one(self, table: str, leaf: str, payload: bytes, now: float) -> Outcome:

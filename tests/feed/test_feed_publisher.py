@@ -197,9 +197,24 @@ def test_a_table_whose_broker_is_unreachable_plays_on_and_warns(tmp_path: Path) 
     assert "WARNING: floor feed down" in out  # on the dealer view, and play went on
 
 
-def test_the_service_thread_only_wakes_the_publisher(journal: Journal) -> None:
-    feed = publisher(journal, "mqtt://127.0.0.1:1")
-    calls = threading.Event()
-    feed._wake = type("Wake", (), {"set": lambda self: calls.set()})()  # type: ignore[assignment]
-    feed.on_decisions([Decision("round_result", {}, 1)])
-    assert calls.is_set() and feed.published == 0
+def test_the_service_thread_only_wakes_the_publisher(broker: Broker, journal: Journal) -> None:
+    readers: set[str] = set()
+
+    class Watched:
+        def records_after(self, seq: int, limit: int) -> list[object]:
+            readers.add(threading.current_thread().name)
+            return journal.records_after(seq, limit)
+
+    feed = FeedPublisher(Watched(), FeedCursor(journal.path, "T1"), BrokerSettings(broker.url), table_id="T1",
+                         game="baccarat", version="9.9")
+    floor = Subscriber(broker.port, "tablehost/T1/events")
+    try:
+        feed.start()
+        for n in range(1, 6):
+            play(journal, 1, first=n)
+            feed.on_decisions([Decision("round_result", {}, n)])  # what the service thread calls
+        wait_for(lambda: len(floor.payloads) == 6, what="record 1 and five results")
+        feed.stop()
+    finally:
+        floor.close()
+    assert readers == {"feed-T1"}  # the journal is read on the feed's thread only

@@ -93,7 +93,7 @@ class Broker:
 
     def _write_config(self) -> None:
         lines = [f"listener {self.port} 127.0.0.1", "user root", f"log_dest file {self.log}", "log_type all",
-                 "max_queued_messages 0", "max_inflight_messages 20",
+                 "max_queued_messages 0", "max_inflight_messages 100",
                  f"persistence {'true' if self.persistence else 'false'}"]
         if self.persistence:
             (self.directory / "data").mkdir(exist_ok=True)
