@@ -31,7 +31,7 @@ from firmware_host.errors import TablehostError
 from firmware_host.host.journal import Journal, load_key
 from firmware_host.host.outputs import DealerView, PanelOutput
 from firmware_host.config.profiles import TableProfile
-from sim.resume import ShakerResumePoint, ShoeResumePoint, shaker_resume_point, shoe_resume_point
+from sim.devices.resume import ResumePoints, resume_points
 from firmware_host.host.service import Output, Service
 from firmware_host.wiring.devices import DeviceContext, DeviceParts, build_device
 from sim.dealers.baccarat import SimDealer
@@ -58,9 +58,10 @@ class GameWiring(Protocol):
 
     def dealer(self, profile: TableProfile, controller: TableController, devices: dict[str, DeviceParts],
                emit: Callable[[DeviceEvent], None], press: Callable[[str], None], seed: int,
-               journal: Journal, panel: TablePanel | None) -> SimDealer:
-        """The simulated dealer of a simulated table, resumed where the journal stands (``panel``:
-        the GPIO panel with mock pins, for a dealer who lifts a lid on a reed switch)."""
+               resume: ResumePoints, panel: TablePanel | None) -> SimDealer:
+        """The simulated dealer of a simulated table, resumed where the journal stands (``resume``:
+        where its simulated devices stand; ``panel``: the GPIO panel with mock pins, for a dealer
+        who lifts a lid on a reed switch)."""
 
 
 @dataclasses.dataclass
@@ -175,9 +176,9 @@ def _build(profile: TableProfile, journal: Journal, seed: int, rounds: int | Non
         service.outputs.append(PanelOutput(panel))
     # Simulated devices resume where the journal left them, as real ones would stand.
     resuming = {slot.model.kind for slot in profile.devices.values() if slot.simulated} if replayed else set()
-    context = DeviceContext(profile.path, seed, profile.decks,
-                            shoe_resume_point(journal) if "shoe" in resuming else ShoeResumePoint(),
-                            shaker_resume_point(journal) if "shaker" in resuming else ShakerResumePoint(),
+    shuffler = next((name for name, slot in profile.devices.items() if slot.model.kind == "shuffler"), "shuffler")
+    resume = resume_points(journal.steps(), resuming, shuffler) if resuming else ResumePoints()
+    context = DeviceContext(profile.path, seed, profile.decks, resume,
                             lid_from_shaker=profile.gpio.lid_source == "shaker",
                             capture=capture, spy_dir=spy_dir, replay=replay)
     devices = {name: build_device(slot, emit, context) for name, slot in profile.devices.items()}
@@ -186,7 +187,7 @@ def _build(profile: TableProfile, journal: Journal, seed: int, rounds: int | Non
         service.outputs.extend(device_outputs(profile, controller, devices))
     dealer = None
     if profile.simulated and replay is None:  # a replay plays the recorded dealer's actions
-        dealer = game.dealer(profile, controller, devices, emit, _presser(panel, emit), seed, journal, panel)
+        dealer = game.dealer(profile, controller, devices, emit, _presser(panel, emit), seed, resume, panel)
         service.outputs.append(dealer)
     return Table(profile, journal, service, list(devices.values()), panel, dealer, replayed)
 

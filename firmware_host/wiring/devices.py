@@ -21,7 +21,7 @@ from drivers.shuffler import ShufflerDriver
 from drivers.usb import default_backend
 from firmware_host.errors import ProfileError
 from firmware_host.config.profiles import DeviceSlot, Timeouts
-from sim.resume import ShakerResumePoint, ShoeResumePoint
+from sim.devices.resume import ResumePoints
 from sim.errors import SimError
 from sim.devices.faults import ShoeFaults, faults_from
 from sim.devices.shaker import ShakerFaults, SimShaker
@@ -59,16 +59,15 @@ class DeviceContext:
     :param table_path: the table profile (named in errors).
     :param seed: the run's seed.
     :param decks: decks in a shoe (Baccarat) or in a shuffler batch.
-    :param shoe_resume: where a simulated shoe resumes.
-    :param shaker_resume: where a simulated shaker resumes (its lid, covering and shakes).
+    :param resume: where simulated devices resume (a simulated shoe its shoe and draws, a
+        simulated shaker its lid, covering and shakes).
     :param lid_from_shaker: whether the shaker's own lid line is used (else a GPIO reed switch).
     """
 
     table_path: Path
     seed: int
     decks: int = 8
-    shoe_resume: ShoeResumePoint = ShoeResumePoint()
-    shaker_resume: ShakerResumePoint = ShakerResumePoint()
+    resume: ResumePoints = ResumePoints()
     lid_from_shaker: bool = True
     #: Records every device's traffic (``tablehost run --capture FILE``).
     capture: CaptureWriter | None = None
@@ -134,9 +133,8 @@ def _shoe(slot: DeviceSlot, emit: Emit, context: DeviceContext) -> DeviceParts:
         options = _sim_options(slot, context)
         sim = SimShoe(dialect=model.dialect, endpoint=options.get("endpoint", "pty"), seed=context.seed,
                       decks=context.decks, faults=_faults(slot, context, ShoeFaults, options.get("faults")),
-                      shoe_number=max(context.shoe_resume.shoes_loaded, 1), position=context.shoe_resume.draws,
                       identity=_sim_identity(slot), heartbeat=model.timeouts.heartbeat,
-                      ack_timeout=model.timeouts.ack)
+                      ack_timeout=model.timeouts.ack, **context.resume.shoe.sim_options())
         url = sim.url
     # The ascii dialect has no identity message: the profile's model stands in, unverified.
     identity = Identity(model.model, "unverified", model.approved.firmware[0], verified=False)
@@ -153,8 +151,7 @@ def _shaker(slot: DeviceSlot, emit: Emit, context: DeviceContext) -> DeviceParts
         sim = SimShaker(endpoint=options.get("endpoint", "pty"), seed=context.seed,
                         faults=_faults(slot, context, ShakerFaults, options.get("faults")),
                         identity=_sim_identity(slot), heartbeat=model.timeouts.heartbeat,
-                        ack_timeout=model.timeouts.ack, lid_open=context.shaker_resume.lid_open,
-                        covering=context.shaker_resume.covering, shakes=context.shaker_resume.shakes)
+                        ack_timeout=model.timeouts.ack, **context.resume.shaker.sim_options())
         url = sim.url
     url, hooks = _serial_port(slot, url, context)
     driver = Shaker(slot.name, url, emit, lid_events=context.lid_from_shaker, timing=timing(model.timeouts),

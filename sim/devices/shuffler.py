@@ -27,7 +27,7 @@ which the released batch's cards come out.
 
 A physical shuffler keeps its batches over a restart of the host. A simulator restarted
 with the host does too: :meth:`SimulatedShuffler.resume` replays, from the seed, what the
-journal shows the device did (:func:`sim.resume.shuffler_resume_point`), so
+journal shows the device did (:func:`sim.devices.resume.shuffler_resume_point`), so
 its batches, their orders and its random stream stand where they stood.
 """
 
@@ -57,7 +57,7 @@ from firmware_host.rules.baccarat.cards import full_shoe
 from sim.errors import SimError
 
 if TYPE_CHECKING:
-    from sim.resume import ShufflerFact, ShufflerResumePoint
+    from sim.devices.resume import ShufflerFact, ShufflerResumePoint
 
 __all__ = [
     "SimulatedShuffler", "Resumed", "FAULTS", "PROGRESS_STEPS", "EP_IN", "EP_OUT", "LIBUSB_ERROR_PIPE",
@@ -700,7 +700,7 @@ class Resumed:
     unexplained: tuple[str, ...] = ()
 
 
-#: The device's message by which it reports each kind of fact (sim.resume.ShufflerFact).
+#: The device's message by which it reports each kind of fact (sim.devices.resume.ShufflerFact).
 _REPORTS: dict[str, type] = {
     "loaded": codec.BatchLoaded, "started": codec.ShuffleStarted, "completed": codec.ShuffleComplete,
     "released": codec.BatchReleased, "fault": codec.Fault,
