@@ -53,7 +53,7 @@ from drivers.codecs import drain
 from drivers.codecs import framed
 from drivers.codecs import shuffler as codec
 from drivers.codecs.framed import BadFrame, Heartbeat
-from firmware_host.rules.baccarat.cards import full_shoe
+from drivers.codecs.shoe_messages import RANKS, SUITS
 from sim.errors import SimError
 
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SimulatedShuffler", "Resumed", "FAULTS", "PROGRESS_STEPS", "EP_IN", "EP_OUT", "LIBUSB_ERROR_PIPE",
-    "LIBUSB_ERROR_TIMEOUT", "usb_error",
+    "LIBUSB_ERROR_TIMEOUT", "usb_error", "new_decks",
 ]  # fmt: skip
 
 log = logging.getLogger("tablehost.sim.shuffler")
@@ -322,7 +322,7 @@ class SimulatedShuffler(usb.backend.IBackend):
         return self._slots[batch]
 
     def _fill(self, slot: _Slot, cards: Iterable[str] | None) -> None:
-        slot.cards = [str(card) for card in full_shoe(slot.decks)] if cards is None else list(cards)
+        slot.cards = new_decks(slot.decks) if cards is None else list(cards)
         slot.state, slot.percent = "loaded", 0
 
     def _send(self, message: object) -> None:
@@ -684,6 +684,12 @@ class SimulatedShuffler(usb.backend.IBackend):
             self._check(dev_handle)
             self._reset()
             self._configuration, self._claimed = 0, set()
+
+
+def new_decks(decks: int) -> list[str]:
+    """The cards of ``decks`` new decks as they leave the box: deck by deck, in rank then suit
+    order (the order of :func:`firmware_host.rules.baccarat.cards.full_shoe`), as two-character codes."""
+    return [rank + suit for _ in range(decks) for rank in RANKS for suit in SUITS]
 
 
 @dataclasses.dataclass(frozen=True)
