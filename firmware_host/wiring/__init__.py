@@ -212,7 +212,8 @@ def _panel(profile: TableProfile, emit: Callable[[DeviceEvent], None]) -> TableP
     if not (gpio.buttons or gpio.lamp or gpio.lid is not None):
         return None
     lid = gpio.lid if gpio.lid_source == "gpio" else None
-    return TablePanel(emit, gpio.buttons, gpio.lamp, gpio.buzzer, lid, pin_factory(gpio.pin_factory))
+    return TablePanel(emit, gpio.buttons, gpio.lamp, gpio.buzzer, lid, pin_factory(gpio.pin_factory),
+                      button_event=DealerCommand)
 
 
 def _presser(panel: TablePanel | None, emit: Callable[[DeviceEvent], None]) -> Callable[[str], None]:
