@@ -7,9 +7,8 @@ from typing import Any, Callable
 from drivers.events import DeviceEvent
 from drivers.gpio import TablePanel
 from firmware_host.errors import ProfileError
-from firmware_host.tables.paigow import PaiGowTable
-from firmware_host.tables.paigow.controller import WAGER_KIND
-from firmware_host.tables.paigow.rules import load_paigow_rules
+from firmware_host.tables.paigow import WAGER_KIND, PaiGowTable
+from firmware_host.config.rules import load_paigow_rules
 from firmware_host.host.outputs import ShakerCommands
 from firmware_host.config.profiles import TableProfile
 from firmware_host.host.service import Output

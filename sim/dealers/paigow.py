@@ -27,10 +27,7 @@ from drivers.events import DeviceEvent
 from firmware_host.tables.decisions import Decision
 from firmware_host.rules.paigow_dice.delivery import LEVELS, STACKS
 from firmware_host.rules.paigow_dice.position import SEATS
-from firmware_host.tables.paigow import PaiGowTableRules
-from firmware_host.tables.paigow.controller import WAGER_KIND
-from firmware_host.tables.paigow.round import SHAKES_REQUIRED
-from firmware_host.tables.paigow.tiles_entry import SURRENDER
+from firmware_host.tables.paigow import SHAKES_REQUIRED, SURRENDER, WAGER_KIND, PaiGowTableRules
 from firmware_host.rules.paigow_tiles import TILE_SET, Tile, house_way, legal_settings
 from sim.dealers.baccarat import CONSOLE, Press, Reporting, SimDealer, _key
 

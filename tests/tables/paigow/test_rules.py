@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from firmware_host.errors import ProfileError
-from firmware_host.tables.paigow import load_paigow_rules
+from firmware_host.config.rules import load_paigow_rules
 from firmware_host.config.profiles import Section
 
 SOURCE = "tables/pai-gow-1.toml"
