@@ -19,12 +19,12 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from drivers.timing import Timing
 from firmware_host.errors import ProfileError
 from firmware_host.rules.devices import ApprovedIdentities
 
 __all__ = [
     "Section",
-    "Timeouts",
     "DeviceModel",
     "DeviceSlot",
     "GpioConfig",
@@ -151,20 +151,11 @@ def _read_toml(path: Path) -> Section:
 
 
 @dataclasses.dataclass(frozen=True)
-class Timeouts:
-    """Driver timing, all in seconds (``retries`` is a count)."""
-
-    ack: float = 0.25
-    retries: int = 5
-    heartbeat: float = 1.0
-    handshake: float = 2.0
-    reconnect_initial: float = 0.5
-    reconnect_max: float = 10.0
-
-
-@dataclasses.dataclass(frozen=True)
 class DeviceModel:
-    """One device model (``hardware-profiles/devices/<name>.toml``)."""
+    """One device model (``hardware-profiles/devices/<name>.toml``).
+
+    :param timeouts: its ``[timeouts]``, as the timing its driver keeps.
+    """
 
     name: str
     path: Path
@@ -174,15 +165,15 @@ class DeviceModel:
     transport: str
     dialect: str
     baudrate: int
-    timeouts: Timeouts
+    timeouts: Timing
     approved: ApprovedIdentities
     usb_vendor_id: int | None = None
     usb_product_id: int | None = None
 
 
-def _timeouts(section: Section) -> Timeouts:
-    base = Timeouts()
-    out = Timeouts(
+def _timeouts(section: Section) -> Timing:
+    base = Timing()
+    out = Timing(
         ack=section.number("ack_s", base.ack, positive=True),
         retries=section.integer("retries", base.retries, low=0, high=100),
         heartbeat=section.number("heartbeat_s", base.heartbeat, positive=True),

@@ -13,14 +13,14 @@ from typing import Any, Callable
 
 from drivers.capture import CaptureWriter, DeviceInfo, spy_url
 from drivers.codecs import framed
-from drivers.device import Device, Identity, Timing
+from drivers.device import Device, Identity
 from drivers.events import DeviceEvent
 from drivers.shaker import Shaker
 from drivers.shoe import shoe_driver
 from drivers.shuffler import ShufflerDriver
 from drivers.usb import default_backend
 from firmware_host.errors import ProfileError
-from firmware_host.config.profiles import DeviceSlot, Timeouts
+from firmware_host.config.profiles import DeviceSlot
 from sim.devices.resume import ResumePoints
 from sim.errors import SimError
 from sim.devices.faults import ShoeFaults, faults_from
@@ -75,13 +75,6 @@ class DeviceContext:
     spy_dir: Path | None = None
     #: Plays a capture's devices in place of their ports or simulators (``--replay FILE``).
     replay: Replay | None = None
-
-
-def timing(timeouts: Timeouts) -> Timing:
-    """The driver timing of a device model's ``[timeouts]``."""
-    return Timing(ack=timeouts.ack, retries=timeouts.retries, heartbeat=timeouts.heartbeat,
-                  handshake=timeouts.handshake, reconnect_initial=timeouts.reconnect_initial,
-                  reconnect_max=timeouts.reconnect_max)
 
 
 def device_info(slot: DeviceSlot, port: str) -> DeviceInfo:
@@ -140,7 +133,7 @@ def _shoe(slot: DeviceSlot, emit: Emit, context: DeviceContext) -> DeviceParts:
     identity = Identity(model.model, "unverified", model.approved.firmware[0], verified=False)
     url, hooks = _serial_port(slot, url, context)
     driver = shoe_driver(model.dialect, slot.name, url, emit, identity=identity,
-                         timing=timing(model.timeouts), baudrate=model.baudrate, **hooks)
+                         timing=model.timeouts, baudrate=model.baudrate, **hooks)
     return DeviceParts(slot, driver, sim)
 
 
@@ -154,7 +147,7 @@ def _shaker(slot: DeviceSlot, emit: Emit, context: DeviceContext) -> DeviceParts
                         ack_timeout=model.timeouts.ack, **context.resume.shaker.sim_options())
         url = sim.url
     url, hooks = _serial_port(slot, url, context)
-    driver = Shaker(slot.name, url, emit, lid_events=context.lid_from_shaker, timing=timing(model.timeouts),
+    driver = Shaker(slot.name, url, emit, lid_events=context.lid_from_shaker, timing=model.timeouts,
                     baudrate=model.baudrate, **hooks)
     return DeviceParts(slot, driver, sim)
 
@@ -187,7 +180,7 @@ def _shuffler(slot: DeviceSlot, emit: Emit, context: DeviceContext) -> DevicePar
         tap = context.capture.tap(slot.name, device_info(slot, f"usb:{model.usb_vendor_id:04x}:{model.usb_product_id:04x}"))
         backend = tap.usb_backend(backend if backend is not None else default_backend())
     driver = ShufflerDriver(slot.name, emit, vendor_id=model.usb_vendor_id, product_id=model.usb_product_id,
-                            backend=backend, timing=timing(model.timeouts))
+                            backend=backend, timing=model.timeouts)
     return DeviceParts(slot, driver, sim)
 
 
