@@ -1,10 +1,11 @@
 """Wiring: the one place that reads a table profile and builds the running table from it.
 
 :func:`build_table` opens the journal, builds the game's controller, replays the journal
-into it (crash recovery), builds a driver for every device — and a simulator for every
-device whose port is ``sim`` — the outputs that carry the controller's device commands to
-the drivers, the GPIO panel and, on a simulated table, the simulated dealer. :class:`Table`
-owns them all, starts them, and stops them in the right order.
+into it (crash recovery), builds a driver for every device, connected to the backend its
+port names (:mod:`firmware_host.wiring.backends`: serial, USB, a simulator, a replay), the
+outputs that carry the controller's device commands to the drivers, the GPIO panel and, on a
+simulated table, the simulated dealer. :class:`Table` owns them all, starts them, and stops
+them in the right order.
 
 Game-specific parts (the controller, the simulated dealer) come from
 :mod:`firmware_host.wiring.baccarat` and :mod:`firmware_host.wiring.paigow`; devices from
@@ -18,7 +19,7 @@ import importlib
 import logging
 import sys
 from pathlib import Path
-from typing import Any, Callable, Protocol, TextIO
+from typing import TYPE_CHECKING, Any, Callable, Protocol, TextIO
 
 from drivers.capture import CaptureWriter
 from drivers.events import DeviceEvent
@@ -34,8 +35,10 @@ from firmware_host.config.profiles import TableProfile
 from sim.devices.resume import ResumePoints, resume_points
 from firmware_host.host.service import Output, Service
 from firmware_host.wiring.devices import DeviceContext, DeviceParts, build_device
-from sim.dealers.baccarat import SimDealer
-from sim.devices.replay import Replay
+
+if TYPE_CHECKING:  # a table of real devices imports no simulator (see wiring.backends)
+    from sim.dealers.baccarat import SimDealer
+    from sim.devices.replay import Replay
 
 __all__ = ["Table", "build_table", "GameWiring", "TABLE_META"]
 
