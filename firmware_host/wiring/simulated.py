@@ -17,7 +17,7 @@ from firmware_host.errors import ProfileError
 from firmware_host.wiring.backends import DeviceContext, Port
 from sim.devices.faults import ShoeFaults, faults_from
 from sim.devices.shaker import ShakerFaults, SimShaker
-from sim.devices.shoe import SimShoe
+from sim.devices.shoe import SimShoe, suit_first_share
 from sim.devices.shuffler import SimulatedShuffler
 from sim.errors import SimError
 
@@ -27,7 +27,7 @@ __all__ = ["SIM_OPTIONS", "sim_port", "shuffler_sim"]
 #: Every simulator also takes ``serial`` and ``firmware``: the identity it reports (default:
 #: an approved unit of its model), so a profile can present an unapproved unit.
 SIM_OPTIONS: dict[str, tuple[str, ...]] = {
-    "shoe": ("faults", "endpoint", "serial", "firmware"),
+    "shoe": ("faults", "endpoint", "suit_first_burns", "serial", "firmware"),
     "shaker": ("faults", "endpoint", "serial", "firmware"),
     "shuffler": ("faults", "recover_after_s", "shuffle_seconds", "serial", "firmware"),
 }
@@ -63,9 +63,13 @@ def _faults(slot: DeviceSlot, context: DeviceContext, cls: type, spec: Any) -> A
 
 def _shoe(slot: DeviceSlot, context: DeviceContext) -> Port:
     model, options = slot.model, _sim_options(slot, context)
+    try:
+        suit_first = suit_first_share(options.get("suit_first_burns", 0.0), model.dialect)
+    except SimError as exc:
+        raise ProfileError(context.table_path, f"devices.{slot.name}.sim.suit_first_burns", str(exc)) from None
     sim = SimShoe(dialect=model.dialect, endpoint=options.get("endpoint", "pty"), seed=context.seed,
                   decks=context.decks, faults=_faults(slot, context, ShoeFaults, options.get("faults")),
-                  identity=_sim_identity(slot), heartbeat=model.timeouts.heartbeat,
+                  suit_first_burns=suit_first, identity=_sim_identity(slot), heartbeat=model.timeouts.heartbeat,
                   ack_timeout=model.timeouts.ack, **context.resume.shoe.sim_options())
     return Port(url=sim.url, sim=sim)
 
