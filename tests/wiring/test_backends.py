@@ -96,7 +96,8 @@ def test_a_table_of_real_devices_imports_no_simulator(tmp_path: Path) -> None:
         "from firmware_host.config.profiles import load_table\n"
         "from firmware_host.wiring.devices import DeviceContext, build_device\n"
         f"profile = load_table(Path({str(TABLES / 'pi-baccarat-example.toml')!r}))\n"
-        "parts = [build_device(slot, lambda e: None, DeviceContext(profile.path, 0)) for slot in profile.devices.values()]\n"
+        "context = DeviceContext(profile.path, 0)\n"
+        "parts = [build_device(slot, lambda e: None, context) for slot in profile.devices.values()]\n"
         "assert all(p.sim is None for p in parts)\n"
         "print(json.dumps(sorted(m for m in sys.modules if m.startswith(('sim.devices.', 'sim.dealers')))))\n"
     )
