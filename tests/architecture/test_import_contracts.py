@@ -1,7 +1,7 @@
 """The layers hold: ``lint-imports`` keeps the import-linter contracts of pyproject.toml.
 
-The contracts (``[tool.importlinter]``): cli > wiring > host | config | sim.dealers > tables
-> rules; drivers and the device simulators import nothing of the host or of the simulated
+The contracts (``[tool.importlinter]``): cli > wiring > floor | display > feed > host |
+config | sim.dealers > tables > rules (the outputs beyond the Pi once they exist); drivers and the device simulators import nothing of the host or of the simulated
 people; rules and controllers import no serial, USB or GPIO; the simulated people take a
 controller's public surface only. A wrong import fails the suite, and the message names it.
 The second test proves each contract catches one, on a copy of the source.
@@ -42,9 +42,9 @@ def test_the_source_keeps_every_import_contract() -> None:
 #: breaks, and how the report names the import.
 WRONG_IMPORTS = [
     ("firmware_host/tables/base.py", "from firmware_host.host.journal import Journal",
-     "Layers: cli > wiring", "firmware_host.tables.base -> firmware_host.host.journal"),
+     "Layers: cli > wiring > outputs", "firmware_host.tables.base -> firmware_host.host.journal"),
     ("firmware_host/host/outputs.py", "from firmware_host.config.profiles import Section",
-     "Layers: cli > wiring", "firmware_host.host.outputs -> firmware_host.config.profiles"),
+     "Layers: cli > wiring > outputs", "firmware_host.host.outputs -> firmware_host.config.profiles"),
     ("drivers/gpio.py", "from firmware_host.tables.events import DealerCommand",
      "drivers and sim.devices: no firmware_host", "drivers.gpio -> firmware_host.tables.events"),
     ("sim/devices/shuffler.py", "from firmware_host.rules.baccarat.cards import full_shoe",
