@@ -28,7 +28,7 @@ def lint_imports(root: Path) -> subprocess.CompletedProcess[str]:
     """``lint-imports`` on the packages under ``root`` with ``root``'s pyproject.toml (no cache:
     tests may run in parallel, and the source is read as it is now)."""
     env = {**os.environ, "PYTHONPATH": str(root)}
-    return subprocess.run([str(LINT_IMPORTS), "--no-cache", "--no-logo", "--config", str(root / "pyproject.toml")],
+    return subprocess.run([str(LINT_IMPORTS), "--no-cache", "--no-logo", str(root / "pyproject.toml")],
                           capture_output=True, text=True, cwd=root, env=env, timeout=120)
 
 
@@ -75,7 +75,7 @@ def broken_copy(tmp_path_factory: pytest.TempPathFactory) -> subprocess.Complete
 def test_every_contract_catches_a_wrong_import(broken_copy: subprocess.CompletedProcess[str]) -> None:
     assert broken_copy.returncode == 1, broken_copy.stdout + broken_copy.stderr
     assert "0 kept, 4 broken" in broken_copy.stdout
-    broken = [text for text in broken_copy.stdout.splitlines() if text.endswith(" BROKEN")]
+    broken = [text for text in broken_copy.stdout.splitlines() if " BROKEN" in text]  # "BROKEN (1 ignored import)"
     assert sorted({contract for _, _, contract, _ in WRONG_IMPORTS}) == sorted(
         next(contract for _, _, contract, _ in WRONG_IMPORTS if text.startswith(contract)) for text in broken)
 
