@@ -258,6 +258,19 @@ class ResumePoints:
     shaker: ShakerResumePoint = ShakerResumePoint()
     shuffler: ShufflerResumePoint = ShufflerResumePoint()
 
+    def to_json(self, kinds: Iterable[str]) -> dict[str, Any]:
+        """The points of ``kinds`` as plain JSON data (what a checkpoint keeps)."""
+        return {kind: dataclasses.asdict(getattr(self, kind)) for kind in kinds}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any] | None) -> ResumePoints:
+        """The points :meth:`to_json` wrote (the defaults for the kinds it does not name)."""
+        data = data or {}
+        shuffler = data.get("shuffler")
+        return cls(ShoeResumePoint(**data.get("shoe", {})), ShakerResumePoint(**data.get("shaker", {})),
+                   ShufflerResumePoint(tuple(ShufflerFact(**fact) for fact in shuffler["facts"]))
+                   if shuffler else ShufflerResumePoint())
+
 
 def resume_points(steps: Iterable[Step], kinds: Collection[str], shuffler_device: str = "shuffler",
                   since: ResumePoints = ResumePoints()) -> ResumePoints:

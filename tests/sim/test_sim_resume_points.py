@@ -3,6 +3,9 @@ point saved part way (a checkpoint's) continues with the steps after it."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
+
 import pytest
 
 from drivers.events.dice import LidChanged, ShakeDetected
@@ -59,3 +62,10 @@ def test_a_resumed_simulator_takes_its_points_arguments() -> None:
     assert ShoeResumePoint().sim_options() == {"shoe_number": 1, "position": 0}
     assert ShoeResumePoint(3, 17).sim_options() == {"shoe_number": 3, "position": 17}
     assert ShakerResumePoint(True, 2, 4).sim_options() == {"lid_open": True, "covering": 2, "shakes": 4}
+
+
+def test_points_round_trip_through_json_for_the_kinds_kept() -> None:
+    points = resume_points(STEPS, {"shoe", "shaker", "shuffler"})
+    kept = json.loads(json.dumps(points.to_json(["shoe", "shuffler"])))
+    assert ResumePoints.from_json(kept) == dataclasses.replace(points, shaker=ShakerResumePoint())
+    assert ResumePoints.from_json(None) == ResumePoints()
