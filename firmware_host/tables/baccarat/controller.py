@@ -60,7 +60,8 @@ from firmware_host.tables.baccarat.round import Round, RoundPlay
 from firmware_host.tables.baccarat.shoe import BURN_COUNT, IN_ROUND, Shoe, ShoeLife
 from firmware_host.tables.baccarat.shuffler import ShufflerSide
 from firmware_host.tables.baccarat.supply import HandShuffled, ShoeSupply
-from firmware_host.tables.baccarat.view import OpenAlerts, dealer_view, prompt
+from firmware_host.tables.baccarat.prompts import Prompt, prompt
+from firmware_host.tables.baccarat.view import OpenAlerts, dealer_view
 from firmware_host.tables.base import TableController
 from firmware_host.tables.decisions import Decision
 from firmware_host.tables.events import DealerCommand, WagerPlaced
@@ -274,20 +275,19 @@ class BaccaratTable(TableController):
         self.round_play.void_by_dealer(reason)
 
     # -- the dealer's prompt and view ------------------------------------------------------
-    def prompt(self) -> dict[str, Any]:
+    def prompt(self) -> Prompt:
         """What the dealer must do next (the data of a ``prompt`` decision).
 
-        ``action`` is one of: ``wait`` (paused; ``problems``; with a shuffler also
-        ``reason`` "shuffler" and the ``batch`` awaited), ``read_out`` (``read``: cards read
-        out so far), ``enter_card`` (``card``: its number in the shoe, the cover card not
-        counted), ``discard`` (``count``, ``face`` "up"/"down"),
-        ``return_batch`` (``batch``, ``replace``: new decks instead of the batch's cards),
-        ``load_shoe`` (with a shuffler ``batch``, ``decks``, ``back_colour``), ``burn``
-        (``remaining``: None before the first card is shown), ``place_bets`` (``last_hand``,
-        ``held``), ``deal``
-        (``to`` "player"/"banker", ``card`` 1-3: the card's place in that hand),
-        ``reveal``, ``settle_pairs`` (``settlement``), ``collect_commission`` (``seats``,
-        only as a decision); every prompt has a ``text`` for people.
+        ``action`` is one of :class:`~.prompts.Action`: ``wait`` (paused; ``problems``; with a
+        shuffler also ``reason`` "shuffler" and the ``batch`` awaited), ``read_out`` (``read``:
+        cards read out so far), ``enter_card`` (``card``: its number in the shoe, the cover card
+        not counted), ``discard`` (``count``, ``face`` "up"/"down"), ``return_batch`` (``batch``,
+        ``replace``: new decks instead of the batch's cards), ``load_shoe`` (with a shuffler
+        ``batch``, ``decks``, ``back_colour``), ``burn`` (``remaining``: None before the first
+        card is shown), ``place_bets`` (``last_hand``, ``held``), ``deal`` (``to``
+        "player"/"banker", ``card`` 1-3: the card's place in that hand), ``reveal``,
+        ``settle_pairs`` (``settlement``), ``collect_commission`` (``seats``, only as a
+        decision); every prompt has a ``text`` for people.
         """
         return prompt(self)
 

@@ -11,20 +11,22 @@ settles pairs before third cards (§ 631c.5(d)) and the rest at the end (§ 541.
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from firmware_host.errors import RulesError
 from firmware_host.rules.baccarat.cards import Card
 from firmware_host.rules.baccarat.deal import INITIAL_ORDER, Deal
 from firmware_host.rules.baccarat.rules import PAIR_WAGERS, WAGER_KINDS
 from firmware_host.rules.baccarat.settlement import SEATS, SettledWager, Wager, WagerOutcome, settle, settle_pairs
+from firmware_host.tables.baccarat.prompts import Action
+from firmware_host.tables.baccarat.records import settled_line, texts
 from firmware_host.tables.baccarat.shoe import IN_ROUND
 from firmware_host.tables.events import WagerPlaced
 
 if TYPE_CHECKING:
     from firmware_host.tables.baccarat.controller import BaccaratTable
 
-__all__ = ["Round", "RoundPlay", "settled_line", "texts"]
+__all__ = ["Round", "RoundPlay"]
 
 
 @dataclasses.dataclass
@@ -43,25 +45,6 @@ class Round:
         """The round's wagers, less pair wagers already settled (§ 631c.5(d))."""
         settled = bool(self.pair_lines)
         return [wager for (_, kind), wager in self.wagers.items() if not (settled and kind in PAIR_WAGERS)]
-
-
-def texts(cards: Iterable[Card]) -> list[str]:
-    """Cards as their texts (``"9S"``)."""
-    return [str(card) for card in cards]
-
-
-def settled_line(line: SettledWager) -> dict[str, Any]:
-    """One settled wager as JSON-plain data."""
-    return {
-        "seat": line.wager.seat,
-        "kind": line.wager.kind,
-        "amount": line.wager.amount,
-        "outcome": line.outcome.value,
-        "payout": line.payout,
-        "commission": line.commission,
-        "commission_deferred": line.commission_deferred,
-        "section": line.section,
-    }
 
 
 def _seat_of(args: Mapping[str, Any]) -> int:
@@ -251,4 +234,4 @@ class RoundPlay:
         seats = [{"seat": seat, "amount": cents} for seat, cents in owed]
         text = "collect marked commission: " + ", ".join(f"seat {seat} {cents} cents" for seat, cents in owed)
         # The state's own prompt follows it again at the end of this step.
-        self.table._say_prompt({"action": "collect_commission", "seats": seats, "text": text})
+        self.table._say_prompt({"action": Action.COLLECT_COMMISSION, "seats": seats, "text": text})

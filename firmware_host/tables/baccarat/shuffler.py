@@ -35,6 +35,7 @@ from firmware_host.errors import RulesError
 from firmware_host.rules import shuffler as shuffling
 from firmware_host.rules.shoe_audit import ShuffleWatch, audit_composition
 from firmware_host.rules.shuffler import BatchRecord, Notice, ShufflerConfig, ShufflerRefusal, ShufflerState
+from firmware_host.tables.baccarat.prompts import Action, Prompt
 from firmware_host.tables.baccarat.shoe import IN_ROUND, Shoe
 from firmware_host.tables.events import ClockTick
 
@@ -191,25 +192,25 @@ class ShufflerSide:
         """An alert while no shoe is in play goes into the next shoe's result."""
         self.between_shoes.append(alert)
 
-    def load_prompt(self) -> dict[str, Any]:
+    def load_prompt(self) -> Prompt:
         """Between shoes: put the last shoe's batch back (or new decks), then load the next batch."""
         state, decks = self.state, self.table.decks
         discarded = next((b.name for b in state.batches if b.stage == "discard"), None)
         if discarded is not None:
             text = (f"put batch {discarded} ({self.colour(discarded)} backs) from the shoe and the discard rack "
                     "into the shuffler (§ 541.3(b)(6))")  # fmt: skip
-            return {"action": "return_batch", "batch": discarded, "replace": False, "text": text}
+            return {"action": Action.RETURN_BATCH, "batch": discarded, "replace": False, "text": text}
         for batch, why in self.new_decks_due.items():
             text = (f"put new decks ({decks} decks, {self.colour(batch)} backs) into the shuffler as batch "
                     f"{batch}: {why}")  # fmt: skip
-            return {"action": "return_batch", "batch": batch, "replace": True, "text": text}
+            return {"action": Action.RETURN_BATCH, "batch": batch, "replace": True, "text": text}
         batch = self._next_shoe_batch(state)
         colour = self.colour(batch)
         record = state.batch(batch)
         if record.stage == "released":
-            return {"action": "load_shoe", "batch": batch, "decks": decks, "back_colour": colour,
+            return {"action": Action.LOAD_SHOE, "batch": batch, "decks": decks, "back_colour": colour,
                     "text": f"load batch {batch} ({colour} backs) into the shoe, then press shoe loaded"}  # fmt: skip
-        return {"action": "wait", "reason": "shuffler", "batch": batch,
+        return {"action": Action.WAIT, "reason": "shuffler", "batch": batch,
                 "text": f"waiting for batch {batch} ({colour} backs): {self._batch_waits_for(record)}"}  # fmt: skip
 
     def view(self) -> dict[str, Any]:
@@ -310,7 +311,7 @@ class ShufflerSide:
         if batch is not None:
             self._ask("start_shuffle", batch, expected_cards=shuffling.expected_cards(state, batch))
         prompt = self.table.prompt()
-        if prompt["action"] == "wait" and prompt.get("reason") == "shuffler" and state.batch(prompt["batch"]).stage == "ready":
+        if prompt["action"] == Action.WAIT and prompt.get("reason") == "shuffler" and state.batch(prompt["batch"]).stage == "ready":
             self._ask("release_batch", prompt["batch"])
 
     def _why_new_decks(self, state: ShufflerState, record: BatchRecord) -> str | None:

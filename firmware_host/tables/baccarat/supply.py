@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Protocol
 
 from drivers.events import DeviceEvent
 from firmware_host.rules.baccarat.cards import shoe_composition
+from firmware_host.tables.baccarat.prompts import Action, Prompt
 from firmware_host.tables.baccarat.shoe import Shoe
 from firmware_host.tables.events import ClockTick
 
@@ -44,7 +45,7 @@ class ShoeSupply(Protocol):
     def record_between_shoes(self, alert: dict[str, str]) -> None:
         """An alert while no shoe is in play."""
 
-    def load_prompt(self) -> dict[str, Any]:
+    def load_prompt(self) -> Prompt:
         """The prompt while awaiting a shoe."""
 
     def view(self) -> dict[str, Any]:
@@ -88,8 +89,8 @@ class HandShuffled:
     def record_between_shoes(self, alert: dict[str, str]) -> None:
         """No shoe result to carry it: the alert decision is in the journal."""
 
-    def load_prompt(self) -> dict[str, Any]:
-        return {"action": "load_shoe", "text": "load a shuffled shoe, then press shoe loaded"}
+    def load_prompt(self) -> Prompt:
+        return {"action": Action.LOAD_SHOE, "text": "load a shuffled shoe, then press shoe loaded"}
 
     def view(self) -> dict[str, Any]:
         return {}

@@ -1,6 +1,5 @@
-"""What a Baccarat table shows: the dealer's prompt, the dealer's view, open alerts and the lamp.
+"""What a Baccarat table shows: the dealer's view, open alerts and the lamp.
 
-:func:`prompt` is what the dealer does next (the data of a ``prompt`` decision);
 :func:`dealer_view` is the view (cards dealt face down show as ``None`` until the reveal,
 § 541.9(c)(2)); :class:`OpenAlerts` keeps the alerts that stay on the view until something
 closes them, and records every alert in the shoe's result.
@@ -12,14 +11,12 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from drivers.events.lifecycle import DeviceFault
 from firmware_host.rules.baccarat.deal import INITIAL_ORDER
-from firmware_host.tables.baccarat.round import settled_line, texts
+from firmware_host.tables.baccarat.records import texts
 
 if TYPE_CHECKING:
     from firmware_host.tables.baccarat.controller import BaccaratTable
 
-__all__ = ["OpenAlerts", "dealer_view", "prompt"]
-
-_ORDINALS = {1: "first", 2: "second", 3: "third"}
+__all__ = ["OpenAlerts", "dealer_view"]
 
 
 class OpenAlerts:
@@ -82,47 +79,6 @@ class OpenAlerts:
         if self._open or table.irregular.awaiting is not None or table.shoe_life.discards_due():
             return "amber"
         return "green"
-
-
-def prompt(table: BaccaratTable) -> dict[str, Any]:
-    """What the dealer at ``table`` must do next; see :meth:`~.controller.BaccaratTable.prompt`."""
-    shoe, state = table.shoe, table.state
-    if (waiting := table.paused_prompt()) is not None:
-        return waiting
-    if state == "reading_out" and shoe is not None:
-        text = (f"draw the rest of the shoe through the reader to the discard rack ({shoe.read_out} read; "
-                "composition audit, § 541.3(b)(1))")  # fmt: skip
-        return {"action": "read_out", "read": shoe.read_out, "text": text}
-    if table.irregular.awaiting is not None:
-        # Which card: more than one may be out unread (a card drawn in error behind it).
-        number = table.irregular.awaiting_card
-        return {"action": "enter_card", "card": number,
-                "text": f"key in card {number} of the shoe, which the shoe could not read"}  # fmt: skip
-    if shoe is not None and shoe.discards_down:
-        text = f"draw {shoe.discards_down} card(s) face down to the discard rack, unseen (§ 541.14(c))"
-        return {"action": "discard", "count": shoe.discards_down, "face": "down", "text": text}
-    if shoe is not None and shoe.discards_up:
-        text = f"draw {shoe.discards_up} card(s) face up to the discard rack (§ 541.14(d))"
-        return {"action": "discard", "count": shoe.discards_up, "face": "up", "text": text}
-    if state == "awaiting_shoe" or shoe is None:
-        return table.supply.load_prompt()
-    if state == "burning":
-        remaining = shoe.burn_remaining
-        text = "burn: draw the first card and show it" if remaining is None else f"burn {remaining} more card(s)"
-        return {"action": "burn", "remaining": remaining, "text": text}
-    if state == "betting":
-        last = shoe.cover == "last_hand"
-        return {"action": "place_bets", "last_hand": last, "held": len(shoe.held),
-                "text": ("last hand: " if last else "") + "place your bets, then no more bets"}  # fmt: skip
-    if state == "revealing":
-        return {"action": "reveal", "text": "turn up the player's hand, then the banker's"}
-    if state == "settling_pairs":
-        return {"action": "settle_pairs", "settlement": [settled_line(line) for line in table.round.pair_lines],
-                "text": "settle the pair wagers, then press pairs settled"}  # fmt: skip
-    slot = table.round.deal.next_slot()
-    assert slot is not None  # a complete deal has already left the dealing state
-    return {"action": "deal", "to": slot.hand, "card": slot.position,
-            "text": f"deal the {slot.hand}'s {_ORDINALS[slot.position]} card"}  # fmt: skip
 
 
 def dealer_view(table: BaccaratTable) -> dict[str, Any]:
