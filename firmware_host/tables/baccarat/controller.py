@@ -162,13 +162,18 @@ class BaccaratTable(TableController):
         self.round = Round()
         self.ledger = CommissionLedger()
         self.last_outcome: dict[str, Any] | None = None
-        # The collaborators (each registers the events it handles).
+        # The collaborators; each registers the events it handles (TableController.register).
+        #: The alerts open on the dealer's view, and every alert recorded in the shoe's result.
         self.open_alerts = OpenAlerts(self)
+        #: § 541.14, and the card awaiting the dealer's entry.
         self.irregular = Irregularities(self, self._face_up_counts)
+        #: The shoe's events and life.
         self.shoe_life = ShoeLife(self)
+        #: Wagers, the deal, settlement, the ``round_result``.
         self.round_play = RoundPlay(self)
-        #: The shuffler side, only at a table with a shuffler.
+        #: The shuffler side, only at a table with a shuffler (None: no shuffler).
         self.shuffler = None if shuffler is None else ShufflerSide(self, shuffler, shuffler_device)
+        #: Where shoes come from: the shuffler side, or the dealer shuffling by hand.
         self.supply: ShoeSupply = HandShuffled(self) if self.shuffler is None else self.shuffler
         self._commands: dict[str, Callable[[Mapping[str, Any]], None]] = {
             "shoe_loaded": self.supply.load,
