@@ -43,7 +43,7 @@ appears at all (the journal's input record holds it).
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping
 
 from transitions import Machine
 
@@ -112,7 +112,7 @@ class BaccaratTable(TableController):
 
     # The machine, as data (see TableController.build_machine); ShufflerSide adds reading_out.
     INITIAL = "awaiting_shoe"
-    STATES: list[Any] = [
+    STATES: ClassVar[list[Any]] = [
         {"name": "awaiting_shoe", "on_enter": "_close_shoe"},
         "burning",
         {"name": "betting", "on_enter": "_open_round"},
@@ -121,7 +121,7 @@ class BaccaratTable(TableController):
         "settling_pairs",
     ]
     #: The machine's transitions; dealer-command triggers are the commands' names.
-    TRANSITIONS: list[dict[str, Any]] = [
+    TRANSITIONS: ClassVar[list[dict[str, Any]]] = [
         {"trigger": "shoe_loaded", "source": "awaiting_shoe", "dest": "burning", "after": "_open_shoe"},
         {"trigger": "burn_done", "source": "burning", "dest": "betting"},
         {"trigger": "no_more_bets", "source": "betting", "dest": "dealing", "after": "_deal_held_cards"},
@@ -136,6 +136,19 @@ class BaccaratTable(TableController):
     ]
     #: A round is open from the betting to its end (its decisions carry its number).
     ROUND_STATES = IN_ROUND
+
+    if TYPE_CHECKING:  # the triggers the machine adds to the table (TRANSITIONS, ShufflerSide.TRANSITIONS)
+        def shoe_loaded(self, decks: int, batch: str | None = None) -> bool: ...
+        def burn_done(self) -> bool: ...
+        def no_more_bets(self) -> bool: ...
+        def hold_for_reveal(self) -> bool: ...
+        def reveal(self) -> bool: ...
+        def settle_pairs(self) -> bool: ...
+        def pairs_settled(self) -> bool: ...
+        def void_round(self, reason: str) -> bool: ...
+        def round_over(self) -> bool: ...
+        def shoe_over(self) -> bool: ...
+        def read_out_done(self) -> bool: ...
 
     def __init__(
         self,
@@ -175,7 +188,7 @@ class BaccaratTable(TableController):
         self.shuffler = None if shuffler is None else ShufflerSide(self, shuffler, shuffler_device)
         #: Where shoes come from: the shuffler side, or the dealer shuffling by hand.
         self.supply: ShoeSupply = HandShuffled(self) if self.shuffler is None else self.shuffler
-        self._commands: dict[str, Callable[[Mapping[str, Any]], None]] = {
+        self._commands: dict[str, Callable[[Mapping[str, Any]], object]] = {
             "shoe_loaded": self.supply.load,
             "void_round": lambda args: self.void_round(str(args.get("reason", "voided by the dealer"))),
             "no_more_bets": lambda args: self.no_more_bets(),

@@ -23,7 +23,7 @@ repeated an order is taken out of the shuffler and replaced by new decks.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, Mapping
 
 from drivers.events import DeviceEvent
 from drivers.events.lifecycle import DeviceLost
@@ -68,9 +68,9 @@ class ShufflerSide:
     """
 
     #: The states the shuffler side adds to the table's machine (callbacks named on the table).
-    STATES: list[Any] = [{"name": "reading_out", "on_enter": "_start_read_out"}]
+    STATES: ClassVar[list[Any]] = [{"name": "reading_out", "on_enter": "_start_read_out"}]
     #: Its transitions, tried before the table's own for the same trigger (conditions named on the table).
-    TRANSITIONS: list[dict[str, Any]] = [
+    TRANSITIONS: ClassVar[list[dict[str, Any]]] = [
         {"trigger": "round_over", "source": IN_ROUND, "dest": "reading_out", "conditions": ["reshuffle_due", "reads_out"]},
         {"trigger": "shoe_over", "source": ["burning", *IN_ROUND], "dest": "reading_out", "conditions": "reads_out"},
         {"trigger": "read_out_done", "source": "reading_out", "dest": "awaiting_shoe"},
