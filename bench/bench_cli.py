@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import argparse
 import resource
-import shutil
 import statistics
 import subprocess
 import sys
 import time
 from dataclasses import dataclass
-from pathlib import Path
+
+from bench_baccarat import tablehost_command  # bench/ is this script's folder, on sys.path
 
 #: A light command may take at most this many times the bare Python (median).
 LIGHT_FACTOR_MAX = 3.0
@@ -39,17 +39,8 @@ class Case:
     target: str = "light"  # "light" (factor of bare), "odds" (absolute), or "" (the reference)
 
 
-def tablehost() -> list[str]:
-    """How to start ``tablehost``: the console script of this interpreter's environment, else ``-m``."""
-    script = Path(sys.executable).with_name("tablehost")
-    if script.exists():
-        return [str(script)]
-    found = shutil.which("tablehost")
-    return [found] if found else [sys.executable, "-m", "firmware_host"]
-
-
 def cases() -> list[Case]:
-    program = tablehost()
+    program = tablehost_command()
     return [
         Case('python -c "import argparse, json"', (sys.executable, "-c", "import argparse, json"), target=""),
         Case("tablehost --help", (*program, "--help")),
@@ -88,7 +79,7 @@ def main() -> None:
             samples[case.name].append(wall)
             cpu[case.name].append(used)
     bare = statistics.median(samples[todo[0].name])
-    print(f"{args.runs} runs each, interleaved; {' '.join(tablehost())}")
+    print(f"{args.runs} runs each, interleaved; {' '.join(tablehost_command())}")
     print(f"{'command':<46}{'median':>9}{'p90':>9}{'cpu':>9}{'x bare':>8}  target")
     for case in todo:
         median, high = statistics.median(samples[case.name]), p90(samples[case.name])

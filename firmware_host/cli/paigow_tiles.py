@@ -39,6 +39,15 @@ _Parsed = TypeVar("_Parsed")
 COMPARE_LINE = {True: "the player's hands H/L, e.g. 6-6,4-5/1-3,2-2",
                 False: "the player's and the dealer's hands H/L, e.g. 6-6,4-5/1-3,2-2 5-5,1-5/2-2,3-4"}
 
+#: ``tablehost paigow hand --help``: what the command does.
+HAND_DESCRIPTION = ("Print every legal high/low setting of four tiles, each hand's rank (§ 535.4), and the setting"
+                    " the house way chooses (§ 535.10(d)). Without --tiles: one case per stdin line, one JSON object"
+                    " per line.")
+#: ``tablehost paigow compare --help``: what the command does.
+COMPARE_DESCRIPTION = ("Compare the player's high and low hands with the dealer's (§ 535.10(f)-(j)). Without --player:"
+                       " one case per stdin line (the player's hands, and the dealer's unless --dealer is given),"
+                       " one JSON object per line.")
+
 
 def register(subparsers: Any) -> None:
     """Add ``hand`` and ``compare`` to the ``paigow`` group's sub-parsers (eagerly)."""
@@ -49,34 +58,26 @@ def register(subparsers: Any) -> None:
 
 def register_hand(subparsers: Any, name: str, help_text: str) -> None:
     """Add ``hand``."""
-    hand = subparsers.add_parser(
-        name,
-        help=help_text,
-        description="Print every legal high/low setting of four tiles, each hand's rank (§ 535.4),"
-        " and the setting the house way chooses (§ 535.10(d)). Without --tiles: one case per stdin line,"
-        " one JSON object per line.",
-    )
+    hand = subparsers.add_parser(name, help=help_text, description=HAND_DESCRIPTION)
     hand.add_argument("--tiles", metavar="T,T,T,T",
                       help="four tiles, e.g. 6-6,4-5,1-3,2-2 (left out: four tiles per stdin line)")
-    hand.add_argument("--json", action="store_true", help="print one JSON object")
-    hand.set_defaults(func=run_hand)
+    _finish(hand, run_hand)
 
 
 def register_compare(subparsers: Any, name: str, help_text: str) -> None:
     """Add ``compare``."""
-    compare = subparsers.add_parser(
-        name,
-        help=help_text,
-        description="Compare the player's high and low hands with the dealer's (§ 535.10(f)-(j))."
-        " Without --player: one case per stdin line (the player's hands, and the dealer's unless --dealer"
-        " is given), one JSON object per line.",
-    )
+    compare = subparsers.add_parser(name, help=help_text, description=COMPARE_DESCRIPTION)
     compare.add_argument("--player", metavar="H/L",
                          help="player's hands, e.g. 6-6,4-5/1-3,2-2 (left out: one case per stdin line)")
     compare.add_argument("--dealer", metavar="H/L",
                          help="dealer's hands, e.g. 5-5,1-5/2-2,3-4 (required with --player)")
-    compare.add_argument("--json", action="store_true", help="print one JSON object")
-    compare.set_defaults(func=run_compare)
+    _finish(compare, run_compare)
+
+
+def _finish(parser: argparse.ArgumentParser, run: Callable[[argparse.Namespace], int]) -> None:
+    """``--json`` and the command's ``func``, alike for both commands."""
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.set_defaults(func=run)
 
 
 def hand_json(tiles: tuple[Tile, ...]) -> dict[str, Any]:
