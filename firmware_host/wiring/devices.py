@@ -25,7 +25,7 @@ from sim.resume import ShakerResumePoint, ShoeResumePoint
 from sim.errors import SimError
 from sim.devices.faults import ShoeFaults, faults_from
 from sim.devices.shaker import ShakerFaults, SimShaker
-from sim.devices.shoe import SimShoe
+from sim.devices.shoe import SimShoe, suit_first_share
 from sim.devices.replay import Replay
 from sim.devices.shuffler import SimulatedShuffler
 
@@ -37,7 +37,7 @@ Emit = Callable[[DeviceEvent], None]
 #: Every simulator also takes ``serial`` and ``firmware``: the identity it reports (default:
 #: an approved unit of its model), so a profile can present an unapproved unit.
 SIM_OPTIONS: dict[str, tuple[str, ...]] = {
-    "shoe": ("faults", "endpoint", "serial", "firmware"),
+    "shoe": ("faults", "endpoint", "suit_first_burns", "serial", "firmware"),
     "shaker": ("faults", "endpoint", "serial", "firmware"),
     "shuffler": ("faults", "recover_after_s", "shuffle_seconds", "serial", "firmware"),
 }
@@ -132,8 +132,13 @@ def _shoe(slot: DeviceSlot, emit: Emit, context: DeviceContext) -> DeviceParts:
     model, url, sim = slot.model, slot.port, None
     if slot.simulated and not _replayed(slot, context):
         options = _sim_options(slot, context)
+        try:
+            suit_first = suit_first_share(options.get("suit_first_burns", 0.0), model.dialect)
+        except SimError as exc:
+            raise ProfileError(context.table_path, f"devices.{slot.name}.sim.suit_first_burns", str(exc)) from None
         sim = SimShoe(dialect=model.dialect, endpoint=options.get("endpoint", "pty"), seed=context.seed,
                       decks=context.decks, faults=_faults(slot, context, ShoeFaults, options.get("faults")),
+                      suit_first_burns=suit_first,
                       shoe_number=max(context.shoe_resume.shoes_loaded, 1), position=context.shoe_resume.draws,
                       identity=_sim_identity(slot), heartbeat=model.timeouts.heartbeat,
                       ack_timeout=model.timeouts.ack)
