@@ -101,10 +101,17 @@ class Parser(argparse.ArgumentParser):
         self.register("action", "parsers", LazyCommands)
 
 
-def register_all(subparsers: LazyCommands, entries: Sequence[tuple[str, str, str]]) -> None:
-    """Add each ``(name, help, target)`` entry to ``subparsers``; its target is imported when it is invoked."""
+def register_all(subparsers: Any, entries: Sequence[tuple[str, str, str]]) -> None:
+    """Add each ``(name, help, target)`` entry to ``subparsers``.
+
+    Into :class:`LazyCommands` (every parser built by :func:`build_parser`) a target is
+    imported when its command is invoked; into plain :mod:`argparse` sub-parsers, now.
+    """
     for name, help_text, target in entries:
-        subparsers.add_lazy(name, help_text, target)
+        if isinstance(subparsers, LazyCommands):
+            subparsers.add_lazy(name, help_text, target)
+        else:
+            resolve_target(target)(subparsers, name, help_text)
 
 
 def build_parser() -> argparse.ArgumentParser:
