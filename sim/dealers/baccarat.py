@@ -25,7 +25,7 @@ from drivers.events import DeviceEvent
 from firmware_host.tables.events import DealerCommand, WagerPlaced
 from firmware_host.tables.decisions import Decision
 
-__all__ = ["SimDealer", "BaccaratDealer", "Press", "Reporting"]
+__all__ = ["SimDealer", "BaccaratDealer", "Press", "Reporting", "decision_key"]
 
 log = logging.getLogger("tablehost.sim.dealer")
 
@@ -122,7 +122,7 @@ class SimDealer:
                 self._prompt = dict(decision.data, _round=self.round)
                 self._inbox.put(self._prompt)
                 prompted = True
-        if not prompted and self._prompt is not None and any(_key(d) in self.REPEAT_AFTER for d in decisions):
+        if not prompted and self._prompt is not None and any(decision_key(d) in self.REPEAT_AFTER for d in decisions):
             self._repeats += 1
             self._inbox.put(dict(self._prompt, _repeat=self._repeats))
 
@@ -180,7 +180,7 @@ class SimDealer:
         raise NotImplementedError
 
 
-def _key(decision: Decision) -> tuple[str, str]:
+def decision_key(decision: Decision) -> tuple[str, str]:
     """``(type, code or announcement)`` of a decision, matched against :attr:`SimDealer.REPEAT_AFTER`."""
     return decision.type, str(decision.data.get("code") or decision.data.get("announce") or "")
 
