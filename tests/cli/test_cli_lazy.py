@@ -69,8 +69,7 @@ def test_baccarat_commands_import_only_the_baccarat_rules(argv: list[str]) -> No
 def test_paigow_start_imports_neither_the_tiles_rules_nor_the_service() -> None:
     status, modules = imported_by("paigow", "start", "--dice", "1,2,3", "--json")
     assert status == 0
-    # Not yet without firmware_host.config: paigow_dice.rules parses its [rules] with the profile loader.
-    assert heavy(modules, tuple(p for p in HEAVY if p != "firmware_host.config")) == []
+    assert heavy(modules) == []
     assert heavy(modules, ("firmware_host.rules.paigow_tiles", "firmware_host.cli.paigow_tiles")) == []
 
 
