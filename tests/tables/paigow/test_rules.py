@@ -9,7 +9,7 @@ import pytest
 
 from tests.support.paths import REPO
 from firmware_host.errors import ProfileError
-from firmware_host.tables.paigow import load_paigow_rules
+from firmware_host.config.rules import load_paigow_rules
 from firmware_host.config.profiles import Section
 
 SOURCE = "tables/pai-gow-1.toml"
