@@ -61,8 +61,8 @@ class FeedTrouble:
 
     def __call__(self, text: str | None) -> None:
         """Show ``text`` as a warning, or that the feed is back (None)."""
+        if self.lamp is not None:
+            self.lamp.trouble(text is not None)
         line = f"WARNING: {text}" if text is not None else "floor feed back: every message is acknowledged"
         self.stream.write(f"[{self.table_id}] {line}\n")
         self.stream.flush()
-        if self.lamp is not None:
-            self.lamp.trouble(text is not None)

@@ -84,7 +84,7 @@ def test_no_more_than_the_window_is_unacknowledged_and_a_black_hole_is_left(tmp_
     with TcpProxy(broker.port) as proxy, collecting(db, broker.url):
         feed = publisher(journal, proxy.url(), window=5, keepalive_s=2, ack_timeout_s=1.0)
         feed.start()
-        wait_for(lambda: floor_seq(db, "T1") == 6, what="the first messages")
+        wait_for(lambda: floor_seq(db, "T1") == 6 and feed.acked.seq == 6, what="the first messages")
         proxy.swallow()  # connections stay up, nothing gets through: no PUBACK, no PINGRESP
         play(journal, 40, first=6)
         feed.on_decisions([])
@@ -161,7 +161,8 @@ def test_feed_trouble_shows_on_the_dealer_view_and_the_lamp_and_clears(tmp_path:
             floor = Subscriber(down.port, "tablehost/T1/events")  # until a collector subscribes it is trouble
             try:
                 wait_for(lambda: "floor feed back" in view.getvalue(), what="the feed back")
-                assert shown[-1] == "green" and not feed.troubled and len(floor.payloads) == 4
+                assert shown[-1] == "green" and not feed.troubled
+                wait_for(lambda: len(floor.payloads) == 4, what="record 1 and three results")
             finally:
                 floor.close()
             feed.stop()
