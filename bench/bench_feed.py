@@ -23,6 +23,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+import paho.mqtt.client as mqtt  # noqa: E402
+
 from drivers.events.shoe import CardRead  # noqa: E402
 from firmware_host.feed.broker import BrokerSettings  # noqa: E402
 from firmware_host.feed.cursor import FeedCursor  # noqa: E402
@@ -93,9 +95,22 @@ class Floor:
             time.sleep(0.005)
 
     def close(self) -> None:
+        """Stop, and end the session at the broker (a real floor has one collector, always there)."""
         self.collector.stop()
         self.thread.join(10)
         self.store.close()
+        forget_session(self.collector.settings.url, self.collector.client_id)
+
+
+def forget_session(url: str, client_id: str) -> None:
+    """Connect with a clean start and no session expiry: the broker drops the session and its queue."""
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5)
+    _, host, port = BrokerSettings(url).endpoint
+    client.connect(host, port, clean_start=True)
+    client.loop_start()
+    time.sleep(0.2)
+    client.disconnect()
+    client.loop_stop()
 
 
 def publisher(journal: Journal, table: str, url: str) -> FeedPublisher:
@@ -190,6 +205,7 @@ def many_tables(tmp: Path, broker: Broker, tables: int, rounds: int) -> None:
         journal.close()
     collector.terminate()
     collector.wait(10)
+    forget_session(broker.url, "bench-floor")
     print(f"{tables} tables x {1 + PUBLISHED_PER_ROUND * rounds} messages to one broker and collector: {expected} messages in "
           f"{elapsed:.1f} s, {expected / elapsed:.0f} messages/s; collector CPU {cpu_after - cpu_before:.1f} s "
           f"({100 * (cpu_after - cpu_before) / elapsed:.0f}% of a core), peak RSS {rss:.0f} MB")
