@@ -143,12 +143,19 @@ class FeedPublisher:
                 if self._stopping.is_set():  # a stop drains while it may: try again at once
                     time.sleep(max(0.0, min(0.2, self._drain_until - time.monotonic())))
                 else:
-                    self._stopping.wait(delay * random.uniform(0.5, 1.0))
+                    self._back_off(delay * random.uniform(0.5, 1.0))
                     delay = min(delay * 2, BACKOFF_S[1])
         except Exception:  # the feed never takes the table down; the journal still holds everything
             log.exception("feed %s: publisher stopped by an unexpected error", self.table_id)
         finally:
             self.cursor.close()
+
+    def _back_off(self, seconds: float) -> None:
+        """Wait before the next connection attempt (a stop cuts it short); trouble is reported meanwhile."""
+        until = time.monotonic() + seconds
+        while not self._stopping.is_set() and time.monotonic() < until:
+            self._stopping.wait(min(0.1, max(0.0, until - time.monotonic())))
+            self._check_trouble()
 
     def _finished(self) -> bool:
         """Stopping, and the offline status said or the drain time over."""
@@ -268,8 +275,7 @@ class FeedPublisher:
         if self._warned:
             self._warned = False
             log.warning("feed %s: floor feed back; acknowledged up to seq %d", self.table_id, self.acked.seq)
-            if self.on_trouble is not None:
-                self.on_trouble(None)
+            self._notify(None)
 
     def _check_trouble(self) -> None:
         since = self._trouble_since
@@ -279,8 +285,16 @@ class FeedPublisher:
         text = (f"floor feed down for {time.monotonic() - since:.0f} s ({self.settings.url}); last acknowledged "
                 f"seq {self.acked.seq}; play continues, the journal keeps everything")
         log.warning("feed %s: %s", self.table_id, text)
-        if self.on_trouble is not None:
+        self._notify(text)
+
+    def _notify(self, text: str | None) -> None:
+        """Tell ``on_trouble``; its failure (a lamp already closed) never stops the feed."""
+        if self.on_trouble is None:
+            return
+        try:
             self.on_trouble(text)
+        except Exception:
+            log.exception("feed %s: reporting feed trouble failed", self.table_id)
 
     # ------------------------------------------------------------------ paho callbacks (its thread)
 

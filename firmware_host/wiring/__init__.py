@@ -109,10 +109,10 @@ class Table:
         for parts in self.devices:
             if hasattr(parts.sim, "stop"):
                 parts.sim.stop()
+        if self.feed is not None:  # before the panel: feed trouble may still turn the lamp
+            self.feed.stop()
         if self.panel is not None:
             self.panel.close()
-        if self.feed is not None:
-            self.feed.stop()
         self.journal.close()
 
 
