@@ -35,13 +35,19 @@ run-paigow: $(STAMP)
 	rm -f run/sim-paigow.sqlite run/sim-paigow.sqlite-wal run/sim-paigow.sqlite-shm
 	$(BIN)/tablehost run --profile hardware-profiles/tables/sim-paigow.toml --rounds 200 --seed 1 --journal run/sim-paigow.sqlite
 
-## test: the whole suite, slow tests included
+## test: the whole suite, slow tests included, on PYTEST_WORKERS xdist workers. Most tests wait
+## on pipes, sockets and the service's timers, so there are more workers than cores; each is sent
+## one test at a time, the long ones first (tests/conftest.py: start_order). Bytecode is cached
+## (PYTHONDONTWRITEBYTECODE unset) so that the many `python -m firmware_host` processes of the
+## recovery tests, and every worker, do not compile the same modules again.
+PYTEST_WORKERS ?= 4
+PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -n $(PYTEST_WORKERS) --dist load --maxschedchunk 1
 test: $(STAMP) deps
-	$(BIN)/pytest
+	$(PYTEST)
 
 ## test-fast: the suite without the slow tests
 test-fast: $(STAMP) deps
-	$(BIN)/pytest -m "not slow"
+	$(PYTEST) -m "not slow"
 
 bench: $(STAMP)
 	$(BIN)/python bench/run_all.py
