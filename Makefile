@@ -40,7 +40,7 @@ run-paigow: $(STAMP)
 ## one test at a time, the long ones first (tests/conftest.py: start_order). Bytecode is cached
 ## (PYTHONDONTWRITEBYTECODE unset) so that the many `python -m firmware_host` processes of the
 ## recovery tests, and every worker, do not compile the same modules again.
-PYTEST_WORKERS ?= 4
+PYTEST_WORKERS ?= 6
 PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -n $(PYTEST_WORKERS) --dist load --maxschedchunk 1
 test: $(STAMP) deps
 	$(PYTEST)
