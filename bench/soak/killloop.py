@@ -56,7 +56,7 @@ SHOE_MOMENT_SECONDS = 8.0
 #: Draws before the end of a shoe at which the harness starts waiting for the cover card
 #: (the sim puts it 14 to 20 cards above the bottom, § 541.5(e)).
 COVER_SOON_DRAWS = 60
-#: Input records that are one draw from the shoe (``sim.resume.DRAW_EVENTS``).
+#: Input records that are one draw from the shoe (``sim.devices.resume.DRAW_EVENTS``).
 DRAWS = ("CardRead", "CutCard", "CardUnreadable", "CardFaceUp")
 
 

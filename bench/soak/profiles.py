@@ -30,8 +30,9 @@ SHUFFLE_SECONDS = 0.2
 
 
 def make_profile(directory: Path, *, model: str = SHOE_MODEL, variant: str = "standard",
-                 faults: str = "", dealer: str = "") -> Path:
-    """A simulated Baccarat table profile in ``directory`` (device models copied beside it)."""
+                 faults: str = "", dealer: str = "", shoe_sim: str = "") -> Path:
+    """A simulated Baccarat table profile in ``directory`` (device models copied beside it);
+    ``shoe_sim``: more lines for ``[devices.shoe.sim]``."""
     shutil.copytree(PROFILES / "devices", directory / "devices")
     (directory / "tables").mkdir()
     path = directory / "tables" / "t.toml"
@@ -47,6 +48,7 @@ model = "{model}"
 port = "sim"
 [devices.shoe.sim]
 faults = {{ {faults} }}
+{shoe_sim}
 [gpio]
 pin_factory = "mock"
 buttons = {{ no_more_bets = 17, reveal = 27, card_disclosed = 22, void_round = 23, acknowledge = 24 }}
