@@ -19,6 +19,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from firmware_host.config.display import DisplayConfig, display_config
 from firmware_host.errors import ProfileError
 from firmware_host.rules.devices import ApprovedIdentities
 
@@ -292,6 +293,8 @@ class TableProfile:
     hmac_key_file: Path | None
     tick_seconds: float
     dealer: dict[str, Any]
+    #: The ``[display]`` table (the web display is off unless it or ``--http`` gives an address).
+    display: DisplayConfig = DisplayConfig()
 
     @property
     def simulated(self) -> bool:
@@ -380,6 +383,7 @@ def load_table(path: Path | str, devices_dir: Path | None = None) -> TableProfil
         hmac_key_file=_relative(path, key_file),
         tick_seconds=tick,
         dealer=dict(dealer),
+        display=display_config(top.table("display"), path),
     )
     table.reject_unknown()
     top.reject_unknown()
