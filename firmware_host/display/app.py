@@ -7,7 +7,8 @@
   last record an update comes from; a client that reconnects with ``Last-Event-ID`` gets what
   it missed (or a snapshot, when that is older than the backlog);
 - ``POST /api/action``: ``{"command", "args", "pin"}``: a dealer action (see :mod:`.actions`);
-- ``/api/house_way?tiles=a,b,c,d``: the house way of four Pai Gow tiles (the tile picker's preview).
+- ``/api/tiles``: the Pai Gow tile kinds; ``/api/house_way?tiles=a,b,c,d``: the house way of
+  four tiles (the tile picker's preview).
 
 Every answer is rendered by the hub from the view, which holds only what the table has exposed.
 Off loopback the dealer's pages and API need HTTP Basic credentials (the dealer's or the
@@ -21,7 +22,7 @@ import base64
 import json
 import logging
 from pathlib import Path
-from typing import Any, AsyncIterator, Awaitable, Callable
+from typing import Any, AsyncIterator, Awaitable, Callable, Protocol
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -35,7 +36,7 @@ from firmware_host.display.actions import ActionError, command_for, needed_role
 from firmware_host.display.hub import VIEWS, DisplayHub
 from firmware_host.display.pins import Credentials, Locked
 
-__all__ = ["build_app", "STATIC", "KEEPALIVE_S"]
+__all__ = ["build_app", "TileHelp", "STATIC", "KEEPALIVE_S"]
 
 log = logging.getLogger("tablehost.display")
 
@@ -49,16 +50,28 @@ RETRY_MS = 1000
 PUBLIC = ("/scoreboard", "/static/", "/api/scoreboard", "/api/roads")
 
 
+class TileHelp(Protocol):
+    """What the Pai Gow tile picker asks the table."""
+
+    def kinds(self) -> list[dict[str, Any]]:
+        """The tile kinds, highest first: ``{"text": "6-6", "name": "Teen"}``."""
+        ...
+
+    def house_way(self, text: str) -> dict[str, Any]:
+        """The house way of four tiles written ``"a,b,c,d"`` (ValueError if they are not four tiles)."""
+        ...
+
+
 def build_app(hub: DisplayHub, game: str, emit: Callable[[DeviceEvent], None], credentials: Credentials | None,
               refused: Callable[[dict[str, Any]], None], *, require_login: bool = False,
-              house_way: Callable[[str], dict[str, Any]] | None = None) -> Starlette:
+              tiles: TileHelp | None = None) -> Starlette:
     """The app.
 
     :param emit: where actions go (``Service.emit``).
     :param credentials: the PIN files; None: the display shows but takes no action.
     :param refused: journals a refused PIN (``{"command", "client", "why"}``).
     :param require_login: the dealer's pages need HTTP Basic credentials (off loopback).
-    :param house_way: four Pai Gow tiles as text -> their house-way setting (the preview).
+    :param tiles: the Pai Gow tile picker's help (the kinds, the house way of four tiles).
     """
 
     async def dealer_page(request: Request) -> Response:
@@ -118,11 +131,16 @@ def build_app(hub: DisplayHub, game: str, emit: Callable[[DeviceEvent], None], c
         emit(event)
         return JSONResponse({"accepted": command, "by": role}, 202)
 
+    async def tile_kinds(request: Request) -> Response:
+        if tiles is None:
+            return JSONResponse({"error": "this table has no tiles"}, 404)
+        return JSONResponse(tiles.kinds())
+
     async def preview(request: Request) -> Response:
-        if house_way is None:
+        if tiles is None:
             return JSONResponse({"error": "this table has no tiles"}, 404)
         try:
-            return JSONResponse(house_way(request.query_params.get("tiles", "")))
+            return JSONResponse(tiles.house_way(request.query_params.get("tiles", "")))
         except ValueError as exc:
             return JSONResponse({"error": str(exc)}, 400)
 
@@ -130,7 +148,7 @@ def build_app(hub: DisplayHub, game: str, emit: Callable[[DeviceEvent], None], c
         Route("/", dealer_page), Route("/scoreboard", scoreboard_page),
         Route("/api/state", state), Route("/api/scoreboard", scoreboard), Route("/api/roads", roads),
         Route("/api/stream", stream), Route("/api/action", action, methods=["POST"]),
-        Route("/api/house_way", preview),
+        Route("/api/tiles", tile_kinds), Route("/api/house_way", preview),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(routes=routes)

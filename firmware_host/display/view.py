@@ -55,7 +55,7 @@ class TableView:
         """Take one journaled decision (``seq``: its record's seq); True when the view changed."""
         self.seq = seq
         at = self.clock() if at is None else at
-        if decision.round is not None and decision.round != self.round and decision.type == "prompt":
+        if decision.round is not None and (self.round is None or decision.round > self.round):
             self.new_round(decision.round)
         handler = getattr(self, "on_" + decision.type, None)
         return bool(handler(decision.data, decision.round, at)) if handler is not None else False

@@ -21,7 +21,8 @@ from firmware_host.display.view import view_for
 from firmware_host.host.journal import Journal
 from firmware_host.host.service import Service
 from firmware_host.rules.paigow_tiles.houseway import house_way
-from firmware_host.rules.paigow_tiles.tiles import parse_tiles
+from firmware_host.rules.paigow_tiles.rules import PaiGowTileRules
+from firmware_host.rules.paigow_tiles.tiles import TILE_KINDS, parse_tiles
 from firmware_host.tables.base import TableController
 from firmware_host.tables.paigow.controller import PaiGowTable
 
@@ -71,7 +72,8 @@ def build_display(profile: TableProfile, controller: TableController, service: S
     service.outputs.append(hub)
     credentials = Credentials(pin_files) if pin_files else None
     app = build_app(hub, profile.game, service.emit, credentials, _journal_refusal(journal),
-                    require_login=not is_loopback(host), house_way=_house_way(controller))
+                    require_login=not is_loopback(host),
+                    tiles=_Tiles(controller.rules.tiles) if isinstance(controller, PaiGowTable) else None)
     return Display(hub, DisplayServer(app, host, port, config.tls))
 
 
@@ -82,13 +84,15 @@ def _journal_refusal(journal: Journal) -> Callable[[dict[str, Any]], None]:
     return refused
 
 
-def _house_way(controller: TableController) -> Callable[[str], dict[str, Any]] | None:
-    """The tile picker's preview for a Pai Gow table: four tiles set the house way (§ 535.10(d))."""
-    if not isinstance(controller, PaiGowTable):
-        return None
-    rules = controller.rules.tiles
+@dataclasses.dataclass(frozen=True)
+class _Tiles:
+    """The Pai Gow tile picker's help, with the table's house way (§ 535.10(d) or its own table)."""
 
-    def preview(text: str) -> dict[str, Any]:
-        setting = house_way(parse_tiles(text, count=4), rules)
+    rules: PaiGowTileRules
+
+    def kinds(self) -> list[dict[str, Any]]:
+        return [{"text": tile.text, "name": tile.name} for tile in TILE_KINDS]
+
+    def house_way(self, text: str) -> dict[str, Any]:
+        setting = house_way(parse_tiles(text, count=4), self.rules)
         return {"text": setting.setting.text, **setting.to_json()}
-    return preview

@@ -67,12 +67,45 @@ bank = {bank}
 """
 
 
+class Gate:
+    """Stands between the service and the simulated dealer: it passes every step on until a
+    prompt whose action is in :attr:`hold_at` comes, then holds the dealer there (the test acts
+    at the display instead) until :meth:`release`."""
+
+    def __init__(self, dealer: Any, hold_at: set[str]) -> None:
+        self.dealer, self.hold_at = dealer, set(hold_at)
+        self.held: list[Any] = []
+        self.holding = threading.Event()
+        self._lock = threading.Lock()
+
+    def on_decisions(self, decisions: Any) -> None:
+        with self._lock:
+            if not self.holding.is_set() and any(d.type == "prompt" and d.data.get("action") in self.hold_at
+                                                 for d in decisions):
+                self.holding.set()
+            if self.holding.is_set():
+                self.held.append(list(decisions))
+                return
+        self.dealer.on_decisions(decisions)
+
+    def release(self, hold_at: set[str] | None = None) -> None:
+        """Let the dealer go on (holding next at ``hold_at``): it sees what it missed."""
+        with self._lock:
+            self.hold_at = set(hold_at or ())
+            held, self.held = self.held, []
+            self.holding.clear()
+            for decisions in held:
+                self.dealer.on_decisions(decisions)
+
+
 @dataclasses.dataclass
 class Running:
     """A table whose service runs in a thread, its display served."""
 
     table: Table
     thread: threading.Thread
+    gate: Gate | None = None
+    stopped: bool = False
 
     @property
     def url(self) -> str:
@@ -84,9 +117,14 @@ class Running:
         return self.table.service
 
     def stop(self) -> None:
+        """Stop the service and the table (once)."""
+        if self.gate is not None:
+            self.gate.release()
         self.table.service.stop()
         self.thread.join(timeout=10)
-        self.table.stop()
+        if not self.stopped:
+            self.stopped = True
+            self.table.stop()
 
 
 def write_profile(folder: Path, text: str) -> Path:
@@ -99,17 +137,20 @@ def write_profile(folder: Path, text: str) -> Path:
 
 
 def start(profile_path: Path, journal: Path, *, seed: int = 1, pace: float = 0.0, rounds: int | None = None,
-          simulated_dealer: bool = True) -> Running:
-    """Build and start the table of ``profile_path`` (``simulated_dealer=False``: nobody plays)."""
+          hold_at: set[str] | None = None) -> Running:
+    """Build and start the table of ``profile_path``; with ``hold_at``, its simulated dealer
+    stops at the first prompt of those actions (see :class:`Gate`)."""
     profile = load_table(profile_path, devices_dir=REPO / "hardware-profiles" / "devices")
     table = build_table(profile, journal_path=journal, seed=seed, rounds=rounds, stream=io.StringIO(), pace=pace)
-    if not simulated_dealer and table.dealer is not None:
-        table.service.outputs.remove(table.dealer)
-        table.dealer = None
+    gated = None
+    if hold_at is not None:
+        outputs = table.service.outputs
+        gated = Gate(table.dealer, hold_at)
+        outputs[outputs.index(table.dealer)] = gated
     table.start()
     thread = threading.Thread(target=table.service.run, name="service", daemon=True)
     thread.start()
-    return Running(table, thread)
+    return Running(table, thread, gated)
 
 
 @pytest.fixture
@@ -129,3 +170,4 @@ def run_table(tmp_path: Path) -> Iterator[Callable[..., Running]]:
     yield run
     for running in started:
         running.stop()
+
