@@ -110,8 +110,17 @@ class DisplayHub:
         for loop, client in clients:
             _offer(loop, client, None)
 
+    def flush(self, timeout: float = 5.0) -> bool:
+        """Wait until every step queued so far is applied (True), or ``timeout`` seconds (False)."""
+        done = threading.Event()
+        self._queue.put(done)
+        return done.wait(timeout)
+
     def _run(self) -> None:
         while (item := self._queue.get()) is not _STOP:
+            if isinstance(item, threading.Event):
+                item.set()
+                continue
             try:
                 self._apply(*item)
             except Exception:  # the display must never stop following the table

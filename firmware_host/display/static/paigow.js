@@ -58,14 +58,16 @@ function renderWork(prompt, current) {
 // -- tile entry: a tile picker per hand, with the house way of the four tiles shown ----------------
 function openTiles() {
   const prompt = latestPrompt || {};
-  entry.order = [...(prompt.dealer ? ["dealer"] : []), ...(prompt.positions || [])];
+  const bank = prompt.bank == null ? [] : [String(prompt.bank)];  // the player bank's hands are entered too
+  entry.order = [...(prompt.dealer ? ["dealer"] : []), ...(prompt.positions || []).filter((p) => !bank.includes(p)), ...bank];
+  entry.bank = bank[0] || null;
   entry.hands = Object.fromEntries(entry.order.map((hand) => [hand, []]));
   entry.current = entry.order[0] || null;
   drawEntry(); $("#tiles-modal").classList.add("open");
 }
 async function drawEntry() {
   $("#hand-tabs").replaceChildren(...entry.order.map((hand) => {
-    const button = el("button", { type: "button", text: positionName(hand), "data-hand": hand,
+    const button = el("button", { type: "button", text: hand === entry.bank ? `Bank (seat ${hand})` : positionName(hand), "data-hand": hand,
       class: (hand === entry.current ? "on " : "") + (entry.hands[hand].length === 4 ? "done" : "") });
     button.onclick = () => { entry.current = hand; drawEntry(); };
     return button;
