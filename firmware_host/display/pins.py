@@ -42,7 +42,7 @@ class PinError(TablehostError):
 
 
 class Locked(TablehostError):
-    """Too many wrong PINs from this client: refused until :attr:`until` (monotonic seconds)."""
+    """Too many wrong PINs from this client: refused for :attr:`seconds` more."""
 
     def __init__(self, seconds: float) -> None:
         super().__init__(f"too many wrong PINs: try again in {seconds:.0f} s")

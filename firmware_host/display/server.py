@@ -19,6 +19,8 @@ from firmware_host.errors import TablehostError
 
 __all__ = ["DisplayServer", "parse_listen", "is_loopback", "check_listen", "DisplayError"]
 
+#: Connections the listening socket queues (a kiosk and a few browsers; uvicorn's default).
+LISTEN_BACKLOG = 2048
 #: Seconds :meth:`DisplayServer.start` waits for uvicorn to be serving.
 START_TIMEOUT_S = 10.0
 
@@ -75,6 +77,7 @@ class DisplayServer:
         self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             self._socket.bind((host, port))
+            self._socket.listen(LISTEN_BACKLOG)  # the port is ours from now on, before uvicorn starts
         except OSError as exc:
             self._socket.close()
             raise DisplayError(f"display: cannot listen on {host}:{port}: {exc.strerror}") from exc
