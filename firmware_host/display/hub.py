@@ -18,10 +18,9 @@ import logging
 import queue
 import threading
 import time
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterable, Protocol, Sequence
 
 from firmware_host.display.view import TableView
-from firmware_host.host.journal import Journal
 from firmware_host.tables.decisions import Decision
 
 __all__ = ["DisplayHub", "Update", "Snapshot", "VIEWS"]
@@ -36,6 +35,17 @@ BACKLOG = 512
 CLIENT_QUEUE = 256
 
 _STOP = object()
+
+
+class JournalRecord(Protocol):
+    """What :meth:`DisplayHub.rebuild` reads of a journal record (:class:`firmware_host.host.journal.Record`)."""
+
+    seq: int
+    kind: str
+    type: str
+    at: float | None
+    round: int | None
+    data: dict[str, Any]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -83,10 +93,10 @@ class DisplayHub:
         if decisions:
             self._queue.put((self.step_seq() + 1, list(decisions), time.time()))
 
-    def rebuild(self, journal: Journal) -> int:
-        """Apply every decision already in ``journal`` (before the thread starts); return the count."""
+    def rebuild(self, records: Iterable[JournalRecord]) -> int:
+        """Apply every decision among a journal's ``records`` (before the thread starts); return the count."""
         count = 0
-        for record in journal.records():
+        for record in records:
             if record.kind == "decision":
                 self.view.apply(record.seq, Decision(record.type, record.data, record.round), record.at)
                 count += 1

@@ -83,7 +83,8 @@ def read_pin_file(path: Path) -> str:
     try:
         text = path.read_text().strip()
     except OSError as exc:
-        raise PinError(f"PIN file {path}: cannot read: {exc.strerror}") from exc
+        raise PinError(f"PIN file {path}: cannot read: {exc.strerror} (write it with `tablehost display pin ROLE "
+                       "FILE`; `make demo-pins` for the simulated tables)") from exc
     parts = text.split("$")
     if len(parts) != 6 or parts[0] != _SCHEME or not all(part.isalnum() for part in parts):
         raise PinError(f"PIN file {path}: not a hashed PIN (write it with `tablehost display pin`)")

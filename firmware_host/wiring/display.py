@@ -68,7 +68,7 @@ def build_display(profile: TableProfile, controller: TableController, service: S
     pin_files = config.pin_files
     check_listen(host, config.tls, bool(pin_files))
     hub = DisplayHub(view_for(profile.game, profile.table_id, config.limits), lambda: service.step_seq)
-    hub.rebuild(journal)
+    hub.rebuild(journal.records())
     service.outputs.append(hub)
     credentials = Credentials(pin_files) if pin_files else None
     app = build_app(hub, profile.game, service.emit, credentials, _journal_refusal(journal),

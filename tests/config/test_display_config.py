@@ -33,7 +33,10 @@ def load(path: Path):  # type: ignore[no-untyped-def]
 
 def test_the_display_is_off_by_default() -> None:
     display = load(REPO / "hardware-profiles" / "tables" / "sim-baccarat.toml").display
-    assert display.listen is None and display.pin_files == {} and display.tls is None
+    assert display.listen is None and display.tls is None  # its PIN files are read only when it is on
+    assert set(display.pin_files) == {"dealer", "supervisor"}
+    bench = load(REPO / "hardware-profiles" / "tables" / "bench.toml").display
+    assert bench.listen is None and bench.pin_files == {} and bench.limits is None
 
 
 def test_a_full_display_table(tmp_path: Path) -> None:

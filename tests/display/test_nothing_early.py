@@ -14,6 +14,16 @@ from tests.display.conftest import Running
 #: A card as the controller writes it (``9S``, ``TD``).
 CARD = re.compile(r"(?<![\w-])[2-9TJQKA][CDHS](?![\w-])")
 ROUNDS = 10
+#: Before the page's scripts: after every update (the page sets body[data-seq] once it has drawn
+#: it), keep the cards on the page and its whole text.
+RECORD_DOM = """
+window.tablehostDom = [];
+const observer = new MutationObserver(() => {
+  window.tablehostDom.push({ seq: Number(document.body.dataset.seq), text: document.body.innerText,
+    cards: [...document.querySelectorAll("[data-card]")].map((node) => node.dataset.card) });
+});
+document.addEventListener("DOMContentLoaded", () => observer.observe(document.body, { attributes: true, attributeFilter: ["data-seq"] }));
+"""
 WAIT_MS = 30_000
 
 
@@ -68,7 +78,7 @@ def check_dealer_message(facts: dict[str, Any], seq: int, state: dict[str, Any])
 def test_a_face_down_shoe_shows_no_card_before_the_reveal(run_table: Callable[..., Running], browser: Any) -> None:
     table = run_table(face_down=True, rounds=ROUNDS, hold_at={"load_shoe"})
     context = browser.new_context(viewport={"width": 1920, "height": 1080})
-    context.add_init_script("window.tablehostRecordDom = true;")
+    context.add_init_script(RECORD_DOM)
     dealer, board = context.new_page(), context.new_page()
     dealer.goto(table.url + "/")
     board.goto(table.url + "/scoreboard")
@@ -84,7 +94,7 @@ def test_a_face_down_shoe_shows_no_card_before_the_reveal(run_table: Callable[..
     assert facts["reveals"] == ROUNDS  # every round was dealt face down and turned up by the dealer
 
     messages = dealer.evaluate("window.tablehost.messages")
-    snapshots = {s["seq"]: s for s in dealer.evaluate("window.tablehost.dom")}
+    snapshots = {s["seq"]: s for s in dealer.evaluate("window.tablehostDom")}
     face_down_seen = 0
     for message in messages:
         seq, state = message["id"], message["data"]["state"]
@@ -98,7 +108,7 @@ def test_a_face_down_shoe_shows_no_card_before_the_reveal(run_table: Callable[..
     assert face_down_seen == ROUNDS
 
     board_messages = board.evaluate("window.tablehost.messages")
-    board_snapshots = {s["seq"]: s for s in board.evaluate("window.tablehost.dom")}
+    board_snapshots = {s["seq"]: s for s in board.evaluate("window.tablehostDom")}
     for message in board_messages:
         seq, shown = message["id"], message["data"]["scoreboard"]
         announced = [r for r, (s, _, _) in facts["completed"].items() if s <= seq]

@@ -1,6 +1,6 @@
 // tablehost display: the live stream, the PIN pad and actions, and drawing helpers shared by the pages.
 "use strict";
-const TH = window.tablehost = { messages: [], dom: [], seq: null, source: null, view: null, render: null };
+const TH = window.tablehost = { messages: [], seq: null, source: null, view: null, render: null };
 
 function $(selector, root) { return (root || document).querySelector(selector); }
 function el(tag, attrs, children) {
@@ -35,10 +35,6 @@ function follow(view, render, lastSeq) {
     TH.seq = message.seq;
     render(message);
     document.body.dataset.seq = String(message.seq);
-    if (window.tablehostRecordDom) {  // tests: what the page shows after every update
-      TH.dom.push({ seq: message.seq, cards: [...document.querySelectorAll("[data-card]")].map((node) => node.dataset.card),
-        text: document.body.innerText });
-    }
   };
   TH.source = source;
 }
