@@ -1,9 +1,10 @@
 """Take the README's screenshots: a simulated table plays, Chromium photographs its pages.
 
-    .venv/bin/python docs/screenshots/take.py      # writes docs/screenshots/*.png
+    .venv/bin/python docs/screenshots/take.py [baccarat] [paigow]   # writes docs/screenshots/*.png
 
-Each game's table plays a fixed number of rounds with a fixed seed (the same pictures every
-time), stops, and the dealer display and the scoreboard are captured at 1920x1080.
+Each table plays with a fixed seed (the same pictures every time) until the moment shown —
+Baccarat: a third card due late in a shoe; Pai Gow: the delivery plan, then the tile entry with
+the dealer's house way — and its dealer display and scoreboard are captured at 1920x1080.
 """
 
 from __future__ import annotations
@@ -11,42 +12,85 @@ from __future__ import annotations
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from tests.display.conftest import start, write_profile, BACCARAT, PAIGOW  # noqa: E402
+from tests.display.conftest import BACCARAT, PAIGOW, Running, start, write_profile  # noqa: E402
 from tests.support.browser import CHROMIUM, LAUNCH_ARGS, VIEWPORT  # noqa: E402
 
-#: Rounds each table plays before the pictures: a good part of a shoe, a handful of rolls.
-ROUNDS = {"baccarat": 46, "paigow": 9}
+#: Rounds played before the moment shown.
+ROUNDS = {"baccarat": 52, "paigow": 8}
 SEEDS = {"baccarat": 7, "paigow": 3}
 
 
-def take(game: str, browser: object, folder: Path) -> None:
-    text = BACCARAT.format(decks=8, rules="") if game == "baccarat" else PAIGOW.format(bank=0.3)
-    running = start(write_profile(folder, text), folder / "journal.sqlite", seed=SEEDS[game], rounds=ROUNDS[game])
+def after(running: list[Running], rounds: int, action: str, **fields: Any) -> Any:
+    """A gate test: the first prompt of ``action`` (with ``fields``) once ``rounds`` are finished."""
+    def holds(prompt: dict[str, Any]) -> bool:
+        return (bool(running) and running[0].service.rounds_finished >= rounds and prompt.get("action") == action
+                and all(prompt.get(k) == v for k, v in fields.items()))
+    return holds
+
+
+def shoot(page: Any, url: str, name: str) -> None:
+    page.goto(url)
+    page.wait_for_function("document.body.dataset.seq !== undefined")
+    page.wait_for_timeout(400)
+    page.screenshot(path=str(HERE / f"{name}.png"))
+
+
+def baccarat(browser: Any, folder: Path) -> None:
+    holder: list[Running] = []
+    running = start(write_profile(folder, BACCARAT.format(decks=8, rules="")), folder / "journal.sqlite",
+                    seed=SEEDS["baccarat"], hold_at=after(holder, ROUNDS["baccarat"], "deal", card=3))
+    holder.append(running)
     try:
-        running.thread.join(timeout=120)
-        page = browser.new_page(viewport=VIEWPORT)  # type: ignore[attr-defined]
-        for path, name in (("/", "dealer"), ("/scoreboard", "scoreboard")):
-            page.goto(running.url + path)
-            page.wait_for_function("document.body.dataset.seq !== undefined")
-            page.wait_for_timeout(300)
-            page.screenshot(path=str(HERE / f"{game}-{name}.png"))
+        running.gate.holding.wait(120)
+        running.table.display.hub.flush()
+        page = browser.new_page(viewport=VIEWPORT)
+        shoot(page, running.url + "/", "baccarat-dealer")
+        shoot(page, running.url + "/scoreboard", "baccarat-scoreboard")
+        page.close()
+    finally:
+        running.stop()
+
+
+def paigow(browser: Any, folder: Path) -> None:
+    holder: list[Running] = []
+    running = start(write_profile(folder, PAIGOW.format(bank=0.3)), folder / "journal.sqlite", seed=SEEDS["paigow"],
+                    hold_at=after(holder, ROUNDS["paigow"], "deliver"))
+    holder.append(running)
+    try:
+        running.gate.holding.wait(120)
+        running.table.display.hub.flush()
+        page = browser.new_page(viewport=VIEWPORT)
+        shoot(page, running.url + "/", "paigow-dealer")
+        shoot(page, running.url + "/scoreboard", "paigow-scoreboard")
+        running.gate.release(after(holder, 0, "set_hands"))
+        running.gate.holding.wait(60)
+        running.table.display.hub.flush()
+        page.goto(running.url + "/")
+        page.wait_for_selector("#prompt[data-action='set_hands']")
+        page.click("button[data-command='tiles']")
+        for text in ("6-6", "4-4", "1-5", "3-4"):
+            page.click(f"#picker button[data-tile='{text}']")
+        page.wait_for_function("document.querySelector('#house-way').textContent !== ''")
+        page.screenshot(path=str(HERE / "paigow-tiles.png"))
         page.close()
     finally:
         running.stop()
 
 
 def main() -> None:
+    games = {"baccarat": baccarat, "paigow": paigow}
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
-        for game in sys.argv[1:] or ROUNDS:
+        for game in sys.argv[1:] or games:
             with tempfile.TemporaryDirectory() as folder:
-                take(game, browser, Path(folder))
+                games[game](browser, Path(folder))
         browser.close()
 
 

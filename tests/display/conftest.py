@@ -69,29 +69,32 @@ bank = {bank}
 
 class Gate:
     """Stands between the service and the simulated dealer: it passes every step on until a
-    prompt whose action is in :attr:`hold_at` comes, then holds the dealer there (the test acts
-    at the display instead) until :meth:`release`."""
+    prompt whose action is in :attr:`hold_at` comes (or that ``hold_at`` accepts, when it is a
+    function of the prompt), then holds the dealer there (the test acts at the display instead)
+    until :meth:`release`."""
 
-    def __init__(self, dealer: Any, hold_at: set[str]) -> None:
-        self.dealer, self.hold_at = dealer, set(hold_at)
+    def __init__(self, dealer: Any, hold_at: set[str] | Callable[[dict[str, Any]], bool]) -> None:
+        self.dealer, self.hold_at = dealer, hold_at
         self.held: list[Any] = []
         self.holding = threading.Event()
         self._lock = threading.Lock()
 
     def on_decisions(self, decisions: Any) -> None:
         with self._lock:
-            if not self.holding.is_set() and any(d.type == "prompt" and d.data.get("action") in self.hold_at
-                                                 for d in decisions):
+            if not self.holding.is_set() and any(d.type == "prompt" and self._holds(d.data) for d in decisions):
                 self.holding.set()
             if self.holding.is_set():
                 self.held.append(list(decisions))
                 return
         self.dealer.on_decisions(decisions)
 
-    def release(self, hold_at: set[str] | None = None) -> None:
+    def _holds(self, prompt: dict[str, Any]) -> bool:
+        return self.hold_at(prompt) if callable(self.hold_at) else prompt.get("action") in self.hold_at
+
+    def release(self, hold_at: set[str] | Callable[[dict[str, Any]], bool] | None = None) -> None:
         """Let the dealer go on (holding next at ``hold_at``): it sees what it missed."""
         with self._lock:
-            self.hold_at = set(hold_at or ())
+            self.hold_at = hold_at or set()
             held, self.held = self.held, []
             self.holding.clear()
             for decisions in held:
@@ -137,7 +140,7 @@ def write_profile(folder: Path, text: str) -> Path:
 
 
 def start(profile_path: Path, journal: Path, *, seed: int = 1, pace: float = 0.0, rounds: int | None = None,
-          hold_at: set[str] | None = None) -> Running:
+          hold_at: set[str] | Callable[[dict[str, Any]], bool] | None = None) -> Running:
     """Build and start the table of ``profile_path``; with ``hold_at``, its simulated dealer
     stops at the first prompt of those actions (see :class:`Gate`)."""
     profile = load_table(profile_path, devices_dir=REPO / "hardware-profiles" / "devices")

@@ -17,6 +17,7 @@ function renderDealer(message) {
   $("#shoe").textContent = state.shoe == null ? "\u2013" : state.shoe;
   $("#last-hand").classList.toggle("hidden", !state.last_hand);
   const prompt = $("#prompt"); prompt.textContent = state.prompt.text; prompt.dataset.action = state.prompt.action;
+  prompt.classList.toggle("long", state.prompt.text.length > 80);
   const last = state.results[state.results.length - 1];
   // Between rounds the last round's hands stay up (dimmed) until the next round's first cards show.
   const between = !state.hand.player.length && !state.hand.banker.length && last && last.status === "completed"

@@ -15,12 +15,16 @@ function renderPaiGowDealer(message) {
   const state = message.state, current = state.current, prompt = state.prompt;
   renderHeader(state); renderAlerts(state); renderDevices(state); renderLog(state);
   latestPrompt = prompt;
-  const box = $("#prompt"); box.textContent = prompt.text; box.dataset.action = prompt.action;
+  const box = $("#prompt"); box.dataset.action = prompt.action;
+  // The delivery's stack-by-stack plan is drawn below; the prompt says what to do in a line.
+  box.textContent = prompt.action === "deliver" ? `deliver ${prompt.style.replace(/-/g, " ")} from ${positionName(prompt.start).toLowerCase()}` : prompt.text;
+  box.classList.toggle("long", box.textContent.length > 80);
   $("#bank").textContent = current.bank && current.bank.seat != null ? `seat ${current.bank.seat}${current.bank.co_bank ? " + house" : ""}` : "dealer";
   $("#dice").replaceChildren(...(current.dice || []).map((n) => dieSvg(n, 76)));
   $("#total").textContent = current.total == null ? "\u2013" : current.total;
   $("#start").textContent = positionName(current.start);
-  $("#style").textContent = current.style ? current.style.replace(/-/g, " ") : "\u2013";
+  const style = current.style || prompt.style;
+  $("#style").textContent = style ? style.replace(/-/g, " ") : "\u2013";
   diceRegisteredAt = state.dice_clock.registered_at;
   $("#dice-age").textContent = age(diceRegisteredAt); $("#dice-expires").textContent = clockTime(state.dice_clock.expires_at);
   $("#recent").replaceChildren(...state.rolls.slice(-8).map((roll) => el("span", { class: "badge roll-badge",
