@@ -42,33 +42,29 @@ def shoot(page: Any, url: str, name: str) -> None:
     page.screenshot(path=str(HERE / f"{name}.png"))
 
 
-def baccarat(browser: Any, folder: Path) -> None:
+def both_pages(browser: Any, folder: Path, game: str, profile: str, action: str, **fields: Any) -> tuple[Running, Any]:
+    """Play ``game`` until the moment shown, then photograph its dealer display and board."""
     holder: list[Running] = []
-    running = start(write_profile(folder, BACCARAT.format(decks=8, rules="")), folder / "journal.sqlite",
-                    seed=SEEDS["baccarat"], hold_at=after(holder, ROUNDS["baccarat"], "deal", card=3))
+    running = start(write_profile(folder, profile), folder / "journal.sqlite", seed=SEEDS[game],
+                    hold_at=after(holder, ROUNDS[game], action, **fields))
     holder.append(running)
-    try:
-        running.gate.holding.wait(120)
-        running.table.display.hub.flush()
-        page = browser.new_page(viewport=VIEWPORT)
-        shoot(page, running.url + "/", "baccarat-dealer")
-        shoot(page, running.url + "/scoreboard", "baccarat-scoreboard")
-        page.close()
-    finally:
-        running.stop()
+    running.gate.holding.wait(120)
+    running.table.display.hub.flush()
+    page = browser.new_page(viewport=VIEWPORT)
+    shoot(page, running.url + "/", f"{game}-dealer")
+    shoot(page, running.url + "/scoreboard", f"{game}-scoreboard")
+    return running, page
+
+
+def baccarat(browser: Any, folder: Path) -> None:
+    running, page = both_pages(browser, folder, "baccarat", BACCARAT.format(decks=8, rules=""), "deal", card=3)
+    page.close()
+    running.stop()
 
 
 def paigow(browser: Any, folder: Path) -> None:
-    holder: list[Running] = []
-    running = start(write_profile(folder, PAIGOW.format(bank=0.3)), folder / "journal.sqlite", seed=SEEDS["paigow"],
-                    hold_at=after(holder, ROUNDS["paigow"], "deliver"))
-    holder.append(running)
+    running, page = both_pages(browser, folder, "paigow", PAIGOW.format(bank=0.3), "deliver")
     try:
-        running.gate.holding.wait(120)
-        running.table.display.hub.flush()
-        page = browser.new_page(viewport=VIEWPORT)
-        shoot(page, running.url + "/", "paigow-dealer")
-        shoot(page, running.url + "/scoreboard", "paigow-scoreboard")
         running.gate.release(after(holder, 0, "set_hands"))
         running.gate.holding.wait(60)
         running.table.display.hub.flush()

@@ -18,7 +18,7 @@ import logging
 import queue
 import threading
 import time
-from typing import Any, Callable, Iterable, Protocol, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from firmware_host.display.view import TableView
 from firmware_host.tables.decisions import Decision
@@ -35,17 +35,6 @@ BACKLOG = 512
 CLIENT_QUEUE = 256
 
 _STOP = object()
-
-
-class JournalRecord(Protocol):
-    """What :meth:`DisplayHub.rebuild` reads of a journal record (:class:`firmware_host.host.journal.Record`)."""
-
-    seq: int
-    kind: str
-    type: str
-    at: float | None
-    round: int | None
-    data: dict[str, Any]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -93,13 +82,13 @@ class DisplayHub:
         if decisions:
             self._queue.put((self.step_seq() + 1, list(decisions), time.time()))
 
-    def rebuild(self, records: Iterable[JournalRecord]) -> int:
-        """Apply every decision among a journal's ``records`` (before the thread starts); return the count."""
+    def rebuild(self, decisions: Iterable[tuple[int, float | None, Decision]]) -> int:
+        """Apply a journal's decisions, ``(seq, at, decision)`` in order (before the thread starts);
+        return how many."""
         count = 0
-        for record in records:
-            if record.kind == "decision":
-                self.view.apply(record.seq, Decision(record.type, record.data, record.round), record.at)
-                count += 1
+        for seq, at, decision in decisions:
+            self.view.apply(seq, decision, at)
+            count += 1
         self.snapshot = self._render()
         return count
 

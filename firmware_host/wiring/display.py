@@ -24,6 +24,7 @@ from firmware_host.rules.paigow_tiles.houseway import house_way
 from firmware_host.rules.paigow_tiles.rules import PaiGowTileRules
 from firmware_host.rules.paigow_tiles.tiles import TILE_KINDS, parse_tiles
 from firmware_host.tables.base import TableController
+from firmware_host.tables.decisions import Decision
 from firmware_host.tables.paigow.controller import PaiGowTable
 
 __all__ = ["Display", "build_display", "REFUSED_META"]
@@ -68,7 +69,7 @@ def build_display(profile: TableProfile, controller: TableController, service: S
     pin_files = config.pin_files
     check_listen(host, config.tls, bool(pin_files))
     hub = DisplayHub(view_for(profile.game, profile.table_id, config.limits), lambda: service.step_seq)
-    hub.rebuild(journal.records())
+    hub.rebuild((r.seq, r.at, Decision(r.type, r.data, r.round)) for r in journal.records() if r.kind == "decision")
     service.outputs.append(hub)
     credentials = Credentials(pin_files) if pin_files else None
     app = build_app(hub, profile.game, service.emit, credentials, _journal_refusal(journal),

@@ -8,17 +8,8 @@ import pytest
 
 from firmware_host.config.profiles import load_table
 from firmware_host.errors import ProfileError
+from tests.config.test_profiles import GOOD as BASE
 from tests.support.paths import REPO
-
-BASE = """
-[table]
-id = "T1"
-game = "baccarat"
-
-[devices.shoe]
-model = "tablehost-ts8-2026"
-port = "sim"
-"""
 
 
 def profile(tmp_path: Path, display: str) -> Path:

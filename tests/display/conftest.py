@@ -21,6 +21,12 @@ DEALER_PIN, SUPERVISOR_PIN = "2468", "13579"
 #: scrypt N for the test PIN files (the real default is 2**14).
 TEST_SCRYPT_N = 2 ** 10
 
+#: What both tables' ``[display]`` say besides their limits: a free loopback port, the test PIN files.
+DISPLAY = """listen = "127.0.0.1:0"
+dealer_pin_file = "dealer.pin"
+supervisor_pin_file = "supervisor.pin"
+"""
+
 BACCARAT = """
 [table]
 id = "T-BAC"
@@ -36,11 +42,8 @@ model = "tablehost-ts8-2026"
 port = "sim"
 
 [display]
-listen = "127.0.0.1:0"
-dealer_pin_file = "dealer.pin"
-supervisor_pin_file = "supervisor.pin"
 limits = {{ min = 2500, max = 500000 }}
-"""
+{{display}}"""
 
 PAIGOW = """
 [table]
@@ -57,11 +60,8 @@ model = "tablehost-ds3-2026"
 port = "sim"
 
 [display]
-listen = "127.0.0.1:0"
-dealer_pin_file = "dealer.pin"
-supervisor_pin_file = "supervisor.pin"
 limits = {{ min = 1000, max = 200000 }}
-
+{{display}}
 [sim.dealer]
 bank = {bank}
 """
@@ -135,7 +135,7 @@ def write_profile(folder: Path, text: str) -> Path:
     write_pin_file(folder / "dealer.pin", DEALER_PIN, n=TEST_SCRYPT_N)
     write_pin_file(folder / "supervisor.pin", SUPERVISOR_PIN, n=TEST_SCRYPT_N)
     path = folder / "table.toml"
-    path.write_text(text)
+    path.write_text(text.replace("{display}", DISPLAY))
     return path
 
 

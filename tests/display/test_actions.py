@@ -22,6 +22,14 @@ def enter_pin(page: Any, pin: str) -> None:
     page.click("#pin-keys button[data-key='ok']")
 
 
+def at_place_bets(run_table: Callable[..., Running], page: Any) -> Running:
+    """A Baccarat table whose simulated dealer waits at the first "place your bets", its display open."""
+    table = run_table(hold_at={"place_bets"})
+    page.goto(table.url + "/")
+    page.wait_for_selector("#prompt[data-action='place_bets']", timeout=WAIT_MS)
+    return table
+
+
 def inputs(running: Running, command: str) -> list[dict[str, Any]]:
     """The journaled DealerCommand inputs of ``command``."""
     journal = running.table.journal
@@ -30,9 +38,7 @@ def inputs(running: Running, command: str) -> list[dict[str, Any]]:
 
 
 def test_a_click_reaches_the_controller_and_the_journal(run_table: Callable[..., Running], page: Any) -> None:
-    table = run_table(hold_at={"place_bets"})
-    page.goto(table.url + "/")
-    page.wait_for_selector("#prompt[data-action='place_bets']", timeout=WAIT_MS)
+    table = at_place_bets(run_table, page)
     page.click("button[data-command='no_more_bets']")
     assert page.text_content("#pin-who") == "Dealer PIN"
     enter_pin(page, DEALER_PIN)
@@ -44,9 +50,7 @@ def test_a_click_reaches_the_controller_and_the_journal(run_table: Callable[...,
 
 def test_a_wrong_pin_is_refused_logged_and_journaled(run_table: Callable[..., Running], page: Any,
                                                     caplog: pytest.LogCaptureFixture) -> None:
-    table = run_table(hold_at={"place_bets"})
-    page.goto(table.url + "/")
-    page.wait_for_selector("#prompt[data-action='place_bets']", timeout=WAIT_MS)
+    table = at_place_bets(run_table, page)
     page.click("button[data-command='no_more_bets']")
     with caplog.at_level(logging.WARNING, logger="tablehost.display"):
         enter_pin(page, "0000")
@@ -60,9 +64,7 @@ def test_a_wrong_pin_is_refused_logged_and_journaled(run_table: Callable[..., Ru
 
 
 def test_voiding_a_round_needs_the_supervisor(run_table: Callable[..., Running], page: Any) -> None:
-    table = run_table(hold_at={"place_bets"})
-    page.goto(table.url + "/")
-    page.wait_for_selector("#prompt[data-action='place_bets']", timeout=WAIT_MS)
+    table = at_place_bets(run_table, page)
     page.click("button[data-command='void_round']")
     assert page.text_content("#pin-who") == "Supervisor PIN"
     enter_pin(page, DEALER_PIN)

@@ -64,7 +64,12 @@ async function sendAction() {
   }
 }
 function setupPinPad() {
-  const keys = $("#pin-keys");
+  // The PIN pad (touch: a key pad; keyboard: type and Enter) and the line that says what was sent.
+  const keys = el("div", { class: "keys", id: "pin-keys" });
+  document.body.append(
+    el("div", { class: "modal", id: "pin-modal" }, [el("div", { class: "pad" }, [el("h3", { id: "pin-title" }), el("p", { id: "pin-who" }),
+      el("input", { id: "pin", type: "password", inputmode: "numeric", autocomplete: "off" }), keys, el("div", { class: "error", id: "pin-error" })])]),
+    el("div", { class: "toast", id: "toast" }));
   for (const key of ["1", "2", "3", "4", "5", "6", "7", "8", "9", "cancel", "0", "ok"]) {
     const button = el("button", { type: "button", text: key === "cancel" ? "\u2715" : key === "ok" ? "OK" : key, "data-key": key });
     if (key === "ok") button.className = "ok"; if (key === "cancel") button.className = "cancel";

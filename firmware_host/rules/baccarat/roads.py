@@ -72,7 +72,7 @@ class Cell:
 
     def to_json_dict(self) -> dict[str, Any]:
         """``{"winner", "ties", "player_pair", "banker_pair"}``."""
-        return dataclasses.asdict(self)
+        return {"winner": self.winner, "ties": self.ties, "player_pair": self.player_pair, "banker_pair": self.banker_pair}
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
