@@ -59,7 +59,7 @@ from drivers.events.lifecycle import DeviceIdentified  # noqa: E402
 from firmware_host.tables.events import DealerCommand, WagerPlaced  # noqa: E402
 from firmware_host.host.journal import Journal, export_shoes, verify, write_key  # noqa: E402
 from firmware_host.config.profiles import load_table  # noqa: E402
-from sim.resume import shoe_resume_point  # noqa: E402
+from sim.devices.resume import shoe_resume_point  # noqa: E402
 from firmware_host.cli.run import STARTUP_EXTENSION_S  # noqa: E402
 from firmware_host.host.service import Service  # noqa: E402
 from firmware_host.wiring import build_table, game_wiring  # noqa: E402
@@ -144,7 +144,7 @@ def time_recovery(profile_path: Path, journal_path: Path) -> tuple[float, int, f
     with Journal.open(journal_path) as journal:
         service = Service(game_wiring(profile.game).controller(profile), journal)
         steps = service.recover(lambda _: calls.append(time.perf_counter()))
-        shoe_resume_point(journal)
+        shoe_resume_point(journal.steps())
     calls.append(time.perf_counter())
     return calls[-1] - started, steps, max(b - a for a, b in zip(calls, calls[1:]))
 

@@ -1,10 +1,11 @@
 """Wiring: the one place that reads a table profile and builds the running table from it.
 
 :func:`build_table` opens the journal, builds the game's controller, replays the journal
-into it (crash recovery), builds a driver for every device — and a simulator for every
-device whose port is ``sim`` — the outputs that carry the controller's device commands to
-the drivers, the GPIO panel and, on a simulated table, the simulated dealer. :class:`Table`
-owns them all, starts them, and stops them in the right order.
+into it (crash recovery), builds a driver for every device, connected to the backend its
+port names (:mod:`firmware_host.wiring.backends`: serial, USB, a simulator, a replay), the
+outputs that carry the controller's device commands to the drivers, the GPIO panel and, on a
+simulated table, the simulated dealer. :class:`Table` owns them all, starts them, and stops
+them in the right order.
 
 Game-specific parts (the controller, the simulated dealer) come from
 :mod:`firmware_host.wiring.baccarat` and :mod:`firmware_host.wiring.paigow`; devices from
@@ -18,7 +19,7 @@ import importlib
 import logging
 import sys
 from pathlib import Path
-from typing import Any, Callable, Protocol, TextIO
+from typing import TYPE_CHECKING, Any, Callable, Protocol, TextIO
 
 from drivers.capture import CaptureWriter
 from drivers.events import DeviceEvent
@@ -31,12 +32,14 @@ from firmware_host.errors import TablehostError
 from firmware_host.host.journal import Journal, load_key
 from firmware_host.host.outputs import DealerView, PanelOutput
 from firmware_host.config.profiles import TableProfile
-from sim.resume import ShakerResumePoint, ShoeResumePoint, shaker_resume_point, shoe_resume_point
+from sim.devices.resume import ResumePoints, resume_points
 from firmware_host.host.service import Output, Service
 from firmware_host.wiring.display import Display, build_display
 from firmware_host.wiring.devices import DeviceContext, DeviceParts, build_device
-from sim.dealers.baccarat import SimDealer
-from sim.devices.replay import Replay
+
+if TYPE_CHECKING:  # a table of real devices imports no simulator (see wiring.backends)
+    from sim.dealers.baccarat import SimDealer
+    from sim.devices.replay import Replay
 
 __all__ = ["Table", "build_table", "GameWiring", "TABLE_META"]
 
@@ -59,9 +62,10 @@ class GameWiring(Protocol):
 
     def dealer(self, profile: TableProfile, controller: TableController, devices: dict[str, DeviceParts],
                emit: Callable[[DeviceEvent], None], press: Callable[[str], None], seed: int,
-               journal: Journal, panel: TablePanel | None) -> SimDealer:
-        """The simulated dealer of a simulated table, resumed where the journal stands (``panel``:
-        the GPIO panel with mock pins, for a dealer who lifts a lid on a reed switch)."""
+               resume: ResumePoints, panel: TablePanel | None) -> SimDealer:
+        """The simulated dealer of a simulated table, resumed where the journal stands (``resume``:
+        where its simulated devices stand; ``panel``: the GPIO panel with mock pins, for a dealer
+        who lifts a lid on a reed switch)."""
 
 
 @dataclasses.dataclass
@@ -190,9 +194,9 @@ def _build(profile: TableProfile, journal: Journal, seed: int, rounds: int | Non
         service.outputs.append(PanelOutput(panel))
     # Simulated devices resume where the journal left them, as real ones would stand.
     resuming = {slot.model.kind for slot in profile.devices.values() if slot.simulated} if replayed else set()
-    context = DeviceContext(profile.path, seed, profile.decks,
-                            shoe_resume_point(journal) if "shoe" in resuming else ShoeResumePoint(),
-                            shaker_resume_point(journal) if "shaker" in resuming else ShakerResumePoint(),
+    shuffler = next((name for name, slot in profile.devices.items() if slot.model.kind == "shuffler"), "shuffler")
+    resume = resume_points(journal.steps(), resuming, shuffler) if resuming else ResumePoints()
+    context = DeviceContext(profile.path, seed, profile.decks, resume,
                             lid_from_shaker=profile.gpio.lid_source == "shaker",
                             capture=capture, spy_dir=spy_dir, replay=replay)
     devices = {name: build_device(slot, emit, context) for name, slot in profile.devices.items()}
@@ -201,7 +205,7 @@ def _build(profile: TableProfile, journal: Journal, seed: int, rounds: int | Non
         service.outputs.extend(device_outputs(profile, controller, devices))
     dealer = None
     if profile.simulated and replay is None:  # a replay plays the recorded dealer's actions
-        dealer = game.dealer(profile, controller, devices, emit, _presser(panel, emit), seed, journal, panel)
+        dealer = game.dealer(profile, controller, devices, emit, _presser(panel, emit), seed, resume, panel)
         service.outputs.append(dealer)
     return Table(profile, journal, service, list(devices.values()), panel, dealer, replayed)
 
@@ -226,7 +230,8 @@ def _panel(profile: TableProfile, emit: Callable[[DeviceEvent], None]) -> TableP
     if not (gpio.buttons or gpio.lamp or gpio.lid is not None):
         return None
     lid = gpio.lid if gpio.lid_source == "gpio" else None
-    return TablePanel(emit, gpio.buttons, gpio.lamp, gpio.buzzer, lid, pin_factory(gpio.pin_factory))
+    return TablePanel(emit, gpio.buttons, gpio.lamp, gpio.buzzer, lid, pin_factory(gpio.pin_factory),
+                      button_event=DealerCommand)
 
 
 def _presser(panel: TablePanel | None, emit: Callable[[DeviceEvent], None]) -> Callable[[str], None]:

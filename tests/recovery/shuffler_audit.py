@@ -19,8 +19,9 @@ from drivers.codecs.shuffler import order_digest
 from firmware_host.rules.baccarat.cards import Card, parse_card, shoe_composition
 from firmware_host.host.journal import Journal, export_shoes
 from firmware_host.config.profiles import TableProfile
-from sim.resume import RESTARTED, shuffler_resume_point
-from firmware_host.wiring.devices import DeviceContext, shuffler_sim
+from sim.devices.resume import RESTARTED, shuffler_resume_point
+from firmware_host.wiring.backends import DeviceContext
+from firmware_host.wiring.simulated import shuffler_sim
 from sim.devices.shoe import SimShoe
 
 __all__ = ["BatchShoes", "batch_shoes", "shuffler_troubles"]
@@ -55,7 +56,7 @@ def batch_shoes(journal: Journal, seed: int, profile: TableProfile) -> tuple[Bat
     if slot is None:
         return None, []
     resumed = shuffler_sim(slot, DeviceContext(profile.path, seed, profile.decks)).resume(
-        shuffler_resume_point(journal, slot.name))
+        shuffler_resume_point(journal.steps(), slot.name))
     problems = [f"shuffler replay: {problem}" for problem in resumed.unexplained]
     reported = _reported_digests(journal, slot.name)
     if len(reported) != len(resumed.shoes):
