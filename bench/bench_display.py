@@ -20,7 +20,7 @@ import argparse
 import json
 import os
 import random
-import socket
+import shutil
 import statistics
 import subprocess
 import sys
@@ -97,12 +97,6 @@ def decision_to_visible(rounds: int, pace: float) -> None:
         running.stop()
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def cpu_seconds(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
@@ -114,21 +108,27 @@ def memory_kib(pid: int) -> tuple[int, int]:
 
 
 def service_load(browsers: int, seconds: float, pace: float) -> tuple[float, int, int]:
-    """CPU share of one core, RSS and peak RSS (KiB) of ``tablehost run --http`` over ``seconds``."""
+    """CPU share of one core, RSS and peak RSS (KiB) of ``tablehost run`` with its display over ``seconds``."""
     with tempfile.TemporaryDirectory() as folder:
-        port = free_port()
+        shutil.copytree(ROOT / "hardware-profiles" / "devices", Path(folder) / "devices")  # beside tables/, as in the repo
+        (Path(folder) / "tables").mkdir()
+        profile = write_profile(Path(folder) / "tables", BACCARAT.format(decks=8, rules=""))
         process = subprocess.Popen(
-            [sys.executable, "-m", "firmware_host", "run", "--profile", str(ROOT / "hardware-profiles/tables/sim-baccarat.toml"),
-             "--journal", f"{folder}/j.sqlite", "--http", f"127.0.0.1:{port}", "--pace", str(pace), "--quiet", "--seed", "5"],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        assert process.stdout is not None
-        while "dealer display" not in process.stdout.readline():
-            pass
+            [sys.executable, "-m", "firmware_host", "run", "--profile", str(profile), "--journal", f"{folder}/j.sqlite",
+             "--pace", str(pace), "--quiet", "--seed", "5"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+        assert process.stdout is not None and process.stderr is not None
+        line = ""
+        while "dealer display" not in line:
+            line = process.stdout.readline()
+            if not line:
+                raise SystemExit(f"tablehost run did not serve its display: {process.stderr.read().strip()}")
+        url = line.split("dealer display ", 1)[1].split()[0].rstrip("/")
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS) if browsers else None
             for index in range(browsers):
                 page = browser.new_page(viewport={"width": 1920, "height": 1080})  # type: ignore[union-attr]
-                page.goto(f"http://127.0.0.1:{port}/" + ("scoreboard" if index % 2 else ""))
+                page.goto(url + ("/scoreboard" if index % 2 else "/"))
             before, started = cpu_seconds(process.pid), time.monotonic()
             time.sleep(seconds)
             used, elapsed = cpu_seconds(process.pid) - before, time.monotonic() - started
