@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from drivers.timing import Timing
+from firmware_host.config.display import DisplayConfig, display_config
 from firmware_host.errors import ProfileError
 from firmware_host.rules.devices import ApprovedIdentities
 
@@ -291,6 +292,8 @@ class TableProfile:
     hmac_key_file: Path | None
     tick_seconds: float
     dealer: dict[str, Any]
+    #: The ``[display]`` table (the web display is off unless it or ``--http`` gives an address).
+    display: DisplayConfig = DisplayConfig()
 
     @property
     def simulated(self) -> bool:
@@ -381,6 +384,7 @@ def load_table(path: Path | str, devices_dir: Path | None = None) -> TableProfil
         hmac_key_file=_relative(path, key_file),
         tick_seconds=tick,
         dealer=dict(dealer),
+        display=display_config(top.table("display"), path),
     )
     table.reject_unknown()
     top.reject_unknown()
