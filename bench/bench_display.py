@@ -38,8 +38,8 @@ from firmware_host.rules.baccarat.cards import shoe_composition  # noqa: E402
 from firmware_host.rules.baccarat.deal import resolve  # noqa: E402
 from firmware_host.rules.baccarat.roads import Outcome, RoadBuilder, roads  # noqa: E402
 from firmware_host.tables.decisions import Decision  # noqa: E402
-from tests.display.conftest import BACCARAT, start, write_profile  # noqa: E402
-from tests.support.browser import CHROMIUM, LAUNCH_ARGS  # noqa: E402
+from bench.display.chromium import CHROMIUM, LAUNCH_ARGS  # noqa: E402
+from bench.display.table import BACCARAT, start, write_profile  # noqa: E402
 
 #: Before the page's scripts: when the page has drawn an update, note its seq and the wall time.
 RECORD_TIMES = """

@@ -8,7 +8,7 @@ import pytest
 
 from firmware_host.config.profiles import load_table
 from firmware_host.errors import ProfileError
-from tests.config.test_profiles import GOOD as BASE
+from tests.support.table_profiles import GOOD as BASE
 from tests.support.paths import REPO
 
 

@@ -11,15 +11,9 @@ import pytest
 
 from firmware_host.display.pins import MAX_FAILURES
 from firmware_host.wiring.display import REFUSED_META
-from tests.display.conftest import DEALER_PIN, SUPERVISOR_PIN, Running
+from tests.display.conftest import DEALER_PIN, SUPERVISOR_PIN, Running, enter_pin, inputs
 
 WAIT_MS = 20_000
-
-
-def enter_pin(page: Any, pin: str) -> None:
-    for digit in pin:
-        page.click(f"#pin-keys button[data-key='{digit}']")
-    page.click("#pin-keys button[data-key='ok']")
 
 
 def at_place_bets(run_table: Callable[..., Running], page: Any) -> Running:
@@ -28,13 +22,6 @@ def at_place_bets(run_table: Callable[..., Running], page: Any) -> Running:
     page.goto(table.url + "/")
     page.wait_for_selector("#prompt[data-action='place_bets']", timeout=WAIT_MS)
     return table
-
-
-def inputs(running: Running, command: str) -> list[dict[str, Any]]:
-    """The journaled DealerCommand inputs of ``command``."""
-    journal = running.table.journal
-    return [r.data for r in journal.records() if r.kind == "input" and r.type == "DealerCommand"
-            and r.data["command"] == command]
 
 
 def test_a_click_reaches_the_controller_and_the_journal(run_table: Callable[..., Running], page: Any) -> None:

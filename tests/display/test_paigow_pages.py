@@ -11,8 +11,7 @@ import httpx
 from firmware_host.rules.paigow_tiles.rules import DEFAULT_RULES
 from firmware_host.rules.paigow_tiles.tiles import TILE_SET
 from firmware_host.wiring.display import _Tiles
-from tests.display.conftest import DEALER_PIN, Running
-from tests.display.test_actions import enter_pin, inputs
+from tests.display.conftest import DEALER_PIN, Running, enter_pin, inputs
 
 WAIT_MS = 30_000
 

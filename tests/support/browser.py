@@ -10,23 +10,14 @@ Use it from a test package's ``conftest.py``: ``from tests.support.browser impor
 
 from __future__ import annotations
 
-import os
 import shutil
-from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
 
-__all__ = ["CHROMIUM", "LAUNCH_ARGS", "browser", "page"]
+from bench.display.chromium import CHROMIUM, LAUNCH_ARGS, VIEWPORT
 
-#: The system Chromium (override with ``TABLEHOST_CHROMIUM``).
-CHROMIUM = Path(os.environ.get("TABLEHOST_CHROMIUM", "/usr/bin/chromium"))
-#: Headless, no sandbox (containers), and nothing that reaches for the network.
-LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-               "--disable-background-networking", "--disable-component-update", "--disable-sync",
-               "--disable-dev-shm-usage"]
-#: The kiosk screen the pages are laid out for (a 1080p HDMI display).
-VIEWPORT = {"width": 1920, "height": 1080}
+__all__ = ["CHROMIUM", "LAUNCH_ARGS", "browser", "page"]
 
 
 @pytest.fixture(scope="session")
