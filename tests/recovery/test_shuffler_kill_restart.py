@@ -2,10 +2,10 @@
 
 The shipped simulated shuffler table (``sim-baccarat-shuffler.toml``: the shoe on a
 pseudo-terminal, the shuffler as a pyusb backend, faults on both) with batches of 6 decks,
-12 in all (§ 541.3(b)), a dealer who never errs and a keyed journal. The real
-``tablehost run`` is SIGKILLed at seeded points of play (:func:`~bench.soak.killloop.kill_loop`)
-and then at every moment of two changes of shoe: the read-out, the batch going back into the
-shuffler, its shuffle, the other batch coming out, the shoe being loaded. A restarted simulated shuffler
+12 in all (§ 541.3(b)), and a keyed journal. The real ``tablehost run`` is SIGKILLed at
+seeded points of play (:func:`~bench.soak.killloop.kill_loop`) and then at every
+moment of two changes of shoe: the read-out, the batch going back into the shuffler, its
+shuffle, the other batch coming out, the shoe being loaded. A restarted simulated shuffler
 holds its batches as the journal shows them and the simulated shoe the batch in play
 (:meth:`sim.devices.shuffler.SimulatedShuffler.resume`), so the audit finds every shoe holding
 the batch the seeded shuffler released, cut as the shoe cut it, and the rounds are those of
@@ -34,9 +34,7 @@ LOOP_ROUNDS, LOOP_KILLS = 100, 12
 
 @pytest.mark.slow
 def test_541_12_c_kills_at_a_shuffler_table_lose_and_duplicate_nothing(tmp_path: Path, key_file: Path) -> None:
-    # A dealer who never errs: with dealer errors not even two uninterrupted runs are alike
-    # (docs/recovery.md, "Compared with an uninterrupted run"), and the rounds are compared below.
-    profile = shuffler_profile(tmp_path, key_file, dealer_errors=False)
+    profile = shuffler_profile(tmp_path, key_file)
     journal = tmp_path / "journal.sqlite"
     report = kill_loop(Run(profile, journal, rounds=LOOP_ROUNDS, seed=SEED), kills=LOOP_KILLS, seed=SEED)
     assert len(report.kills) == LOOP_KILLS, report.kills
