@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup deps run run-paigow test test-fast bench clean
+.PHONY: setup deps run run-paigow run-display demo-pins test test-fast bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,24 +24,52 @@ deps:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
 
+## The web display of `make run` / `make run-paigow`: off unless HTTP is set, e.g.
+## `make run HTTP=127.0.0.1:8080`, then open http://127.0.0.1:8080/ (dealer) and /scoreboard.
+## PACE: seconds the simulated dealer waits before each move, so a person can watch.
+HTTP ?=
+PACE ?= 0.8
+DISPLAY_ARGS = $(if $(HTTP),--http $(HTTP) --pace $(PACE))
+## The simulated tables' demo PINs (written hashed to run/*.pin; a real table's never appear here).
+DEALER_PIN ?= 1111
+SUPERVISOR_PIN ?= 9999
+
 ## run: play 20 rounds of Baccarat on simulated devices (no hardware needed), on a fresh demo journal
-run: $(STAMP)
+run: $(STAMP) $(if $(HTTP),demo-pins)
 	rm -f run/sim-baccarat.sqlite run/sim-baccarat.sqlite-wal run/sim-baccarat.sqlite-shm
-	$(BIN)/tablehost run --profile hardware-profiles/tables/sim-baccarat.toml --rounds 20 --seed 1 --journal run/sim-baccarat.sqlite
+	$(BIN)/tablehost run --profile hardware-profiles/tables/sim-baccarat.toml --rounds 20 --seed 1 --journal run/sim-baccarat.sqlite $(DISPLAY_ARGS)
+
+## run-display: a whole simulated shoe of Baccarat to watch: dealer display http://127.0.0.1:8080/,
+## scoreboard http://127.0.0.1:8080/scoreboard (demo PINs: dealer 1111, supervisor 9999)
+run-display: HTTP = 127.0.0.1:8080
+run-display: $(STAMP) demo-pins
+	rm -f run/sim-baccarat.sqlite run/sim-baccarat.sqlite-wal run/sim-baccarat.sqlite-shm
+	$(BIN)/tablehost run --profile hardware-profiles/tables/sim-baccarat.toml --rounds 80 --seed 1 --journal run/sim-baccarat.sqlite $(DISPLAY_ARGS)
+
+demo-pins: $(STAMP)
+	@mkdir -p run
+	@echo $(DEALER_PIN) | $(BIN)/tablehost display pin dealer run/dealer.pin >/dev/null
+	@echo $(SUPERVISOR_PIN) | $(BIN)/tablehost display pin supervisor run/supervisor.pin >/dev/null
 
 ## run-paigow: play 200 rounds of Pai Gow on simulated devices with faults injected, on a fresh demo journal
 .PHONY: run-paigow
-run-paigow: $(STAMP)
+run-paigow: $(STAMP) $(if $(HTTP),demo-pins)
 	rm -f run/sim-paigow.sqlite run/sim-paigow.sqlite-wal run/sim-paigow.sqlite-shm
-	$(BIN)/tablehost run --profile hardware-profiles/tables/sim-paigow.toml --rounds 200 --seed 1 --journal run/sim-paigow.sqlite
+	$(BIN)/tablehost run --profile hardware-profiles/tables/sim-paigow.toml --rounds 200 --seed 1 --journal run/sim-paigow.sqlite $(DISPLAY_ARGS)
 
-## test: the whole suite, slow tests included
+## test: the whole suite, slow tests included, on PYTEST_WORKERS xdist workers. Most tests wait
+## on pipes, sockets and the service's timers, so there are more workers than cores; each is sent
+## one test at a time, the long ones first (tests/conftest.py: start_order). Bytecode is cached
+## (PYTHONDONTWRITEBYTECODE unset) so that the many `python -m firmware_host` processes of the
+## recovery tests, and every worker, do not compile the same modules again.
+PYTEST_WORKERS ?= 6
+PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -n $(PYTEST_WORKERS) --dist load --maxschedchunk 1
 test: $(STAMP) deps
-	$(BIN)/pytest
+	$(PYTEST)
 
 ## test-fast: the suite without the slow tests
 test-fast: $(STAMP) deps
-	$(BIN)/pytest -m "not slow"
+	$(PYTEST) -m "not slow"
 
 ## lint-imports: the layers' import contracts (pyproject.toml [tool.importlinter]); tests/test_architecture.py runs it too
 .PHONY: lint-imports

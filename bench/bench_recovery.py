@@ -15,13 +15,13 @@ errs, with a day's worth of receive times — then timed:
 - ``restart``: the real ``tablehost run`` on that journal asked for one more round: from
   the process's start to its exit, through replay, the devices' handshake and a round.
 
-Soak (``--kills N``): :func:`tests.recovery.killloop.kill_loop` SIGKILLs the real service
+Soak (``--kills N``): :func:`bench.soak.killloop.kill_loop` SIGKILLs the real service
 N times over a run with every fault (a keyed journal), restarting it until the run ends,
 then audits the journal; ``--exact`` leaves out the dealer's errors (whose timing the
 simulation does not fix) and compares the rounds with an uninterrupted run of the seed.
 ``--table shuffler`` soaks the shuffler tests' table instead (§ 541.3(b): 6-deck batches,
 every shuffler fault): the N seeded kills, then a kill at each moment of N / 20 more
-changes of shoe (:func:`~tests.recovery.killloop.kill_at_shoe_changes`);
+changes of shoe (:func:`~bench.soak.killloop.kill_at_shoe_changes`);
 the audit also checks each shoe against the batch the shuffler released. A soak that finds
 a problem keeps its journal and the processes' log (the path is printed).
 
@@ -40,7 +40,6 @@ import io
 import random
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -49,7 +48,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # the soak shares the recovery tests' harness (tests/recovery/killloop.py)
+sys.path.insert(0, str(ROOT))  # the soak harness is the package bench.soak
 
 from bench_journal import filesystem_of  # noqa: E402  (bench/ is the script's directory, so on sys.path)
 
@@ -63,11 +62,10 @@ from sim.devices.resume import shoe_resume_point  # noqa: E402
 from firmware_host.cli.run import STARTUP_EXTENSION_S  # noqa: E402
 from firmware_host.host.service import Service  # noqa: E402
 from firmware_host.wiring import build_table, game_wiring  # noqa: E402
-from tests.recovery.killloop import (  # noqa: E402
-    SHOE_CHANGE, KillLoopReport, Run, audit, compare_runs, kill_at_shoe_changes, kill_loop, run_to_end, seeded_shoe,
-    shoes_played, shuffler_profile, write_profile,
-)
-from tests.recovery.shuffler_audit import shuffler_troubles  # noqa: E402
+from bench.soak.audit import audit, compare_runs, seeded_shoe, shoes_played  # noqa: E402
+from bench.soak.killloop import SHOE_CHANGE, KillLoopReport, Run, kill_at_shoe_changes, kill_loop, run_to_end  # noqa: E402
+from bench.soak.profiles import shuffler_profile, write_profile  # noqa: E402
+from bench.soak.shuffler_audit import shuffler_troubles  # noqa: E402
 
 DEFAULT_ROUNDS = 2000
 #: Days of such play the replay time is extrapolated to (a journal never started afresh).

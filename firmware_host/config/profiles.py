@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from drivers.timing import Timing
+from firmware_host.config.display import DisplayConfig, display_config
 from firmware_host.config.feed import FeedConfig, feed_config
 from firmware_host.errors import ProfileError
 from firmware_host.rules.devices import ApprovedIdentities
@@ -292,6 +293,8 @@ class TableProfile:
     hmac_key_file: Path | None
     tick_seconds: float
     dealer: dict[str, Any]
+    #: The ``[display]`` table (the web display is off unless it or ``--http`` gives an address).
+    display: DisplayConfig = DisplayConfig()
     #: The floor feed (``[feed]``, docs/feed.md); None: off.
     feed: FeedConfig | None = None
 
@@ -384,6 +387,7 @@ def load_table(path: Path | str, devices_dir: Path | None = None) -> TableProfil
         hmac_key_file=_relative(path, key_file),
         tick_seconds=tick,
         dealer=dict(dealer),
+        display=display_config(top.table("display"), path),
         feed=feed_config(top.table("feed"), _relative),
     )
     table.reject_unknown()

@@ -104,6 +104,9 @@ class Service:
         self.reworded_steps = 0
         self.rounds_finished = 0
         self.steps = 0
+        #: The journal seq of the last step's input record; its decisions follow it, one record
+        #: each, so an output can name the record each decision came from (the display's SSE ids).
+        self.step_seq = journal.last_seq
         self._latest_at = float("-inf")
         self._events: queue.SimpleQueue[object] = queue.SimpleQueue()
         self._stopping = threading.Event()
@@ -172,7 +175,7 @@ class Service:
         decisions = self._decide(event, at)
         if not decisions and isinstance(event, ClockTick):
             return decisions  # a tick that decides nothing changes nothing: not journaled
-        self.journal.append_step(at, event, decisions)
+        self.step_seq = self.journal.append_step(at, event, decisions)
         self.steps += 1
         self._count_rounds(decisions)
         for output in self.outputs:

@@ -34,6 +34,7 @@ from firmware_host.host.outputs import DealerView, PanelOutput
 from firmware_host.config.profiles import TableProfile
 from sim.devices.resume import ResumePoints, resume_points
 from firmware_host.host.service import Output, Service
+from firmware_host.wiring.display import Display, build_display
 from firmware_host.wiring.devices import DeviceContext, DeviceParts, build_device
 from firmware_host.wiring.feed import FeedPublisher, build_feed
 
@@ -79,6 +80,8 @@ class Table:
     panel: TablePanel | None
     dealer: SimDealer | None
     replayed: int
+    #: The web display, when an address is given (``--http`` or ``[display] listen``).
+    display: Display | None = None
     feed: FeedPublisher | None = None
 
     def start(self) -> None:
@@ -95,6 +98,8 @@ class Table:
                 parts.sim.start()
         for parts in self.devices:
             parts.driver.start()
+        if self.display is not None:
+            self.display.start()
         if self.dealer is not None:
             self.dealer.start()
         if self.feed is not None:
@@ -104,6 +109,8 @@ class Table:
         """Stop the dealer, the drivers, the sims and the GPIO; close the journal last."""
         if self.dealer is not None:
             self.dealer.stop()
+        if self.display is not None:
+            self.display.stop()
         for parts in self.devices:
             parts.driver.stop()
         for parts in self.devices:
@@ -134,6 +141,8 @@ def build_table(
     spy_dir: Path | None = None,
     replay: Replay | None = None,
     on_replay_progress: Callable[[int], None] | None = None,
+    http: str | None = None,
+    pace: float = 0.0,
 ) -> Table:
     """Build (but do not start) the table described by ``profile``.
 
@@ -145,13 +154,19 @@ def build_table(
     :param quiet: leave routine prompts out of the dealer's view.
     :param on_replay_progress: called with the steps replayed so far while the journal is
         replayed (see :meth:`Service.recover`).
+    :param http: serve the web display on ``HOST:PORT`` (default: the profile's ``[display] listen``).
+    :param pace: seconds the simulated dealer waits before each move (see ``SimDealer.pace``).
     """
     key = load_key(profile.hmac_key_file) if profile.hmac_key_file else None
     journal_path.parent.mkdir(parents=True, exist_ok=True)
     journal = Journal.open(journal_path, hmac_key=key)
     try:
-        return _build(profile, journal, seed, rounds, stream, quiet, extra_outputs, capture, spy_dir, replay,
-                      on_replay_progress)
+        table = _build(profile, journal, seed, rounds, stream, quiet, extra_outputs, capture, spy_dir, replay,
+                       on_replay_progress)
+        table.display = build_display(profile, table.service.controller, table.service, journal, http)
+        if table.dealer is not None:
+            table.dealer.pace = pace
+        return table
     except BaseException:
         journal.close()
         raise
@@ -201,7 +216,7 @@ def _build(profile: TableProfile, journal: Journal, seed: int, rounds: int | Non
         service.outputs.append(dealer)
     if feed is not None:
         service.outputs.append(feed)
-    return Table(profile, journal, service, list(devices.values()), panel, dealer, replayed, feed)
+    return Table(profile, journal, service, list(devices.values()), panel, dealer, replayed, feed=feed)
 
 
 def _journal_seed(profile: TableProfile, journal: Journal, seed: int) -> int:

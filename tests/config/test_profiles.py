@@ -9,6 +9,7 @@ import pytest
 from firmware_host.errors import ProfileError
 from firmware_host.config.profiles import load_device_model, load_table
 from tests.support.paths import REPO
+from tests.support.table_profiles import GOOD
 
 ROOT = REPO / "hardware-profiles"
 
@@ -34,16 +35,6 @@ def _table(tmp_path: Path, body: str) -> Path:
     path = tmp_path / "tables" / "t.toml"
     path.write_text(body)
     return path
-
-
-GOOD = """
-[table]
-id = "T1"
-game = "baccarat"
-[devices.shoe]
-model = "tablehost-ts8-2026"
-port = "sim"
-"""
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""Outputs: the dealer's line view, the lamp panel and the JSON event feed."""
+"""Outputs: the dealer's line view, the lamp panel, the JSON event feed and the shuffler's commands."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ import io
 import json
 
 from firmware_host.tables.decisions import Decision
-from firmware_host.host.outputs import DealerView, EventFeed, PanelOutput
+from firmware_host.host.outputs import DealerView, EventFeed, PanelOutput, ShufflerCommands
+from tests.support.fake_drivers import RecordingShuffler
 
 ROUND = Decision("round_result", {"round": 4, "game": "baccarat", "status": "completed", "player": ["9S", "KD"],
                                   "banker": ["2H", "5C"], "player_total": 9, "banker_total": 7, "winner": "player"}, 4)
@@ -54,3 +55,18 @@ def test_event_feed_writes_one_json_object_per_decision() -> None:
     lines = [json.loads(line) for line in out.getvalue().splitlines()]
     assert [line["type"] for line in lines] == ["round_result", "lamp"]
     assert lines[0]["table"] == "T" and lines[0]["round"] == 4
+
+
+# -- the output that carries device commands to the driver ---------------------------------------
+
+
+def test_device_commands_are_sent_to_their_shuffler_only() -> None:
+    driver = RecordingShuffler()
+    ShufflerCommands("shuffler", driver).on_decisions([
+        Decision("device_command", {"device": "shuffler", "command": "start_shuffle", "batch": "B", "expected_cards": 416}),
+        Decision("device_command", {"device": "other", "command": "release_batch", "batch": "A"}),
+        Decision("prompt", {"action": "wait"}),
+        Decision("device_command", {"device": "shuffler", "command": "release_batch", "batch": "A"}),
+        Decision("device_command", {"device": "shuffler", "command": "self_destruct", "batch": "A"}),
+    ])  # fmt: skip
+    assert driver.calls == [("start_shuffle", ("B", 416)), ("release_batch", ("A",))]

@@ -17,7 +17,7 @@ from firmware_host.tables.decisions import Decision
 from firmware_host.host.journal import Journal
 from firmware_host.host.service import REPLAY_PROGRESS_EVERY, Service
 from firmware_host.host.systemd import Notifier
-from tests.integration.test_baccarat_run import make_profile
+from bench.soak.profiles import make_profile
 
 
 class DecidesNothing:

@@ -8,65 +8,21 @@ then reads the journal back: it must verify, and every completed round must equa
 from __future__ import annotations
 
 import json
-import shutil
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from firmware_host.rules.baccarat.cards import parse_card, shoe_composition
-from firmware_host.rules.baccarat.deal import resolve
-from firmware_host.rules.baccarat.variant import Variant
 from firmware_host.cli import main
 from firmware_host.host.journal import Journal, export_rounds, export_shoes, verify
-from tests.support.paths import REPO
-
-PROFILES = REPO / "hardware-profiles"
-
-
-def make_profile(tmp_path: Path, *, model: str = "tablehost-ts8-2026", variant: str = "standard",
-                 faults: str = "", dealer: str = "", shoe_sim: str = "") -> Path:
-    """A simulated Baccarat table profile in ``tmp_path`` (device models copied beside it)."""
-    shutil.copytree(PROFILES / "devices", tmp_path / "devices")
-    (tmp_path / "tables").mkdir()
-    path = tmp_path / "tables" / "t.toml"
-    path.write_text(f"""
-[table]
-id = "IT-BAC"
-game = "baccarat"
-decks = 8
-[rules]
-variant = "{variant}"
-[devices.shoe]
-model = "{model}"
-port = "sim"
-[devices.shoe.sim]
-faults = {{ {faults} }}
-{shoe_sim}
-[gpio]
-pin_factory = "mock"
-buttons = {{ no_more_bets = 17, reveal = 27, card_disclosed = 22, void_round = 23, acknowledge = 24 }}
-lamp = {{ green = 5, amber = 6, red = 13 }}
-[sim.dealer]
-{dealer}
-""")
-    return path
-
+from bench.soak.profiles import make_profile
+from tests.support.sim_runs import check_rounds_against_resolve
 
 def run_table(profile: Path, journal: Path, rounds: int, seed: int = 3) -> None:
     status = main(["run", "--profile", str(profile), "--rounds", str(rounds), "--seed", str(seed),
                    "--journal", str(journal), "--quiet"])
     assert status == 0
-
-
-def check_rounds_against_resolve(journal: Path, variant: str = "standard") -> list[dict]:
-    rounds = list(export_rounds(journal))
-    for record in rounds:
-        if record["status"] != "completed":
-            continue
-        expected = resolve([parse_card(c) for c in record["cards"]], Variant.parse(variant)).to_json_dict()
-        assert {key: record[key] for key in expected} == expected, f"round {record['round']}"
-    return rounds
 
 
 def test_541_12_c_every_round_of_a_simulated_run_is_reconstructable(tmp_path: Path) -> None:

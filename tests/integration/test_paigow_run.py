@@ -27,18 +27,15 @@ from typing import Any
 
 import pytest
 
+from bench.soak.audit import check_money, check_rolls, check_tiles
+from bench.soak.profiles import PAIGOW_SEED as SEED
 from firmware_host.host.journal import Journal
-from firmware_host.rules.paigow_dice.position import label, starting_position
-from firmware_host.rules.paigow_tiles import Setting
-from sim.dealers.paigow import PaiGowDealer
 from tests.support.paths import REPO
 
 
 PROFILES = REPO / "hardware-profiles" / "tables"
 SHAKER_LID = PROFILES / "sim-paigow.toml"
 GPIO_LID = PROFILES / "sim-paigow-gpio-lid.toml"
-#: Seed of the runs: its fault sequence holds every kind of no roll within 200 rounds.
-SEED = 7
 
 
 def tablehost(*args: str | Path) -> subprocess.CompletedProcess[str]:
@@ -60,52 +57,6 @@ def run_table(profile: Path, rounds: int, journal: Path) -> list[dict[str, Any]]
     return [json.loads(line) for line in export.stdout.splitlines()]
 
 
-def check_rolls(result: dict[str, Any]) -> None:
-    """§ 535.8(c), § 535.11(j), § 535.12(a),(b): the last reading is the roll, every other one was reshaken."""
-    rolls = result["rolls"]
-    assert rolls, f"round {result['round']} completed without a reading"
-    *reshaken, roll = rolls
-    assert all(not earlier["valid"] and earlier["reason"] for earlier in reshaken), result
-    assert roll["valid"] and roll["reason"] is None, result
-    # A valid reading: three dice, each flat and showing 1-6, all in the shaker.
-    assert roll["dice_in_shaker"] == 3 and roll["flat"] == [True] * 3, roll
-    assert all(face in range(1, 7) for face in roll["dice"]), roll
-    assert result["dice"] == roll["dice"] and result["total"] == sum(roll["dice"])
-    assert result["start"] == label(starting_position(result["total"], result["bank_seat"])), result
-
-
-def check_tiles(result: dict[str, Any]) -> None:
-    """The hands keyed in hold exactly the tiles the plan delivered from the dealer's shuffle."""
-    dealer = PaiGowDealer(lambda event: None, lambda name: None, SEED, None, None, dict)  # type: ignore[arg-type]
-    dealer.round = result["round"]
-    dealer.deal(result["plan"])
-    settlement = result["settlement"]
-    entered = {position: hands for position, hands in settlement["hands"].items() if hands not in ("surrender", "void")}
-    if settlement["bank"] is not None:
-        entered[str(result["bank_seat"])] = settlement["bank"]["setting"]
-    if settlement["dealer"] is not None:
-        entered["dealer"] = settlement["dealer"]["setting"]
-    for position, setting in entered.items():
-        tiles = sorted(tile.text for tile in Setting.parse(setting).tiles)
-        assert tiles == sorted(tile.text for tile in dealer.dealt[position]), (result["round"], position)
-
-
-def check_money(result: dict[str, Any]) -> None:
-    """§ 535.10, § 535.11(n)-(r): what leaves one party arrives at another, to the cent."""
-    settlement = result["settlement"]
-    assert settlement is not None, f"round {result['round']} was not settled from its tiles"
-    assert sum(settlement["nets"].values()) == 0, settlement["nets"]
-    nets: collections.Counter[str] = collections.Counter()
-    for movement in settlement["ledger"]:
-        assert isinstance(movement["amount"], int) and movement["amount"] > 0, movement
-        nets[movement["source"]] -= movement["amount"]
-        nets[movement["destination"]] += movement["amount"]
-    assert {party: net for party, net in nets.items() if net} == {p: n for p, n in settlement["nets"].items() if n}
-    for wager in settlement["results"]:
-        net = settlement["nets"].get(f"position {wager['position']}", 0)
-        assert net == wager["net"], (result["round"], wager)
-
-
 def check_run(rounds: list[dict[str, Any]], expected: int) -> dict[str, int]:
     """Every check on every round; returns what the run held (no rolls by reason, banks, cuts...)."""
     assert [result["round"] for result in rounds] == list(range(1, expected + 1))
@@ -113,7 +64,7 @@ def check_run(rounds: list[dict[str, Any]], expected: int) -> dict[str, int]:
     for result in rounds:
         assert result["status"] == "completed", result
         check_rolls(result)
-        check_tiles(result)
+        check_tiles(result, SEED)
         check_money(result)
         seen.update(roll["reason"] for roll in result["rolls"] if not roll["valid"])
         seen["bank"] += result["bank_seat"] is not None

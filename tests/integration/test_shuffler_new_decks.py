@@ -10,11 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from firmware_host.host.journal import export_shoes
-from tests.integration.test_shuffler_run import make_profile, run_armed
+from tests.support.sim_runs import run_armed, shuffler_table
 
 
 def test_541_3_b_4_new_decks_that_count_wrong_again_are_replaced_again(tmp_path: Path) -> None:
-    profile = make_profile(tmp_path, decks=6, shoe_faults="")
+    profile = shuffler_table(tmp_path, decks=6, shoe_faults="")
     journal = tmp_path / "j.sqlite"
     # Batch A, back after shoe 1, counts a card too many, and so do its new decks while shoe 2
     # (B) is dealt. After shoe 2, B goes back and A's next new decks go in: shoe 3 must come from

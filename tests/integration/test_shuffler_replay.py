@@ -12,7 +12,7 @@ from drivers.capture import Link, read_capture
 from drivers.events.shuffler import ShuffleStarted, ShufflerFault
 from firmware_host.cli import main
 from firmware_host.host.journal import export_rounds, export_shoes
-from tests.integration.test_shuffler_run import make_profile
+from tests.support.sim_runs import shuffler_table
 
 #: Rounds of the captured run: with 6-deck batches, past the first change of shoe.
 ROUNDS = 60
@@ -29,7 +29,7 @@ def run(profile: Path, journal: Path, *options: str) -> None:
 def captured(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
     """A captured run of the shuffler table: its profile, its capture and its journal."""
     tmp_path = tmp_path_factory.mktemp("captured")
-    profile = make_profile(tmp_path, decks=6, shoe_faults="corrupt_byte = 0.02, duplicate_frame = 0.02")
+    profile = shuffler_table(tmp_path, decks=6, shoe_faults="corrupt_byte = 0.02, duplicate_frame = 0.02")
     profile.write_text(profile.read_text() + SHUFFLER_FAULTS)
     capture, journal = tmp_path / "run.jsonl", tmp_path / "run.sqlite"
     run(profile, journal, "--rounds", str(ROUNDS), "--seed", "6", "--capture", str(capture))

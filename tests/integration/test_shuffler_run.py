@@ -12,12 +12,11 @@ of every fault.
 
 from __future__ import annotations
 
-import io
 import json
 import re
 from collections import Counter
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import pytest
 
@@ -25,11 +24,8 @@ from drivers.events.shuffler import ShufflerFault
 from drivers.events.lifecycle import DeviceLost
 from firmware_host.rules.baccarat.cards import parse_card, shoe_composition
 from firmware_host.cli import main
-from firmware_host.tables.decisions import Decision
 from firmware_host.host.journal import Journal, export_shoes, verify
-from firmware_host.config.profiles import load_table
-from firmware_host.wiring import build_table
-from tests.integration.test_baccarat_run import check_rounds_against_resolve, make_profile as make_baccarat_profile
+from tests.support.sim_runs import check_rounds_against_resolve, run_armed, shuffler_table
 from tests.support.paths import REPO
 
 SHIPPED = REPO / "hardware-profiles" / "tables" / "sim-baccarat-shuffler.toml"
@@ -37,59 +33,6 @@ SHIPPED = REPO / "hardware-profiles" / "tables" / "sim-baccarat-shuffler.toml"
 #: the dealer keys in unreadable cards, face-up cards are discarded (§ 541.14(d)).
 SHOE_FAULTS = ("corrupt_byte = 0.02, drop_frame = 0.02, duplicate_frame = 0.02, unreadable_card = 0.005, "
                "face_up_card = 0.002, disconnect = 0.001")
-
-
-#: What makes the integration tests' Baccarat table one with a shuffler; its own faults are armed.
-SHUFFLER_SECTIONS = """
-[rules.shuffler]
-back_colours = ["red", "blue"]
-[devices.shuffler]
-model = "tablehost-sh16-2026"
-port = "sim"
-[devices.shuffler.sim]
-recover_after_s = 0.2
-"""
-
-
-def make_profile(tmp_path: Path, *, decks: int, shoe_faults: str) -> Path:
-    """The simulated Baccarat table of ``test_baccarat_run`` with batches of ``decks`` decks in a shuffler."""
-    path = make_baccarat_profile(tmp_path, faults=shoe_faults)
-    path.write_text(path.read_text().replace("decks = 8", f"decks = {decks}") + SHUFFLER_SECTIONS)
-    return path
-
-
-class ArmShuffles:
-    """Output: arms the simulated shuffler with the next faults of ``script`` for each shuffle the
-    controller asks for. It runs before the command output, so the faults meet that very shuffle."""
-
-    def __init__(self, script: Iterable[Sequence[str]]) -> None:
-        self.script = [tuple(faults) for faults in script]
-        self.sim: Any = None
-        #: (batch, faults) of every shuffle asked for.
-        self.armed: list[tuple[str, tuple[str, ...]]] = []
-
-    def on_decisions(self, decisions: Sequence[Decision]) -> None:
-        for decision in decisions:
-            if decision.type == "device_command" and decision.data["command"] == "start_shuffle":
-                faults = self.script.pop(0) if self.script else ()
-                if faults:
-                    self.sim.arm(*faults)
-                self.armed.append((decision.data["batch"], faults))
-
-
-def run_armed(profile: Path, journal: Path, rounds: int, script: Iterable[Sequence[str]], seed: int = 3) -> ArmShuffles:
-    """``tablehost run`` in-process (as the CLI builds and serves the table), with shuffles armed."""
-    armer = ArmShuffles(script)
-    table = build_table(load_table(profile), journal_path=journal, seed=seed, rounds=rounds, stream=io.StringIO(),
-                        quiet=True, extra_outputs=(armer,))  # fmt: skip
-    armer.sim = next(parts.sim for parts in table.devices if parts.slot.model.kind == "shuffler")
-    try:
-        table.start()
-        table.service.run()
-    finally:
-        table.stop()
-    assert table.service.rounds_finished == rounds
-    return armer
 
 
 def cards_by_shoe(journal: Path) -> dict[int, Counter[str]]:
@@ -129,7 +72,7 @@ def named_cards(alerts: list[dict[str, str]]) -> tuple[list[str], list[str]]:
 def test_541_3_b_batches_alternate_and_a_wrong_composition_is_named_card_by_card(tmp_path: Path) -> None:
     """Three shoes of 6-deck batches; batch B's first shuffle loses a card and gains another, so its
     count is right and only the composition audit can tell (§ 541.3(b)(1))."""
-    profile = make_profile(tmp_path, decks=6, shoe_faults="")
+    profile = shuffler_table(tmp_path, decks=6, shoe_faults="")
     journal = tmp_path / "j.sqlite"
     armer = run_armed(profile, journal, rounds=125, script=[(), ("missing_card", "extra_card")])
     assert verify(journal).ok
@@ -151,7 +94,7 @@ def test_541_3_b_batches_alternate_and_a_wrong_composition_is_named_card_by_card
 def test_every_shuffler_fault_leaves_a_record_and_loses_no_card(tmp_path: Path) -> None:
     """500 rounds; after both batches' first shuffles: a jam, the door opened, the order of the
     shoe already dealt, a missing card, an extra card, the cable pulled mid-shuffle."""
-    profile = make_profile(tmp_path, decks=8, shoe_faults=SHOE_FAULTS)
+    profile = shuffler_table(tmp_path, decks=8, shoe_faults=SHOE_FAULTS)
     journal = tmp_path / "j.sqlite"
     faults = [("jam",), ("door_open",), ("same_order",), ("missing_card",), ("extra_card",), ("unplug",)]
     armer = run_armed(profile, journal, rounds=500, script=[(), (), *faults])

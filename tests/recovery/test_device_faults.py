@@ -23,10 +23,9 @@ from firmware_host.host.journal import Journal, verify
 from firmware_host.config.profiles import load_table
 from firmware_host.host.service import Service
 from firmware_host.wiring import game_wiring
-from tests.integration.test_paigow_run import SEED as PAIGOW_SEED
-from tests.recovery.killloop import (
-    FOREVER, SHOE_MODEL, Run, Tracker, audit, follow, paigow_profile, run_to_end, set_approved, write_profile,
-)
+from bench.soak.audit import audit
+from bench.soak.killloop import FOREVER, Run, Tracker, follow, run_to_end
+from bench.soak.profiles import PAIGOW_SEED, SHOE_MODEL, paigow_profile, set_approved, write_profile
 
 #: An outage of the simulated shoe now and then (one draw in 20).
 OUTAGES = "disconnect = 0.05, disconnect_seconds = 0.5"

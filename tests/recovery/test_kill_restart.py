@@ -2,7 +2,7 @@
 
 The service process runs a simulated Baccarat table (6 decks, so the runs cross shoes: the
 burn, the cover card, the last hand and the reshuffle, § 541.5(g), § 541.10(e)) with a
-keyed journal. :func:`~tests.recovery.killloop.kill_loop` SIGKILLs it at seeded moments
+keyed journal. :func:`~bench.soak.killloop.kill_loop` SIGKILLs it at seeded moments
 and restarts it with the same arguments until the journal holds N rounds; ``--rounds N``
 counts from the start of the journal, so the last process stops at exactly N.
 """
@@ -21,11 +21,9 @@ from firmware_host.tables.events import DealerCommand
 from firmware_host.config.profiles import load_table
 from firmware_host.wiring import build_table
 
-from tests.integration.test_paigow_run import SEED as PAIGOW_SEED
-from tests.recovery.killloop import (
-    FOREVER, KillLoopReport, Run, Tracker, audit, compare_runs, follow, kill, kill_loop, paigow_profile, run_to_end,
-    seeded_shoe, write_profile,
-)
+from bench.soak.audit import audit, compare_runs, seeded_shoe
+from bench.soak.killloop import FOREVER, KillLoopReport, Run, Tracker, follow, kill, kill_loop, run_to_end
+from bench.soak.profiles import PAIGOW_SEED, paigow_profile, write_profile
 
 #: The sim profile's link faults, raised so that every run retransmits.
 LINK_FAULTS = "corrupt_byte = 0.01, drop_frame = 0.01, duplicate_frame = 0.01"

@@ -19,7 +19,7 @@ from firmware_host.host.journal import Journal
 from sim.devices.resume import ShakerResumePoint, shaker_resume_point
 from firmware_host.wiring import Table, build_table
 
-from tests.recovery.killloop import paigow_profile
+from bench.soak.profiles import paigow_profile
 
 SHAKER_UP = DeviceIdentified(device="shaker", model="DS-3", serial="SIM-0001", firmware="1.0.4")
 

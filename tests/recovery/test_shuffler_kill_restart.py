@@ -3,7 +3,7 @@
 The shipped simulated shuffler table (``sim-baccarat-shuffler.toml``: the shoe on a
 pseudo-terminal, the shuffler as a pyusb backend, faults on both) with batches of 6 decks,
 12 in all (§ 541.3(b)), and a keyed journal. The real ``tablehost run`` is SIGKILLed at
-seeded points of play (:func:`~tests.recovery.killloop.kill_loop`) and then at every
+seeded points of play (:func:`~bench.soak.killloop.kill_loop`) and then at every
 moment of two changes of shoe: the read-out, the batch going back into the shuffler, its
 shuffle, the other batch coming out, the shoe being loaded. A restarted simulated shuffler
 holds its batches as the journal shows them and the simulated shoe the batch in play
@@ -19,10 +19,10 @@ from pathlib import Path
 import pytest
 
 from firmware_host.host.journal import export_rounds
-from tests.recovery.killloop import (
-    Run, audit, kill_at_shoe_changes, kill_loop, run_to_end, shoes_played, shuffler_profile,
-)  # fmt: skip
-from tests.recovery.shuffler_audit import shuffler_troubles
+from bench.soak.audit import audit, shoes_played
+from bench.soak.killloop import Run, kill_at_shoe_changes, kill_loop, run_to_end
+from bench.soak.profiles import shuffler_profile
+from bench.soak.shuffler_audit import shuffler_troubles
 
 #: A seed whose shuffler jams, opens its door and miscounts in an uninterrupted run.
 SEED = 10

@@ -36,7 +36,7 @@ from firmware_host.wiring import build_table
 from sim.errors import SimError
 from sim.devices.shoe import SimShoe
 from sim.devices.shuffler import EP_IN, EP_OUT, FAULTS, SimulatedShuffler
-from tests.integration.test_shuffler_run import make_profile
+from tests.support.sim_runs import shuffler_table
 
 SEED = 7
 #: § 541.3(b): the smallest batches, 6 decks each (12 in all).
@@ -383,7 +383,7 @@ def test_541_5_d_e_the_shoe_resumes_the_batch_cut_as_it_was_cut_at_the_journaled
 
 
 def test_the_resume_point_lists_what_the_journal_shows_of_the_shuffler(tmp_path: Path) -> None:
-    profile = load_table(make_profile(tmp_path, decks=DECKS, shoe_faults=""))
+    profile = load_table(shuffler_table(tmp_path, decks=DECKS, shoe_faults=""))
     slot = profile.devices["shuffler"]
     approved = slot.model.approved
     journal_path = tmp_path / "journal.sqlite"

@@ -14,7 +14,9 @@ from firmware_host.host.journal import Journal, verify
 from firmware_host.config.profiles import load_table
 from firmware_host.host.service import Service
 from firmware_host.wiring import game_wiring
-from tests.recovery.killloop import STARTUP_SECONDS, FOREVER, Run, Tracker, audit, follow, run_to_end, write_profile
+from bench.soak.audit import audit
+from bench.soak.killloop import FOREVER, STARTUP_SECONDS, Run, Tracker, follow, run_to_end
+from bench.soak.profiles import write_profile
 
 LINK_FAULTS = "corrupt_byte = 0.01, drop_frame = 0.01"
 

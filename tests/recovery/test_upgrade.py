@@ -31,7 +31,8 @@ from firmware_host.config.profiles import load_table
 from firmware_host.wiring import build_table
 
 from tests.support.journals_010 import JOURNALS, WRITTEN_BY, Fixture, copy_journal, golden
-from tests.recovery.killloop import seeded_shoe, write_profile
+from bench.soak.audit import seeded_shoe
+from bench.soak.profiles import write_profile
 
 EARLIER = "0.0.9"
 SHOE_UP = DeviceIdentified(device="shoe", model="TS-8", serial="SIM-0001", firmware="2.1.1")

@@ -9,9 +9,8 @@ an auditor would) to see those moments coming, and says afterwards where each ki
 (:data:`MOMENTS`). A kill lands within a millisecond or so of the record that triggered
 it, so some land while the next step is being committed.
 
-:func:`audit` then checks the journal the way a compliance officer would, and
-:func:`compare_runs` compares its rounds with an uninterrupted run of the same seed. The
-tests in this folder and ``bench/bench_recovery.py --kills N`` (the soak) share them.
+:mod:`bench.soak.audit` then checks the journal. ``tests/recovery`` drives the loop briefly;
+``bench/bench_recovery.py --kills N`` (the soak) drives it long.
 """
 
 from __future__ import annotations
@@ -20,42 +19,24 @@ import dataclasses
 import json
 import os
 import random
-import shutil
 import signal
 import sqlite3
 import subprocess
 import sys
 import time
-from collections import Counter, defaultdict
+from collections import Counter
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
-from drivers.events import to_record
-from firmware_host.rules.baccarat.cards import parse_card, shoe_composition
-from firmware_host.rules.baccarat.deal import resolve
-from firmware_host.rules.baccarat.variant import Variant
-from firmware_host.errors import JournalError
-from firmware_host.host.journal import Journal, export_rounds, export_shoes, load_key, verify
-from firmware_host.config.profiles import TableProfile, load_table
-from firmware_host.host.service import Service
-from firmware_host.wiring import game_wiring
-from sim.devices.shoe import SimShoe
-from tests.integration.test_baccarat_run import make_profile
-from tests.integration.test_paigow_run import check_money, check_rolls, check_tiles
-from tests.recovery.shuffler_audit import batch_shoes
-from tests.support.paths import REPO
+from bench.soak.profiles import REPO
+from firmware_host.config.profiles import load_table
 
 __all__ = [
-    "DECKS", "MOMENTS", "SHOE_CHANGE", "Run", "Tracker", "KillLoopReport", "Stalled", "write_profile", "paigow_profile",
-    "shuffler_profile", "kill_loop", "kill_at_shoe_changes", "run_to_end", "follow", "kill", "audit", "compare_runs",
-    "shoes_played", "replay",
+    "DRAWS", "FOREVER", "MOMENTS", "SHOE_CHANGE", "STARTUP_SECONDS", "Run", "Tracker", "KillLoopReport", "Stalled",
+    "kill_loop", "kill_at_shoe_changes", "run_to_end", "follow", "kill",
 ]
 
 
-#: The device model of the simulated shoe in :func:`write_profile`'s table.
-SHOE_MODEL = "tablehost-ts8-2026"
-#: § 541.3(a)'s fewest decks: a run reaches the cover card and the next shoe soonest.
-DECKS = 6
 #: Seconds between journal polls while waiting for a moment to kill at.
 POLL_SECONDS = 0.001
 #: No time limit (:func:`follow` still stops a process that writes nothing for :data:`STALL_SECONDS`).
@@ -77,77 +58,7 @@ SHOE_MOMENT_SECONDS = 8.0
 COVER_SOON_DRAWS = 60
 #: Input records that are one draw from the shoe (``sim.devices.resume.DRAW_EVENTS``).
 DRAWS = ("CardRead", "CutCard", "CardUnreadable", "CardFaceUp")
-#: The shuffler's faults per shuffle, lower than the shipped profile's (0.2): some shuffles go through.
-SHUFFLER_FAULTS = "jam = 0.1, door_open = 0.1, missing_card = 0.1, extra_card = 0.1, unplug = 0.1, same_order = 0.1"
-#: A shuffle takes this long (the shipped profile: no time), so kills land while one runs.
-SHUFFLE_SECONDS = 0.2
 
-
-# --------------------------------------------------------------------------- profiles
-
-
-def write_profile(directory: Path, *, faults: str = "", dealer: str = "", approved: str | None = None,
-                  shoe_sim: str = "", key_file: Path | None = None, decks: int = DECKS) -> Path:
-    """The integration tests' simulated Baccarat table in ``directory``, with ``decks`` decks.
-
-    :param faults: the shoe sim's faults, TOML inline-table body (``"drop_frame = 0.01"``).
-    :param dealer: the ``[sim.dealer]`` body (dealer errors).
-    :param approved: replaces the shoe model's ``[approved]`` body (the firmware allow-list).
-    :param shoe_sim: more lines for ``[devices.shoe.sim]``: the ``serial`` and ``firmware`` the sim
-        reports, its ``endpoint``.
-    :param key_file: the journal's HMAC key file (a keyed journal).
-    """
-    path = make_profile(directory, faults=faults, dealer=dealer)
-    text = path.read_text().replace("decks = 8", f"decks = {decks}")
-    text = text.replace("[devices.shoe.sim]\n", f"[devices.shoe.sim]\n{shoe_sim}\n")
-    path.write_text(text + (f'[journal]\nhmac_key_file = "{key_file}"\n' if key_file else ""))
-    if approved is not None:
-        set_approved(directory / "devices" / f"{SHOE_MODEL}.toml", approved)
-    return path
-
-
-def paigow_profile(directory: Path, name: str = "sim-paigow.toml") -> Path:
-    """``make run-paigow``'s simulated Pai Gow table (faults included) in ``directory``, or
-    another of ``hardware-profiles/tables`` by ``name`` (``sim-paigow-gpio-lid.toml``)."""
-    shutil.copytree(REPO / "hardware-profiles" / "devices", directory / "devices")
-    (directory / "tables").mkdir()
-    path = directory / "tables" / name
-    shutil.copyfile(REPO / "hardware-profiles" / "tables" / name, path)
-    return path
-
-
-def shuffler_profile(directory: Path, key_file: Path, *, dealer_errors: bool = True) -> Path:
-    """The shipped simulated shuffler table in ``directory``: 6-deck batches (§ 541.3(b): 12 to
-    16 decks in two batches of 6 to 8), :data:`SHUFFLER_FAULTS`, shuffles of
-    :data:`SHUFFLE_SECONDS`, a keyed journal.
-
-    :param dealer_errors: keep the shipped dealer's errors (``False``: a dealer who never errs,
-        for runs compared with an uninterrupted one; see ``docs/recovery.md``).
-    """
-    path = paigow_profile(directory, "sim-baccarat-shuffler.toml")
-    text, _, _ = path.read_text().partition("[journal]")  # --journal names the journal
-    honest_dealer = () if dealer_errors else (("card_drawn_in_error = 0.003", "card_drawn_in_error = 0"),
-                                              ("card_disclosed = 0.002", "card_disclosed = 0"))
-    for old, new in (("decks = 8 ", "decks = 6 "), ("decks_per_batch = 8", "decks_per_batch = 6"),
-                     ("jam = 0.2, door_open = 0.2, missing_card = 0.2, extra_card = 0.2, unplug = 0.2, "
-                      "same_order = 0.2", SHUFFLER_FAULTS),
-                     ("[devices.shuffler.sim]\n", f"[devices.shuffler.sim]\nshuffle_seconds = {SHUFFLE_SECONDS}\n"),
-                     *honest_dealer):  # fmt: skip
-        assert old in text, f"the shipped profile no longer has {old!r}"
-        text = text.replace(old, new)
-    path.write_text(f'{text}[journal]\nhmac_key_file = "{key_file}"\n')
-    return path
-
-
-def set_approved(model_file: Path, body: str) -> None:
-    """Replace the ``[approved]`` section (the last one) of a device model file."""
-    text = model_file.read_text()
-    head, found, _ = text.partition("[approved]")
-    assert found, f"{model_file} has no [approved] section"
-    model_file.write_text(f"{head}[approved]\n{body}\n")
-
-
-# --------------------------------------------------------------------------- the process
 
 
 @dataclasses.dataclass(frozen=True)
@@ -481,196 +392,3 @@ def kill_at_shoe_changes(run: Run, changes: int) -> list[tuple[str, str]]:
     finally:
         tracker.close()
     return landed
-
-
-# --------------------------------------------------------------------------- the audit
-
-
-@dataclasses.dataclass
-class Audit:
-    """What :func:`audit` found: ``problems`` is empty for a journal that lost and duplicated nothing."""
-
-    problems: list[str] = dataclasses.field(default_factory=list)
-    rounds: int = 0
-    shoes: int = 0
-    draws: int = 0
-    steps_replayed: int = 0
-
-    def check(self, ok: bool, problem: str) -> None:
-        """Note ``problem`` unless ``ok``."""
-        if not ok:
-            self.problems.append(problem)
-
-
-def audit(run: Run, key: bytes | None = None) -> Audit:
-    """Check the journal of a (killed and restarted) simulated run.
-
-    - the hash chain (and MACs) verify;
-    - round numbers 1..N each appear exactly once;
-    - no wager was placed twice in a round (the simulated players bet once per seat and
-      kind in a round: twice means a restarted dealer bet again);
-    - every decision replays identically through a fresh controller (:func:`replay`);
-    - Baccarat: every completed round's cards give what ``resolve`` gives (§ 541.9-§ 541.12);
-      no card lost or counted twice (each shoe's draws are, in order, the seeded shoe's, and
-      a card keyed in is the card the shoe held); each wager settled once, for what was placed;
-      with a shuffler, each shoe held the batch the shuffler reported, and a composition alert
-      only for a batch whose cards the simulator made wrong;
-    - Pai Gow: the integration tests' checks of every round (the rolls and the starting
-      position, § 535.8(c), § 535.12; the tiles delivered; money conserved, § 535.10).
-    """
-    found, profile = Audit(), load_table(run.profile)
-    report = verify(run.journal, hmac_key=key)
-    found.check(report.ok, f"journal verify: {report.problem} at record {report.broken_seq}: {report.detail}")
-    rounds = list(export_rounds(run.journal))
-    numbers = [r["round"] for r in rounds]
-    found.rounds = len(rounds)
-    found.check(numbers == list(range(1, run.rounds + 1)),
-                f"round numbers are not 1..{run.rounds} once each: {_duplicates_and_gaps(numbers, run.rounds)}")
-    with Journal.open(run.journal, hmac_key=key) as journal:
-        placed = _wagers_placed(journal, found)
-        if profile.game == "baccarat":
-            _audit_baccarat(journal, run, profile, rounds, placed, found)
-        else:
-            _audit_paigow(rounds, found)
-    try:
-        found.steps_replayed = replay(run.journal, profile, key)
-    except JournalError as exc:
-        found.problems.append(f"replay: {exc}")
-    return found
-
-
-def replay(journal_path: Path, profile: TableProfile, key: bytes | None = None) -> int:
-    """Replay the journal through a fresh controller of the profile (Service.recover); return the steps."""
-    with Journal.open(journal_path, hmac_key=key) as journal:
-        return Service(game_wiring(profile.game).controller(profile), journal).recover()
-
-
-def seeded_shoe(seed: int, decks: int, shoe_number: int, draws: int) -> list[str | None]:
-    """The first ``draws`` physical cards of the simulator's shoe ``shoe_number`` (None: the cover card)."""
-    shoe = SimShoe(seed=seed, decks=decks, shoe_number=shoe_number, endpoint="socket")
-    try:
-        return [shoe.draw().card for _ in range(draws)]
-    finally:
-        shoe.stop()
-
-
-def _audit_draws(journal: Journal, run: Run, profile: TableProfile, found: Audit) -> None:
-    """Each shoe's journaled draws are the seeded shoe's (at a shuffler table: its batch's, as the
-    seeded shuffler released it, see :mod:`tests.recovery.shuffler_audit`), in order, once each;
-    a card the shoe could not read and the dealer keyed in is the card the shoe held there."""
-    shoes: list[list[str | None]] = []
-    unread: list[tuple[int, int]] = []  # (shoe, draw index) of cards waiting to be keyed in
-    for _, event, decisions in journal.steps():
-        name, data = to_record(event)
-        if any(d.type == "announce" and d.data.get("announce") == "shoe" for d in decisions):
-            shoes.append([])  # a shoe_loaded the table accepted (one refused, while paused say, loads nothing)
-            unread.clear()
-        elif name == "DealerCommand" and data["command"] == "card_entered" and unread and not _refused(decisions):
-            shoe, index = unread.pop(0)
-            shoes[shoe][index] = str((data["args"] or {}).get("card"))
-        elif name in DRAWS:
-            if not shoes:
-                shoes.append([])  # cards before the first shoe_loaded come from the sim's first shoe
-            rank, suit = data.get("rank"), data.get("suit")
-            shoes[-1].append(None if name == "CutCard" else f"{rank}{suit}" if rank and suit else "?")
-            if any(d.type == "alert" and d.data.get("code") == "card-unreadable" for d in decisions):
-                unread.append((len(shoes) - 1, len(shoes[-1]) - 1))
-    found.shoes, found.draws = len(shoes), sum(map(len, shoes))
-    composition = shoe_composition(profile.decks)
-    batches, problems = batch_shoes(journal, run.seed, profile)  # a shuffler table's shoes hold its batches
-    found.problems.extend(problems)
-    for number, drawn in enumerate(shoes, start=1):
-        if batches is not None:
-            expected, composition = batches.held(number, len(drawn)), batches.composition(number)
-        else:
-            expected = seeded_shoe(run.seed, profile.decks, number, len(drawn))
-        for position, (card, physical) in enumerate(zip(drawn, expected), start=1):
-            # "?": unread and not keyed in (a burn or discard card, whose identity does not matter).
-            found.check(card in ("?", physical), f"shoe {number} draw {position}: journal has {card}, the shoe held {physical}")
-        counted = Counter(parse_card(card) for card in drawn if card not in (None, "?"))
-        found.check(all(n <= composition[card] for card, n in counted.items()),
-                    f"shoe {number}: a card counted more often than the shoe holds it")
-
-
-def _refused(decisions: list[Any]) -> bool:
-    """Whether the controller refused the step's input (a warning alert instead of acting)."""
-    return any(d.type == "alert" and d.data.get("code") in ("refused-input", "wrong-state", "wager-refused")
-               for d in decisions)
-
-
-Placed = dict[int, dict[tuple[int, str], list[int]]]
-
-
-def _wagers_placed(journal: Journal, found: Audit) -> Placed:
-    """The wagers each round accepted, by ``(seat, kind)``; none may have been placed twice."""
-    placed: Placed = defaultdict(lambda: defaultdict(list))
-    finished = 0
-    for _, event, decisions in journal.steps():
-        if type(event).__name__ == "WagerPlaced" and not _refused(decisions):
-            placed[finished + 1][(event.seat, event.kind)].append(event.amount)  # type: ignore[attr-defined]
-        finished += sum(1 for d in decisions if d.type == "round_result")
-    for number, wagers in placed.items():
-        twice = sorted(key for key, amounts in wagers.items() if len(amounts) > 1)
-        found.check(not twice, f"round {number}: wagers placed twice at {twice}")
-    return placed
-
-
-def _audit_baccarat(journal: Journal, run: Run, profile: TableProfile, rounds: list[dict[str, Any]], placed: Placed,
-                    found: Audit) -> None:
-    variant = Variant.parse(profile.rules.data.get("variant", "standard"))
-    for record in rounds:
-        number = record["round"]
-        if record["status"] == "completed":
-            expected = resolve([parse_card(c) for c in record["cards"]], variant).to_json_dict()
-            actual = {key: record[key] for key in expected}
-            found.check(actual == expected, f"round {number}: {actual} is not resolve()'s {expected}")
-        lines = Counter((line["seat"], line["kind"]) for line in record["settlement"])
-        found.check(all(n == 1 for n in lines.values()), f"round {number}: a wager settled twice: {lines}")
-        settled = {(line["seat"], line["kind"]): line["amount"] for line in record["settlement"]}
-        wagers = {key: sum(amounts) for key, amounts in placed.get(number, {}).items()}
-        found.check(settled == wagers, f"round {number}: settled {settled}, placed {wagers}")
-    _audit_draws(journal, run, profile, found)
-
-
-def _audit_paigow(rounds: list[dict[str, Any]], found: Audit) -> None:
-    for record in rounds:
-        for check in (check_rolls, check_tiles, check_money):
-            try:
-                check(record)
-            except AssertionError as exc:
-                found.problems.append(f"round {record['round']}: {check.__name__}: {exc}")
-
-
-def _duplicates_and_gaps(numbers: list[int], expected: int) -> str:
-    counts = Counter(numbers)
-    twice = sorted(n for n, c in counts.items() if c > 1)
-    missing = sorted(set(range(1, expected + 1)) - set(counts))
-    return f"twice {twice[:10]}, missing {missing[:10]}, {len(numbers)} rounds"
-
-
-def compare_runs(killed: Path, uninterrupted: Path,
-                 shoes: Callable[[Path], Iterable[dict[str, Any]]] = export_shoes) -> list[str]:
-    """Where the killed run's rounds and shoes (as ``shoes`` exports them; :func:`shoes_played`
-    at a shuffler table) differ from the uninterrupted run's (empty: identical)."""
-    differences = []
-    for name, export in (("round", export_rounds), ("shoe", shoes)):
-        a, b = list(export(killed)), list(export(uninterrupted))
-        if len(a) != len(b):
-            differences.append(f"{len(a)} {name}s after kills, {len(b)} uninterrupted")
-        for x, y in zip(a, b):
-            if x != y:
-                changed = sorted(k for k in set(x) | set(y) if x.get(k) != y.get(k))
-                differences.append(f"{name} {x.get(name, '?')}: {', '.join(changed)} differ")
-    return differences
-
-
-def shoes_played(journal: Path) -> list[dict[str, Any]]:
-    """Each finished shoe as ``journal export --shoes`` gives it, but its alerts: a restart adds
-    its own (the devices lost and found again, a shuffle abandoned when the host died)."""
-    return [{key: value for key, value in shoe.items() if key != "alerts"} for shoe in export_shoes(journal)]
-
-
-def key_of(profile: Path) -> bytes | None:
-    """The profile's journal key, if it names one."""
-    key_file = load_table(profile).hmac_key_file
-    return load_key(key_file) if key_file else None

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
+from typing import Any
 
 import pytest
 
@@ -126,3 +128,22 @@ def test_payout_odds_round_payouts_down_to_the_cent() -> None:
     assert COMMISSION_FREE_BANKER_SIX_ODDS.payout(25) == 12  # 12.5 cents -> 12
     assert COMMISSION_FREE_BANKER_SIX_ODDS.payout(100) == 50
     assert PAIR_ODDS.payout(100) == 1100
+
+
+# -- Rules Submission keys (§ 541.9(c), § 541.14(d)) --------------------------------------------
+
+
+def test_541_9_c_initial_deal_and_541_14_d_face_up_discards_are_rules_submission_keys() -> None:
+    rules = RulesSubmission.from_mapping({"initial_deal": "face_down", "face_up_discards": "face_value"}, "t.toml")
+    assert (rules.initial_deal, rules.face_up_discards) == ("face_down", "face_value")
+    assert (RulesSubmission().initial_deal, RulesSubmission().face_up_discards) == ("face_up", "point_value")
+
+
+@pytest.mark.parametrize(("key", "value", "why"), [
+    ("initial_deal", "sideways", "541.9(c)"),
+    ("face_up_discards", "double", "541.14(d)"),
+    ("initial_deal", True, "must be a string"),
+])  # fmt: skip
+def test_a_wrong_initial_deal_or_face_up_reading_names_the_key(key: str, value: Any, why: str) -> None:
+    with pytest.raises(ProfileError, match=f"rules.{key}.*{re.escape(why)}"):
+        RulesSubmission.from_mapping({key: value}, "t.toml")

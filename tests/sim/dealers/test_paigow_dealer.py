@@ -1,11 +1,10 @@
-"""The simulated Pai Gow dealer on its own: its tiles, its cuts, its prompts, its profile options."""
+"""The simulated Pai Gow dealer on its own: its tiles, its cuts, its prompts, its console commands."""
 
 from __future__ import annotations
 
 import collections
 import queue
 import random
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,17 +14,11 @@ from hypothesis import strategies as st
 from drivers.events import DeviceEvent
 from firmware_host.tables.events import DealerCommand
 from firmware_host.tables.decisions import Decision
-from firmware_host.errors import ProfileError
 from firmware_host.rules.paigow_dice.delivery import PLACES, STYLES, Cut, delivery_plan
 from firmware_host.rules.paigow_dice.position import TABLE_ORDER, label
 from firmware_host.tables.paigow import PaiGowTableRules
 from firmware_host.rules.paigow_tiles import TILE_SET, Setting
-from firmware_host.config.profiles import load_table
-from firmware_host.wiring.paigow import dealer_choices
 from sim.dealers.paigow import PaiGowDealer
-from tests.support.paths import REPO
-
-PROFILES = REPO / "hardware-profiles" / "tables"
 
 
 def plan_hands(start: Any = "dealer", style: str = "standard", cut: Cut | None = None) -> list[dict[str, Any]]:
@@ -134,26 +127,6 @@ def test_535_12_every_no_roll_is_reshaken_even_like_the_last_but_a_pause_asks_no
         assert sim.acted.empty()
     finally:
         sim.stop()
-
-
-def test_the_paigow_profiles_load_with_their_dealer_choices() -> None:
-    for name, lid_source in (("sim-paigow.toml", "shaker"), ("sim-paigow-gpio-lid.toml", "gpio")):
-        profile = load_table(PROFILES / name)
-        assert profile.game == "paigow" and profile.simulated and profile.gpio.lid_source == lid_source
-        assert dealer_choices(profile)["bank"] == 0.15
-
-
-@pytest.mark.parametrize(("line", "why"), [("bnak = 0.1", "unknown key"), ("bank = 1.5", "probability"),
-                                            ("bank = true", "probability")])
-def test_a_bad_dealer_choice_is_a_profile_error_naming_the_key(tmp_path: Path, line: str, why: str) -> None:
-    text = (PROFILES / "sim-paigow.toml").read_text().replace("bank = 0.15", line)
-    path = tmp_path / "tables" / "bad.toml"
-    path.parent.mkdir()
-    path.write_text(text)
-    profile = load_table(path, devices_dir=PROFILES.parent / "devices")
-    with pytest.raises(ProfileError) as error:
-        dealer_choices(profile)
-    assert f"sim.dealer.{line.split()[0]}" in str(error.value) and why in str(error.value)
 
 
 def test_console_commands_are_dealer_commands() -> None:

@@ -1,4 +1,4 @@
-"""The simulated shoe's contents, cut (§ 541.5(d)-(e)), resumption and fault settings."""
+"""The simulated shoe's contents, cut (§ 541.5(d)-(e)), resumption, fault settings and a batch loaded into it."""
 
 from __future__ import annotations
 
@@ -6,15 +6,17 @@ import random
 import re
 import socket
 from collections import Counter
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from drivers.codecs.shoe_messages import Card, CutCard, FaceUp, ShoeEmpty, Unreadable
+from firmware_host.rules.baccarat.cards import full_shoe
 from sim.errors import SimError
 from sim.devices.faults import LinkFaults, ShoeFaults, faults_from
-from sim.devices.shoe import CUT, SimShoe, build_shoe
+from sim.devices.shoe import COVER_MIN_FROM_BOTTOM, CUT, CUT_MIN_FROM_END, SimShoe, build_shoe
 
 
 @given(st.integers(1, 8), st.integers(0, 2**32))
@@ -134,6 +136,40 @@ def test_sim_accepts_the_drivers_identity_type() -> None:
 
     with SimShoe(identity=Identity("TS-8", "SN-9", "2.1.1", verified=True)) as sim:
         assert sim.link.identity == WireIdentity("TS-8", "SN-9", "2.1.1")  # type: ignore[union-attr]
+
+
+# -- the simulated shoe loaded with a batch (§ 541.5(d)-(e)) -----------------------------------
+
+
+def _shoe(**options: Any) -> SimShoe:
+    return SimShoe(seed=5, **options)
+
+
+def test_541_5_d_e_a_loaded_batch_is_cut_and_covered_and_keeps_every_card() -> None:
+    batch = [str(card) for card in full_shoe(6)]
+    random.Random(1).shuffle(batch)
+    batch.append("9S")  # an extra card stays in: the audit must see it
+    shoe = _shoe()
+    try:
+        shoe.load(batch)
+        drawn = [card for card in shoe._cards]
+        assert Counter(c for c in drawn if c != CUT) == Counter(batch)
+        cover = drawn.index(CUT)
+        assert len(drawn) - 1 - cover >= COVER_MIN_FROM_BOTTOM
+        cut = next(i for i in range(len(batch)) if batch[i:] + batch[:i] == [c for c in drawn if c != CUT])
+        assert CUT_MIN_FROM_END <= cut <= len(batch) - CUT_MIN_FROM_END
+        assert shoe.position == 0 and shoe.remaining() == len(batch)
+    finally:
+        shoe.stop()
+
+
+def test_a_card_that_cannot_be_is_not_loaded() -> None:
+    shoe = _shoe()
+    try:
+        with pytest.raises(SimError, match="'1X'"):
+            shoe.load(["1X"] * 40)
+    finally:
+        shoe.stop()
 
 
 BURN_SCRIPT = [rank + suit for rank in "A23456789TJQK" for suit in "CDHS"][:40]

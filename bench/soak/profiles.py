@@ -1,0 +1,120 @@
+"""The simulated tables the soak and the recovery tests run: profiles written into a directory.
+
+:func:`make_profile` is the integration tests' simulated Baccarat table (a shoe on a
+pseudo-terminal, mock GPIO, the simulated dealer); :func:`write_profile` is it with the
+kill loop's decks, a keyed journal or a doctored allow-list; :func:`paigow_profile` and
+:func:`shuffler_profile` copy the shipped simulated tables of ``hardware-profiles/tables``.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+__all__ = ["REPO", "PROFILES", "SHOE_MODEL", "DECKS", "PAIGOW_SEED", "SHUFFLER_FAULTS", "SHUFFLE_SECONDS",
+           "make_profile", "write_profile", "paigow_profile", "shuffler_profile", "set_approved"]
+
+#: The checkout: the service runs from it, its ``hardware-profiles`` are copied.
+REPO = Path(__file__).resolve().parents[2]
+PROFILES = REPO / "hardware-profiles"
+#: The device model of the simulated shoe in :func:`make_profile`'s table.
+SHOE_MODEL = "tablehost-ts8-2026"
+#: § 541.3(a)'s fewest decks: a run reaches the cover card and the next shoe soonest.
+DECKS = 6
+#: Seed of the Pai Gow runs: its fault sequence holds every kind of no roll within 200 rounds.
+PAIGOW_SEED = 7
+#: The shuffler's faults per shuffle, lower than the shipped profile's (0.2): some shuffles go through.
+SHUFFLER_FAULTS = "jam = 0.1, door_open = 0.1, missing_card = 0.1, extra_card = 0.1, unplug = 0.1, same_order = 0.1"
+#: A shuffle takes this long (the shipped profile: no time), so kills land while one runs.
+SHUFFLE_SECONDS = 0.2
+
+
+def make_profile(directory: Path, *, model: str = SHOE_MODEL, variant: str = "standard",
+                 faults: str = "", dealer: str = "", shoe_sim: str = "") -> Path:
+    """A simulated Baccarat table profile in ``directory`` (device models copied beside it);
+    ``shoe_sim``: more lines for ``[devices.shoe.sim]``."""
+    shutil.copytree(PROFILES / "devices", directory / "devices")
+    (directory / "tables").mkdir()
+    path = directory / "tables" / "t.toml"
+    path.write_text(f"""
+[table]
+id = "IT-BAC"
+game = "baccarat"
+decks = 8
+[rules]
+variant = "{variant}"
+[devices.shoe]
+model = "{model}"
+port = "sim"
+[devices.shoe.sim]
+faults = {{ {faults} }}
+{shoe_sim}
+[gpio]
+pin_factory = "mock"
+buttons = {{ no_more_bets = 17, reveal = 27, card_disclosed = 22, void_round = 23, acknowledge = 24 }}
+lamp = {{ green = 5, amber = 6, red = 13 }}
+[sim.dealer]
+{dealer}
+""")
+    return path
+
+
+def write_profile(directory: Path, *, faults: str = "", dealer: str = "", approved: str | None = None,
+                  shoe_sim: str = "", key_file: Path | None = None, decks: int = DECKS) -> Path:
+    """The integration tests' simulated Baccarat table in ``directory``, with ``decks`` decks.
+
+    :param faults: the shoe sim's faults, TOML inline-table body (``"drop_frame = 0.01"``).
+    :param dealer: the ``[sim.dealer]`` body (dealer errors).
+    :param approved: replaces the shoe model's ``[approved]`` body (the firmware allow-list).
+    :param shoe_sim: more lines for ``[devices.shoe.sim]``: the ``serial`` and ``firmware`` the sim
+        reports, its ``endpoint``.
+    :param key_file: the journal's HMAC key file (a keyed journal).
+    """
+    path = make_profile(directory, faults=faults, dealer=dealer)
+    text = path.read_text().replace("decks = 8", f"decks = {decks}")
+    text = text.replace("[devices.shoe.sim]\n", f"[devices.shoe.sim]\n{shoe_sim}\n")
+    path.write_text(text + (f'[journal]\nhmac_key_file = "{key_file}"\n' if key_file else ""))
+    if approved is not None:
+        set_approved(directory / "devices" / f"{SHOE_MODEL}.toml", approved)
+    return path
+
+
+def paigow_profile(directory: Path, name: str = "sim-paigow.toml") -> Path:
+    """``make run-paigow``'s simulated Pai Gow table (faults included) in ``directory``, or
+    another of ``hardware-profiles/tables`` by ``name`` (``sim-paigow-gpio-lid.toml``)."""
+    shutil.copytree(PROFILES / "devices", directory / "devices")
+    (directory / "tables").mkdir()
+    path = directory / "tables" / name
+    shutil.copyfile(PROFILES / "tables" / name, path)
+    return path
+
+
+def shuffler_profile(directory: Path, key_file: Path, *, dealer_errors: bool = True) -> Path:
+    """The shipped simulated shuffler table in ``directory``: 6-deck batches (§ 541.3(b): 12 to
+    16 decks in two batches of 6 to 8), :data:`SHUFFLER_FAULTS`, shuffles of
+    :data:`SHUFFLE_SECONDS`, a keyed journal.
+
+    :param dealer_errors: keep the shipped dealer's errors (``False``: a dealer who never errs,
+        for runs compared with an uninterrupted one; see ``docs/recovery.md``).
+    """
+    path = paigow_profile(directory, "sim-baccarat-shuffler.toml")
+    text, _, _ = path.read_text().partition("[journal]")  # --journal names the journal
+    honest_dealer = () if dealer_errors else (("card_drawn_in_error = 0.003", "card_drawn_in_error = 0"),
+                                              ("card_disclosed = 0.002", "card_disclosed = 0"))
+    for old, new in (("decks = 8 ", "decks = 6 "), ("decks_per_batch = 8", "decks_per_batch = 6"),
+                     ("jam = 0.2, door_open = 0.2, missing_card = 0.2, extra_card = 0.2, unplug = 0.2, "
+                      "same_order = 0.2", SHUFFLER_FAULTS),
+                     ("[devices.shuffler.sim]\n", f"[devices.shuffler.sim]\nshuffle_seconds = {SHUFFLE_SECONDS}\n"),
+                     *honest_dealer):  # fmt: skip
+        assert old in text, f"the shipped profile no longer has {old!r}"
+        text = text.replace(old, new)
+    path.write_text(f'{text}[journal]\nhmac_key_file = "{key_file}"\n')
+    return path
+
+
+def set_approved(model_file: Path, body: str) -> None:
+    """Replace the ``[approved]`` section (the last one) of a device model file."""
+    text = model_file.read_text()
+    head, found, _ = text.partition("[approved]")
+    assert found, f"{model_file} has no [approved] section"
+    model_file.write_text(f"{head}[approved]\n{body}\n")

@@ -1,0 +1,64 @@
+"""The simulated Baccarat dealer at a shuffler table: the batch it loads and returns, the buttons it presses."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from drivers.events import DeviceEvent
+from firmware_host.tables.decisions import Decision
+from firmware_host.tables.events import DealerCommand
+from sim.dealers.baccarat import BaccaratDealer
+
+
+# -- the simulated dealer at a shuffler table ----------------------------------------------------
+
+
+class FakeShoe:
+    burn_mode = False
+
+    def __init__(self) -> None:
+        self.loaded: list[list[str]] = []
+
+    def reload(self) -> None:
+        raise AssertionError("a shuffler table loads the batch, not the next seeded shoe")
+
+    def load(self, cards: Iterable[str]) -> None:
+        self.loaded.append(list(cards))
+
+    def draw(self) -> Any:
+        raise AssertionError("no draw expected")
+
+
+class FakeShuffler:
+    def __init__(self) -> None:
+        self.slots: dict[str, list[str] | None] = {}
+
+    def order(self, batch: str) -> tuple[str, ...]:
+        return ("9S", "2H", "KD")
+
+    def load(self, batch: str, cards: Iterable[str] | None = None) -> None:
+        self.slots[batch] = None if cards is None else list(cards)
+
+
+def test_the_simulated_dealer_loads_the_released_batch_and_puts_it_back_or_new_decks() -> None:
+    events: list[DeviceEvent] = []
+    shoe, shuffler = FakeShoe(), FakeShuffler()
+    dealer = BaccaratDealer(events.append, lambda name: None, 1, shoe, shuffler=shuffler)
+    dealer.act({"action": "load_shoe", "batch": "B", "_round": 1})
+    assert shoe.loaded == [["9S", "2H", "KD"]]
+    assert events == [DealerCommand(device="console", command="shoe_loaded", args={"batch": "B"})]
+    dealer.act({"action": "return_batch", "batch": "B", "replace": False, "_round": 1})
+    dealer.act({"action": "return_batch", "batch": "A", "replace": True, "_round": 1})
+    assert shuffler.slots == {"B": ["9S", "2H", "KD"], "A": None}
+
+
+def test_the_simulated_dealer_presses_no_more_bets_again_after_the_table_refused_it() -> None:
+    pressed: list[str] = []
+    dealer = BaccaratDealer(lambda event: None, pressed.append, 1, FakeShoe())
+    dealer.act({"action": "place_bets", "last_hand": False, "held": 0, "_round": 4})
+    dealer.act({"action": "place_bets", "last_hand": False, "held": 1, "_round": 4})
+    assert pressed == ["no_more_bets"], "once per round while the table takes it"
+    dealer.on_decisions([Decision("alert", {"code": "irregularity-open", "text": "no_more_bets: ...",
+                                            "severity": "warning"})])  # fmt: skip
+    dealer.act({"action": "place_bets", "last_hand": False, "held": 1, "_round": 4})
+    assert pressed == ["no_more_bets", "no_more_bets"]
