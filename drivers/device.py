@@ -166,7 +166,9 @@ class Device(abc.ABC):
 
     def _on_bad_frame(self, bad: BadFrame) -> None:
         """Bytes the codec skipped: reported as a :class:`ProtocolError` event."""
-        self.log.warning("skipped bytes: %s", bad.reason)
+        # The reason may quote the bytes, and a garbled card frame can hold a card not yet exposed:
+        # the log names only how many bytes and why (the journal keeps the reason, § 541.9(c)(2)).
+        self.log.warning("skipped %d byte(s): %s", len(bad.raw), bad.kind)
         self._emit(ProtocolError(self.name, bad.reason))
 
     def _next_deadline(self) -> float | None:

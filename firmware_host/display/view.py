@@ -17,7 +17,7 @@ import time
 from typing import Any, Callable
 
 from firmware_host.rules.baccarat.roads import Outcome, RoadBuilder
-from firmware_host.tables.decisions import Decision
+from firmware_host.tables.decisions import Decision, for_outputs
 
 __all__ = ["TableView", "BaccaratView", "PaiGowView", "view_for"]
 
@@ -54,6 +54,7 @@ class TableView:
     def apply(self, seq: int, decision: Decision, at: float | None = None) -> bool:
         """Take one journaled decision (``seq``: its record's seq); True when the view changed."""
         self.seq = seq
+        decision = for_outputs(decision)
         at = self.clock() if at is None else at
         if decision.round is not None and (self.round is None or decision.round > self.round):
             self.new_round(decision.round)

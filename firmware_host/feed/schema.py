@@ -21,6 +21,7 @@ import re
 from typing import Any, Iterable, Iterator
 
 from firmware_host.host.journal import Record
+from firmware_host.tables.decisions import DEVICE_BYTES_ALERTS
 
 __all__ = [
     "FORMAT",
@@ -62,8 +63,6 @@ DEVICE_STATUS: dict[str, tuple[str, ...]] = {
 }
 #: Message type of a published device-status event (its class name is ``data["event"]``).
 DEVICE_EVENT = "device_event"
-#: Alert codes whose text may quote device bytes (a garbled card frame): published without it.
-REDACTED_ALERTS = frozenset({"protocol-error"})
 #: Every field of a message, in the order docs/feed.md lists them.
 FIELDS = ("table", "seq", "journal_seq", "journal_hash", "at", "round", "type", "data", "prev_hash", "hash")
 _HEX64 = re.compile(r"[0-9a-f]{64}\Z")
@@ -98,7 +97,7 @@ def publishable(record: JournalRecord) -> tuple[str, dict[str, Any]] | None:
     if record.kind == "decision":
         if record.type in UNPUBLISHED_DECISIONS:
             return None
-        if record.type == "alert" and record.data.get("code") in REDACTED_ALERTS:
+        if record.type == "alert" and record.data.get("code") in DEVICE_BYTES_ALERTS:
             return record.type, {k: v for k, v in record.data.items() if k != "text"}
         return record.type, dict(record.data)
     fields = DEVICE_STATUS.get(record.type)

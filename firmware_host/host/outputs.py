@@ -18,7 +18,7 @@ import json
 import logging
 from typing import Any, Protocol, Sequence, TextIO
 
-from firmware_host.tables.decisions import Decision
+from firmware_host.tables.decisions import Decision, for_outputs
 
 __all__ = ["DealerView", "PanelOutput", "EventFeed", "DeviceCommands", "ShufflerCommands", "ShakerCommands"]
 
@@ -41,7 +41,7 @@ class DealerView:
 
     def on_decisions(self, decisions: Sequence[Decision]) -> None:
         """Write a line for each decision the dealer acts on."""
-        for decision in decisions:
+        for decision in map(for_outputs, decisions):
             if decision.type not in _SHOWN or (self.quiet_prompts and decision.type in ("prompt", "device")):
                 continue
             where = f"{self.table_id} r{decision.round}" if decision.round is not None else self.table_id
@@ -104,7 +104,7 @@ class EventFeed:
 
     def on_decisions(self, decisions: Sequence[Decision]) -> None:
         """Write and flush every decision."""
-        for decision in decisions:
+        for decision in map(for_outputs, decisions):
             record = {"table": self.table_id, "round": decision.round, "type": decision.type, "data": decision.data}
             self.stream.write(json.dumps(record, separators=(",", ":")) + "\n")
         self.stream.flush()

@@ -44,3 +44,21 @@ class Decision:
     type: str
     data: dict[str, Any]
     round: int | None = None
+
+
+#: Alert codes whose ``text`` quotes what a device sent that could not be read. A garbled card
+#: frame can hold a card not yet exposed at the table (the face-down deal of § 541.9(c)(2), the
+#: cards still in the shoe), so no output shows that text; the journal keeps it for an inquiry.
+DEVICE_BYTES_ALERTS = frozenset({"protocol-error"})
+
+#: What an output shows in place of a withheld alert text.
+WITHHELD_TEXT = "the device sent bytes that could not be read; they were skipped (the journal holds them)"
+
+
+def for_outputs(decision: Decision) -> Decision:
+    """``decision`` as an output (dealer view, event feed, display) may show it: the text of an
+    alert that may quote a device's unreadable bytes replaced by :data:`WITHHELD_TEXT`."""
+    if decision.type != "alert" or decision.data.get("code") not in DEVICE_BYTES_ALERTS:
+        return decision
+    return dataclasses.replace(decision, data={**decision.data, "text": WITHHELD_TEXT})
+

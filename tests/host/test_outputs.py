@@ -70,3 +70,20 @@ def test_device_commands_are_sent_to_their_shuffler_only() -> None:
         Decision("device_command", {"device": "shuffler", "command": "self_destruct", "batch": "A"}),
     ])  # fmt: skip
     assert driver.calls == [("start_shuffle", ("B", 416)), ("release_batch", ("A",))]
+
+
+# A garbled ASCII frame the codec could not read still spells a card (§ 541.9(c)(2): a face-down card
+# must not reach any output before it is exposed); only the journal keeps what the device sent.
+GARBLED = Decision("alert", {"code": "protocol-error", "severity": "warning",
+                             "text": "shoe: unknown frame '[Game]<Card:AS>~'"}, 3)  # fmt: skip
+
+
+def test_541_9_c_2_dealer_view_and_event_feed_withhold_the_bytes_of_an_unreadable_frame() -> None:
+    view, feed = io.StringIO(), io.StringIO()
+    DealerView(view, "T").on_decisions([GARBLED])
+    EventFeed(feed, "T").on_decisions([GARBLED])
+    assert "AS" not in view.getvalue() and "Card" not in view.getvalue()
+    assert "WARNING: the device sent bytes that could not be read" in view.getvalue()
+    record = json.loads(feed.getvalue())
+    assert record["data"]["code"] == "protocol-error" and "Card" not in record["data"]["text"]
+    assert GARBLED.data["text"].endswith("<Card:AS>~'")  # the decision itself, as journaled, is unchanged
