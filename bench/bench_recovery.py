@@ -209,7 +209,7 @@ def shuffler_table_kills(kills: int, seed: int, exact: bool, directory: Path, ke
     """At the shuffler tests' table: the kill loop (as at the shoe table), then a kill at each
     moment of the next changes of shoe (one per :data:`KILLS_PER_SHOE_CHANGE` seeded kills,
     two at least), then the run to its end."""
-    profile = shuffler_profile(directory, key_file, dealer_errors=not exact)
+    profile = shuffler_profile(directory, key_file, comparable=exact)
     journal, changes = directory / "soak.sqlite", max(2, kills // KILLS_PER_SHOE_CHANGE)
     rounds = loop_rounds(kills) + changes * SHOE_ROUNDS_AT_MOST  # the last change surely comes before the run ends
     started = time.monotonic()

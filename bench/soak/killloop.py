@@ -51,8 +51,11 @@ STARTUP_SECONDS = 0.6
 RECORDS_PER_ROUND = 27
 #: The kills' points of play are spread over this share of the run's rounds.
 KILLS_SPAN = 0.9
-#: How long the harness waits for the cover card or the burn before it kills anyway.
-SHOE_MOMENT_SECONDS = 8.0
+#: Rounds the harness lets a process play while it waits for the cover card or the burn before it
+#: kills anyway (the cover card is at most about 10 rounds off when the harness starts waiting for
+#: it, the burn 2). Counted in the journal, not in seconds: a CPU-starved harness must not let a
+#: process play on past the points of the kills still to come, nor to the run's end.
+SHOE_MOMENT_ROUNDS = 15
 #: Draws before the end of a shoe at which the harness starts waiting for the cover card
 #: (the sim puts it 14 to 20 cards above the bottom, § 541.5(e)).
 COVER_SOON_DRAWS = 60
@@ -110,6 +113,8 @@ class Tracker:
         self.shoes = 0
         self.draws_in_shoe = 0
         self.cover_out = False
+        #: Cover cards and burn prompts seen so far: a moment a poll came too late to see current is still seen.
+        self.covers = self.burns = 0
         #: Why the latest ``device`` decision refuses its device (None: it does not).
         self.refusal: str | None = None
         self.last_write = time.monotonic()
@@ -165,11 +170,12 @@ class Tracker:
                 self.draws_in_shoe += 1
         elif kind == "decision" and type_ == "prompt":
             self.prompt = data["action"]
+            self.burns += self.prompt == "burn"
         elif kind == "decision" and type_ == "round_result":
             self.rounds += 1
             self.round_seq = self.seq
         elif kind == "decision" and type_ == "announce" and data.get("announce") == "cover_card":
-            self.cover_out = True
+            self.cover_out, self.covers = True, self.covers + 1
         elif kind == "decision" and type_ == "announce" and data.get("announce") == "shoe":
             self.shoes, self.draws_in_shoe, self.cover_out = self.shoes + 1, 0, False
         elif kind == "decision" and type_ == "device":
@@ -292,14 +298,17 @@ def run_to_end(run: Run) -> int:
 
 
 def _kill_at(proc: subprocess.Popen[bytes], tracker: Tracker, aim: str, point: float, rng: random.Random) -> None:
-    """SIGKILL ``proc`` as ``aim`` says, or once it gave no sign for a while.
+    """SIGKILL ``proc`` as ``aim`` says.
 
     ``play``: at ``point`` (rounds into the run, the fraction a share of a round's records),
     or at its first record if it starts beyond it; ``card_entry``: the same, or sooner when
-    a card waits to be keyed in.
+    a card waits to be keyed in; ``cover_card``, ``burn``: at the first poll that sees one come
+    out (it may have passed already), or after :data:`SHOE_MOMENT_ROUNDS` without one;
+    ``startup``: at a seeded time or its first record.
     """
-    seen = tracker.seq
+    seen, covers, burns, give_up = tracker.seq, tracker.covers, tracker.burns, tracker.played() + SHOE_MOMENT_ROUNDS
     reached = lambda: tracker.seq > seen and tracker.played() >= point  # noqa: E731
+    late = lambda: tracker.played() >= give_up  # noqa: E731
     if aim == "startup":  # at a seeded time, but before the process has played on
         follow(proc, tracker, rng.uniform(0.0, STARTUP_SECONDS), lambda: tracker.seq > seen)
     elif aim == "play":
@@ -307,9 +316,9 @@ def _kill_at(proc: subprocess.Popen[bytes], tracker: Tracker, aim: str, point: f
     elif aim == "card_entry":
         follow(proc, tracker, FOREVER, lambda: reached() or (tracker.seq > seen and tracker.prompt == "enter_card"))
     elif aim == "cover_card":
-        follow(proc, tracker, SHOE_MOMENT_SECONDS, lambda: tracker.seq > seen and tracker.cover_out)
+        follow(proc, tracker, FOREVER, lambda: tracker.seq > seen and (tracker.covers > covers or late()))
     else:
-        follow(proc, tracker, SHOE_MOMENT_SECONDS, lambda: tracker.seq > seen and tracker.prompt == "burn")
+        follow(proc, tracker, FOREVER, lambda: tracker.seq > seen and (tracker.burns > burns or late()))
     kill(proc)
 
 

@@ -89,23 +89,29 @@ def paigow_profile(directory: Path, name: str = "sim-paigow.toml") -> Path:
     return path
 
 
-def shuffler_profile(directory: Path, key_file: Path, *, dealer_errors: bool = True) -> Path:
+def shuffler_profile(directory: Path, key_file: Path, *, comparable: bool = False) -> Path:
     """The shipped simulated shuffler table in ``directory``: 6-deck batches (§ 541.3(b): 12 to
     16 decks in two batches of 6 to 8), :data:`SHUFFLER_FAULTS`, shuffles of
     :data:`SHUFFLE_SECONDS`, a keyed journal.
 
-    :param dealer_errors: keep the shipped dealer's errors (``False``: a dealer who never errs,
-        for runs compared with an uninterrupted one; see ``docs/recovery.md``).
+    :param comparable: for runs compared with an uninterrupted one (``docs/recovery.md``,
+        "Compared with an uninterrupted run"): a dealer who never errs, and no fault that
+        pauses the table at a moment of wall time, the shoe's link outage (``disconnect``,
+        rolled on the link's stream, which retransmissions draw from too) and the shuffler's
+        pulled cable (``unplug``, half-way through a shuffle that runs while play goes on):
+        a pause that catches the players betting refuses their wagers.
     """
     path = paigow_profile(directory, "sim-baccarat-shuffler.toml")
     text, _, _ = path.read_text().partition("[journal]")  # --journal names the journal
-    honest_dealer = () if dealer_errors else (("card_drawn_in_error = 0.003", "card_drawn_in_error = 0"),
-                                              ("card_disclosed = 0.002", "card_disclosed = 0"))
+    faults = SHUFFLER_FAULTS.replace(", unplug = 0.1", "") if comparable else SHUFFLER_FAULTS
+    comparable_only = (("card_drawn_in_error = 0.003", "card_drawn_in_error = 0"),
+                       ("card_disclosed = 0.002", "card_disclosed = 0"),
+                       (", disconnect = 0.001", "")) if comparable else ()  # fmt: skip
     for old, new in (("decks = 8 ", "decks = 6 "), ("decks_per_batch = 8", "decks_per_batch = 6"),
                      ("jam = 0.2, door_open = 0.2, missing_card = 0.2, extra_card = 0.2, unplug = 0.2, "
-                      "same_order = 0.2", SHUFFLER_FAULTS),
+                      "same_order = 0.2", faults),
                      ("[devices.shuffler.sim]\n", f"[devices.shuffler.sim]\nshuffle_seconds = {SHUFFLE_SECONDS}\n"),
-                     *honest_dealer):  # fmt: skip
+                     *comparable_only):  # fmt: skip
         assert old in text, f"the shipped profile no longer has {old!r}"
         text = text.replace(old, new)
     path.write_text(f'{text}[journal]\nhmac_key_file = "{key_file}"\n')

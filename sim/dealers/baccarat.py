@@ -44,6 +44,12 @@ SETTLE_SECONDS = 10.0
 SETTLE_POLL = 0.002
 #: A person's pause between seeing the device's last report on screen and the next move.
 REACTION_SECONDS = 0.01
+#: How long the dealer waits for the shuffler to lift out the batches the table told it to before
+#: loading the shoe (under the kill loop's :data:`bench.soak.killloop.STALL_SECONDS`: the table writes nothing meanwhile).
+SHUFFLER_SETTLE_SECONDS = 5.0
+#: A person's pause between seeing a batch come out of the shuffler and loading the shoe (the
+#: host has read the report; two threads pass it on to the table).
+LIFT_REACTION_SECONDS = 0.1
 
 
 class Reporting(Protocol):
@@ -213,6 +219,14 @@ class SimShoe(Reporting, Protocol):
 class SimShuffler(Protocol):
     """What the Baccarat dealer uses of the simulated shuffler (:class:`sim.devices.shuffler.SimulatedShuffler`)."""
 
+    @property
+    def releases(self) -> int:
+        """Release commands the device has carried out (or refused)."""
+
+    @property
+    def release_unread(self) -> int:
+        """Bytes up to the report of the latest release that the host has not read yet."""
+
     def order(self, batch: str) -> tuple[str, ...]:
         """The cards of ``batch`` in the order its last shuffle released them."""
 
@@ -255,6 +269,8 @@ class BaccaratDealer(SimDealer):
         self._shoe_pending = False
         #: The batch loaded into the shoe while a shoe is pending (a shoe the table refused stays in).
         self._batch_in_shoe: str | None = None
+        #: Batch releases the table decided that the shuffler is to have carried out (set from the service thread).
+        self._releases = 0
 
     def on_decisions(self, decisions: Sequence[Decision]) -> None:
         """As :meth:`SimDealer.on_decisions`; also notes that a shoe was accepted."""
@@ -262,7 +278,28 @@ class BaccaratDealer(SimDealer):
             self._shoe_pending = False
         if any(self._batch_out(d) for d in decisions):
             self.refused = True  # the same prompt again (new decks rejected in turn): the batch is out again
+        if self.shuffler is not None:
+            for decision in decisions:
+                if decision.type == "device_command" and decision.data.get("command") == "release_batch":
+                    self._releases += 1
+                elif decision.type == "alert" and decision.data.get("code") == "device-lost":
+                    self._releases = self.shuffler.releases  # what was in flight is lost with the session
         super().on_decisions(decisions)
+
+    def settle_shuffler(self, shuffler: SimShuffler) -> None:
+        """Wait until the shuffler has lifted out every batch the table told it to (a rejected
+        one) and the host has its report: a person sees a batch come out of the shuffler before
+        loading the shoe, as a real shuffler lifts it out in moments. A shuffle is not waited
+        for: it takes longer than loading a shoe."""
+        def lifting() -> bool:
+            return shuffler.releases < self._releases or shuffler.release_unread > 0
+
+        if not lifting():
+            return
+        deadline = time.monotonic() + SHUFFLER_SETTLE_SECONDS
+        while lifting() and time.monotonic() < deadline:
+            time.sleep(SETTLE_POLL)
+        time.sleep(LIFT_REACTION_SECONDS)
 
     def _batch_out(self, decision: Decision) -> bool:
         """Whether ``decision`` asks to put back a batch that is out of the shuffler."""
@@ -284,6 +321,7 @@ class BaccaratDealer(SimDealer):
         action = prompt["action"]
         if action == Action.LOAD_SHOE and prompt.get("batch") is not None and self.shuffler is not None:
             batch = prompt["batch"]
+            self.settle_shuffler(self.shuffler)
             if not (self._shoe_pending and self._batch_in_shoe == batch):  # refused: the batch is in already
                 # Exactly the batch's cards, as the shuffler released them (an extra or missing one too).
                 self.shoe.load(self.shuffler.order(batch))

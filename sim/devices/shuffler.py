@@ -194,6 +194,8 @@ class SimulatedShuffler(usb.backend.IBackend):
         self._in = bytearray()  # bytes queued on the bulk IN endpoint
         self._out = bytearray()  # host bytes not yet forming a whole frame
         self._seq = 0
+        self._releases = 0  # RELEASE_BATCH commands received from the host
+        self._release_unread = 0  # bytes of _in up to the latest release's report when it was queued
         self._heartbeat_s = 0.0
         self._last_sent = time.monotonic()
         self._actions: list[tuple[float, int, Callable[[], None]]] = []
@@ -213,6 +215,18 @@ class SimulatedShuffler(usb.backend.IBackend):
         with self._cond:
             self._advance()
             return self._plugged
+
+    @property
+    def releases(self) -> int:
+        """RELEASE_BATCH commands the device has carried out or refused since it was made."""
+        with self._cond:
+            return self._releases
+
+    @property
+    def release_unread(self) -> int:
+        """Bytes up to the report of the latest release command that the host has not read yet."""
+        with self._cond:
+            return min(self._release_unread, len(self._in))  # what a pulled cable or a reset cleared is gone
 
     def unplug(self) -> None:
         """Pull the USB cable: enumeration finds nothing, open handles fail with ENODEV."""
@@ -485,7 +499,9 @@ class SimulatedShuffler(usb.backend.IBackend):
         if isinstance(message, codec.StartShuffle):
             self._start_shuffle(message)
         elif isinstance(message, codec.ReleaseBatch):
+            self._releases += 1
             self._release(message)
+            self._release_unread = len(self._in)
         else:
             self._send(codec.Fault(codec.FAULT_INTERNAL, None, f"not a command: {type(message).__name__}"))
 
@@ -622,6 +638,7 @@ class SimulatedShuffler(usb.backend.IBackend):
                     count = min(len(buff) * buff.itemsize, len(self._in))
                     buff[:count] = array.array("B", self._in[:count])
                     del self._in[:count]
+                    self._release_unread = max(0, self._release_unread - count)
                     return count
                 if now >= deadline:
                     raise usb_error("Operation timed out", LIBUSB_ERROR_TIMEOUT, errno.ETIMEDOUT)

@@ -32,6 +32,7 @@ class FakeShoe:
 class FakeShuffler:
     def __init__(self) -> None:
         self.slots: dict[str, list[str] | None] = {}
+        self.releases = self.release_unread = 0
 
     def order(self, batch: str) -> tuple[str, ...]:
         return ("9S", "2H", "KD")
@@ -50,6 +51,38 @@ def test_the_simulated_dealer_loads_the_released_batch_and_puts_it_back_or_new_d
     dealer.act({"action": "return_batch", "batch": "B", "replace": False, "_round": 1})
     dealer.act({"action": "return_batch", "batch": "A", "replace": True, "_round": 1})
     assert shuffler.slots == {"B": ["9S", "2H", "KD"], "A": None}
+
+
+class LiftingShuffler(FakeShuffler):
+    """Takes the release the table decided only after the dealer has looked a few times, then
+    its report after a few looks more; ``log`` says when, beside the shoe's loads."""
+
+    def __init__(self, log: list[str]) -> None:
+        super().__init__()
+        self.log, self.looks = log, 0
+
+    def __getattribute__(self, name: str) -> Any:
+        if name == "releases":
+            self.looks += 1
+            if self.looks == 3:
+                self.log.append("released")
+                self.__dict__["releases"], self.__dict__["release_unread"] = 1, 40
+            elif self.looks == 6:
+                self.log.append("report read")
+                self.__dict__["release_unread"] = 0
+        return super().__getattribute__(name)
+
+
+def test_541_3_b_4_the_simulated_dealer_sees_a_rejected_batch_come_out_before_loading_the_shoe() -> None:
+    # The table told the shuffler to lift out a rejected batch; the shoe is loaded only once the
+    # host has the shuffler's report, so the table hears of the rejection first.
+    log: list[str] = []
+    shoe, shuffler = FakeShoe(), LiftingShuffler(log)
+    shoe.load = lambda cards: log.append("shoe loaded")  # type: ignore[method-assign]
+    dealer = BaccaratDealer(lambda event: None, lambda name: None, 1, shoe, shuffler=shuffler)
+    dealer.on_decisions([Decision("device_command", {"device": "shuffler", "command": "release_batch", "batch": "A"})])
+    dealer.act({"action": "load_shoe", "batch": "B", "_round": 1})
+    assert log == ["released", "report read", "shoe loaded"]
 
 
 def test_the_simulated_dealer_presses_no_more_bets_again_after_the_table_refused_it() -> None:
