@@ -94,6 +94,9 @@ class TableController:
     ROUND_STATES: ClassVar[Collection[str]] = ()
     #: The game's handler of each input event class (:meth:`on_game_event` dispatches on it).
     _HANDLERS: ClassVar[Mapping[type, Callable[[Any, Any], None]]] = {}
+    #: Attributes that are not the table's state (:mod:`~firmware_host.tables.state_tree`): set
+    #: from the profile by the constructor, or one step's scratch. Subclasses add theirs.
+    NOT_STATE: ClassVar[tuple[str, ...]] = ("table_id", "_out")
 
     def __init__(self, table_id: str, approved: Mapping[str, ApprovedIdentities]) -> None:
         self.table_id = table_id

@@ -257,6 +257,7 @@ class BaccaratTable(TableController):
     ]
     #: A round is open from the betting to its end (its decisions carry its number).
     ROUND_STATES = _IN_ROUND
+    NOT_STATE = ("rules", "decks", "initial_cards_face_down", "_face_up_counts", "_HANDLERS")
 
     def __init__(
         self,
