@@ -144,7 +144,7 @@ def time_recovery(profile_path: Path, journal_path: Path) -> tuple[float, int, f
     with Journal.open(journal_path) as journal:
         service = Service(game_wiring(profile.game).controller(profile), journal)
         steps = service.recover(lambda _: calls.append(time.perf_counter()))
-        shoe_resume_point(journal)
+        shoe_resume_point(journal.steps())
     calls.append(time.perf_counter())
     return calls[-1] - started, steps, max(b - a for a, b in zip(calls, calls[1:]))
 

@@ -12,8 +12,10 @@ facts from which it rebuilds them, and the order the shoe in play was loaded wit
 from __future__ import annotations
 
 import dataclasses
+from typing import Any, Iterable
 
-from firmware_host.host.journal import Journal
+#: Journaled steps ``(at, event, decisions)`` as ``Journal.steps`` yields them (decisions: ``.type``, ``.data``).
+Steps = Iterable[tuple[float, Any, list[Any]]]
 
 __all__ = [
     "ShoeResumePoint", "shoe_resume_point", "ShakerResumePoint", "shaker_resume_point", "ShufflerFact",
@@ -36,15 +38,15 @@ class ShoeResumePoint:
     draws: int = 0
 
 
-def shoe_resume_point(journal: Journal) -> ShoeResumePoint:
-    """The shoes loaded and the current shoe's draws, from the journal.
+def shoe_resume_point(steps: Steps, start: ShoeResumePoint = ShoeResumePoint()) -> ShoeResumePoint:
+    """The shoes loaded and the current shoe's draws, from the journal's steps (after ``start``: a checkpoint's).
 
     A shoe counts as loaded when the controller accepted it (``announce`` ``shoe``; one
     refused, while the table was paused say, loads nothing). A card the shoe could not read
     is still a draw: the table names it by its number when it asks the dealer to key it in.
     """
-    shoes, draws = 0, 0
-    for _, event, decisions in journal.steps():
+    shoes, draws = start.shoes_loaded, start.draws
+    for _, event, decisions in steps:
         if any(d.type == "announce" and d.data.get("announce") == "shoe" for d in decisions):
             shoes, draws = shoes + 1, 0
         elif type(event).__name__ in DRAW_EVENTS:
@@ -68,11 +70,12 @@ class ShakerResumePoint:
     shakes: int = 0
 
 
-def shaker_resume_point(journal: Journal) -> ShakerResumePoint:
+def shaker_resume_point(steps: Steps, start: ShakerResumePoint = ShakerResumePoint()) -> ShakerResumePoint:
     """The lid as the last lid change the table accepted left it (from the shaker or a reed
-    switch), the coverings the lid changes tell, and the shakes reported since the last one."""
-    lid_open, covering, shakes = False, 1, 0
-    for _, event, decisions in journal.steps():
+    switch), the coverings the lid changes tell, and the shakes reported since the last one
+    (from the journal's steps, after ``start``: a checkpoint's)."""
+    lid_open, covering, shakes = start.lid_open, start.covering, start.shakes
+    for _, event, decisions in steps:
         name = type(event).__name__
         if name == "LidChanged" and not getattr(event, "open"):
             covering, shakes = covering + 1, 0
@@ -126,11 +129,13 @@ class ShufflerResumePoint:
     facts: tuple[ShufflerFact, ...] = ()
 
 
-def shuffler_resume_point(journal: Journal, device: str = "shuffler") -> ShufflerResumePoint:
-    """What the journal shows of the shuffler named ``device``: what it reported, what the
-    controller asked of it, what the dealer was asked to put into it, and each shoe's batch."""
-    facts: list[ShufflerFact] = []
-    for _, event, decisions in journal.steps():
+def shuffler_resume_point(steps: Steps, device: str = "shuffler",
+                          start: ShufflerResumePoint = ShufflerResumePoint()) -> ShufflerResumePoint:
+    """What the journal's steps (after ``start``: a checkpoint's) show of the shuffler named
+    ``device``: what it reported, what the controller asked of it, what the dealer was asked
+    to put into it, and each shoe's batch."""
+    facts: list[ShufflerFact] = list(start.facts)
+    for _, event, decisions in steps:
         name = type(event).__name__
         if getattr(event, "device", None) == device:
             facts.extend(_reported(name, event))

@@ -177,6 +177,11 @@ class TableController:
         raise NotImplementedError
 
     @property
+    def quiet(self) -> bool:
+        """Between rounds: a moment to checkpoint (:mod:`firmware_host.host.checkpoint`)."""
+        return self.state not in self.ROUND_STATES
+
+    @property
     def current_round(self) -> int:
         """The number of the open (or next) round: finished rounds + 1, so never reused."""
         return self.rounds_finished + 1

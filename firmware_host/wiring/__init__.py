@@ -31,8 +31,11 @@ from firmware_host.errors import TablehostError
 from firmware_host.host.journal import Journal, load_key
 from firmware_host.host.outputs import DealerView, PanelOutput
 from firmware_host.config.profiles import TableProfile
-from sim.resume import ShakerResumePoint, ShoeResumePoint, shaker_resume_point, shoe_resume_point
+from firmware_host.host.checkpoint import CheckpointPolicy
 from firmware_host.host.service import Output, Service
+from firmware_host.host import segments
+from firmware_host.host.journal import steps_of
+from firmware_host.wiring.resume import ResumePoints, device_points, resume_points
 from firmware_host.wiring.devices import DeviceContext, DeviceParts, build_device
 from sim.dealers.baccarat import SimDealer
 from sim.devices.replay import Replay
@@ -58,9 +61,10 @@ class GameWiring(Protocol):
 
     def dealer(self, profile: TableProfile, controller: TableController, devices: dict[str, DeviceParts],
                emit: Callable[[DeviceEvent], None], press: Callable[[str], None], seed: int,
-               journal: Journal, panel: TablePanel | None) -> SimDealer:
-        """The simulated dealer of a simulated table, resumed where the journal stands (``panel``:
-        the GPIO panel with mock pins, for a dealer who lifts a lid on a reed switch)."""
+               resume: ResumePoints, panel: TablePanel | None) -> SimDealer:
+        """The simulated dealer of a simulated table, resumed where the journal stands (``resume``:
+        the devices' points; ``panel``: the GPIO panel with mock pins, for a dealer who lifts a lid
+        on a reed switch)."""
 
 
 @dataclasses.dataclass
@@ -151,15 +155,22 @@ def _build(profile: TableProfile, journal: Journal, seed: int, rounds: int | Non
            quiet: bool, extra_outputs: tuple[Output, ...], capture: CaptureWriter | None = None,
            spy_dir: Path | None = None, replay: Replay | None = None,
            on_replay_progress: Callable[[int], None] | None = None) -> Table:
-    seed = _journal_seed(profile, journal, seed)
+    table_meta = _table_meta(profile, journal, seed)
+    seed = int(table_meta.get("seed", seed))
     game = game_wiring(profile.game)
     controller = game.controller(profile)
     outputs: list[Output] = [DealerView(stream, profile.table_id, quiet_prompts=quiet), *extra_outputs]
+    upkeep = profile.journal_upkeep
     service = Service(controller, journal, outputs, tick_seconds=profile.tick_seconds, stop_after_rounds=rounds,
-                      version=__version__)
+                      version=__version__, table_meta=table_meta, device_points=device_points(profile),
+                      policy=CheckpointPolicy(upkeep.checkpoint_every_steps, upkeep.rotate_bytes,
+                                              upkeep.gaming_day_starts))
     profile_list = {name: {"models": list(slot.model.approved.models), "firmware": list(slot.model.approved.firmware),
                            "serials": list(slot.model.approved.serials)} for name, slot in profile.devices.items()}
-    replayed = service.recover(on_replay_progress, started_by=journal.meta(TABLE_META)[0].get("version"))
+    replayed = service.recover(on_replay_progress, started_by=table_meta.get("version"))
+    if service.recovered_from is not None:
+        log.info("journal %s: started from the checkpoint at record %d, replayed %d step(s) after it", journal.path,
+                 service.recovered_from.seq, service.replayed_steps)
     if service.journal_version != __version__:  # an upgrade: the journal says from which step on
         log.warning("journal %s was written by tablehost %s; continuing it with %s (%d replayed step(s) worded "
                     "differently)", journal.path, service.journal_version, __version__, service.reworded_steps)
@@ -174,10 +185,8 @@ def _build(profile: TableProfile, journal: Journal, seed: int, rounds: int | Non
     if panel is not None:
         service.outputs.append(PanelOutput(panel))
     # Simulated devices resume where the journal left them, as real ones would stand.
-    resuming = {slot.model.kind for slot in profile.devices.values() if slot.simulated} if replayed else set()
-    context = DeviceContext(profile.path, seed, profile.decks,
-                            shoe_resume_point(journal) if "shoe" in resuming else ShoeResumePoint(),
-                            shaker_resume_point(journal) if "shaker" in resuming else ShakerResumePoint(),
+    resume = _resume_points(profile, service) if replayed else ResumePoints()
+    context = DeviceContext(profile.path, seed, profile.decks, resume.shoe, resume.shaker,
                             lid_from_shaker=profile.gpio.lid_source == "shaker",
                             capture=capture, spy_dir=spy_dir, replay=replay)
     devices = {name: build_device(slot, emit, context) for name, slot in profile.devices.items()}
@@ -186,24 +195,37 @@ def _build(profile: TableProfile, journal: Journal, seed: int, rounds: int | Non
         service.outputs.extend(device_outputs(profile, controller, devices))
     dealer = None
     if profile.simulated and replay is None:  # a replay plays the recorded dealer's actions
-        dealer = game.dealer(profile, controller, devices, emit, _presser(panel, emit), seed, journal, panel)
+        dealer = game.dealer(profile, controller, devices, emit, _presser(panel, emit), seed, resume, panel)
         service.outputs.append(dealer)
     return Table(profile, journal, service, list(devices.values()), panel, dealer, replayed)
 
 
-def _journal_seed(profile: TableProfile, journal: Journal, seed: int) -> int:
-    """The seed the journal was started with (written on first use)."""
-    recorded = journal.meta(TABLE_META)
-    if not recorded:
-        journal.append_meta(TABLE_META, {"table_id": profile.table_id, "game": profile.game,
-                                         "profile": str(profile.path), "seed": seed, "version": __version__})
-        return seed
-    first = recorded[0]
+def _table_meta(profile: TableProfile, journal: Journal, seed: int) -> dict[str, Any]:
+    """The journal's ``table`` meta: which table, profile, seed and first version (written on first
+    use; a later segment carries it in its opening checkpoint)."""
+    first = journal.first_meta(TABLE_META)
+    if first is None:
+        first = journal.first_record.data.get(TABLE_META) if journal.first_record.seq > 1 else None
+    if first is None:
+        first = {"table_id": profile.table_id, "game": profile.game, "profile": str(profile.path), "seed": seed,
+                 "version": __version__}
+        journal.append_meta(TABLE_META, first)
+        return first
     if first.get("table_id") != profile.table_id:
         raise TablehostError(f"journal belongs to table {first.get('table_id')!r}, not {profile.table_id!r}")
     if first.get("seed") != seed:
         log.warning("journal was started with seed %s; continuing with it (not %s)", first.get("seed"), seed)
-    return int(first.get("seed", seed))
+    return first
+
+
+def _resume_points(profile: TableProfile, service: Service) -> ResumePoints:
+    """The simulated devices' points: the recovered checkpoint's, advanced by the steps after it."""
+    start = service.recovered_from
+    if start is not None:
+        return resume_points(profile, start.data.get("devices"), service.journal.steps(after_seq=start.seq))
+    journal = service.journal
+    steps = journal.steps() if journal.first_record.seq == 1 else steps_of(segments.records(journal.path))
+    return resume_points(profile, None, steps)
 
 
 def _panel(profile: TableProfile, emit: Callable[[DeviceEvent], None]) -> TablePanel | None:

@@ -9,10 +9,10 @@ from drivers.gpio import TablePanel
 from firmware_host.rules.baccarat.rules import RulesSubmission
 from firmware_host.tables.baccarat.controller import BaccaratTable
 from firmware_host.errors import ProfileError
-from firmware_host.host.journal import Journal
+from firmware_host.wiring.resume import ResumePoints
 from firmware_host.host.outputs import ShufflerCommands
 from firmware_host.config.profiles import DeviceSlot, TableProfile
-from sim.resume import ShufflerResumePoint, shoe_resume_point, shuffler_resume_point
+from sim.resume import ShufflerResumePoint
 from firmware_host.host.service import Output
 from firmware_host.rules.shuffler import ShufflerConfig
 from firmware_host.wiring.devices import DeviceParts
@@ -91,7 +91,7 @@ def resume_shuffler(shoe: SimShoe, shuffler: SimulatedShuffler, point: ShufflerR
 
 def dealer(profile: TableProfile, table: BaccaratTable, devices: dict[str, DeviceParts],
            emit: Callable[[DeviceEvent], None], press: Callable[[str], None], seed: int,
-           journal: Journal, panel: TablePanel | None) -> BaccaratDealer:
+           resume: ResumePoints, panel: TablePanel | None) -> BaccaratDealer:
     """The simulated dealer at the simulated shoe (and shuffler), resumed where the journal stands."""
     shoe = next(parts.sim for parts in devices.values() if parts.slot.model.kind == "shoe")
     shuffler = next((parts.sim for parts in devices.values() if parts.slot.model.kind == "shuffler"), None)
@@ -99,11 +99,10 @@ def dealer(profile: TableProfile, table: BaccaratTable, devices: dict[str, Devic
     sim_dealer = BaccaratDealer(emit, press, seed, shoe, offered=table.rules.offered_wagers, errors=errors,
                                 shuffler=shuffler)
     sim_dealer.resume_after(table.rounds_finished)
-    point = shoe_resume_point(journal)
-    sim_dealer.resume_shoe(point.shoes_loaded)
+    sim_dealer.resume_shoe(resume.shoe.shoes_loaded)
     slot = _shuffler_slot(profile)
     if shuffler is not None and slot is not None:
-        resume_shuffler(shoe, shuffler, shuffler_resume_point(journal, slot.name), point.draws)
+        resume_shuffler(shoe, shuffler, resume.shuffler, resume.shoe.draws)
     if table.state == "betting":
         sim_dealer.resume_wagers(table.round.wagers)
     return sim_dealer

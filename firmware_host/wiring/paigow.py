@@ -7,7 +7,7 @@ from typing import Any, Callable
 from drivers.events import DeviceEvent
 from drivers.gpio import TablePanel
 from firmware_host.errors import ProfileError
-from firmware_host.host.journal import Journal
+from firmware_host.wiring.resume import ResumePoints
 from firmware_host.tables.paigow import PaiGowTable
 from firmware_host.tables.paigow.controller import WAGER_KIND
 from firmware_host.tables.paigow.rules import load_paigow_rules
@@ -35,7 +35,7 @@ def outputs(profile: TableProfile, table: PaiGowTable, devices: dict[str, Device
 
 def dealer(profile: TableProfile, table: PaiGowTable, devices: dict[str, DeviceParts],
            emit: Callable[[DeviceEvent], None], press: Callable[[str], None], seed: int,
-           journal: Journal, panel: TablePanel | None) -> PaiGowDealer:
+           resume: ResumePoints, panel: TablePanel | None) -> PaiGowDealer:
     """The simulated dealer at the simulated shaker, resumed after the journal's finished rounds."""
     shaker = next(parts.sim for parts in devices.values() if parts.slot.model.kind == "shaker")
     lid = _reed_switch(profile, panel, table.lid_open) if profile.gpio.lid_source == "gpio" else None

@@ -55,7 +55,7 @@ def batch_shoes(journal: Journal, seed: int, profile: TableProfile) -> tuple[Bat
     if slot is None:
         return None, []
     resumed = shuffler_sim(slot, DeviceContext(profile.path, seed, profile.decks)).resume(
-        shuffler_resume_point(journal, slot.name))
+        shuffler_resume_point(journal.steps(), slot.name))
     problems = [f"shuffler replay: {problem}" for problem in resumed.unexplained]
     reported = _reported_digests(journal, slot.name)
     if len(reported) != len(resumed.shoes):

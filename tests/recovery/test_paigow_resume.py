@@ -56,7 +56,7 @@ def test_535_8_b_a_restarted_shaker_starts_with_the_lid_off_as_journaled(tmp_pat
     try:
         shaker = table.devices[0].sim
         assert table.service.controller.state == "reading"
-        assert shaker_resume_point(table.journal) == ShakerResumePoint(lid_open=True, covering=1, shakes=3)
+        assert shaker_resume_point(table.journal.steps()) == ShakerResumePoint(lid_open=True, covering=1, shakes=3)
         assert shaker.lid_open and (shaker.covering, shaker.shakes) == (1, 3)
     finally:
         table.stop()
@@ -65,7 +65,7 @@ def test_535_8_b_a_restarted_shaker_starts_with_the_lid_off_as_journaled(tmp_pat
 def test_each_time_the_lid_goes_back_on_is_a_new_covering_with_no_shakes(tmp_path: Path) -> None:
     journal = played(tmp_path, *to_the_reveal(), LidChanged(device="shaker", open=False))
     with Journal.open(journal) as opened:
-        assert shaker_resume_point(opened) == ShakerResumePoint(lid_open=False, covering=2, shakes=0)
+        assert shaker_resume_point(opened.steps()) == ShakerResumePoint(lid_open=False, covering=2, shakes=0)
 
 
 def test_a_lid_change_ignored_while_paused_does_not_count(tmp_path: Path) -> None:
@@ -74,7 +74,7 @@ def test_a_lid_change_ignored_while_paused_does_not_count(tmp_path: Path) -> Non
                                      LidChanged(device="shaker", open=True)]
     table = restarted(tmp_path, played(tmp_path, *events))
     try:
-        assert not shaker_resume_point(table.journal).lid_open
+        assert not shaker_resume_point(table.journal.steps()).lid_open
         assert not table.devices[0].sim.lid_open
     finally:
         table.stop()

@@ -406,8 +406,8 @@ def test_the_resume_point_lists_what_the_journal_shows_of_the_shuffler(tmp_path:
     step(BatchLoaded(device="shuffler", batch="B", decks=DECKS, back_colour="blue"))
     table.journal.close()
     with Journal.open(journal_path) as journal:
-        facts = shuffler_resume_point(journal).facts
-        other = shuffler_resume_point(journal, device="other").facts
+        facts = shuffler_resume_point(journal.steps()).facts
+        other = shuffler_resume_point(journal.steps(), device="other").facts
     assert [fact.kind for fact in other] == ["shoe"], "another device's reports and commands are not this one's"
     assert [(f.kind, f.batch) for f in facts] == [
         ("found", None), ("status", "A"), ("status", "B"), ("asked_shuffle", "A"), ("started", "A"),
