@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from firmware_host.host import journal
 
@@ -24,7 +25,17 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
     check = commands.add_parser("verify", help="check the hash chain (and MACs); exit 0 only if intact")
     check.add_argument("path", metavar="PATH", help="the journal file")
     check.add_argument("--key-file", metavar="F", help="the table's HMAC key file (required for a keyed journal)")
+    check.add_argument("--deep", action="store_true",
+                       help="also replay the journal from its first record and compare every checkpoint with it")
+    check.add_argument("--profile", metavar="P", help="--deep, rotate: the table's profile (default: the one the "
+                                                      "journal names)")
     check.set_defaults(func=run_verify)
+
+    rotate = commands.add_parser("rotate", help="close the journal's file as a segment and continue in a new one "
+                                                "(the table stopped)")
+    rotate.add_argument("path", metavar="PATH", help="the journal file")
+    rotate.add_argument("--profile", metavar="P", help="the table's profile (default: the one the journal names)")
+    rotate.set_defaults(func=run_rotate)
 
     export = commands.add_parser("export", help="one JSON object per line on stdout")
     export.add_argument("path", metavar="PATH", help="the journal file")
@@ -46,9 +57,10 @@ def run_verify(args: argparse.Namespace) -> int:
     report = journal.verify(args.path, hmac_key=key)
     chain = f"keyed, key id {report.key_id}" if report.keyed else "unkeyed"
     if report.ok:
-        print(f"{args.path}: intact: {report.records_checked} records ({chain}); "
+        in_segments = f" in {len(report.segments)} segments" if len(report.segments) > 1 else ""
+        print(f"{args.path}: intact: {report.records_checked} records{in_segments} ({chain}); "
               f"last record {report.last_seq} hash {report.last_hash}")
-        return 0
+        return run_deep(args) if args.deep else 0
     if report.broken_seq is None:
         print(f"{args.path}: NOT VERIFIED: {report.problem}: {report.detail} "
               f"(chain of {report.records_checked} records intact; {chain})")
@@ -58,6 +70,29 @@ def run_verify(args: argparse.Namespace) -> int:
     if report.record is not None:
         print(json.dumps(report.record.to_json(), sort_keys=True, ensure_ascii=False))
     return EXIT_BROKEN
+
+
+def run_deep(args: argparse.Namespace) -> int:
+    """``verify --deep``: every checkpoint is what a replay from the first record gives."""
+    from firmware_host.wiring import journal_tools  # builds controllers: only for --deep
+
+    path = Path(args.path)
+    deep = journal_tools.verify_deep(path, journal_tools.table_profile(path, args.profile))
+    for problem in deep.problems:
+        print(f"{args.path}: CHECKPOINT WRONG: {problem}")
+    print(f"{args.path}: deep: {deep.steps} steps replayed, {deep.checkpoints} checkpoints compared, "
+          f"{len(deep.problems)} wrong")
+    return EXIT_BROKEN if deep.problems else 0
+
+
+def run_rotate(args: argparse.Namespace) -> int:
+    """``journal rotate PATH [--profile P]``."""
+    from firmware_host.wiring import journal_tools
+
+    path = Path(args.path)
+    archived = journal_tools.rotate_journal(path, journal_tools.table_profile(path, args.profile))
+    print(f"{args.path}: rotated: the old segment is {archived}; {path} continues the journal")
+    return 0
 
 
 def run_export(args: argparse.Namespace) -> int:

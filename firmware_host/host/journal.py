@@ -29,7 +29,7 @@ import stat
 import struct
 import threading
 import time
-from typing import Any, Iterable, Iterator, NamedTuple, Sequence
+from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence
 
 import drivers.events.all  # noqa: F401  (registers every device event type, so steps() can rebuild them)
 import firmware_host.tables.events  # noqa: F401  (and every table-level event type)
@@ -584,9 +584,12 @@ class Journal:
         return [Record.from_row(row).data for row in _rows(self._conn, 1, "AND kind = 'meta' AND type = ?", (type,))]
 
 
-def steps_of(records: Iterable[Record]) -> Iterator[tuple[float, DeviceEvent, list[Decision]]]:
+def steps_of(records: Iterable[Record], on_meta: Callable[[Record], None] | None = None
+             ) -> Iterator[tuple[float, DeviceEvent, list[Decision]]]:
     """The steps ``(at, event, decisions)`` the records make, events rebuilt (see :meth:`Journal.steps`).
 
+    :param on_meta: called with each ``meta`` record once every step before it has been
+        yielded and the consumer asked for the next one (``journal verify --deep``).
     :raises JournalError: a decision without its input, or an event that cannot be rebuilt.
     """
     step: tuple[float, DeviceEvent, list[Decision]] | None = None
@@ -599,6 +602,8 @@ def steps_of(records: Iterable[Record]) -> Iterator[tuple[float, DeviceEvent, li
         if step is not None:
             yield step
             step = None
+        if record.kind == "meta" and on_meta is not None:
+            on_meta(record)
         if record.kind == "input":
             try:
                 step = (record.at, from_record(record.type, record.data), [])

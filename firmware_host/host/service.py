@@ -168,7 +168,12 @@ class Service:
             means the controller code changed its behaviour or the journal is not ours.
         """
         self.journal_version = started_by or self.version
-        steps = self._steps_to_replay()
+        self.replayed_steps = self._since_checkpoint = self.replay(self._steps_to_replay(), progress)
+        return self.steps
+
+    def replay(self, steps: Iterable[Step], progress: Callable[[int], None] | None = None) -> int:
+        """Feed journaled steps to the controller, each decision checked (see :meth:`recover`);
+        return how many. The counters (:attr:`steps`, :attr:`rounds_finished`) follow each step."""
         replayed = 0
         for at, event, journaled in steps:
             if isinstance(event, SoftwareStarted):
@@ -176,15 +181,13 @@ class Service:
             self.latest_at = max(self.latest_at, at)
             decided = self._decide(event, at)
             if decided != journaled:
-                self._check_reworded(replayed + 1, event, journaled, decided)
+                self._check_reworded(self.steps + 1, event, journaled, decided)
             self._count_rounds(decided)
             replayed += 1
+            self.steps += 1
             if progress is not None and replayed % REPLAY_PROGRESS_EVERY == 0:
                 progress(replayed)
-        self.replayed_steps = replayed
-        self.steps += replayed
-        self._since_checkpoint = replayed
-        return self.steps
+        return replayed
 
     def _steps_to_replay(self) -> Iterator[Step]:
         """The steps after the last loadable checkpoint (restored into the controller), or all of them."""

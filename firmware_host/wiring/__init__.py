@@ -203,9 +203,7 @@ def _build(profile: TableProfile, journal: Journal, seed: int, rounds: int | Non
 def _table_meta(profile: TableProfile, journal: Journal, seed: int) -> dict[str, Any]:
     """The journal's ``table`` meta: which table, profile, seed and first version (written on first
     use; a later segment carries it in its opening checkpoint)."""
-    first = journal.first_meta(TABLE_META)
-    if first is None:
-        first = journal.first_record.data.get(TABLE_META) if journal.first_record.seq > 1 else None
+    first = recorded_table_meta(journal)
     if first is None:
         first = {"table_id": profile.table_id, "game": profile.game, "profile": str(profile.path), "seed": seed,
                  "version": __version__}
@@ -215,6 +213,14 @@ def _table_meta(profile: TableProfile, journal: Journal, seed: int) -> dict[str,
         raise TablehostError(f"journal belongs to table {first.get('table_id')!r}, not {profile.table_id!r}")
     if first.get("seed") != seed:
         log.warning("journal was started with seed %s; continuing with it (not %s)", first.get("seed"), seed)
+    return first
+
+
+def recorded_table_meta(journal: Journal) -> dict[str, Any] | None:
+    """The journal's ``table`` meta as recorded: in its first segment, or in this segment's opening checkpoint."""
+    first = journal.first_meta(TABLE_META)
+    if first is None and journal.first_record.seq > 1:
+        first = journal.first_record.data.get(TABLE_META)
     return first
 
 

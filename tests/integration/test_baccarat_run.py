@@ -25,8 +25,9 @@ PROFILES = REPO / "hardware-profiles"
 
 
 def make_profile(tmp_path: Path, *, model: str = "tablehost-ts8-2026", variant: str = "standard",
-                 faults: str = "", dealer: str = "") -> Path:
-    """A simulated Baccarat table profile in ``tmp_path`` (device models copied beside it)."""
+                 faults: str = "", dealer: str = "", journal: str = "") -> Path:
+    """A simulated Baccarat table profile in ``tmp_path`` (device models copied beside it;
+    ``journal``: the ``[journal]`` table's lines)."""
     shutil.copytree(PROFILES / "devices", tmp_path / "devices")
     (tmp_path / "tables").mkdir()
     path = tmp_path / "tables" / "t.toml"
@@ -48,6 +49,8 @@ buttons = {{ no_more_bets = 17, reveal = 27, card_disclosed = 22, void_round = 2
 lamp = {{ green = 5, amber = 6, red = 13 }}
 [sim.dealer]
 {dealer}
+[journal]
+{journal}
 """)
     return path
 
