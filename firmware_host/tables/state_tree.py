@@ -137,6 +137,8 @@ class _Capturer:
         self._index: dict[tuple[type, tuple[str, ...]], int] = {}
 
     def node(self, value: Any, where: str) -> Any:
+        if isinstance(value, enum.Enum):  # first: a StrEnum or IntEnum is a str or int too
+            return {"enum": f"{_class_name(type(value))}.{value.name}"}
         if value is None or isinstance(value, (bool, int, str)):
             return value
         if isinstance(value, float):
@@ -153,8 +155,6 @@ class _Capturer:
         if type(value) in (set, frozenset):
             items = sorted((self.node(item, f"{where} item") for item in value), key=_sort_key)
             return {type(value).__name__: items}
-        if isinstance(value, enum.Enum):
-            return {"enum": f"{_class_name(type(value))}.{value.name}"}
         if isinstance(value, type) or callable(value) or not (dataclasses.is_dataclass(value) or _is_named_tuple(value)
                                                               or hasattr(value, "__dict__")):
             raise StateTreeError(f"{where}: a {type(value).__module__}.{type(value).__qualname__} cannot be "
