@@ -85,6 +85,7 @@ def _resolve(name: object, where: str) -> type:
     return found
 
 
+@functools.cache
 def _not_state(cls: type) -> frozenset[str]:
     """The attribute names ``cls`` and its bases declare are not state (``NOT_STATE``)."""
     names: set[str] = set()
@@ -102,16 +103,27 @@ def _machine_binding(value: object) -> bool:
     return isinstance(value, functools.partial) and isinstance(getattr(value.func, "__self__", None), (Machine, Event))
 
 
+@functools.cache
+def _declared_fields(cls: type) -> tuple[str, ...] | None:
+    """The state fields a dataclass or named tuple declares (None: a plain class, whose instance
+    attributes are its fields)."""
+    if dataclasses.is_dataclass(cls):
+        names: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(cls))
+    elif issubclass(cls, tuple) and hasattr(cls, "_fields"):
+        names = tuple(cls._fields)  # type: ignore[attr-defined]
+    else:
+        return None
+    skip = _not_state(cls)
+    return tuple(name for name in names if name not in skip)
+
+
 def state_fields(obj: object) -> dict[str, Any]:
     """The attributes of ``obj`` that are its state (see the module docstring), by name."""
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        fields = {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
-    elif _is_named_tuple(obj):
-        fields = obj._asdict()  # type: ignore[attr-defined]
-    else:
-        fields = dict(vars(obj))
+    declared = _declared_fields(type(obj))
+    if declared is not None:
+        return {name: getattr(obj, name) for name in declared}
     skip = _not_state(type(obj))
-    return {name: value for name, value in fields.items() if name not in skip and not _machine_binding(value)}
+    return {name: value for name, value in vars(obj).items() if name not in skip and not _machine_binding(value)}
 
 
 def _sort_key(tree: Any) -> str:
@@ -276,9 +288,8 @@ class _Rebuilder:
 
 def _expected_fields(cls: type) -> set[str] | None:
     """A dataclass's state fields (None for a plain class: its attributes are whatever was captured)."""
-    if not dataclasses.is_dataclass(cls):
-        return None
-    return {f.name for f in dataclasses.fields(cls)} - _not_state(cls)
+    declared = _declared_fields(cls) if dataclasses.is_dataclass(cls) else None
+    return None if declared is None else set(declared)
 
 
 def _tag(tree: Any, where: str) -> str:
