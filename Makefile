@@ -43,6 +43,11 @@ test: $(STAMP) deps
 test-fast: $(STAMP) deps
 	$(BIN)/pytest -m "not slow"
 
+## lint-imports: the layers' import contracts (pyproject.toml [tool.importlinter]); tests/test_architecture.py runs it too
+.PHONY: lint-imports
+lint-imports: $(STAMP)
+	$(BIN)/lint-imports --no-cache
+
 bench: $(STAMP)
 	$(BIN)/python bench/run_all.py
 

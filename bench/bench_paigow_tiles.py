@@ -8,13 +8,16 @@
 - with ``--exact``, the same edge by enumerating all C(32,4) x C(28,4) deals (about a minute).
 
 Run: ``.venv/bin/python bench/bench_paigow_tiles.py [--rounds N] [--seed S] [--exact]
-[--tie-break strongest_low|strongest_high]``.
+[--tie-break strongest_low|strongest_high] [--zero-value-rule low_hand|both_hands] [--house-way FILE]``
+(``FILE``: a house-way document of ``hardware-profiles/house-ways/``, the dealer and the player
+both setting by it).
 """
 
 from __future__ import annotations
 
 import argparse
 import itertools
+import tomllib
 import math
 import random
 import time
@@ -23,8 +26,9 @@ from collections import Counter
 from firmware_host.rules.paigow_tiles import houseway
 from firmware_host.rules.paigow_tiles.compare import Outcome, compare_settings
 from firmware_host.rules.paigow_tiles.hands import _settings_of, legal_settings
+from firmware_host.rules.paigow_tiles.house_way_rules import compile_house_way, every_four_tiles
 from firmware_host.rules.paigow_tiles.houseway import house_way
-from firmware_host.rules.paigow_tiles.rules import HouseWayTieBreak, PaiGowTileRules
+from firmware_host.rules.paigow_tiles.rules import HouseWayTieBreak, PaiGowTileRules, ZeroValueRule
 from firmware_host.rules.paigow_tiles.tiles import TILE_KINDS, TILE_SET, Tile
 
 #: The published house edge of Pai Gow tiles against the house way, 5% commission.
@@ -87,21 +91,21 @@ def bench_house_edge(rounds: int, seed: int, rules: PaiGowTileRules) -> None:
           f"   published: about {PUBLISHED_HOUSE_EDGE:.1%}")
 
 
-def exact_house_edge(rules: PaiGowTileRules) -> None:
-    """The edge over every deal of four tiles to the player and four of the other 28 to the dealer.
+def exact_house_edge(rules: PaiGowTileRules) -> Counter[Outcome]:
+    """Count (and print the edge of) every deal of four tiles to the player and four of the other 28 to the dealer.
 
     Deals are grouped by the kinds of tile they hold (8,130 groups of four), each weighted
-    by how many ways the set deals it; the zero-value rule is applied to both hands
-    (the default ``zero_value_rule``).
+    by how many ways the set deals it; a player hand of value zero cannot win in the
+    positions ``rules.zero_value_rule`` names (§ 535.10(g), (h)(1)).
     """
     start = time.perf_counter()
+    zero_high_loses = rules.zero_value_rule is ZeroValueRule.BOTH_HANDS
     groups = []
-    for kinds in itertools.combinations_with_replacement(TILE_KINDS, 4):
-        held = Counter(kinds)
-        if all(count <= tile.copies for tile, count in held.items()):
-            setting = house_way(kinds, rules).setting
-            high, low = setting.high.rank, setting.low.rank
-            groups.append((held, high.strength, low.strength, high.value == 0, low.value == 0))
+    for kinds in every_four_tiles():
+        setting = house_way(kinds, rules).setting
+        high, low = setting.high.rank, setting.low.rank
+        groups.append((Counter(kinds), high.strength, low.strength, zero_high_loses and high.value == 0,
+                       low.value == 0))
     outcomes: Counter[Outcome] = Counter()
     for held, high, low, high_zero, low_zero in groups:
         left = {tile: tile.copies - held.get(tile, 0) for tile in TILE_KINDS}
@@ -120,7 +124,8 @@ def exact_house_edge(rules: PaiGowTileRules) -> None:
     print(f"exact, all {deals:,} deals ({time.perf_counter() - start:.0f} s):")
     print(f"  player wins {outcomes[Outcome.WIN] / deals:7.3%}  loses {outcomes[Outcome.LOSE] / deals:7.3%}"
           f"  ties {outcomes[Outcome.TIE] / deals:7.3%}")
-    print(f"  player's house edge: {edge:6.3%}   published: about {PUBLISHED_HOUSE_EDGE:.1%}")
+    print(f"  player's house edge: {edge:.6%}   published: about {PUBLISHED_HOUSE_EDGE:.1%}")
+    return outcomes
 
 
 def _ways(held: Counter[Tile], available: dict[Tile, int]) -> int:
@@ -137,9 +142,16 @@ def main() -> None:
     parser.add_argument("--exact", action="store_true", help="also enumerate every deal (about a minute)")
     parser.add_argument("--tie-break", default=HouseWayTieBreak.STRONGEST_LOW.value,
                         choices=[choice.value for choice in HouseWayTieBreak], help="house_way_tie_break")
+    parser.add_argument("--zero-value-rule", default=ZeroValueRule.LOW_HAND.value,
+                        choices=[choice.value for choice in ZeroValueRule], help="zero_value_rule")
+    parser.add_argument("--house-way", type=argparse.FileType("rb"), default=None, metavar="FILE",
+                        help="a house-way document (default: the four steps of § 535.10(d))")
     args = parser.parse_args()
-    rules = PaiGowTileRules(house_way_tie_break=args.tie_break)
-    print(f"house_way_tie_break = {rules.house_way_tie_break.value}")
+    table = compile_house_way(tomllib.load(args.house_way)).table if args.house_way else {}
+    rules = PaiGowTileRules(house_way_tie_break=args.tie_break, zero_value_rule=args.zero_value_rule,
+                            house_way_table=table)
+    print(f"house_way_tie_break = {rules.house_way_tie_break.value}, zero_value_rule = {rules.zero_value_rule.value},"
+          f" house way: {args.house_way.name if args.house_way else 'the four steps'} ({len(table)} listed hands)")
     bench_house_way(all_deals(), rules)
     bench_house_edge(args.rounds, args.seed, rules)
     if args.exact:

@@ -59,7 +59,7 @@ from drivers.events.lifecycle import DeviceIdentified  # noqa: E402
 from firmware_host.tables.events import DealerCommand, WagerPlaced  # noqa: E402
 from firmware_host.host.journal import Journal, export_shoes, verify, write_key  # noqa: E402
 from firmware_host.config.profiles import load_table  # noqa: E402
-from sim.resume import shoe_resume_point  # noqa: E402
+from sim.devices.resume import shoe_resume_point  # noqa: E402
 from firmware_host.cli.run import STARTUP_EXTENSION_S  # noqa: E402
 from firmware_host.host.service import Service  # noqa: E402
 from firmware_host.wiring import build_table, game_wiring  # noqa: E402

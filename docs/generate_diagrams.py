@@ -32,7 +32,9 @@ DIAGRAMS: list[tuple[str, str, type[TableController], str]] = [
         "Not drawn, because they can interrupt any state and then hand back to it: a card "
         "awaiting the dealer's entry (unreadable, or face up and unread), discards due "
         "(§ 541.14(c), (d)) and cards drawn in error held for the next hand (§ 541.14(a)); "
-        "see the module docstring of `firmware_host/tables/baccarat/controller.py`.",
+        "see the module docstring of `firmware_host/tables/baccarat/irregularities.py`. "
+        "`reading_out` and its transitions are the shuffler side's (`ShufflerSide.STATES`/`.TRANSITIONS` "
+        "in `firmware_host/tables/baccarat/shuffler.py`): a table without a shuffler has none of them.",
     ),
     (
         "state-paigow.md",

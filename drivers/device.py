@@ -36,6 +36,7 @@ from drivers.codecs.framed import Ack, Frame, Heartbeat, Identify, Identity as I
 from drivers.errors import CodecError, DeviceNotFound, DriverError
 from drivers.events import DeviceEvent
 from drivers.events.lifecycle import DeviceFault, DeviceIdentified, DeviceLost, ProtocolError
+from drivers.timing import Timing
 from drivers.transport import SerialTransport
 
 __all__ = ["Timing", "Identity", "Device", "FramedDevice", "TransportFactory", "Refusal"]
@@ -46,34 +47,6 @@ _log = logging.getLogger("tablehost.drivers")
 TransportFactory = Callable[..., SerialTransport]
 #: ``(model, serial, firmware) -> why it is refused, or None``: the profile's allow-list.
 Refusal = Callable[[str, str, str], "str | None"]
-
-
-@dataclasses.dataclass(frozen=True)
-class Timing:
-    """A driver's timing, in seconds (the profile's ``[timeouts]``, field for field).
-
-    :param ack: wait this long for an ack before retransmitting a reliable frame.
-    :param retries: retransmissions of one frame (and repeated IDENTIFYs) before giving up.
-    :param heartbeat: the interval at which the device is asked to send heartbeats.
-    :param handshake: wait this long for an identity before asking again.
-    :param reconnect_initial: first wait before reopening a lost or missing port.
-    :param reconnect_max: the wait doubles after each failed attempt up to this cap.
-    :param heartbeat_misses: the device counts as lost after this many heartbeat
-        intervals without a single good frame.
-    """
-
-    ack: float = 0.25
-    retries: int = 5
-    heartbeat: float = 1.0
-    handshake: float = 2.0
-    reconnect_initial: float = 0.5
-    reconnect_max: float = 10.0
-    heartbeat_misses: int = 3
-
-    @property
-    def watchdog(self) -> float:
-        """Seconds without a good frame after which a running device is lost."""
-        return self.heartbeat * self.heartbeat_misses
 
 
 @dataclasses.dataclass(frozen=True)

@@ -4,13 +4,14 @@ Pins come from the table profile (BCM numbers). The pin factory is injected: ``m
 (gpiozero's :class:`~gpiozero.pins.mock.MockFactory`) for simulated tables and tests,
 ``lgpio`` on a Raspberry Pi 5 (or any factory gpiozero registers). Buttons and the lid
 become input events on the service's queue; the service's outputs light the lamp and sound
-the buzzer.
+the buzzer. A button press is a table-level event, not a device's: the event class is
+injected too (``button_event``, the host's ``DealerCommand``), so the drivers know no host.
 """
 
 from __future__ import annotations
 
 from importlib.metadata import entry_points
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Protocol
 
 from gpiozero import LED, Buzzer, Button
 from gpiozero.exc import GPIOZeroError
@@ -20,9 +21,8 @@ from gpiozero.pins.mock import MockFactory
 from drivers.errors import DriverError
 from drivers.events import DeviceEvent
 from drivers.events.dice import LidChanged
-from firmware_host.tables.events import DealerCommand
 
-__all__ = ["GpioError", "pin_factory", "TablePanel"]
+__all__ = ["GpioError", "pin_factory", "ButtonEvent", "TablePanel"]
 
 
 #: Device name of GPIO inputs in events and the journal.
@@ -52,6 +52,13 @@ def pin_factory(name: str | None) -> Factory | None:
         raise GpioError(f"gpio: pin factory {name!r} cannot start here: {exc}") from exc
 
 
+class ButtonEvent(Protocol):
+    """Builds the input event of a dealer button press (the host's ``DealerCommand`` class)."""
+
+    def __call__(self, *, device: str, command: str) -> DeviceEvent:
+        """The event of button ``command`` pressed on ``device`` (:data:`DEVICE_NAME`)."""
+
+
 class TablePanel:
     """The table's GPIO: dealer buttons, tower lamp, buzzer and (optionally) the lid reed switch.
 
@@ -61,6 +68,7 @@ class TablePanel:
     :param buzzer: buzzer pin, if any.
     :param lid: reed switch pin, if the lid is read on the Pi rather than by the shaker.
     :param factory: the pin factory (see :func:`pin_factory`).
+    :param button_event: builds the event a button press emits.
     """
 
     def __init__(
@@ -71,8 +79,10 @@ class TablePanel:
         buzzer: int | None = None,
         lid: int | None = None,
         factory: Factory | None = None,
+        *,
+        button_event: ButtonEvent,
     ) -> None:
-        self._emit = emit
+        self._emit, self._button_event = emit, button_event
         self.factory = factory
         #: Whether the pins are gpiozero mock pins (a simulated table presses them itself).
         self.simulated = isinstance(factory, MockFactory)
@@ -114,7 +124,7 @@ class TablePanel:
             self.lid.when_pressed, self.lid.when_released = handlers
 
     def _press_handler(self, name: str) -> Callable[[], None]:
-        return lambda: self._emit(DealerCommand(device=DEVICE_NAME, command=name))
+        return lambda: self._emit(self._button_event(device=DEVICE_NAME, command=name))
 
     def show(self, colour: str) -> None:
         """Light one lamp colour and put out the others."""

@@ -1,7 +1,7 @@
 """The ASCII dialect of the card-reading shoe on the market (grammar: ``docs/protocols/shoe.md`` § 2).
 
 9600 baud, 8N1. Frames are space-delimited: ``[Tag]<Body>`` or a bare ``<Body>``, e.g.
-`` [Game]<Card:4S> ``, `` [Manual Burn Cards]<Card:H3> `` (suit first during burns),
+`` [Game]<Card:4S> ``, `` [Manual Burn Cards]<Card:3H> `` (also seen suit first, ``H3``, during burns),
 `` [Game]<Game> `` (failed read), `` [GameAlarm]<Alarm:E3 Card Not Read> ``, `` <W0x01> ``.
 There is no checksum: anything that does not fit the grammar is skipped up to the next
 ``[`` or ``<`` and reported as a :class:`~drivers.codecs.BadFrame`. The dialect has no

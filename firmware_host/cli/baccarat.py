@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import Any
 
+from firmware_host.cli.stream import answer_lines
 from firmware_host.rules.baccarat.cards import MAX_DECKS, parse_cards, remove_seen, shoe_composition
 from firmware_host.rules.baccarat.deal import resolve
 from firmware_host.rules.baccarat.odds import EDGE_REPORT, ShoeOdds, exact_odds, house_edges
 from firmware_host.rules.baccarat.variant import Variant
-from firmware_host.errors import RulesError
 
 #: How the readable odds table names each probability of :meth:`ShoeOdds.probabilities`.
 PROBABILITY_LABELS: dict[str, str] = {
@@ -67,19 +66,8 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
 
 def run_resolve(args: argparse.Namespace) -> int:
     """Resolve stdin line by line; 1 if any line was bad, else 0 (a reader leaving early: see cli.main)."""
-    bad_lines = 0
-    for number, line in enumerate(iter(sys.stdin.readline, ""), start=1):
-        if not line.strip():
-            continue
-        try:
-            result = resolve(parse_cards(line), variant=args.variant)
-        except RulesError as exc:
-            bad_lines += 1
-            print(f"tablehost baccarat resolve: line {number}: {exc}", file=sys.stderr, flush=True)
-            continue
-        sys.stdout.write(json.dumps(result.to_json_dict()) + "\n")
-        sys.stdout.flush()
-    return 1 if bad_lines else 0
+    return answer_lines("baccarat resolve",
+                        lambda line: resolve(parse_cards(line), variant=args.variant).to_json_dict())
 
 
 def run_odds(args: argparse.Namespace) -> int:

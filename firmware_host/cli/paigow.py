@@ -2,8 +2,9 @@
 
 ``paigow start`` gives the dice total, the starting position (§ 535.8(c), § 535.11(j)) and
 the delivery plan (§ 535.8(d), § 535.9, after the bank's cut § 535.11(g)). The tile
-commands (``hand``, ``compare``) are added by :mod:`firmware_host.cli.paigow_tiles` when
-present. Bad input is one line on stderr and exit status 2.
+commands (``hand``, ``compare``, listed in :data:`TILE_COMMANDS`) live in
+:mod:`firmware_host.cli.paigow_tiles`, imported only when one of them runs. Bad input is one
+line on stderr and exit status 2.
 """
 
 from __future__ import annotations
@@ -11,11 +12,19 @@ from __future__ import annotations
 import argparse
 import json
 
-from firmware_host.cli import paigow_tiles
+from firmware_host.cli import register_all
 from firmware_host.rules.paigow_dice.bank import BankRound, check_cut
 from firmware_host.rules.paigow_dice.delivery import STYLES, Cut, DeliveryPlan, delivery_plan
 from firmware_host.rules.paigow_dice.dice import parse_dice, total
 from firmware_host.rules.paigow_dice.position import check_seat, label, starting_position
+
+#: The tile commands: (sub-command, help, "module:function" that registers it), as the groups are.
+TILE_COMMANDS: tuple[tuple[str, str, str], ...] = (
+    ("hand", "every way to set four tiles and the house way's choice (§ 535.10(d))",
+     "firmware_host.cli.paigow_tiles:register_hand"),
+    ("compare", "a player's set hands against the dealer's: win, lose or tie and why (§ 535.10(f)-(j))",
+     "firmware_host.cli.paigow_tiles:register_compare"),
+)
 
 
 def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> None:  # type: ignore[type-arg]
@@ -34,7 +43,7 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
     start.add_argument("--json", action="store_true", help="one JSON object instead of a table")
     start.set_defaults(func=run_start)
 
-    paigow_tiles.register(commands)
+    register_all(commands, TILE_COMMANDS)
 
 
 def _bank_seat(text: str | None) -> int | None:

@@ -38,7 +38,7 @@ def add_common_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--faults", default=None, metavar="NAME=P,...",
                         help="faults to inject, e.g. corrupt_byte=0.05,drop_frame=0.02,disconnect=0.01")
     parser.add_argument("--auto", type=float, default=None, metavar="SECONDS",
-                        help="act by itself every SECONDS instead of waiting for Enter")
+                        help="act by itself every SECONDS instead of waiting for Enter (no keys are read)")
 
 
 def endpoint_of(args: argparse.Namespace) -> tuple[str, int]:
@@ -49,18 +49,21 @@ def endpoint_of(args: argparse.Namespace) -> tuple[str, int]:
 def dealer_loop(url: str, main: Action, others: dict[str, Action], auto: float | None) -> int:
     """Print ``url`` (first line of stdout, for scripts), then act until ``q``, end of input or Ctrl-C.
 
+    With ``auto`` the loop acts every ``auto`` seconds and reads no keys, so it offers none.
+
     :param main: what Enter (or each ``--auto`` tick) does.
     :param others: letter -> action.
     """
     print(url, flush=True)
-    keys = ", ".join(f"{key} + Enter: {text}" for key, (text, _) in others.items())
-    print(f"open {url} from the host; Enter: {main[0]}; {keys}; q: quit", file=sys.stderr, flush=True)
     try:
         if auto is not None:
+            print(f"open {url} from the host; every {auto:g} s: {main[0]}; Ctrl-C: quit", file=sys.stderr, flush=True)
             stop = threading.Event()
             while not stop.wait(auto):
                 print(main[1](), flush=True)
             return 0
+        keys = ", ".join(f"{key} + Enter: {text}" for key, (text, _) in others.items())
+        print(f"open {url} from the host; Enter: {main[0]}; {keys}; q: quit", file=sys.stderr, flush=True)
         for line in sys.stdin:
             key = line.strip().lower()
             if key == "q":

@@ -22,16 +22,21 @@ def register(commands: argparse._SubParsersAction, name: str, help_text: str) ->
     shoe = commands.add_parser(name, help=help_text, description=__doc__.splitlines()[0])
     shoe.add_argument("--dialect", choices=DIALECTS, default="framed", help="wire dialect (default framed)")
     shoe.add_argument("--decks", type=int, default=8, metavar="N", help="decks in the shoe, 1-8 (default 8)")
+    shoe.add_argument("--suit-first-burns", type=float, default=0.0, metavar="P",
+                      help="share of burn cards the ascii dialect writes suit first, <Card:H3> (default 0: rank first)")
     add_common_options(shoe)
     shoe.set_defaults(func=run_shoe)
 
 
 def run_shoe(args: argparse.Namespace) -> int:
-    """Serve a shoe until ``q``: Enter pulls a card; ``b`` toggles burn mode; ``r`` loads a new shoe."""
+    """Serve a shoe until ``q``: Enter pulls a card; ``b`` toggles burn mode; ``r`` loads a new shoe.
+
+    With ``--auto S`` it pulls a card every S seconds (loading a new shoe when one is empty) and reads no keys.
+    """
     endpoint, port = endpoint_of(args)
     faults = faults_from(ShoeFaults, args.faults)
     with SimShoe(dialect=args.dialect, endpoint=endpoint, port=port, seed=args.seed, decks=args.decks,
-                 faults=faults) as sim:
+                 faults=faults, suit_first_burns=args.suit_first_burns) as sim:
 
         def pull() -> str:
             draw = sim.draw()

@@ -20,12 +20,12 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from drivers.timing import Timing
 from firmware_host.errors import ProfileError
 from firmware_host.rules.devices import ApprovedIdentities
 
 __all__ = [
     "Section",
-    "Timeouts",
     "DeviceModel",
     "DeviceSlot",
     "GpioConfig",
@@ -37,8 +37,10 @@ __all__ = [
 #: Device kinds a table can hold, and the game each belongs to (None: either game).
 DEVICE_KINDS = {"shoe": "baccarat", "shaker": "paigow", "shuffler": "baccarat"}
 GAMES = ("baccarat", "paigow")
-#: Value of ``port`` that asks the wiring to start a simulated device instead.
-SIMULATED_PORT = "sim"
+#: Values of ``port`` that name a device backend of the wiring (found by name:
+#: :data:`firmware_host.wiring.backends.BACKENDS`): ``usb``, a USB device found by its ids,
+#: and ``sim``, a simulator. Any other port is a serial URL, for the ``serial`` backend.
+NAMED_PORTS = ("usb", "sim")
 #: Dealer buttons a table may wire to GPIO pins (PRODUCT.md "GPIO").
 BUTTONS = ("no_more_bets", "reveal", "card_disclosed", "void_round", "acknowledge", "new_dice")
 LAMP_COLOURS = ("green", "amber", "red")
@@ -152,20 +154,11 @@ def _read_toml(path: Path) -> Section:
 
 
 @dataclasses.dataclass(frozen=True)
-class Timeouts:
-    """Driver timing, all in seconds (``retries`` is a count)."""
-
-    ack: float = 0.25
-    retries: int = 5
-    heartbeat: float = 1.0
-    handshake: float = 2.0
-    reconnect_initial: float = 0.5
-    reconnect_max: float = 10.0
-
-
-@dataclasses.dataclass(frozen=True)
 class DeviceModel:
-    """One device model (``hardware-profiles/devices/<name>.toml``)."""
+    """One device model (``hardware-profiles/devices/<name>.toml``).
+
+    :param timeouts: its ``[timeouts]``, as the timing its driver keeps.
+    """
 
     name: str
     path: Path
@@ -175,15 +168,15 @@ class DeviceModel:
     transport: str
     dialect: str
     baudrate: int
-    timeouts: Timeouts
+    timeouts: Timing
     approved: ApprovedIdentities
     usb_vendor_id: int | None = None
     usb_product_id: int | None = None
 
 
-def _timeouts(section: Section) -> Timeouts:
-    base = Timeouts()
-    out = Timeouts(
+def _timeouts(section: Section) -> Timing:
+    base = Timing()
+    out = Timing(
         ack=section.number("ack_s", base.ack, positive=True),
         retries=section.integer("retries", base.retries, low=0, high=100),
         heartbeat=section.number("heartbeat_s", base.heartbeat, positive=True),
@@ -245,8 +238,9 @@ class DeviceSlot:
     """One device at a table: its model, where it is plugged in, and (if simulated) the sim's options.
 
     :param port: a serial URL for :func:`serial.serial_for_url` (``/dev/serial/by-id/...``,
-        ``socket://host:port``), ``usb`` for a USB device found by its ids, or ``sim``.
-    :param sim: the ``[devices.<name>.sim]`` table (seed offset, faults) when ``port = "sim"``.
+        ``socket://host:port``), or a backend's name (:data:`NAMED_PORTS`): ``usb`` for a USB
+        device found by its ids, ``sim`` for a simulator.
+    :param sim: the ``[devices.<name>.sim]`` table (seed offset, faults) of a simulated device.
     """
 
     name: str
@@ -255,9 +249,14 @@ class DeviceSlot:
     sim: dict[str, Any]
 
     @property
+    def backend(self) -> str:
+        """The name of the device backend the port names (``serial`` for a serial URL)."""
+        return self.port if self.port in NAMED_PORTS else "serial"
+
+    @property
     def simulated(self) -> bool:
         """Whether the wiring starts a simulator for this device."""
-        return self.port == SIMULATED_PORT
+        return self.backend == "sim"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -379,8 +378,10 @@ def load_table(path: Path | str, devices_dir: Path | None = None) -> TableProfil
         if DEVICE_KINDS[model.kind] != game:
             raise slot.error("model", f"a {model.kind} does not belong at a {game} table")
         port = slot.string("port", REQUIRED)
-        if model.transport == "usb" and port not in ("usb", SIMULATED_PORT):
+        if model.transport == "usb" and port not in NAMED_PORTS:
             raise slot.error("port", 'a USB device takes port = "usb" (found by its ids) or "sim"')
+        if model.transport == "serial" and port == "usb":
+            raise slot.error("port", 'a serial device takes a serial URL or "sim", not "usb"')
         sim = slot.table("sim").data
         slot.reject_unknown()
         slots[name] = DeviceSlot(name=name, model=model, port=port, sim=dict(sim))

@@ -22,7 +22,8 @@ It also holds the plumbing every game controller needs around its rules:
   :attr:`~TableController.INITIAL`) and :meth:`TableController.build_machine` builds it (on
   the controller, or on a stand-in for the generated diagrams);
 - **dispatch** — :meth:`TableController.on_game_event` hands each event to the game's
-  handler for its class (:attr:`~TableController._HANDLERS`) and turns a trigger the machine
+  handler for its class (:attr:`~TableController._HANDLERS`, or one a collaborator
+  registered with :meth:`TableController.register`) and turns a trigger the machine
   refuses (``MachineError``) or input the rules refuse (``RulesError``) into an ``alert``;
 - **the prompt** — a ``prompt`` decision is made only when :meth:`TableController.prompt`
   changes, and after every event or device change;
@@ -108,6 +109,8 @@ class TableController:
         self._out: list[Decision] = []
         self._last_prompt: dict[str, Any] | None = None
         self._shown_lamp: str | None = None
+        #: Handlers that collaborators registered (:meth:`register`), by event class.
+        self._registered: dict[type, Callable[[Any], None]] = {}
 
     @classmethod
     def build_machine(cls, model: Any, machine_class: type[Machine] = Machine, **options: Any) -> Machine:
@@ -119,6 +122,16 @@ class TableController:
         """
         return machine_class(model=model, states=cls.STATES, transitions=cls.TRANSITIONS, initial=cls.INITIAL,
                              auto_transitions=False, **options)
+
+    def register(self, event_class: type, handler: Callable[[Any], None]) -> None:
+        """Have ``handler`` apply every ``event_class`` event (instead of :attr:`_HANDLERS`): how a
+        game's collaborators, such as a Baccarat table's shuffler side, take their own events.
+
+        :raises ValueError: if ``event_class`` already has a registered handler.
+        """
+        if event_class in self._registered:
+            raise ValueError(f"{event_class.__name__}: already handled by {self._registered[event_class]!r}")
+        self._registered[event_class] = handler
 
     # -- the input contract -------------------------------------------------------------
     def handle(self, event: DeviceEvent, at: float) -> list[Decision]:
@@ -149,13 +162,16 @@ class TableController:
 
         Then :meth:`after_game_event`, and the prompt and the lamp are decided again if they changed.
         """
-        handler = self._HANDLERS.get(type(event))
-        if handler is None:
+        registered, handler = self._registered.get(type(event)), self._HANDLERS.get(type(event))
+        if registered is None and handler is None:
             self._alert("unknown-event", f"{event.device}: {type(event).__name__} means nothing at a "
                         f"{self.game_title} table", "warning")
         else:
             try:
-                handler(self, event)
+                if registered is not None:
+                    registered(event)
+                elif handler is not None:
+                    handler(self, event)
             except MachineError:
                 self._alert("wrong-state", f"{self.describe(event)}: not possible while "
                             f"{self.state.replace('_', ' ')}", "warning")

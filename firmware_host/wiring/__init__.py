@@ -1,10 +1,11 @@
 """Wiring: the one place that reads a table profile and builds the running table from it.
 
 :func:`build_table` opens the journal, builds the game's controller, replays the journal
-into it (crash recovery), builds a driver for every device — and a simulator for every
-device whose port is ``sim`` — the outputs that carry the controller's device commands to
-the drivers, the GPIO panel and, on a simulated table, the simulated dealer. :class:`Table`
-owns them all, starts them, and stops them in the right order.
+into it (crash recovery), builds a driver for every device, connected to the backend its
+port names (:mod:`firmware_host.wiring.backends`: serial, USB, a simulator, a replay), the
+outputs that carry the controller's device commands to the drivers, the GPIO panel and, on a
+simulated table, the simulated dealer. :class:`Table` owns them all, starts them, and stops
+them in the right order.
 
 Game-specific parts (the controller, the simulated dealer) come from
 :mod:`firmware_host.wiring.baccarat` and :mod:`firmware_host.wiring.paigow`; devices from
@@ -18,7 +19,7 @@ import importlib
 import logging
 import sys
 from pathlib import Path
-from typing import Any, Callable, Protocol, TextIO
+from typing import TYPE_CHECKING, Any, Callable, Protocol, TextIO
 
 from drivers.capture import CaptureWriter
 from drivers.events import DeviceEvent
@@ -32,13 +33,16 @@ from firmware_host.host.journal import Journal, load_key
 from firmware_host.host.outputs import DealerView, PanelOutput
 from firmware_host.config.profiles import TableProfile
 from firmware_host.host.checkpoint import CheckpointPolicy
+from sim.devices.resume import ResumePoints
 from firmware_host.host.service import Output, Service
 from firmware_host.host import segments
 from firmware_host.host.journal import steps_of
-from firmware_host.wiring.resume import ResumePoints, device_points, resume_points
+from firmware_host.wiring.resume import device_points, points_after
 from firmware_host.wiring.devices import DeviceContext, DeviceParts, build_device
-from sim.dealers.baccarat import SimDealer
-from sim.devices.replay import Replay
+
+if TYPE_CHECKING:  # a table of real devices imports no simulator (see wiring.backends)
+    from sim.dealers.baccarat import SimDealer
+    from sim.devices.replay import Replay
 
 __all__ = ["Table", "build_table", "GameWiring", "TABLE_META"]
 
@@ -63,8 +67,8 @@ class GameWiring(Protocol):
                emit: Callable[[DeviceEvent], None], press: Callable[[str], None], seed: int,
                resume: ResumePoints, panel: TablePanel | None) -> SimDealer:
         """The simulated dealer of a simulated table, resumed where the journal stands (``resume``:
-        the devices' points; ``panel``: the GPIO panel with mock pins, for a dealer who lifts a lid
-        on a reed switch)."""
+        where its simulated devices stand; ``panel``: the GPIO panel with mock pins, for a dealer
+        who lifts a lid on a reed switch)."""
 
 
 @dataclasses.dataclass
@@ -186,7 +190,7 @@ def _build(profile: TableProfile, journal: Journal, seed: int, rounds: int | Non
         service.outputs.append(PanelOutput(panel))
     # Simulated devices resume where the journal left them, as real ones would stand.
     resume = _resume_points(profile, service) if replayed else ResumePoints()
-    context = DeviceContext(profile.path, seed, profile.decks, resume.shoe, resume.shaker,
+    context = DeviceContext(profile.path, seed, profile.decks, resume,
                             lid_from_shaker=profile.gpio.lid_source == "shaker",
                             capture=capture, spy_dir=spy_dir, replay=replay)
     devices = {name: build_device(slot, emit, context) for name, slot in profile.devices.items()}
@@ -228,10 +232,10 @@ def _resume_points(profile: TableProfile, service: Service) -> ResumePoints:
     """The simulated devices' points: the recovered checkpoint's, advanced by the steps after it."""
     start = service.recovered_from
     if start is not None:
-        return resume_points(profile, start.data.get("devices"), service.journal.steps(after_seq=start.seq))
+        return points_after(profile, start.data.get("devices"), service.journal.steps(after_seq=start.seq))
     journal = service.journal
     steps = journal.steps() if journal.first_record.seq == 1 else steps_of(segments.records(journal.path))
-    return resume_points(profile, None, steps)
+    return points_after(profile, None, steps)
 
 
 def _panel(profile: TableProfile, emit: Callable[[DeviceEvent], None]) -> TablePanel | None:
@@ -239,7 +243,8 @@ def _panel(profile: TableProfile, emit: Callable[[DeviceEvent], None]) -> TableP
     if not (gpio.buttons or gpio.lamp or gpio.lid is not None):
         return None
     lid = gpio.lid if gpio.lid_source == "gpio" else None
-    return TablePanel(emit, gpio.buttons, gpio.lamp, gpio.buzzer, lid, pin_factory(gpio.pin_factory))
+    return TablePanel(emit, gpio.buttons, gpio.lamp, gpio.buzzer, lid, pin_factory(gpio.pin_factory),
+                      button_event=DealerCommand)
 
 
 def _presser(panel: TablePanel | None, emit: Callable[[DeviceEvent], None]) -> Callable[[str], None]:

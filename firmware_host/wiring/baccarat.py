@@ -9,18 +9,15 @@ from drivers.gpio import TablePanel
 from firmware_host.rules.baccarat.rules import RulesSubmission
 from firmware_host.tables.baccarat.controller import BaccaratTable
 from firmware_host.errors import ProfileError
-from firmware_host.wiring.resume import ResumePoints
 from firmware_host.host.outputs import ShufflerCommands
 from firmware_host.config.profiles import DeviceSlot, TableProfile
-from sim.resume import ShufflerResumePoint
+from sim.devices.resume import ResumePoints, resume_shuffler
 from firmware_host.host.service import Output
 from firmware_host.rules.shuffler import ShufflerConfig
 from firmware_host.wiring.devices import DeviceParts
 from sim.dealers.baccarat import BaccaratDealer
-from sim.devices.shoe import SimShoe
-from sim.devices.shuffler import Resumed, SimulatedShuffler
 
-__all__ = ["controller", "outputs", "dealer", "shuffler_config", "resume_shuffler"]
+__all__ = ["controller", "outputs", "dealer", "shuffler_config"]
 
 #: The sub-table of ``[rules]`` that holds the shuffler's part of the Rules Submission.
 SHUFFLER_RULES = "shuffler"
@@ -78,17 +75,6 @@ def outputs(profile: TableProfile, table: BaccaratTable, devices: dict[str, Devi
             if parts.slot.model.kind == "shuffler"]  # fmt: skip
 
 
-def resume_shuffler(shoe: SimShoe, shuffler: SimulatedShuffler, point: ShufflerResumePoint, draws: int) -> Resumed:
-    """A restarted simulated shuffler holds its batches as the journal shows them, and the
-    simulated shoe the batch the shoe in play was loaded with, cut as it was cut, after
-    ``draws`` draws: where a physical shuffler and shoe stand after a restart of the Pi.
-    """
-    resumed = shuffler.resume(point)
-    if resumed.shoes:  # the shoe the simulator was built with is its first: batches load from the second
-        shoe.load(resumed.shoes[-1], shoe_number=len(resumed.shoes) + 1, position=draws)
-    return resumed
-
-
 def dealer(profile: TableProfile, table: BaccaratTable, devices: dict[str, DeviceParts],
            emit: Callable[[DeviceEvent], None], press: Callable[[str], None], seed: int,
            resume: ResumePoints, panel: TablePanel | None) -> BaccaratDealer:
@@ -100,8 +86,7 @@ def dealer(profile: TableProfile, table: BaccaratTable, devices: dict[str, Devic
                                 shuffler=shuffler)
     sim_dealer.resume_after(table.rounds_finished)
     sim_dealer.resume_shoe(resume.shoe.shoes_loaded)
-    slot = _shuffler_slot(profile)
-    if shuffler is not None and slot is not None:
+    if shuffler is not None:
         resume_shuffler(shoe, shuffler, resume.shuffler, resume.shoe.draws)
     if table.state == "betting":
         sim_dealer.resume_wagers(table.round.wagers)

@@ -7,14 +7,13 @@ from typing import Any, Callable
 from drivers.events import DeviceEvent
 from drivers.gpio import TablePanel
 from firmware_host.errors import ProfileError
-from firmware_host.wiring.resume import ResumePoints
-from firmware_host.tables.paigow import PaiGowTable
-from firmware_host.tables.paigow.controller import WAGER_KIND
-from firmware_host.tables.paigow.rules import load_paigow_rules
+from firmware_host.tables.paigow import WAGER_KIND, PaiGowTable
+from firmware_host.config.rules import load_paigow_rules
 from firmware_host.host.outputs import ShakerCommands
 from firmware_host.config.profiles import TableProfile
 from firmware_host.host.service import Output
 from firmware_host.wiring.devices import DeviceParts
+from sim.devices.resume import ResumePoints
 from sim.dealers.paigow import CHOICES, Lid, PaiGowDealer, ResumedShaking
 
 __all__ = ["controller", "outputs", "dealer", "dealer_choices"]

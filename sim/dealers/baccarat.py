@@ -22,10 +22,11 @@ import time
 from typing import Any, Callable, Iterable, Iterator, Mapping, Protocol, Sequence
 
 from drivers.events import DeviceEvent
+from firmware_host.tables.baccarat.prompts import Action
 from firmware_host.tables.events import DealerCommand, WagerPlaced
 from firmware_host.tables.decisions import Decision
 
-__all__ = ["SimDealer", "BaccaratDealer", "Press", "Reporting"]
+__all__ = ["SimDealer", "BaccaratDealer", "Press", "Reporting", "decision_key"]
 
 log = logging.getLogger("tablehost.sim.dealer")
 
@@ -122,7 +123,7 @@ class SimDealer:
                 self._prompt = dict(decision.data, _round=self.round)
                 self._inbox.put(self._prompt)
                 prompted = True
-        if not prompted and self._prompt is not None and any(_key(d) in self.REPEAT_AFTER for d in decisions):
+        if not prompted and self._prompt is not None and any(decision_key(d) in self.REPEAT_AFTER for d in decisions):
             self._repeats += 1
             self._inbox.put(dict(self._prompt, _repeat=self._repeats))
 
@@ -180,7 +181,7 @@ class SimDealer:
         raise NotImplementedError
 
 
-def _key(decision: Decision) -> tuple[str, str]:
+def decision_key(decision: Decision) -> tuple[str, str]:
     """``(type, code or announcement)`` of a decision, matched against :attr:`SimDealer.REPEAT_AFTER`."""
     return decision.type, str(decision.data.get("code") or decision.data.get("announce") or "")
 
@@ -260,7 +261,8 @@ class BaccaratDealer(SimDealer):
     def _batch_out(self, decision: Decision) -> bool:
         """Whether ``decision`` asks to put back a batch that is out of the shuffler."""
         data = decision.data
-        return (self.shuffler is not None and decision.type == "prompt" and data.get("action") == "return_batch"
+        return (self.shuffler is not None and decision.type == "prompt"
+                and data.get("action") == Action.RETURN_BATCH
                 and self.shuffler.state(data["batch"]) in ("empty", "released"))  # fmt: skip
 
     def _press_no_more_bets(self) -> None:
@@ -274,7 +276,7 @@ class BaccaratDealer(SimDealer):
     def act(self, prompt: dict[str, Any]) -> None:
         """Act on one prompt of :meth:`firmware_host.tables.baccarat.controller.BaccaratTable.prompt`."""
         action = prompt["action"]
-        if action == "load_shoe" and prompt.get("batch") is not None and self.shuffler is not None:
+        if action == Action.LOAD_SHOE and prompt.get("batch") is not None and self.shuffler is not None:
             batch = prompt["batch"]
             if not (self._shoe_pending and self._batch_in_shoe == batch):  # refused: the batch is in already
                 # Exactly the batch's cards, as the shuffler released them (an extra or missing one too).
@@ -283,7 +285,7 @@ class BaccaratDealer(SimDealer):
                 self._shoe_pending, self._batch_in_shoe = True, batch
             self.refused = False
             self.console("shoe_loaded", batch=batch)
-        elif action == "load_shoe":
+        elif action == Action.LOAD_SHOE:
             if not (self.refused and self._shoe_pending):  # refused: the new shoe is in already
                 if self.shoes_loaded:
                     self.shoe.reload()  # the first shoe is in the simulator from the start
@@ -291,23 +293,23 @@ class BaccaratDealer(SimDealer):
                 self._shoe_pending = True
             self.refused = False
             self.console("shoe_loaded")
-        elif action == "return_batch" and self.shuffler is not None:
+        elif action == Action.RETURN_BATCH and self.shuffler is not None:
             # The batch's own cards go back (every one the shoe held), or new decks replace them.
             batch = prompt["batch"]
             self.refused = False
             self.shuffler.load(batch, None if prompt["replace"] else self.shuffler.order(batch))
-        elif action == "read_out":
+        elif action == Action.READ_OUT:
             self._draw()  # one card: the prompt counts up and comes again for the next
-        elif action == "burn":
+        elif action == Action.BURN:
             self._draw(burn=True)
-        elif action == "place_bets" and prompt["_round"] != self._bets_taken:
+        elif action == Action.PLACE_BETS and prompt["_round"] != self._bets_taken:
             # Once per round: the prompt changes within a round (a card held, § 541.14(a)).
             self._bets_taken = prompt["_round"]
             self.place_bets()
             self._press_no_more_bets()
-        elif action == "place_bets" and self.refused:
+        elif action == Action.PLACE_BETS and self.refused:
             self._press_no_more_bets()  # the table refused it (paused, a card to key in first): again
-        elif action == "deal":
+        elif action == Action.DEAL:
             self._draw()
             if prompt["to"] == "banker" and prompt["card"] == 2 and self.errs("card_drawn_in_error", "initial"):
                 # § 541.14(a): a card drawn when none is due, right after the initial four; the
@@ -316,15 +318,15 @@ class BaccaratDealer(SimDealer):
                 self.settle(self.shoe)
                 if self.errs("card_disclosed"):
                     self.press("card_disclosed")  # § 541.14(c)
-        elif action == "discard":
+        elif action == Action.DISCARD:
             self._draw()  # one card: the prompt counts down and comes again for the next
-        elif action == "enter_card":
+        elif action == Action.ENTER_CARD:
             self.console("card_entered", card=self.card_numbered(prompt["card"]))
-        elif action == "reveal":
+        elif action == Action.REVEAL:
             self.press("reveal")
-        elif action == "settle_pairs":
+        elif action == Action.SETTLE_PAIRS:
             self.console("pairs_settled")
-        # "wait" (paused) and "collect_commission" need nothing from the simulated dealer.
+        # Action.WAIT (paused) and Action.COLLECT_COMMISSION need nothing from the simulated dealer.
 
     def _draw(self, burn: bool = False) -> None:
         self.shoe.burn_mode = burn  # the shoe's burn button

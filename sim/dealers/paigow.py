@@ -27,12 +27,9 @@ from drivers.events import DeviceEvent
 from firmware_host.tables.decisions import Decision
 from firmware_host.rules.paigow_dice.delivery import LEVELS, STACKS
 from firmware_host.rules.paigow_dice.position import SEATS
-from firmware_host.tables.paigow import PaiGowTableRules
-from firmware_host.tables.paigow.controller import WAGER_KIND
-from firmware_host.tables.paigow.round import SHAKES_REQUIRED
-from firmware_host.tables.paigow.tiles_entry import SURRENDER
+from firmware_host.tables.paigow import SHAKES_REQUIRED, SURRENDER, WAGER_KIND, PaiGowTableRules
 from firmware_host.rules.paigow_tiles import TILE_SET, Tile, house_way, legal_settings
-from sim.dealers.baccarat import CONSOLE, Press, Reporting, SimDealer, _key
+from sim.dealers.baccarat import CONSOLE, Press, Reporting, SimDealer, decision_key
 
 __all__ = ["PaiGowDealer", "CHOICES", "SimShaker", "Lid", "ResumedShaking"]
 
@@ -151,7 +148,7 @@ class PaiGowDealer(SimDealer):
                 if self._paused:
                     continue
                 decision = Decision(decision.type, dict(decision.data, _asked=self._asked), decision.round)
-            elif _key(decision) in _AGAIN or (self._paused and _key(decision) == _REFUSED):
+            elif decision_key(decision) in _AGAIN or (self._paused and decision_key(decision) == _REFUSED):
                 self._asked += 1
             passed.append(decision)
         super().on_decisions(passed)

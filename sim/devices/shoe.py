@@ -5,7 +5,8 @@ a scripted list of cards. The in-process simulated dealer pulls cards with
 :meth:`SimShoe.draw`; the shoe then sends what it read to the host over a
 pseudo-terminal (the host opens ``/dev/pts/N``) or a TCP socket on 127.0.0.1 (the host
 opens ``socket://127.0.0.1:PORT``), in our framed dialect or the market shoe's ASCII one.
-Faults (:class:`~sim.devices.faults.ShoeFaults`) are seeded.
+Faults (:class:`~sim.devices.faults.ShoeFaults`) are seeded, and so is which burn cards the ASCII
+dialect writes suit first (``suit_first_burns``; rank first by default).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from sim.errors import SimError
 from sim.devices.faults import ShoeFaults
 from sim.devices.link import FramedSimLink, SimDevice, TextSimLink
 
-__all__ = ["SimShoe", "Draw", "CUT", "build_shoe", "cut_and_cover", "DIALECTS"]
+__all__ = ["SimShoe", "Draw", "CUT", "build_shoe", "cut_and_cover", "suit_first_share", "DIALECTS", "TEXT_DIALECTS"]
 
 #: The cover (cut) card in a shoe's list of cards.
 CUT = "CUT"
@@ -38,6 +39,8 @@ COVER_MIN_FROM_BOTTOM = 14
 #: Our reading: the casino places it within this many cards above that minimum
 #: (docs/rules-interpretations/shoe-sim.md).
 COVER_SPREAD = 6
+#: Dialects that write a card as text, so that its order (rank or suit first) is a choice.
+TEXT_DIALECTS = ("ascii",)
 
 
 def build_shoe(decks: int, rng: random.Random, cover_from_bottom: int | None = None) -> list[str]:
@@ -109,6 +112,10 @@ class SimShoe(SimDevice):
     :param ack_timeout: retransmission timeout, seconds.
     :param retries: fast retransmissions before the shoe slows down (it never gives up).
     :param cover_from_bottom: fixed cover-card depth (default: seeded, 14..20).
+    :param suit_first_burns: share (0..1) of burn cards the ASCII dialect writes suit first
+        (`` [Manual Burn Cards]<Card:H3> ``), as the market shoe has been seen to; the others,
+        and every game card, are written rank first. Seeded per draw. Default 0.
+    :raises SimError: for a bad dialect, endpoint, script, position or share.
     """
 
     def __init__(
@@ -128,9 +135,11 @@ class SimShoe(SimDevice):
         ack_timeout: float = 0.25,
         retries: int = 5,
         cover_from_bottom: int | None = None,
+        suit_first_burns: float = 0.0,
     ) -> None:
         if dialect not in DIALECTS:
             raise SimError(f"shoe dialect {dialect!r} is not one of {', '.join(DIALECTS)}")
+        self.suit_first_burns = suit_first_share(suit_first_burns, dialect)
         self.dialect, self.seed, self.decks, self.faults = dialect, seed, decks, faults
         self._cover_from_bottom = cover_from_bottom
         self._scripted = list(cards) if cards is not None else None
@@ -208,8 +217,8 @@ class SimShoe(SimDevice):
     def draw(self) -> Draw:
         """The dealer pulls the next card: the shoe reads it and tells the host."""
         with self._lock:
-            draw = self._next()
-        self.link.send(draw.message)
+            draw, suit_first = self._next()
+        self.link.send(_SuitFirst(draw.message) if suit_first else draw.message)
         if not isinstance(draw.message, ShoeEmpty):
             self.link.roll_disconnect()
         return draw
@@ -220,29 +229,45 @@ class SimShoe(SimDevice):
             card = self._cards[index]
         return None if card == CUT else card
 
-    def _next(self) -> Draw:
+    def _next(self) -> tuple[Draw, bool]:
+        """The next draw, and whether its card goes on the wire suit first."""
         # The fault dice of each draw are seeded by its place in the seeded sequence of shoes,
         # so a simulator restarted mid-shoe (after a crash of the host) faults alike.
         dice = random.Random(f"{self.seed}-shoe-{self.shoe_number}-draw-{self._position}")
         if self._emptied or self._position >= len(self._cards) or dice.random() < self.faults.empty_early:
             self._emptied = True
-            return Draw(ShoeEmpty(), None)
+            return Draw(ShoeEmpty(), None), False
         card = self._cards[self._position]
         self._position += 1
         if card == CUT:
-            return Draw(CutCard(), None)
+            return Draw(CutCard(), None), False
         rank, suit = card[0], card[1]
         unreadable = dice.random() < self.faults.unreadable_card
         face_up = dice.random() < self.faults.face_up_card
         if face_up:
-            return Draw(FaceUp(rank, suit), card)
+            return Draw(FaceUp(rank, suit), card), False
         if unreadable:
-            return Draw(Unreadable(self._burn), card)
-        return Draw(Card(rank, suit, self._burn), card)
+            return Draw(Unreadable(self._burn), card), False
+        # Rolled last, so the fault dice above come out as they did before the option existed.
+        suit_first = self._burn and dice.random() < self.suit_first_burns
+        return Draw(Card(rank, suit, self._burn), card), suit_first
 
     def _on_command(self, message: Any) -> None:
         if isinstance(message, SetBurnMode):
             self._burn = message.on
+
+
+def suit_first_share(share: object, dialect: str) -> float:
+    """``share`` as the ``suit_first_burns`` of a shoe of ``dialect``, checked.
+
+    :raises SimError: for a share outside 0..1, or one above 0 for a dialect without card text.
+    """
+    if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0.0 <= share <= 1.0:
+        raise SimError(f"suit_first_burns: {share!r} is not a share between 0 and 1")
+    if share and dialect not in TEXT_DIALECTS:
+        raise SimError(f"suit_first_burns: the {dialect} dialect sends a card as fixed fields (rank byte, suit byte), "
+                       f"so it has no suit-first order (dialects with one: {', '.join(TEXT_DIALECTS)})")
+    return float(share)
 
 
 def _checked_position(position: int, cards: Sequence[str]) -> int:
@@ -260,6 +285,15 @@ def _is_card(card: str) -> bool:
     return len(card) == 2 and card[0] in RANKS and card[1] in SUITS
 
 
-def _ascii_frame(message: ShoeMessage) -> bytes:
-    """The market shoe writes burn cards suit first (PRODUCT.md), game cards rank first."""
-    return shoe_ascii.encode(message, suit_first=isinstance(message, Card) and message.burn)
+@dataclasses.dataclass(frozen=True)
+class _SuitFirst:
+    """A burn card the ASCII dialect writes suit first (PRODUCT.md: the market shoe has been seen to)."""
+
+    card: Card
+
+
+def _ascii_frame(message: ShoeMessage | _SuitFirst) -> bytes:
+    """The market shoe's frame: cards rank first, unless the draw chose suit first for a burn."""
+    if isinstance(message, _SuitFirst):
+        return shoe_ascii.encode(message.card, suit_first=True)
+    return shoe_ascii.encode(message)

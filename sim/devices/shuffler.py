@@ -27,7 +27,7 @@ which the released batch's cards come out.
 
 A physical shuffler keeps its batches over a restart of the host. A simulator restarted
 with the host does too: :meth:`SimulatedShuffler.resume` replays, from the seed, what the
-journal shows the device did (:func:`sim.resume.shuffler_resume_point`), so
+journal shows the device did (:func:`sim.devices.resume.shuffler_resume_point`), so
 its batches, their orders and its random stream stand where they stood.
 """
 
@@ -53,15 +53,15 @@ from drivers.codecs import drain
 from drivers.codecs import framed
 from drivers.codecs import shuffler as codec
 from drivers.codecs.framed import BadFrame, Heartbeat
-from firmware_host.rules.baccarat.cards import full_shoe
+from drivers.codecs.shoe_messages import RANKS, SUITS
 from sim.errors import SimError
 
 if TYPE_CHECKING:
-    from sim.resume import ShufflerFact, ShufflerResumePoint
+    from sim.devices.resume import ShufflerFact, ShufflerResumePoint
 
 __all__ = [
     "SimulatedShuffler", "Resumed", "FAULTS", "PROGRESS_STEPS", "EP_IN", "EP_OUT", "LIBUSB_ERROR_PIPE",
-    "LIBUSB_ERROR_TIMEOUT", "usb_error",
+    "LIBUSB_ERROR_TIMEOUT", "usb_error", "new_decks",
 ]  # fmt: skip
 
 log = logging.getLogger("tablehost.sim.shuffler")
@@ -322,7 +322,7 @@ class SimulatedShuffler(usb.backend.IBackend):
         return self._slots[batch]
 
     def _fill(self, slot: _Slot, cards: Iterable[str] | None) -> None:
-        slot.cards = [str(card) for card in full_shoe(slot.decks)] if cards is None else list(cards)
+        slot.cards = new_decks(slot.decks) if cards is None else list(cards)
         slot.state, slot.percent = "loaded", 0
 
     def _send(self, message: object) -> None:
@@ -686,6 +686,12 @@ class SimulatedShuffler(usb.backend.IBackend):
             self._configuration, self._claimed = 0, set()
 
 
+def new_decks(decks: int) -> list[str]:
+    """The cards of ``decks`` new decks as they leave the box: deck by deck, in rank then suit
+    order (the order of :func:`firmware_host.rules.baccarat.cards.full_shoe`), as two-character codes."""
+    return [rank + suit for _ in range(decks) for rank in RANKS for suit in SUITS]
+
+
 @dataclasses.dataclass(frozen=True)
 class Resumed:
     """What :meth:`SimulatedShuffler.resume` rebuilt.
@@ -700,7 +706,7 @@ class Resumed:
     unexplained: tuple[str, ...] = ()
 
 
-#: The device's message by which it reports each kind of fact (sim.resume.ShufflerFact).
+#: The device's message by which it reports each kind of fact (sim.devices.resume.ShufflerFact).
 _REPORTS: dict[str, type] = {
     "loaded": codec.BatchLoaded, "started": codec.ShuffleStarted, "completed": codec.ShuffleComplete,
     "released": codec.BatchReleased, "fault": codec.Fault,

@@ -53,3 +53,30 @@ def test_dealer_keys_pull_burn_and_reload(monkeypatch: pytest.MonkeyPatch, capsy
 def test_bad_faults_option_is_one_clear_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["sim", "shoe", "--faults", "jam=0.1"]) == 2
     assert "unknown fault jam" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("device", ["shoe", "shaker"])
+def test_auto_offers_no_keys_it_does_not_read(device: str) -> None:
+    command = [sys.executable, "-m", "firmware_host", "sim", device, "--auto", "60"]
+    sim = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+    try:
+        assert sim.stderr is not None
+        offer = sim.stderr.readline()
+    finally:
+        sim.terminate()
+        sim.wait(10)
+    assert "every 60 s:" in offer and "Ctrl-C: quit" in offer
+    assert "Enter" not in offer and "+ Enter" not in offer and "q: quit" not in offer
+
+
+def test_dealer_keys_are_offered_without_auto(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(sys, "stdin", iter(["q\n"]))
+    assert main(["sim", "shoe", "--dialect", "ascii"]) == 0
+    assert "Enter: pull a card; b + Enter: toggle burn mode, r + Enter: new shoe; q: quit" in capsys.readouterr().err
+
+
+def test_suit_first_burns_option_is_checked(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sim", "shoe", "--dialect", "ascii", "--suit-first-burns", "2"]) == 2
+    assert "suit_first_burns: 2.0 is not a share between 0 and 1" in capsys.readouterr().err
+    assert main(["sim", "shoe", "--suit-first-burns", "0.5"]) == 2  # framed: no card text to reorder
+    assert "the framed dialect" in capsys.readouterr().err

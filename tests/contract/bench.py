@@ -20,7 +20,6 @@ import pytest
 from drivers.device import Device, Timing
 from drivers.events import DeviceEvent
 from firmware_host.config.profiles import DeviceSlot
-from firmware_host.wiring.devices import timing
 from tests.support.device_events import FAST, WAIT, Events
 
 __all__ = ["Target", "Bench", "Rig", "needs_person", "sim_only", "HIL_TIMEOUT"]
@@ -70,7 +69,7 @@ class Target:
     @property
     def timing(self) -> Timing:
         """The device model's timing on hardware; short timing against simulators."""
-        return timing(self.slot.model.timeouts) if self.hardware and self.slot else FAST
+        return self.slot.model.timeouts if self.hardware and self.slot else FAST
 
 
 class Bench:

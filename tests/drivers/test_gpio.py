@@ -26,7 +26,8 @@ def factory() -> Iterator[MockFactory]:
 @pytest.fixture
 def panel(factory: MockFactory) -> Iterator[tuple[TablePanel, list[DeviceEvent]]]:
     events: list[DeviceEvent] = []
-    table_panel = TablePanel(events.append, BUTTONS, LAMP, buzzer=19, lid=4, factory=factory)
+    table_panel = TablePanel(events.append, BUTTONS, LAMP, buzzer=19, lid=4, factory=factory,
+                             button_event=DealerCommand)
     yield table_panel, events
     table_panel.close()
 
@@ -62,7 +63,7 @@ def test_a_mock_lid_is_preset_where_the_journal_left_it_without_a_report(panel, 
 
 
 def test_only_a_mock_lid_can_be_preset(factory: MockFactory) -> None:
-    no_lid = TablePanel([].append, BUTTONS, LAMP, factory=factory)
+    no_lid = TablePanel([].append, BUTTONS, LAMP, factory=factory, button_event=DealerCommand)
     try:
         with pytest.raises(GpioError, match="mock"):
             no_lid.preset_mock_lid(True)
@@ -89,7 +90,7 @@ def test_buzzer_sounds_once(panel, factory: MockFactory) -> None:
 
 def test_pin_claimed_twice_is_a_gpio_error(factory: MockFactory) -> None:
     with pytest.raises(GpioError, match="gpio:"):
-        TablePanel(lambda e: None, {"reveal": 5}, {"green": 5}, factory=factory)
+        TablePanel(lambda e: None, {"reveal": 5}, {"green": 5}, factory=factory, button_event=DealerCommand)
 
 
 def test_unknown_pin_factory_is_a_gpio_error() -> None:

@@ -155,6 +155,20 @@ def test_burn_mode_command_is_acked_and_flags_cards() -> None:
         assert events.next(CardRead) == CardRead("shoe", "4", "S", burn=True)  # § 541.5(g) burn card
 
 
+@pytest.mark.parametrize("suit_first_burns", [0.0, 0.5, 1.0], ids=["rank-first", "mixed", "suit-first"])
+def test_541_5_g_ascii_driver_reads_burn_cards_in_either_order(suit_first_burns: float) -> None:
+    # PRODUCT.md: the market shoe writes burn cards rank first and has been seen to write them
+    # suit first (<Card:H3>); the driver takes both.
+    cards = [f"{r}{s}" for r in "A23456789TJQK" for s in "CH"]
+    with shoe_and_driver("ascii", "pty", cards=cards, suit_first_burns=suit_first_burns) as (sim, _, events):
+        events.next(DeviceIdentified)
+        sim.burn_mode = True  # the shoe's burn button
+        for _ in cards:
+            sim.draw()
+        read = [events.next(CardRead) for _ in cards]
+    assert read == [CardRead("shoe", card[0], card[1], burn=True) for card in cards]
+
+
 class _DeafToCommands(FramedSimLink):
     """A shoe that answers the handshake but never acknowledges a command."""
 

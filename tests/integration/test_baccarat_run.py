@@ -25,7 +25,7 @@ PROFILES = REPO / "hardware-profiles"
 
 
 def make_profile(tmp_path: Path, *, model: str = "tablehost-ts8-2026", variant: str = "standard",
-                 faults: str = "", dealer: str = "", journal: str = "") -> Path:
+                 faults: str = "", dealer: str = "", shoe_sim: str = "", journal: str = "") -> Path:
     """A simulated Baccarat table profile in ``tmp_path`` (device models copied beside it;
     ``journal``: the ``[journal]`` table's lines)."""
     shutil.copytree(PROFILES / "devices", tmp_path / "devices")
@@ -43,6 +43,7 @@ model = "{model}"
 port = "sim"
 [devices.shoe.sim]
 faults = {{ {faults} }}
+{shoe_sim}
 [gpio]
 pin_factory = "mock"
 buttons = {{ no_more_bets = 17, reveal = 27, card_disclosed = 22, void_round = 23, acknowledge = 24 }}
@@ -95,14 +96,29 @@ def test_ascii_dialect_shoe_runs_the_same_service(tmp_path: Path) -> None:
     # The market shoe's dialect has no checksum, no sequence numbers and no retransmission:
     # a corrupted or duplicated card frame cannot be told from a real one, so only the
     # device's own faults are injected here (docs/protocols/shoe.md, "ASCII dialect").
+    # Half its burn cards (§ 541.5(g)) are written suit first, as the market shoe has been seen to.
     profile = make_profile(tmp_path, model="generic-ascii-shoe-2019",
-                           faults="unreadable_card = 0.02, face_up_card = 0.01")
+                           faults="unreadable_card = 0.02, face_up_card = 0.01", shoe_sim="suit_first_burns = 0.5")
     journal = tmp_path / "j.sqlite"
     run_table(profile, journal, rounds=20)
     assert verify(journal).ok
     assert len(check_rounds_against_resolve(journal)) == 20
     with Journal.open(journal) as opened:
-        assert any(r.type == "IdentityUnverified" for r in opened.records())
+        records = list(opened.records())
+    assert any(r.type == "IdentityUnverified" for r in records)
+    assert any(r.type == "CardRead" and r.data["burn"] for r in records)  # read whichever order they came in
+
+
+@pytest.mark.parametrize(("model", "share", "why"), [
+    ("generic-ascii-shoe-2019", "1.5", "1.5 is not a share between 0 and 1"),
+    ("tablehost-ts8-2026", "0.5", "the framed dialect sends a card as fixed fields"),
+])
+def test_suit_first_burns_in_the_profile_is_checked(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                    model: str, share: str, why: str) -> None:
+    profile = make_profile(tmp_path, model=model, shoe_sim=f"suit_first_burns = {share}")
+    status = main(["run", "--profile", str(profile), "--rounds", "1", "--journal", str(tmp_path / "j.sqlite"), "--quiet"])
+    err = capsys.readouterr().err
+    assert status == 2 and "devices.shoe.sim.suit_first_burns" in err and why in err
 
 
 def test_a_continued_journal_finishes_the_same_number_of_rounds(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ and bank keying in the tiles. The exported rounds must show (issue 4, issue 8):
 from __future__ import annotations
 
 import collections
+import shutil
 import json
 import os
 import subprocess
@@ -162,3 +163,13 @@ def test_535_8_c_535_12_two_hundred_rounds_with_faults(tmp_path: Path, profile: 
     seen = check_run(rounds, 200)
     for kind in ("die_not_flat", "die_out_of_shaker", "too_few_shakes", "bank", "co_bank", "cut", "style"):
         assert seen.get(kind, 0) > 0, (kind, seen)
+
+
+def test_535_10_b_a_table_whose_rules_submission_names_a_house_way_file(tmp_path: Path) -> None:
+    # The shipped profile with one more line in [rules]: the Taj Mahal's exceptions as data.
+    shutil.copytree(REPO / "hardware-profiles" / "devices", tmp_path / "devices")
+    (tmp_path / "tables").mkdir()
+    house_way = REPO / "hardware-profiles" / "house-ways" / "taj-mahal-two-small-tiles.toml"
+    profile = tmp_path / "tables" / "t.toml"
+    profile.write_text(SHAKER_LID.read_text().replace("[rules]", f"[rules]\nhouse_way = '{house_way}'", 1))
+    check_run(run_table(profile, 20, tmp_path / "journal.sqlite"), 20)

@@ -75,7 +75,7 @@ SHOE_MOMENT_SECONDS = 8.0
 #: Draws before the end of a shoe at which the harness starts waiting for the cover card
 #: (the sim puts it 14 to 20 cards above the bottom, § 541.5(e)).
 COVER_SOON_DRAWS = 60
-#: Input records that are one draw from the shoe (``sim.resume.DRAW_EVENTS``).
+#: Input records that are one draw from the shoe (``sim.devices.resume.DRAW_EVENTS``).
 DRAWS = ("CardRead", "CutCard", "CardUnreadable", "CardFaceUp")
 #: The shuffler's faults per shuffle, lower than the shipped profile's (0.2): some shuffles go through.
 SHUFFLER_FAULTS = "jam = 0.1, door_open = 0.1, missing_card = 0.1, extra_card = 0.1, unplug = 0.1, same_order = 0.1"

@@ -19,8 +19,9 @@ from drivers.codecs.shuffler import order_digest
 from firmware_host.rules.baccarat.cards import Card, parse_card, shoe_composition
 from firmware_host.host.journal import Journal, export_shoes
 from firmware_host.config.profiles import TableProfile
-from sim.resume import RESTARTED, shuffler_resume_point
-from firmware_host.wiring.devices import DeviceContext, shuffler_sim
+from sim.devices.resume import RESTARTED, shuffler_resume_point
+from firmware_host.wiring.backends import DeviceContext
+from firmware_host.wiring.simulated import shuffler_sim
 from sim.devices.shoe import SimShoe
 
 __all__ = ["BatchShoes", "batch_shoes", "shuffler_troubles"]

@@ -16,7 +16,7 @@ from drivers.events.lifecycle import DeviceIdentified, DeviceLost
 from firmware_host.tables.events import DealerCommand, WagerPlaced
 from firmware_host.config.profiles import load_table
 from firmware_host.host.journal import Journal
-from sim.resume import ShakerResumePoint, shaker_resume_point
+from sim.devices.resume import ShakerResumePoint, shaker_resume_point
 from firmware_host.wiring import Table, build_table
 
 from tests.recovery.killloop import paigow_profile

@@ -3,7 +3,7 @@
 A physical shuffler keeps its batches over a restart of the Pi: which is in the shoe, which
 is shuffled and ready, loaded or being shuffled, and in which order their cards lie. A
 simulator restarted with the host rebuilds them from its seed and the journal's facts
-(:func:`sim.resume.shuffler_resume_point`, :meth:`SimulatedShuffler.resume`).
+(:func:`sim.devices.resume.shuffler_resume_point`, :meth:`SimulatedShuffler.resume`).
 
 :class:`Host` plays the host against a reference simulator over pyusb, one command at a
 time, and writes down the facts its journal would hold; a new simulator of the same seed
@@ -31,9 +31,8 @@ from firmware_host.tables.events import DealerCommand
 from firmware_host.rules.baccarat.cards import full_shoe
 from firmware_host.host.journal import Journal
 from firmware_host.config.profiles import load_table
-from sim.resume import RESTARTED, ShufflerFact, ShufflerResumePoint, shuffler_resume_point
+from sim.devices.resume import RESTARTED, ShufflerFact, ShufflerResumePoint, resume_shuffler, shuffler_resume_point
 from firmware_host.wiring import build_table
-from firmware_host.wiring.baccarat import resume_shuffler
 from sim.errors import SimError
 from sim.devices.shoe import SimShoe
 from sim.devices.shuffler import EP_IN, EP_OUT, FAULTS, SimulatedShuffler

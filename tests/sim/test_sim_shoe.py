@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+import re
+import socket
 from collections import Counter
 
 import pytest
@@ -132,3 +134,69 @@ def test_sim_accepts_the_drivers_identity_type() -> None:
 
     with SimShoe(identity=Identity("TS-8", "SN-9", "2.1.1", verified=True)) as sim:
         assert sim.link.identity == WireIdentity("TS-8", "SN-9", "2.1.1")  # type: ignore[union-attr]
+
+
+BURN_SCRIPT = [rank + suit for rank in "A23456789TJQK" for suit in "CDHS"][:40]
+
+
+def _wire(sim: SimShoe, frames: int) -> list[str]:
+    """The first ``frames`` frames a socket sim writes, as a host (or a serial monitor) reads them."""
+    host, port = sim.url.removeprefix("socket://").rsplit(":", 1)
+    data = b""
+    with socket.create_connection((host, int(port)), timeout=10) as conn:
+        while data.count(b">") < frames:
+            chunk = conn.recv(4096)
+            assert chunk, "the sim closed the connection"
+            data += chunk
+    return re.findall(r"(?:\[[^\]]*\])?<[^>]*>", data.decode("ascii"))
+
+
+def _burn_all(share: float, position: int = 0) -> list[str]:
+    with SimShoe(dialect="ascii", endpoint="socket", seed=9, cards=BURN_SCRIPT, suit_first_burns=share,
+                 position=position) as sim:
+        sim.burn_mode = True
+        for _ in BURN_SCRIPT[position:]:
+            sim.draw()
+        return _wire(sim, len(BURN_SCRIPT) - position)
+
+
+def test_541_5_g_ascii_burn_cards_are_written_rank_first_by_default() -> None:
+    with SimShoe(dialect="ascii", endpoint="socket", cards=["9S", "TH", "2C"]) as sim:
+        assert sim.suit_first_burns == 0.0
+        sim.burn_mode = True
+        sim.draw()
+        sim.draw()
+        sim.burn_mode = False
+        sim.draw()
+        assert _wire(sim, 3) == ["[Manual Burn Cards]<Card:9S>", "[Manual Burn Cards]<Card:TH>", "[Game]<Card:2C>"]
+
+
+def test_541_5_g_a_share_of_burns_goes_suit_first_seeded_per_draw() -> None:
+    frames = _burn_all(0.5)
+    cards = [frame.removeprefix("[Manual Burn Cards]<Card:").removesuffix(">") for frame in frames]
+    suit_first = [card[::-1] for card in cards if card[0] in "CDHS"]
+    rank_first = [card for card in cards if card[0] not in "CDHS"]
+    assert suit_first and rank_first  # both orders, each card once, in shoe order
+    assert [card if card[0] not in "CDHS" else card[::-1] for card in cards] == BURN_SCRIPT
+    assert _burn_all(0.5) == frames  # the same seed writes the same orders ...
+    assert _burn_all(0.5, position=25) == frames[25:]  # ... and so does a restarted sim
+    assert all(card[0] in "CDHS" for card in (frame[-3:-1] for frame in _burn_all(1.0)))
+
+
+def test_suit_first_game_cards_stay_rank_first() -> None:
+    with SimShoe(dialect="ascii", endpoint="socket", cards=["9S", "TH"], suit_first_burns=1.0) as sim:
+        sim.draw()
+        sim.draw()
+        assert _wire(sim, 2) == ["[Game]<Card:9S>", "[Game]<Card:TH>"]
+
+
+@pytest.mark.parametrize(("dialect", "share", "why"), [
+    ("ascii", 1.5, "1.5 is not a share between 0 and 1"),
+    ("ascii", -0.1, "is not a share between 0 and 1"),
+    ("ascii", "half", "'half' is not a share"),
+    ("ascii", True, "True is not a share"),
+    ("framed", 0.2, "the framed dialect sends a card as fixed fields"),
+])
+def test_suit_first_burns_share_is_checked(dialect: str, share: object, why: str) -> None:
+    with pytest.raises(SimError, match=f"suit_first_burns: .*{why}"):
+        SimShoe(dialect=dialect, suit_first_burns=share)  # type: ignore[arg-type]

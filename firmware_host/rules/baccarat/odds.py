@@ -172,6 +172,11 @@ def _enumerate(c: list[int], total: int) -> tuple[tuple[tuple[tuple[int, int], .
     a path is the product of the counts left at each draw: the number of ordered card
     sequences it stands for. Paths that end before the sixth card are multiplied by the
     number of ways to draw the cards left over.
+
+    A hand's first two cards are enumerated as unordered pairs of values: the totals, and
+    the weight (a product of falling counts per value), do not depend on which of the two
+    came first, so a pair of two different values stands for its two orders. That visits
+    55 x 55 initial deals instead of 10^4 and makes the whole enumeration about 3x faster.
     """
     finals = [[[0, 0] for _ in range(10)] for _ in range(10)]
     naturals = 0
@@ -180,55 +185,49 @@ def _enumerate(c: list[int], total: int) -> tuple[tuple[tuple[tuple[int, int], .
     digits = range(10)
     # Banker decisions for each two-card count and player third value (None: player stood).
     banker_rule = {(b, v): banker_draws(b, v) for b in digits for v in (None, *digits)}
-    for p1 in digits:
-        w1 = c[p1]
-        if not w1:
+    # (first value, second value, orders): each hand's two cards as an unordered pair of values.
+    two_cards = [(first, second, 1 if first == second else 2) for first in digits for second in digits[first:]]
+    for p1, p2, player_orders in two_cards:
+        w2 = c[p1] * (c[p2] - (p1 == p2)) * player_orders
+        if not w2:
             continue
         c[p1] -= 1
-        for b1 in digits:
-            w2 = w1 * c[b1]
-            if not w2:
+        c[p2] -= 1
+        player = (p1 + p2) % 10
+        for b1, b2, banker_orders in two_cards:
+            w4 = w2 * c[b1] * (c[b2] - (b1 == b2)) * banker_orders
+            if not w4:
                 continue
             c[b1] -= 1
-            for p2 in digits:
-                w3 = w2 * c[p2]
-                if not w3:
-                    continue
-                c[p2] -= 1
-                player = (p1 + p2) % 10
-                for b2 in digits:
-                    w4 = w3 * c[b2]
-                    if not w4:
+            c[b2] -= 1
+            banker = (b1 + b2) % 10
+            if player >= NATURAL_MIN or banker >= NATURAL_MIN:  # § 541.11(a)
+                finals[player][banker][0] += w4 * after_four
+                naturals += w4 * after_four
+            elif not player_draws(player):
+                if banker_rule[banker, None]:
+                    row = finals[player]
+                    for b3 in digits:
+                        row[(banker + b3) % 10][1] += w4 * c[b3] * after_five
+                else:
+                    finals[player][banker][0] += w4 * after_four
+            else:
+                for p3 in digits:
+                    w5 = w4 * c[p3]
+                    if not w5:
                         continue
-                    c[b2] -= 1
-                    banker = (b1 + b2) % 10
-                    if player >= NATURAL_MIN or banker >= NATURAL_MIN:  # § 541.11(a)
-                        finals[player][banker][0] += w4 * after_four
-                        naturals += w4 * after_four
-                    elif not player_draws(player):
-                        if banker_rule[banker, None]:
-                            row = finals[player]
-                            for b3 in digits:
-                                row[(banker + b3) % 10][1] += w4 * c[b3] * after_five
-                        else:
-                            finals[player][banker][0] += w4 * after_four
+                    row = finals[(player + p3) % 10]
+                    if banker_rule[banker, p3]:
+                        c[p3] -= 1
+                        for b3 in digits:
+                            row[(banker + b3) % 10][1] += w5 * c[b3]
+                        c[p3] += 1
                     else:
-                        for p3 in digits:
-                            w5 = w4 * c[p3]
-                            if not w5:
-                                continue
-                            row = finals[(player + p3) % 10]
-                            if banker_rule[banker, p3]:
-                                c[p3] -= 1
-                                for b3 in digits:
-                                    row[(banker + b3) % 10][1] += w5 * c[b3]
-                                c[p3] += 1
-                            else:
-                                row[banker][0] += w5 * after_five
-                    c[b2] += 1
-                c[p2] += 1
+                        row[banker][0] += w5 * after_five
             c[b1] += 1
+            c[b2] += 1
         c[p1] += 1
+        c[p2] += 1
     return tuple(tuple((cell[0], cell[1]) for cell in row) for row in finals), naturals
 
 

@@ -2,22 +2,23 @@
 player bank (the ``[rules]`` table of a Pai Gow table profile).
 
 The tile rules (house way, commission rounding) read their own keys from the same table;
-:data:`PaiGowRules.KEYS` lists the keys read here so the wiring can reject a key that no
-rules module knows.
+:data:`PaiGowRules.KEYS` lists the keys read here so the configuration can reject a key that
+no rules module knows. The ``[rules]`` table is parsed by :mod:`firmware_host.config.rules`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
-from typing import Any, ClassVar, Literal, Mapping
+from typing import ClassVar, Literal
 
 from firmware_host.errors import RulesError
 from firmware_host.rules.paigow_dice.delivery import STYLES, check_style
 from firmware_host.rules.paigow_dice.dice import DICE_MAX_HOURS, DiceClock, dice_clock
-from firmware_host.config.profiles import Section
 
-class _OptionError(RulesError):
+__all__ = ["PaiGowRules", "OptionError", "BANK_OFFER_NEXT"]
+
+
+class OptionError(RulesError):
     """A bad option value, with the key it belongs to."""
 
     def __init__(self, key: str, why: str) -> None:
@@ -65,45 +66,18 @@ class PaiGowRules:
     def __post_init__(self) -> None:
         for style in self.delivery_styles:
             if style not in STYLES:
-                raise _OptionError("delivery_styles", f"unknown style {style!r}: use {', '.join(STYLES)}")
+                raise OptionError("delivery_styles", f"unknown style {style!r}: use {', '.join(STYLES)}")
         if "standard" not in self.delivery_styles:
             object.__setattr__(self, "delivery_styles", ("standard", *self.delivery_styles))
         if self.bank_offer_next not in BANK_OFFER_NEXT:
-            raise _OptionError("bank_offer_next",
+            raise OptionError("bank_offer_next",
                                f"{self.bank_offer_next!r} is not one of {', '.join(BANK_OFFER_NEXT)}")
         if not 0 < self.dice_max_hours <= DICE_MAX_HOURS:
-            raise _OptionError("dice_max_hours",
+            raise OptionError("dice_max_hours",
                                f"{self.dice_max_hours:g} must be over 0 and at most {DICE_MAX_HOURS} (§ 535.5(c))")
         if not 0 <= self.dice_warning_minutes < self.dice_max_hours * 60:
-            raise _OptionError("dice_warning_minutes", f"{self.dice_warning_minutes:g} must be 0 or more and "
+            raise OptionError("dice_warning_minutes", f"{self.dice_warning_minutes:g} must be 0 or more and "
                                f"under {self.dice_max_hours * 60:g} (dice_max_hours)")
-
-    @classmethod
-    def from_mapping(cls, mapping: Mapping[str, Any], source: object) -> PaiGowRules:
-        """Read the options from a profile's ``[rules]`` table; absent keys take the defaults.
-
-        Keys not in :data:`KEYS` are left for the other rules modules.
-
-        :param source: the profile file, named in errors.
-        :raises ProfileError: ``ProfileError(source, "rules.<key>", why)`` for a bad value.
-        """
-        section = Section(Path(str(source)), dict(mapping), "rules")
-        defaults = cls()
-        try:
-            return cls(
-                player_bank_offered=section.boolean("player_bank_offered", defaults.player_bank_offered),
-                co_banking_offered=section.boolean("co_banking_offered", defaults.co_banking_offered),
-                delivery_styles=section.strings("delivery_styles", defaults.delivery_styles),
-                bank_may_choose_any_style=section.boolean("bank_may_choose_any_style",
-                                                          defaults.bank_may_choose_any_style),
-                bank_offer_next=section.string("bank_offer_next", defaults.bank_offer_next, choices=BANK_OFFER_NEXT),
-                bank_offer_returns_to_dealer=section.boolean("bank_offer_returns_to_dealer",
-                                                             defaults.bank_offer_returns_to_dealer),
-                dice_max_hours=section.number("dice_max_hours", defaults.dice_max_hours),
-                dice_warning_minutes=section.number("dice_warning_minutes", defaults.dice_warning_minutes),
-            )
-        except _OptionError as exc:
-            raise section.error(exc.key, exc.why) from None
 
     def styles_for(self, bank_seat: int | None) -> tuple[str, ...]:
         """Delivery styles allowed in a round with this bank (``None``: the dealer banks)."""

@@ -52,10 +52,11 @@ class HouseWayTieBreak(enum.StrEnum):
 class ZeroValueRule(enum.StrEnum):
     """§ 535.10(g), (h)(1): which of the player's hands cannot win with a value of zero."""
 
-    #: Neither of the player's hands wins with a value of zero.
-    BOTH_HANDS = "both_hands"
-    #: Only the low hand (the words of § 535.10(g), (h)(1)); a zero high hand ranks as usual.
+    #: Only the low hand, the words of § 535.10(g), (h)(1) (the default); a zero high hand
+    #: ranks as usual and can win on its highest tile.
     LOW_HAND = "low_hand"
+    #: Neither of the player's hands wins with a value of zero (a Rules Submission option).
+    BOTH_HANDS = "both_hands"
 
 
 class OddCent(enum.StrEnum):
@@ -127,7 +128,11 @@ def _parse_optional_cents(raw: object) -> int | None:
     return raw
 
 
-def _parse_house_way_table(raw: object) -> types.MappingProxyType[HouseWayKey, Setting]:
+def parse_house_way_table(raw: object) -> types.MappingProxyType[HouseWayKey, Setting]:
+    """``{"TILES": "HIGH/LOW"}`` entries (a profile's or a house-way document's), checked and keyed.
+
+    :raises RulesError: naming the entry that is malformed, sets other tiles, or repeats tiles.
+    """
     if not isinstance(raw, Mapping):
         raise RulesError(f'expected a table of "TILES" = "HIGH/LOW" entries, got {type(raw).__name__}')
     table: dict[HouseWayKey, Setting] = {}
@@ -154,7 +159,7 @@ _PARSERS: dict[str, Callable[[Any], Any]] = {
     "commission_percent": _parse_percent,
     "commission_rounding": _enum_parser(CommissionRounding),
     "house_way_tie_break": _enum_parser(HouseWayTieBreak),
-    "house_way_table": _parse_house_way_table,
+    "house_way_table": parse_house_way_table,
     "zero_value_rule": _enum_parser(ZeroValueRule),
     "two_adjacent_areas": _parse_flag,
     "dealer_wager_against_bank": _parse_optional_cents,
@@ -171,7 +176,8 @@ class PaiGowTileRules:
     :param house_way_tie_break: choice between settings meeting the same step of § 535.10(d).
     :param house_way_table: the casino's own settings for given tiles, replacing § 535.10(d)'s
         steps for those tiles; keyed by :func:`house_way_key`.
-    :param zero_value_rule: § 535.10(g) reading.
+    :param zero_value_rule: § 535.10(g), (h)(1) reading: by default only the low hand
+        cannot win with a value of zero.
     :param two_adjacent_areas: a player may wager on two adjacent areas (§ 535.13(a)).
     :param dealer_wager_against_bank: fixed amount in cents the dealer wagers against a player
         bank (§ 535.11(h)); ``None`` means the bank's last wager against the dealer.
@@ -186,7 +192,7 @@ class PaiGowTileRules:
     house_way_table: Mapping[HouseWayKey, Setting] = dataclasses.field(
         default_factory=lambda: types.MappingProxyType({}), hash=False
     )
-    zero_value_rule: ZeroValueRule = ZeroValueRule.BOTH_HANDS
+    zero_value_rule: ZeroValueRule = ZeroValueRule.LOW_HAND
     two_adjacent_areas: bool = False
     dealer_wager_against_bank: int | None = None
     co_bank_odd_cent: OddCent = OddCent.BANK

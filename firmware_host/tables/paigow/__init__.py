@@ -2,12 +2,18 @@
 
 * :mod:`.controller`: :class:`PaiGowTable`, the ``transitions`` machine of a round (issue 4
   items 4-6, issue 8 item 8), with :data:`COMMANDS` (every dealer command and its args);
-* :mod:`.rules`: :class:`PaiGowTableRules` and :func:`load_paigow_rules` (the ``[rules]`` table);
+* :mod:`.rules`: :class:`PaiGowTableRules` (parsed from the ``[rules]`` table by
+  :mod:`firmware_host.config.rules`);
 * :mod:`.round`: the open round and its ``round_result`` record;
 * :mod:`.tiles_entry`: the ``tiles`` command: house way, compare, settle.
+
+What this package exports is its public surface: the wiring, the CLI and the simulated
+dealer (:mod:`sim.dealers.paigow`) import these names, not its modules.
 """
 
 from firmware_host.tables.paigow.controller import COMMANDS, WAGER_KIND, PaiGowTable
-from firmware_host.tables.paigow.rules import PaiGowTableRules, load_paigow_rules
+from firmware_host.tables.paigow.round import SHAKES_REQUIRED
+from firmware_host.tables.paigow.rules import PaiGowTableRules
+from firmware_host.tables.paigow.tiles_entry import SURRENDER
 
-__all__ = ["COMMANDS", "WAGER_KIND", "PaiGowTable", "PaiGowTableRules", "load_paigow_rules"]
+__all__ = ["COMMANDS", "WAGER_KIND", "SHAKES_REQUIRED", "SURRENDER", "PaiGowTable", "PaiGowTableRules"]

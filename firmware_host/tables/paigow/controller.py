@@ -110,7 +110,7 @@ class PaiGowTable(TableController):
 
     :param table_id: the table's id from its profile.
     :param approved: the allow-list of each device at the table, by device name.
-    :param rules: the casino's Rules Submission (:func:`~.rules.load_paigow_rules`).
+    :param rules: the casino's Rules Submission (:func:`firmware_host.config.rules.load_paigow_rules`).
     :param shaker_device: the shaker's device name, to which ``device_command`` decisions go.
     """
 

@@ -8,18 +8,19 @@ import pytest
 
 from firmware_host.errors import ProfileError, RulesError
 from firmware_host.rules.paigow_dice.delivery import STYLES
+from firmware_host.config.rules import paigow_dice_rules
 from firmware_host.rules.paigow_dice.rules import PaiGowRules
 
 
 def test_defaults_follow_the_regulation_when_the_submission_is_silent():
-    rules = PaiGowRules.from_mapping({}, "t.toml")
+    rules = paigow_dice_rules({}, "t.toml")
     assert rules == PaiGowRules()
     assert (rules.player_bank_offered, rules.co_banking_offered, rules.delivery_styles) == (False, False, ("standard",))
     assert rules.dice_max_hours == 24  # § 535.5(c)
 
 
 def test_from_mapping_reads_every_key_and_leaves_other_keys_alone():
-    rules = PaiGowRules.from_mapping({
+    rules = paigow_dice_rules({
         "player_bank_offered": True, "co_banking_offered": True, "delivery_styles": ["jung-quat", "chee-yee"],
         "bank_may_choose_any_style": False, "bank_offer_next": "after-bank",
         "bank_offer_returns_to_dealer": False, "dice_max_hours": 12, "dice_warning_minutes": 30,
@@ -42,7 +43,7 @@ def test_from_mapping_reads_every_key_and_leaves_other_keys_alone():
 ])
 def test_bad_options_are_profile_errors_naming_file_and_key(mapping, key, why):
     with pytest.raises(ProfileError) as caught:
-        PaiGowRules.from_mapping(mapping, "tables/pg.toml")
+        paigow_dice_rules(mapping, "tables/pg.toml")
     assert (caught.value.path, caught.value.key) == ("tables/pg.toml", key)
     assert why in caught.value.why
 

@@ -80,20 +80,43 @@ def test_535_10_h_2_tie_when_high_is_lower_and_low_wins():
 # 2-2+1-5 = 10 -> 0 (highest 2-2, seventh) on its tile; the lows are zero too.
 ZERO_HIGH_PLAYER = "1-3,3-3/5-5,4-6"
 ZERO_HIGH_DEALER = Setting.parse("2-2,1-5/5-6,3-6")
+BOTH_HANDS = PaiGowTileRules(zero_value_rule=ZeroValueRule.BOTH_HANDS)
 
 
-def test_535_10_g_zero_value_high_hand_cannot_win_under_both_hands_reading():
+def test_535_10_g_h_1_zero_value_clause_is_on_the_low_hand_by_default():
+    # § 535.10(g), (h)(1): "or has a value of zero" qualifies the low hand only.
+    assert PaiGowTileRules().zero_value_rule is ZeroValueRule.LOW_HAND
+
+
+def test_535_10_h_1_a_zero_high_hand_wins_on_its_tile_by_default():
     result = compare(ZERO_HIGH_PLAYER, ZERO_HIGH_DEALER)
-    assert result.outcome is Outcome.LOSE
-    assert result.high.reason is result.low.reason is Reason.ZERO_VALUE
-
-
-def test_535_10_g_low_hand_only_reading_lets_a_zero_high_hand_win_on_its_tile():
-    rules = PaiGowTileRules(zero_value_rule=ZeroValueRule.LOW_HAND)
-    result = compare(ZERO_HIGH_PLAYER, ZERO_HIGH_DEALER, rules)
     assert (result.outcome, result.section) == (Outcome.TIE, "535.10(h)(1)")
     assert (result.high.winner, result.high.reason) == (Side.PLAYER, Reason.HIGHEST_TILE)
     assert result.low.reason is Reason.ZERO_VALUE
+
+
+def test_535_10_h_1_issue_example_all_four_hands_zero_is_a_tie():
+    # Player 1-3+1-5 = 10 -> 0 and 1-3+3-3 = 10 -> 0, dealer 3-3+2-2 = 10 -> 0 and
+    # 5-6+4-5 = 20 -> 0. The player's high hand wins on its 1-3 (fourth) over the dealer's
+    # 3-3 (sixth); his low hand's 1-3 would outrank 5-6 too, but a zero low hand cannot win.
+    result = compare("1-3,1-5/1-3,3-3", Setting.parse("3-3,2-2/5-6,4-5"))
+    assert (result.outcome, result.section) == (Outcome.TIE, "535.10(h)(1)")
+    assert (result.high.winner, result.high.reason, result.high.section) == (
+        Side.PLAYER, Reason.HIGHEST_TILE, "535.4(e)")
+    assert (result.low.winner, result.low.reason, result.low.section) == (
+        Side.BANKER, Reason.ZERO_VALUE, "535.10(g)")
+
+
+def test_535_10_g_both_hands_option_makes_the_issue_example_lose():
+    result = compare("1-3,1-5/1-3,3-3", Setting.parse("3-3,2-2/5-6,4-5"), BOTH_HANDS)
+    assert (result.outcome, result.section) == (Outcome.LOSE, "535.10(g)")
+    assert result.high.reason is result.low.reason is Reason.ZERO_VALUE
+
+
+def test_535_10_g_zero_value_high_hand_cannot_win_under_both_hands_option():
+    result = compare(ZERO_HIGH_PLAYER, ZERO_HIGH_DEALER, BOTH_HANDS)
+    assert result.outcome is Outcome.LOSE
+    assert result.high.reason is result.low.reason is Reason.ZERO_VALUE
 
 
 def test_535_10_g_zero_value_of_the_dealer_does_not_protect_him():

@@ -8,6 +8,7 @@ from decimal import Decimal
 import pytest
 
 from firmware_host.errors import ProfileError, RulesError
+from firmware_host.config.rules import paigow_dice_rules
 from firmware_host.rules.paigow_dice.rules import PaiGowRules
 from firmware_host.rules.paigow_tiles.hands import Setting
 from firmware_host.rules.paigow_tiles.rules import (
@@ -51,7 +52,7 @@ def test_profile_rules_table_is_read_leaving_the_dice_and_bank_keys_to_paigow_ru
     assert rules.co_bank_odd_cent is OddCent.HOUSE
     assert rules.house_way_table[("6-6", "6-6", "3-6", "4-5")] == Setting.parse("6-6,4-5/6-6,3-6")
     # the same table also feeds the dice/bank rules without complaint
-    assert PaiGowRules.from_mapping(tomllib.loads(PROFILE)["rules"], "tables/pg-01.toml").co_banking_offered
+    assert paigow_dice_rules(tomllib.loads(PROFILE)["rules"], "tables/pg-01.toml").co_banking_offered
 
 
 def test_keys_of_the_two_rules_modules_do_not_overlap():

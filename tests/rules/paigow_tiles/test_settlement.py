@@ -9,7 +9,8 @@ from hypothesis import given, settings
 
 from firmware_host.errors import RulesError
 from firmware_host.rules.paigow_tiles.compare import Outcome
-from firmware_host.rules.paigow_tiles.rules import CommissionRounding, PaiGowTileRules
+from firmware_host.rules.paigow_tiles.hands import Setting
+from firmware_host.rules.paigow_tiles.rules import CommissionRounding, PaiGowTileRules, ZeroValueRule
 from firmware_host.rules.paigow_tiles.settlement import (
     HOUSE,
     VIGORISH,
@@ -94,6 +95,24 @@ def test_535_10_k_quarter_rounding_in_the_settlement():
 def test_535_10_i_tie_moves_no_chips():
     settlement = settle_against_dealer(NINE_OVER_SIX, [Wager(3, 500, TIES)])
     assert settlement.ledger == () and settlement.results[0].outcome is Outcome.TIE
+
+
+# The issue-16 example: every hand is worth zero; the player's high hand wins on its 1-3.
+ALL_ZERO_DEALER = Setting.parse("3-3,2-2/5-6,4-5")
+ALL_ZERO_PLAYER = Setting.parse("1-3,1-5/1-3,3-3")
+
+
+def test_535_10_h_1_i_a_zero_low_hand_with_a_winning_zero_high_hand_is_returned():
+    settlement = settle_against_dealer(ALL_ZERO_DEALER, [Wager(1, 1000, ALL_ZERO_PLAYER)])
+    assert (settlement.results[0].outcome, settlement.results[0].section) == (Outcome.TIE, "535.10(h)(1)")
+    assert settlement.ledger == () and settlement.results[0].net == 0
+
+
+def test_535_10_g_both_hands_option_collects_the_same_wager():
+    rules = PaiGowTileRules(zero_value_rule=ZeroValueRule.BOTH_HANDS)
+    settlement = settle_against_dealer(ALL_ZERO_DEALER, [Wager(1, 1000, ALL_ZERO_PLAYER)], rules)
+    assert (settlement.results[0].outcome, settlement.results[0].section) == (Outcome.LOSE, "535.10(g)")
+    assert settlement.nets() == {"position 1": -1000, HOUSE: 1000}
 
 
 @pytest.mark.parametrize(("kwargs", "why"), [

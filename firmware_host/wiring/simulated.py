@@ -1,0 +1,110 @@
+"""The ``sim`` device backend: a simulator for each device whose port is ``sim``.
+
+The simulator's options come from the profile's ``[devices.<name>.sim]`` table; an option
+the kind does not know is a :class:`~firmware_host.errors.ProfileError` naming the key. A
+simulated device reports an approved identity of its model unless the profile gives its
+``serial``/``firmware``, and a restarted one resumes where the journal left it
+(:attr:`DeviceContext.resume`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from drivers.codecs import framed
+from firmware_host.config.profiles import DeviceSlot
+from firmware_host.errors import ProfileError
+from firmware_host.wiring.backends import DeviceContext, Port
+from sim.devices.faults import ShoeFaults, faults_from
+from sim.devices.shaker import ShakerFaults, SimShaker
+from sim.devices.shoe import SimShoe, suit_first_share
+from sim.devices.shuffler import SimulatedShuffler
+from sim.errors import SimError
+
+__all__ = ["SIM_OPTIONS", "sim_port", "shuffler_sim"]
+
+#: Options of ``[devices.<name>.sim]`` each kind of simulator takes.
+#: Every simulator also takes ``serial`` and ``firmware``: the identity it reports (default:
+#: an approved unit of its model), so a profile can present an unapproved unit.
+SIM_OPTIONS: dict[str, tuple[str, ...]] = {
+    "shoe": ("faults", "endpoint", "suit_first_burns", "serial", "firmware"),
+    "shaker": ("faults", "endpoint", "serial", "firmware"),
+    "shuffler": ("faults", "recover_after_s", "shuffle_seconds", "serial", "firmware"),
+}
+
+
+def sim_port(slot: DeviceSlot, context: DeviceContext) -> Port:
+    """A simulator of ``slot``'s device kind, and the port its driver reaches it at."""
+    return _SIMULATORS[slot.model.kind](slot, context)
+
+
+def _sim_options(slot: DeviceSlot, context: DeviceContext) -> dict[str, Any]:
+    known = SIM_OPTIONS[slot.model.kind]
+    for key in slot.sim:
+        if key not in known:
+            raise ProfileError(context.table_path, f"devices.{slot.name}.sim.{key}",
+                               f"unknown key (a simulated {slot.model.kind} takes: {', '.join(known)})")
+    return dict(slot.sim)
+
+
+def _sim_identity(slot: DeviceSlot) -> framed.Identity:
+    """What a simulator reports: the profile's ``serial``/``firmware``, else an approved unit of its model."""
+    approved = slot.model.approved
+    serial = slot.sim.get("serial", approved.serials[0] if approved.serials else "SIM-0001")
+    return framed.Identity(slot.model.model, str(serial), str(slot.sim.get("firmware", approved.firmware[-1])))
+
+
+def _faults(slot: DeviceSlot, context: DeviceContext, cls: type, spec: Any) -> Any:
+    try:
+        return faults_from(cls, spec)
+    except SimError as exc:
+        raise ProfileError(context.table_path, f"devices.{slot.name}.sim.faults", str(exc)) from None
+
+
+def _shoe(slot: DeviceSlot, context: DeviceContext) -> Port:
+    model, options = slot.model, _sim_options(slot, context)
+    try:
+        suit_first = suit_first_share(options.get("suit_first_burns", 0.0), model.dialect)
+    except SimError as exc:
+        raise ProfileError(context.table_path, f"devices.{slot.name}.sim.suit_first_burns", str(exc)) from None
+    sim = SimShoe(dialect=model.dialect, endpoint=options.get("endpoint", "pty"), seed=context.seed,
+                  decks=context.decks, faults=_faults(slot, context, ShoeFaults, options.get("faults")),
+                  suit_first_burns=suit_first, identity=_sim_identity(slot), heartbeat=model.timeouts.heartbeat,
+                  ack_timeout=model.timeouts.ack, **context.resume.shoe.sim_options())
+    return Port(url=sim.url, sim=sim)
+
+
+def _shaker(slot: DeviceSlot, context: DeviceContext) -> Port:
+    model, options = slot.model, _sim_options(slot, context)
+    sim = SimShaker(endpoint=options.get("endpoint", "pty"), seed=context.seed,
+                    faults=_faults(slot, context, ShakerFaults, options.get("faults")),
+                    identity=_sim_identity(slot), heartbeat=model.timeouts.heartbeat,
+                    ack_timeout=model.timeouts.ack, **context.resume.shaker.sim_options())
+    return Port(url=sim.url, sim=sim)
+
+
+def shuffler_sim(slot: DeviceSlot, context: DeviceContext) -> SimulatedShuffler:
+    """The simulated shuffler of ``slot`` (``port = "sim"``), from its ``[devices.<name>.sim]``:
+    the same seed and settings give the same shuffles (a restarted one resumes with them).
+
+    :raises ProfileError: for an option or fault the simulator does not know.
+    """
+    model, options, identity = slot.model, _sim_options(slot, context), _sim_identity(slot)
+    try:
+        return SimulatedShuffler(context.seed, decks_per_batch=context.decks, fault_rates=options.get("faults"),
+                                 recover_after_s=options.get("recover_after_s", 2.0),
+                                 shuffle_seconds=float(options.get("shuffle_seconds", 0.0)),
+                                 model=identity.model, serial=identity.serial, firmware=identity.firmware,
+                                 vendor_id=model.usb_vendor_id, product_id=model.usb_product_id)
+    except SimError as exc:
+        raise ProfileError(context.table_path, f"devices.{slot.name}.sim", str(exc)) from None
+
+
+def _shuffler(slot: DeviceSlot, context: DeviceContext) -> Port:
+    sim = shuffler_sim(slot, context)
+    return Port(usb=sim, sim=sim)
+
+
+_SIMULATORS: dict[str, Callable[[DeviceSlot, DeviceContext], Port]] = {
+    "shoe": _shoe, "shaker": _shaker, "shuffler": _shuffler,
+}
