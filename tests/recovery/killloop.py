@@ -37,8 +37,7 @@ from firmware_host.rules.baccarat.variant import Variant
 from firmware_host.errors import JournalError
 from firmware_host.host.journal import Journal, export_rounds, export_shoes, load_key, verify
 from firmware_host.config.profiles import TableProfile, load_table
-from firmware_host.host.service import Service
-from firmware_host.wiring import game_wiring
+from firmware_host.wiring.journal_tools import verify_deep
 from sim.devices.shoe import SimShoe
 from tests.integration.test_baccarat_run import make_profile
 from tests.integration.test_paigow_run import check_money, check_rolls, check_tiles
@@ -85,9 +84,15 @@ SHUFFLE_SECONDS = 0.2
 
 # --------------------------------------------------------------------------- profiles
 
+#: The kill loop's tables checkpoint every few rounds, so that kills land in checkpoint writes
+#: and restarts start from checkpoints (issue 15).
+CHECKPOINTS = "checkpoint_every_steps = 20"
+
+
 
 def write_profile(directory: Path, *, faults: str = "", dealer: str = "", approved: str | None = None,
-                  shoe_sim: str = "", key_file: Path | None = None, decks: int = DECKS) -> Path:
+                  shoe_sim: str = "", key_file: Path | None = None, decks: int = DECKS,
+                  journal: str = CHECKPOINTS) -> Path:
     """The integration tests' simulated Baccarat table in ``directory``, with ``decks`` decks.
 
     :param faults: the shoe sim's faults, TOML inline-table body (``"drop_frame = 0.01"``).
@@ -96,11 +101,13 @@ def write_profile(directory: Path, *, faults: str = "", dealer: str = "", approv
     :param shoe_sim: more lines for ``[devices.shoe.sim]``: the ``serial`` and ``firmware`` the sim
         reports, its ``endpoint``.
     :param key_file: the journal's HMAC key file (a keyed journal).
+    :param journal: more lines for ``[journal]`` (default :data:`CHECKPOINTS`: kills land in checkpoint writes).
     """
     path = make_profile(directory, faults=faults, dealer=dealer)
     text = path.read_text().replace("decks = 8", f"decks = {decks}")
     text = text.replace("[devices.shoe.sim]\n", f"[devices.shoe.sim]\n{shoe_sim}\n")
-    path.write_text(text + (f'[journal]\nhmac_key_file = "{key_file}"\n' if key_file else ""))
+    keyed = f'hmac_key_file = "{key_file}"\n' if key_file else ""
+    path.write_text(text.replace("[journal]\n", f"[journal]\n{keyed}{journal}\n"))
     if approved is not None:
         set_approved(directory / "devices" / f"{SHOE_MODEL}.toml", approved)
     return path
@@ -112,7 +119,9 @@ def paigow_profile(directory: Path, name: str = "sim-paigow.toml") -> Path:
     shutil.copytree(REPO / "hardware-profiles" / "devices", directory / "devices")
     (directory / "tables").mkdir()
     path = directory / "tables" / name
-    shutil.copyfile(REPO / "hardware-profiles" / "tables" / name, path)
+    text = (REPO / "hardware-profiles" / "tables" / name).read_text()
+    assert "[journal]\n" in text, f"the shipped profile {name} no longer has a [journal] table"
+    path.write_text(text.replace("[journal]\n", f"[journal]\n{CHECKPOINTS}\n"))
     return path
 
 
@@ -135,7 +144,7 @@ def shuffler_profile(directory: Path, key_file: Path, *, dealer_errors: bool = T
                      *honest_dealer):  # fmt: skip
         assert old in text, f"the shipped profile no longer has {old!r}"
         text = text.replace(old, new)
-    path.write_text(f'{text}[journal]\nhmac_key_file = "{key_file}"\n')
+    path.write_text(f'{text}[journal]\nhmac_key_file = "{key_file}"\n{CHECKPOINTS}\n')
     return path
 
 
@@ -540,9 +549,13 @@ def audit(run: Run, key: bytes | None = None) -> Audit:
 
 
 def replay(journal_path: Path, profile: TableProfile, key: bytes | None = None) -> int:
-    """Replay the journal through a fresh controller of the profile (Service.recover); return the steps."""
-    with Journal.open(journal_path, hmac_key=key) as journal:
-        return Service(game_wiring(profile.game).controller(profile), journal).recover()
+    """Replay the journal from its first record through a fresh controller of the profile, every
+    decision checked, and compare every checkpoint with the state reached (``journal verify
+    --deep``); return the steps. :class:`JournalError` names a checkpoint that is not faithful."""
+    deep = verify_deep(journal_path, profile)
+    if deep.problems:
+        raise JournalError("; ".join(deep.problems))
+    return deep.steps
 
 
 def seeded_shoe(seed: int, decks: int, shoe_number: int, draws: int) -> list[str | None]:
