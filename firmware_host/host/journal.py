@@ -65,6 +65,9 @@ CHECKPOINT_TYPE = "checkpoint"
 APPLICATION_ID = 0x54424A4C
 #: Length of keys made by ``tablehost journal keygen``; the shortest key :func:`load_key` accepts.
 KEY_BYTES = 32
+#: How long a rotation waits for readers of the file to finish (ms); a reader that keeps a
+#: connection open makes it fail (the service tries again later).
+ROTATION_WAIT_MS = 1000
 #: Decision types exported by :func:`export_rounds` / :func:`export_shoes` (firmware_host.tables.decisions).
 ROUND_RESULT = "round_result"
 SHOE_RESULT = "shoe_result"
@@ -519,6 +522,7 @@ class Journal:
                 raise JournalError(f"journal {self.path}: cannot rotate: {segments.archive_path(self.path, number)} "
                                    "exists already")
             try:
+                self._conn.execute(f"PRAGMA busy_timeout={ROTATION_WAIT_MS}")  # for readers to finish
                 self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
                 (mode,) = self._conn.execute("PRAGMA journal_mode=DELETE").fetchone()
                 if mode != "delete":

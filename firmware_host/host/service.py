@@ -247,7 +247,7 @@ class Service:
                 self.checkpoint()
         except JournalError as exc:
             self._rotation_retry_at = self.steps + ROTATION_RETRY_STEPS
-            log.warning("journal %s: %s; trying again in %d steps", self.journal.path, exc, ROTATION_RETRY_STEPS)
+            log.warning("%s; trying again in %d steps", exc, ROTATION_RETRY_STEPS)
 
     def _rotation_due(self) -> bool:
         policy = self.policy
