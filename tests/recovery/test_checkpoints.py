@@ -36,7 +36,7 @@ def test_kills_during_checkpoints_and_rotations_lose_and_duplicate_nothing(tmp_p
     key = key_file.read_bytes()
     checked = verify(run.journal, hmac_key=key)
     assert checked.ok, checked.detail
-    assert len(checked.segments) >= 2, "the run did not rotate"
+    assert len(checked.segments) >= 4, "the run rotated too seldom to be killed in rotations"
     assert [r["round"] for r in export_rounds(run.journal)] == list(range(1, 61))
     deep = verify_deep(run.journal, load_table(profile))
     assert deep.problems == [] and deep.checkpoints >= len(checked.segments)

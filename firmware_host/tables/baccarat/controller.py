@@ -297,6 +297,11 @@ class BaccaratTable(TableController):
         self.round_play.void_by_dealer(reason)
 
     # -- the dealer's prompt and view ------------------------------------------------------
+    @property
+    def quiet(self) -> bool:
+        """Between rounds: also while a round takes its first wagers (its betting opens at once, § 541.8)."""
+        return super().quiet or (self.state == "betting" and not self.round.wagers)
+
     def prompt(self) -> Prompt:
         """What the dealer must do next (the data of a ``prompt`` decision).
 
