@@ -2,7 +2,7 @@
 
 A day (``--rounds``, 2,000 rounds: a busy Minibaccarat table) is written by the real service
 code in-process (``bench_recovery.write_day``: the table ``tablehost run`` builds, a scripted
-dealer, the profile's checkpoints every 1,000 steps). Longer journals are synthesised from it,
+dealer, checkpoints every ``--checkpoint-every`` steps: 1,000, a profile's default). Longer journals are synthesised from it,
 as a table that rotates at each gaming day's end (``gaming_day_starts``) leaves them:
 
 - the live segment (the last day) is the day's records re-sealed with the seq, chain and
@@ -19,7 +19,8 @@ socket of our own), median of ``--repeats``; the same for a journal holding a si
 Also: ``journal verify`` time of one day's segment, the checkpoint's size, journal bytes per
 round, and the start with checkpoints off (the whole day replayed) for comparison.
 
-    .venv/bin/python bench/bench_restart.py [--rounds 2000] [--days 1,30,365] [--repeats 3] [--dir DIR]
+    .venv/bin/python bench/bench_restart.py [--rounds 2000] [--days 1,30,365] [--repeats 3]
+        [--checkpoint-every 1000] [--dir DIR]
 """
 
 from __future__ import annotations
@@ -71,7 +72,7 @@ def reseal(day: Path, out: Path, number: int, seq_offset: int, prev_hash: str) -
     target.execute("BEGIN")
     target.execute(jr._SCHEMA)
     target.execute(f"PRAGMA application_id={jr.APPLICATION_ID}")
-    seq = seq_offset + (0 if number > 1 else 0)
+    seq = seq_offset
     sealed = []
     for _, kind, type_, at, round_, data, _, _, _ in body:
         seq += 1
@@ -132,11 +133,13 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--rounds", type=int, default=2000, help="rounds in a day (default 2000)")
     parser.add_argument("--days", default="1,30,365", help="journal ages to time, in days (default 1,30,365)")
     parser.add_argument("--repeats", type=int, default=3, help="starts timed per journal; the median is shown")
+    parser.add_argument("--checkpoint-every", type=int, default=1000,
+                        help="the profile's checkpoint_every_steps (default 1000, the default of a profile)")
     parser.add_argument("--dir", type=Path, help="where the journals go (default: a temporary directory)")
     args = parser.parse_args(argv)
     base = args.dir or Path(tempfile.mkdtemp(prefix="bench-restart-"))
     try:
-        profile = write_profile(base / "table", decks=8)
+        profile = write_profile(base / "table", decks=8, journal=f"checkpoint_every_steps = {args.checkpoint_every}")
         day = base / "day.sqlite"
         steps, seconds = write_day(profile, day, args.rounds)
         one = base / "one-round.sqlite"
