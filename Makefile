@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup deps run run-paigow test test-fast bench clean
+.PHONY: setup deps run run-paigow run-display demo-pins test test-fast bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,16 +24,38 @@ deps:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
 
+## The web display of `make run` / `make run-paigow`: off unless HTTP is set, e.g.
+## `make run HTTP=127.0.0.1:8080`, then open http://127.0.0.1:8080/ (dealer) and /scoreboard.
+## PACE: seconds the simulated dealer waits before each move, so a person can watch.
+HTTP ?=
+PACE ?= 0.8
+DISPLAY_ARGS = $(if $(HTTP),--http $(HTTP) --pace $(PACE))
+## The simulated tables' demo PINs (written hashed to run/*.pin; a real table's never appear here).
+DEALER_PIN ?= 1111
+SUPERVISOR_PIN ?= 9999
+
 ## run: play 20 rounds of Baccarat on simulated devices (no hardware needed), on a fresh demo journal
-run: $(STAMP)
+run: $(STAMP) $(if $(HTTP),demo-pins)
 	rm -f run/sim-baccarat.sqlite run/sim-baccarat.sqlite-wal run/sim-baccarat.sqlite-shm
-	$(BIN)/tablehost run --profile hardware-profiles/tables/sim-baccarat.toml --rounds 20 --seed 1 --journal run/sim-baccarat.sqlite
+	$(BIN)/tablehost run --profile hardware-profiles/tables/sim-baccarat.toml --rounds 20 --seed 1 --journal run/sim-baccarat.sqlite $(DISPLAY_ARGS)
+
+## run-display: a whole simulated shoe of Baccarat to watch: dealer display http://127.0.0.1:8080/,
+## scoreboard http://127.0.0.1:8080/scoreboard (demo PINs: dealer 1111, supervisor 9999)
+run-display: HTTP = 127.0.0.1:8080
+run-display: $(STAMP) demo-pins
+	rm -f run/sim-baccarat.sqlite run/sim-baccarat.sqlite-wal run/sim-baccarat.sqlite-shm
+	$(BIN)/tablehost run --profile hardware-profiles/tables/sim-baccarat.toml --rounds 80 --seed 1 --journal run/sim-baccarat.sqlite $(DISPLAY_ARGS)
+
+demo-pins: $(STAMP)
+	@mkdir -p run
+	@echo $(DEALER_PIN) | $(BIN)/tablehost display pin dealer run/dealer.pin >/dev/null
+	@echo $(SUPERVISOR_PIN) | $(BIN)/tablehost display pin supervisor run/supervisor.pin >/dev/null
 
 ## run-paigow: play 200 rounds of Pai Gow on simulated devices with faults injected, on a fresh demo journal
 .PHONY: run-paigow
-run-paigow: $(STAMP)
+run-paigow: $(STAMP) $(if $(HTTP),demo-pins)
 	rm -f run/sim-paigow.sqlite run/sim-paigow.sqlite-wal run/sim-paigow.sqlite-shm
-	$(BIN)/tablehost run --profile hardware-profiles/tables/sim-paigow.toml --rounds 200 --seed 1 --journal run/sim-paigow.sqlite
+	$(BIN)/tablehost run --profile hardware-profiles/tables/sim-paigow.toml --rounds 200 --seed 1 --journal run/sim-paigow.sqlite $(DISPLAY_ARGS)
 
 ## test: the whole suite, slow tests included
 test: $(STAMP) deps

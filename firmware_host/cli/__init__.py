@@ -33,6 +33,7 @@ GROUPS: tuple[tuple[str, str, str], ...] = (
     ("sim", "run a simulated device standalone", "firmware_host.cli.sim"),
     ("devices", "list the serial and USB devices this machine can see", "firmware_host.cli.devices"),
     ("capture", "record raw device traffic", "firmware_host.cli.capture"),
+    ("display", "the web display's PIN files", "firmware_host.cli.display"),
 )
 
 #: Exit status of a deliberate error, and of ``tablehost`` without a command (after the help):

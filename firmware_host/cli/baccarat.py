@@ -6,17 +6,24 @@ gets a message on stderr naming the line number and why; the other lines are sti
 resolved and the exit status is 1. Blank lines are skipped.
 
 ``odds`` prints the exact probabilities and house edges of a shoe, as a table or JSON.
+
+``roads`` reads one shoe's rounds on stdin (lines of ``resolve`` or ``journal export --rounds``
+JSON, or the words ``banker``, ``player``, ``tie``) and draws its scoreboard roads, or writes
+them as one JSON object with ``--json``. Void rounds are skipped.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
 
 from firmware_host.cli.stream import answer_lines
 from firmware_host.rules.baccarat.cards import MAX_DECKS, parse_cards, remove_seen, shoe_composition
 from firmware_host.rules.baccarat.deal import resolve
+from firmware_host.cli.roads_text import draw, read_outcomes
+from firmware_host.rules.baccarat.roads import RoadBuilder
 from firmware_host.rules.baccarat.odds import EDGE_REPORT, ShoeOdds, exact_odds, house_edges
 from firmware_host.rules.baccarat.variant import Variant
 
@@ -63,11 +70,34 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
     odds_parser.add_argument("--json", action="store_true", help="write JSON instead of a table")
     odds_parser.set_defaults(func=run_odds)
 
+    roads_parser = commands.add_parser(
+        "roads",
+        help="the scoreboard roads of one shoe: rounds on stdin",
+        description="Bead plate, big road, big eye boy, small road, cockroach pig and ask-the-road of one shoe. "
+                    "Input: lines of `baccarat resolve` or `journal export --rounds` JSON, or banker/player/tie.",
+    )
+    roads_parser.add_argument("--json", action="store_true", help="write one JSON object instead of a drawing")
+    roads_parser.set_defaults(func=run_roads)
+
 
 def run_resolve(args: argparse.Namespace) -> int:
     """Resolve stdin line by line; 1 if any line was bad, else 0 (a reader leaving early: see cli.main)."""
     return answer_lines("baccarat resolve",
                         lambda line: resolve(parse_cards(line), variant=args.variant).to_json_dict())
+
+
+def run_roads(args: argparse.Namespace) -> int:
+    """Draw (or ``--json``) the roads of the rounds on stdin; 1 if any line was bad, else 0."""
+    builder, bad_lines = RoadBuilder(), 0
+    for number, outcome in read_outcomes(sys.stdin):
+        if isinstance(outcome, str):
+            bad_lines += 1
+            print(f"tablehost baccarat roads: line {number}: {outcome}", file=sys.stderr, flush=True)
+        elif outcome is not None:
+            builder.add(outcome)
+    shoe = builder.roads()
+    print(json.dumps(shoe.to_json_dict()) if args.json else draw(shoe))
+    return 1 if bad_lines else 0
 
 
 def run_odds(args: argparse.Namespace) -> int:

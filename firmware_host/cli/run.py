@@ -58,6 +58,11 @@ def register(groups: Any, name: str, help_text: str) -> None:
                         help="replay speed: 1.0 the captured timing, 2.0 twice as fast (default: as fast as possible)")
     parser.add_argument("--capture", type=Path, metavar="FILE", help="record every device's traffic and every input")
     parser.add_argument("--spy", type=Path, metavar="DIR", help="hexdump every serial device's bytes to DIR/<device>.spy")
+    parser.add_argument("--http", metavar="HOST:PORT",
+                        help="serve the dealer display and the scoreboard here (default: the profile's [display] "
+                        "listen; off without either; 127.0.0.1 unless TLS and PIN files are configured)")
+    parser.add_argument("--pace", type=_pace, default=0.0, metavar="SECONDS",
+                        help="the simulated dealer waits this long before each move (to watch the display), 0-4")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="log driver detail (-vv: debug)")
     parser.set_defaults(func=run)
 
@@ -66,6 +71,17 @@ def _positive(text: str) -> int:
     value = int(text)
     if value <= 0:
         raise argparse.ArgumentTypeError(f"{text} is not a positive number of rounds")
+    return value
+
+
+#: The slowest pace ``--pace`` takes, seconds (the simulated dealer must stop within 5 s).
+MAX_PACE_S = 4.0
+
+
+def _pace(text: str) -> float:
+    value = float(text)
+    if not 0 <= value <= MAX_PACE_S:
+        raise argparse.ArgumentTypeError(f"{text}: a pace is 0 to {MAX_PACE_S:g} seconds")
     return value
 
 
@@ -106,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
             args.spy.mkdir(parents=True, exist_ok=True)
         table = build_table(profile, journal_path=journal_path, seed=args.seed, rounds=args.rounds, quiet=quiet,
                             extra_outputs=(progress,) if quiet else (), capture=capture, spy_dir=args.spy,
-                            replay=replay, on_replay_progress=_replay_progress(notifier))
+                            replay=replay, on_replay_progress=_replay_progress(notifier), http=args.http, pace=args.pace)
         if replay is not None and not args.rounds:
             threading.Thread(target=_stop_after_replay, args=(replay, table.service), daemon=True).start()
         status = _serve(table, profile, journal_path, notifier)
@@ -146,6 +162,9 @@ def _serve(table: Any, profile: Any, journal_path: Path, notifier: Notifier) -> 
               f"({table.service.rounds_finished} rounds finished)", flush=True)
     try:
         table.start()
+        if table.display is not None:
+            print(f"[{profile.table_id}] dealer display {table.display.url}/  scoreboard {table.display.url}/scoreboard",
+                  flush=True)
         notifier.ready(f"table {profile.table_id} running ({profile.game})")
         table.service.run()
         notifier.stopping()

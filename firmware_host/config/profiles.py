@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from drivers.timing import Timing
+from firmware_host.config.display import DisplayConfig, display_config
 from firmware_host.errors import ProfileError
 from firmware_host.rules.devices import ApprovedIdentities
 
@@ -322,6 +323,8 @@ class TableProfile:
     tick_seconds: float
     dealer: dict[str, Any]
     journal_upkeep: JournalUpkeep = JournalUpkeep()
+    #: The ``[display]`` table (the web display is off unless it or ``--http`` gives an address).
+    display: DisplayConfig = DisplayConfig()
 
     @property
     def simulated(self) -> bool:
@@ -414,6 +417,7 @@ def load_table(path: Path | str, devices_dir: Path | None = None) -> TableProfil
         tick_seconds=tick,
         dealer=dict(dealer),
         journal_upkeep=upkeep,
+        display=display_config(top.table("display"), path),
     )
     table.reject_unknown()
     top.reject_unknown()

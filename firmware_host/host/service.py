@@ -82,7 +82,7 @@ class Service:
     """The event loop.
 
     :param controller: the table controller (its state is owned by the loop's thread).
-    :param journal: the open journal.
+    :param journal: the open journal (None: a service that only replays, ``journal verify --deep``).
     :param outputs: acted on in order after each durable step.
     :param tick_seconds: longest wait for an event before a clock tick is fed.
     :param stop_after_rounds: stop once the journal holds this many finished rounds.
@@ -98,7 +98,7 @@ class Service:
     def __init__(
         self,
         controller: Controller,
-        journal: Journal,
+        journal: Journal | None,
         outputs: Iterable[Output] = (),
         *,
         tick_seconds: float = 1.0,
@@ -124,6 +124,9 @@ class Service:
         self.reworded_steps = 0
         self.rounds_finished = 0
         self.steps = 0
+        #: The journal seq of the last step's input record; its decisions follow it, one record
+        #: each, so an output can name the record each decision came from (the display's SSE ids).
+        self.step_seq = journal.last_seq if journal is not None else 0
         #: The latest receive time of any step, journaled or not (time never goes back).
         self.latest_at = float("-inf")
         self.policy = policy
@@ -285,7 +288,7 @@ class Service:
         decisions = self._decide(event, at)
         if not decisions and isinstance(event, ClockTick):
             return decisions  # a tick that decides nothing changes nothing: not journaled
-        self.journal.append_step(at, event, decisions)
+        self.step_seq = self.journal.append_step(at, event, decisions)
         self.steps += 1
         self._count_rounds(decisions)
         for output in self.outputs:

@@ -38,6 +38,7 @@ from firmware_host.host.service import Output, Service
 from firmware_host.host import segments
 from firmware_host.host.journal import steps_of
 from firmware_host.wiring.resume import device_points, points_after
+from firmware_host.wiring.display import Display, build_display
 from firmware_host.wiring.devices import DeviceContext, DeviceParts, build_device
 
 if TYPE_CHECKING:  # a table of real devices imports no simulator (see wiring.backends)
@@ -82,6 +83,8 @@ class Table:
     panel: TablePanel | None
     dealer: SimDealer | None
     replayed: int
+    #: The web display, when an address is given (``--http`` or ``[display] listen``).
+    display: Display | None = None
 
     def start(self) -> None:
         """Start the simulators, the drivers and the simulated dealer (the service runs in the caller).
@@ -97,6 +100,8 @@ class Table:
                 parts.sim.start()
         for parts in self.devices:
             parts.driver.start()
+        if self.display is not None:
+            self.display.start()
         if self.dealer is not None:
             self.dealer.start()
 
@@ -104,6 +109,8 @@ class Table:
         """Stop the dealer, the drivers, the sims and the GPIO; close the journal last."""
         if self.dealer is not None:
             self.dealer.stop()
+        if self.display is not None:
+            self.display.stop()
         for parts in self.devices:
             parts.driver.stop()
         for parts in self.devices:
@@ -132,6 +139,8 @@ def build_table(
     spy_dir: Path | None = None,
     replay: Replay | None = None,
     on_replay_progress: Callable[[int], None] | None = None,
+    http: str | None = None,
+    pace: float = 0.0,
 ) -> Table:
     """Build (but do not start) the table described by ``profile``.
 
@@ -143,13 +152,19 @@ def build_table(
     :param quiet: leave routine prompts out of the dealer's view.
     :param on_replay_progress: called with the steps replayed so far while the journal is
         replayed (see :meth:`Service.recover`).
+    :param http: serve the web display on ``HOST:PORT`` (default: the profile's ``[display] listen``).
+    :param pace: seconds the simulated dealer waits before each move (see ``SimDealer.pace``).
     """
     key = load_key(profile.hmac_key_file) if profile.hmac_key_file else None
     journal_path.parent.mkdir(parents=True, exist_ok=True)
     journal = Journal.open(journal_path, hmac_key=key)
     try:
-        return _build(profile, journal, seed, rounds, stream, quiet, extra_outputs, capture, spy_dir, replay,
-                      on_replay_progress)
+        table = _build(profile, journal, seed, rounds, stream, quiet, extra_outputs, capture, spy_dir, replay,
+                       on_replay_progress)
+        table.display = build_display(profile, table.service.controller, table.service, journal, http)
+        if table.dealer is not None:
+            table.dealer.pace = pace
+        return table
     except BaseException:
         journal.close()
         raise

@@ -70,7 +70,7 @@ def verify_deep(path: Path, profile: TableProfile) -> DeepReport:
     :raises JournalError: a replayed decision differs (as in recovery), a segment is missing.
     """
     controller = game_wiring(profile.game).controller(profile)
-    service = Service(controller, None, version=__version__)  # type: ignore[arg-type]  # replays only
+    service = Service(controller, None, version=__version__)  # replays only
     service.journal_version = _table_meta(path).get("version") or __version__
     report = DeepReport()
     previous: list[int] = [0]

@@ -70,6 +70,9 @@ class SimDealer:
         self.seed = seed
         self.errors = dict(errors or {})
         self.round = 1
+        #: Seconds to wait before each move (0: as fast as the devices allow; a person watching
+        #: the simulated table on the display wants a second or so; keep it under stop's 5 s).
+        self.pace = 0.0
         self._prompt: dict[str, Any] | None = None
         self._repeats = 0
         #: The table refused the dealer's last command (paused, an irregularity open): act again.
@@ -151,6 +154,9 @@ class SimDealer:
         acted: dict[str, Any] | None = None
         while True:
             prompt = self._latest(self._inbox.get())
+            if prompt is not None and self.pace:
+                time.sleep(self.pace)
+                prompt = self._latest(prompt)  # the newest prompt after the pause (or the stop)
             if prompt is None:
                 return
             if prompt.get("action") == "wait" or (prompt == acted and not self.refused):

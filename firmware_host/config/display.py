@@ -1,0 +1,78 @@
+"""The ``[display]`` table of a table profile: the web display's address, TLS, PINs and limits.
+
+::
+
+    [display]
+    listen = "127.0.0.1:8080"        # off unless given here or by `tablehost run --http`
+    tls_cert = "/etc/tablehost/display.crt"   # required with an address off loopback
+    tls_key = "/etc/tablehost/display.key"
+    dealer_pin_file = "/var/lib/tablehost/dealer.pin"        # hashed: `tablehost display pin`
+    supervisor_pin_file = "/var/lib/tablehost/supervisor.pin"
+    limits = { min = 2500, max = 500000 }   # cents, shown on the scoreboard
+
+A PIN is never written in the profile: only the files holding its hash.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from firmware_host.config.profiles import Section
+
+__all__ = ["DisplayConfig", "display_config"]
+
+
+@dataclasses.dataclass(frozen=True)
+class DisplayConfig:
+    """What ``[display]`` says (paths resolved against the profile's folder)."""
+
+    listen: str | None = None
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
+    dealer_pin_file: Path | None = None
+    supervisor_pin_file: Path | None = None
+    limits: dict[str, int] | None = None
+
+    @property
+    def tls(self) -> tuple[Path, Path] | None:
+        """``(certificate, key)`` when both are given."""
+        return None if self.tls_cert is None or self.tls_key is None else (self.tls_cert, self.tls_key)
+
+    @property
+    def pin_files(self) -> dict[str, Path]:
+        """The PIN file of each role that has one."""
+        return {role: path for role, path in (("dealer", self.dealer_pin_file),
+                                              ("supervisor", self.supervisor_pin_file)) if path is not None}
+
+
+def display_config(section: Section, profile_path: Path) -> DisplayConfig:
+    """Read ``[display]``; :class:`~firmware_host.errors.ProfileError` naming the key if it is wrong."""
+    base = profile_path.resolve().parent
+
+    def path(name: str) -> Path | None:
+        value = section.string(name, None)
+        return None if value is None else (base / value).resolve()
+
+    if "pin" in section.data or "dealer_pin" in section.data or "supervisor_pin" in section.data:
+        key = next(k for k in ("pin", "dealer_pin", "supervisor_pin") if k in section.data)
+        raise section.error(key, "a PIN is never written in the profile: name a PIN file made by "
+                                 "`tablehost display pin` (dealer_pin_file, supervisor_pin_file)")
+    limits_section = section.table("limits")
+    low = limits_section.integer("min", None, low=0)
+    high = limits_section.integer("max", None, low=0)
+    limits_section.reject_unknown()
+    if (low is None) != (high is None) or (low is not None and high is not None and low > high):
+        raise limits_section.error("(limits)", "give both min and max, min not above max (cents)")
+    config = DisplayConfig(
+        listen=section.string("listen", None),
+        tls_cert=path("tls_cert"), tls_key=path("tls_key"),
+        dealer_pin_file=path("dealer_pin_file"), supervisor_pin_file=path("supervisor_pin_file"),
+        limits=None if low is None else {"min": low, "max": high},
+    )
+    if (config.tls_cert is None) != (config.tls_key is None):
+        raise section.error("tls_cert" if config.tls_cert is None else "tls_key", "give both tls_cert and tls_key")
+    section.reject_unknown()
+    return config

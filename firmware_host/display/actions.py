@@ -1,0 +1,88 @@
+"""The dealer display's actions: which role each needs, and the DealerCommand it becomes.
+
+An action is exactly the :class:`~firmware_host.tables.events.DealerCommand` a button or the
+dealer console sends (same ``command``, same ``args``), with ``device`` naming where it came
+from and who did it: ``display:dealer`` or ``display:supervisor`` — so the journal's input
+record says who acted, and a journal written before the display replays unchanged.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Mapping
+
+from firmware_host.tables.events import DealerCommand
+
+__all__ = ["ACTIONS", "Action", "ActionError", "command_for", "needed_role", "IDENTITY_CHANGED"]
+
+#: What the controller's refusal of a device says when another unit's serial number needs a
+#: supervisor's acknowledgement (issue 6 item 3): acknowledging then is a supervisor action.
+IDENTITY_CHANGED = "supervisor must acknowledge"
+
+
+@dataclasses.dataclass(frozen=True)
+class Action:
+    """One action: the role it needs and the arguments it takes (name -> JSON type)."""
+
+    role: str
+    args: Mapping[str, type | tuple[type, ...]] = dataclasses.field(default_factory=dict)
+
+
+#: By game: the actions of the dealer display (issue 14 item 3).
+ACTIONS: dict[str, dict[str, Action]] = {
+    "baccarat": {
+        "no_more_bets": Action("dealer"),
+        "reveal": Action("dealer"),
+        "card_disclosed": Action("dealer"),
+        "card_entered": Action("dealer", {"card": str}),
+        "acknowledge": Action("dealer"),
+        "void_round": Action("supervisor", {"reason": str}),  # § 541.14: the supervisor's call
+    },
+    "paigow": {
+        "no_more_bets": Action("dealer"),
+        "bank": Action("dealer", {"seat": int, "co_bank": bool, "chips_confirmed": bool}),
+        "no_bank": Action("dealer"),
+        "reveal": Action("dealer"),
+        "delivered": Action("dealer"),
+        "tiles": Action("dealer", {"dealer": (str, list), "hands": dict}),
+        "round_complete": Action("dealer"),
+        "new_dice": Action("dealer"),
+        "acknowledge": Action("supervisor"),  # only a changed device identity waits for it
+        "void_round": Action("supervisor", {"reason": str}),
+    },
+}
+
+
+class ActionError(ValueError):
+    """An action the display does not offer, or arguments it does not take."""
+
+
+def needed_role(game: str, command: str, devices: Mapping[str, Mapping[str, Any]]) -> str:
+    """The role ``command`` needs now: acknowledging a changed device identity is a supervisor's."""
+    action = _action(game, command)
+    if command == "acknowledge" and any(IDENTITY_CHANGED in str(d.get("refusal") or "") for d in devices.values()):
+        return "supervisor"
+    return action.role
+
+
+def command_for(game: str, command: str, args: Any, role: str) -> DealerCommand:
+    """The DealerCommand of an action taken by ``role``; :class:`ActionError` for bad arguments."""
+    action = _action(game, command)
+    if args is None:
+        args = {}
+    if not isinstance(args, dict):
+        raise ActionError(f"{command}: arguments are a JSON object")
+    for name, value in args.items():
+        kind = action.args.get(name)
+        if kind is None:
+            raise ActionError(f"{command}: no argument {name!r} (takes {', '.join(action.args) or 'none'})")
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise ActionError(f"{command}: {name} has the wrong type")
+    return DealerCommand(device=f"display:{role}", command=command, args=dict(args) or None)
+
+
+def _action(game: str, command: str) -> Action:
+    try:
+        return ACTIONS[game][command]
+    except KeyError:
+        raise ActionError(f"{command!r} is not an action of the {game} display") from None

@@ -1,0 +1,124 @@
+"""Dealer actions at the display: a click becomes the DealerCommand the buttons send, journaled
+with who did it; a wrong PIN is refused, logged, journaled and rate-limited (issue 14 item 3)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Callable
+
+import httpx
+import pytest
+
+from firmware_host.display.pins import MAX_FAILURES
+from firmware_host.wiring.display import REFUSED_META
+from tests.display.conftest import DEALER_PIN, SUPERVISOR_PIN, Running
+
+WAIT_MS = 20_000
+
+
+def enter_pin(page: Any, pin: str) -> None:
+    for digit in pin:
+        page.click(f"#pin-keys button[data-key='{digit}']")
+    page.click("#pin-keys button[data-key='ok']")
+
+
+def at_place_bets(run_table: Callable[..., Running], page: Any) -> Running:
+    """A Baccarat table whose simulated dealer waits at the first "place your bets", its display open."""
+    table = run_table(hold_at={"place_bets"})
+    page.goto(table.url + "/")
+    page.wait_for_selector("#prompt[data-action='place_bets']", timeout=WAIT_MS)
+    return table
+
+
+def inputs(running: Running, command: str) -> list[dict[str, Any]]:
+    """The journaled DealerCommand inputs of ``command``."""
+    journal = running.table.journal
+    return [r.data for r in journal.records() if r.kind == "input" and r.type == "DealerCommand"
+            and r.data["command"] == command]
+
+
+def test_a_click_reaches_the_controller_and_the_journal(run_table: Callable[..., Running], page: Any) -> None:
+    table = at_place_bets(run_table, page)
+    page.click("button[data-command='no_more_bets']")
+    assert page.text_content("#pin-who") == "Dealer PIN"
+    enter_pin(page, DEALER_PIN)
+    page.wait_for_selector("#prompt[data-action='deal']", timeout=WAIT_MS)  # the controller moved on
+    assert page.text_content("#prompt") == "deal the player's first card"
+    assert inputs(table, "no_more_bets") == [{"device": "display:dealer", "command": "no_more_bets", "args": None}]
+    assert page.text_content("#toast") == "no more bets: sent (dealer)"
+
+
+def test_a_wrong_pin_is_refused_logged_and_journaled(run_table: Callable[..., Running], page: Any,
+                                                    caplog: pytest.LogCaptureFixture) -> None:
+    table = at_place_bets(run_table, page)
+    page.click("button[data-command='no_more_bets']")
+    with caplog.at_level(logging.WARNING, logger="tablehost.display"):
+        enter_pin(page, "0000")
+        page.wait_for_function("document.querySelector('#pin-error').textContent !== ''", timeout=WAIT_MS)
+    assert page.text_content("#pin-error") == "refused: wrong PIN"
+    assert page.get_attribute("#prompt", "data-action") == "place_bets"
+    assert inputs(table, "no_more_bets") == []
+    assert table.table.journal.meta(REFUSED_META) == [{"command": "no_more_bets", "client": "127.0.0.1",
+                                                       "why": "wrong PIN"}]
+    assert "no_more_bets refused from 127.0.0.1: wrong PIN" in caplog.text
+
+
+def test_voiding_a_round_needs_the_supervisor(run_table: Callable[..., Running], page: Any) -> None:
+    table = at_place_bets(run_table, page)
+    page.click("button[data-command='void_round']")
+    assert page.text_content("#pin-who") == "Supervisor PIN"
+    enter_pin(page, DEALER_PIN)
+    page.wait_for_function("document.querySelector('#pin-error').textContent !== ''", timeout=WAIT_MS)
+    assert page.text_content("#pin-error") == "refused: needs the supervisor's PIN"
+    enter_pin(page, SUPERVISOR_PIN)
+    page.wait_for_selector("#outcome[data-winner='void']", timeout=WAIT_MS)
+    assert inputs(table, "void_round") == [{"device": "display:supervisor", "command": "void_round",
+                                            "args": {"reason": "voided at the dealer display"}}]
+    results = [r.data for r in table.table.journal.records() if r.type == "round_result"]
+    assert results[-1]["status"] == "void"
+
+
+def test_wrong_pins_lock_the_client_out(run_table: Callable[..., Running]) -> None:
+    table = run_table(hold_at={"place_bets"})
+    with httpx.Client(base_url=table.url) as client:
+        for _ in range(MAX_FAILURES):
+            assert client.post("/api/action", json={"command": "acknowledge", "pin": "1111"}).status_code == 403
+        locked = client.post("/api/action", json={"command": "acknowledge", "pin": DEALER_PIN})
+        assert locked.status_code == 429
+        assert locked.json()["error"].startswith("too many wrong PINs: try again in")
+        assert int(locked.headers["Retry-After"]) > 0
+    refused = table.table.journal.meta(REFUSED_META)
+    assert [r["why"] for r in refused] == ["wrong PIN"] * MAX_FAILURES + ["locked out"]
+    assert inputs(table, "acknowledge") == []
+
+
+def test_bad_actions_are_named(run_table: Callable[..., Running]) -> None:
+    table = run_table(hold_at={"place_bets"})
+    with httpx.Client(base_url=table.url) as client:
+        unknown = client.post("/api/action", json={"command": "shoe_loaded", "pin": DEALER_PIN})
+        assert (unknown.status_code, unknown.json()) == (400, {"error": "'shoe_loaded' is not an action of the "
+                                                                        "baccarat display"})
+        bad = client.post("/api/action", json={"command": "card_entered", "args": {"card": 9}, "pin": DEALER_PIN})
+        assert bad.json() == {"error": "card_entered: card has the wrong type"}
+        assert client.post("/api/action", content=b"[1]").status_code == 400
+
+
+def test_a_restarted_table_replays_display_actions_and_shows_the_journal(run_table: Callable[..., Running],
+                                                                        tmp_path: Any) -> None:
+    table = run_table(hold_at={"place_bets"})
+    with httpx.Client(base_url=table.url) as client:
+        assert client.post("/api/action", json={"command": "no_more_bets", "pin": DEALER_PIN}).status_code == 202
+        table.gate.release()  # the dealer plays on
+        for _ in range(400):
+            before = client.get("/api/state").json()
+            if before["results"]:
+                break
+            table.thread.join(0.05)
+    table.stop()
+    finished = table.service.rounds_finished
+    again = run_table(journal=tmp_path / "journal.sqlite", hold_at={"place_bets"})  # replays: no divergence
+    assert again.service.rounds_finished == finished >= 1
+    state = httpx.get(again.url + "/api/state").json()
+    assert state["results"][:len(before["results"])] == before["results"]
+    assert state["results"][0]["round"] == 1 and state["shoe"] == 1
+    assert inputs(again, "no_more_bets")[0]["device"] == "display:dealer"

@@ -1,0 +1,56 @@
+"""``tablehost run --http HOST:PORT``: the display served by the table service itself."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from firmware_host.cli import main
+from tests.display.conftest import DEALER_PIN, TEST_SCRYPT_N
+from firmware_host.display.pins import write_pin_file
+from tests.support.paths import REPO
+
+PROFILE = REPO / "hardware-profiles" / "tables" / "sim-baccarat.toml"
+
+
+def sim_profile(tmp_path: Path) -> Path:
+    """The simulated Baccarat profile in ``tmp_path``, its PIN files there too."""
+    shutil.copytree(REPO / "hardware-profiles" / "devices", tmp_path / "devices")
+    (tmp_path / "tables").mkdir()
+    write_pin_file(tmp_path / "d.pin", DEALER_PIN, n=TEST_SCRYPT_N)
+    text = PROFILE.read_text().replace("../../run/dealer.pin", "../d.pin").replace("../../run/supervisor.pin", "../d.pin")
+    (tmp_path / "tables" / "sim.toml").write_text(text)
+    return tmp_path / "tables" / "sim.toml"
+
+
+def test_run_serves_the_display_and_says_where(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status = main(["run", "--profile", str(sim_profile(tmp_path)), "--rounds", "2", "--seed", "3", "--quiet",
+                   "--journal", str(tmp_path / "j.sqlite"), "--http", "127.0.0.1:0"])
+    out = capsys.readouterr().out
+    assert status == 0
+    line = next(line for line in out.splitlines() if "dealer display" in line)
+    assert line.startswith("[SIM-BAC-1] dealer display http://127.0.0.1:") and line.endswith("/scoreboard")
+
+
+def test_an_address_off_loopback_needs_tls_and_pins(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status = main(["run", "--profile", str(PROFILE), "--rounds", "1", "--journal", str(tmp_path / "j.sqlite"),
+                   "--http", "0.0.0.0:0"])
+    assert status == 2
+    assert "display on 0.0.0.0, which other machines can reach, needs TLS certificate" in capsys.readouterr().err
+
+
+def test_a_missing_pin_file_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    profile = sim_profile(tmp_path)
+    (tmp_path / "d.pin").unlink()
+    status = main(["run", "--profile", str(profile), "--rounds", "1", "--journal", str(tmp_path / "j.sqlite"),
+                   "--http", "127.0.0.1:0"])
+    assert status == 2
+    assert f"PIN file {tmp_path / 'd.pin'}: cannot read: No such file or directory" in capsys.readouterr().err
+
+
+def test_a_pace_out_of_range_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["run", "--profile", str(PROFILE), "--pace", "9", "--journal", str(tmp_path / "j.sqlite")])
+    assert "a pace is 0 to 4 seconds" in capsys.readouterr().err
