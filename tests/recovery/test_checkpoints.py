@@ -57,7 +57,7 @@ def test_a_checkpoint_this_version_cannot_load_is_said_and_the_journal_replayed_
     with Journal.open(path) as journal:
         found = journal.last_checkpoint()
         assert found is not None and found.data["service"]["steps"] == steps
-        fresh = Service(game_wiring(profile.game).controller(profile), journal, version="9.9")
+        fresh = Service(game_wiring(profile.game).controller(profile), journal, version="10.0")  # a later one
         assert fresh.recover(started_by="0.1.0") == steps and fresh.recovered_from == found
     _rewrite_checkpoint(path, lambda data: data["controller"]["classes"][0][1].append("added_in_a_later_version"))
     with Journal.open(path) as journal, caplog.at_level(logging.WARNING, "tablehost.service"):
