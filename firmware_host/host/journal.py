@@ -522,12 +522,7 @@ class Journal:
                 raise JournalError(f"journal {self.path}: cannot rotate: {segments.archive_path(self.path, number)} "
                                    "exists already")
             try:
-                self._conn.execute(f"PRAGMA busy_timeout={ROTATION_WAIT_MS}")  # for readers to finish
-                self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-                (mode,) = self._conn.execute("PRAGMA journal_mode=DELETE").fetchone()
-                if mode != "delete":
-                    self._conn.execute("PRAGMA journal_mode=WAL")
-                    raise JournalError(f"journal {self.path}: cannot rotate while another connection reads it")
+                self._make_whole()
                 self._conn.close()
                 try:
                     segments.write_opening(segments.next_path(self.path), row)
@@ -539,6 +534,22 @@ class Journal:
             except (sqlite3.Error, OSError) as exc:
                 raise JournalError(f"journal {self.path}: cannot rotate: {exc}") from exc
             return archived
+
+    def _make_whole(self) -> None:
+        """Move the write-ahead log into the file and leave WAL mode, so the file is complete by
+        itself; :class:`JournalError` (the connection as it was) if a reader holds the file."""
+        conn = self._conn
+        try:
+            conn.execute(f"PRAGMA busy_timeout={ROTATION_WAIT_MS}").fetchall()  # for readers to finish
+            (busy, _, _) = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            mode = conn.execute("PRAGMA journal_mode=DELETE").fetchone()[0] if not busy else "wal"
+        except sqlite3.Error as exc:
+            mode, busy = "wal", str(exc)
+        finally:
+            conn.execute("PRAGMA busy_timeout=0").fetchall()
+        if mode != "delete":
+            conn.execute("PRAGMA journal_mode=WAL").fetchall()
+            raise JournalError(f"journal {self.path}: cannot rotate while another connection reads it ({busy or mode})")
 
     def _reload_ends(self) -> None:
         """Read the file's first and last records again (after a rotation)."""
