@@ -33,7 +33,7 @@ from firmware_host.floor.collector import Collector  # noqa: E402
 from firmware_host.floor.store import FloorStore  # noqa: E402
 from firmware_host.host.journal import Journal  # noqa: E402
 from firmware_host.tables.decisions import Decision  # noqa: E402
-from tests.support.broker import Broker  # noqa: E402
+from bench.feed.broker import Broker  # noqa: E402
 
 #: Records of one simulated round: 6 cards with their prompts, 3 announcements, the result (about
 #: what a simulated Baccarat round journals).

@@ -148,7 +148,7 @@ def time_recovery(profile_path: Path, journal_path: Path) -> tuple[float, int, f
 
 
 def recovery(rounds: int, days: int, directory: Path) -> None:
-    profile = write_profile(directory, decks=8)
+    profile = write_profile(directory, decks=8, journal="checkpoint_every_steps = 0")  # a whole day replayed
     journal = directory / "day.sqlite"
     print(f"journal on {filesystem_of(directory)}")
     steps, seconds = write_day(profile, journal, rounds)

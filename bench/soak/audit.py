@@ -19,13 +19,12 @@ from drivers.events import to_record
 from firmware_host.config.profiles import TableProfile, load_table
 from firmware_host.errors import JournalError
 from firmware_host.host.journal import Journal, export_rounds, export_shoes, verify
-from firmware_host.host.service import Service
 from firmware_host.rules.baccarat.cards import parse_card, shoe_composition
 from firmware_host.rules.baccarat.deal import resolve
 from firmware_host.rules.baccarat.variant import Variant
 from firmware_host.rules.paigow_dice.position import label, starting_position
 from firmware_host.rules.paigow_tiles import Setting
-from firmware_host.wiring import game_wiring
+from firmware_host.wiring.journal_tools import verify_deep
 from sim.dealers.paigow import PaiGowDealer
 from sim.devices.shoe import SimShoe
 
@@ -87,9 +86,13 @@ def audit(run: Run, key: bytes | None = None) -> Audit:
 
 
 def replay(journal_path: Path, profile: TableProfile, key: bytes | None = None) -> int:
-    """Replay the journal through a fresh controller of the profile (Service.recover); return the steps."""
-    with Journal.open(journal_path, hmac_key=key) as journal:
-        return Service(game_wiring(profile.game).controller(profile), journal).recover()
+    """Replay the journal from its first record through a fresh controller of the profile, every
+    decision checked, and compare every checkpoint with the state reached (``journal verify
+    --deep``); return the steps. :class:`JournalError` names a checkpoint that is not faithful."""
+    deep = verify_deep(journal_path, profile)
+    if deep.problems:
+        raise JournalError("; ".join(deep.problems))
+    return deep.steps
 
 
 def seeded_shoe(seed: int, decks: int, shoe_number: int, draws: int) -> list[str | None]:

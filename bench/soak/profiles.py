@@ -30,9 +30,9 @@ SHUFFLE_SECONDS = 0.2
 
 
 def make_profile(directory: Path, *, model: str = SHOE_MODEL, variant: str = "standard",
-                 faults: str = "", dealer: str = "", shoe_sim: str = "") -> Path:
+                 faults: str = "", dealer: str = "", shoe_sim: str = "", journal: str = "") -> Path:
     """A simulated Baccarat table profile in ``directory`` (device models copied beside it);
-    ``shoe_sim``: more lines for ``[devices.shoe.sim]``."""
+    ``shoe_sim``: more lines for ``[devices.shoe.sim]``; ``journal``: the ``[journal]`` table's lines."""
     shutil.copytree(PROFILES / "devices", directory / "devices")
     (directory / "tables").mkdir()
     path = directory / "tables" / "t.toml"
@@ -55,12 +55,20 @@ buttons = {{ no_more_bets = 17, reveal = 27, card_disclosed = 22, void_round = 2
 lamp = {{ green = 5, amber = 6, red = 13 }}
 [sim.dealer]
 {dealer}
+[journal]
+{journal}
 """)
     return path
 
 
+#: The kill loop's tables checkpoint every few rounds, so that kills land in checkpoint writes
+#: and restarts start from checkpoints (issue 15).
+CHECKPOINTS = "checkpoint_every_steps = 20"
+
+
 def write_profile(directory: Path, *, faults: str = "", dealer: str = "", approved: str | None = None,
-                  shoe_sim: str = "", key_file: Path | None = None, decks: int = DECKS) -> Path:
+                  shoe_sim: str = "", key_file: Path | None = None, decks: int = DECKS,
+                  journal: str = CHECKPOINTS) -> Path:
     """The integration tests' simulated Baccarat table in ``directory``, with ``decks`` decks.
 
     :param faults: the shoe sim's faults, TOML inline-table body (``"drop_frame = 0.01"``).
@@ -69,11 +77,13 @@ def write_profile(directory: Path, *, faults: str = "", dealer: str = "", approv
     :param shoe_sim: more lines for ``[devices.shoe.sim]``: the ``serial`` and ``firmware`` the sim
         reports, its ``endpoint``.
     :param key_file: the journal's HMAC key file (a keyed journal).
+    :param journal: more lines for ``[journal]`` (default :data:`CHECKPOINTS`: kills land in checkpoint writes).
     """
     path = make_profile(directory, faults=faults, dealer=dealer)
     text = path.read_text().replace("decks = 8", f"decks = {decks}")
     text = text.replace("[devices.shoe.sim]\n", f"[devices.shoe.sim]\n{shoe_sim}\n")
-    path.write_text(text + (f'[journal]\nhmac_key_file = "{key_file}"\n' if key_file else ""))
+    keyed = f'hmac_key_file = "{key_file}"\n' if key_file else ""
+    path.write_text(text.replace("[journal]\n", f"[journal]\n{keyed}{journal}\n"))
     if approved is not None:
         set_approved(directory / "devices" / f"{SHOE_MODEL}.toml", approved)
     return path
@@ -85,7 +95,9 @@ def paigow_profile(directory: Path, name: str = "sim-paigow.toml") -> Path:
     shutil.copytree(PROFILES / "devices", directory / "devices")
     (directory / "tables").mkdir()
     path = directory / "tables" / name
-    shutil.copyfile(PROFILES / "tables" / name, path)
+    text = (PROFILES / "tables" / name).read_text()
+    assert "[journal]\n" in text, f"the shipped profile {name} no longer has a [journal] table"
+    path.write_text(text.replace("[journal]\n", f"[journal]\n{CHECKPOINTS}\n"))
     return path
 
 
@@ -114,7 +126,7 @@ def shuffler_profile(directory: Path, key_file: Path, *, comparable: bool = Fals
                      *comparable_only):  # fmt: skip
         assert old in text, f"the shipped profile no longer has {old!r}"
         text = text.replace(old, new)
-    path.write_text(f'{text}[journal]\nhmac_key_file = "{key_file}"\n')
+    path.write_text(f'{text}[journal]\nhmac_key_file = "{key_file}"\n{CHECKPOINTS}\n')
     return path
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from firmware_host.errors import TablehostError
 from firmware_host.floor.audit import audit
@@ -30,7 +31,17 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
     check.add_argument("--floor", metavar="DB", help="also check it against the floor's anchors (cut short, "
                        "rewritten, swapped; docs/feed.md)")
     check.add_argument("--table", metavar="ID", help="with --floor: the table (default: the journal's)")
+    check.add_argument("--deep", action="store_true",
+                       help="also replay the journal from its first record and compare every checkpoint with it")
+    check.add_argument("--profile", metavar="P", help="--deep, rotate: the table's profile (default: the one the "
+                                                      "journal names)")
     check.set_defaults(func=run_verify)
+
+    rotate = commands.add_parser("rotate", help="close the journal's file as a segment and continue in a new one "
+                                                "(the table stopped)")
+    rotate.add_argument("path", metavar="PATH", help="the journal file")
+    rotate.add_argument("--profile", metavar="P", help="the table's profile (default: the one the journal names)")
+    rotate.set_defaults(func=run_rotate)
 
     export = commands.add_parser("export", help="one JSON object per line on stdout")
     export.add_argument("path", metavar="PATH", help="the journal file")
@@ -52,8 +63,11 @@ def run_verify(args: argparse.Namespace) -> int:
     report = journal.verify(args.path, hmac_key=key)
     chain = f"keyed, key id {report.key_id}" if report.keyed else "unkeyed"
     if report.ok:
-        print(f"{args.path}: intact: {report.records_checked} records ({chain}); "
+        in_segments = f" in {len(report.segments)} segments" if len(report.segments) > 1 else ""
+        print(f"{args.path}: intact: {report.records_checked} records{in_segments} ({chain}); "
               f"last record {report.last_seq} hash {report.last_hash}")
+        if args.deep and (status := run_deep(args)) != 0:
+            return status
         return 0 if not args.floor else floor_audit(args.path, args.floor, args.table)
     if report.broken_seq is None:
         print(f"{args.path}: NOT VERIFIED: {report.problem}: {report.detail} "
@@ -84,6 +98,29 @@ def floor_audit(path: str, db: str, table: str | None) -> int:
           f"{found.first_seq if found.first_seq == found.last_seq else f'{found.first_seq}..{found.last_seq}'}: "
           f"{found.detail}")
     return EXIT_BROKEN
+
+
+def run_deep(args: argparse.Namespace) -> int:
+    """``verify --deep``: every checkpoint is what a replay from the first record gives."""
+    from firmware_host.wiring import journal_tools  # builds controllers: only for --deep
+
+    path = Path(args.path)
+    deep = journal_tools.verify_deep(path, journal_tools.table_profile(path, args.profile))
+    for problem in deep.problems:
+        print(f"{args.path}: CHECKPOINT WRONG: {problem}")
+    print(f"{args.path}: deep: {deep.steps} steps replayed, {deep.checkpoints} checkpoints compared, "
+          f"{len(deep.problems)} wrong")
+    return EXIT_BROKEN if deep.problems else 0
+
+
+def run_rotate(args: argparse.Namespace) -> int:
+    """``journal rotate PATH [--profile P]``."""
+    from firmware_host.wiring import journal_tools
+
+    path = Path(args.path)
+    archived = journal_tools.rotate_journal(path, journal_tools.table_profile(path, args.profile))
+    print(f"{args.path}: rotated: the old segment is {archived}; {path} continues the journal")
+    return 0
 
 
 def run_export(args: argparse.Namespace) -> int:

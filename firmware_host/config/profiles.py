@@ -15,6 +15,7 @@ into objects.
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -273,6 +274,35 @@ class GpioConfig:
 
 
 @dataclasses.dataclass(frozen=True)
+class JournalUpkeep:
+    """``[journal]``: when the service checkpoints and rotates its journal (docs/recovery.md).
+
+    :param checkpoint_every_steps: a checkpoint at the first moment between rounds after this
+        many steps (``checkpoint_every_steps``; 0: none).
+    :param rotate_bytes: a new segment once the file is this large (``rotate_mb``).
+    :param gaming_day_starts: a new segment at each gaming day's start, local time
+        (``gaming_day_starts = "06:00"``).
+    """
+
+    checkpoint_every_steps: int = 1000
+    rotate_bytes: int | None = None
+    gaming_day_starts: datetime.time | None = None
+
+
+def _upkeep(section: Section) -> JournalUpkeep:
+    every = section.integer("checkpoint_every_steps", JournalUpkeep.checkpoint_every_steps, low=0)
+    megabytes = section.number("rotate_mb", None, positive=True)
+    starts = section.string("gaming_day_starts", None)
+    day_start = None
+    if starts is not None:
+        try:
+            day_start = datetime.time.fromisoformat(starts)
+        except ValueError:
+            raise section.error("gaming_day_starts", f"{starts!r} is not a time of day (HH:MM)") from None
+    return JournalUpkeep(every, None if megabytes is None else int(megabytes * 1_000_000), day_start)
+
+
+@dataclasses.dataclass(frozen=True)
 class TableProfile:
     """One table (``hardware-profiles/tables/<name>.toml``).
 
@@ -293,6 +323,7 @@ class TableProfile:
     hmac_key_file: Path | None
     tick_seconds: float
     dealer: dict[str, Any]
+    journal_upkeep: JournalUpkeep = JournalUpkeep()
     #: The ``[display]`` table (the web display is off unless it or ``--http`` gives an address).
     display: DisplayConfig = DisplayConfig()
     #: The floor feed (``[feed]``, docs/feed.md); None: off.
@@ -367,6 +398,7 @@ def load_table(path: Path | str, devices_dir: Path | None = None) -> TableProfil
     journal = top.table("journal")
     journal_path = journal.string("path", None)
     key_file = journal.string("hmac_key_file", None)
+    upkeep = _upkeep(journal)
     journal.reject_unknown()
     service = top.table("service")
     tick = service.number("tick_s", 1.0, positive=True)
@@ -387,6 +419,7 @@ def load_table(path: Path | str, devices_dir: Path | None = None) -> TableProfil
         hmac_key_file=_relative(path, key_file),
         tick_seconds=tick,
         dealer=dict(dealer),
+        journal_upkeep=upkeep,
         display=display_config(top.table("display"), path),
         feed=feed_config(top.table("feed"), _relative),
     )

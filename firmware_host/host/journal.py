@@ -29,7 +29,7 @@ import stat
 import struct
 import threading
 import time
-from typing import Any, Iterator, NamedTuple, Sequence
+from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence
 
 import drivers.events.all  # noqa: F401  (registers every device event type, so steps() can rebuild them)
 import firmware_host.tables.events  # noqa: F401  (and every table-level event type)
@@ -59,10 +59,16 @@ MESSAGE_PREFIX = b"tablehost-journal/1\n"
 GENESIS_PREV_HASH = "0" * 64
 #: Type of the meta record every journal starts with (seq 1): format, keyed, key id.
 GENESIS_TYPE = "journal"
+#: Type of a checkpoint record (``meta``): the table's whole state after the record before it
+#: (docs/checkpoints.md). A later segment of a journal starts with one (its ``segment`` key).
+CHECKPOINT_TYPE = "checkpoint"
 #: SQLite header ``application_id`` marking a file as a tablehost journal ("TBJL").
 APPLICATION_ID = 0x54424A4C
 #: Length of keys made by ``tablehost journal keygen``; the shortest key :func:`load_key` accepts.
 KEY_BYTES = 32
+#: How long a rotation waits for readers of the file to finish (ms); a reader that keeps a
+#: connection open makes it fail (the service tries again later).
+ROTATION_WAIT_MS = 1000
 #: Decision types exported by :func:`export_rounds` / :func:`export_shoes` (firmware_host.tables.decisions).
 ROUND_RESULT = "round_result"
 SHOE_RESULT = "shoe_result"
@@ -292,15 +298,26 @@ def _rows(conn: sqlite3.Connection, start_seq: int, where: str = "", args: tuple
         start_seq = page[-1][0] + 1
 
 
-def _genesis_key_id(record: Record) -> str | None:
-    """The key id the journal's first record names (None: unkeyed); :class:`JournalError` if it is no genesis."""
-    if record.seq != 1 or record.kind != "meta" or record.type != GENESIS_TYPE:
-        raise JournalError(f"record {record.seq} is not the journal's first record ('meta', {GENESIS_TYPE!r})")
-    if not record.data.get("keyed"):
+def segment_info(record: Record) -> dict[str, Any] | None:
+    """The ``segment`` of a record that opens a later segment of a journal (None for any other record)."""
+    if record.kind != "meta" or record.type != CHECKPOINT_TYPE or record.seq <= 1:
         return None
-    recorded = record.data.get("key_id")
+    info = record.data.get("segment")
+    return info if isinstance(info, dict) else None
+
+
+def _genesis_key_id(record: Record) -> str | None:
+    """The key id the file's first record names (None: unkeyed): the journal's genesis (seq 1),
+    or the checkpoint that opens a later segment; :class:`JournalError` if it is neither."""
+    header = record.data if record.seq == 1 else segment_info(record)
+    if header is None or (record.seq == 1 and (record.kind != "meta" or record.type != GENESIS_TYPE)):
+        raise JournalError(f"record {record.seq} is not a journal's first record ('meta', {GENESIS_TYPE!r}) "
+                           f"nor a segment's ('meta', {CHECKPOINT_TYPE!r} with a segment)")
+    if not header.get("keyed"):
+        return None
+    recorded = header.get("key_id")
     if not isinstance(recorded, str):
-        raise JournalError(f"record 1 says the journal is keyed but names no key id: {record.data!r}")
+        raise JournalError(f"record {record.seq} says the journal is keyed but names no key id: {header!r}")
     return recorded
 
 
@@ -316,6 +333,7 @@ class Journal:
         self._conn, self.path, self._key = conn, path, key
         self._last_seq, self._last_hash, self._last_round = last_seq, last_hash, last_round
         self._lock = threading.Lock()
+        self._first: Record | None = None
 
     # ----------------------------------------------------------------- opening
 
@@ -330,7 +348,10 @@ class Journal:
         :param hmac_key: the table's key (:func:`load_key`); every record then carries a MAC.
         :raises JournalError: not a journal, wrong or missing key, broken tail, I/O error.
         """
+        from firmware_host.host import segments  # the companion module imports this one
+
         path = pathlib.Path(path)
+        segments.finish_rotation(path)
         conn = _connect(path, read_only=False)
         try:
             conn.execute("BEGIN IMMEDIATE")
@@ -354,23 +375,26 @@ class Journal:
     @classmethod
     def _check_tail(cls, conn: sqlite3.Connection, path: pathlib.Path, key: bytes | None) -> Journal:
         """Check key and last record, then build the :class:`Journal`."""
-        first = conn.execute(f"SELECT {_COLUMNS} FROM records WHERE seq = 1").fetchone()
-        if first is None:
+        first = conn.execute(f"SELECT {_COLUMNS} FROM records ORDER BY seq LIMIT 1").fetchone()
+        first_record = Record.from_row(first) if first is not None else None
+        if first_record is None or (first_record.seq != 1 and segment_info(first_record) is None):
             raise JournalError(f"journal {path}: its first record is missing; run tablehost journal verify")
-        recorded_id = _genesis_key_id(Record.from_row(first))
+        recorded_id = _genesis_key_id(first_record)
         given_id = key_id(key) if key is not None else None
         if recorded_id != given_id:
             raise JournalError(f"journal {path}: " + _key_mismatch(recorded_id, given_id))
         tail = conn.execute(f"SELECT {_COLUMNS} FROM records ORDER BY seq DESC LIMIT 2").fetchall()
         last = tail[0]
         before = tail[1] if len(tail) > 1 else None
-        found = _check_row(last, expected_seq=before[0] + 1 if before else 1,
-                           prev_hash=before[7] if before else GENESIS_PREV_HASH, key=key, keyed=key is not None)
+        found = _check_row(last, expected_seq=before[0] + 1 if before else first_record.seq,
+                           prev_hash=before[7] if before else first_record.prev_hash, key=key, keyed=key is not None)
         if found is not None:
             raise JournalError(f"journal {path}: last record {last[0]} is broken ({found.problem}: {found.detail}); "
                                f"it must not be appended to: run tablehost journal verify")
         (last_round,) = conn.execute("SELECT max(round) FROM records").fetchone()
-        return cls(conn, path, key, last[0], last[7], last_round)
+        journal = cls(conn, path, key, last[0], last[7], last_round)
+        journal._first = first_record
+        return journal
 
     def close(self) -> None:
         """Close the file (idempotent); the WAL is checkpointed into the main file."""
@@ -394,6 +418,18 @@ class Journal:
     def last_hash(self) -> str:
         """Hash of the last record written: publish it elsewhere to make truncation detectable."""
         return self._last_hash
+
+    @property
+    def first_record(self) -> Record:
+        """The file's first record: the genesis (seq 1), or the checkpoint opening a later segment."""
+        assert self._first is not None
+        return self._first
+
+    @property
+    def segment_number(self) -> int:
+        """This file's number among the journal's segments (1 until the journal is first rotated)."""
+        info = segment_info(self.first_record)
+        return int(info["number"]) if info is not None else 1
 
     @property
     def keyed(self) -> bool:
@@ -462,6 +498,66 @@ class Journal:
             self._last_seq, self._last_hash = seq, prev_hash
             return rows[0][0]
 
+    def rotate(self, checkpoint: dict[str, Any], *, at: float) -> pathlib.Path:
+        """Close this segment and continue the journal in a new file at the same path.
+
+        The new file's first record is the checkpoint ``checkpoint`` (the table's state after
+        the last record), with the ``segment`` it opens; it follows the last record in seq and
+        links to its hash, under the key. The old file becomes segment :attr:`segment_number`
+        (:func:`.segments.archive_path`). Crash-safe (:mod:`.segments`).
+
+        :returns: where the old segment now is.
+        :raises JournalError: another connection holds the file (it cannot be made whole for
+            archiving), the segment name is taken, or I/O fails; the journal stays as it was.
+        """
+        from firmware_host.host import segments  # the companion module imports this one
+
+        with self._lock:
+            number = self.segment_number
+            segment = {"number": number + 1, "format": FORMAT, "keyed": self._key is not None,
+                       "key_id": key_id(self._key) if self._key is not None else None}
+            data = canonical_json({**checkpoint, "segment": segment}, "segment checkpoint")
+            row = _seal(self._last_seq + 1, "meta", CHECKPOINT_TYPE, _check_at(at), None, data, self._last_hash,
+                        self._key)
+            if segments.archive_path(self.path, number).exists():
+                raise JournalError(f"journal {self.path}: cannot rotate: {segments.archive_path(self.path, number)} "
+                                   "exists already")
+            try:
+                self._make_whole()
+                self._conn.close()
+                try:
+                    segments.write_opening(segments.next_path(self.path), row)
+                    archived = segments.move_segments(self.path, number)
+                finally:  # whatever happened, continue with the file now at the path
+                    segments.finish_rotation(self.path)
+                    self._conn = _connect(self.path, read_only=False)
+                    self._reload_ends()
+            except (sqlite3.Error, OSError) as exc:
+                raise JournalError(f"journal {self.path}: cannot rotate: {exc}") from exc
+            return archived
+
+    def _make_whole(self) -> None:
+        """Move the write-ahead log into the file and leave WAL mode, so the file is complete by
+        itself; :class:`JournalError` (the connection as it was) if a reader holds the file."""
+        conn = self._conn
+        try:
+            conn.execute(f"PRAGMA busy_timeout={ROTATION_WAIT_MS}").fetchall()  # for readers to finish
+            (busy, _, _) = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            mode = conn.execute("PRAGMA journal_mode=DELETE").fetchone()[0] if not busy else "wal"
+        except sqlite3.Error as exc:
+            mode, busy = "wal", str(exc)
+        finally:
+            conn.execute("PRAGMA busy_timeout=0").fetchall()
+        if mode != "delete":
+            conn.execute("PRAGMA journal_mode=WAL").fetchall()
+            raise JournalError(f"journal {self.path}: cannot rotate while another connection reads it ({busy or mode})")
+
+    def _reload_ends(self) -> None:
+        """Read the file's first and last records again (after a rotation)."""
+        first = self._conn.execute(f"SELECT {_COLUMNS} FROM records ORDER BY seq LIMIT 1").fetchone()
+        last = self._conn.execute(f"SELECT {_COLUMNS} FROM records ORDER BY seq DESC LIMIT 1").fetchone()
+        self._first, self._last_seq, self._last_hash = Record.from_row(first), last[0], last[7]
+
     # ----------------------------------------------------------------- reading
 
     def records(self, start_seq: int = 1) -> Iterator[Record]:
@@ -481,32 +577,68 @@ class Journal:
                                       (seq, limit)).fetchall()
         return [Record.from_row(row) for row in rows]
 
-    def steps(self) -> Iterator[tuple[float, DeviceEvent, list[Decision]]]:
+    def steps(self, after_seq: int = 0) -> Iterator[tuple[float, DeviceEvent, list[Decision]]]:
         """Every step in order as ``(at, event, decisions)``, events rebuilt: what replay feeds the controller.
 
+        :param after_seq: only the steps after this record (a checkpoint's seq).
         :raises JournalError: a record names an event type that is not registered or does not fit.
         """
-        step: tuple[float, DeviceEvent, list[Decision]] | None = None
-        for record in self.records():
-            if record.kind == "decision":
-                if step is None:
-                    raise JournalError(f"record {record.seq}: decision without its input")
-                step[2].append(Decision(record.type, record.data, record.round))
-                continue
-            if step is not None:
-                yield step
-                step = None
-            if record.kind == "input":
-                try:
-                    step = (record.at, from_record(record.type, record.data), [])
-                except EventError as exc:
-                    raise JournalError(f"record {record.seq}: cannot rebuild the event: {exc}") from exc
-        if step is not None:
-            yield step
+        return steps_of(self.records(after_seq + 1))
+
+    def last_checkpoint(self, before_seq: int | None = None) -> Record | None:
+        """The last checkpoint record in this file (before ``before_seq``, if given), or None."""
+        where, args = "kind = 'meta' AND type = ?", (CHECKPOINT_TYPE,)
+        if before_seq is not None:
+            where, args = where + " AND seq < ?", (*args, before_seq)
+        with self._lock:
+            row = self._conn.execute(f"SELECT {_COLUMNS} FROM records WHERE {where} ORDER BY seq DESC LIMIT 1",
+                                     args).fetchone()
+        return None if row is None else Record.from_row(row)
+
+    def first_meta(self, type: str) -> dict[str, Any] | None:
+        """The ``data`` of the first ``meta`` record of this type in this file, or None."""
+        with self._lock:
+            row = self._conn.execute(f"SELECT {_COLUMNS} FROM records WHERE kind = 'meta' AND type = ? "
+                                     "ORDER BY seq LIMIT 1", (type,)).fetchone()
+        return None if row is None else Record.from_row(row).data
+
+    def size(self) -> int:
+        """Bytes the file (and its write-ahead log) take on disk."""
+        wal = self.path.with_name(self.path.name + "-wal")
+        return self.path.stat().st_size + (wal.stat().st_size if wal.exists() else 0)
 
     def meta(self, type: str) -> list[dict[str, Any]]:
         """The ``data`` of every ``meta`` record of this type, in order."""
         return [Record.from_row(row).data for row in _rows(self._conn, 1, "AND kind = 'meta' AND type = ?", (type,))]
+
+
+def steps_of(records: Iterable[Record], on_meta: Callable[[Record], None] | None = None
+             ) -> Iterator[tuple[float, DeviceEvent, list[Decision]]]:
+    """The steps ``(at, event, decisions)`` the records make, events rebuilt (see :meth:`Journal.steps`).
+
+    :param on_meta: called with each ``meta`` record once every step before it has been
+        yielded and the consumer asked for the next one (``journal verify --deep``).
+    :raises JournalError: a decision without its input, or an event that cannot be rebuilt.
+    """
+    step: tuple[float, DeviceEvent, list[Decision]] | None = None
+    for record in records:
+        if record.kind == "decision":
+            if step is None:
+                raise JournalError(f"record {record.seq}: decision without its input")
+            step[2].append(Decision(record.type, record.data, record.round))
+            continue
+        if step is not None:
+            yield step
+            step = None
+        if record.kind == "meta" and on_meta is not None:
+            on_meta(record)
+        if record.kind == "input":
+            try:
+                step = (record.at, from_record(record.type, record.data), [])
+            except EventError as exc:
+                raise JournalError(f"record {record.seq}: cannot rebuild the event: {exc}") from exc
+    if step is not None:
+        yield step
 
 
 def _check_at(at: float) -> float:
@@ -540,6 +672,9 @@ class Problem(enum.StrEnum):
     NOT_KEYED = "not keyed"
     MALFORMED = "malformed record"
     UNREADABLE = "unreadable database"
+    SEGMENT_MISSING = "missing segment"
+    SEGMENT_SWAPPED = "swapped segment"
+    SEGMENT_CUT = "segment cut short"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -565,6 +700,10 @@ class VerifyReport:
     problem: Problem | None = None
     detail: str = ""
     record: Record | None = None
+    #: The first record checked: 1, or the first record of a later segment.
+    first_seq: int = 1
+    #: The segments checked, oldest first (one for a journal never rotated): see :mod:`.segments`.
+    segments: tuple[Any, ...] = ()
 
 
 class _Finding(NamedTuple):
@@ -611,32 +750,53 @@ def verify(path: str | os.PathLike[str], *, hmac_key: bytes | None = None) -> Ve
     with ``hmac_key``) re-chained by someone without the key. A keyed journal without the key
     is not ``ok`` (:attr:`Problem.KEY_NEEDED`), nor is an unkeyed one when a key is given.
 
+    A journal in segments (rotated: :mod:`.segments`) is checked across all of them, oldest first.
+
     :raises JournalError: the file is missing, unreadable or not a journal.
     """
+    from firmware_host.host import segments  # the companion module imports this one
+
+    if len(segments.segments_of(path)) > 1 or not pathlib.Path(path).exists():
+        return segments.verify_segments(path, hmac_key=hmac_key)
     with _reading(path) as conn:
         return _verify_chain(conn, hmac_key)
 
 
-def _verify_chain(conn: sqlite3.Connection, key: bytes | None) -> VerifyReport:
-    """Walk the chain from record 1; stop at the first problem."""
-    checked, prev_hash, prev_kind, recorded_id = 0, GENESIS_PREV_HASH, None, None
+def _first_link(conn: sqlite3.Connection) -> tuple[int, str]:
+    """Where a file's chain starts: record 1 after the genesis hash, or (a later segment) its first
+    record after the hash that record names, which only the segment before it can confirm."""
+    row = conn.execute(f"SELECT {_COLUMNS} FROM records ORDER BY seq LIMIT 1").fetchone()
+    if row is None or not isinstance(row[0], int) or row[0] <= 1:
+        return 1, GENESIS_PREV_HASH
+    try:
+        opens_segment = segment_info(Record.from_row(row)) is not None
+    except JournalError:
+        opens_segment = False
+    return (row[0], str(row[6])) if opens_segment else (1, GENESIS_PREV_HASH)
+
+
+def _verify_chain(conn: sqlite3.Connection, key: bytes | None, start: tuple[int, str] | None = None) -> VerifyReport:
+    """Walk the chain from its first record (``start``: its seq and the hash it must link to;
+    default :func:`_first_link`); stop at the first problem."""
+    first_seq, prev_hash = start if start is not None else _first_link(conn)
+    checked, prev_kind, recorded_id = 0, None, None
     given_id = key_id(key) if key is not None else None
-    rows = _rows(conn, 1)
+    rows = _rows(conn, first_seq if first_seq > 1 else 1)
     while True:
         try:
             row = next(rows, None)
         except sqlite3.Error as exc:
-            found: _Finding | None = _Finding(Problem.UNREADABLE, f"SQLite cannot read on: {exc}", checked + 1)
+            found: _Finding | None = _Finding(Problem.UNREADABLE, f"SQLite cannot read on: {exc}", first_seq + checked)
             break
         if row is None:
             found = None
             break
-        seq = checked + 1
-        if seq == 1:
+        seq = first_seq + checked
+        if checked == 0:
             try:
                 recorded_id = _genesis_key_id(Record.from_row(row))
             except JournalError as exc:
-                found = _Finding(Problem.MALFORMED, str(exc), 1)
+                found = _Finding(Problem.MALFORMED, str(exc), seq)
                 break
         usable_key = key if given_id == recorded_id else None
         found = _check_row(row, expected_seq=seq, prev_hash=prev_hash, key=usable_key, keyed=recorded_id is not None)
@@ -646,26 +806,30 @@ def _verify_chain(conn: sqlite3.Connection, key: bytes | None) -> VerifyReport:
             found = _Finding(Problem.MALFORMED, "a decision not preceded by its input", seq)
         if found is not None:
             break
-        checked, prev_hash, prev_kind = seq, row[7], row[1]
+        checked, prev_hash, prev_kind = checked + 1, row[7], row[1]
+    last_seq = first_seq + checked - 1
     if found is None:
-        found = _outside_chain(conn, checked)
+        found = _outside_chain(conn, first_seq, last_seq)
     if found is None and recorded_id != given_id:
         problem = (Problem.NOT_KEYED if recorded_id is None else
                    Problem.KEY_NEEDED if given_id is None else Problem.WRONG_KEY)
-        return VerifyReport(False, checked, recorded_id is not None, recorded_id, checked, prev_hash,
-                            1 if problem is Problem.NOT_KEYED else None, problem, _key_mismatch(recorded_id, given_id))
+        return VerifyReport(False, checked, recorded_id is not None, recorded_id, last_seq, prev_hash,
+                            first_seq if problem is Problem.NOT_KEYED else None, problem,
+                            _key_mismatch(recorded_id, given_id), first_seq=first_seq)
     if found is None:
-        return VerifyReport(True, checked, recorded_id is not None, recorded_id, checked, prev_hash)
-    return VerifyReport(False, checked, recorded_id is not None, recorded_id, checked, prev_hash,
-                        found.seq, found.problem, found.detail, _record_at(conn, found.seq))
+        return VerifyReport(True, checked, recorded_id is not None, recorded_id, last_seq, prev_hash, first_seq=first_seq)
+    return VerifyReport(False, checked, recorded_id is not None, recorded_id, last_seq, prev_hash,
+                        found.seq, found.problem, found.detail, _record_at(conn, found.seq), first_seq=first_seq)
 
 
-def _outside_chain(conn: sqlite3.Connection, checked: int) -> _Finding | None:
-    """A record stored outside seq 1..``checked`` (e.g. the last record renumbered to 0)."""
-    stray = conn.execute("SELECT seq FROM records WHERE seq < 1 OR seq > ? ORDER BY seq LIMIT 1", (checked,)).fetchone()
+def _outside_chain(conn: sqlite3.Connection, first_seq: int, last_seq: int) -> _Finding | None:
+    """A record stored outside seq ``first_seq``..``last_seq`` (e.g. the last record renumbered to 0)."""
+    stray = conn.execute("SELECT seq FROM records WHERE seq < ? OR seq > ? ORDER BY seq LIMIT 1",
+                         (first_seq, last_seq)).fetchone()
     if stray is None:
         return None
-    return _Finding(Problem.MALFORMED, f"a record is stored at seq {stray[0]}, outside the chain 1..{checked}", checked + 1)
+    return _Finding(Problem.MALFORMED, f"a record is stored at seq {stray[0]}, outside the chain "
+                    f"{first_seq}..{last_seq}", last_seq + 1)
 
 
 def _record_at(conn: sqlite3.Connection, seq: int) -> Record | None:
@@ -696,7 +860,10 @@ def _explain_insertion(conn: sqlite3.Connection, row: tuple[Any, ...], seq: int)
 
 
 def _export(path: str | os.PathLike[str], decision_type: str) -> Iterator[dict[str, Any]]:
-    with _reading(path) as conn:
+    """The ``data`` of every decision of ``decision_type``, across the journal's segments."""
+    from firmware_host.host import segments  # the companion module imports this one
+
+    for conn in segments.connections(path):
         try:
             for row in _rows(conn, 1, "AND kind = 'decision' AND type = ?", (decision_type,)):
                 yield Record.from_row(row).data

@@ -10,8 +10,11 @@ advance without busy polling. A tick is journaled only when it leads to a decisi
 controller contract a tick that decides nothing changes nothing but the time, which the
 next journaled event carries anyway, so an idle table does not grow its journal.
 
-On start, :meth:`Service.recover` replays the journal through the controller and checks
-that every decision comes out the same, which rebuilds the whole table state after a crash.
+On start, :meth:`Service.recover` loads the journal's last checkpoint (the table's whole
+state, :mod:`~firmware_host.host.checkpoint`) and replays the steps after it through the
+controller, checking that every decision comes out the same, which rebuilds the whole table
+state after a crash. At quiet moments the service writes checkpoints and rotates the
+journal into a new segment as its :class:`~firmware_host.host.checkpoint.CheckpointPolicy` says.
 Steps an earlier version of tablehost decided (an upgrade mid-shift) must come out the same
 in everything that binds the table: results, settlements, announcements, alerts, device
 health and commands; only what is shown to people may differ (prompts, the lamp, texts).
@@ -23,15 +26,18 @@ import logging
 import queue
 import threading
 import time
-from typing import Callable, Iterable, Protocol, Sequence
+from typing import Any, Callable, Iterable, Iterator, Protocol, Sequence
 
 from drivers.events import DeviceEvent
+from firmware_host.tables import state_tree
 from firmware_host.tables.events import ClockTick, SoftwareStarted
 from firmware_host.tables.decisions import Decision
 from firmware_host.errors import ControllerError, JournalError
-from firmware_host.host.journal import Journal
+from firmware_host.host import checkpoint, segments
+from firmware_host.host.journal import CHECKPOINT_TYPE, Journal, Record, steps_of
 
-__all__ = ["REPLAY_PROGRESS_EVERY", "PRESENTATION", "Controller", "Output", "Service", "binding"]
+__all__ = ["REPLAY_PROGRESS_EVERY", "ROTATION_RETRY_STEPS", "PRESENTATION", "Controller", "Output", "Service",
+           "DevicePoints", "Step", "binding"]
 
 log = logging.getLogger("tablehost.service")
 
@@ -43,6 +49,14 @@ REPLAY_PROGRESS_EVERY = 1000
 PRESENTATION = frozenset({"prompt", "lamp"})
 #: The key of a decision's words for people (an alert's, an announcement's).
 TEXT = "text"
+#: Steps before a rotation that failed (a reader held the file) is tried again.
+ROTATION_RETRY_STEPS = 100
+
+#: One journaled step: receive time, input event, decisions.
+Step = tuple[float, DeviceEvent, list[Decision]]
+#: The simulated devices' resume points after ``steps``, from those of the checkpoint before
+#: them (None: from the journal's start); JSON-ready, by device kind (the wiring provides it).
+DevicePoints = Callable[[dict[str, Any] | None, Iterable[Step]], dict[str, Any]]
 
 
 class Controller(Protocol):
@@ -68,7 +82,7 @@ class Service:
     """The event loop.
 
     :param controller: the table controller (its state is owned by the loop's thread).
-    :param journal: the open journal.
+    :param journal: the open journal (None: a service that only replays, ``journal verify --deep``).
     :param outputs: acted on in order after each durable step.
     :param tick_seconds: longest wait for an event before a clock tick is fed.
     :param stop_after_rounds: stop once the journal holds this many finished rounds.
@@ -76,12 +90,15 @@ class Service:
     :param heartbeat: called on every turn of the loop (the systemd watchdog ping), so a
         stuck loop stops pinging.
     :param version: the running tablehost version (see :meth:`recover`).
+    :param policy: when to checkpoint and rotate (default: never).
+    :param device_points: the simulated devices' resume points for checkpoints (None: no sims).
+    :param table_meta: the journal's ``table`` meta, carried by every checkpoint.
     """
 
     def __init__(
         self,
         controller: Controller,
-        journal: Journal,
+        journal: Journal | None,
         outputs: Iterable[Output] = (),
         *,
         tick_seconds: float = 1.0,
@@ -89,6 +106,9 @@ class Service:
         clock: Callable[[], float] = time.time,
         heartbeat: Callable[[], None] | None = None,
         version: str | None = None,
+        policy: checkpoint.CheckpointPolicy = checkpoint.CheckpointPolicy(),
+        device_points: DevicePoints | None = None,
+        table_meta: dict[str, Any] | None = None,
     ) -> None:
         self.controller = controller
         self.journal = journal
@@ -106,8 +126,18 @@ class Service:
         self.steps = 0
         #: The journal seq of the last step's input record; its decisions follow it, one record
         #: each, so an output can name the record each decision came from (the display's SSE ids).
-        self.step_seq = journal.last_seq
-        self._latest_at = float("-inf")
+        self.step_seq = journal.last_seq if journal is not None else 0
+        #: The latest receive time of any step, journaled or not (time never goes back).
+        self.latest_at = float("-inf")
+        self.policy = policy
+        self.device_points = device_points
+        self.table_meta = table_meta
+        #: The checkpoint :meth:`recover` started from (None: it replayed from the first record).
+        self.recovered_from: Record | None = None
+        #: Steps :meth:`recover` replayed (after the checkpoint, if any).
+        self.replayed_steps = 0
+        self._since_checkpoint = 0
+        self._rotation_retry_at = 0
         self._events: queue.SimpleQueue[object] = queue.SimpleQueue()
         self._stopping = threading.Event()
         self.done = threading.Event()
@@ -122,7 +152,12 @@ class Service:
         self._events.put(_STOP)
 
     def recover(self, progress: Callable[[int], None] | None = None, *, started_by: str | None = None) -> int:
-        """Replay the journal through the controller; return the number of steps replayed.
+        """Rebuild the table from the journal; return the number of steps it holds.
+
+        The last checkpoint of the journal's file is loaded and the steps after it are
+        replayed. A checkpoint this version cannot load (an earlier version's, with other
+        state) is logged and the journal is replayed from its first record instead, across
+        its segments (a segment missing then is a :class:`JournalError`).
 
         Steps decided by this :attr:`version` must come out identical. Steps an earlier
         version decided — from ``started_by`` (the version that began the journal) or from a
@@ -135,20 +170,98 @@ class Service:
         :raises JournalError: when a replayed decision differs from the journaled one, which
             means the controller code changed its behaviour or the journal is not ours.
         """
-        replayed, self.journal_version = 0, started_by or self.version
-        for at, event, journaled in self.journal.steps():
+        self.journal_version = started_by or self.version
+        self.replayed_steps = self._since_checkpoint = self.replay(self._steps_to_replay(), progress)
+        return self.steps
+
+    def replay(self, steps: Iterable[Step], progress: Callable[[int], None] | None = None) -> int:
+        """Feed journaled steps to the controller, each decision checked (see :meth:`recover`);
+        return how many. The counters (:attr:`steps`, :attr:`rounds_finished`) follow each step."""
+        replayed = 0
+        for at, event, journaled in steps:
             if isinstance(event, SoftwareStarted):
                 self.journal_version = event.version
-            self._latest_at = max(self._latest_at, at)
+            self.latest_at = max(self.latest_at, at)
             decided = self._decide(event, at)
             if decided != journaled:
-                self._check_reworded(replayed + 1, event, journaled, decided)
+                self._check_reworded(self.steps + 1, event, journaled, decided)
             self._count_rounds(decided)
             replayed += 1
+            self.steps += 1
             if progress is not None and replayed % REPLAY_PROGRESS_EVERY == 0:
                 progress(replayed)
-        self.steps = replayed
         return replayed
+
+    def _steps_to_replay(self) -> Iterator[Step]:
+        """The steps after the last loadable checkpoint (restored into the controller), or all of them."""
+        found = self.journal.last_checkpoint()
+        if found is not None:
+            pristine = state_tree.capture(self.controller, "controller")
+            try:
+                checkpoint.load(self, found.data, found.seq)
+            except checkpoint.CheckpointError as exc:
+                state_tree.restore_into(self.controller, pristine, "controller")
+                self.steps, self.rounds_finished, self.latest_at = 0, 0, float("-inf")
+                log.warning("%s; replaying journal %s from its first record", exc, self.journal.path)
+            else:
+                self.recovered_from = found
+                return self.journal.steps(after_seq=found.seq)
+        if self.journal.first_record.seq == 1:
+            return self.journal.steps()
+        return steps_of(segments.records(self.journal.path))
+
+    def checkpoint(self) -> int:
+        """Journal a checkpoint of the table now; return its seq.
+
+        :raises JournalError: the controller's state cannot be captured, or I/O fails.
+        """
+        seq = self.journal.append_meta(CHECKPOINT_TYPE, self._checkpoint_data(), at=self._checkpoint_at())
+        self._since_checkpoint = 0
+        return seq
+
+    def rotate(self) -> None:
+        """Close the journal's segment and continue in a new one opened by a checkpoint."""
+        self.journal.rotate(self._checkpoint_data(), at=self._checkpoint_at())
+        self._since_checkpoint = 0
+
+    def _checkpoint_at(self) -> float:
+        return self.latest_at if self.latest_at != float("-inf") else self.clock()
+
+    def _checkpoint_data(self) -> dict[str, Any]:
+        """What a checkpoint of the table after the journal's last record holds."""
+        devices = None
+        if self.device_points is not None:
+            previous = self.journal.last_checkpoint()
+            start = previous.data.get("devices") if previous is not None else None
+            devices = self.device_points(start, self.journal.steps(after_seq=previous.seq if previous else 0))
+        return checkpoint.capture(self, self.journal.last_seq, devices, self.table_meta)
+
+    def _after_step(self) -> None:
+        """At a quiet moment, rotate or checkpoint as the policy says; a failure is logged, never fatal."""
+        self._since_checkpoint += 1
+        policy = self.policy
+        if not getattr(self.controller, "quiet", False) or not (policy.every_steps or policy.rotate_bytes
+                                                                 or policy.gaming_day_starts):
+            return
+        try:
+            if self._rotation_due():
+                self.rotate()
+            elif policy.every_steps and self._since_checkpoint >= policy.every_steps:
+                self.checkpoint()
+        except JournalError as exc:
+            self._rotation_retry_at = self.steps + ROTATION_RETRY_STEPS
+            log.warning("%s; trying again in %d steps", exc, ROTATION_RETRY_STEPS)
+
+    def _rotation_due(self) -> bool:
+        policy = self.policy
+        if self.steps < self._rotation_retry_at:
+            return False
+        if policy.rotate_bytes is not None and self.journal.size() >= policy.rotate_bytes:
+            return True
+        opened_at = self.journal.first_record.at
+        return (policy.gaming_day_starts is not None and opened_at is not None
+                and checkpoint.gaming_day(self.latest_at, policy.gaming_day_starts)
+                != checkpoint.gaming_day(opened_at, policy.gaming_day_starts))
 
     def run(self) -> None:
         """Run until :meth:`stop` or until ``stop_after_rounds`` rounds are in the journal."""
@@ -171,7 +284,7 @@ class Service:
         """Decide on one event, journal it durably, then hand the decisions to the outputs."""
         # Never earlier than the last step, journaled or not: the wall clock may step back (NTP),
         # and a replay must see exactly the times the live run saw.
-        at = self._latest_at = max(self.clock(), self._latest_at)
+        at = self.latest_at = max(self.clock(), self.latest_at)
         decisions = self._decide(event, at)
         if not decisions and isinstance(event, ClockTick):
             return decisions  # a tick that decides nothing changes nothing: not journaled
@@ -183,6 +296,7 @@ class Service:
                 output.on_decisions(decisions)
             except Exception:  # an output must never take the table down; the step is already durable
                 log.exception("output %s failed", type(output).__name__)
+        self._after_step()
         return decisions
 
     def _decide(self, event: DeviceEvent, at: float) -> list[Decision]:

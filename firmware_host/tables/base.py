@@ -95,6 +95,9 @@ class TableController:
     ROUND_STATES: ClassVar[Collection[str]] = ()
     #: The game's handler of each input event class (:meth:`on_game_event` dispatches on it).
     _HANDLERS: ClassVar[Mapping[type, Callable[[Any, Any], None]]] = {}
+    #: Attributes that are not the table's state (:mod:`~firmware_host.tables.state_tree`): set
+    #: from the profile by the constructor, or one step's scratch. Subclasses add theirs.
+    NOT_STATE: ClassVar[tuple[str, ...]] = ("table_id", "_out")
 
     def __init__(self, table_id: str, approved: Mapping[str, ApprovedIdentities]) -> None:
         self.table_id = table_id
@@ -188,6 +191,11 @@ class TableController:
     def prompt(self) -> dict[str, Any]:
         """What the dealer must do next (the data of a ``prompt`` decision); games implement it."""
         raise NotImplementedError
+
+    @property
+    def quiet(self) -> bool:
+        """Between rounds: a moment to checkpoint (:mod:`firmware_host.host.checkpoint`)."""
+        return self.state not in self.ROUND_STATES
 
     @property
     def current_round(self) -> int:

@@ -32,8 +32,12 @@ from firmware_host.errors import TablehostError
 from firmware_host.host.journal import Journal, load_key
 from firmware_host.host.outputs import DealerView, PanelOutput
 from firmware_host.config.profiles import TableProfile
-from sim.devices.resume import ResumePoints, resume_points
+from firmware_host.host.checkpoint import CheckpointPolicy
+from sim.devices.resume import ResumePoints
 from firmware_host.host.service import Output, Service
+from firmware_host.host import segments
+from firmware_host.host.journal import steps_of
+from firmware_host.wiring.resume import device_points, points_after
 from firmware_host.wiring.display import Display, build_display
 from firmware_host.wiring.devices import DeviceContext, DeviceParts, build_device
 from firmware_host.wiring.feed import FeedPublisher, build_feed
@@ -176,15 +180,22 @@ def _build(profile: TableProfile, journal: Journal, seed: int, rounds: int | Non
            quiet: bool, extra_outputs: tuple[Output, ...], capture: CaptureWriter | None = None,
            spy_dir: Path | None = None, replay: Replay | None = None,
            on_replay_progress: Callable[[int], None] | None = None) -> Table:
-    seed = _journal_seed(profile, journal, seed)
+    table_meta = _table_meta(profile, journal, seed)
+    seed = int(table_meta.get("seed", seed))
     game = game_wiring(profile.game)
     controller = game.controller(profile)
     outputs: list[Output] = [DealerView(stream, profile.table_id, quiet_prompts=quiet), *extra_outputs]
+    upkeep = profile.journal_upkeep
     service = Service(controller, journal, outputs, tick_seconds=profile.tick_seconds, stop_after_rounds=rounds,
-                      version=__version__)
+                      version=__version__, table_meta=table_meta, device_points=device_points(profile),
+                      policy=CheckpointPolicy(upkeep.checkpoint_every_steps, upkeep.rotate_bytes,
+                                              upkeep.gaming_day_starts))
     profile_list = {name: {"models": list(slot.model.approved.models), "firmware": list(slot.model.approved.firmware),
                            "serials": list(slot.model.approved.serials)} for name, slot in profile.devices.items()}
-    replayed = service.recover(on_replay_progress, started_by=journal.meta(TABLE_META)[0].get("version"))
+    replayed = service.recover(on_replay_progress, started_by=table_meta.get("version"))
+    if service.recovered_from is not None:
+        log.info("journal %s: started from the checkpoint at record %d, replayed %d step(s) after it", journal.path,
+                 service.recovered_from.seq, service.replayed_steps)
     if service.journal_version != __version__:  # an upgrade: the journal says from which step on
         log.warning("journal %s was written by tablehost %s; continuing it with %s (%d replayed step(s) worded "
                     "differently)", journal.path, service.journal_version, __version__, service.reworded_steps)
@@ -200,9 +211,7 @@ def _build(profile: TableProfile, journal: Journal, seed: int, rounds: int | Non
     if panel is not None:
         service.outputs.append(PanelOutput(lamp))
     # Simulated devices resume where the journal left them, as real ones would stand.
-    resuming = {slot.model.kind for slot in profile.devices.values() if slot.simulated} if replayed else set()
-    shuffler = next((name for name, slot in profile.devices.items() if slot.model.kind == "shuffler"), "shuffler")
-    resume = resume_points(journal.steps(), resuming, shuffler) if resuming else ResumePoints()
+    resume = _resume_points(profile, service) if replayed else ResumePoints()
     context = DeviceContext(profile.path, seed, profile.decks, resume,
                             lid_from_shaker=profile.gpio.lid_source == "shaker",
                             capture=capture, spy_dir=spy_dir, replay=replay)
@@ -219,19 +228,38 @@ def _build(profile: TableProfile, journal: Journal, seed: int, rounds: int | Non
     return Table(profile, journal, service, list(devices.values()), panel, dealer, replayed, feed=feed)
 
 
-def _journal_seed(profile: TableProfile, journal: Journal, seed: int) -> int:
-    """The seed the journal was started with (written on first use)."""
-    recorded = journal.meta(TABLE_META)
-    if not recorded:
-        journal.append_meta(TABLE_META, {"table_id": profile.table_id, "game": profile.game,
-                                         "profile": str(profile.path), "seed": seed, "version": __version__})
-        return seed
-    first = recorded[0]
+def _table_meta(profile: TableProfile, journal: Journal, seed: int) -> dict[str, Any]:
+    """The journal's ``table`` meta: which table, profile, seed and first version (written on first
+    use; a later segment carries it in its opening checkpoint)."""
+    first = recorded_table_meta(journal)
+    if first is None:
+        first = {"table_id": profile.table_id, "game": profile.game, "profile": str(profile.path), "seed": seed,
+                 "version": __version__}
+        journal.append_meta(TABLE_META, first)
+        return first
     if first.get("table_id") != profile.table_id:
         raise TablehostError(f"journal belongs to table {first.get('table_id')!r}, not {profile.table_id!r}")
     if first.get("seed") != seed:
         log.warning("journal was started with seed %s; continuing with it (not %s)", first.get("seed"), seed)
-    return int(first.get("seed", seed))
+    return first
+
+
+def recorded_table_meta(journal: Journal) -> dict[str, Any] | None:
+    """The journal's ``table`` meta as recorded: in its first segment, or in this segment's opening checkpoint."""
+    first = journal.first_meta(TABLE_META)
+    if first is None and journal.first_record.seq > 1:
+        first = journal.first_record.data.get(TABLE_META)
+    return first
+
+
+def _resume_points(profile: TableProfile, service: Service) -> ResumePoints:
+    """The simulated devices' points: the recovered checkpoint's, advanced by the steps after it."""
+    start = service.recovered_from
+    if start is not None:
+        return points_after(profile, start.data.get("devices"), service.journal.steps(after_seq=start.seq))
+    journal = service.journal
+    steps = journal.steps() if journal.first_record.seq == 1 else steps_of(segments.records(journal.path))
+    return points_after(profile, None, steps)
 
 
 def _panel(profile: TableProfile, emit: Callable[[DeviceEvent], None]) -> TablePanel | None:

@@ -7,7 +7,7 @@ from typing import Iterator
 
 import pytest
 
-from tests.support.broker import Broker, have_mosquitto
+from bench.feed.broker import Broker, have_mosquitto
 
 if not have_mosquitto():
     pytest.skip("needs the Debian package mosquitto (make deps)", allow_module_level=True)

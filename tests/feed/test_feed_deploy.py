@@ -7,7 +7,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from tests.support.broker import MOSQUITTO, free_port, make_ca
+from bench.feed.broker import MOSQUITTO, free_port, make_ca
 from tests.support.paths import REPO
 
 DEPLOY = REPO / "deploy" / "mosquitto"

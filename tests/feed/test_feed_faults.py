@@ -17,7 +17,7 @@ import pytest
 from firmware_host.cli import main
 from firmware_host.feed import schema
 from firmware_host.floor.store import FloorStore
-from tests.support.broker import Broker
+from bench.feed.broker import Broker
 from tests.support.floor_run import (collecting, floor_export, floor_seq, journal_export, journal_rounds,
                                      run_table, start_table, table_profile, wait_for)
 from tests.support.paths import REPO

@@ -19,7 +19,7 @@ from firmware_host.feed.publisher import FeedPublisher
 from firmware_host.feed.warning import FeedTrouble, TroubleLamp
 from firmware_host.host.journal import Journal, verify
 from firmware_host.tables.decisions import Decision
-from tests.support.broker import Broker, free_port
+from bench.feed.broker import Broker, free_port
 from tests.support.floor_run import collecting, floor_seq, start_table, table_profile, wait_for
 from tests.support.tcp_proxy import TcpProxy
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from typing import Any
 
@@ -10,38 +9,9 @@ import pytest
 
 from firmware_host.feed import schema
 from firmware_host.feed.schema import FeedState, MessageError
+from tests.support.feed_records import RECORDS, Rec
 
 
-@dataclasses.dataclass(frozen=True)
-class Rec:
-    """A journal record as the feed reads it."""
-
-    seq: int
-    kind: str
-    type: str
-    data: dict[str, Any]
-    round: int | None = None
-    at: float | None = 10.5
-    hash: str = ""
-
-    def __post_init__(self) -> None:
-        if not self.hash:
-            object.__setattr__(self, "hash", f"{self.seq:064x}")
-
-
-RECORDS = [
-    Rec(1, "meta", "journal", {"format": 1, "keyed": False, "key_id": None}),
-    Rec(2, "meta", "table", {"table_id": "T1", "seed": 7}),  # the seed orders a simulated shoe: never published
-    Rec(3, "input", "DeviceIdentified", {"device": "shoe", "model": "M", "serial": "S1", "firmware": "1.0"}),
-    Rec(4, "decision", "device", {"device": "shoe", "online": True}),
-    Rec(5, "decision", "lamp", {"colour": "green"}),
-    Rec(6, "decision", "prompt", {"action": "deal", "to": "player"}),
-    Rec(7, "input", "CardRead", {"device": "shoe", "rank": "9", "suit": "S", "burn": False}),
-    Rec(8, "input", "ProtocolError", {"device": "shoe", "text": "malformed frame: b'[G]<Card:9S'"}),
-    Rec(9, "decision", "alert", {"code": "protocol-error", "text": "shoe: malformed frame: b'[G]<Card:9S'",
-                                 "severity": "warning"}),
-    Rec(10, "decision", "round_result", {"round": 1, "winner": "banker"}, round=1),
-]
 
 
 def messages(records: list[Rec] = RECORDS, state: FeedState = FeedState()) -> list[dict[str, Any]]:

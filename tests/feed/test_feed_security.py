@@ -10,7 +10,7 @@ import pytest
 from firmware_host.errors import TablehostError
 from firmware_host.feed import schema
 from firmware_host.feed.broker import BrokerError, BrokerSettings, client, parse_url, read_secret
-from tests.support.broker import Broker, make_ca, write_secret
+from bench.feed.broker import Broker, make_ca, write_secret
 from tests.support.floor_run import (collecting, floor_export, floor_seq, journal_export, run_table, start_table,
                                      table_profile, wait_for)
 

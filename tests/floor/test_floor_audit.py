@@ -72,7 +72,7 @@ def test_a_journal_cut_short_is_reported_though_its_chain_is_intact(table: tuple
     status, out = verify(journal, db)
     assert status == 1
     assert "intact" in out.splitlines()[0]  # the chain alone cannot tell
-    assert f"CUT SHORT" in out and f"first differing record {last - 3}:" in out
+    assert "CUT SHORT" in out and f"first differing record {last - 3}:" in out
     assert f"the journal ends at record {last - 4}" in out
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from firmware_host.cli import main
-from tests.support.broker import Broker, have_mosquitto
+from bench.feed.broker import Broker, have_mosquitto
 from tests.support.floor_run import floor_export, floor_seq, journal_export, run_table, table_profile, wait_for
 from tests.support.paths import REPO
 
@@ -55,7 +55,7 @@ def test_a_table_run_with_feed_reaches_the_floor_collector(tmp_path: Path) -> No
 
 def test_floor_status_exits_1_on_a_gap_and_export_names_an_unknown_table(tmp_path: Path) -> None:
     from firmware_host.floor.store import FloorStore
-    from tests.floor.test_floor_store import payloads
+    from tests.support.feed_records import payloads
 
     db = tmp_path / "floor.sqlite"
     store = FloorStore(db)

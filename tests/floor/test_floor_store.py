@@ -8,13 +8,8 @@ from typing import Any
 import pytest
 
 from firmware_host.feed import schema
-from firmware_host.feed.schema import FeedState
 from firmware_host.floor.store import FloorError, FloorStore
-from tests.feed.test_feed_schema import RECORDS
-
-
-def payloads(table: str = "T1") -> list[bytes]:
-    return [schema.encode(m) for m, _ in schema.derive(table, RECORDS, FeedState())]
+from tests.support.feed_records import payloads
 
 
 def ingest(store: FloorStore, *items: bytes, table: str = "T1", leaf: str = "events") -> list[str]:

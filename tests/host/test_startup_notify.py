@@ -65,7 +65,8 @@ def test_recover_reports_progress_every_replay_progress_every_steps(tmp_path: Pa
 def test_tablehost_run_extends_the_start_timeout_while_replaying_before_ready(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
         notify_socket, notifications) -> None:
-    profile, journal = make_profile(tmp_path), tmp_path / "j.sqlite"
+    # Without checkpoints, so that the whole journal is replayed.
+    profile, journal = make_profile(tmp_path, journal="checkpoint_every_steps = 0"), tmp_path / "j.sqlite"
     monkeypatch.delenv("NOTIFY_SOCKET", raising=False)
     monkeypatch.delenv("WATCHDOG_USEC", raising=False)  # pings would fill the fake socket's queue
     rounds = 130  # about ten steps a round: a journal of more than REPLAY_PROGRESS_EVERY steps

@@ -48,9 +48,13 @@ class TableDriver(Generic[Table]):
             for event in [item] if isinstance(item, DeviceEvent) else item:
                 self.clock += gap
                 self.steps.append((self.clock, event))
-                out += self.table.handle(event, self.clock)
+                out += self.handle(event, self.clock)
         self.decisions += out
         return out
+
+    def handle(self, event: DeviceEvent, at: float) -> list[Decision]:
+        """Hand one event to the table (``tests/tables/conftest.py`` checks its checkpoints here)."""
+        return self.table.handle(event, at)
 
     def of(self, type_: str, decisions: Iterable[Decision] | None = None) -> list[dict[str, Any]]:
         """The data of every decision of one type (of all decisions by default)."""

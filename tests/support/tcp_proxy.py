@@ -12,7 +12,7 @@ import selectors
 import socket
 import threading
 
-from tests.support.broker import free_port
+from bench.feed.broker import free_port
 
 __all__ = ["TcpProxy"]
 

@@ -136,6 +136,10 @@ class BaccaratTable(TableController):
     ]
     #: A round is open from the betting to its end (its decisions carry its number).
     ROUND_STATES = IN_ROUND
+    #: Not state (:mod:`firmware_host.tables.state_tree`): the profile's settings, the handlers and
+    #: commands registered by the collaborators, and the supply (the shuffler, kept as such, or
+    #: the hand-shuffled supply, which holds nothing).
+    NOT_STATE = ("rules", "decks", "initial_cards_face_down", "_face_up_counts", "_registered", "_commands", "supply")
 
     if TYPE_CHECKING:  # the triggers the machine adds to the table (TRANSITIONS, ShufflerSide.TRANSITIONS)
         def shoe_loaded(self, decks: int, batch: str | None = None) -> bool: ...
@@ -293,6 +297,11 @@ class BaccaratTable(TableController):
         self.round_play.void_by_dealer(reason)
 
     # -- the dealer's prompt and view ------------------------------------------------------
+    @property
+    def quiet(self) -> bool:
+        """Between rounds: also while a round takes its first wagers (its betting opens at once, § 541.8)."""
+        return super().quiet or (self.state == "betting" and not self.round.wagers)
+
     def prompt(self) -> Prompt:
         """What the dealer must do next (the data of a ``prompt`` decision).
 

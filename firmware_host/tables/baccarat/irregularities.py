@@ -41,6 +41,9 @@ class Irregularities:
     :param face_up_counts: cards discarded after a card found face up, by its rank (§ 541.14(d)).
     """
 
+    #: Not the table's state (:mod:`firmware_host.tables.state_tree`): the table it works for, its settings.
+    NOT_STATE = ("table", "face_up_counts")
+
     def __init__(self, table: BaccaratTable, face_up_counts: Mapping[str, int]) -> None:
         self.table = table
         self.face_up_counts = face_up_counts

@@ -64,6 +64,9 @@ class RoundPlay:
     :param table: the table whose :attr:`~.controller.BaccaratTable.round` this plays.
     """
 
+    #: Not the table's state (:mod:`firmware_host.tables.state_tree`): the table it works for, its settings.
+    NOT_STATE = ("table",)
+
     def __init__(self, table: BaccaratTable) -> None:
         self.table = table
         table.register(WagerPlaced, self.on_wager)

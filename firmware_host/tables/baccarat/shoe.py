@@ -86,6 +86,9 @@ class ShoeLife:
     :param table: the table whose :attr:`~.controller.BaccaratTable.shoe` this keeps.
     """
 
+    #: Not the table's state (:mod:`firmware_host.tables.state_tree`): the table it works for, its settings.
+    NOT_STATE = ("table",)
+
     def __init__(self, table: BaccaratTable) -> None:
         self.table = table
         for kind in SHOE_EVENTS:

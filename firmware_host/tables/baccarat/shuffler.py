@@ -76,6 +76,9 @@ class ShufflerSide:
         {"trigger": "read_out_done", "source": "reading_out", "dest": "awaiting_shoe"},
     ]
 
+    #: Not the table's state (:mod:`firmware_host.tables.state_tree`): the table it works for, its settings.
+    NOT_STATE = ("table", "device")
+
     def __init__(self, table: BaccaratTable, config: ShufflerConfig, device: str) -> None:
         if config.decks_per_batch != table.decks:
             raise RulesError(f"shuffler: batches of {config.decks_per_batch} decks, but shoes of {table.decks} "

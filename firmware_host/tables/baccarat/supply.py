@@ -58,6 +58,9 @@ class HandShuffled:
     :param table: the table it supplies.
     """
 
+    #: Not the table's state (:mod:`firmware_host.tables.state_tree`): the table it works for, its settings.
+    NOT_STATE = ("table",)
+
     def __init__(self, table: BaccaratTable) -> None:
         self.table = table
         table.register(ClockTick, self.on_tick)

@@ -25,6 +25,9 @@ class OpenAlerts:
     :param table: the table whose shoe result records the alerts.
     """
 
+    #: Not the table's state (:mod:`firmware_host.tables.state_tree`): the table it works for, its settings.
+    NOT_STATE = ("table",)
+
     def __init__(self, table: BaccaratTable) -> None:
         self.table = table
         self._open: dict[str, dict[str, str]] = {}

@@ -143,6 +143,7 @@ class PaiGowTable(TableController):
     ]
     #: A round is under way from no more bets to its end (its decisions carry its number).
     ROUND_STATES = _IN_ROUND
+    NOT_STATE = ("rules", "shaker_device")
 
     def __init__(self, table_id: str, approved: Mapping[str, ApprovedIdentities], rules: PaiGowTableRules,
                  shaker_device: str = "shaker") -> None:

@@ -214,8 +214,6 @@ def test_535_9_a_from_the_left_is_the_mirror_of_from_the_right(start, right_styl
 
 def test_docs_worked_examples_match_the_plans():
     """docs/paigow-delivery.md: every style's worked example (start at 3) is what the code plans."""
-    from pathlib import Path
-
     text = (REPO / "docs" / "paigow-delivery.md").read_text()
     found = 0
     for style in STYLES:

@@ -16,13 +16,13 @@ import subprocess
 import time
 from pathlib import Path
 
-from tests.support.paths import REPO
+
 
 __all__ = ["Broker", "TlsFiles", "make_ca", "free_port", "MOSQUITTO", "write_secret"]
 
 MOSQUITTO = "/usr/sbin/mosquitto"
 #: The ACL the deploy files ship (deploy/mosquitto/acl).
-ACL = REPO / "deploy" / "mosquitto" / "acl"
+ACL = Path(__file__).resolve().parents[2] / "deploy" / "mosquitto" / "acl"
 
 
 def free_port() -> int:

@@ -1,0 +1,178 @@
+"""Restart benchmark: process start to READY with 1, 30 and 365 days of play in the journal.
+
+A day (``--rounds``, 2,000 rounds: a busy Minibaccarat table) is written by the real service
+code in-process (``bench_recovery.write_day``: the table ``tablehost run`` builds, a scripted
+dealer, checkpoints every ``--checkpoint-every`` steps: 1,000, a profile's default). Longer journals are synthesised from it,
+as a table that rotates at each gaming day's end (``gaming_day_starts``) leaves them:
+
+- the live segment (the last day) is the day's records re-sealed with the seq, chain and
+  segment number of day N, opened by a checkpoint (the day's last one, as a rotation writes
+  it); it verifies as a segment, and its last checkpoint and the steps after it are the day's;
+- the N - 1 archived days before it are the day's file compressed with xz, hard-linked N - 1
+  times: a restart never opens archived segments (only ``verify`` and ``export`` read them),
+  so their content does not change what is measured; they are not one chain and are not
+  verified across here.
+
+Then, for each N, the real ``python -m firmware_host run`` is started on the live segment
+(simulated devices) and timed from the process's start to its systemd ``READY=1`` (a notify
+socket of our own), median of ``--repeats``; the same for a journal holding a single round.
+Also: ``journal verify`` time of one day's segment, the checkpoint's size, journal bytes per
+round, and the start with checkpoints off (the whole day replayed) for comparison.
+
+    .venv/bin/python bench/bench_restart.py [--rounds 2000] [--days 1,30,365] [--repeats 3]
+        [--checkpoint-every 1000] [--dir DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import lzma
+import os
+import shutil
+import socket
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench_recovery import write_day  # noqa: E402  (bench/ is the script's directory, so on sys.path)
+
+from firmware_host.host import journal as jr  # noqa: E402
+from firmware_host.host import segments  # noqa: E402
+from bench.soak.profiles import write_profile  # noqa: E402
+
+#: Seconds a start may take before the benchmark gives up on it.
+START_TIMEOUT_S = 120.0
+
+
+def reseal(day: Path, out: Path, number: int, seq_offset: int, prev_hash: str,
+           checkpoints: bool = True) -> tuple[int, str]:
+    """Write ``day``'s records as segment ``number`` of a longer journal: seq moved on by
+    ``seq_offset``, chained from ``prev_hash``, opened by the day's last checkpoint (unkeyed);
+    without its checkpoints if ``checkpoints`` is false (then a segment 1 only)."""
+    source = sqlite3.connect(day)
+    rows = source.execute(f"SELECT {jr._COLUMNS} FROM records ORDER BY seq").fetchall()
+    if not checkpoints:
+        rows = [r for r in rows if r[2] != jr.CHECKPOINT_TYPE]
+    last_checkpoint = next((r for r in reversed(rows) if r[1] == "meta" and r[2] == jr.CHECKPOINT_TYPE), None)
+    source.close()
+    body = [r for r in rows if r[0] > 1]  # the genesis is the first day's only
+    if number > 1 and last_checkpoint is not None:
+        opening = json.loads(last_checkpoint[5])
+        opening["segment"] = {"number": number, "format": jr.FORMAT, "keyed": False, "key_id": None}
+        body = [("", "meta", jr.CHECKPOINT_TYPE, last_checkpoint[3], None,
+                 jr.canonical_json(opening, "opening"), "", "", None), *body]
+    else:
+        body = rows[:1] + body
+    target = sqlite3.connect(out, isolation_level=None)
+    target.execute("PRAGMA journal_mode=WAL")
+    target.execute("BEGIN")
+    target.execute(jr._SCHEMA)
+    target.execute(f"PRAGMA application_id={jr.APPLICATION_ID}")
+    seq = seq_offset
+    sealed = []
+    for _, kind, type_, at, round_, data, _, _, _ in body:
+        seq += 1
+        row = jr._seal(seq, kind, type_, at, round_, data, prev_hash, None)
+        sealed.append(row)
+        prev_hash = row[7]
+    target.executemany(jr._INSERT, sealed)
+    target.execute("COMMIT")
+    target.close()
+    return seq, prev_hash
+
+
+def time_to_ready(profile: Path, journal: Path, repeats: int) -> float:
+    """Median seconds from starting ``tablehost run`` on ``journal`` to its READY=1."""
+    times = []
+    for _ in range(repeats):
+        with tempfile.TemporaryDirectory() as tmp:
+            address = str(Path(tmp) / "notify")
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+            sock.bind(address)
+            sock.settimeout(START_TIMEOUT_S)
+            env = {**os.environ, "NOTIFY_SOCKET": address}
+            env.pop("WATCHDOG_USEC", None)
+            started = time.perf_counter()
+            proc = subprocess.Popen([sys.executable, "-m", "firmware_host", "run", "--profile", str(profile),
+                                     "--journal", str(journal), "--quiet"], cwd=ROOT, env=env,
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            try:
+                while b"READY=1" not in sock.recv(4096):
+                    pass
+                times.append(time.perf_counter() - started)
+            finally:
+                proc.terminate()
+                proc.wait(30)
+                sock.close()
+    return statistics.median(times)
+
+
+def synthesise(day: Path, days: int, directory: Path, name: str) -> Path:
+    """A journal of ``days`` days in ``directory`` (see the module docstring); returns its live path."""
+    directory.mkdir(parents=True, exist_ok=True)
+    live = directory / name
+    records = sqlite3.connect(day).execute("SELECT count(*) FROM records").fetchone()[0]
+    archived = directory / "day.sqlite.xz"
+    if days > 1:
+        with open(day, "rb") as source, lzma.open(archived, "wb", preset=6) as target:
+            shutil.copyfileobj(source, target)
+        for number in range(1, days):
+            os.link(archived, segments.archive_path(live, number).with_name(
+                segments.archive_path(live, number).name + ".xz"))
+        archived.unlink()
+    reseal(day, live, days, (days - 1) * records, "0" * 64 if days == 1 else "f" * 64)
+    return live
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=2000, help="rounds in a day (default 2000)")
+    parser.add_argument("--days", default="1,30,365", help="journal ages to time, in days (default 1,30,365)")
+    parser.add_argument("--repeats", type=int, default=5, help="starts timed per journal; the median is shown")
+    parser.add_argument("--checkpoint-every", type=int, default=1000,
+                        help="the profile's checkpoint_every_steps (default 1000, the default of a profile)")
+    parser.add_argument("--dir", type=Path, help="where the journals go (default: a temporary directory)")
+    args = parser.parse_args(argv)
+    base = args.dir or Path(tempfile.mkdtemp(prefix="bench-restart-"))
+    try:
+        profile = write_profile(base / "table", decks=8, journal=f"checkpoint_every_steps = {args.checkpoint_every}")
+        day = base / "day.sqlite"
+        steps, seconds = write_day(profile, day, args.rounds)
+        one = base / "one-round.sqlite"
+        write_day(profile, one, 1)
+        size = day.stat().st_size
+        checkpoint = sqlite3.connect(day).execute(
+            "SELECT length(data) FROM records WHERE type = ? ORDER BY seq DESC LIMIT 1", (jr.CHECKPOINT_TYPE,)).fetchone()
+        started = time.perf_counter()
+        assert jr.verify(day).ok
+        verify_s = time.perf_counter() - started
+        print(f"a day: {args.rounds} rounds, {steps} steps, written in {seconds:.1f} s; {size / 1e6:.1f} MB, "
+              f"{size / args.rounds / 1e3:.1f} KB per round; checkpoint {checkpoint[0] / 1e3:.1f} KB; "
+              f"verify of the day's segment {verify_s:.2f} s")
+        baseline = time_to_ready(profile, one, args.repeats)
+        print(f"start to READY, a journal of one round: {baseline:.2f} s")
+        for days in (int(d) for d in args.days.split(",")):
+            live = synthesise(day, days, base / f"days-{days}", "journal.sqlite")
+            ready = time_to_ready(profile, live, args.repeats)
+            print(f"start to READY, {days} day(s) ({days * size / 1e9:.2f} GB uncompressed): {ready:.2f} s "
+                  f"({ready / baseline:.2f}x one round)")
+        whole = base / "no-checkpoints.sqlite"
+        reseal(day, whole, 1, 0, "0" * 64, checkpoints=False)
+        print(f"for comparison, the day without its checkpoints (replayed whole): "
+              f"{time_to_ready(profile, whole, args.repeats):.2f} s")
+    finally:
+        if args.dir is None:
+            shutil.rmtree(base, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,281 @@
+"""A journal in segments: files chained by hash, rotated without losing or duplicating a record.
+
+A journal starts as one file (segment 1, whose first record is the genesis). Rotating it
+(:meth:`firmware_host.host.journal.Journal.rotate`) moves the file aside as
+``<stem>.<NNNNNN><suffix>`` (``table.000001.sqlite``) and starts a new file at the same path
+whose first record is a checkpoint of the table's whole state, numbered on from the old
+file's last record (seq stays global and gapless) and linked to its hash (and under the
+HMAC, like every record). Old segments may be compressed in place (``.gz``, ``.xz``) and
+still verify and export. docs/journal.md, "Segments".
+
+A rotation is crash-safe: the new file is written complete as ``<path>.next`` first, then the
+old file is renamed to its segment name, then ``.next`` to the journal's path, each rename
+made durable (directory fsync). :func:`finish_rotation`, run by every open, completes a
+rotation a kill cut short or drops an unfinished ``.next``: whichever moment the kill hits,
+every record is in exactly one file.
+"""
+
+from __future__ import annotations
+
+import bz2
+import contextlib
+import dataclasses
+import gzip
+import lzma
+import os
+import pathlib
+import re
+import shutil
+import sqlite3
+import tempfile
+import time
+from typing import Any, Callable, Iterator
+
+from firmware_host.errors import JournalError
+from firmware_host.host import journal as jr  # this module is the journal's companion: it uses its internals
+
+__all__ = ["Segment", "SegmentReport", "segments_of", "archive_path", "next_path", "finish_rotation",
+           "opened", "connections", "verify_segments", "records", "COMPRESSED"]
+
+#: Compressed forms of an archived segment that are read (decompressed to a temporary file).
+COMPRESSED: dict[str, Callable[..., Any]] = {".gz": gzip.open, ".xz": lzma.open, ".bz2": bz2.open}
+#: Digits of a segment's number in its file name.
+NUMBER_DIGITS = 6
+
+
+@dataclasses.dataclass(frozen=True)
+class Segment:
+    """One file of a journal: ``number`` from its name (the live file: after the last archived one)."""
+
+    path: pathlib.Path
+    number: int
+    live: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class SegmentReport:
+    """What :func:`verify_segments` found in one segment (records ``first_seq..last_seq``)."""
+
+    path: str
+    number: int
+    first_seq: int
+    last_seq: int
+    records: int
+    seconds: float
+
+
+def archive_path(path: pathlib.Path, number: int) -> pathlib.Path:
+    """Where segment ``number`` of the journal at ``path`` goes when it is rotated out."""
+    return path.with_name(f"{path.stem}.{number:0{NUMBER_DIGITS}d}{path.suffix}")
+
+
+def next_path(path: pathlib.Path) -> pathlib.Path:
+    """The file a rotation writes the next segment to before it takes the journal's path."""
+    return path.with_name(path.name + ".next")
+
+
+def segments_of(path: str | os.PathLike[str]) -> list[Segment]:
+    """The journal's archived segments beside ``path`` (by number, compressed or not), then ``path``."""
+    path = pathlib.Path(path)
+    pattern = re.compile(re.escape(path.stem) + r"\.(\d{%d})" % NUMBER_DIGITS + re.escape(path.suffix)
+                         + r"(" + "|".join(re.escape(s) for s in COMPRESSED) + r")?\Z")
+    found: dict[int, pathlib.Path] = {}
+    if path.parent.is_dir():
+        for entry in path.parent.iterdir():
+            match = pattern.match(entry.name)
+            if match:
+                number = int(match.group(1))
+                if number in found:
+                    raise JournalError(f"journal {path}: segment {number} is there twice ({found[number].name}, "
+                                       f"{entry.name}); keep one")
+                found[number] = entry
+    archived = [Segment(found[n], n, False) for n in sorted(found)]
+    live_number = archived[-1].number + 1 if archived else 1
+    return [*archived, *([Segment(path, live_number, True)] if path.exists() else [])]
+
+
+def fsync_directory(directory: pathlib.Path) -> None:
+    """Make renames and creations in ``directory`` durable."""
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def finish_rotation(path: pathlib.Path) -> None:
+    """Complete or undo a rotation a crash cut short (see the module docstring); idempotent."""
+    pending = next_path(path)
+    if not pending.exists():
+        return
+    if path.exists():  # cut before the old file moved: it still holds everything; rotate again later
+        for leftover in (pending, pending.with_name(pending.name + "-journal")):
+            leftover.unlink(missing_ok=True)
+    else:  # the old file is already archived: the new segment is complete
+        os.replace(pending, path)
+    fsync_directory(path.parent)
+
+
+def write_opening(pending: pathlib.Path, row: tuple[Any, ...]) -> None:
+    """Write a new segment holding only its opening record ``row`` (already sealed) to ``pending``."""
+    pending.unlink(missing_ok=True)
+    conn = sqlite3.connect(pending, isolation_level=None)
+    try:
+        conn.execute("PRAGMA synchronous=FULL")
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute(jr._SCHEMA)
+        conn.execute(f"PRAGMA application_id={jr.APPLICATION_ID}")
+        conn.execute(jr._INSERT, row)
+        conn.execute("COMMIT")
+    finally:
+        conn.close()
+    fsync_directory(pending.parent)
+
+
+def move_segments(path: pathlib.Path, number: int) -> pathlib.Path:
+    """The rotation's two renames: the old file to its segment name, the new one to ``path``."""
+    archived = archive_path(path, number)
+    if archived.exists():
+        raise JournalError(f"journal {path}: cannot rotate: {archived} exists already")
+    os.rename(path, archived)
+    fsync_directory(path.parent)
+    os.rename(next_path(path), path)
+    fsync_directory(path.parent)
+    return archived
+
+
+@contextlib.contextmanager
+def opened(segment: Segment) -> Iterator[sqlite3.Connection]:
+    """A read-only connection to a segment, decompressed into a temporary file if compressed."""
+    opener = COMPRESSED.get(segment.path.suffix)
+    if opener is None:
+        with jr._reading(segment.path) as conn:
+            yield conn
+        return
+    with tempfile.TemporaryDirectory(prefix="tablehost-segment-") as tmp:
+        plain = pathlib.Path(tmp) / segment.path.stem
+        try:
+            with opener(segment.path, "rb") as source, open(plain, "wb") as target:
+                shutil.copyfileobj(source, target, 1 << 20)
+        except (OSError, EOFError, lzma.LZMAError) as exc:
+            raise JournalError(f"journal segment {segment.path}: cannot decompress: {exc}") from exc
+        with jr._reading(plain) as conn:
+            yield conn
+
+
+def _opening(conn: sqlite3.Connection) -> jr.Record | None:
+    row = conn.execute(f"SELECT {jr._COLUMNS} FROM records ORDER BY seq LIMIT 1").fetchone()
+    try:
+        return jr.Record.from_row(row) if row is not None else None
+    except JournalError:
+        return None
+
+
+def _number_in(record: jr.Record | None) -> int | None:
+    """The segment number a file's first record gives (1 for the genesis)."""
+    if record is None:
+        return None
+    if record.seq == 1:
+        return 1
+    info = jr.segment_info(record)
+    number = info.get("number") if info else None
+    return number if isinstance(number, int) else None
+
+
+def verify_segments(path: str | os.PathLike[str], *, hmac_key: bytes | None = None) -> jr.VerifyReport:
+    """Check the chain across every segment of the journal at ``path``, oldest first.
+
+    Besides what :func:`~firmware_host.host.journal.verify` finds in one file: a segment missing
+    (the numbers or the records jump), two swapped (a file holds another segment than its name
+    says), one cut short (records missing between its end and the next segment's start), a
+    segment keyed with another key. The report's ``segments`` lists each segment checked.
+    """
+    found = segments_of(path)
+    if not found:
+        raise JournalError(f"journal {path}: no such file")
+    expected_seq, prev_hash, expected_number = 1, jr.GENESIS_PREV_HASH, 1
+    reports: list[SegmentReport] = []
+    total, key_ids = 0, set()
+    report: jr.VerifyReport | None = None
+    for segment in found:
+        started = time.perf_counter()
+        with opened(segment) as conn:
+            problem = _placement(conn, segment, expected_seq, expected_number)
+            if problem is not None:
+                return _segment_problem(report, total, expected_seq, prev_hash, reports, *problem)
+            report = jr._verify_chain(conn, hmac_key, (expected_seq, prev_hash))
+        total += report.records_checked
+        key_ids.add(report.key_id)
+        reports.append(SegmentReport(str(segment.path), segment.number, expected_seq, report.last_seq,
+                                     report.records_checked, time.perf_counter() - started))
+        if not report.ok or len(key_ids) > 1:
+            detail = report.detail if len(key_ids) == 1 else f"segment {segment.number} is keyed with another key"
+            return dataclasses.replace(report, ok=False, records_checked=total, segments=tuple(reports),
+                                       detail=f"{segment.path.name}: {detail}",
+                                       problem=report.problem or jr.Problem.WRONG_KEY)
+        expected_seq, prev_hash, expected_number = report.last_seq + 1, report.last_hash, segment.number + 1
+    assert report is not None
+    return dataclasses.replace(report, records_checked=total, first_seq=1, segments=tuple(reports))
+
+
+def _placement(conn: sqlite3.Connection, segment: Segment, expected_seq: int,
+               expected_number: int) -> tuple[jr.Problem, str, int] | None:
+    """Whether the segment holds what its place in the order says: its number, starting at ``expected_seq``."""
+    first = _opening(conn)
+    number = _number_in(first)
+    if first is None or number is None:
+        return None  # not a first record at all: verify_chain names it
+    if number != segment.number:
+        return (jr.Problem.SEGMENT_SWAPPED, f"{segment.path.name} holds segment {number}, not segment "
+                f"{segment.number} (files renamed or swapped)", first.seq)
+    if number > expected_number:
+        return (jr.Problem.SEGMENT_MISSING, f"segment{'s' if number - expected_number > 1 else ''} "
+                f"{expected_number}{'..' + str(number - 1) if number - expected_number > 1 else ''} missing "
+                f"before {segment.path.name} (records {expected_seq}..{first.seq - 1})", expected_seq)
+    if first.seq > expected_seq:
+        return (jr.Problem.SEGMENT_CUT, f"segment {expected_number - 1} ends at record {expected_seq - 1} but "
+                f"{segment.path.name} starts at {first.seq}: records {expected_seq}..{first.seq - 1} were cut off",
+                expected_seq)
+    if first.seq < expected_seq:
+        return (jr.Problem.SEGMENT_SWAPPED, f"{segment.path.name} starts at record {first.seq}, which the segment "
+                f"before it holds already (up to {expected_seq - 1})", first.seq)
+    return None
+
+
+def _segment_problem(report: jr.VerifyReport | None, total: int, expected_seq: int, prev_hash: str,
+                     reports: list[SegmentReport], problem: jr.Problem, detail: str, seq: int) -> jr.VerifyReport:
+    keyed = report.keyed if report is not None else False
+    key = report.key_id if report is not None else None
+    return jr.VerifyReport(False, total, keyed, key, expected_seq - 1, prev_hash, seq, problem, detail,
+                           segments=tuple(reports))
+
+
+def connections(path: str | os.PathLike[str]) -> Iterator[sqlite3.Connection]:
+    """A read-only connection to each segment of the journal in turn, oldest first."""
+    found = segments_of(path)
+    if not found:
+        raise JournalError(f"journal {path}: no such file")
+    for segment in found:
+        with opened(segment) as conn:
+            yield conn
+
+
+def records(path: str | os.PathLike[str], start_seq: int = 1) -> Iterator[jr.Record]:
+    """Every record from ``start_seq`` on across the journal's segments, in order (read-only).
+
+    :raises JournalError: a segment is missing or does not start where the one before it ended.
+    """
+    expected = None
+    for segment in segments_of(path):
+        with opened(segment) as conn:
+            first = _opening(conn)
+            last = conn.execute("SELECT max(seq) FROM records").fetchone()[0]
+            if first is None or last is None or last < start_seq:
+                expected = last + 1 if last is not None else expected
+                continue
+            if expected is not None and first.seq != expected:
+                raise JournalError(f"journal {path}: {segment.path.name} starts at record {first.seq}, not "
+                                   f"{expected}: a segment is missing or cut short (tablehost journal verify)")
+            for row in jr._rows(conn, max(start_seq, first.seq)):
+                yield jr.Record.from_row(row)
+            expected = last + 1

@@ -1,0 +1,176 @@
+"""Journal segments: rotation keeps seq global and the chain whole across files; verify names a
+segment missing, swapped or cut short; archives compressed still verify and export; a SIGKILL at
+any moment of a rotation loses nothing and duplicates nothing."""
+
+from __future__ import annotations
+
+import gzip
+import lzma
+import os
+import pathlib
+import shutil
+import signal
+import sqlite3
+
+import pytest
+
+from drivers.events.lifecycle import DeviceLost
+from firmware_host.host import segments
+from firmware_host.host.journal import CHECKPOINT_TYPE, Journal, Problem, export_rounds, verify
+from firmware_host.tables.decisions import Decision
+
+KEY = bytes(range(32))
+
+
+def play(journal: Journal, rounds: range) -> None:
+    for number in rounds:
+        journal.append_step(float(number), DeviceLost(device="shoe", reason="x"),
+                            [Decision("round_result", {"round": number}, number)])
+
+
+def rotated(tmp_path: pathlib.Path, times: int = 3) -> pathlib.Path:
+    """A keyed journal of ``times + 1`` segments, four rounds each."""
+    path = tmp_path / "t.sqlite"
+    with Journal.open(path, hmac_key=KEY) as journal:
+        for segment in range(times):
+            play(journal, range(segment * 4 + 1, segment * 4 + 5))
+            journal.rotate({"state": segment}, at=1.0)
+        play(journal, range(times * 4 + 1, times * 4 + 5))
+    return path
+
+
+def all_seqs(path: pathlib.Path) -> list[int]:
+    return [seq for segment in segments.segments_of(path) for (seq,) in
+            sqlite3.connect(segment.path).execute("SELECT seq FROM records ORDER BY seq")]
+
+
+def test_rotation_keeps_seq_gapless_and_the_chain_whole_under_the_key(tmp_path: pathlib.Path) -> None:
+    path = rotated(tmp_path)
+    names = [s.path.name for s in segments.segments_of(path)]
+    assert names == ["t.000001.sqlite", "t.000002.sqlite", "t.000003.sqlite", "t.sqlite"]
+    seqs = all_seqs(path)
+    assert seqs == list(range(1, len(seqs) + 1))
+    report = verify(path, hmac_key=KEY)
+    assert report.ok and report.records_checked == len(seqs) and len(report.segments) == 4
+    with Journal.open(path, hmac_key=KEY) as journal:
+        assert journal.segment_number == 4 and journal.first_record.type == CHECKPOINT_TYPE
+        assert journal.first_record.data["segment"]["key_id"] is not None
+        assert journal.last_checkpoint().data["state"] == 2
+    assert [r["round"] for r in export_rounds(path)] == list(range(1, 17))
+
+
+def test_a_segment_re_chained_without_the_key_is_a_bad_mac(tmp_path: pathlib.Path) -> None:
+    path = rotated(tmp_path)
+    other = tmp_path / "other"
+    other.mkdir()
+    with Journal.open(other / "t.sqlite", hmac_key=b"k" * 32) as journal:
+        play(journal, range(1, 5))
+    shutil.copyfile(other / "t.sqlite", tmp_path / "t.000001.sqlite")
+    assert not verify(path, hmac_key=KEY).ok
+
+
+@pytest.mark.parametrize("compress", [gzip.open, lzma.open])
+def test_archives_compressed_still_verify_and_export(tmp_path: pathlib.Path, compress: object) -> None:
+    path = rotated(tmp_path)
+    suffix = ".gz" if compress is gzip.open else ".xz"
+    for number in (1, 2):
+        plain = segments.archive_path(path, number)
+        with open(plain, "rb") as source, compress(plain.with_name(plain.name + suffix), "wb") as target:  # type: ignore[operator]
+            shutil.copyfileobj(source, target)
+        plain.unlink()
+    assert verify(path, hmac_key=KEY).ok
+    assert len(list(export_rounds(path))) == 16
+
+
+def test_a_missing_segment_is_named(tmp_path: pathlib.Path) -> None:
+    path = rotated(tmp_path)
+    segments.archive_path(path, 2).unlink()
+    report = verify(path, hmac_key=KEY)
+    assert (report.ok, report.problem) == (False, Problem.SEGMENT_MISSING)
+    assert "segment 2 missing" in report.detail and report.broken_seq == report.last_seq + 1
+
+
+def test_swapped_segments_are_named(tmp_path: pathlib.Path) -> None:
+    path = rotated(tmp_path)
+    first, second = segments.archive_path(path, 2), segments.archive_path(path, 3)
+    first.rename(tmp_path / "x")
+    second.rename(first)
+    (tmp_path / "x").rename(second)
+    report = verify(path, hmac_key=KEY)
+    assert (report.ok, report.problem) == (False, Problem.SEGMENT_SWAPPED)
+    assert "t.000002.sqlite holds segment 3" in report.detail
+
+
+def test_a_segment_cut_short_is_named(tmp_path: pathlib.Path) -> None:
+    path = rotated(tmp_path)
+    with sqlite3.connect(segments.archive_path(path, 2)) as conn:
+        (last,) = conn.execute("SELECT max(seq) FROM records").fetchone()
+        conn.execute("DELETE FROM records WHERE seq >= ?", (last - 1,))
+    report = verify(path, hmac_key=KEY)
+    assert (report.ok, report.problem) == (False, Problem.SEGMENT_CUT)
+    assert f"records {last - 1}..{last} were cut off" in report.detail
+
+
+
+
+@pytest.mark.parametrize("stage", ["before-next", "after-next", "after-archive", "after-rename"])
+def test_sigkill_at_any_moment_of_a_rotation_loses_and_duplicates_nothing(tmp_path: pathlib.Path,
+                                                                         stage: str) -> None:
+    """A child process rotates and SIGKILLs itself at one moment of it; the journal then opens,
+    verifies, holds every record once, and takes further steps."""
+    path = tmp_path / "t.sqlite"
+    with Journal.open(path, hmac_key=KEY) as journal:
+        play(journal, range(1, 5))
+        before = journal.last_seq
+    pid = os.fork()
+    if pid == 0:  # the child: rotate, dying at the stage
+        try:
+            real_write, real_rename = segments.write_opening, os.rename
+            renames = [0]
+
+            def write_opening(pending: pathlib.Path, row: tuple[object, ...]) -> None:
+                if stage == "before-next":
+                    pending.write_bytes(b"half a file")
+                    os.kill(os.getpid(), signal.SIGKILL)
+                real_write(pending, row)
+                if stage == "after-next":
+                    os.kill(os.getpid(), signal.SIGKILL)
+
+            def rename(source: object, target: object) -> None:
+                real_rename(source, target)  # type: ignore[arg-type]
+                renames[0] += 1
+                if (stage, renames[0]) in (("after-archive", 1), ("after-rename", 2)):
+                    os.kill(os.getpid(), signal.SIGKILL)
+
+            segments.write_opening = write_opening  # type: ignore[assignment]
+            segments.os.rename = rename  # type: ignore[assignment]
+            with Journal.open(path, hmac_key=KEY) as journal:
+                journal.rotate({"state": "x"}, at=1.0)
+        finally:
+            os._exit(3)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
+    with Journal.open(path, hmac_key=KEY) as journal:
+        rotated_ = journal.segment_number == 2
+        play(journal, range(5, 7))
+    seqs = all_seqs(path)
+    assert seqs == list(range(1, len(seqs) + 1))  # nothing lost, nothing twice
+    assert len(seqs) == before + 2 * 2 + (1 if rotated_ else 0)
+    assert rotated_ == (stage in ("after-archive", "after-rename"))
+    assert not segments.next_path(path).exists()
+    assert verify(path, hmac_key=KEY).ok
+    assert [r["round"] for r in export_rounds(path)] == [1, 2, 3, 4, 5, 6]
+
+
+def test_rotation_refuses_while_another_connection_holds_the_file(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "t.sqlite"
+    with Journal.open(path) as journal:
+        play(journal, range(1, 3))
+        reader = sqlite3.connect(path)
+        reader.execute("BEGIN")
+        reader.execute("SELECT count(*) FROM records").fetchone()
+        with pytest.raises(Exception, match="cannot rotate"):
+            journal.rotate({}, at=1.0)
+        reader.close()
+        play(journal, range(3, 4))
+    assert verify(path).ok and len(segments.segments_of(path)) == 1
