@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import abc
 import logging
-import os
 import random
 import select
 import threading
@@ -28,6 +27,7 @@ from drivers.codecs.framed import Ack, Frame, Heartbeat, Identify, Identity, Mes
 from drivers.errors import CodecError
 from sim.devices.endpoint import Endpoint
 from sim.errors import SimError
+from sim.devices.worker import Worker
 from sim.devices.faults import LinkFaults
 
 __all__ = ["SimLink", "FramedSimLink", "TextSimLink", "SimDevice"]
@@ -54,9 +54,7 @@ class SimLink(abc.ABC):
         self._rng = random.Random(f"{seed}-{name}-link")
         self._outbox: deque[Any] = deque()
         self._lock = threading.Lock()
-        self._wake_r, self._wake_w = os.pipe()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._worker = Worker()
         self._outage_until: float | None = None
         self._outage_requested: float | None = None
         self._connections = endpoint.connections
@@ -73,28 +71,19 @@ class SimLink(abc.ABC):
 
     def start(self) -> None:
         """Start the sim thread."""
-        self._thread = threading.Thread(target=self._run, name=f"sim-{self.name}", daemon=True)
-        self._thread.start()
+        self._worker.start(self._run, f"sim-{self.name}")
 
     def stop(self) -> None:
         """Stop the thread and close the endpoint."""
-        self._stop.set()
-        self._wake()
-        if self._thread is not None:
-            self._thread.join(5.0)
-            self._thread = None
+        self._worker.stop()
         self.endpoint.close()
-        for fd in (self._wake_r, self._wake_w):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+        self._worker.close()
 
     def send(self, message: Any) -> None:
         """Queue an application message for the host (thread-safe)."""
         with self._lock:
             self._outbox.append(message)
-        self._wake()
+        self._worker.wake()
 
     def roll_disconnect(self) -> bool:
         """Roll the ``disconnect`` fault; on a hit, begin an outage. Thread-safe."""
@@ -108,13 +97,7 @@ class SimLink(abc.ABC):
         """Go away for ``seconds`` (thread-safe; carried out by the sim thread)."""
         with self._lock:
             self._outage_requested = seconds
-        self._wake()
-
-    def _wake(self) -> None:
-        try:
-            os.write(self._wake_w, b"\0")
-        except OSError:
-            pass
+        self._worker.wake()
 
     # -- for subclasses ---------------------------------------------------------------------
 
@@ -169,13 +152,13 @@ class SimLink(abc.ABC):
     # -- the thread -------------------------------------------------------------------------
 
     def _run(self) -> None:
-        while not self._stop.is_set():
+        while not self._worker.stopping:
             deadlines = [d for d in (self._next_deadline(), self._outage_until) if d is not None]
             timeout = max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
-            readable, _, _ = select.select([self._wake_r, *self.endpoint.fds()], [], [], timeout)
+            readable, _, _ = select.select([self._worker.fd, *self.endpoint.fds()], [], [], timeout)
             for fd in readable:
-                if fd == self._wake_r:
-                    os.read(self._wake_r, 4096)
+                if fd == self._worker.fd:
+                    self._worker.drain()
                     continue
                 data = self.endpoint.read(fd)
                 if self.endpoint.connections != self._connections:

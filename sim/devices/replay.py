@@ -65,6 +65,7 @@ from drivers.codecs import BadFrame, framed
 from drivers.codecs.framed import Ack, Heartbeat, Identify, Identity, MessageTable, Nak
 from drivers.errors import CodecError
 from drivers.events import DeviceEvent
+from sim.devices.worker import Worker
 from sim.errors import SimError
 from sim.devices.replay_usb import ReplayedShuffler, UsbStep
 
@@ -351,7 +352,7 @@ class Replay:
         self.capture, self.speed, self.barrier_timeout = capture, speed, barrier_timeout
         names = list(devices) if devices is not None else [
             name for name, info in capture.devices.items() if info.dialect in REPLAYABLE_DIALECTS]
-        self._wake_r, self._wake_w = os.pipe()
+        self._worker = Worker()
         self._lock = threading.Lock()
         #: Every mismatch between the replayed host and the capture, in order.
         self.mismatches: list[Mismatch] = []
@@ -366,7 +367,7 @@ class Replay:
                 raise SimError(f"replay: {name} speaks {info.dialect!r}; a replay speaks {', '.join(REPLAYABLE_DIALECTS)}")
             if info.dialect == USB_DIALECT:
                 self._usb[name] = ReplayedShuffler(name, capture, report=lambda text, name=name: self._mismatch(name, text),
-                                                   wake=self._wake)  # fmt: skip
+                                                   wake=self._worker.wake)  # fmt: skip
                 continue
             captured, first_seq = _captured_identity(capture, name) if info.dialect == "framed" else (None, 0)
             self._ports[name] = _Port(name, info.dialect, captured or identity, first_seq)
@@ -377,9 +378,7 @@ class Replay:
         self._emit: Callable[[DeviceEvent], None] | None = None
         self._delivered: Counter[str] = Counter()
         self._barrier_since: float | None = None
-        self._stop = threading.Event()
         self.finished = threading.Event()
-        self._thread: threading.Thread | None = None
 
     @property
     def devices(self) -> list[str]:
@@ -409,7 +408,7 @@ class Replay:
             if ev.device in self._replayed:
                 with self._lock:
                     _tally(self._delivered, ev)
-                self._wake()
+                self._worker.wake()
 
         return counting
 
@@ -433,27 +432,18 @@ class Replay:
 
     def start(self) -> Replay:
         """Start the replay thread (the devices then wait for their hosts)."""
-        self._thread = threading.Thread(target=self._run, name="sim-replay", daemon=True)
-        self._thread.start()
+        self._worker.start(self._run, "sim-replay")
         return self
 
     def stop(self) -> None:
         """Stop and close the pseudo-terminals."""
-        self._stop.set()
-        self._wake()
-        if self._thread is not None:
-            self._thread.join(5.0)
-            self._thread = None
+        self._worker.stop()
         for port in self._ports.values():
             port.close()
         if self.mismatches:
             _log.warning("replay: %d mismatch(es) between the host and the capture; the first: %s",
                          len(self.mismatches), self.mismatches[0])
-        for fd in (self._wake_r, self._wake_w):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+        self._worker.close()
 
     def __enter__(self) -> Replay:
         return self.start()
@@ -461,18 +451,12 @@ class Replay:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def _wake(self) -> None:
-        try:
-            os.write(self._wake_w, b"\0")
-        except OSError:
-            pass
-
     # -- the thread ------------------------------------------------------------------------
 
     def _run(self) -> None:
         index, last_t, last_done = 0, None, time.monotonic()
         waited_for_events = -1  # the step whose wait for the events before it is over
-        while not self._stop.is_set():
+        while not self._worker.stopping:
             now = time.monotonic()
             for port in self._ports.values():
                 port.poll_connection(now)
@@ -556,7 +540,7 @@ class Replay:
 
     def _wait(self, deadlines: list[float]) -> None:
         poller = select.poll()
-        poller.register(self._wake_r, select.POLLIN)
+        poller.register(self._worker.fd, select.POLLIN)
         watching: dict[int, _Port] = {}
         waiting_for_host = False
         for port in self._ports.values():
@@ -569,8 +553,8 @@ class Replay:
             deadlines.append(time.monotonic() + _CONNECT_POLL_S)
         timeout = max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
         for fd, events in poller.poll(None if timeout is None else timeout * 1000):
-            if fd == self._wake_r:
-                os.read(self._wake_r, 4096)
+            if fd == self._worker.fd:
+                self._worker.drain()
             elif fd in watching:
                 port = watching[fd]
                 if events & select.POLLIN:
