@@ -27,13 +27,14 @@ from typing import Any, AsyncIterator, Awaitable, Callable, Protocol
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from drivers.events import DeviceEvent
 from firmware_host.display.actions import ActionError, command_for, needed_role
 from firmware_host.display.hub import VIEWS, DisplayHub
+from firmware_host.display import pages
 from firmware_host.display.pins import Credentials, Locked
 
 __all__ = ["build_app", "TileHelp", "STATIC", "KEEPALIVE_S"]
@@ -75,7 +76,7 @@ def build_app(hub: DisplayHub, game: str, emit: Callable[[DeviceEvent], None], c
     """
 
     async def dealer_page(request: Request) -> Response:
-        return FileResponse(STATIC / f"{game}-dealer.html")
+        return HTMLResponse(pages.dealer_page(game))
 
     async def scoreboard_page(request: Request) -> Response:
         return FileResponse(STATIC / f"{game}-scoreboard.html")
