@@ -79,16 +79,16 @@ def audit(run: Run, key: bytes | None = None) -> Audit:
         else:
             _audit_paigow(rounds, run.seed, found)
     try:
-        found.steps_replayed = replay(run.journal, profile, key)
+        found.steps_replayed = replay(run.journal, profile)
     except JournalError as exc:
         found.problems.append(f"replay: {exc}")
     return found
 
 
-def replay(journal_path: Path, profile: TableProfile, key: bytes | None = None) -> int:
+def replay(journal_path: Path, profile: TableProfile) -> int:
     """Replay the journal from its first record through a fresh controller of the profile, every
     decision checked, and compare every checkpoint with the state reached (``journal verify
-    --deep``); return the steps. :class:`JournalError` names a checkpoint that is not faithful."""
+    --deep``, with the key the profile names); return the steps. :class:`JournalError` names a checkpoint that is not faithful."""
     deep = verify_deep(journal_path, profile)
     if deep.problems:
         raise JournalError("; ".join(deep.problems))

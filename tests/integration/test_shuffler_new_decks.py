@@ -17,7 +17,7 @@ from tests.support.sim_runs import run_armed, shuffler_table
 
 @pytest.mark.xfail(strict=False, reason="intermittent under heavy CPU load (1 in ~10 full runs with other sessions "
                    "running): the simulated dealer can load shoe 2 before the table has released batch A, so A's "
-                   "new decks are armed one shoe late; the simulator's race, not the table's rule (issue 15 note)")
+                   "new decks are armed one shoe late; the simulator's race, not the table's rule (session 3's closing note)")
 def test_541_3_b_4_new_decks_that_count_wrong_again_are_replaced_again(tmp_path: Path) -> None:
     profile = shuffler_table(tmp_path, decks=6, shoe_faults="")
     journal = tmp_path / "j.sqlite"
