@@ -3,12 +3,13 @@
 :class:`TableView` takes journaled decisions one at a time (:meth:`TableView.apply`) and keeps
 what the dealer display and the scoreboard show. Nothing early (issue 14 item 5): only fields
 named here are ever copied out of a decision, and the only cards it keeps are those the
-controller announces as exposed at the table — the burn card shown (§ 541.5(g)), the hands at
-their point count (§ 541.10(a), after the reveal of a § 541.9(c)(2) face-down deal), and a
-completed round's cards (every card of it has been turned up by then). A void round shows no
-card (its ``round_result`` may list cards still face down), a ``shoe_result`` only its counts
-(its alerts may name a card discarded unseen), and the scoreboard a round only once its
-outcome is announced.
+controller announces as exposed at the table — the burn card shown (§ 541.5(g)), the hands as
+a ``deal`` prompt says they lie face up (each card as it is placed face up, § 541.9(c)(1), and
+each third card, § 541.10(c)), the hands at their point count (§ 541.10(a), after the reveal
+of a § 541.9(c)(2) face-down deal), and a completed round's cards (every card of it has been
+turned up by then). A void round shows no card (its ``round_result`` may list cards still
+face down), a ``shoe_result`` only its counts (its alerts may name a card discarded unseen),
+and the scoreboard a round only once its outcome is announced.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ MAX_LOG = 8
 MAX_RESULTS = 12
 #: The device fields a ``device`` decision carries that the display shows.
 _DEVICE_FIELDS = ("online", "model", "serial", "firmware", "refusal")
+#: The fields of a Baccarat ``deal`` prompt's ``exposed`` hands the display shows.
+_EXPOSED_FIELDS = ("player", "banker", "player_total", "banker_total")
 
 
 class TableView:
@@ -138,6 +141,13 @@ class BaccaratView(TableView):
         # Card numbers in the shoe, counts and hands to deal to: never a card's identity.
         keep = ("to", "card", "count", "face", "remaining", "last_hand")
         return {**super().safe_prompt(data), **{key: data[key] for key in keep if key in data}}
+
+    def on_prompt(self, data: dict[str, Any], round: int | None, at: float) -> bool:
+        exposed = data.get("exposed")
+        if data.get("action") == "deal" and isinstance(exposed, dict):
+            # The hands as they lie face up (§ 541.9(c)(1), § 541.10(c)); None while face down.
+            self.hand.update({key: exposed.get(key) for key in _EXPOSED_FIELDS})
+        return super().on_prompt(data, round, at)
 
     def announce_shoe(self, data: dict[str, Any], round: int | None, at: float) -> None:
         self.shoe, self.shoe_loaded_at, self.last_hand, self.burn_card = data.get("shoe"), at, False, None

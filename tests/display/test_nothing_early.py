@@ -28,11 +28,14 @@ WAIT_MS = 30_000
 
 
 def journal_facts(running: Running) -> dict[str, Any]:
-    """What the journal says was exposed when: point counts (the reveal), completed rounds, burn cards."""
-    facts: dict[str, Any] = {"points": {}, "completed": {}, "burns": [], "reveals": 0}
+    """What the journal says was exposed when: point counts (the reveal), cards read from the
+    shoe (a third card is dealt face up as it comes out, § 541.10(c)), completed rounds, burn cards."""
+    facts: dict[str, Any] = {"points": {}, "completed": {}, "burns": [], "reveals": 0, "reads": []}
     for record in running.table.journal.records():
         data = record.data
-        if record.kind == "decision" and record.type == "announce" and data["announce"] == "point_counts":
+        if record.kind == "input" and record.type == "CardRead":
+            facts["reads"].append(record.seq)
+        elif record.kind == "decision" and record.type == "announce" and data["announce"] == "point_counts":
             facts["points"][record.round] = (record.seq, data["player"], data["banker"])
         elif record.kind == "decision" and record.type == "announce" and data["announce"] == "burn_card":
             facts["burns"].append((record.seq, data["card"]))
@@ -45,12 +48,20 @@ def journal_facts(running: Running) -> dict[str, Any]:
 
 
 def exposed_hand(facts: dict[str, Any], round_: int, seq: int) -> tuple[list[str], list[str]] | None:
-    """The round's hands as the table shows them at ``seq``: None while face down."""
+    """The round's hands as the table shows them at ``seq``: None while face down; from the
+    reveal on, the initial cards and each third card read by then (the player's first)."""
     done = facts["completed"].get(round_)
     if done is not None and done[0] <= seq:
         return done[1], done[2]
     points = facts["points"].get(round_)
-    return (points[1], points[2]) if points is not None and points[0] <= seq else None
+    if points is None or points[0] > seq:
+        return None
+    player, banker = list(points[1]), list(points[2])
+    thirds = [("player", card) for card in done[1][2:]] + [("banker", card) for card in done[2][2:]] if done else []
+    read = sum(points[0] < s <= seq for s in facts["reads"])
+    for side, card in thirds[:read]:
+        (player if side == "player" else banker).append(card)
+    return player, banker
 
 
 def check_dealer_message(facts: dict[str, Any], seq: int, state: dict[str, Any]) -> list[str]:
@@ -95,7 +106,7 @@ def test_a_face_down_shoe_shows_no_card_before_the_reveal(run_table: Callable[..
 
     messages = dealer.evaluate("window.tablehost.messages")
     snapshots = {s["seq"]: s for s in dealer.evaluate("window.tablehostDom")}
-    face_down_seen = 0
+    face_down_seen = third_cards_seen = 0
     for message in messages:
         seq, state = message["id"], message["data"]["state"]
         allowed = check_dealer_message(facts, seq, state)
@@ -105,7 +116,11 @@ def test_a_face_down_shoe_shows_no_card_before_the_reveal(run_table: Callable[..
         if state["prompt"]["action"] == "reveal":
             face_down_seen += 1
             assert not state["hand"]["player"] and not state["hand"]["banker"]
+        if state["prompt"]["action"] == "deal" and state["prompt"]["card"] == 3 and state["prompt"]["to"] == "banker":
+            third_cards_seen += len(state["hand"]["player"]) == 3  # the player's third card shows as it is dealt
     assert face_down_seen == ROUNDS
+    banker_draws_after_player = sum(len(p) == 3 and len(b) == 3 for _, p, b in facts["completed"].values())
+    assert third_cards_seen == banker_draws_after_player > 0  # seed 1 deals such rounds
 
     board_messages = board.evaluate("window.tablehost.messages")
     board_snapshots = {s["seq"]: s for s in board.evaluate("window.tablehostDom")}

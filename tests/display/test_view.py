@@ -53,6 +53,19 @@ def test_the_hand_shows_at_the_point_count_and_completes_with_the_result() -> No
     assert view.hand["player"] == [] and view.results[-1]["banker"] == ["KD", "3C", "4C"]
 
 
+def test_a_third_card_shows_as_it_is_dealt_from_the_deal_prompt() -> None:
+    """§ 541.10(c): the player's third card shows while the banker's is dealt, not with the result."""
+    view = BaccaratView("T")
+    hidden = {"action": "deal", "to": "player", "card": 1, "text": "deal", "exposed": None}
+    feed(view, Decision("prompt", hidden, 4))
+    assert view.hand["player"] == [] and "exposed" not in view.prompt
+    feed(view, announce("point_counts", 4, player=["4S", "KH"], banker=["KD", "3C"], player_total=4, banker_total=3),
+         Decision("prompt", {"action": "deal", "to": "banker", "card": 3, "text": "deal", "exposed": {
+             "player": ["4S", "KH", "2D"], "banker": ["KD", "3C"], "player_total": 6, "banker_total": 3}}, 4))
+    assert (view.hand["player"], view.hand["player_total"], view.hand["banker_total"]) == (["4S", "KH", "2D"], 6, 3)
+    assert view.prompt == {"action": "deal", "to": "banker", "card": 3, "text": "deal"}
+
+
 def test_prompts_keep_only_what_the_display_shows() -> None:
     view = BaccaratView("T")
     feed(view, Decision("prompt", {"action": "settle_pairs", "text": "settle", "settlement": [{"seat": 1}]}, 1))

@@ -12,12 +12,12 @@ from __future__ import annotations
 import enum
 from typing import TYPE_CHECKING, Any
 
-from firmware_host.tables.baccarat.records import settled_line
+from firmware_host.tables.baccarat.records import settled_line, texts
 
 if TYPE_CHECKING:
     from firmware_host.tables.baccarat.controller import BaccaratTable
 
-__all__ = ["Action", "Prompt", "prompt"]
+__all__ = ["Action", "Prompt", "exposed_hands", "prompt"]
 
 #: A prompt: ``{"action": Action, "text": str, ...}`` (JSON-plain).
 Prompt = dict[str, Any]
@@ -44,7 +44,8 @@ class Action(enum.StrEnum):
     BURN = "burn"
     #: Take the wagers, then no more bets (``last_hand``, ``held``: cards held from § 541.14(a)).
     PLACE_BETS = "place_bets"
-    #: Deal the next card (``to`` "player"/"banker", ``card`` 1-3: its place in that hand).
+    #: Deal the next card (``to`` "player"/"banker", ``card`` 1-3: its place in that hand; ``exposed``:
+    #: the hands as they lie face up, see :func:`exposed_hands`).
     DEAL = "deal"
     #: Turn up the initial cards dealt face down (§ 541.9(c)(2), § 541.10(a)).
     REVEAL = "reveal"
@@ -91,5 +92,22 @@ def prompt(table: BaccaratTable) -> Prompt:
                 "text": "settle the pair wagers, then press pairs settled"}  # fmt: skip
     slot = table.round.deal.next_slot()
     assert slot is not None  # a complete deal has already left the dealing state
-    return {"action": Action.DEAL, "to": slot.hand, "card": slot.position,
+    return {"action": Action.DEAL, "to": slot.hand, "card": slot.position, "exposed": exposed_hands(table),
             "text": f"deal the {slot.hand}'s {_ORDINALS[slot.position]} card"}  # fmt: skip
+
+
+def exposed_hands(table: BaccaratTable) -> dict[str, Any] | None:
+    """The open round's hands as they lie face up at the table, or None while any card is face down.
+
+    Cards dealt per § 541.9(c)(1) are turned face up as they are placed, and third cards are
+    dealt face up (§ 541.10(c)); cards dealt face down per § 541.9(c)(2) are exposed only at the
+    reveal (§ 541.10(a)). Totals are the point counts (§ 541.6), once the initial four cards are out.
+    """
+    round_ = table.round
+    if not round_.revealed:
+        return None
+    deal = round_.deal
+    counted = deal.after_initial
+    return {"player": texts(deal.player), "banker": texts(deal.banker),
+            "player_total": deal.player_total if counted else None,
+            "banker_total": deal.banker_total if counted else None}  # fmt: skip

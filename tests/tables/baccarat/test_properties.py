@@ -54,6 +54,16 @@ def test_541_11_every_completed_round_of_a_random_shoe_equals_resolve_on_its_car
     dealt = sum(r["cards_used"] for r in results)
     assert (shoe_result["cards_read"], shoe_result["burned"] + dealt) == (52, 52)
     assert shoe_result["composition_ok"] is True
+    by_round = {r["round"]: r for r in results}
+    for decision in driver.decisions:
+        if decision.type == "prompt" and decision.data["action"] == "deal":
+            exposed, final = decision.data["exposed"], by_round[decision.round]
+            if exposed is None:  # § 541.9(c)(2): only while the initial cards lie face down
+                assert face_down
+                continue
+            # A prompt names only cards of its own round, as dealt so far (§ 541.9(c)(1), § 541.10(c)).
+            for side in ("player", "banker"):
+                assert exposed[side] == final[side][: len(exposed[side])]
 
 
 def _scripted_events() -> list[DeviceEvent]:

@@ -59,6 +59,22 @@ def test_541_10_c_third_card_to_the_player_first_then_the_banker() -> None:
     assert result == {**result, **resolve(parse_cards("2S 3H 2D 2C 4H KS")).to_json_dict()}
 
 
+def test_541_9_c_1_and_541_10_c_each_card_dealt_face_up_shows_in_the_next_deal_prompt() -> None:
+    """The dealer display shows the hands as they lie (issue 14): the ``deal`` prompt carries them."""
+    driver = Driver()
+    driver.start()
+    driver.feed(command("no_more_bets"))
+    assert driver.prompt()["exposed"] == {"player": [], "banker": [], "player_total": None, "banker_total": None}
+    driver.feed(cards("2S"))  # § 541.9(c)(1): turned face up as it is placed
+    assert driver.prompt()["exposed"] == {"player": ["2S"], "banker": [], "player_total": None, "banker_total": None}
+    driver.feed(cards("3H 2D 2C"))  # player 4, banker 5: the point counts, then the player's third card
+    assert driver.prompt()["exposed"] == {"player": ["2S", "2D"], "banker": ["3H", "2C"], "player_total": 4,
+                                          "banker_total": 5}  # fmt: skip
+    driver.feed(cards("4H"))  # § 541.10(c): dealt face up; the banker's third card is due (Table 1)
+    assert driver.prompt() == {**driver.prompt(), "to": "banker", "card": 3, "exposed": {
+        "player": ["2S", "2D", "4H"], "banker": ["3H", "2C"], "player_total": 8, "banker_total": 5}}
+
+
 def test_541_12_a_outcome_announced_with_both_counts_and_tie_hand() -> None:
     driver = Driver()
     driver.start()
@@ -90,7 +106,9 @@ def test_round_result_has_exactly_the_export_fields() -> None:
 def test_541_9_c_2_face_down_cards_stay_out_of_every_decision_and_the_view_until_the_reveal() -> None:
     driver = Driver(initial_cards_face_down=True)
     driver.start()
-    driver.feed(command("no_more_bets"), cards("7S 6H 8D 4C"))
+    driver.feed(command("no_more_bets"), cards("7S 6H 8D"))
+    assert driver.prompt()["exposed"] is None  # § 541.9(c)(2): all face down
+    driver.feed(cards("4C"))
     assert driver.prompt()["action"] == "reveal"
     assert not any(card in repr([d.data for d in driver.decisions]) for card in ("7S", "6H", "8D", "4C"))
     view = driver.table.view()
@@ -100,6 +118,8 @@ def test_541_9_c_2_face_down_cards_stay_out_of_every_decision_and_the_view_until
     assert (counts["announce"], counts["player"], counts["player_total"], counts["banker_total"]) == (
         "point_counts", ["7S", "8D"], 5, 0)  # fmt: skip
     assert driver.prompt()["to"] == "player" and driver.prompt()["card"] == 3
+    assert driver.prompt()["exposed"] == {"player": ["7S", "8D"], "banker": ["6H", "4C"], "player_total": 5,
+                                          "banker_total": 0}  # fmt: skip
 
 
 def test_541_9_c_2_reveal_pressed_when_nothing_is_face_down_is_a_wrong_state_alert() -> None:
