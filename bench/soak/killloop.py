@@ -160,9 +160,8 @@ class Tracker:
             return self._conn.execute("SELECT seq, kind, type, data FROM records WHERE seq > ? ORDER BY seq",
                                       (self.seq,)).fetchall()
         except sqlite3.Error:  # not created yet, or mid-recovery: try again on the next poll
-            return []
-        finally:  # a connection held open would keep the service from rotating its journal
             self.close()
+            return []
 
     def _apply(self, kind: str, type_: str, data: dict[str, Any]) -> None:
         if kind == "input":

@@ -14,7 +14,7 @@ from pathlib import Path
 from firmware_host.errors import TablehostError
 from firmware_host.floor.audit import audit
 from firmware_host.floor.store import FloorStore
-from firmware_host.host import journal
+from firmware_host.host import journal, segments
 
 #: Exit status of ``verify`` for a journal that does not verify.
 EXIT_BROKEN = 1
@@ -82,12 +82,12 @@ def run_verify(args: argparse.Namespace) -> int:
 
 def floor_audit(path: str, db: str, table: str | None) -> int:
     """``verify PATH --floor DB``: the journal against the floor's anchors; 0 only if they all match."""
-    table = table or next((r.data.get("table_id") for r in journal.read_records(path) if r.type == "table"), None)
+    table = table or next((r.data.get("table_id") for r in segments.records(path) if r.type == "table"), None)
     if table is None:
         raise TablehostError(f"{path}: the journal names no table: give --table")
     store = FloorStore(db, read_only=True)
     try:
-        found = audit(store.messages(table), journal.read_records(path))
+        found = audit(store.messages(table), segments.records(path))  # every segment's records
     finally:
         store.close()
     if found.ok:

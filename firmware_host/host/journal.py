@@ -17,9 +17,11 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import enum
+import fcntl
 import hashlib
 import hmac
 import json
+import logging
 import math
 import os
 import pathlib
@@ -29,7 +31,7 @@ import stat
 import struct
 import threading
 import time
-from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NamedTuple, Sequence
 
 import drivers.events.all  # noqa: F401  (registers every device event type, so steps() can rebuild them)
 import firmware_host.tables.events  # noqa: F401  (and every table-level event type)
@@ -37,13 +39,16 @@ from drivers.events import DeviceEvent, EventError, from_record, to_record
 from firmware_host.tables.decisions import Decision
 from firmware_host.errors import JournalError
 
+if TYPE_CHECKING:
+    from firmware_host.host.segments import ArchivedPages
+
 __all__ = [
     "Journal",
+    "writer_lock_path",
     "Record",
     "VerifyReport",
     "Problem",
     "verify",
-    "read_records",
     "export_rounds",
     "export_shoes",
     "load_key",
@@ -66,12 +71,11 @@ CHECKPOINT_TYPE = "checkpoint"
 APPLICATION_ID = 0x54424A4C
 #: Length of keys made by ``tablehost journal keygen``; the shortest key :func:`load_key` accepts.
 KEY_BYTES = 32
-#: How long a rotation waits for readers of the file to finish (ms); a reader that keeps a
-#: connection open makes it fail (the service tries again later).
-ROTATION_WAIT_MS = 1000
 #: Decision types exported by :func:`export_rounds` / :func:`export_shoes` (firmware_host.tables.decisions).
 ROUND_RESULT = "round_result"
 SHOE_RESULT = "shoe_result"
+
+log = logging.getLogger("tablehost.journal")
 
 KINDS = ("meta", "input", "decision")
 _HEX64 = re.compile(r"[0-9a-f]{64}\Z")
@@ -248,6 +252,33 @@ def _connect(path: str | os.PathLike[str], *, read_only: bool) -> sqlite3.Connec
         raise JournalError(f"journal {path}: cannot open: {exc}{hint}") from exc
 
 
+def writer_lock_path(path: pathlib.Path) -> pathlib.Path:
+    """The file whose lock the one process appending to the journal at ``path`` holds."""
+    return path.with_name(path.name + ".lock")
+
+
+def _lock_for_writing(path: pathlib.Path) -> int:
+    """Take the journal's writer lock (``flock`` on :func:`writer_lock_path`); return its descriptor.
+
+    One process appends to a journal: a second ``tablehost run`` or a ``journal rotate`` while
+    the table runs is refused here. The kernel drops the lock with the process, a SIGKILL too.
+
+    :raises JournalError: another process holds it, or the lock file cannot be made.
+    """
+    lock_path = writer_lock_path(path)
+    try:
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    except OSError as exc:
+        raise JournalError(f"journal {path}: cannot open {lock_path.name}: {exc.strerror}") from exc
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        os.close(fd)
+        raise JournalError(f"journal {path}: another process is writing to it (a running tablehost?); "
+                           "stop it first") from exc
+    return fd
+
+
 def _probe(conn: sqlite3.Connection, read_only: bool) -> sqlite3.Connection:
     """Set the connection up and read the schema (which fails if the file is not SQLite)."""
     try:
@@ -334,6 +365,11 @@ class Journal:
         self._last_seq, self._last_hash, self._last_round = last_seq, last_hash, last_round
         self._lock = threading.Lock()
         self._first: Record | None = None
+        #: The descriptor holding the writer's lock (:func:`_lock_for_writing`) while open.
+        self._writer_lock: int | None = None
+        #: The archived segments a reader behind a rotation pages through (:meth:`records_after`).
+        self._archived: ArchivedPages | None = None
+        self._archived_lock = threading.Lock()
 
     # ----------------------------------------------------------------- opening
 
@@ -351,8 +387,12 @@ class Journal:
         from firmware_host.host import segments  # the companion module imports this one
 
         path = pathlib.Path(path)
-        segments.finish_rotation(path)
-        conn = _connect(path, read_only=False)
+        writer_lock = _lock_for_writing(path)
+        try:
+            conn = _connect(path, read_only=False)
+        except BaseException:
+            os.close(writer_lock)
+            raise
         try:
             conn.execute("BEGIN IMMEDIATE")
             if not _has_records_table(conn, path):
@@ -364,12 +404,16 @@ class Journal:
                                             canonical_json(genesis, "genesis"), GENESIS_PREV_HASH, hmac_key))
             conn.execute("COMMIT")
             journal = cls._check_tail(conn, path, hmac_key)
+            segments.finish_rotation(path, journal.segment_number, journal.first_record.hash)
         except sqlite3.Error as exc:
             conn.close()
+            os.close(writer_lock)
             raise JournalError(f"journal {path}: cannot open: {exc}") from exc
         except BaseException:
             conn.close()
+            os.close(writer_lock)
             raise
+        journal._writer_lock = writer_lock
         return journal
 
     @classmethod
@@ -400,6 +444,12 @@ class Journal:
         """Close the file (idempotent); the WAL is checkpointed into the main file."""
         with self._lock:
             self._conn.close()
+            if self._writer_lock is not None:
+                os.close(self._writer_lock)  # the lock goes with it
+                self._writer_lock = None
+        with self._archived_lock:
+            if self._archived is not None:
+                self._archived.close()
 
     def __enter__(self) -> Journal:
         return self
@@ -499,16 +549,16 @@ class Journal:
             return rows[0][0]
 
     def rotate(self, checkpoint: dict[str, Any], *, at: float) -> pathlib.Path:
-        """Close this segment and continue the journal in a new file at the same path.
+        """Close this segment and continue the journal in the same file.
 
-        The new file's first record is the checkpoint ``checkpoint`` (the table's state after
-        the last record), with the ``segment`` it opens; it follows the last record in seq and
-        links to its hash, under the key. The old file becomes segment :attr:`segment_number`
-        (:func:`.segments.archive_path`). Crash-safe (:mod:`.segments`).
+        The segment is copied whole to its archive name (:func:`.segments.archive_path`), then
+        the file is cut in one transaction: its records out, and in their place the checkpoint
+        ``checkpoint`` (the table's state after the last record) with the ``segment`` it
+        opens, following the last record in seq and linked to its hash, under the key.
+        Readers of the file are neither waited for nor disturbed; crash-safe (:mod:`.segments`).
 
-        :returns: where the old segment now is.
-        :raises JournalError: another connection holds the file (it cannot be made whole for
-            archiving), the segment name is taken, or I/O fails; the journal stays as it was.
+        :returns: where the closed segment now is.
+        :raises JournalError: the segment name is taken, or I/O fails; the journal stays as it was.
         """
         from firmware_host.host import segments  # the companion module imports this one
 
@@ -519,38 +569,28 @@ class Journal:
             data = canonical_json({**checkpoint, "segment": segment}, "segment checkpoint")
             row = _seal(self._last_seq + 1, "meta", CHECKPOINT_TYPE, _check_at(at), None, data, self._last_hash,
                         self._key)
-            if segments.archive_path(self.path, number).exists():
-                raise JournalError(f"journal {self.path}: cannot rotate: {segments.archive_path(self.path, number)} "
-                                   "exists already")
+            archived = segments.archive_path(self.path, number)
+            if archived.exists():
+                raise JournalError(f"journal {self.path}: cannot rotate: {archived} exists already")
+            conn = self._conn
             try:
-                self._make_whole()
-                self._conn.close()
-                try:
-                    segments.write_opening(segments.next_path(self.path), row)
-                    archived = segments.move_segments(self.path, number)
-                finally:  # whatever happened, continue with the file now at the path
-                    segments.finish_rotation(self.path)
-                    self._conn = _connect(self.path, read_only=False)
-                    self._reload_ends()
+                segments.write_archive(conn, archived)
+                conn.execute("BEGIN IMMEDIATE")
+                conn.execute("DELETE FROM records")
+                conn.execute(_INSERT, row)
+                conn.execute("COMMIT")
             except (sqlite3.Error, OSError) as exc:
+                if conn.in_transaction:
+                    conn.rollback()
+                segments.partial_path(archived).unlink(missing_ok=True)
+                archived.unlink(missing_ok=True)  # the file was not cut: it still holds the segment
                 raise JournalError(f"journal {self.path}: cannot rotate: {exc}") from exc
+            self._reload_ends()
+            try:
+                conn.execute("VACUUM")  # give the cut segment's pages back (a failure only leaves them free)
+            except sqlite3.Error as exc:
+                log.warning("journal %s: rotated, but cannot vacuum: %s", self.path, exc)
             return archived
-
-    def _make_whole(self) -> None:
-        """Move the write-ahead log into the file and leave WAL mode, so the file is complete by
-        itself; :class:`JournalError` (the connection as it was) if a reader holds the file."""
-        conn = self._conn
-        try:
-            conn.execute(f"PRAGMA busy_timeout={ROTATION_WAIT_MS}").fetchall()  # for readers to finish
-            (busy, _, _) = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-            mode = conn.execute("PRAGMA journal_mode=DELETE").fetchone()[0] if not busy else "wal"
-        except sqlite3.Error as exc:
-            mode, busy = "wal", str(exc)
-        finally:
-            conn.execute("PRAGMA busy_timeout=0").fetchall()
-        if mode != "delete":
-            conn.execute("PRAGMA journal_mode=WAL").fetchall()
-            raise JournalError(f"journal {self.path}: cannot rotate while another connection reads it ({busy or mode})")
 
     def _reload_ends(self) -> None:
         """Read the file's first and last records again (after a rotation)."""
@@ -570,12 +610,27 @@ class Journal:
 
         The floor feed reads the journal through this (docs/feed.md): it relies on ``seq``
         being global and gapless and on every record keeping its chain ``hash``. Taken under
-        the append lock, so a reader never sees a step that is not yet committed.
+        the append lock, so a reader never sees a step that is not yet committed. A ``seq``
+        before the live file's first record is read from the archived segments.
+
+        :raises JournalError: no segment beside the journal holds record ``seq + 1``.
         """
         with self._lock:
-            rows = self._conn.execute(f"SELECT {_COLUMNS} FROM records WHERE seq > ? ORDER BY seq LIMIT ?",
-                                      (seq, limit)).fetchall()
-        return [Record.from_row(row) for row in rows]
+            if seq + 1 >= self.first_record.seq:
+                rows = self._conn.execute(f"SELECT {_COLUMNS} FROM records WHERE seq > ? ORDER BY seq LIMIT ?",
+                                          (seq, limit)).fetchall()
+                return [Record.from_row(row) for row in rows]
+        # Behind a rotation: from the archived segments, outside the append lock (they never change).
+        with self._archived_lock:
+            if self._archived is None:
+                from firmware_host.host import segments  # the companion module imports this one
+
+                self._archived = segments.ArchivedPages(self.path)
+            page = self._archived.page(seq, limit)
+        if not page:
+            raise JournalError(f"journal {self.path}: record {seq + 1} is in no segment beside it (an archived "
+                               "segment moved away?); it cannot be read again until that segment is back")
+        return page
 
     def steps(self, after_seq: int = 0) -> Iterator[tuple[float, DeviceEvent, list[Decision]]]:
         """Every step in order as ``(at, event, decisions)``, events rebuilt: what replay feeds the controller.
@@ -603,9 +658,13 @@ class Journal:
         return None if row is None else Record.from_row(row).data
 
     def size(self) -> int:
-        """Bytes the file (and its write-ahead log) take on disk."""
-        wal = self.path.with_name(self.path.name + "-wal")
-        return self.path.stat().st_size + (wal.stat().st_size if wal.exists() else 0)
+        """Bytes the segment's records take: the file's pages in use, those still in the
+        write-ahead log included (a rotation frees the others, :meth:`rotate`)."""
+        with self._lock:
+            (pages,) = self._conn.execute("PRAGMA page_count").fetchone()
+            (free,) = self._conn.execute("PRAGMA freelist_count").fetchone()
+            (page_size,) = self._conn.execute("PRAGMA page_size").fetchone()
+        return int((pages - free) * page_size)
 
     def meta(self, type: str) -> list[dict[str, Any]]:
         """The ``data`` of every ``meta`` record of this type, in order."""
@@ -867,19 +926,6 @@ def _export(path: str | os.PathLike[str], decision_type: str) -> Iterator[dict[s
         try:
             for row in _rows(conn, 1, "AND kind = 'decision' AND type = ?", (decision_type,)):
                 yield Record.from_row(row).data
-        except sqlite3.Error as exc:
-            raise JournalError(f"journal {path}: cannot read: {exc}") from exc
-
-
-def read_records(path: str | os.PathLike[str], start_seq: int = 1) -> Iterator[Record]:
-    """Every record of the journal at ``path`` from ``start_seq`` on, read-only (the floor audit).
-
-    :raises JournalError: the file is missing, unreadable or not a journal.
-    """
-    with _reading(path) as conn:
-        try:
-            for row in _rows(conn, start_seq):
-                yield Record.from_row(row)
         except sqlite3.Error as exc:
             raise JournalError(f"journal {path}: cannot read: {exc}") from exc
 

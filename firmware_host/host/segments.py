@@ -8,11 +8,14 @@ file's last record (seq stays global and gapless) and linked to its hash (and un
 HMAC, like every record). Old segments may be compressed in place (``.gz``, ``.xz``) and
 still verify and export. docs/journal.md, "Segments".
 
-A rotation is crash-safe: the new file is written complete as ``<path>.next`` first, then the
-old file is renamed to its segment name, then ``.next`` to the journal's path, each rename
-made durable (directory fsync). :func:`finish_rotation`, run by every open, completes a
-rotation a kill cut short or drops an unfinished ``.next``: whichever moment the kill hits,
-every record is in exactly one file.
+The live file is never renamed: a reader may have it open (the floor feed, ``journal
+verify`` on a running table), and SQLite's locks and write-ahead log hold only for a file
+that keeps its name. A rotation copies the live file whole with ``VACUUM INTO`` to
+``<archive>.partial``, makes it durable and renames it to its archive name, then cuts the
+live file in one transaction: every record out, the opening checkpoint in. A kill before
+that commit leaves a copy beside a live file that still holds everything, which
+:func:`finish_rotation` (run by every open) removes; after it, the rotation is done. So
+whichever moment the kill hits, every record is in exactly one segment.
 """
 
 from __future__ import annotations
@@ -34,8 +37,8 @@ from typing import Any, Callable, Iterator
 from firmware_host.errors import JournalError
 from firmware_host.host import journal as jr  # this module is the journal's companion: it uses its internals
 
-__all__ = ["Segment", "SegmentReport", "segments_of", "archive_path", "next_path", "finish_rotation",
-           "opened", "connections", "verify_segments", "records", "COMPRESSED"]
+__all__ = ["Segment", "SegmentReport", "ArchivedPages", "segments_of", "archive_path", "partial_path",
+           "write_archive", "finish_rotation", "opened", "connections", "verify_segments", "records", "COMPRESSED"]
 
 #: Compressed forms of an archived segment that are read (decompressed to a temporary file).
 COMPRESSED: dict[str, Callable[..., Any]] = {".gz": gzip.open, ".xz": lzma.open, ".bz2": bz2.open}
@@ -69,11 +72,6 @@ def archive_path(path: pathlib.Path, number: int) -> pathlib.Path:
     return path.with_name(f"{path.stem}.{number:0{NUMBER_DIGITS}d}{path.suffix}")
 
 
-def next_path(path: pathlib.Path) -> pathlib.Path:
-    """The file a rotation writes the next segment to before it takes the journal's path."""
-    return path.with_name(path.name + ".next")
-
-
 def segments_of(path: str | os.PathLike[str]) -> list[Segment]:
     """The journal's archived segments beside ``path`` (by number, compressed or not), then ``path``."""
     path = pathlib.Path(path)
@@ -103,45 +101,54 @@ def fsync_directory(directory: pathlib.Path) -> None:
         os.close(fd)
 
 
-def finish_rotation(path: pathlib.Path) -> None:
-    """Complete or undo a rotation a crash cut short (see the module docstring); idempotent."""
-    pending = next_path(path)
-    if not pending.exists():
+def partial_path(archived: pathlib.Path) -> pathlib.Path:
+    """Where a rotation writes the copy of a segment before it takes its archive name."""
+    return archived.with_name(archived.name + ".partial")
+
+
+def fsync_file(path: pathlib.Path) -> None:
+    """Make a file's contents durable."""
+    with open(path, "rb") as opened_file:
+        os.fsync(opened_file.fileno())
+
+
+def write_archive(conn: sqlite3.Connection, archived: pathlib.Path) -> None:
+    """Copy the live file, as ``conn`` sees it, to ``archived``: complete, compact, durable.
+
+    ``VACUUM INTO`` is a read of one snapshot, so readers of the live file are neither waited
+    for nor disturbed; the copy takes its name by one durable rename only once it is whole.
+    """
+    partial = partial_path(archived)
+    partial.unlink(missing_ok=True)
+    conn.execute("VACUUM INTO ?", (str(partial),))
+    fsync_file(partial)
+    os.rename(partial, archived)
+    fsync_directory(archived.parent)
+
+
+def finish_rotation(path: pathlib.Path, live_number: int, live_first_hash: str) -> None:
+    """Undo a rotation a kill cut short, before the live file (segment ``live_number``, first
+    record's hash ``live_first_hash``) is appended to again; idempotent.
+
+    A copy cut short (``.partial``) is dropped. A whole copy under the live segment's own
+    archive name means the kill came before the live file was cut: the live file still holds
+    every record, so the copy goes and the next quiet moment rotates again.
+
+    :raises JournalError: a file holds the live segment's archive name but not its records.
+    """
+    archived = archive_path(path, live_number)
+    partial = partial_path(archived)
+    if not (partial.exists() or archived.exists()):
         return
-    if path.exists():  # cut before the old file moved: it still holds everything; rotate again later
-        for leftover in (pending, pending.with_name(pending.name + "-journal")):
-            leftover.unlink(missing_ok=True)
-    else:  # the old file is already archived: the new segment is complete
-        os.replace(pending, path)
-    fsync_directory(path.parent)
-
-
-def write_opening(pending: pathlib.Path, row: tuple[Any, ...]) -> None:
-    """Write a new segment holding only its opening record ``row`` (already sealed) to ``pending``."""
-    pending.unlink(missing_ok=True)
-    conn = sqlite3.connect(pending, isolation_level=None)
-    try:
-        conn.execute("PRAGMA synchronous=FULL")
-        conn.execute("BEGIN IMMEDIATE")
-        conn.execute(jr._SCHEMA)
-        conn.execute(f"PRAGMA application_id={jr.APPLICATION_ID}")
-        conn.execute(jr._INSERT, row)
-        conn.execute("COMMIT")
-    finally:
-        conn.close()
-    fsync_directory(pending.parent)
-
-
-def move_segments(path: pathlib.Path, number: int) -> pathlib.Path:
-    """The rotation's two renames: the old file to its segment name, the new one to ``path``."""
-    archived = archive_path(path, number)
+    partial.unlink(missing_ok=True)
     if archived.exists():
-        raise JournalError(f"journal {path}: cannot rotate: {archived} exists already")
-    os.rename(path, archived)
+        with jr._reading(archived) as conn:
+            first = _opening(conn)
+        if first is None or first.hash != live_first_hash:
+            raise JournalError(f"journal {path}: {archived.name} is named as segment {live_number}, which is the "
+                               "live file, but holds other records; move it away (tablehost journal verify)")
+        archived.unlink()
     fsync_directory(path.parent)
-    os.rename(next_path(path), path)
-    fsync_directory(path.parent)
-    return archived
 
 
 @contextlib.contextmanager
@@ -263,19 +270,72 @@ def connections(path: str | os.PathLike[str]) -> Iterator[sqlite3.Connection]:
 def records(path: str | os.PathLike[str], start_seq: int = 1) -> Iterator[jr.Record]:
     """Every record from ``start_seq`` on across the journal's segments, in order (read-only).
 
-    :raises JournalError: a segment is missing or does not start where the one before it ended.
+    :raises JournalError: a segment is missing, unreadable or does not start where the one
+        before it ended.
     """
     expected = None
     for segment in segments_of(path):
         with opened(segment) as conn:
-            first = _opening(conn)
-            last = conn.execute("SELECT max(seq) FROM records").fetchone()[0]
-            if first is None or last is None or last < start_seq:
-                expected = last + 1 if last is not None else expected
-                continue
-            if expected is not None and first.seq != expected:
-                raise JournalError(f"journal {path}: {segment.path.name} starts at record {first.seq}, not "
-                                   f"{expected}: a segment is missing or cut short (tablehost journal verify)")
-            for row in jr._rows(conn, max(start_seq, first.seq)):
-                yield jr.Record.from_row(row)
+            try:
+                first = _opening(conn)
+                last = conn.execute("SELECT max(seq) FROM records").fetchone()[0]
+                if first is None or last is None or last < start_seq:
+                    expected = last + 1 if last is not None else expected
+                    continue
+                if expected is not None and first.seq != expected:
+                    raise JournalError(f"journal {path}: {segment.path.name} starts at record {first.seq}, not "
+                                       f"{expected}: a segment is missing or cut short (tablehost journal verify)")
+                for row in jr._rows(conn, max(start_seq, first.seq)):
+                    yield jr.Record.from_row(row)
+            except sqlite3.Error as exc:
+                raise JournalError(f"journal segment {segment.path}: cannot read: {exc}") from exc
             expected = last + 1
+
+
+class ArchivedPages:
+    """Pages of records from the archived segments of the journal at ``path``, for a reader
+    that fell behind a rotation (the floor feed after a broker outage, docs/feed.md).
+
+    The segment last read stays open (a compressed one stays decompressed), so catching up
+    through it costs one open, not one a page. Not thread-safe: one reader at a time.
+    """
+
+    def __init__(self, path: pathlib.Path) -> None:
+        self.path = path
+        self._stack = contextlib.ExitStack()
+        #: The open segment's connection and its records' seq range.
+        self._open: tuple[sqlite3.Connection, int, int] | None = None
+
+    def page(self, after_seq: int, limit: int) -> list[jr.Record]:
+        """Up to ``limit`` records after ``after_seq`` from the archived segment holding
+        ``after_seq + 1``, in order; empty when no archived segment holds it."""
+        wanted = after_seq + 1
+        if self._open is None or not self._open[1] <= wanted <= self._open[2]:
+            self._open = self._find(wanted)
+            if self._open is None:
+                return []
+        rows = self._open[0].execute(f"SELECT {jr._COLUMNS} FROM records WHERE seq > ? ORDER BY seq LIMIT ?",
+                                     (after_seq, limit)).fetchall()
+        return [jr.Record.from_row(row) for row in rows]
+
+    def _find(self, wanted: int) -> tuple[sqlite3.Connection, int, int] | None:
+        """Open the archived segment holding record ``wanted`` (newest first: a reader is
+        seldom more than a segment behind)."""
+        self.close()
+        for segment in reversed([s for s in segments_of(self.path) if not s.live]):
+            stack = contextlib.ExitStack()
+            conn = stack.enter_context(opened(segment))
+            first = _opening(conn)
+            (last,) = conn.execute("SELECT max(seq) FROM records").fetchone()
+            if first is not None and last is not None and first.seq <= wanted <= last:
+                self._stack = stack
+                return conn, first.seq, last
+            stack.close()
+            if first is not None and first.seq < wanted:
+                return None  # older segments end sooner still
+        return None
+
+    def close(self) -> None:
+        """Close the open segment (a decompressed copy is deleted)."""
+        self._stack.close()
+        self._open = None

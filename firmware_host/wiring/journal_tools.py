@@ -101,7 +101,7 @@ def rotate_journal(path: Path, profile: TableProfile) -> Path:
     """Rotate the journal of a stopped table: rebuild its state (from the last checkpoint), then
     start a new segment opened by a checkpoint of it. Return where the old segment went.
 
-    :raises JournalError: the service is running (it holds the file), I/O fails.
+    :raises JournalError: the service is running (it holds the journal's writer lock), I/O fails.
     """
     key = load_key(profile.hmac_key_file) if profile.hmac_key_file else None
     with Journal.open(path, hmac_key=key) as journal:
@@ -111,10 +111,6 @@ def rotate_journal(path: Path, profile: TableProfile) -> Path:
         service = Service(game_wiring(profile.game).controller(profile), journal, version=__version__,
                           device_points=device_points(profile), table_meta=meta)
         service.recover(started_by=meta.get("version"))
-        try:
-            before = journal.segment_number
-            service.rotate()
-        except JournalError as exc:
-            raise JournalError(f"{exc} (is tablehost running? stop it first, or let it rotate: rotate_mb, "
-                               "gaming_day_starts)") from exc
+        before = journal.segment_number
+        service.rotate()
     return segments.archive_path(path, before)

@@ -18,7 +18,8 @@ from firmware_host.cli import main
 from firmware_host.feed import schema
 from firmware_host.feed.schema import FeedState
 from firmware_host.floor.store import FloorStore
-from firmware_host.host.journal import Journal, read_records
+from firmware_host.host.journal import Journal
+from firmware_host.host.segments import records as read_records
 from firmware_host.tables.decisions import Decision
 from tests.support.journal_forge import execute, rechain
 

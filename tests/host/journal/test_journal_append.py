@@ -13,7 +13,7 @@ from drivers.events import DeviceEvent
 from firmware_host.tables.events import ClockTick, DealerCommand
 from firmware_host.tables.decisions import Decision
 from firmware_host.errors import JournalError
-from firmware_host.host.journal import GENESIS_PREV_HASH, Journal, verify
+from firmware_host.host.journal import GENESIS_PREV_HASH, Journal, verify, writer_lock_path
 
 from tests.support.journal_forge import KEY, OTHER_KEY, JournalTestReading, build, rows, sample_steps
 
@@ -153,10 +153,25 @@ def test_another_sqlite_database_is_not_taken_for_a_journal(tmp_path: pathlib.Pa
 
 def test_a_second_writer_on_the_same_file_is_refused_instead_of_forking_the_chain(tmp_path: pathlib.Path) -> None:
     path = tmp_path / "j.sqlite"
-    with Journal.open(path) as first, Journal.open(path) as second:
+    with Journal.open(path) as first:
+        with pytest.raises(JournalError, match="another process is writing to it"):
+            Journal.open(path)
         first.append_step(1.0, ClockTick("clock"), [])
-        with pytest.raises(JournalError, match="another process wrote"):
-            second.append_step(2.0, ClockTick("clock"), [])
+    with Journal.open(path) as again:  # closed, the lock goes with it
+        again.append_step(2.0, ClockTick("clock"), [])
+    assert verify(path).ok
+
+
+def test_a_writer_that_bypasses_the_lock_is_still_caught_at_its_append(tmp_path: pathlib.Path) -> None:
+    """Belt and braces: a writer that took no lock (its lock file deleted under it) cannot fork
+    the chain either; its append fails on the seq the other one took."""
+    path = tmp_path / "j.sqlite"
+    with Journal.open(path) as first:
+        writer_lock_path(path).unlink()
+        with Journal.open(path) as second:
+            first.append_step(1.0, ClockTick("clock"), [])
+            with pytest.raises(JournalError, match="another process wrote"):
+                second.append_step(2.0, ClockTick("clock"), [])
     assert verify(path).ok
 
 

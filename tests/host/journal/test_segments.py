@@ -16,6 +16,7 @@ import pytest
 
 from drivers.events.lifecycle import DeviceLost
 from firmware_host.host import segments
+from firmware_host.errors import JournalError
 from firmware_host.host.journal import CHECKPOINT_TYPE, Journal, Problem, export_rounds, verify
 from firmware_host.tables.decisions import Decision
 
@@ -113,7 +114,7 @@ def test_a_segment_cut_short_is_named(tmp_path: pathlib.Path) -> None:
 
 
 
-@pytest.mark.parametrize("stage", ["before-next", "after-next", "after-archive", "after-rename"])
+@pytest.mark.parametrize("stage", ["copy-half-written", "copy-whole", "copy-archived", "mid-cut", "after-cut"])
 def test_sigkill_at_any_moment_of_a_rotation_loses_and_duplicates_nothing(tmp_path: pathlib.Path,
                                                                          stage: str) -> None:
     """A child process rotates and SIGKILLs itself at one moment of it; the journal then opens,
@@ -125,25 +126,31 @@ def test_sigkill_at_any_moment_of_a_rotation_loses_and_duplicates_nothing(tmp_pa
     pid = os.fork()
     if pid == 0:  # the child: rotate, dying at the stage
         try:
-            real_write, real_rename = segments.write_opening, os.rename
-            renames = [0]
+            real_fsync_file, real_rename, real_vacuum = segments.fsync_file, os.rename, segments.write_archive
 
-            def write_opening(pending: pathlib.Path, row: tuple[object, ...]) -> None:
-                if stage == "before-next":
-                    pending.write_bytes(b"half a file")
+            def fsync_file(copy: pathlib.Path) -> None:
+                if stage == "copy-half-written":
+                    copy.write_bytes(copy.read_bytes()[:1000])
                     os.kill(os.getpid(), signal.SIGKILL)
-                real_write(pending, row)
-                if stage == "after-next":
+                real_fsync_file(copy)
+                if stage == "copy-whole":
                     os.kill(os.getpid(), signal.SIGKILL)
 
             def rename(source: object, target: object) -> None:
                 real_rename(source, target)  # type: ignore[arg-type]
-                renames[0] += 1
-                if (stage, renames[0]) in (("after-archive", 1), ("after-rename", 2)):
+                if stage == "copy-archived":
                     os.kill(os.getpid(), signal.SIGKILL)
 
-            segments.write_opening = write_opening  # type: ignore[assignment]
+            def write_archive(conn: sqlite3.Connection, archived: pathlib.Path) -> None:
+                real_vacuum(conn, archived)
+                # Die as the cut's records go out (before its commit), or just after its commit.
+                fatal = {"mid-cut": "INSERT", "after-cut": "VACUUM"}.get(stage)
+                if fatal is not None:
+                    conn.set_trace_callback(lambda sql: sql.startswith(fatal) and os.kill(os.getpid(), signal.SIGKILL))
+
+            segments.fsync_file = fsync_file  # type: ignore[assignment]
             segments.os.rename = rename  # type: ignore[assignment]
+            segments.write_archive = write_archive  # type: ignore[assignment]
             with Journal.open(path, hmac_key=KEY) as journal:
                 journal.rotate({"state": "x"}, at=1.0)
         finally:
@@ -156,21 +163,68 @@ def test_sigkill_at_any_moment_of_a_rotation_loses_and_duplicates_nothing(tmp_pa
     seqs = all_seqs(path)
     assert seqs == list(range(1, len(seqs) + 1))  # nothing lost, nothing twice
     assert len(seqs) == before + 2 * 2 + (1 if rotated_ else 0)
-    assert rotated_ == (stage in ("after-archive", "after-rename"))
-    assert not segments.next_path(path).exists()
+    assert rotated_ == (stage == "after-cut")
+    assert segments.archive_path(path, 1).exists() == rotated_  # a copy of an uncut file is gone
+    assert not any("partial" in p.name or p.name.startswith("t.000002") for p in tmp_path.iterdir())
     assert verify(path, hmac_key=KEY).ok
     assert [r["round"] for r in export_rounds(path)] == [1, 2, 3, 4, 5, 6]
 
 
-def test_rotation_refuses_while_another_connection_holds_the_file(tmp_path: pathlib.Path) -> None:
+def test_a_reader_neither_stops_a_rotation_nor_sees_it_midway(tmp_path: pathlib.Path) -> None:
+    """A reader in the middle of a read keeps its snapshot of the whole segment; its next read
+    sees the new segment (the live file keeps its name, so SQLite's locks hold across)."""
     path = tmp_path / "t.sqlite"
     with Journal.open(path) as journal:
         play(journal, range(1, 3))
-        reader = sqlite3.connect(path)
+        reader = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True, isolation_level=None)
         reader.execute("BEGIN")
-        reader.execute("SELECT count(*) FROM records").fetchone()
-        with pytest.raises(Exception, match="cannot rotate"):
-            journal.rotate({}, at=1.0)
-        reader.close()
+        held = reader.execute("SELECT seq, hash FROM records ORDER BY seq").fetchall()
+        archived = journal.rotate({}, at=1.0)
+        assert reader.execute("SELECT seq, hash FROM records ORDER BY seq").fetchall() == held
+        reader.execute("COMMIT")
+        assert [seq for (seq,) in reader.execute("SELECT seq FROM records")] == [journal.last_seq]
         play(journal, range(3, 4))
-    assert verify(path).ok and len(segments.segments_of(path)) == 1
+        reader.close()
+    assert [(r.seq, r.hash) for r in segments.records(archived)] == held
+    assert verify(path).ok and [r["round"] for r in export_rounds(path)] == [1, 2, 3]
+
+
+def test_a_file_under_the_live_segments_archive_name_that_is_not_its_copy_is_refused(tmp_path: pathlib.Path) -> None:
+    path = rotated(tmp_path, times=1)
+    shutil.copyfile(segments.archive_path(path, 1), segments.archive_path(path, 2))  # segment 2 is the live file
+    with pytest.raises(JournalError, match="t.000002.sqlite is named as segment 2, which is the live file"):
+        Journal.open(path, hmac_key=KEY)
+
+
+def test_rotation_frees_the_cut_segments_pages(tmp_path: pathlib.Path) -> None:
+    """After a rotation the live segment's size is its one checkpoint, so rotation by size
+    starts counting again (the archive holds the rest, compacted)."""
+    path = tmp_path / "t.sqlite"
+    with Journal.open(path) as journal:
+        play(journal, range(1, 400))
+        full = journal.size()
+        archived = journal.rotate({"state": "x" * 100}, at=1.0)
+        assert journal.size() < full / 10
+        assert archived.stat().st_size <= full
+
+
+def test_records_after_pages_a_reader_behind_rotations_through_the_archives(tmp_path: pathlib.Path) -> None:
+    """The floor feed's cursor may lag behind rotations (a broker outage): it pages on through
+    the archived segments, compressed ones too, then the live file, each record once in order."""
+    path = rotated(tmp_path)
+    plain = segments.archive_path(path, 2)
+    with open(plain, "rb") as source, gzip.open(plain.with_name(plain.name + ".gz"), "wb") as target:
+        shutil.copyfileobj(source, target)
+    plain.unlink()
+    expected = [(r.seq, r.hash) for r in segments.records(path)]
+    with Journal.open(path, hmac_key=KEY) as journal:
+        read: list[tuple[int, str]] = []
+        while page := journal.records_after(read[-1][0] if read else 0, 3):
+            assert len(page) <= 3
+            read += [(r.seq, r.hash) for r in page]
+        assert read == expected and journal.first_record.seq > 1
+        segments.archive_path(path, 1).unlink()
+        with pytest.raises(JournalError, match="record 2 is in no segment beside it"):
+            journal.records_after(1, 10)
+        assert [r.seq for r in journal.records_after(journal.first_record.seq - 1, 2)] == [
+            journal.first_record.seq, journal.first_record.seq + 1]
