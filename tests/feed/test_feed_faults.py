@@ -16,6 +16,7 @@ import pytest
 
 from firmware_host.cli import main
 from firmware_host.feed import schema
+from firmware_host.host import segments
 from firmware_host.floor.store import FloorStore
 from bench.feed.broker import Broker
 from tests.support.floor_run import (collecting, floor_export, floor_seq, journal_export, journal_rounds,
@@ -74,6 +75,24 @@ def test_the_broker_stopped_and_restarted(tmp_path: Path, paths: tuple[Path, Pat
         wait_for(lambda: journal_rounds(journal) >= reached + 3, what="play going on without the broker")
         broker.start()
         assert_complete(db, journal, table, profile, broker.url)
+
+
+def test_the_broker_stopped_while_the_journal_rotates(tmp_path: Path) -> None:
+    """The feed's cursor falls behind rotations while the broker is away; it then resends from
+    the archived segments: the floor ends with every record of every segment, once."""
+    profile = table_profile(tmp_path, feed='broker = "mqtt://127.0.0.1:1"\nkeepalive_s = 2',
+                            journal="rotate_mb = 0.05\ncheckpoint_every_steps = 20")
+    journal, db = tmp_path / "journal.sqlite", tmp_path / "floor.sqlite"
+    with Broker(tmp_path / "broker") as broker, collecting(db, broker.url):
+        table = start_table(profile, journal, ROUNDS, broker.url)
+        wait_for(lambda: floor_seq(db) > 10, what="the feed under way")
+        broker.stop()
+        behind = floor_seq(db)
+        wait_for(lambda: len(segments.segments_of(journal)) >= 3, 60, "two rotations without the broker")
+        assert segments.segments_of(journal)[1].path.name == "journal.000002.sqlite"
+        broker.start()
+        assert_complete(db, journal, table, profile, broker.url)
+        assert floor_seq(db) > behind
 
 
 @pytest.mark.parametrize("cut", ["drop", "swallow"])

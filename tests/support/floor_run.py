@@ -32,8 +32,9 @@ __all__ = ["table_profile", "run_table", "start_table", "CollectorThread", "jour
 SIM_PROFILE = REPO / "hardware-profiles" / "tables" / "sim-baccarat.toml"
 
 
-def table_profile(tmp_path: Path, table_id: str = "SIM-BAC-1", feed: str = "") -> Path:
-    """The simulated Baccarat table's profile with id ``table_id`` and a ``[feed]`` section ``feed``."""
+def table_profile(tmp_path: Path, table_id: str = "SIM-BAC-1", feed: str = "", journal: str = "") -> Path:
+    """The simulated Baccarat table's profile with id ``table_id``, a ``[feed]`` section ``feed``
+    and a ``[journal]`` section ``journal`` (its upkeep: the path is given on the command line)."""
     tables = tmp_path / "profiles" / "tables"
     tables.mkdir(parents=True, exist_ok=True)
     devices = tmp_path / "profiles" / "devices"
@@ -42,7 +43,7 @@ def table_profile(tmp_path: Path, table_id: str = "SIM-BAC-1", feed: str = "") -
     text = SIM_PROFILE.read_text().replace('id = "SIM-BAC-1"', f'id = "{table_id}"')
     text = text.split("[journal]")[0]  # the journal path is given on the command line
     path = tables / f"{table_id}.toml"
-    path.write_text(text + (f"\n[feed]\n{feed}\n" if feed else ""))
+    path.write_text(text + (f"\n[feed]\n{feed}\n" if feed else "") + (f"\n[journal]\n{journal}\n" if journal else ""))
     return path
 
 
