@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 from typing import Any, Callable
 
-import httpx
+import httpx2
 import pytest
 
 from firmware_host.display.pins import MAX_FAILURES
@@ -67,7 +67,7 @@ def test_voiding_a_round_needs_the_supervisor(run_table: Callable[..., Running],
 
 def test_wrong_pins_lock_the_client_out(run_table: Callable[..., Running]) -> None:
     table = run_table(hold_at={"place_bets"})
-    with httpx.Client(base_url=table.url) as client:
+    with httpx2.Client(base_url=table.url) as client:
         for _ in range(MAX_FAILURES):
             assert client.post("/api/action", json={"command": "acknowledge", "pin": "1111"}).status_code == 403
         locked = client.post("/api/action", json={"command": "acknowledge", "pin": DEALER_PIN})
@@ -81,7 +81,7 @@ def test_wrong_pins_lock_the_client_out(run_table: Callable[..., Running]) -> No
 
 def test_bad_actions_are_named(run_table: Callable[..., Running]) -> None:
     table = run_table(hold_at={"place_bets"})
-    with httpx.Client(base_url=table.url) as client:
+    with httpx2.Client(base_url=table.url) as client:
         unknown = client.post("/api/action", json={"command": "shoe_loaded", "pin": DEALER_PIN})
         assert (unknown.status_code, unknown.json()) == (400, {"error": "'shoe_loaded' is not an action of the "
                                                                         "baccarat display"})
@@ -93,7 +93,7 @@ def test_bad_actions_are_named(run_table: Callable[..., Running]) -> None:
 def test_a_restarted_table_replays_display_actions_and_shows_the_journal(run_table: Callable[..., Running],
                                                                         tmp_path: Any) -> None:
     table = run_table(hold_at={"place_bets"})
-    with httpx.Client(base_url=table.url) as client:
+    with httpx2.Client(base_url=table.url) as client:
         assert client.post("/api/action", json={"command": "no_more_bets", "pin": DEALER_PIN}).status_code == 202
         table.gate.release()  # the dealer plays on
         for _ in range(400):
@@ -105,7 +105,7 @@ def test_a_restarted_table_replays_display_actions_and_shows_the_journal(run_tab
     finished = table.service.rounds_finished
     again = run_table(journal=tmp_path / "journal.sqlite", hold_at={"place_bets"})  # replays: no divergence
     assert again.service.rounds_finished == finished >= 1
-    state = httpx.get(again.url + "/api/state").json()
+    state = httpx2.get(again.url + "/api/state").json()
     assert state["results"][:len(before["results"])] == before["results"]
     assert state["results"][0]["round"] == 1 and state["shoe"] == 1
     assert inputs(again, "no_more_bets")[0]["device"] == "display:dealer"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import collections
 from typing import Any, Callable
 
-import httpx
+import httpx2
 
 from firmware_host.rules.paigow_tiles.rules import DEFAULT_RULES
 from firmware_host.rules.paigow_tiles.tiles import TILE_SET
@@ -20,7 +20,7 @@ def test_bank_offer_and_tile_entry_at_the_dealer_display(run_table: Callable[...
     table = run_table("paigow", bank=0.0, hold_at={"offer_bank"})
     page.goto(table.url + "/")
     page.wait_for_selector("#prompt[data-action='offer_bank']", timeout=WAIT_MS)
-    order = httpx.get(table.url + "/api/state").json()["prompt"]["order"]
+    order = httpx2.get(table.url + "/api/state").json()["prompt"]["order"]
     assert [int(s) for s in page.eval_on_selector_all("#work [data-seat]", "els => els.map(e => e.dataset.seat)")] == order
     page.click(f"#work [data-seat='{order[0]}']")
     assert page.text_content("#pin-title") == f"Seat {order[0]} banks"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable
 
-import httpx
+import httpx2
 
 from firmware_host.display.hub import BACKLOG
 from tests.display.conftest import Running
@@ -16,7 +16,7 @@ WAIT_MS = 30_000
 def read_events(url: str, headers: dict[str, str], until_seq: int) -> list[tuple[int, dict[str, Any]]]:
     """The stream's events up to the one with ``until_seq``."""
     events: list[tuple[int, dict[str, Any]]] = []
-    with httpx.stream("GET", url, headers=headers, timeout=10) as response:
+    with httpx2.stream("GET", url, headers=headers, timeout=10) as response:
         assert response.headers["content-type"].startswith("text/event-stream")
         event_id = None
         for line in response.iter_lines():
@@ -85,4 +85,4 @@ def test_the_scoreboard_stream_sends_only_board_changes(run_table: Callable[...,
     boards = [data["scoreboard"] for _, data in events]
     assert all(a != b for a, b in zip(boards, boards[1:]))
     assert boards[-1]["roads"]["rounds"] == 3
-    assert httpx.get(table.url + "/api/stream?view=nope").status_code == 400
+    assert httpx2.get(table.url + "/api/stream?view=nope").status_code == 400
