@@ -3,7 +3,7 @@
     .venv/bin/python docs/screenshots/take.py [baccarat] [paigow]   # writes docs/screenshots/*.png
 
 Each table plays with a fixed seed (the same pictures every time) until the moment shown —
-Baccarat: a third card due late in a shoe; Pai Gow: the delivery plan, then the tile entry with
+Baccarat: the banker's third card due late in a shoe, the player's shown; Pai Gow: the delivery plan, then the tile entry with
 the dealer's house way — and its dealer display and scoreboard are captured at 1920x1080.
 """
 
@@ -57,7 +57,8 @@ def both_pages(browser: Any, folder: Path, game: str, profile: str, action: str,
 
 
 def baccarat(browser: Any, folder: Path) -> None:
-    running, page = both_pages(browser, folder, "baccarat", BACCARAT.format(decks=8, rules=""), "deal", card=3)
+    running, page = both_pages(browser, folder, "baccarat", BACCARAT.format(decks=8, rules=""), "deal", card=3,
+                               to="banker")
     page.close()
     running.stop()
 
@@ -65,7 +66,7 @@ def baccarat(browser: Any, folder: Path) -> None:
 def paigow(browser: Any, folder: Path) -> None:
     running, page = both_pages(browser, folder, "paigow", PAIGOW.format(bank=0.3), "deliver")
     try:
-        running.gate.release(after(holder, 0, "set_hands"))
+        running.gate.release(after([running], 0, "set_hands"))
         running.gate.holding.wait(60)
         running.table.display.hub.flush()
         page.goto(running.url + "/")
