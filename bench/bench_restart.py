@@ -132,6 +132,19 @@ def synthesise(day: Path, days: int, directory: Path, name: str) -> Path:
     return live
 
 
+def time_rotation(day: Path, live: Path) -> float:
+    """Seconds :meth:`~firmware_host.host.journal.Journal.rotate` takes on a copy of the day's
+    segment (copy, cut, vacuum), opened by the day's last checkpoint as the service writes it."""
+    live.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(day, live)
+    with jr.Journal.open(live) as journal:
+        checkpoint = journal.last_checkpoint()
+        assert checkpoint is not None
+        started = time.perf_counter()
+        journal.rotate(checkpoint.data, at=checkpoint.at or 0.0)
+        return time.perf_counter() - started
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=2000, help="rounds in a day (default 2000)")
@@ -157,6 +170,8 @@ def main(argv: list[str]) -> int:
         print(f"a day: {args.rounds} rounds, {steps} steps, written in {seconds:.1f} s; {size / 1e6:.1f} MB, "
               f"{size / args.rounds / 1e3:.1f} KB per round; checkpoint {checkpoint[0] / 1e3:.1f} KB; "
               f"verify of the day's segment {verify_s:.2f} s")
+        print(f"rotation of the day's segment (the service loop waits for it, between rounds): "
+              f"{time_rotation(day, base / 'rotated' / 'journal.sqlite'):.2f} s")
         baseline = time_to_ready(profile, one, args.repeats)
         print(f"start to READY, a journal of one round: {baseline:.2f} s")
         for days in (int(d) for d in args.days.split(",")):
