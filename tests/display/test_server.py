@@ -8,7 +8,7 @@ import ssl
 import subprocess
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 from starlette.testclient import TestClient
 
@@ -75,10 +75,10 @@ def test_the_display_serves_tls(tmp_path: Path) -> None:
     server.start()
     try:
         assert server.url.startswith("https://127.0.0.1:")
-        answer = httpx.get(server.url + "/api/roads", verify=ssl.create_default_context(cafile=str(cert)))
+        answer = httpx2.get(server.url + "/api/roads", verify=ssl.create_default_context(cafile=str(cert)))
         assert answer.json()["rounds"] == 0
-        with pytest.raises(httpx.HTTPError):
-            httpx.get(server.url.replace("https", "http") + "/api/roads")
+        with pytest.raises(httpx2.HTTPError):
+            httpx2.get(server.url.replace("https", "http") + "/api/roads")
     finally:
         server.stop()
 
