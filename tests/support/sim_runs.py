@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from bench.soak.profiles import make_profile
 from firmware_host.config.profiles import load_table
@@ -45,10 +45,14 @@ def shuffler_table(tmp_path: Path, *, decks: int, shoe_faults: str) -> Path:
 
 class ArmShuffles:
     """Output: arms the simulated shuffler with the next faults of ``script`` for each shuffle the
-    controller asks for. It runs before the command output, so the faults meet that very shuffle."""
+    controller asks for (or, with ``by_batch``, the next faults of that batch's own list, so the
+    faults meet the batch meant whatever the order the two batches' shuffles come in). It runs
+    before the command output, so the faults meet that very shuffle."""
 
-    def __init__(self, script: Iterable[Sequence[str]]) -> None:
+    def __init__(self, script: Iterable[Sequence[str]] = (),
+                 by_batch: Mapping[str, Iterable[Sequence[str]]] | None = None) -> None:
         self.script = [tuple(faults) for faults in script]
+        self.by_batch = {batch: [tuple(faults) for faults in listed] for batch, listed in (by_batch or {}).items()}
         self.sim: Any = None
         #: (batch, faults) of every shuffle asked for.
         self.armed: list[tuple[str, tuple[str, ...]]] = []
@@ -56,15 +60,19 @@ class ArmShuffles:
     def on_decisions(self, decisions: Sequence[Decision]) -> None:
         for decision in decisions:
             if decision.type == "device_command" and decision.data["command"] == "start_shuffle":
-                faults = self.script.pop(0) if self.script else ()
+                batch = decision.data["batch"]
+                queue = self.by_batch.get(batch, []) if self.by_batch else self.script
+                faults = queue.pop(0) if queue else ()
                 if faults:
                     self.sim.arm(*faults)
-                self.armed.append((decision.data["batch"], faults))
+                self.armed.append((batch, faults))
 
 
-def run_armed(profile: Path, journal: Path, rounds: int, script: Iterable[Sequence[str]], seed: int = 3) -> ArmShuffles:
-    """``tablehost run`` in-process (as the CLI builds and serves the table), with shuffles armed."""
-    armer = ArmShuffles(script)
+def run_armed(profile: Path, journal: Path, rounds: int, script: Iterable[Sequence[str]] = (), seed: int = 3,
+              by_batch: Mapping[str, Iterable[Sequence[str]]] | None = None) -> ArmShuffles:
+    """``tablehost run`` in-process (as the CLI builds and serves the table), with shuffles armed
+    (:class:`ArmShuffles`)."""
+    armer = ArmShuffles(script, by_batch)
     table = build_table(load_table(profile), journal_path=journal, seed=seed, rounds=rounds, stream=io.StringIO(),
                         quiet=True, extra_outputs=(armer,))  # fmt: skip
     armer.sim = next(parts.sim for parts in table.devices if parts.slot.model.kind == "shuffler")
