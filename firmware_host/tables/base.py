@@ -44,7 +44,7 @@ from transitions import Machine, MachineError
 
 from drivers.events import DeviceEvent
 from drivers.events.lifecycle import DeviceFault, DeviceIdentified, DeviceLost, ProtocolError
-from firmware_host.tables.events import AllowListLoaded, DealerCommand, SoftwareStarted, WagerPlaced
+from firmware_host.tables.events import AllowListLoaded, DealerCommand, RulesInForce, SoftwareStarted, WagerPlaced
 from firmware_host.tables.decisions import Decision
 from firmware_host.errors import RulesError
 from firmware_host.rules.devices import ApprovedIdentities
@@ -109,6 +109,8 @@ class TableController:
         self._out: list[Decision] = []
         self._last_prompt: dict[str, Any] | None = None
         self._shown_lamp: str | None = None
+        #: The rules in force as last journaled (:class:`RulesInForce`; None: never, a 0.1.0 journal).
+        self.rules_journaled: dict[str, Any] | None = None
         #: Handlers that collaborators registered (:meth:`register`), by event class.
         self._registered: dict[type, Callable[[Any], None]] = {}
 
@@ -151,6 +153,8 @@ class TableController:
             self.alert("protocol-error", f"{event.device}: {event.text}", "warning")
         elif isinstance(event, SoftwareStarted):
             pass  # journaled for the audit and for replay (Service.recover); it decides nothing
+        elif isinstance(event, RulesInForce):
+            self.rules_journaled = dict(event.rules)  # journaled for the audit; it decides nothing
         elif isinstance(event, DealerCommand) and event.command == "acknowledge" and self._pending_identity():
             self._accept_pending_identity()
         else:
@@ -190,6 +194,11 @@ class TableController:
 
     def prompt(self) -> dict[str, Any]:
         """What the dealer must do next (the data of a ``prompt`` decision); games implement it."""
+        raise NotImplementedError
+
+    def rules_in_force(self) -> dict[str, Any]:
+        """The Rules Submission options this table plays under, resolved and JSON-plain (what
+        :class:`RulesInForce` journals); games implement it."""
         raise NotImplementedError
 
     @property

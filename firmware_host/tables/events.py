@@ -1,6 +1,6 @@
 """Table-level input events: the clock, the dealer's console and buttons, wagers, and what the
-service journals about itself (the software version, the allow-list in force). Registered in the
-same registry as the devices' events (:func:`drivers.events.event`), by class name."""
+service journals about itself (the software version, the allow-list and the rules in force).
+Registered in the same registry as the devices' events (:func:`drivers.events.event`), by class name."""
 
 from __future__ import annotations
 
@@ -20,6 +20,19 @@ class AllowListLoaded(DeviceEvent):
     """
 
     approved: dict
+
+
+@event
+class RulesInForce(DeviceEvent):
+    """The Rules Submission options the table plays under, resolved from its profile (journaled
+    at start when they differ from the last journaled, so the journal says under which options
+    each hand was played; :meth:`TableController.rules_in_force
+    <firmware_host.tables.base.TableController.rules_in_force>`).
+
+    :param rules: the game's options, JSON-plain.
+    """
+
+    rules: dict
 
 
 @event

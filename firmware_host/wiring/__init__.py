@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Callable, Protocol, TextIO
 from drivers.capture import CaptureWriter
 from drivers.events import DeviceEvent
 from drivers.events.lifecycle import DeviceLost
-from firmware_host.tables.events import AllowListLoaded, DealerCommand, SoftwareStarted
+from firmware_host.tables.events import AllowListLoaded, DealerCommand, RulesInForce, SoftwareStarted
 from drivers.gpio import TablePanel, pin_factory
 from firmware_host import __version__
 from firmware_host.tables.base import TableController
@@ -204,6 +204,11 @@ def _build(profile: TableProfile, journal: Journal, seed: int, rounds: int | Non
     # input); the profile's list applies from now on, journaled when it is new or changed.
     if controller.allow_list() != profile_list or not replayed:
         service.emit(AllowListLoaded(device="profile", approved=profile_list))
+    # The Rules Submission options in force, journaled when new or changed: every hand after
+    # it was played under them (they are the profile's, so a replay never reads them back).
+    rules = controller.rules_in_force()
+    if controller.rules_journaled != rules:
+        service.emit(RulesInForce(device="profile", rules=rules))
     emit = service.emit if capture is None else capture.tap_events(service.emit)
     emit = emit if replay is None else replay.inputs(emit)
     panel = _panel(profile, emit)

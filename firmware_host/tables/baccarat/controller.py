@@ -54,6 +54,7 @@ from firmware_host.rules.baccarat.cards import shoe_composition
 from firmware_host.rules.baccarat.rules import RulesSubmission
 from firmware_host.rules.baccarat.settlement import CommissionLedger
 from firmware_host.rules.devices import ApprovedIdentities
+from firmware_host.rules.options import resolved
 from firmware_host.rules.shuffler import ShufflerConfig
 from firmware_host.tables.baccarat.irregularities import FACE_UP_DISCARD_COUNTS, Irregularities
 from firmware_host.tables.baccarat.round import Round, RoundPlay
@@ -301,6 +302,11 @@ class BaccaratTable(TableController):
     def quiet(self) -> bool:
         """Between rounds: also while a round takes its first wagers (its betting opens at once, § 541.8)."""
         return super().quiet or (self.state == "betting" and not self.round.wagers)
+
+    def rules_in_force(self) -> dict[str, Any]:
+        """The Rules Submission (ch. 541, § 631c.5), the shoe's decks and the shuffler's part (§ 541.3(b))."""
+        shuffler = None if self.shuffler is None else resolved(self.shuffler.state.config)
+        return {"game": self.game, "decks": self.decks, "rules": resolved(self.rules), "shuffler": shuffler}
 
     def prompt(self) -> Prompt:
         """What the dealer must do next (the data of a ``prompt`` decision).

@@ -64,6 +64,7 @@ from firmware_host.tables.paigow.tiles_entry import settle_entered_tiles
 from firmware_host.rules.paigow_tiles import TileHolder, exposed_tile
 from firmware_host.rules.paigow_tiles.bank_settlement import dealer_wager_against_bank
 from firmware_host.rules.devices import ApprovedIdentities
+from firmware_host.rules.options import resolved
 
 __all__ = ["PaiGowTable", "COMMANDS", "WAGER_KIND"]
 
@@ -536,6 +537,11 @@ class PaiGowTable(TableController):
         """The base class has alerted; a reveal without a reading is left to the dealer's reshake."""
 
     # -- the dealer's prompt and view ----------------------------------------------------------
+    def rules_in_force(self) -> dict[str, Any]:
+        """The dice, delivery and bank options (§ 535.5, § 535.8-§ 535.11) and the tiles' (house
+        way, commission: § 535.10-§ 535.12), the latter as a profile's ``[rules]`` would give them."""
+        return {"game": self.game, "dice": resolved(self.rules.dice), "tiles": self.rules.tiles.to_mapping()}
+
     def prompt(self) -> dict[str, Any]:
         """What the dealer must do next (the data of a ``prompt`` decision).
 
