@@ -19,8 +19,8 @@ from firmware_host.feed import schema
 from firmware_host.host import segments
 from firmware_host.floor.store import FloorStore
 from bench.feed.broker import Broker
-from tests.support.floor_run import (collecting, floor_export, floor_seq, journal_export, journal_rounds,
-                                     run_table, start_table, table_profile, wait_for)
+from tests.support.floor_run import (collecting, floor_seq, journal_rounds, start_table, table_profile, wait_for,
+                                     wait_for_the_floor)
 from tests.support.paths import REPO
 from tests.support.tcp_proxy import TcpProxy
 
@@ -29,21 +29,13 @@ ROUNDS = 24
 
 def assert_complete(db: Path, journal: Path, table: subprocess.Popen[str] | None = None,
                     profile: Path | None = None, url: str = "") -> None:
-    """The floor holds the table's journal exactly: same rounds, every seq once, chain intact, anchors match.
-
-    A clean stop publishes the backlog for up to 3 s and leaves the rest to the next start: on a
-    slow machine, ``profile`` and ``url`` start the table again (up to twice) until the floor has it all.
-    """
+    """The floor holds the table's journal exactly: same rounds, every seq once, chain intact,
+    anchors match (``profile``, ``url``: see :func:`~tests.support.floor_run.wait_for_the_floor`)."""
     if table is not None:
         out, err = table.communicate(timeout=120)
         assert table.returncode == 0, err[-3000:]
     assert journal_rounds(journal) == ROUNDS
-    for _ in range(2 if profile is not None else 0):
-        with contextlib.suppress(AssertionError):
-            wait_for(lambda: floor_export(db) == journal_export(journal), 10, "the floor's copy")
-            break
-        run_table(profile, journal, ROUNDS, url)
-    wait_for(lambda: floor_export(db) == journal_export(journal) if floor_seq(db) else False, 60, "the floor's copy")
+    wait_for_the_floor(db, journal, profile, url, ROUNDS)
     store = FloorStore(db, read_only=True)
     try:
         status = store.status("SIM-BAC-1")
@@ -162,7 +154,7 @@ def test_a_forged_and_a_replayed_message_are_detected(paths: tuple[Path, Path, P
         wait_for(lambda: floor.collector.counts["refused"] == 1, what="the forgery refused")
         wait_for(lambda: floor.collector.counts["duplicate"] >= 1, what="the replay recognised")
         out, err = table.communicate(timeout=120)
-        wait_for(lambda: floor_export(db) == journal_export(journal), 60, "the floor's copy")
+        wait_for_the_floor(db, journal, profile, broker.url, ROUNDS)
     store = FloorStore(db, read_only=True)
     try:
         assert [p["detail"] for p in store.problems("SIM-BAC-1")] == [

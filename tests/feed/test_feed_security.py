@@ -11,8 +11,8 @@ from firmware_host.errors import TablehostError
 from firmware_host.feed import schema
 from firmware_host.feed.broker import BrokerError, BrokerSettings, client, parse_url, read_secret
 from bench.feed.broker import Broker, make_ca, write_secret
-from tests.support.floor_run import (collecting, floor_export, floor_seq, journal_export, run_table, start_table,
-                                     table_profile, wait_for)
+from tests.support.floor_run import (collecting, floor_seq, journal_export, run_table, start_table, table_profile,
+                                     wait_for, wait_for_the_floor)
 
 USERS = {"SIM-BAC-1": "table-one-secret", "SIM-BAC-2": "table-two-secret", "tablehost-floor": "floor-secret"}
 
@@ -39,7 +39,7 @@ def test_a_table_with_its_credentials_publishes_over_tls(tmp_path: Path, secured
     db, journal = tmp_path / "floor.sqlite", tmp_path / "journal.sqlite"
     with collecting(db, secured.url, **floor_settings(tmp_path, secured)):
         run_table(profile, journal, 4)
-        wait_for(lambda: floor_export(db) == journal_export(journal) if floor_seq(db) else False, what="the rounds")
+        wait_for_the_floor(db, journal, profile, secured.url, 4)
     assert "mqtts://" in secured.url and len(journal_export(journal).splitlines()) == 4
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from firmware_host.cli import main
 from bench.feed.broker import Broker, have_mosquitto
-from tests.support.floor_run import floor_export, floor_seq, journal_export, run_table, table_profile, wait_for
+from tests.support.floor_run import run_table, table_profile, wait_for, wait_for_the_floor
 from tests.support.paths import REPO
 
 pytestmark = pytest.mark.skipif(not have_mosquitto(), reason="needs the Debian package mosquitto (make deps)")
@@ -34,8 +34,9 @@ def test_a_table_run_with_feed_reaches_the_floor_collector(tmp_path: Path) -> No
                                       "--db", str(db), "-v"], cwd=REPO, stderr=subprocess.PIPE, text=True)
         try:
             wait_for(lambda: db.exists() and "session new" in (collector.stderr.readline() or ""), 20, "subscribed")
-            run_table(table_profile(tmp_path), journal, 6, broker.url)
-            wait_for(lambda: floor_export(db) == journal_export(journal) if floor_seq(db) else False, 30, "rounds")
+            profile = table_profile(tmp_path)
+            run_table(profile, journal, 6, broker.url)
+            wait_for_the_floor(db, journal, profile, broker.url, 6)
         finally:
             collector.send_signal(signal.SIGTERM)
             _, err = collector.communicate(timeout=20)
