@@ -13,7 +13,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Mapping
 
-__all__ = ["resolved"]
+__all__ = ["resolved", "in_key_order"]
 
 
 def resolved(options: Any) -> dict[str, Any]:
@@ -44,3 +44,13 @@ def _plain(value: Any) -> Any:
     if isinstance(value, (Decimal, Fraction)):
         return str(value)
     raise TypeError(f"no JSON form for the option value {value!r}")
+
+
+def in_key_order(value: Any) -> Any:
+    """``value`` (JSON-plain) with every object's keys sorted, as the journal stores it (its
+    canonical JSON): the same options compare, and capture, alike live and replayed."""
+    if isinstance(value, Mapping):
+        return {key: in_key_order(value[key]) for key in sorted(value)}
+    if isinstance(value, list):
+        return [in_key_order(item) for item in value]
+    return value

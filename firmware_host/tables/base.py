@@ -48,6 +48,7 @@ from firmware_host.tables.events import AllowListLoaded, DealerCommand, RulesInF
 from firmware_host.tables.decisions import Decision
 from firmware_host.errors import RulesError
 from firmware_host.rules.devices import ApprovedIdentities
+from firmware_host.rules.options import in_key_order
 
 __all__ = ["TableController", "DeviceHealth"]
 
@@ -154,7 +155,9 @@ class TableController:
         elif isinstance(event, SoftwareStarted):
             pass  # journaled for the audit and for replay (Service.recover); it decides nothing
         elif isinstance(event, RulesInForce):
-            self.rules_journaled = dict(event.rules)  # journaled for the audit; it decides nothing
+            # Journaled for the audit; it decides nothing. Kept in the journal's key order, so a
+            # checkpoint holds the same document live and replayed.
+            self.rules_journaled = in_key_order(event.rules)
         elif isinstance(event, DealerCommand) and event.command == "acknowledge" and self._pending_identity():
             self._accept_pending_identity()
         else:

@@ -10,7 +10,7 @@ import pytest
 from firmware_host.host.journal import canonical_json
 from firmware_host.rules.baccarat.rules import RulesSubmission
 from firmware_host.rules.baccarat.variant import Variant
-from firmware_host.rules.options import resolved
+from firmware_host.rules.options import in_key_order, resolved
 from firmware_host.rules.paigow_dice.rules import PaiGowRules
 from firmware_host.rules.shuffler import ShufflerConfig
 
@@ -40,3 +40,10 @@ def test_what_has_no_json_form_is_refused() -> None:
         resolved(Odd(object()))
     with pytest.raises(TypeError, match="not a rules dataclass"):
         resolved(RulesSubmission)
+
+
+def test_in_key_order_sorts_every_object_as_the_journal_stores_it() -> None:
+    live = {"b": [{"d": 1, "c": 2}], "a": 3}
+    ordered = in_key_order(live)
+    assert ordered == live and list(ordered) == ["a", "b"] and list(ordered["b"][0]) == ["c", "d"]
+    assert json.dumps(ordered) == canonical_json(live, "rules").replace(",", ", ").replace(":", ": ")
