@@ -13,6 +13,7 @@ from drivers.device import Device, Identity
 from drivers.events import DeviceEvent
 from firmware_host.tables.events import DealerCommand
 from drivers.shoe import shoe_driver
+from drivers.timing import Timing
 from firmware_host.rules.baccarat.rules import RulesSubmission
 from firmware_host.tables.baccarat.controller import BaccaratTable
 from firmware_host.host.journal import Journal
@@ -38,19 +39,21 @@ def shoe_info(dialect: str, url: str) -> DeviceInfo:
     return DeviceInfo("shoe", dialect, "serial", "TS-8" if dialect == "framed" else "ASCII-SHOE", url)
 
 
-def driver_for(dialect: str, url: str, emit: Callable[[DeviceEvent], None], **options: Any) -> Device:
-    """The shoe driver with the tests' short timing."""
-    return shoe_driver(dialect, "shoe", url, emit, identity=ASCII_IDENTITY, timing=FAST, **options)
+def driver_for(dialect: str, url: str, emit: Callable[[DeviceEvent], None], timing: Timing = FAST,
+               **options: Any) -> Device:
+    """The shoe driver with the tests' short timing (or ``timing``)."""
+    return shoe_driver(dialect, "shoe", url, emit, identity=ASCII_IDENTITY, timing=timing, **options)
 
 
 @contextlib.contextmanager
-def captured_shoe(path: Path, dialect: str, emit: Callable[[DeviceEvent], None],
+def captured_shoe(path: Path, dialect: str, emit: Callable[[DeviceEvent], None], timing: Timing = FAST,
                   **sim_options: Any) -> Iterator[tuple[SimShoe, Device, CaptureWriter]]:  # fmt: skip
     """A simulated shoe and its driver, every byte and event written to the capture ``path``."""
-    sim_options.setdefault("ack_timeout", FAST.ack)
+    sim_options.setdefault("ack_timeout", timing.ack)
     with CaptureWriter(path) as writer, SimShoe(dialect=dialect, **sim_options) as sim:
         tap = writer.tap("shoe", shoe_info(dialect, sim.url))
-        driver = driver_for(dialect, sim.url, writer.tap_events(emit), transport_factory=tap.transport_factory())
+        driver = driver_for(dialect, sim.url, writer.tap_events(emit), timing,
+                            transport_factory=tap.transport_factory())
         driver.start()
         try:
             yield sim, driver, writer
@@ -76,11 +79,12 @@ def run_service(service: Service) -> None:
                              f"in {SESSION_TIMEOUT}s ({service.rounds_finished} done)")
 
 
-def record_table(capture: Path, journal_path: Path, dialect: str, rounds: int, seed: int, **sim_options: Any) -> None:
+def record_table(capture: Path, journal_path: Path, dialect: str, rounds: int, seed: int, timing: Timing = FAST,
+                 **sim_options: Any) -> None:
     """Play ``rounds`` rounds at a simulated table while capturing the shoe and every input."""
     service = baccarat_service(journal_path, rounds)
     try:
-        with captured_shoe(capture, dialect, service.emit, seed=seed, **sim_options) as (sim, _, writer):
+        with captured_shoe(capture, dialect, service.emit, timing, seed=seed, **sim_options) as (sim, _, writer):
             emit = writer.tap_events(service.emit)
             press = lambda name: emit(DealerCommand(device="console", command=name))  # noqa: E731
             dealer = BaccaratDealer(emit, press, seed, sim)
