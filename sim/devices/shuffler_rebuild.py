@@ -10,6 +10,7 @@ is what it rebuilt.
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import TYPE_CHECKING, Any
 
 from drivers.codecs import shuffler as codec
@@ -180,7 +181,7 @@ class Rebuild:
         if slot.state not in ("loaded", "shuffled"):
             return False
         device._start_shuffle(codec.StartShuffle(asked.batch, asked.cards))
-        device._run_actions()
+        device._advance(math.inf)  # the whole shuffle at once
         self.unfinished.add(asked.batch)
         return True
 
