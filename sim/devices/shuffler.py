@@ -8,9 +8,10 @@ is built in layers, one module each:
 - :mod:`sim.devices.usb_bus`: the bus (:class:`~sim.devices.usb_bus.SimulatedUsbDevice`):
   descriptors, configuration, claiming the interface, bulk transfers on endpoints 0x01 and
   0x81, control transfers, string descriptors, kernel driver detach, the cable;
-- this module: the protocol (vendor requests, frames and their sequence numbers, heartbeats,
-  the host's commands), the batches and their shuffles, the faults, the dealer's and the
-  attendant's side;
+- :mod:`sim.devices.shuffler_protocol`: the protocol
+  (:class:`~sim.devices.shuffler_protocol.ShufflerProtocol`): vendor requests, frames and
+  their sequence numbers, heartbeats, the host's commands;
+- this module: the batches and their shuffles, the faults, the dealer's and the attendant's side;
 - :mod:`sim.devices.shuffler_rebuild`: resuming where the journal left the device.
 
 The simulated device holds two batch slots, A and B (§ 541.3(b)(2)), each set up for the
@@ -45,16 +46,13 @@ import dataclasses
 import itertools
 import logging
 import random
-import time
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
-from drivers.codecs import drain
-from drivers.codecs import framed
 from drivers.codecs import shuffler as codec
-from drivers.codecs.framed import BadFrame, Heartbeat
 from drivers.codecs.shoe_messages import RANKS, SUITS
+from sim.devices.shuffler_protocol import ShufflerProtocol
 from sim.devices.shuffler_rebuild import Rebuild, Resumed
-from sim.devices.usb_bus import EP_IN, EP_OUT, LIBUSB_ERROR_PIPE, LIBUSB_ERROR_TIMEOUT, SimulatedUsbDevice, usb_error
+from sim.devices.usb_bus import EP_IN, EP_OUT, LIBUSB_ERROR_PIPE, LIBUSB_ERROR_TIMEOUT, usb_error  # re-exported
 from sim.errors import SimError
 
 if TYPE_CHECKING:
@@ -97,7 +95,7 @@ class _Slot:
     shuffle_id: int = 0
 
 
-class SimulatedShuffler(SimulatedUsbDevice):
+class SimulatedShuffler(ShufflerProtocol):
     """A shuffler on a simulated USB bus: pass it as pyusb's ``backend``.
 
     :param seed: seeds every shuffle and every random fault (each batch's stream).
@@ -135,17 +133,8 @@ class SimulatedShuffler(SimulatedUsbDevice):
         _check_faults(fault_rates or {})
         if not 1 <= decks_per_batch <= 8:
             raise SimError(f"shuffler sim: decks_per_batch {decks_per_batch} must be 1..8")
-        super().__init__(identity=codec.DeviceIdentity(codec.PROTOCOL_VERSION, model, serial), firmware=firmware,
-                         manufacturer=manufacturer, vendor_id=vendor_id, product_id=product_id,
-                         kernel_driver_active=kernel_driver_active)
-        self._out = bytearray()  # host bytes not yet forming a whole frame
-        self._seq = 0
-        self._releases = 0  # RELEASE_BATCH commands received from the host
-        self._release_unread = 0  # bytes of _in up to the latest release's report when it was queued
-        self._heartbeat_s = 0.0
-        self._last_sent = time.monotonic()
-        #: While :meth:`resume` replays the journal: what the device sent and the journal has not shown yet.
-        self._outbox: list[Any] | None = None
+        super().__init__(model=model, serial=serial, firmware=firmware, manufacturer=manufacturer,
+                         vendor_id=vendor_id, product_id=product_id, kernel_driver_active=kernel_driver_active)
         self.shuffle_seconds = shuffle_seconds
         self.fault_rates = dict(fault_rates or {})
         self.recover_after_s = recover_after_s
@@ -384,88 +373,6 @@ class SimulatedShuffler(SimulatedUsbDevice):
     def _reset(self) -> None:
         self._abandon_shuffles()
         super()._reset()
-        self._out, self._seq = bytearray(), 0
-
-    # -- the protocol --------------------------------------------------------------------
-
-    @property
-    def releases(self) -> int:
-        """RELEASE_BATCH commands the device has carried out or refused since it was made."""
-        with self._cond:
-            return self._releases
-
-    @property
-    def release_unread(self) -> int:
-        """Bytes up to the report of the latest release command that the host has not read yet."""
-        with self._cond:
-            return min(self._release_unread, len(self._in))  # what a pulled cable or a reset cleared is gone
-
-    def _send(self, message: object) -> None:
-        """Queue a frame on the IN endpoint (lost if the cable is out, as on a real bus)."""
-        if not self._plugged:
-            return
-        if self._outbox is not None:  # resuming: to be matched with what the journal shows
-            self._outbox.append(message)
-            return
-        self._seq = framed.next_seq(self._seq)
-        self._in += codec.TABLE.encode(message, self._seq)
-        self._last_sent = time.monotonic()
-        self._cond.notify_all()
-
-    # -- the bus's hooks -------------------------------------------------------------------
-
-    def _received(self, data: bytes) -> None:
-        self._out += data
-        for frame in list(drain(framed.decode, self._out)):
-            self._command(frame)
-
-    def _command(self, frame: framed.Frame | BadFrame) -> None:
-        if isinstance(frame, BadFrame):
-            self._send(codec.Fault(codec.FAULT_INTERNAL, None, f"bad frame from host: {frame.reason}"[:255]))
-            return
-        try:
-            message = codec.TABLE.message(frame)
-        except codec.CodecError as exc:
-            self._send(codec.Fault(codec.FAULT_INTERNAL, None, f"bad command: {exc}"[:255]))
-            return
-        if isinstance(message, codec.StartShuffle):
-            self._start_shuffle(message)
-        elif isinstance(message, codec.ReleaseBatch):
-            self._releases += 1
-            self._release(message)
-            self._release_unread = len(self._in)
-        else:
-            self._send(codec.Fault(codec.FAULT_INTERNAL, None, f"not a command: {type(message).__name__}"))
-
-    def _before_read(self, now: float) -> float:
-        heartbeat_due = self._last_sent + self._heartbeat_s if self._heartbeat_s else float("inf")
-        if not self._in and heartbeat_due <= now:
-            self._send(Heartbeat())
-        return heartbeat_due
-
-    def _on_read(self, count: int) -> None:
-        self._release_unread = max(0, self._release_unread - count)
-
-    def _vendor_in(self, request: int) -> bytes | None:
-        if request == codec.GET_IDENTITY:
-            return codec.pack_identity(self.identity)
-        if request == codec.GET_FIRMWARE:
-            return codec.pack_firmware(self.firmware)
-        if request == codec.GET_STATUS:
-            return codec.pack_status(self._status())
-        return None
-
-    def _vendor_out(self, request: int, value: int) -> None:
-        if request == codec.RESET:
-            self._reset()
-        elif request == codec.SET_HEARTBEAT:
-            self._heartbeat_s = value / 1000
-            self._cond.notify_all()
-        else:
-            super()._vendor_out(request, value)
-
-    def _on_replug(self) -> None:
-        self._seq = 0
 
 
 def new_decks(decks: int) -> list[str]:
