@@ -74,6 +74,7 @@ JAM_AT, UNPLUG_AT = 75, 50
 
 
 def _check_faults(names: Iterable[str]) -> None:
+    """:raises SimError: naming the first of ``names`` that is not one of :data:`FAULTS`."""
     unknown = sorted(set(names) - set(FAULTS))
     if unknown:
         raise SimError(f"shuffler sim: unknown fault {unknown[0]!r} (known: {', '.join(FAULTS)})")
