@@ -1,9 +1,9 @@
 """Replay of a captured USB shuffler: a pyusb backend whose transfers come from a capture.
 
-:class:`ReplayedShuffler` is a :class:`usb.backend.IBackend`, as
-:class:`~sim.devices.shuffler.SimulatedShuffler` is (it reuses its bus side: enumeration,
-descriptors, configuration, claiming, kernel driver, unplugging), but its firmware is the
-capture (:mod:`drivers.capture`, ``docs/protocols/capture-format.md``):
+:class:`ReplayedShuffler` is a :class:`usb.backend.IBackend` on the simulated bus
+:class:`~sim.devices.usb_bus.SimulatedUsbDevice`, as :class:`~sim.devices.shuffler.SimulatedShuffler`
+is (enumeration, descriptors, configuration, claiming, kernel driver, unplugging), but its
+firmware is the capture (:mod:`drivers.capture`, ``docs/protocols/capture-format.md``):
 
 - a bulk IN transfer hands the host the next captured IN transfer (``rx`` bytes record),
   once the replay's timeline (:class:`sim.devices.replay.Replay`) has reached it: in order, one
@@ -40,7 +40,7 @@ from drivers.codecs import shuffler as codec
 from drivers.errors import CodecError, DriverError
 from drivers.shuffler import shuffler_event
 from sim.errors import SimError
-from sim.devices.shuffler import EP_IN, EP_OUT, SimulatedShuffler, LIBUSB_ERROR_PIPE, LIBUSB_ERROR_TIMEOUT, usb_error
+from sim.devices.usb_bus import EP_IN, EP_OUT, LIBUSB_ERROR_PIPE, LIBUSB_ERROR_TIMEOUT, SimulatedUsbDevice, usb_error
 
 __all__ = ["ReplayedShuffler", "UsbStep", "IN", "OUT", "CONTROL", "LEAVE", "describe"]
 
@@ -57,6 +57,8 @@ _VENDOR_REQUESTS = frozenset({codec.GET_IDENTITY, codec.GET_FIRMWARE, codec.RESE
 _EVENT_LOOKAHEAD = 64
 #: The string descriptors' identity when the capture has no GET_IDENTITY or GET_FIRMWARE answer.
 _NO_IDENTITY, _NO_FIRMWARE = codec.DeviceIdentity(codec.PROTOCOL_VERSION, "unknown", "unknown"), "0.0"
+#: The manufacturer's string descriptor, which a capture does not hold: the simulated shuffler's.
+_MANUFACTURER = "tablehost"
 
 _T = TypeVar("_T")
 
@@ -228,12 +230,10 @@ class _Plan:
         self._previous = (position, record.t)
 
 
-class ReplayedShuffler(SimulatedShuffler):
+class ReplayedShuffler(SimulatedUsbDevice):
     """The shuffler of a capture on a replayed USB bus: pass it as pyusb's ``backend``.
 
     Built and driven by :class:`sim.devices.replay.Replay`, which plays :attr:`steps` on its timeline.
-    Only the bus side of :class:`~sim.devices.shuffler.SimulatedShuffler` is used: its dealer's
-    and attendant's API (``load``, ``arm``, ``resume`` ...) is not for a replay.
 
     :param name: the device's name in the capture.
     :param capture: the capture.
@@ -250,8 +250,8 @@ class ReplayedShuffler(SimulatedShuffler):
         vendor = [r for _, r in records if isinstance(r, Control) and r.request in _VENDOR_REQUESTS]
         identity = _first_answer(vendor, codec.GET_IDENTITY, codec.unpack_identity, _NO_IDENTITY)
         firmware = _first_answer(vendor, codec.GET_FIRMWARE, codec.unpack_firmware, _NO_FIRMWARE)
-        super().__init__(loaded=False, model=identity.model, serial=identity.serial, firmware=firmware,
-                         vendor_id=vendor_id, product_id=product_id)
+        super().__init__(identity=identity, firmware=firmware, manufacturer=_MANUFACTURER, vendor_id=vendor_id,
+                         product_id=product_id)
         self.name, self._report, self._wake = name, report, wake
         self._outs = [r.data for _, r in records if isinstance(r, Chunk) and r.direction == TX]
         plan = _Plan(name, records)

@@ -2,9 +2,17 @@
 
 :class:`SimulatedShuffler` implements :class:`usb.backend.IBackend`, so the production
 driver finds it with ``usb.core.find(idVendor=..., idProduct=..., backend=sim)`` and drives
-it through pyusb's own API: descriptors, configuration, claiming the interface, bulk
-transfers on endpoints 0x01 and 0x81, vendor control requests, string descriptors, kernel
-driver detach. Nothing in the driver knows it is talking to a simulation.
+it through pyusb's own API; nothing in the driver knows it is talking to a simulation. It
+is built in layers, one module each:
+
+- :mod:`sim.devices.usb_bus`: the bus (:class:`~sim.devices.usb_bus.SimulatedUsbDevice`):
+  descriptors, configuration, claiming the interface, bulk transfers on endpoints 0x01 and
+  0x81, control transfers, string descriptors, kernel driver detach, the cable;
+- :mod:`sim.devices.shuffler_protocol`: the protocol
+  (:class:`~sim.devices.shuffler_protocol.ShufflerProtocol`): vendor requests, frames and
+  their sequence numbers, heartbeats, the host's commands;
+- this module: the batches and their shuffles, the faults, the dealer's and the attendant's side;
+- :mod:`sim.devices.shuffler_rebuild`: resuming where the journal left the device.
 
 The simulated device holds two batch slots, A and B (§ 541.3(b)(2)), each set up for the
 same number of decks with its own back colour. Shuffles are seeded (:class:`random.Random`),
@@ -33,31 +41,22 @@ its batches, their orders and its random stream stand where they stood.
 
 from __future__ import annotations
 
-import array
 import copy
 import dataclasses
-import errno
-import heapq
 import itertools
 import logging
 import random
-import threading
-import time
-import types
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
-import usb.backend
-import usb.core
-
-from drivers.codecs import drain
-from drivers.codecs import framed
 from drivers.codecs import shuffler as codec
-from drivers.codecs.framed import BadFrame, Heartbeat
 from drivers.codecs.shoe_messages import RANKS, SUITS
+from sim.devices.shuffler_protocol import ShufflerProtocol
+from sim.devices.shuffler_rebuild import Rebuild, Resumed
+from sim.devices.usb_bus import EP_IN, EP_OUT, LIBUSB_ERROR_PIPE, LIBUSB_ERROR_TIMEOUT, usb_error  # re-exported
 from sim.errors import SimError
 
 if TYPE_CHECKING:
-    from sim.devices.resume import ShufflerFact, ShufflerResumePoint
+    from sim.devices.resume import ShufflerResumePoint
 
 __all__ = [
     "SimulatedShuffler", "Resumed", "FAULTS", "PROGRESS_STEPS", "EP_IN", "EP_OUT", "LIBUSB_ERROR_PIPE",
@@ -73,48 +72,12 @@ PROGRESS_STEPS: tuple[int, ...] = (25, 50, 75)
 #: A jam happens after this progress step; an unplug right after this one.
 JAM_AT, UNPLUG_AT = 75, 50
 
-#: libusb's error codes, as pyusb's libusb1 backend reports them in ``backend_error_code``.
-_LIBUSB_ERROR_IO, _LIBUSB_ERROR_NOT_FOUND, _LIBUSB_ERROR_NO_DEVICE = -1, -5, -4
-_LIBUSB_ERROR_BUSY, LIBUSB_ERROR_TIMEOUT, LIBUSB_ERROR_PIPE = -6, -7, -9
 
-#: Standard request GET_DESCRIPTOR and the string descriptor type (USB 2.0 § 9.4.3, § 9.6.7).
-_GET_DESCRIPTOR, _DESC_TYPE_STRING = 0x06, 0x03
-#: Language id US English, the only one this device's strings are in.
-_LANGID_EN_US = 0x0409
-#: String descriptor indexes of the device descriptor.
-_I_MANUFACTURER, _I_PRODUCT, _I_SERIAL = 1, 2, 3
-#: Bulk endpoint addresses: OUT 1 and IN 1.
-EP_OUT, EP_IN = 0x01, 0x81
-#: libusb's speed code for high speed (480 Mbit/s), and its bulk packet size.
-_HIGH_SPEED, _BULK_PACKET = 3, 512
-#: Vendor-specific interface class.
-_VENDOR_CLASS = 0xFF
-
-
-def usb_error(text: str, libusb_code: int, error_number: int) -> usb.core.USBError:
-    """The error pyusb's libusb backend raises for ``libusb_code`` (a timeout is its own class)."""
-    if libusb_code == LIBUSB_ERROR_TIMEOUT:
-        return usb.core.USBTimeoutError(text, libusb_code, error_number)
-    return usb.core.USBError(text, libusb_code, error_number)
-
-
-def _gone() -> usb.core.USBError:
-    return usb_error("No such device (it may have been disconnected)", _LIBUSB_ERROR_NO_DEVICE, errno.ENODEV)
-
-
-@dataclasses.dataclass(frozen=True)
-class _DeviceId:
-    """What enumeration yields: one appearance of the device on the bus."""
-
-    generation: int
-    address: int
-
-
-@dataclasses.dataclass(frozen=True)
-class _Handle:
-    """What open_device returns; dead once the device was unplugged after it was opened."""
-
-    generation: int
+def _check_faults(names: Iterable[str]) -> None:
+    """:raises SimError: naming the first of ``names`` that is not one of :data:`FAULTS`."""
+    unknown = sorted(set(names) - set(FAULTS))
+    if unknown:
+        raise SimError(f"shuffler sim: unknown fault {unknown[0]!r} (known: {', '.join(FAULTS)})")
 
 
 @dataclasses.dataclass
@@ -133,7 +96,7 @@ class _Slot:
     shuffle_id: int = 0
 
 
-class SimulatedShuffler(usb.backend.IBackend):
+class SimulatedShuffler(ShufflerProtocol):
     """A shuffler on a simulated USB bus: pass it as pyusb's ``backend``.
 
     :param seed: seeds every shuffle and every random fault (each batch's stream).
@@ -168,80 +131,27 @@ class SimulatedShuffler(usb.backend.IBackend):
         vendor_id: int = 0x1209,
         product_id: int = 0x7AB1,
     ) -> None:
-        unknown = sorted(set(fault_rates or {}) - set(FAULTS))
-        if unknown:
-            raise SimError(f"shuffler sim: unknown fault {unknown[0]!r} (known: {', '.join(FAULTS)})")
+        _check_faults(fault_rates or {})
         if not 1 <= decks_per_batch <= 8:
             raise SimError(f"shuffler sim: decks_per_batch {decks_per_batch} must be 1..8")
-        self.identity = codec.DeviceIdentity(codec.PROTOCOL_VERSION, model, serial)
-        self.firmware, self.manufacturer = firmware, manufacturer
-        self.vendor_id, self.product_id = vendor_id, product_id
+        super().__init__(model=model, serial=serial, firmware=firmware, manufacturer=manufacturer,
+                         vendor_id=vendor_id, product_id=product_id, kernel_driver_active=kernel_driver_active)
         self.shuffle_seconds = shuffle_seconds
         self.fault_rates = dict(fault_rates or {})
         self.recover_after_s = recover_after_s
         self._rngs = {batch: random.Random(f"{seed}-batch-{batch}") for batch in codec.BATCHES}
-        self._cond = threading.Condition(threading.RLock())
         self._slots = {
             batch: _Slot(batch, decks_per_batch, colour, [])
             for batch, colour in zip(codec.BATCHES, back_colours, strict=True)
         }
         self._armed: set[str] = set()
-        self._plugged, self._generation, self._address = True, 1, 1
-        self._configuration = 0
-        self._claimed: set[int] = set()
-        self._kernel_driver = kernel_driver_active
         self._door_open = self._jammed = False
-        self._in = bytearray()  # bytes queued on the bulk IN endpoint
-        self._out = bytearray()  # host bytes not yet forming a whole frame
-        self._seq = 0
-        self._releases = 0  # RELEASE_BATCH commands received from the host
-        self._release_unread = 0  # bytes of _in up to the latest release's report when it was queued
-        self._heartbeat_s = 0.0
-        self._last_sent = time.monotonic()
-        self._actions: list[tuple[float, int, Callable[[], None]]] = []
-        self._action_ids = itertools.count()
         self._shuffle_ids = itertools.count(1)
-        #: While :meth:`resume` replays the journal: what the device sent and the journal has not shown yet.
-        self._outbox: list[Any] | None = None
         if loaded:
             for slot in self._slots.values():
                 self._fill(slot, None)
 
-    # -- the device's physical side: dealer, attendant, cable ---------------------------
-
-    @property
-    def plugged(self) -> bool:
-        """Whether the device is on the bus."""
-        with self._cond:
-            self._advance()
-            return self._plugged
-
-    @property
-    def releases(self) -> int:
-        """RELEASE_BATCH commands the device has carried out or refused since it was made."""
-        with self._cond:
-            return self._releases
-
-    @property
-    def release_unread(self) -> int:
-        """Bytes up to the report of the latest release command that the host has not read yet."""
-        with self._cond:
-            return min(self._release_unread, len(self._in))  # what a pulled cable or a reset cleared is gone
-
-    def unplug(self) -> None:
-        """Pull the USB cable: enumeration finds nothing, open handles fail with ENODEV."""
-        with self._cond:
-            self._unplug()
-
-    def replug(self) -> None:
-        """Plug the cable back in: the device enumerates again at a new address."""
-        with self._cond:
-            if not self._plugged:
-                self._plugged = True
-                self._generation += 1
-                self._address += 1
-                self._configuration, self._claimed, self._in, self._seq = 0, set(), bytearray(), 0
-                self._cond.notify_all()
+    # -- the device's physical side: dealer, attendant ----------------------------------
 
     def open_door(self) -> None:
         """Open the shuffler's door: a shuffle in progress is abandoned (FAULT door_open)."""
@@ -268,9 +178,7 @@ class SimulatedShuffler(usb.backend.IBackend):
 
     def arm(self, *faults: str) -> None:
         """Make the next shuffle suffer ``faults`` (names from :data:`FAULTS`)."""
-        unknown = sorted(set(faults) - set(FAULTS))
-        if unknown:
-            raise SimError(f"shuffler sim: unknown fault {unknown[0]!r} (known: {', '.join(FAULTS)})")
+        _check_faults(faults)
         with self._cond:
             self._armed.update(faults)
 
@@ -310,7 +218,7 @@ class SimulatedShuffler(usb.backend.IBackend):
         with self._cond:
             if self._seq or self._generation != 1 or any(slot.order for slot in self._slots.values()):
                 raise SimError("shuffler sim: resume a new simulator, before it is used")
-            rebuild = _Rebuild(self)
+            rebuild = Rebuild(self)
             self._outbox = []
             try:
                 for fact in point.facts:
@@ -339,47 +247,15 @@ class SimulatedShuffler(usb.backend.IBackend):
         slot.cards = new_decks(slot.decks) if cards is None else list(cards)
         slot.state, slot.percent = "loaded", 0
 
-    def _send(self, message: object) -> None:
-        """Queue a frame on the IN endpoint (lost if the cable is out, as on a real bus)."""
-        if not self._plugged:
-            return
-        if self._outbox is not None:  # resuming: to be matched with what the journal shows
-            self._outbox.append(message)
-            return
-        self._seq = framed.next_seq(self._seq)
-        self._in += codec.TABLE.encode(message, self._seq)
-        self._last_sent = time.monotonic()
-        self._cond.notify_all()
-
-    def _at(self, delay: float, action: Callable[[], None]) -> None:
-        heapq.heappush(self._actions, (time.monotonic() + delay, next(self._action_ids), action))
-        self._cond.notify_all()
-
-    def _advance(self) -> None:
-        now = time.monotonic()
-        while self._actions and self._actions[0][0] <= now:
-            heapq.heappop(self._actions)[2]()
-
-    def _next_action_time(self) -> float:
-        return self._actions[0][0] if self._actions else float("inf")
-
     def _recover_later(self, action: Callable[[], None]) -> None:
         if self.recover_after_s is not None and self._outbox is None:  # resuming: see _attend
             self._at(self.recover_after_s, action)
 
-    def _unplug(self) -> None:
-        if self._plugged:
-            self._plugged = False
-            self._in = bytearray()  # resuming: what it sent may have reached the host before (see _Rebuild)
-            self._cond.notify_all()
-            self._recover_later(self.replug)
+    def _on_unplug(self) -> None:
+        # Resuming, what it sent stays in the outbox: it may have reached the host before (see Rebuild).
+        self._recover_later(self.replug)
 
     # -- resuming (see resume) -------------------------------------------------------------
-
-    def _run_actions(self) -> None:
-        """Carry out every scheduled event now (a shuffle replayed while resuming)."""
-        while self._actions:
-            heapq.heappop(self._actions)[2]()
 
     def _attend(self) -> None:
         """The attendant's work while the host was away: cable in, door closed, jam cleared."""
@@ -487,24 +363,6 @@ class SimulatedShuffler(usb.backend.IBackend):
         slot.state = "released"
         self._send(codec.BatchReleased(slot.batch, slot.counted))
 
-    def _command(self, frame: framed.Frame | BadFrame) -> None:
-        if isinstance(frame, BadFrame):
-            self._send(codec.Fault(codec.FAULT_INTERNAL, None, f"bad frame from host: {frame.reason}"[:255]))
-            return
-        try:
-            message = codec.TABLE.message(frame)
-        except codec.CodecError as exc:
-            self._send(codec.Fault(codec.FAULT_INTERNAL, None, f"bad command: {exc}"[:255]))
-            return
-        if isinstance(message, codec.StartShuffle):
-            self._start_shuffle(message)
-        elif isinstance(message, codec.ReleaseBatch):
-            self._releases += 1
-            self._release(message)
-            self._release_unread = len(self._in)
-        else:
-            self._send(codec.Fault(codec.FAULT_INTERNAL, None, f"not a command: {type(message).__name__}"))
-
     def _status(self) -> codec.DeviceStatus:
         fault = codec.FAULT_JAM if self._jammed else codec.FAULT_DOOR_OPEN if self._door_open else 0
         batches = tuple(
@@ -515,435 +373,10 @@ class SimulatedShuffler(usb.backend.IBackend):
 
     def _reset(self) -> None:
         self._abandon_shuffles()
-        self._in, self._out, self._seq = bytearray(), bytearray(), 0
-
-    # -- usb.backend.IBackend ------------------------------------------------------------
-
-    def enumerate_devices(self) -> Iterable[_DeviceId]:
-        with self._cond:
-            self._advance()
-            return [_DeviceId(self._generation, self._address)] if self._plugged else []
-
-    def get_device_descriptor(self, dev: _DeviceId) -> types.SimpleNamespace:
-        major, minor = (int(part) for part in (self.firmware.split(".") + ["0", "0"])[:2])
-        return types.SimpleNamespace(
-            bLength=18, bDescriptorType=0x01, bcdUSB=0x0200, bDeviceClass=0, bDeviceSubClass=0,
-            bDeviceProtocol=0, bMaxPacketSize0=64, idVendor=self.vendor_id, idProduct=self.product_id,
-            bcdDevice=(major << 8) | minor, iManufacturer=_I_MANUFACTURER, iProduct=_I_PRODUCT,
-            iSerialNumber=_I_SERIAL, bNumConfigurations=1, address=dev.address, bus=1, port_number=1,
-            port_numbers=(1,), speed=_HIGH_SPEED,
-        )  # fmt: skip
-
-    def get_configuration_descriptor(self, dev: _DeviceId, config: int) -> types.SimpleNamespace:
-        if config != 0:
-            raise IndexError(f"configuration index {config}")
-        return types.SimpleNamespace(
-            bLength=9, bDescriptorType=0x02, wTotalLength=9 + 9 + 7 + 7, bNumInterfaces=1,
-            bConfigurationValue=1, iConfiguration=0, bmAttributes=0xC0, bMaxPower=50, extra_descriptors=[],
-        )  # fmt: skip
-
-    def get_interface_descriptor(self, dev: _DeviceId, intf: int, alt: int, config: int) -> types.SimpleNamespace:
-        if (intf, alt, config) != (0, 0, 0):
-            raise IndexError(f"interface {intf} alt {alt} of configuration {config}")
-        return types.SimpleNamespace(
-            bLength=9, bDescriptorType=0x04, bInterfaceNumber=0, bAlternateSetting=0, bNumEndpoints=2,
-            bInterfaceClass=_VENDOR_CLASS, bInterfaceSubClass=0, bInterfaceProtocol=0, iInterface=0,
-            extra_descriptors=[],
-        )  # fmt: skip
-
-    def get_endpoint_descriptor(self, dev: _DeviceId, ep: int, intf: int, alt: int, config: int) -> types.SimpleNamespace:
-        if (intf, alt, config) != (0, 0, 0) or ep not in (0, 1):
-            raise IndexError(f"endpoint {ep} of interface {intf}")
-        return types.SimpleNamespace(
-            bLength=7, bDescriptorType=0x05, bEndpointAddress=(EP_OUT, EP_IN)[ep], bmAttributes=0x02,
-            wMaxPacketSize=_BULK_PACKET, bInterval=0, bRefresh=0, bSynchAddress=0, extra_descriptors=[],
-        )  # fmt: skip
-
-    def _check(self, handle: _Handle) -> None:
-        self._advance()
-        if not self._plugged or handle.generation != self._generation:
-            raise _gone()
-
-    def open_device(self, dev: _DeviceId) -> _Handle:
-        with self._cond:
-            self._check(_Handle(dev.generation))
-            return _Handle(dev.generation)
-
-    def close_device(self, dev_handle: _Handle) -> None:
-        with self._cond:
-            if dev_handle.generation == self._generation:
-                self._claimed.clear()
-
-    def set_configuration(self, dev_handle: _Handle, config_value: int) -> None:
-        with self._cond:
-            self._check(dev_handle)
-            if self._kernel_driver:
-                raise usb_error("Resource busy", _LIBUSB_ERROR_BUSY, errno.EBUSY)
-            if config_value not in (0, 1):
-                raise usb_error("Entity not found", _LIBUSB_ERROR_NOT_FOUND, errno.ENOENT)
-            self._configuration = config_value
-
-    def get_configuration(self, dev_handle: _Handle) -> int:
-        with self._cond:
-            self._check(dev_handle)
-            return self._configuration
-
-    def claim_interface(self, dev_handle: _Handle, intf: int) -> None:
-        with self._cond:
-            self._check(dev_handle)
-            if self._kernel_driver:
-                raise usb_error("Resource busy", _LIBUSB_ERROR_BUSY, errno.EBUSY)
-            if intf != 0 or self._configuration != 1:
-                raise usb_error("Entity not found", _LIBUSB_ERROR_NOT_FOUND, errno.ENOENT)
-            self._claimed.add(intf)
-
-    def release_interface(self, dev_handle: _Handle, intf: int) -> None:
-        with self._cond:
-            self._check(dev_handle)
-            self._claimed.discard(intf)
-
-    def is_kernel_driver_active(self, dev_handle: _Handle, intf: int) -> bool:
-        with self._cond:
-            self._check(dev_handle)
-            return self._kernel_driver
-
-    def detach_kernel_driver(self, dev_handle: _Handle, intf: int) -> None:
-        with self._cond:
-            self._check(dev_handle)
-            self._kernel_driver = False
-
-    def _check_bulk(self, handle: _Handle, ep: int, expected: int) -> None:
-        self._check(handle)
-        if ep != expected or 0 not in self._claimed:
-            raise usb_error("Entity not found", _LIBUSB_ERROR_NOT_FOUND, errno.ENOENT)
-
-    def bulk_write(self, dev_handle: _Handle, ep: int, intf: int, data: array.array, timeout: int) -> int:
-        with self._cond:
-            self._check_bulk(dev_handle, ep, EP_OUT)
-            self._out += bytes(data)
-            for frame in list(drain(framed.decode, self._out)):
-                self._command(frame)
-            return len(data)
-
-    def bulk_read(self, dev_handle: _Handle, ep: int, intf: int, buff: array.array, timeout: int) -> int:
-        deadline = time.monotonic() + timeout / 1000
-        with self._cond:
-            while True:
-                self._check_bulk(dev_handle, ep, EP_IN)
-                now = time.monotonic()
-                heartbeat_due = self._last_sent + self._heartbeat_s if self._heartbeat_s else float("inf")
-                if not self._in and heartbeat_due <= now:
-                    self._send(Heartbeat())
-                if self._in:
-                    count = min(len(buff) * buff.itemsize, len(self._in))
-                    buff[:count] = array.array("B", self._in[:count])
-                    del self._in[:count]
-                    self._release_unread = max(0, self._release_unread - count)
-                    return count
-                if now >= deadline:
-                    raise usb_error("Operation timed out", LIBUSB_ERROR_TIMEOUT, errno.ETIMEDOUT)
-                self._cond.wait(min(deadline, heartbeat_due, self._next_action_time()) - now)
-
-    def ctrl_transfer(self, dev_handle: _Handle, bmRequestType: int, bRequest: int, wValue: int,
-                      wIndex: int, data: array.array, timeout: int) -> int:  # fmt: skip
-        with self._cond:
-            self._check(dev_handle)
-            if bmRequestType == codec.REQUEST_OUT:
-                self._vendor_out(bRequest, wValue)
-                return len(data)
-            if bmRequestType == codec.REQUEST_IN:
-                answer = self._vendor_in(bRequest)
-            elif bmRequestType == 0x80 and bRequest == _GET_DESCRIPTOR and wValue >> 8 == _DESC_TYPE_STRING:
-                answer = self._string_descriptor(wValue & 0xFF)
-            else:
-                answer = None
-            if answer is None:  # the device stalls a request it does not know
-                raise usb_error("Pipe error", LIBUSB_ERROR_PIPE, errno.EPIPE)
-            count = min(len(data), len(answer))
-            data[:count] = array.array("B", answer[:count])
-            return count
-
-    def _vendor_in(self, request: int) -> bytes | None:
-        if request == codec.GET_IDENTITY:
-            return codec.pack_identity(self.identity)
-        if request == codec.GET_FIRMWARE:
-            return codec.pack_firmware(self.firmware)
-        if request == codec.GET_STATUS:
-            return codec.pack_status(self._status())
-        return None
-
-    def _vendor_out(self, request: int, value: int) -> None:
-        if request == codec.RESET:
-            self._reset()
-        elif request == codec.SET_HEARTBEAT:
-            self._heartbeat_s = value / 1000
-            self._cond.notify_all()
-        else:
-            raise usb_error("Pipe error", LIBUSB_ERROR_PIPE, errno.EPIPE)
-
-    def _string_descriptor(self, index: int) -> bytes | None:
-        if index == 0:
-            body = _LANGID_EN_US.to_bytes(2, "little")
-        else:
-            text = {_I_MANUFACTURER: self.manufacturer, _I_PRODUCT: self.identity.model,
-                    _I_SERIAL: self.identity.serial}.get(index)  # fmt: skip
-            if text is None:
-                return None
-            body = text.encode("utf-16-le")
-        return bytes((2 + len(body), _DESC_TYPE_STRING)) + body
-
-    def clear_halt(self, dev_handle: _Handle, ep: int) -> None:
-        with self._cond:
-            self._check(dev_handle)
-
-    def reset_device(self, dev_handle: _Handle) -> None:
-        with self._cond:
-            self._check(dev_handle)
-            self._reset()
-            self._configuration, self._claimed = 0, set()
+        super()._reset()
 
 
 def new_decks(decks: int) -> list[str]:
     """The cards of ``decks`` new decks as they leave the box: deck by deck, in rank then suit
     order (the order of :func:`firmware_host.rules.baccarat.cards.full_shoe`), as two-character codes."""
     return [rank + suit for _ in range(decks) for rank in RANKS for suit in SUITS]
-
-
-@dataclasses.dataclass(frozen=True)
-class Resumed:
-    """What :meth:`SimulatedShuffler.resume` rebuilt.
-
-    :param shoes: the order of the batch each shoe was loaded with, shoe by shoe (the last:
-        what the shoe in play holds, before its cut).
-    :param unexplained: facts of the journal the replay could not account for (none, unless
-        the simulator is not the one that ran: another seed, other faults).
-    """
-
-    shoes: tuple[tuple[str, ...], ...] = ()
-    unexplained: tuple[str, ...] = ()
-
-
-#: The device's message by which it reports each kind of fact (sim.devices.resume.ShufflerFact).
-_REPORTS: dict[str, type] = {
-    "loaded": codec.BatchLoaded, "started": codec.ShuffleStarted, "completed": codec.ShuffleComplete,
-    "released": codec.BatchReleased, "fault": codec.Fault,
-}  # fmt: skip
-#: What the device was asked to do that each kind of fact shows it did.
-_DONE_BY = {"loaded": "load", "started": "shuffle", "completed": "shuffle", "released": "release"}
-
-
-@dataclasses.dataclass(eq=False)  # each is one request: two alike are two
-class _Asked:
-    """Something the device was asked to do (a command, a batch put back), not yet seen done.
-
-    :param lost_after: the device was lost since (a shuffle may have pulled its own cable and
-        left no report: the next handshake's status tells).
-    """
-
-    action: str  # "shuffle", "release" or "load"
-    batch: str
-    cards: int = 0
-    replace: bool = False
-    lost_after: bool = False
-
-
-class _Rebuild:
-    """Replays the journal's facts on a new simulator (:meth:`SimulatedShuffler.resume`).
-
-    The simulator carries out what was asked of it only when a report shows it did: the
-    report itself (BATCH_LOADED, SHUFFLE_STARTED, ...) or a handshake's status that only the
-    asked action explains. A shuffle is replayed to its end at once. What the simulator sends
-    is kept and matched with the journal's reports, also what it sent before a pulled cable
-    (a slow shuffle's first reports reach the host before the cable goes); a fault naming a
-    batch that was asked something and that nothing replayed explains is the device refusing it.
-    """
-
-    def __init__(self, device: SimulatedShuffler) -> None:
-        self.device = device
-        self.asked: list[_Asked] = []
-        self.returns: dict[str, bool] = {}  # batch -> replace: the dealer's latest instruction wins
-        self.unfinished: set[str] = set()  # batches replayed mid-shuffle whose end was not reported yet
-        self.shoes: list[tuple[str, ...]] = []
-        self.unexplained: list[str] = []
-
-    def apply(self, fact: ShufflerFact) -> None:
-        kind, batch = fact.kind, fact.batch or ""
-        if kind == "asked_shuffle":
-            self.asked.append(_Asked("shuffle", batch, fact.cards))
-        elif kind == "asked_release":
-            self.asked.append(_Asked("release", batch))
-        elif kind == "returned":
-            self.returns[batch] = fact.replace
-        elif kind == "restarted":  # the simulator then was rebuilt from the facts before: nothing more
-            self.asked.clear()
-            self.returns.clear()
-            self.unfinished.clear()
-            self.device._attend()
-        elif kind == "lost":
-            for asked in self.asked:
-                asked.lost_after = True
-        elif kind == "found":
-            self._plug_in()
-        elif kind == "shoe":
-            self.shoes.append(tuple(self.device._slot(batch).order))
-        elif kind == "status":
-            self._status(batch, fact.detail, fact.digest)
-        elif kind in _REPORTS:
-            self._report(fact)
-
-    # -- reports -------------------------------------------------------------------------------
-
-    def _report(self, fact: ShufflerFact) -> None:
-        batch = fact.batch or ""
-        # A slow shuffle's end after a pulled cable, when the replay had already finished it
-        # (what it sent while the cable was out is lost; what came after, after a handshake, is not).
-        late = batch in self.unfinished and fact.kind in ("completed", "fault") and self._ended_so(fact)
-        if fact.kind in ("completed", "fault"):
-            self.unfinished.discard(batch)
-        if late or self._sent(fact):
-            return
-        if fact.kind == "fault":  # nothing replayed sent it: the device refused what it was asked
-            self._take(("shuffle", "release"), fact.batch or "")
-            return
-        action = _DONE_BY[fact.kind]
-        asked = self._take((action,), batch) or _Asked(action, batch)
-        if not self._done_with_cable_in(asked) or not self._sent(fact):
-            self.unexplained.append(f"{fact.kind} {fact.batch} {fact.digest[:12]}: not what the replay sent")
-
-    def _ended_so(self, fact: ShufflerFact) -> bool:
-        """Whether the slot of ``fact``'s batch is as the replayed shuffle's end ``fact`` leaves it."""
-        slot = self.device._slot(fact.batch or "")
-        if fact.kind == "completed":
-            return (slot.state, _hex(slot.digest)) == ("shuffled", fact.digest)
-        return fact.detail == "card_count" or (fact.detail in ("jam", "door_open") and slot.state == "loaded")
-
-    def _sent(self, fact: ShufflerFact) -> bool:
-        """Whether the device sent the report ``fact`` shows; if so it is dropped, with what the
-        device sent of the batch before it (progress, which the facts leave out)."""
-        outbox = self.device._outbox or []
-        for index, message in enumerate(outbox):
-            if type(message) is _REPORTS.get(fact.kind) and message.batch == fact.batch and _matches(message, fact):
-                outbox[: index + 1] = [m for m in outbox[:index] if getattr(m, "batch", None) != fact.batch]
-                return True
-        return False
-
-    def _take(self, actions: tuple[str, ...], batch: str) -> _Asked | None:
-        """The first thing asked of ``batch`` among ``actions`` (the dealer's latest instruction to put it back)."""
-        if "load" in actions and batch in self.returns:
-            return _Asked("load", batch, replace=self.returns.pop(batch))
-        for index, asked in enumerate(self.asked):
-            if asked.batch == batch and asked.action in actions:
-                return self.asked.pop(index)
-        return None
-
-    def _done_with_cable_in(self, asked: _Asked) -> bool:
-        """:meth:`_do` what the device reported doing: its cable was in then, even if a slow
-        shuffle the replay has already finished pulled it (the pull came later)."""
-        device = self.device
-        pulled = not device._plugged
-        device._plugged = True
-        try:
-            return self._do(asked)
-        finally:
-            device._plugged = device._plugged and not pulled
-
-    def _do(self, asked: _Asked) -> bool:
-        """Carry out ``asked`` on the device, as it did; False if its slot does not allow it."""
-        device, slot = self.device, self.device._slot(asked.batch)
-        if device._outbox is not None:  # what it sent of the batch before and the journal never showed is lost
-            device._outbox[:] = [message for message in device._outbox if getattr(message, "batch", None) != slot.batch]
-        if asked.action == "load":  # as the simulated dealer does: the batch's own cards, or new decks
-            try:
-                device.load(asked.batch, None if asked.replace else device.order(asked.batch))
-            except SimError:  # the slot still holds cards
-                return False
-            return True
-        device._door_open = device._jammed = False  # it did it: neither stopped it then
-        if asked.action == "release":
-            if slot.state != "shuffled":
-                return False
-            device._release(codec.ReleaseBatch(asked.batch))
-            return True
-        if slot.state not in ("loaded", "shuffled"):
-            return False
-        device._start_shuffle(codec.StartShuffle(asked.batch, asked.cards))
-        device._run_actions()
-        self.unfinished.add(asked.batch)
-        return True
-
-    # -- a handshake's status ------------------------------------------------------------------
-
-    def _status(self, batch: str, state: str, digest: str) -> None:
-        """The slot as the device reported it at a handshake: replay what was asked of it until
-        the replay agrees (a load, shuffle or release whose own report the cable took)."""
-        self._plug_in()
-        if state != "shuffling":
-            self.unfinished.discard(batch)
-        if self._agrees(batch, state, digest):
-            self._unreported_shuffle(batch, state, digest)
-            return
-        memory = self.device._memory()
-        unfinished, done = set(self.unfinished), []
-        candidates = [a for a in self.asked if a.batch == batch]
-        if batch in self.returns:
-            candidates.insert(0, _Asked("load", batch, replace=self.returns[batch]))
-        for asked in candidates:
-            if self._do(asked):
-                done.append(asked)
-                self._plug_in()
-            if self._agrees(batch, state, digest):
-                self.asked = [a for a in self.asked if a not in done]
-                if any(a.action == "load" for a in done):
-                    del self.returns[batch]
-                return
-        self.device._recall(memory)
-        self.unfinished = unfinished
-        slot = self.device._slot(batch)
-        self.unexplained.append(f"status of batch {batch}: {state} {digest[:12]}, replayed {slot.state} "
-                                f"{_hex(slot.digest)[:12]}")  # fmt: skip
-
-    def _unreported_shuffle(self, batch: str, state: str, digest: str) -> None:
-        """A shuffle asked before the device was lost that pulled its own cable and was then
-        abandoned (a jam, the door) leaves the slot as it was: only its random draws tell.
-        Replayed when that is what it would have done."""
-        asked = next((a for a in self.asked if a.batch == batch and a.action == "shuffle" and a.lost_after), None)
-        if asked is None:
-            return
-        memory, unfinished = self.device._memory(), set(self.unfinished)
-        self._do(asked)
-        pulled_its_cable = not self.device._plugged
-        self._plug_in()
-        if pulled_its_cable and self._agrees(batch, state, digest):
-            self.asked.remove(asked)
-        else:
-            self.device._recall(memory)
-            self.unfinished = unfinished
-
-    def _agrees(self, batch: str, state: str, digest: str) -> bool:
-        slot = self.device._slot(batch)
-        if state == "shuffling":  # a shuffle that takes time: the replay has finished it already
-            return batch in self.unfinished
-        return (slot.state, _hex(slot.digest)) == (state, digest)
-
-    def _plug_in(self) -> None:
-        """The device is on the bus again: what it sent before the cable was pulled and the
-        journal has not shown is gone (what reached the host came before the loss)."""
-        device = self.device
-        if not device._plugged:
-            device._plugged = True
-            if device._outbox is not None:
-                device._outbox.clear()
-
-
-def _matches(message: Any, fact: ShufflerFact) -> bool:
-    """Whether the device's ``message`` is the report of ``fact`` (same order, same fault)."""
-    if isinstance(message, codec.ShuffleComplete):
-        return _hex(message.digest) == fact.digest
-    if isinstance(message, codec.Fault):
-        return codec.fault_name(message.code) == fact.detail
-    return True
-
-
-def _hex(digest: bytes) -> str:
-    """An order digest as the driver reports it (hex; "" before any shuffle)."""
-    return "" if digest == codec.NO_DIGEST else digest.hex()
