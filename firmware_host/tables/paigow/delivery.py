@@ -78,7 +78,8 @@ class Delivery:
         counted = "the dealer" if round_.bank is None else f"the bank at position {round_.bank_seat}"
         section = "535.8(c)" if round_.bank is None else "535.11(j)"
         table._announce("total", f"{text}: counting from {counted} as one, {_spoken(label(start))} receives the "
-                        f"first tiles (§ {section})", dice=list(round_.rolls[-1].dice), total=total, start=label(start))
+                        f"first tiles (§ {section})", dice=list(round_.rolls[-1].dice), total=total,
+                        start=label(start))
 
     def delivered(self, args: Mapping[str, Any]) -> None:
         """``delivered``: every stack is delivered as prompted (§ 535.8(d), § 535.11(k))."""
