@@ -121,7 +121,7 @@ def test_535_5_c_dice_expire_while_the_table_is_down_and_the_restarted_table_ref
     table.feed(TICK, gap=22 * HOUR)  # decides nothing: not journaled
     uninterrupted = table.controller  # the controller that never stopped
     restarted = table.killed_and_restarted(down_for=2 * HOUR + MINUTE)
-    assert restarted.controller.dice_registered_at == uninterrupted.dice_registered_at == OPENED
+    assert restarted.controller.dice.registered_at == uninterrupted.dice.registered_at == OPENED
     decided = both_decide(restarted, uninterrupted, TICK)
     assert alerts(decided) == ["dice-expired"]  # the warning lead was slept through: expired at once
     assert restarted.controller.dice_clock().state == "expired"
@@ -148,9 +148,9 @@ def test_535_5_c_a_clock_stepped_back_before_a_restart_does_not_move_the_dice_cl
     table.feed(SHAKER_UP, TICK, gap=HOUR)
     table.clock.now -= 10 * MINUTE
     table.feed(command("new_dice"), gap=0.0)
-    registered = table.controller.dice_registered_at
+    registered = table.controller.dice.registered_at
     restarted = table.killed_and_restarted(down_for=MINUTE)
-    assert restarted.controller.dice_registered_at == registered == OPENED + 2 * HOUR
+    assert restarted.controller.dice.registered_at == registered == OPENED + 2 * HOUR
 
 
 # --------------------------------------------------------------------------- decks, § 541.3(c) and § 541.5(h)(2)

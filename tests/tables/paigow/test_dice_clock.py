@@ -101,7 +101,7 @@ def test_535_5_c_the_clock_state_survives_a_restart_by_replay() -> None:
     fresh.clock = driver.clock
     decided = fresh.feed(command("no_more_bets"))
     assert fresh.alerts(decided) == ["dice-expired"]
-    assert fresh.table.dice_registered_at == driver.table.dice_registered_at
+    assert fresh.table.dice.registered_at == driver.table.dice.registered_at
 
 
 def test_new_dice_between_rounds_only() -> None:
