@@ -21,7 +21,6 @@ import fcntl
 import hashlib
 import hmac
 import json
-import logging
 import math
 import os
 import pathlib
@@ -74,8 +73,6 @@ KEY_BYTES = 32
 #: Decision types exported by :func:`export_rounds` / :func:`export_shoes` (firmware_host.tables.decisions).
 ROUND_RESULT = "round_result"
 SHOE_RESULT = "shoe_result"
-
-log = logging.getLogger("tablehost.journal")
 
 KINDS = ("meta", "input", "decision")
 _HEX64 = re.compile(r"[0-9a-f]{64}\Z")
@@ -572,24 +569,11 @@ class Journal:
             archived = segments.archive_path(self.path, number)
             if archived.exists():
                 raise JournalError(f"journal {self.path}: cannot rotate: {archived} exists already")
-            conn = self._conn
             try:
-                segments.write_archive(conn, archived)
-                conn.execute("BEGIN IMMEDIATE")
-                conn.execute("DELETE FROM records")
-                conn.execute(_INSERT, row)
-                conn.execute("COMMIT")
+                segments.archive_and_cut(self._conn, archived, row)
             except (sqlite3.Error, OSError) as exc:
-                if conn.in_transaction:
-                    conn.rollback()
-                segments.partial_path(archived).unlink(missing_ok=True)
-                archived.unlink(missing_ok=True)  # the file was not cut: it still holds the segment
                 raise JournalError(f"journal {self.path}: cannot rotate: {exc}") from exc
             self._reload_ends()
-            try:
-                conn.execute("VACUUM")  # give the cut segment's pages back (a failure only leaves them free)
-            except sqlite3.Error as exc:
-                log.warning("journal %s: rotated, but cannot vacuum: %s", self.path, exc)
             return archived
 
     def _reload_ends(self) -> None:

@@ -24,6 +24,7 @@ import bz2
 import contextlib
 import dataclasses
 import gzip
+import logging
 import lzma
 import os
 import pathlib
@@ -38,7 +39,9 @@ from firmware_host.errors import JournalError
 from firmware_host.host import journal as jr  # this module is the journal's companion: it uses its internals
 
 __all__ = ["Segment", "SegmentReport", "ArchivedPages", "segments_of", "archive_path", "partial_path",
-           "write_archive", "finish_rotation", "opened", "connections", "verify_segments", "records", "COMPRESSED"]
+           "write_archive", "archive_and_cut", "finish_rotation", "opened", "connections", "verify_segments", "records", "COMPRESSED"]
+
+log = logging.getLogger("tablehost.journal")
 
 #: Compressed forms of an archived segment that are read (decompressed to a temporary file).
 COMPRESSED: dict[str, Callable[..., Any]] = {".gz": gzip.open, ".xz": lzma.open, ".bz2": bz2.open}
@@ -124,6 +127,32 @@ def write_archive(conn: sqlite3.Connection, archived: pathlib.Path) -> None:
     fsync_file(partial)
     os.rename(partial, archived)
     fsync_directory(archived.parent)
+
+
+def archive_and_cut(conn: sqlite3.Connection, archived: pathlib.Path, opening: tuple[Any, ...]) -> None:
+    """The rotation of the file ``conn`` writes (the caller holds the append lock): copy it to
+    ``archived`` (:func:`write_archive`), then cut it in one transaction to its new segment's
+    ``opening`` row (sealed), then vacuum the cut pages away.
+
+    :raises sqlite3.Error, OSError: the file is as it was, and no archive is left behind.
+    """
+    try:
+        write_archive(conn, archived)
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute("DELETE FROM records")
+        conn.execute(jr._INSERT, opening)
+        conn.execute("COMMIT")
+    except (sqlite3.Error, OSError):
+        if conn.in_transaction:
+            conn.rollback()
+        partial_path(archived).unlink(missing_ok=True)
+        archived.unlink(missing_ok=True)  # the file was not cut: it still holds the segment
+        raise
+    try:
+        conn.execute("VACUUM")  # give the cut segment's pages back (a failure only leaves them free)
+    except sqlite3.Error as exc:
+        log.warning("journal rotated (the closed segment is %s), but the live file cannot be vacuumed: %s",
+                    archived, exc)
 
 
 def finish_rotation(path: pathlib.Path, live_number: int, live_first_hash: str) -> None:
