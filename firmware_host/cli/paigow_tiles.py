@@ -9,7 +9,9 @@
     ``section``, the ``high`` and ``low`` comparisons, and ``why``.
 
 Hands are written as tiles joined by commas, high hand and low hand separated by ``/``:
-``6-6,4-5/1-3,2-2``. Both commands use the regulation's rules (no casino options).
+``6-6,4-5/1-3,2-2``. Both commands use the regulation's rules as printed, unless given a
+casino's: ``--profile P`` (a Pai Gow table profile: its ``[rules]``, house way included) or
+``--house-way F`` (a house-way document, ``hardware-profiles/house-ways/*.toml``).
 
 Without ``--tiles`` (``hand``) or ``--player`` (``compare``) the command reads one case per
 stdin line and writes one JSON object per line (:mod:`firmware_host.cli.stream`): for
@@ -23,14 +25,18 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 from typing import Any, Callable, TypeVar
 
 from firmware_host.cli.paigow import TILE_COMMANDS
 from firmware_host.cli.stream import answer_lines
-from firmware_host.errors import RulesError
+from firmware_host.config.profiles import load_table
+from firmware_host.config.rules import HOUSE_WAY_KEY, load_paigow_rules
+from firmware_host.errors import ProfileError, RulesError
 from firmware_host.rules.paigow_tiles.compare import Comparison, compare_settings
 from firmware_host.rules.paigow_tiles.hands import Setting, legal_settings
 from firmware_host.rules.paigow_tiles.houseway import house_way
+from firmware_host.rules.paigow_tiles.rules import DEFAULT_RULES, PaiGowTileRules
 from firmware_host.rules.paigow_tiles.tiles import Tile, parse_tiles
 
 _Parsed = TypeVar("_Parsed")
@@ -75,30 +81,51 @@ def register_compare(subparsers: Any, name: str, help_text: str) -> None:
 
 
 def _finish(parser: argparse.ArgumentParser, run: Callable[[argparse.Namespace], int]) -> None:
-    """``--json`` and the command's ``func``, alike for both commands."""
+    """``--json``, the casino's rules and the command's ``func``, alike for both commands."""
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    casino = parser.add_mutually_exclusive_group()
+    casino.add_argument("--profile", metavar="P",
+                        help="a Pai Gow table profile: play by its [rules] (house way, zero-value rule, ...)")
+    casino.add_argument("--house-way", metavar="F",
+                        help="a house-way document (hardware-profiles/house-ways/*.toml): set tiles by it")
     parser.set_defaults(func=run)
 
 
-def hand_json(tiles: tuple[Tile, ...]) -> dict[str, Any]:
+def tile_rules(args: argparse.Namespace) -> PaiGowTileRules:
+    """The tiles rules ``--profile`` or ``--house-way`` name, else the regulation's as printed.
+
+    :raises ProfileError: the file is missing, broken, or not a Pai Gow table's (named, with why).
+    """
+    if args.profile is not None:
+        profile = load_table(args.profile)
+        if profile.game != "paigow":
+            raise ProfileError(profile.path, "table.game", f"{profile.game!r}: --profile needs a Pai Gow table")
+        return load_paigow_rules(profile.rules, profile.path).tiles
+    if args.house_way is not None:
+        return load_paigow_rules({HOUSE_WAY_KEY: str(Path(args.house_way).resolve())}, "--house-way").tiles
+    return DEFAULT_RULES
+
+
+def hand_json(tiles: tuple[Tile, ...], rules: PaiGowTileRules = DEFAULT_RULES) -> dict[str, Any]:
     """The JSON object of ``paigow hand``: the tiles, every legal setting and the house way's."""
     return {
         "tiles": [tile.text for tile in tiles],
         "settings": [setting.to_json() for setting in legal_settings(tiles)],
-        "house_way": house_way(tiles).to_json(),
+        "house_way": house_way(tiles, rules).to_json(),
     }
 
 
 def run_hand(args: argparse.Namespace) -> int:
     """``paigow hand``: print the settings and the house way (of each stdin line without ``--tiles``)."""
+    rules = tile_rules(args)
     if args.tiles is None:
-        return answer_lines("paigow hand", lambda line: hand_json(parse_tiles(line.strip(), count=4)))
+        return answer_lines("paigow hand", lambda line: hand_json(parse_tiles(line.strip(), count=4), rules))
     tiles = _named("--tiles", lambda: parse_tiles(args.tiles, count=4))
     if args.json:
-        _print_json(hand_json(tiles))
+        _print_json(hand_json(tiles, rules))
         return 0
     settings = legal_settings(tiles)
-    chosen = house_way(tiles)
+    chosen = house_way(tiles, rules)
     print(f"tiles: {' '.join(tile.text for tile in tiles)}")
     print("settings (high / low):")
     for setting in settings:
@@ -113,11 +140,13 @@ def run_hand(args: argparse.Namespace) -> int:
 
 def run_compare(args: argparse.Namespace) -> int:
     """``paigow compare``: print the result and why (of each stdin line without ``--player``)."""
+    rules = tile_rules(args)
     if args.player is None:
-        return _compare_lines(args.dealer)
+        return _compare_lines(args.dealer, rules)
     if args.dealer is None:
         raise RulesError("--dealer H/L is required with --player (without --player: one case per stdin line)")
-    comparison = _compare(_setting("--player", args.player), _setting("--dealer", args.dealer), "--player/--dealer")
+    comparison = _compare(_setting("--player", args.player), _setting("--dealer", args.dealer), "--player/--dealer",
+                          rules)
     if args.json:
         _print_json(comparison.to_json())
         return 0
@@ -129,7 +158,7 @@ def run_compare(args: argparse.Namespace) -> int:
     return 0
 
 
-def _compare_lines(dealer_text: str | None) -> int:
+def _compare_lines(dealer_text: str | None, rules: PaiGowTileRules) -> int:
     """``compare`` of each stdin line: the player's hands against ``--dealer``, or both hands without it."""
     dealer = None if dealer_text is None else _setting("--dealer", dealer_text)
 
@@ -138,8 +167,8 @@ def _compare_lines(dealer_text: str | None) -> int:
         if len(fields) != (1 if dealer is not None else 2):
             raise RulesError(f"expected {COMPARE_LINE[dealer is not None]}, got {line.strip()!r}")
         if dealer is not None:
-            return _compare(_setting("player", fields[0]), dealer, "player/--dealer").to_json()
-        return _compare(_setting("player", fields[0]), _setting("dealer", fields[1]), "player/dealer").to_json()
+            return _compare(_setting("player", fields[0]), dealer, "player/--dealer", rules).to_json()
+        return _compare(_setting("player", fields[0]), _setting("dealer", fields[1]), "player/dealer", rules).to_json()
 
     return answer_lines("paigow compare", answer)
 
@@ -149,9 +178,9 @@ def _setting(name: str, text: str) -> Setting:
     return _named(name, lambda: Setting.parse(text))
 
 
-def _compare(player: Setting, dealer: Setting, names: str) -> Comparison:
+def _compare(player: Setting, dealer: Setting, names: str, rules: PaiGowTileRules) -> Comparison:
     """:func:`compare_settings`; a rules error (tiles one set cannot hold) names both inputs."""
-    return _named(names, lambda: compare_settings(player, dealer))
+    return _named(names, lambda: compare_settings(player, dealer, rules))
 
 
 def _named(option: str, parse: Callable[[], _Parsed]) -> _Parsed:

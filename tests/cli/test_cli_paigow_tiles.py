@@ -10,6 +10,9 @@ import pytest
 from firmware_host.cli import main
 from firmware_host.cli.paigow_tiles import register
 from firmware_host.errors import RulesError
+from tests.support.paths import REPO
+
+TAJ = REPO / "hardware-profiles" / "house-ways" / "taj-mahal-two-small-tiles.toml"
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
@@ -106,3 +109,47 @@ def test_rules_errors_reach_the_caller_of_func():
     args = parser.parse_args(["hand", "--tiles", "1-1"])
     with pytest.raises(RulesError, match="^--tiles: "):
         args.func(args)
+
+
+#: Four tiles exception A of the Taj Mahal house way sets otherwise than § 535.10(d)(4) does.
+TAJ_A = "1-1,6-6,1-3,5-5"
+
+
+def paigow_profile(tmp_path, rules: str) -> str:
+    """The simulated Pai Gow table's profile with ``rules`` added to its ``[rules]``."""
+    (tmp_path / "tables").mkdir()
+    (tmp_path / "devices").symlink_to(REPO / "hardware-profiles" / "devices")
+    text = (REPO / "hardware-profiles" / "tables" / "sim-paigow.toml").read_text()
+    path = tmp_path / "tables" / "t.toml"
+    path.write_text(text.replace("[rules]", f"[rules]\n{rules}", 1))
+    return str(path)
+
+
+def test_535_10_b_hand_sets_the_tiles_by_a_casino_house_way(capsys, tmp_path):
+    status, out, _ = run(capsys, "hand", "--tiles", TAJ_A, "--json")
+    assert (status, json.loads(out)["house_way"]["step"]) == (0, "highest_with_lowest")  # § 535.10(d)(4)
+    for casino in (["--house-way", str(TAJ)], ["--profile", paigow_profile(tmp_path, f'house_way = "{TAJ}"')]):
+        status, out, _ = run(capsys, "hand", "--tiles", TAJ_A, "--json", *casino)
+        way = json.loads(out)["house_way"]
+        assert (status, way["step"], way["high"]["tiles"], way["low"]["tiles"]) == (
+            0, "rules_submission", ["6-6", "1-1"], ["1-3", "5-5"])
+
+
+def test_535_10_g_compare_plays_by_the_profiles_zero_value_rule(capsys, tmp_path):
+    case = ["--player", "1-3,1-5/1-3,3-3", "--dealer", "3-3,2-2/5-6,4-5", "--json"]
+    status, out, _ = run(capsys, "compare", *case)
+    assert (status, json.loads(out)["result"]) == (0, "tie")  # § 535.10(h)(1): the low hand's zero only
+    profile = paigow_profile(tmp_path, 'zero_value_rule = "both_hands"')
+    status, out, _ = run(capsys, "compare", *case, "--profile", profile)
+    assert (status, json.loads(out)["result"], json.loads(out)["section"]) == (0, "lose", "535.10(g)")
+
+
+def test_the_casinos_rules_that_cannot_be_read_are_named(capsys, tmp_path):
+    status, _, err = run(capsys, "hand", "--tiles", TAJ_A, "--house-way", str(tmp_path / "none.toml"))
+    assert status == 2 and f"cannot read {tmp_path / 'none.toml'}" in err
+    baccarat = REPO / "hardware-profiles" / "tables" / "sim-baccarat.toml"
+    status, _, err = run(capsys, "hand", "--tiles", TAJ_A, "--profile", str(baccarat))
+    assert status == 2 and "table.game: 'baccarat': --profile needs a Pai Gow table" in err
+    with pytest.raises(SystemExit):
+        main(["paigow", "hand", "--tiles", TAJ_A, "--profile", str(baccarat), "--house-way", str(TAJ)])
+    assert "not allowed with argument" in capsys.readouterr().err
