@@ -48,7 +48,7 @@ UNPUBLISHED_DECISIONS = frozenset({"prompt", "lamp"})
 #: The journal's first record (``meta``/``journal``) is published, so the floor anchors record 1
 #: and can tell a swapped journal from a rewritten one.
 JOURNAL_OPENED = "journal_opened"
-#: Device-status input events published, each with the fields it may carry: none names a card.
+#: Status input events published, each with the fields it may carry: none names a card.
 DEVICE_STATUS: dict[str, tuple[str, ...]] = {
     "DeviceIdentified": ("device", "model", "serial", "firmware"),
     "DeviceLost": ("device", "reason"),
@@ -60,6 +60,9 @@ DEVICE_STATUS: dict[str, tuple[str, ...]] = {
     "IdentityUnverified": ("device", "why"),
     # The text of a protocol error may quote the undecodable bytes, which can be a card's frame.
     "ProtocolError": ("device",),
+    # The table's own: when its feed was in trouble and why, and the Rules Submission in force.
+    "FloorFeedStatus": ("device", "trouble"),
+    "RulesInForce": ("device", "rules"),
 }
 #: Message type of a published device-status event (its class name is ``data["event"]``).
 DEVICE_EVENT = "device_event"

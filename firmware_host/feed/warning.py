@@ -1,4 +1,5 @@
-"""Feed trouble at the table: a line on the dealer view and an amber tower lamp; play goes on.
+"""Feed trouble at the table: a line on the dealer view, an amber tower lamp and a journal
+record (:class:`~firmware_host.tables.events.FloorFeedStatus`); play goes on.
 
 The publisher reports trouble from its own thread (:class:`FeedTrouble` is its ``on_trouble``).
 The lamp is shared with the controller's ``lamp`` decisions, so :class:`TroubleLamp` sits
@@ -10,9 +11,11 @@ comes back once the feed is healthy.
 from __future__ import annotations
 
 import threading
-from typing import TextIO
+from typing import Callable, TextIO
 
+from drivers.events import DeviceEvent
 from firmware_host.host.outputs import Panel
+from firmware_host.tables.events import FloorFeedStatus
 
 __all__ = ["FeedTrouble", "TroubleLamp"]
 
@@ -49,18 +52,24 @@ class TroubleLamp:
 
 
 class FeedTrouble:
-    """The publisher's ``on_trouble``: one dealer-view line when trouble starts and when it ends.
+    """The publisher's ``on_trouble``: one dealer-view line when trouble starts and when it ends,
+    and a :class:`~firmware_host.tables.events.FloorFeedStatus` for the journal.
 
     :param stream: the dealer view's stream (each line is one ``write``, so it never splits another).
     :param table_id: starts the line, as the dealer view's lines do.
     :param lamp: the lamp between the panel output and the panel, if the table has one.
+    :param emit: the service's event queue (:meth:`~firmware_host.host.service.Service.emit`,
+        safe from the publisher's thread), if the trouble is to be journaled.
     """
 
-    def __init__(self, stream: TextIO, table_id: str, lamp: TroubleLamp | None = None) -> None:
-        self.stream, self.table_id, self.lamp = stream, table_id, lamp
+    def __init__(self, stream: TextIO, table_id: str, lamp: TroubleLamp | None = None,
+                 emit: Callable[[DeviceEvent], None] | None = None) -> None:
+        self.stream, self.table_id, self.lamp, self.emit = stream, table_id, lamp, emit
 
     def __call__(self, text: str | None) -> None:
         """Show ``text`` as a warning, or that the feed is back (None)."""
+        if self.emit is not None:
+            self.emit(FloorFeedStatus(device="feed", trouble=text))
         if self.lamp is not None:
             self.lamp.trouble(text is not None)
         line = f"WARNING: {text}" if text is not None else "floor feed back: every message is acknowledged"

@@ -44,7 +44,8 @@ from transitions import Machine, MachineError
 
 from drivers.events import DeviceEvent
 from drivers.events.lifecycle import DeviceFault, DeviceIdentified, DeviceLost, ProtocolError
-from firmware_host.tables.events import AllowListLoaded, DealerCommand, RulesInForce, SoftwareStarted, WagerPlaced
+from firmware_host.tables.events import (AllowListLoaded, DealerCommand, FloorFeedStatus, RulesInForce, SoftwareStarted,
+                                        WagerPlaced)
 from firmware_host.tables.decisions import Decision
 from firmware_host.errors import RulesError
 from firmware_host.rules.devices import ApprovedIdentities
@@ -152,8 +153,8 @@ class TableController:
             self.on_game_event(event)
         elif isinstance(event, ProtocolError):
             self.alert("protocol-error", f"{event.device}: {event.text}", "warning")
-        elif isinstance(event, SoftwareStarted):
-            pass  # journaled for the audit and for replay (Service.recover); it decides nothing
+        elif isinstance(event, (SoftwareStarted, FloorFeedStatus)):
+            pass  # journaled for the audit (and replay, Service.recover); it decides nothing
         elif isinstance(event, RulesInForce):
             # Journaled for the audit; it decides nothing. Kept in the journal's key order, so a
             # checkpoint holds the same document live and replayed.

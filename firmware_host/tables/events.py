@@ -1,5 +1,6 @@
 """Table-level input events: the clock, the dealer's console and buttons, wagers, and what the
-service journals about itself (the software version, the allow-list and the rules in force).
+service journals about itself (the software version, the allow-list and the rules in force, the
+floor feed's trouble).
 Registered in the same registry as the devices' events (:func:`drivers.events.event`), by class name."""
 
 from __future__ import annotations
@@ -33,6 +34,16 @@ class RulesInForce(DeviceEvent):
     """
 
     rules: dict
+
+
+@event
+class FloorFeedStatus(DeviceEvent):
+    """The floor feed as the table saw it, journaled when it changes: in trouble (``trouble``
+    says why: no broker, refused, no acknowledgement) or healthy again (``trouble`` None). The
+    journal then says when the casino's systems were behind, and why (docs/feed.md).
+    """
+
+    trouble: str | None = None
 
 
 @event

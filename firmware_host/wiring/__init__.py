@@ -212,7 +212,7 @@ def _build(profile: TableProfile, journal: Journal, seed: int, rounds: int | Non
     emit = service.emit if capture is None else capture.tap_events(service.emit)
     emit = emit if replay is None else replay.inputs(emit)
     panel = _panel(profile, emit)
-    feed, lamp = build_feed(profile, journal, stream, panel)  # the lamp shows feed trouble too
+    feed, lamp = build_feed(profile, journal, stream, panel, service.emit)  # the lamp shows feed trouble too
     if panel is not None:
         service.outputs.append(PanelOutput(lamp))
     # Simulated devices resume where the journal left them, as real ones would stand.

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, TextIO
+from typing import Any, Callable, TextIO
+
+from drivers.events import DeviceEvent
 
 from firmware_host import __version__
 from firmware_host.config.profiles import TableProfile
@@ -15,10 +17,12 @@ from firmware_host.host.journal import Journal
 __all__ = ["build_feed"]
 
 
-def build_feed(profile: TableProfile, journal: Journal, stream: TextIO, panel: Any) -> tuple[FeedPublisher | None, Any]:
+def build_feed(profile: TableProfile, journal: Journal, stream: TextIO, panel: Any,
+               emit: Callable[[DeviceEvent], None]) -> tuple[FeedPublisher | None, Any]:
     """The table's publisher (None without ``[feed]``) and the panel its lamp output should drive.
 
     :param panel: the GPIO panel (None without one); with a feed it is wrapped in a :class:`TroubleLamp`.
+    :param emit: the service's event queue: feed trouble is journaled.
     """
     config = profile.feed
     if config is None:
@@ -31,5 +35,5 @@ def build_feed(profile: TableProfile, journal: Journal, stream: TextIO, panel: A
                               table_id=profile.table_id, game=profile.game, version=__version__,
                               topic_prefix=config.topic_prefix, window=config.window,
                               warn_after_s=config.warn_after_s, ack_timeout_s=2.0 * config.keepalive_s,
-                              on_trouble=FeedTrouble(stream, profile.table_id, lamp))
+                              on_trouble=FeedTrouble(stream, profile.table_id, lamp, emit))
     return publisher, (lamp if lamp is not None else panel)

@@ -19,6 +19,7 @@ from firmware_host.feed.publisher import FeedPublisher
 from firmware_host.feed.warning import FeedTrouble, TroubleLamp
 from firmware_host.host.journal import Journal, verify
 from firmware_host.tables.decisions import Decision
+from firmware_host.tables.events import FloorFeedStatus
 from bench.feed.broker import Broker, free_port
 from tests.support.floor_run import collecting, floor_seq, start_table, table_profile, wait_for
 from tests.support.tcp_proxy import TcpProxy
@@ -147,7 +148,8 @@ def test_feed_trouble_shows_on_the_dealer_view_and_the_lamp_and_clears(tmp_path:
     lamp, view = TroubleLamp(Panel()), io.StringIO()
     lamp.show("green")
     down = Broker(tmp_path / "late")  # configured, not started: the feed starts in trouble
-    feed = publisher(journal, down.url, warn_after_s=0.2, on_trouble=FeedTrouble(view, "T1", lamp))
+    said: list[FloorFeedStatus] = []
+    feed = publisher(journal, down.url, warn_after_s=0.2, on_trouble=FeedTrouble(view, "T1", lamp, said.append))
     play(journal, 3)
     feed.start()
     try:
@@ -162,6 +164,9 @@ def test_feed_trouble_shows_on_the_dealer_view_and_the_lamp_and_clears(tmp_path:
             try:
                 wait_for(lambda: "floor feed back" in view.getvalue(), what="the feed back")
                 assert shown[-1] == "green" and not feed.troubled
+                # For the journal (the service's queue): the trouble and why, then healthy again.
+                assert [bool(status.trouble) for status in said] == [True, False]
+                assert said[0].device == "feed" and f"WARNING: {said[0].trouble}" in view.getvalue()
                 wait_for(lambda: len(floor.payloads) == 4, what="record 1 and three results")
             finally:
                 floor.close()

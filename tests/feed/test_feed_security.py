@@ -10,6 +10,7 @@ import pytest
 from firmware_host.errors import TablehostError
 from firmware_host.feed import schema
 from firmware_host.feed.broker import BrokerError, BrokerSettings, client, parse_url, read_secret
+from firmware_host.host.journal import Journal
 from bench.feed.broker import Broker, make_ca, write_secret
 from tests.support.floor_run import (collecting, floor_seq, journal_export, run_table, start_table, table_profile,
                                      wait_for, wait_for_the_floor)
@@ -50,11 +51,14 @@ def test_a_table_the_broker_refuses_plays_on_and_warns(tmp_path: Path, secured: 
     profile = table_profile(tmp_path, feed=feed_section(secured.url, "SIM-BAC-1", password, ca))
     db = tmp_path / "floor.sqlite"
     with collecting(db, secured.url, **floor_settings(tmp_path, secured)):
-        done = run_table(profile, tmp_path / "journal.sqlite", 3)
+        done = run_table(profile, tmp_path / "journal.sqlite", 60)  # long enough for the trouble to be journaled
     assert "WARNING: floor feed down" in done.stdout
     assert ("refused the connection: Not authorized" in done.stderr if case == "wrong password"
             else "CERTIFICATE_VERIFY_FAILED" in done.stderr)
     assert floor_seq(db) == 0
+    with Journal.open(tmp_path / "journal.sqlite") as journal:  # the trouble, and why, is on record
+        said = [r.data["trouble"] for r in journal.records() if r.type == "FloorFeedStatus"]
+    assert said and said[0].startswith("floor feed down") and f"WARNING: {said[0]}" in done.stdout
 
 
 def _raw_client(broker: Broker, user: str) -> tuple[mqtt.Client, list[tuple[int, bool]]]:
