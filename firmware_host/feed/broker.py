@@ -13,12 +13,14 @@ import ssl
 import stat
 import urllib.parse
 from pathlib import Path
+from typing import Any
 
 import paho.mqtt.client as mqtt
 
 from firmware_host.errors import TablehostError
 
-__all__ = ["BrokerSettings", "BrokerError", "parse_url", "read_secret", "client"]
+__all__ = ["BrokerSettings", "BrokerError", "parse_url", "read_secret", "client", "closed_before_connack",
+           "SocketErrors"]
 
 #: Default port of each URL scheme (IANA: 1883 MQTT, 8883 MQTT over TLS).
 SCHEMES = {"mqtt": 1883, "mqtts": 8883}
@@ -152,3 +154,43 @@ def _encrypted(key: Path) -> str:
     """The pass phrase OpenSSL asks for an encrypted key: none, a table starts unattended."""
     raise BrokerError(f"client key file {key}: encrypted with a pass phrase; a table starts unattended, so "
                       f"store the key unencrypted and readable by its owner only (chmod 0400 {key})")
+
+
+def closed_before_connack(settings: BrokerSettings, detail: str | None) -> str:
+    """Why a broker closed a connection before its CONNACK, as far as the client can tell.
+
+    Over TLS 1.3 a broker that requires a client certificate checks it only after the client has
+    finished its handshake, so a refused certificate shows as a connection closed before CONNACK,
+    with the broker's alert (``certificate required``, ``unknown ca``) or, if the client sent its
+    CONNECT first, only an EOF.
+
+    :param detail: paho's last error on the socket (:class:`SocketErrors`), if any.
+    """
+    text = f"broker {settings.url} closed the connection before its CONNACK ({detail or 'no error given'})"
+    if not settings.endpoint[0]:
+        return text
+    text += "; a broker that requires client certificates does this to "
+    if settings.cert_file is None:
+        return text + "a client without one (cert_file, key_file)"
+    return text + f"one it does not accept: is {settings.cert_file} signed by the broker's CA and still valid?"
+
+
+class SocketErrors:
+    """The first error paho logs on a client's connection: why it ended, where paho's disconnect
+    reason says only "Unspecified error" (and its later lines only that the socket is gone).
+
+    :param made: the client (its ``on_log`` is taken).
+    """
+
+    def __init__(self, made: mqtt.Client) -> None:
+        #: The first error since the client was made or :meth:`clear` was called, or None.
+        self.first: str | None = None
+        made.on_log = self._on_log
+
+    def clear(self) -> None:
+        """Forget it (before the client connects again)."""
+        self.first = None
+
+    def _on_log(self, client: mqtt.Client, userdata: Any, level: int, text: str) -> None:
+        if level == mqtt.MQTT_LOG_ERR and self.first is None:
+            self.first = text
