@@ -211,9 +211,12 @@ class FeedPublisher:
         reader = _Reader(self.journal, self.table_id, self.acked)
         inflight: collections.OrderedDict[int, list[Any]] = collections.OrderedDict()  # mid -> [state, sent, acked]
         saved, saved_at, status_seq, status_at = self.acked.seq, time.monotonic(), -1, 0.0
-        while self._connected:
+        while True:
+            # Read first: every PUBACK that came before a disconnect is in _acks by then. Mosquitto
+            # (2.0) closes the connection right after a PUBACK 0x87 (ACL), and the refusal must still be said.
+            connected = self._connected
             self._wake.clear()
-            if not self._take_acks(inflight):
+            if not self._take_acks(inflight) or not connected:
                 return
             now = time.monotonic()
             if self.acked.seq != saved and (now - saved_at >= CURSOR_EVERY_S or not inflight):
