@@ -1,8 +1,10 @@
 """A real Mosquitto for the tests: its own config, users, ACL, persistence and (optionally) TLS.
 
 :class:`Broker` starts ``/usr/sbin/mosquitto`` on a free loopback port under ``tmp_path``
-and stops it at the end; :func:`make_ca` makes a CA and a server certificate with ``openssl``.
-The ACL is the one of ``deploy/mosquitto/acl`` (a table writes only under its own id).
+and stops it at the end; :func:`make_ca` makes a CA and a server certificate with ``openssl``,
+and :func:`make_client_cert` a client certificate signed by that CA, for a broker that
+requires one (mutual TLS). The ACL is the one of ``deploy/mosquitto/acl`` (a table writes
+only under its own id).
 """
 
 from __future__ import annotations
@@ -16,13 +18,14 @@ import subprocess
 import time
 from pathlib import Path
 
-
-
-__all__ = ["Broker", "TlsFiles", "make_ca", "free_port", "MOSQUITTO", "write_secret"]
+__all__ = ["Broker", "TlsFiles", "ClientCert", "make_ca", "make_client_cert", "free_port", "MOSQUITTO",
+           "write_secret"]
 
 MOSQUITTO = "/usr/sbin/mosquitto"
 #: The ACL the deploy files ship (deploy/mosquitto/acl).
 ACL = Path(__file__).resolve().parents[2] / "deploy" / "mosquitto" / "acl"
+#: Days the test certificates are valid.
+DAYS = "2"
 
 
 def free_port() -> int:
@@ -41,31 +44,55 @@ def write_secret(path: Path, text: str) -> Path:
 
 @dataclasses.dataclass(frozen=True)
 class TlsFiles:
-    """A CA and a server certificate for ``localhost`` / ``127.0.0.1``."""
+    """A CA (its certificate and key) and a server certificate for ``localhost`` / ``127.0.0.1``."""
 
     ca: Path
     cert: Path
     key: Path
+    ca_key: Path
+
+
+@dataclasses.dataclass(frozen=True)
+class ClientCert:
+    """A client certificate and its key (mode 0600)."""
+
+    cert: Path
+    key: Path
+
+
+def _openssl(*args: str | Path) -> None:
+    subprocess.run(["openssl", *map(str, args)], check=True, capture_output=True)
+
+
+def _signed(ca: Path, ca_key: Path, directory: Path, stem: str, cn: str, extensions: str) -> tuple[Path, Path]:
+    """``(certificate, key)`` for ``cn``: a P-256 key and a certificate the CA signed, with ``extensions``."""
+    cert, key, csr, ext = (directory / f"{stem}.{suffix}" for suffix in ("crt", "key", "csr", "ext"))
+    ext.write_text(extensions)
+    _openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-subj", f"/CN={cn}",
+             "-keyout", key, "-out", csr)
+    _openssl("x509", "-req", "-in", csr, "-CA", ca, "-CAkey", ca_key, "-CAcreateserial", "-days", DAYS,
+             "-extfile", ext, "-out", cert)
+    key.chmod(0o600)
+    return cert, key
 
 
 def make_ca(directory: Path) -> TlsFiles:
     """Make a CA and a server certificate signed by it, with ``openssl``."""
     directory.mkdir(parents=True, exist_ok=True)
     ca, ca_key = directory / "ca.crt", directory / "ca.key"
-    cert, key, csr = directory / "server.crt", directory / "server.key", directory / "server.csr"
-    ext = directory / "server.ext"
-    ext.write_text("subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\n")
+    _openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", DAYS,
+             "-subj", "/CN=tablehost test CA", "-keyout", ca_key, "-out", ca)
+    cert, key = _signed(ca, ca_key, directory, "server", "localhost",
+                        "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\n")
+    return TlsFiles(ca, cert, key, ca_key)
 
-    def openssl(*args: str | Path) -> None:
-        subprocess.run(["openssl", *map(str, args)], check=True, capture_output=True)
 
-    openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
-            "-subj", "/CN=tablehost test CA", "-keyout", ca_key, "-out", ca)
-    openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-subj", "/CN=localhost",
-            "-keyout", key, "-out", csr)
-    openssl("x509", "-req", "-in", csr, "-CA", ca, "-CAkey", ca_key, "-CAcreateserial", "-days", "2",
-            "-extfile", ext, "-out", cert)
-    return TlsFiles(ca, cert, key)
+def make_client_cert(tls: TlsFiles, directory: Path, cn: str) -> ClientCert:
+    """A client certificate for ``cn`` (the MQTT user name under ``use_identity_as_username``),
+    signed by the CA of ``tls``, as ``<cn>.crt`` and ``<cn>.key`` in ``directory``."""
+    directory.mkdir(parents=True, exist_ok=True)
+    return ClientCert(*_signed(tls.ca, tls.ca_key, directory, cn, cn,
+                               "basicConstraints=CA:FALSE\nextendedKeyUsage=clientAuth\n"))
 
 
 class Broker:
@@ -74,13 +101,22 @@ class Broker:
     :param users: user name -> password (None: anonymous access, no ACL).
     :param persistence: keep sessions and queued messages across a restart.
     :param tls: serve TLS with these files instead of plain MQTT.
+    :param require_certificate: refuse a client without a certificate signed by the CA of ``tls`` (mutual TLS).
+    :param use_identity_as_username: the certificate's CN is the client's user name, no password
+        (needs ``require_certificate``; the ACL applies to the CN, ``users`` must be None).
     """
 
     def __init__(self, directory: Path, *, users: dict[str, str] | None = None, persistence: bool = True,
-                 tls: TlsFiles | None = None) -> None:
+                 tls: TlsFiles | None = None, require_certificate: bool = False,
+                 use_identity_as_username: bool = False) -> None:
+        if require_certificate and tls is None:
+            raise ValueError("require_certificate needs tls")
+        if use_identity_as_username and (not require_certificate or users is not None):
+            raise ValueError("use_identity_as_username needs require_certificate and no users")
         self.directory = directory
         self.directory.mkdir(parents=True, exist_ok=True)
         self.persistence, self.tls, self.users = persistence, tls, users
+        self.require_certificate, self.use_identity_as_username = require_certificate, use_identity_as_username
         self.port = free_port()
         self.log = directory / "mosquitto.log"
         self._process: subprocess.Popen[bytes] | None = None
@@ -98,7 +134,9 @@ class Broker:
         if self.persistence:
             (self.directory / "data").mkdir(exist_ok=True)
             lines.append(f"persistence_location {self.directory / 'data'}/")
-        if self.users is None:
+        if self.use_identity_as_username:
+            lines += ["allow_anonymous false", "use_identity_as_username true", f"acl_file {ACL}"]
+        elif self.users is None:
             lines.append("allow_anonymous true")
         else:
             passwords = self.directory / "passwords"
@@ -108,7 +146,8 @@ class Broker:
                                capture_output=True)
             lines += ["allow_anonymous false", f"password_file {passwords}", f"acl_file {ACL}"]
         if self.tls is not None:
-            lines += [f"cafile {self.tls.ca}", f"certfile {self.tls.cert}", f"keyfile {self.tls.key}"]
+            lines += [f"cafile {self.tls.ca}", f"certfile {self.tls.cert}", f"keyfile {self.tls.key}",
+                      f"require_certificate {'true' if self.require_certificate else 'false'}"]
         (self.directory / "mosquitto.conf").write_text("\n".join(lines) + "\n")
 
     def start(self) -> Broker:

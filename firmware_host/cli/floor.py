@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from firmware_host.feed.broker import BrokerSettings
+from firmware_host.feed.broker import BrokerSettings, client
 from firmware_host.floor.collector import Collector
 from firmware_host.floor.store import FloorStore
 
@@ -67,7 +67,7 @@ def run_collect(args: argparse.Namespace) -> int:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     settings = BrokerSettings(args.broker, args.username, args.password_file, args.ca_file, args.cert_file,
                               args.key_file)
-    settings.endpoint  # noqa: B018  (a bad URL is a clear error before anything starts)
+    client(settings, args.client_id)  # a bad URL, secret or TLS file is a clear error before anything starts
     store = FloorStore(args.db)
     collector = Collector(store, settings, topic_prefix=args.topic_prefix, client_id=args.client_id)
     for signum in (signal.SIGTERM, signal.SIGINT):

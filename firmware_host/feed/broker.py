@@ -13,12 +13,14 @@ import ssl
 import stat
 import urllib.parse
 from pathlib import Path
+from typing import Any
 
 import paho.mqtt.client as mqtt
 
 from firmware_host.errors import TablehostError
 
-__all__ = ["BrokerSettings", "BrokerError", "parse_url", "read_secret", "client"]
+__all__ = ["BrokerSettings", "BrokerError", "parse_url", "read_secret", "client", "closed_before_connack",
+           "SocketErrors"]
 
 #: Default port of each URL scheme (IANA: 1883 MQTT, 8883 MQTT over TLS).
 SCHEMES = {"mqtt": 1883, "mqtts": 8883}
@@ -101,7 +103,7 @@ def _check_private(path: Path, what: str) -> None:
 def client(settings: BrokerSettings, client_id: str) -> mqtt.Client:
     """A paho-mqtt (MQTT 5) client with the settings' credentials and TLS, not yet connected.
 
-    :raises BrokerError: a secret or TLS file that cannot be used.
+    :raises BrokerError: a secret or TLS file that cannot be used (named, with why).
     """
     tls, _, _ = settings.endpoint
     made = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5)
@@ -110,16 +112,85 @@ def client(settings: BrokerSettings, client_id: str) -> mqtt.Client:
         made.username_pw_set(settings.username, password)
     elif settings.password_file is not None:
         raise BrokerError(f"password file {settings.password_file}: given without a username")
+    if (settings.cert_file is None) != (settings.key_file is None):
+        raise BrokerError(f"client certificate {settings.cert_file}, key {settings.key_file}: "
+                          "a client certificate needs its key file, and a key its certificate file")
     if settings.key_file is not None:
         _check_private(settings.key_file, "client key")
     if tls:
-        try:
-            context = ssl.create_default_context(cafile=os.fspath(settings.ca_file) if settings.ca_file else None)
-            if settings.cert_file is not None:
-                context.load_cert_chain(settings.cert_file, settings.key_file)
-        except (OSError, ssl.SSLError) as exc:
-            raise BrokerError(f"TLS for {settings.url}: {exc}") from exc
-        made.tls_set_context(context)
+        made.tls_set_context(_tls_context(settings))
     elif settings.ca_file or settings.cert_file:
         raise BrokerError(f"broker URL {settings.url}: CA and client certificates need mqtts://")
     return made
+
+
+def _tls_context(settings: BrokerSettings) -> ssl.SSLContext:
+    """The broker's CA (the system's without ``ca_file``) and the client certificate, each bad file named."""
+    ca = settings.ca_file
+    try:
+        context = ssl.create_default_context(cafile=os.fspath(ca) if ca else None)
+    except OSError as exc:  # ssl.SSLError is an OSError too
+        why = f"no PEM certificate in it ({exc})" if isinstance(exc, ssl.SSLError) else f"cannot read: {exc.strerror}"
+        raise BrokerError(f"CA file {ca}: {why}" if ca else f"TLS for {settings.url}: {exc}") from exc
+    cert, key = settings.cert_file, settings.key_file
+    if cert is None or key is None:
+        return context
+    for path, what in ((cert, "client certificate"), (key, "client key")):
+        try:
+            path.read_bytes()
+        except OSError as exc:
+            raise BrokerError(f"{what} file {path}: cannot read: {exc.strerror or exc}") from exc
+    try:
+        context.load_cert_chain(cert, key, password=lambda: _encrypted(key))
+    except ssl.SSLError as exc:
+        if exc.reason == "KEY_VALUES_MISMATCH":
+            raise BrokerError(f"client key file {key}: not the key of the client certificate {cert}") from exc
+        raise BrokerError(f"client certificate file {cert}, key file {key}: cannot load them ({exc}); expected "
+                          "a PEM certificate and its unencrypted PEM private key") from exc
+    return context
+
+
+def _encrypted(key: Path) -> str:
+    """The pass phrase OpenSSL asks for an encrypted key: none, a table starts unattended."""
+    raise BrokerError(f"client key file {key}: encrypted with a pass phrase; a table starts unattended, so "
+                      f"store the key unencrypted and readable by its owner only (chmod 0400 {key})")
+
+
+def closed_before_connack(settings: BrokerSettings, detail: str | None) -> str:
+    """Why a broker closed a connection before its CONNACK, as far as the client can tell.
+
+    Over TLS 1.3 a broker that requires a client certificate checks it only after the client has
+    finished its handshake, so a refused certificate shows as a connection closed before CONNACK,
+    with the broker's alert (``certificate required``, ``unknown ca``) or, if the client sent its
+    CONNECT first, only an EOF.
+
+    :param detail: paho's last error on the socket (:class:`SocketErrors`), if any.
+    """
+    text = f"broker {settings.url} closed the connection before its CONNACK ({detail or 'no error given'})"
+    if not settings.endpoint[0]:
+        return text
+    text += "; a broker that requires client certificates does this to "
+    if settings.cert_file is None:
+        return text + "a client without one (cert_file, key_file)"
+    return text + f"one it does not accept: is {settings.cert_file} signed by the broker's CA and still valid?"
+
+
+class SocketErrors:
+    """The first error paho logs on a client's connection: why it ended, where paho's disconnect
+    reason says only "Unspecified error" (and its later lines only that the socket is gone).
+
+    :param made: the client (its ``on_log`` is taken).
+    """
+
+    def __init__(self, made: mqtt.Client) -> None:
+        #: The first error since the client was made or :meth:`clear` was called, or None.
+        self.first: str | None = None
+        made.on_log = self._on_log
+
+    def clear(self) -> None:
+        """Forget it (before the client connects again)."""
+        self.first = None
+
+    def _on_log(self, client: mqtt.Client, userdata: Any, level: int, text: str) -> None:
+        if level == mqtt.MQTT_LOG_ERR and self.first is None:
+            self.first = text

@@ -95,7 +95,7 @@ class FeedPublisher:
         self._said_offline = False
         self._acks: collections.deque[tuple[int, int]] = collections.deque()  # (mid, reason code)
         self._connack: threading.Event = threading.Event()
-        self._connack_ok = False
+        self._connack_ok: bool | None = None  # None: no CONNACK (yet) on this connection
         self._connected = False
         self._trouble_since: float | None = time.monotonic()
         self._warned = False
@@ -169,12 +169,14 @@ class FeedPublisher:
         except broker.BrokerError as exc:  # a secret file changed under a running table: say so, retry
             log.error("feed %s: %s", self.table_id, exc)
             return None
+        errors = broker.SocketErrors(client)
         client.will_set(self.status_topic, schema.encode(self._status("offline")), qos=1, retain=True)
         client.max_inflight_messages_set(self.window + 1)  # + the status: paho never queues one of ours
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
         client.on_publish = self._on_publish
         self._connack.clear()
+        self._connack_ok = None
         self._acks.clear()
         try:
             client.connect(host, port, keepalive=self.settings.keepalive_s, clean_start=True)
@@ -182,11 +184,17 @@ class FeedPublisher:
             log.warning("feed %s: cannot connect to %s: %s", self.table_id, self.settings.url, exc)
             return None
         client.loop_start()
-        if self._connack.wait(CONNACK_TIMEOUT_S) and self._connack_ok:
+        answered = self._connack.wait(CONNACK_TIMEOUT_S)
+        if answered and self._connack_ok:
             self.connections += 1
             log.info("feed %s: connected to %s; resending from seq %d", self.table_id, self.settings.url,
                      self.acked.seq + 1)
             return client
+        if not answered:
+            log.warning("feed %s: no CONNACK from %s in %.0f s; reconnecting", self.table_id, self.settings.url,
+                        CONNACK_TIMEOUT_S)
+        elif self._connack_ok is None:  # closed before CONNACK (a refused client certificate, over TLS 1.3)
+            log.warning("feed %s: %s", self.table_id, broker.closed_before_connack(self.settings, errors.first))
         self._hang_up(client)
         return None
 
@@ -203,9 +211,12 @@ class FeedPublisher:
         reader = _Reader(self.journal, self.table_id, self.acked)
         inflight: collections.OrderedDict[int, list[Any]] = collections.OrderedDict()  # mid -> [state, sent, acked]
         saved, saved_at, status_seq, status_at = self.acked.seq, time.monotonic(), -1, 0.0
-        while self._connected:
+        while True:
+            # Read first: every PUBACK that came before a disconnect is in _acks by then. Mosquitto
+            # (2.0) closes the connection right after a PUBACK 0x87 (ACL), and the refusal must still be said.
+            connected = self._connected
             self._wake.clear()
-            if not self._take_acks(inflight):
+            if not self._take_acks(inflight) or not connected:
                 return
             now = time.monotonic()
             if self.acked.seq != saved and (now - saved_at >= CURSOR_EVERY_S or not inflight):

@@ -48,6 +48,7 @@ class Collector:
         self._batch: list[mqtt.MQTTMessage] = []
         self._stopping = threading.Event()
         self._connected = False
+        self._answered = False  # a CONNACK came on this connection
         #: Set once the broker has granted the subscriptions (the session exists from then on).
         self.subscribed = threading.Event()
 
@@ -61,6 +62,7 @@ class Collector:
         client = broker.client(self.settings, self.client_id)
         client.manual_ack_set(True)
         client.enable_logger(log)
+        errors = broker.SocketErrors(client)
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
         client.on_subscribe = lambda *_: self.subscribed.set()
@@ -70,6 +72,8 @@ class Collector:
         delay, first, dialing = BACKOFF_S[0], True, True
         while not self._stopping.is_set():
             if dialing:
+                errors.clear()
+                self._answered = False
                 try:
                     if first:
                         client.connect(host, port, keepalive=self.settings.keepalive_s, clean_start=False,
@@ -91,6 +95,8 @@ class Collector:
                     break
             self._flush(client)
             if rc != mqtt.MQTT_ERR_SUCCESS:
+                if not self._answered:  # closed before CONNACK (a refused client certificate, over TLS 1.3)
+                    log.warning("floor: %s", broker.closed_before_connack(self.settings, errors.first))
                 self._connected, dialing = False, True
                 self._stopping.wait(delay)
                 delay = min(delay * 2, BACKOFF_S[1])
@@ -121,6 +127,7 @@ class Collector:
         return prefix, table, leaf, payload
 
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
+        self._answered = True
         if reason.is_failure:
             log.error("floor: broker %s refused the connection: %s", self.settings.url, reason)
             return

@@ -2,26 +2,34 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import subprocess
 import time
 from pathlib import Path
+from typing import Iterator
 
-from bench.feed.broker import MOSQUITTO, free_port, make_ca
+from bench.feed.broker import MOSQUITTO, TlsFiles, free_port, make_ca, make_client_cert
+from tests.support.floor_run import collecting
 from tests.support.paths import REPO
 
 DEPLOY = REPO / "deploy" / "mosquitto"
+#: The commented lines of tablehost.conf that turn on mutual TLS (deploy/mosquitto/README.md).
+MUTUAL_TLS = ("#require_certificate true", "#use_identity_as_username true")
 
 
-def test_the_floor_brokers_config_starts_mosquitto(tmp_path: Path) -> None:
-    tls = make_ca(tmp_path / "pki")
+@contextlib.contextmanager
+def deployed(tmp_path: Path, tls: TlsFiles,
+             uncomment: tuple[str, ...] = ()) -> Iterator[tuple[subprocess.Popen[str], int]]:
+    """Mosquitto running tablehost.conf, its paths moved under ``tmp_path``, on a free port,
+    with the ``uncomment`` lines uncommented: ``(the process, its port)``."""
     passwd = tmp_path / "passwd"
     subprocess.run(["mosquitto_passwd", "-c", "-b", str(passwd), "tablehost-floor", "x"], check=True)
     text, port = (DEPLOY / "tablehost.conf").read_text(), free_port()
     moved = {"listener 8883": f"listener {port} 127.0.0.1", "/etc/mosquitto/certs/floor-ca.crt": str(tls.ca),
              "/etc/mosquitto/certs/broker.crt": str(tls.cert), "/etc/mosquitto/certs/broker.key": str(tls.key),
              "/etc/mosquitto/tablehost.passwd": str(passwd), "/etc/mosquitto/tablehost.acl": str(DEPLOY / "acl"),
-             "/var/lib/mosquitto/": f"{tmp_path}/"}
+             "/var/lib/mosquitto/": f"{tmp_path}/", **{line: line[1:] for line in uncomment}}
     for old, new in moved.items():
         assert old in text, old
         text = text.replace(old, new)
@@ -37,9 +45,28 @@ def test_the_floor_brokers_config_starts_mosquitto(tmp_path: Path) -> None:
                 assert broker.poll() is None, broker.stderr.read()
                 assert time.monotonic() < deadline, "mosquitto did not listen"
                 time.sleep(0.05)
+        yield broker, port
     finally:
         broker.terminate()
         broker.wait(10)
+
+
+def test_the_floor_brokers_config_starts_mosquitto(tmp_path: Path) -> None:
+    with deployed(tmp_path, make_ca(tmp_path / "pki")) as (broker, _):
+        assert broker.poll() is None
+
+
+def test_the_floor_brokers_config_with_client_certificates_takes_the_cn_as_the_user(tmp_path: Path) -> None:
+    tls = make_ca(tmp_path / "pki")
+    floor = make_client_cert(tls, tmp_path / "certs", "tablehost-floor")
+    with deployed(tmp_path, tls, MUTUAL_TLS) as (broker, port):
+        url = f"mqtts://127.0.0.1:{port}"
+        # no username, no password: the certificate's CN is the collector's user, and the ACL lets it subscribe
+        with collecting(tmp_path / "floor.sqlite", url, ca_file=tls.ca, cert_file=floor.cert, key_file=floor.key):
+            pass
+        broker.terminate()
+        _, log = broker.communicate(timeout=10)
+    assert "u'tablehost-floor'" in log
 
 
 def test_the_acl_confines_each_table_to_its_own_id_and_lets_the_collector_only_read() -> None:
