@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
 import pytest
 
-from firmware_host.errors import TablehostError
+from firmware_host.errors import JournalError, TablehostError
 from firmware_host.feed import schema
 from firmware_host.feed.broker import BrokerError, BrokerSettings, client, parse_url, read_secret
-from firmware_host.host.journal import Journal
+from firmware_host.host import segments
 from bench.feed.broker import Broker, make_ca, write_secret
 from tests.support.floor_run import (collecting, floor_seq, journal_export, run_table, start_table, table_profile,
                                      wait_for, wait_for_the_floor)
@@ -49,16 +50,28 @@ def test_a_table_the_broker_refuses_plays_on_and_warns(tmp_path: Path, secured: 
     password = write_secret(tmp_path / "table.pw", "guess" if case == "wrong password" else USERS["SIM-BAC-1"])
     ca = f'ca_file = "{secured.tls.ca}"' if case == "wrong password" else ""
     profile = table_profile(tmp_path, feed=feed_section(secured.url, "SIM-BAC-1", password, ca))
-    db = tmp_path / "floor.sqlite"
+    db, journal = tmp_path / "floor.sqlite", tmp_path / "journal.sqlite"
     with collecting(db, secured.url, **floor_settings(tmp_path, secured)):
-        done = run_table(profile, tmp_path / "journal.sqlite", 60)  # long enough for the trouble to be journaled
-    assert "WARNING: floor feed down" in done.stdout
-    assert ("refused the connection: Not authorized" in done.stderr if case == "wrong password"
-            else "CERTIFICATE_VERIFY_FAILED" in done.stderr)
+        table = start_table(profile, journal, 100_000)  # it plays on until stopped
+        try:
+            wait_for(lambda: troubles_journaled(journal), what="the feed's trouble journaled")
+        finally:
+            table.send_signal(signal.SIGTERM)
+            out, err = table.communicate(timeout=60)
+    assert table.returncode == 0 and "WARNING: floor feed down" in out
+    assert ("refused the connection: Not authorized" in err if case == "wrong password"
+            else "CERTIFICATE_VERIFY_FAILED" in err)
     assert floor_seq(db) == 0
-    with Journal.open(tmp_path / "journal.sqlite") as journal:  # the trouble, and why, is on record
-        said = [r.data["trouble"] for r in journal.records() if r.type == "FloorFeedStatus"]
-    assert said and said[0].startswith("floor feed down") and f"WARNING: {said[0]}" in done.stdout
+    said = troubles_journaled(journal)  # the trouble, and why, is on record
+    assert said[0].startswith("floor feed down") and f"WARNING: {said[0]}" in out
+
+
+def troubles_journaled(journal: Path) -> list[str]:
+    """The feed troubles the journal holds (read-only: the table may be writing it)."""
+    try:
+        return [r.data["trouble"] for r in segments.records(journal) if r.type == "FloorFeedStatus"]
+    except JournalError:  # not a journal yet
+        return []
 
 
 def _raw_client(broker: Broker, user: str) -> tuple[mqtt.Client, list[tuple[int, bool]]]:
