@@ -74,6 +74,16 @@ def test_a_table_with_its_client_certificate_publishes_every_round_over_mutual_t
     assert f"as tablehost-{TABLE} (p5, c1, k15, u'{TABLE}')" in log and f"u'{FLOOR}')" in log
 
 
+def run_until_said(profile: Path, journal: Path, text: str) -> list[subprocess.CompletedProcess[str]]:
+    """Run the table to 3 rounds until its log says ``text``: a stop gives the feed 3 s to
+    publish, and on a slow machine the broker's answer may come later, so the table starts
+    again (its rounds played, it only publishes), at most twice more."""
+    runs = [run_table(profile, journal, 3)]
+    while text not in runs[-1].stderr and len(runs) < 3:
+        runs.append(run_table(profile, journal, 3))
+    return runs
+
+
 @pytest.mark.parametrize("case", ["no client certificate", "a certificate signed by another CA"])
 def test_a_table_the_broker_refuses_for_its_certificate_plays_on_and_says_why(
         tmp_path: Path, pki: TlsFiles, identity: Broker, case: str) -> None:
@@ -81,10 +91,11 @@ def test_a_table_the_broker_refuses_for_its_certificate_plays_on_and_says_why(
     cert = make_client_cert(make_ca(tmp_path / "rogue"), tmp_path / "rogue", TABLE) if rogue else None
     profile = table_profile(tmp_path, feed=feed_section(identity, cert))
     db, journal = tmp_path / "floor.sqlite", tmp_path / "journal.sqlite"
-    with collecting(db, identity.url, **floor_settings(identity, make_client_cert(pki, tmp_path / "certs", FLOOR))):
-        done = run_table(profile, journal, 3)
-    assert journal_rounds(journal) == 3 and "WARNING: floor feed down" in done.stdout
     said = f"broker {identity.url} closed the connection before its CONNACK"
+    with collecting(db, identity.url, **floor_settings(identity, make_client_cert(pki, tmp_path / "certs", FLOOR))):
+        runs = run_until_said(profile, journal, said)
+    done = runs[-1]
+    assert journal_rounds(journal) == 3 and "WARNING: floor feed down" in runs[0].stdout
     assert said in done.stderr
     assert (f"does this to one it does not accept: is {cert.cert} signed by the broker's CA" if rogue else
             "does this to a client without one (cert_file, key_file)") in done.stderr
@@ -115,10 +126,11 @@ def test_a_certificate_with_another_tables_cn_cannot_publish_to_this_tables_topi
     profile = table_profile(tmp_path, feed=feed_section(identity, make_client_cert(pki, certs, OTHER),
                                                         f'username = "{TABLE}"\n'))
     db = tmp_path / "floor.sqlite"
+    refused = f"the broker refused seq 1 on tablehost/{TABLE}/events (reason code 0x87"  # Not authorized
     with collecting(db, identity.url, **floor_settings(identity, make_client_cert(pki, certs, FLOOR))):
-        done = run_table(profile, tmp_path / "journal.sqlite", 3)
-    assert "WARNING: floor feed down" in done.stdout
-    assert f"the broker refused seq 1 on tablehost/{TABLE}/events (reason code 0x87" in done.stderr  # Not authorized
+        runs = run_until_said(profile, tmp_path / "journal.sqlite", refused)
+    assert "WARNING: floor feed down" in runs[0].stdout
+    assert refused in runs[-1].stderr
     assert floor_seq(db, TABLE) == 0 and floor_seq(db, OTHER) == 0
     assert f"u'{OTHER}')" in identity.log.read_text() and f"u'{TABLE}')" not in identity.log.read_text()
 
