@@ -49,7 +49,7 @@ REPLAY_PROGRESS_EVERY = 1000
 PRESENTATION = frozenset({"prompt", "lamp"})
 #: The key of a decision's words for people (an alert's, an announcement's).
 TEXT = "text"
-#: Steps before a rotation that failed (a reader held the file) is tried again.
+#: Steps before a rotation that failed (I/O, or its archive name taken) is tried again.
 ROTATION_RETRY_STEPS = 100
 
 #: One journaled step: receive time, input event, decisions.
