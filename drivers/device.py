@@ -29,7 +29,7 @@ import queue
 import threading
 import time
 from collections import deque
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
 from drivers.codecs import BadFrame, drain, framed
 from drivers.codecs.framed import Ack, Frame, Heartbeat, Identify, Identity as IdentityMessage, MessageTable, Nak
@@ -39,12 +39,23 @@ from drivers.events.lifecycle import DeviceFault, DeviceIdentified, DeviceLost, 
 from drivers.timing import Timing
 from drivers.transport import SerialTransport
 
-__all__ = ["Timing", "Identity", "Device", "FramedDevice", "TransportFactory", "Refusal"]
+__all__ = ["Timing", "Identity", "Device", "FramedDevice", "Transport", "TransportFactory", "Refusal"]
 
 _log = logging.getLogger("tablehost.drivers")
 
+class Transport(Protocol):
+    """What a driver needs of its port: a :class:`~drivers.transport.SerialTransport`, or the
+    shuffler's :class:`~drivers.usb.UsbTransport`."""
+
+    def open(self) -> None: ...
+
+    def write(self, data: bytes) -> None: ...
+
+    def close(self) -> None: ...
+
+
 #: Builds a transport: ``(name, url, on_bytes, on_lost, baudrate=...) -> transport``.
-TransportFactory = Callable[..., SerialTransport]
+TransportFactory = Callable[..., Transport]
 #: ``(model, serial, firmware) -> why it is refused, or None``: the profile's allow-list.
 Refusal = Callable[[str, str, str], "str | None"]
 
@@ -112,7 +123,7 @@ class Device(abc.ABC):
         self._inbox: queue.SimpleQueue[tuple[Any, ...]] = queue.SimpleQueue()
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
-        self._transport: SerialTransport | None = None
+        self._transport: Transport | None = None
         self._generation = 0
         self._buffer = bytearray()
         self._state = "stopped"
@@ -258,7 +269,8 @@ class Device(abc.ABC):
         self._buffer.clear()
         try:
             self._on_connected()
-            return self._serve(generation)
+            self._serve(generation)
+            return None
         except _SessionEnd as ended:
             return ended
         finally:

@@ -140,7 +140,7 @@ class ShufflerDriver(Device):
         self.backend = backend if backend is not None else default_backend()
         super().__init__(
             name, f"usb:{vendor_id:04x}:{product_id:04x}", emit,
-            timing=timing, refusal=refusal, transport_factory=self._transport,
+            timing=timing, refusal=refusal, transport_factory=self._open_usb,
         )  # fmt: skip
         self._usb: UsbTransport | None = None
         self._rx_seq: int | None = None  # SEQ of the last frame from the device this session
@@ -164,7 +164,7 @@ class ShufflerDriver(Device):
 
     # -- Device ------------------------------------------------------------------------------
 
-    def _transport(self, name: str, url: str, on_bytes: Callable[[bytes], None],
+    def _open_usb(self, name: str, url: str, on_bytes: Callable[[bytes], None],
                    on_lost: Callable[[str], None], **_serial_options: Any) -> UsbTransport:  # fmt: skip
         self._usb = UsbTransport(
             name, self.vendor_id, self.product_id, self.backend,

@@ -51,7 +51,7 @@ class SerialTransport:
         self.name, self.url = name, url
         self._on_bytes, self._on_lost = on_bytes, on_lost
         self._baudrate, self._read_timeout = baudrate, read_timeout
-        self._port: serial.SerialBase | None = None
+        self._port: serial.Serial | None = None
         self._reader: threading.Thread | None = None
         self._closing = threading.Event()
         self._write_lock = threading.Lock()

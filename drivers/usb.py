@@ -80,7 +80,7 @@ def default_backend() -> usb.backend.IBackend:
 
 def _is_bulk(direction: int) -> Callable[[usb.core.Endpoint], bool]:
     def match(endpoint: usb.core.Endpoint) -> bool:
-        return (
+        return bool(
             usb.util.endpoint_type(endpoint.bmAttributes) == usb.util.ENDPOINT_TYPE_BULK
             and usb.util.endpoint_direction(endpoint.bEndpointAddress) == direction
         )

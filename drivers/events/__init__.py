@@ -44,10 +44,11 @@ _E = TypeVar("_E", bound=type[DeviceEvent])
 _REGISTRY: dict[str, type[DeviceEvent]] = {}
 
 
+@typing.dataclass_transform(frozen_default=True)
 def event(cls: _E) -> _E:
     """Class decorator: make ``cls`` a frozen dataclass and register it under its class name."""
     if "__dataclass_fields__" not in cls.__dict__:  # not yet a dataclass itself (its base is)
-        cls = dataclasses.dataclass(frozen=True)(cls)
+        cls = typing.cast(_E, dataclasses.dataclass(frozen=True)(cls))
     name = cls.__name__
     if name in _REGISTRY and _REGISTRY[name] is not cls:
         raise EventError(f"two events are named {name!r}")
@@ -94,10 +95,10 @@ def _rebuild(tp: Any, value: Any) -> Any:
         args = [a for a in typing.get_args(tp) if a is not type(None)]
         return _rebuild(args[0], value) if len(args) == 1 else value
     if origin is tuple:
-        args = typing.get_args(tp)
-        if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(_rebuild(args[0], v) for v in value)
-        return tuple(_rebuild(a, v) for a, v in zip(args, value))
+        items = typing.get_args(tp)
+        if len(items) == 2 and items[1] is Ellipsis:
+            return tuple(_rebuild(items[0], v) for v in value)
+        return tuple(_rebuild(a, v) for a, v in zip(items, value))
     if isinstance(tp, type) and dataclasses.is_dataclass(tp) and isinstance(value, dict):
         hints = _hints(tp)
         return tp(**{k: _rebuild(hints[k], v) for k, v in value.items()})
@@ -109,7 +110,7 @@ def from_record(name: str, data: dict[str, Any]) -> DeviceEvent:
     cls = _REGISTRY.get(name)
     if cls is None:
         raise EventError(f"unknown event type {name!r}")
-    hints = _hints(cls)
+    hints = _hints(typing.cast(type, cls))  # mypy takes a dataclass's class for unhashable
     try:
         return cls(**{k: _rebuild(hints[k], v) for k, v in data.items()})
     except (TypeError, KeyError) as exc:

@@ -67,7 +67,7 @@ def serial_class_for_url(url: str) -> tuple[str, type]:
 
         def write(self, data: Any) -> int | None:
             if self._spy is not None:
-                self._spy.tx(serial.to_bytes(data))
+                self._spy.tx(bytes(data))
             return super().write(data)  # type: ignore[no-any-return]
 
         def close(self) -> None:

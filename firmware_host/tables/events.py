@@ -5,6 +5,8 @@ Registered in the same registry as the devices' events (:func:`drivers.events.ev
 
 from __future__ import annotations
 
+from typing import Any
+
 from drivers.events import DeviceEvent, event
 
 
@@ -20,7 +22,7 @@ class AllowListLoaded(DeviceEvent):
     :param approved: by device name: ``{"models": [...], "firmware": [...], "serials": [...]}``.
     """
 
-    approved: dict
+    approved: dict[str, Any]
 
 
 @event
@@ -33,7 +35,7 @@ class RulesInForce(DeviceEvent):
     :param rules: the game's options, JSON-plain.
     """
 
-    rules: dict
+    rules: dict[str, Any]
 
 
 @event
@@ -65,7 +67,7 @@ class DealerCommand(DeviceEvent):
     """
 
     command: str
-    args: dict | None = None
+    args: dict[str, Any] | None = None
 
 
 @event

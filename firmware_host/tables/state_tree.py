@@ -110,7 +110,7 @@ def _declared_fields(cls: type) -> tuple[str, ...] | None:
     if dataclasses.is_dataclass(cls):
         names: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(cls))
     elif issubclass(cls, tuple) and hasattr(cls, "_fields"):
-        names = tuple(cls._fields)  # type: ignore[attr-defined]
+        names = tuple(cls._fields)
     else:
         return None
     skip = _not_state(cls)
@@ -119,10 +119,11 @@ def _declared_fields(cls: type) -> tuple[str, ...] | None:
 
 def state_fields(obj: object) -> dict[str, Any]:
     """The attributes of ``obj`` that are its state (see the module docstring), by name."""
-    declared = _declared_fields(type(obj))
+    kind: type = type(obj)
+    declared = _declared_fields(kind)
     if declared is not None:
         return {name: getattr(obj, name) for name in declared}
-    skip = _not_state(type(obj))
+    skip = _not_state(kind)
     return {name: value for name, value in vars(obj).items() if name not in skip and not _machine_binding(value)}
 
 
@@ -274,7 +275,8 @@ class _Rebuilder:
                                  f"(missing {missing or 'nothing'}, unknown {extra or 'nothing'})")
         for name, subtree in fields.items():
             current = fresh.get(name) if fresh is not None else None
-            if current is not None and _not_state(type(current)) and self._is_object_of(subtree, type(current)):
+            kind: type = type(current)
+            if current is not None and _not_state(kind) and self._is_object_of(subtree, kind):
                 self.into(current, subtree, f"{where}.{name}")
                 continue
             object.__setattr__(obj, name, self.value(subtree, f"{where}.{name}"))

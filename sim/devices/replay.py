@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import dataclasses
 import errno
+import functools
 import logging
 import os
 import select
@@ -366,7 +367,7 @@ class Replay:
             if info.dialect not in REPLAYABLE_DIALECTS:
                 raise SimError(f"replay: {name} speaks {info.dialect!r}; a replay speaks {', '.join(REPLAYABLE_DIALECTS)}")
             if info.dialect == USB_DIALECT:
-                self._usb[name] = ReplayedShuffler(name, capture, report=lambda text, name=name: self._mismatch(name, text),
+                self._usb[name] = ReplayedShuffler(name, capture, report=functools.partial(self._mismatch, name),
                                                    wake=self._worker.wake)  # fmt: skip
                 continue
             captured, first_seq = _captured_identity(capture, name) if info.dialect == "framed" else (None, 0)

@@ -317,7 +317,7 @@ class ReplayedShuffler(SimulatedUsbDevice):
         super().claim_interface(dev_handle, intf)
         self._wake()
 
-    def bulk_write(self, dev_handle: Any, ep: int, intf: int, data: array.array, timeout: int) -> int:
+    def bulk_write(self, dev_handle: Any, ep: int, intf: int, data: array.array[int], timeout: int) -> int:
         sent = bytes(data)
         with self._cond:
             number, self._outs_made = self._outs_made, self._outs_made + 1  # counted as the capture records it: first
@@ -333,7 +333,7 @@ class ReplayedShuffler(SimulatedUsbDevice):
             self._check_bulk(dev_handle, ep, EP_OUT)
             return len(data)
 
-    def bulk_read(self, dev_handle: Any, ep: int, intf: int, buff: array.array, timeout: int) -> int:
+    def bulk_read(self, dev_handle: Any, ep: int, intf: int, buff: array.array[int], timeout: int) -> int:
         with self._cond:
             if not self._cond.wait_for(lambda: self._pending or not self._is_current(dev_handle), timeout / 1000):
                 raise usb_error("Operation timed out", LIBUSB_ERROR_TIMEOUT, errno.ETIMEDOUT)
@@ -349,7 +349,7 @@ class ReplayedShuffler(SimulatedUsbDevice):
         return self._plugged and getattr(dev_handle, "generation", None) == self._generation
 
     def ctrl_transfer(self, dev_handle: Any, bmRequestType: int, bRequest: int, wValue: int,
-                      wIndex: int, data: array.array, timeout: int) -> int:  # fmt: skip
+                      wIndex: int, data: array.array[int], timeout: int) -> int:  # fmt: skip
         if bmRequestType & _TYPE_MASK != _TYPE_VENDOR:  # a standard request: the captured identity answers
             return super().ctrl_transfer(dev_handle, bmRequestType, bRequest, wValue, wIndex, data, timeout)
         incoming = bool(bmRequestType & _DEVICE_TO_HOST)

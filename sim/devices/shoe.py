@@ -218,7 +218,7 @@ class SimShoe(SimDevice):
         """The dealer pulls the next card: the shoe reads it and tells the host."""
         with self._lock:
             draw, suit_first = self._next()
-        self.link.send(_SuitFirst(draw.message) if suit_first else draw.message)
+        self.link.send(_SuitFirst(draw.message) if suit_first and isinstance(draw.message, Card) else draw.message)
         if not isinstance(draw.message, ShoeEmpty):
             self.link.roll_disconnect()
         return draw

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 import itertools
 import logging
 import random
@@ -345,7 +346,7 @@ class SimulatedShuffler(ShufflerProtocol):
                     self._send(codec.Fault(codec.FAULT_CARD_COUNT, slot.batch, text))
 
         for index, percent in enumerate(PROGRESS_STEPS, start=1):
-            self._at(index * step_s, lambda p=percent: progress(p))
+            self._at(index * step_s, functools.partial(progress, percent))
             if percent == JAM_AT and "jam" in faults:
                 self._at(index * step_s, jam)
             if percent == UNPLUG_AT and "unplug" in faults:

@@ -17,7 +17,9 @@ from typing import Any
 from drivers.codecs import drain
 from drivers.codecs import framed
 from drivers.codecs import shuffler as codec
-from drivers.codecs.framed import BadFrame, Heartbeat
+from drivers.codecs import BadFrame
+from drivers.codecs.framed import Heartbeat
+from drivers.errors import CodecError
 from sim.devices.usb_bus import SimulatedUsbDevice
 
 __all__ = ["ShufflerProtocol"]
@@ -98,7 +100,7 @@ class ShufflerProtocol(SimulatedUsbDevice):
             return
         try:
             message = codec.TABLE.message(frame)
-        except codec.CodecError as exc:
+        except CodecError as exc:
             self._send(codec.Fault(codec.FAULT_INTERNAL, None, f"bad command: {exc}"[:255]))
             return
         if isinstance(message, codec.StartShuffle):

@@ -289,13 +289,13 @@ class SimulatedUsbDevice(usb.backend.IBackend):
         if ep != expected or 0 not in self._claimed:
             raise usb_error("Entity not found", _LIBUSB_ERROR_NOT_FOUND, errno.ENOENT)
 
-    def bulk_write(self, dev_handle: _Handle, ep: int, intf: int, data: array.array, timeout: int) -> int:
+    def bulk_write(self, dev_handle: _Handle, ep: int, intf: int, data: array.array[int], timeout: int) -> int:
         with self._cond:
             self._check_bulk(dev_handle, ep, EP_OUT)
             self._received(bytes(data))
             return len(data)
 
-    def bulk_read(self, dev_handle: _Handle, ep: int, intf: int, buff: array.array, timeout: int) -> int:
+    def bulk_read(self, dev_handle: _Handle, ep: int, intf: int, buff: array.array[int], timeout: int) -> int:
         deadline = time.monotonic() + timeout / 1000
         with self._cond:
             while True:
@@ -313,7 +313,7 @@ class SimulatedUsbDevice(usb.backend.IBackend):
                 self._cond.wait(min(deadline, look_again, self._next_action_time()) - now)
 
     def ctrl_transfer(self, dev_handle: _Handle, bmRequestType: int, bRequest: int, wValue: int,
-                      wIndex: int, data: array.array, timeout: int) -> int:  # fmt: skip
+                      wIndex: int, data: array.array[int], timeout: int) -> int:  # fmt: skip
         with self._cond:
             self._check(dev_handle)
             if bmRequestType == codec.REQUEST_OUT:

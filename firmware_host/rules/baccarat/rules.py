@@ -158,7 +158,7 @@ class RulesSubmission:
                 raise ProfileError(
                     source, f"rules.{key}", f"must be {_TYPE_NAMES[expected]}, not {value!r}"
                 )
-        values = {name: field.default for name, field in fields.items()} | dict(mapping)
+        values: dict[str, Any] = {name: field.default for name, field in fields.items()} | dict(mapping)
         if values["variant"] not in set(Variant):
             raise ProfileError(
                 source, "rules.variant", f"{values['variant']!r} is not one of {', '.join(v.value for v in Variant)}"

@@ -16,7 +16,7 @@ Seats stand for players: the state follows betting positions 1..6, not people.
 from __future__ import annotations
 
 import dataclasses
-from typing import Collection, Literal
+from typing import Collection, Final, Literal, cast
 
 from firmware_host.errors import RulesError
 from firmware_host.rules.paigow_dice.delivery import Cut
@@ -24,7 +24,7 @@ from firmware_host.rules.paigow_dice.position import SEATS, check_seat
 from firmware_host.rules.paigow_dice.rules import PaiGowRules
 
 #: ``offer_start`` when the offer has come back to the dealer: no player is offered the bank.
-DEALER_TURN = "dealer"
+DEALER_TURN: Final = "dealer"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -96,7 +96,7 @@ def bank_offer_order(state: BankState, seated: Collection[int], rules: PaiGowRul
     """
     if _no_offer_this_round(state, rules) is not None:
         return ()
-    first = SEATS.index(state.offer_start)  # type: ignore[arg-type]
+    first = SEATS.index(cast(int, state.offer_start))  # not the dealer's turn: no offer above
     order = SEATS[first:] + SEATS[:first]
     return tuple(seat for seat in order if seat in seated and _barred(state, seat) is None)
 
