@@ -45,6 +45,7 @@ count (``"10"``: 4-6 or 5-5, never 1-2 or 2-4, § 535.4(d)) or a list of those.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from firmware_host.errors import RulesError
@@ -231,7 +232,11 @@ class FourTiles:
 
     @classmethod
     def of(cls, tiles: Iterable[Tile]) -> FourTiles:
-        four = tuple(sorted(tiles, key=lambda tile: tile.index))
+        """The view of ``tiles`` (memoised, as :func:`legal_settings` is: 8,130 kinds of four at most)."""
+        return _four_tiles(tuple(sorted(tiles, key=lambda tile: tile.index)))
+
+    @classmethod
+    def _build(cls, four: tuple[Tile, ...]) -> FourTiles:
         settings = legal_settings(four)
         pairs = []
         for setting in settings:
@@ -241,6 +246,11 @@ class FourTiles:
                     kind = "supreme" if hand.rank.pair.group == "supreme" else str(hand.first.spots)
                     pairs.append((hand, kind, other.tiles))
         return cls(four, settings, tuple(pairs))
+
+
+@functools.lru_cache(maxsize=None)
+def _four_tiles(four: tuple[Tile, ...]) -> FourTiles:
+    return FourTiles._build(four)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -284,19 +294,26 @@ class Play:
 
     def _combined(self, settings: Iterable[Setting]) -> list[Setting]:
         ranked: dict[int, list[Setting]] = {}
+        groups = self._group_of
         for setting in settings:
-            groups = [group for hand in (setting.high, setting.low) for group in self._groups(hand)]
-            if groups:
-                ranked.setdefault(min(groups), []).append(setting)
+            found = [groups[hand.tiles] for hand in (setting.high, setting.low) if hand.tiles in groups]
+            if found:
+                ranked.setdefault(min(found), []).append(setting)
         if not ranked:
             return []
         best = ranked[min(ranked)]
         holding = [setting for setting in best if self.high_hand_holds in setting.high.tiles]
         return holding or best
 
-    def _groups(self, hand: Hand) -> list[int]:
-        return [number for number, partners in enumerate(self.partners)
-                for one, other in (hand.tiles, hand.tiles[::-1]) if one in self.tile and other in partners]
+    @functools.cached_property
+    def _group_of(self) -> dict[tuple[Tile, Tile], int]:
+        """Each hand ``combine`` makes (both tile orders) -> the number of its partners' group."""
+        groups: dict[tuple[Tile, Tile], int] = {}
+        for number, partners in reversed(list(enumerate(self.partners))):
+            for one in self.tile:
+                for other in partners:
+                    groups[(one, other)] = groups[(other, one)] = number
+        return groups
 
 
 def _is_pair(hand: Hand) -> bool:
