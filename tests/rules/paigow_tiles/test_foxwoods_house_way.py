@@ -146,8 +146,8 @@ def test_wong_gong_high_nine_plays_the_12_in_the_high_hand() -> None:
 
 
 def test_wong_gong_high_nine_exception_a_wong_over_gong_with_an_11() -> None:
-    assert sets("6-6,4-5,4-4,5-6") == ("6-6,4-5/4-4,5-6",
-                                       "Wong, Gong, High Nine, exception A: Wong over Gong when the fourth tile is an 11")
+    assert sets("6-6,4-5,4-4,5-6") == ("6-6,4-5/4-4,5-6", "Wong, Gong, High Nine, exception A: Wong over Gong"
+                                                          " when the fourth tile is an 11")
 
 
 def test_wong_gong_high_nine_exception_b_wong_over_high_nine_with_an_11() -> None:
