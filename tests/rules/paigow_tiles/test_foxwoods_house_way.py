@@ -7,6 +7,7 @@ the page's words give; then properties over every hand a set can deal.
 from __future__ import annotations
 
 import functools
+import json
 import shutil
 import tomllib
 from pathlib import Path
@@ -15,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from firmware_host.cli import main
 from firmware_host.config.rules import load_paigow_rules
 from firmware_host.rules.paigow_tiles.hands import legal_settings
 from firmware_host.rules.paigow_tiles.house_way_rules import HouseWayDocument, compile_house_way, every_four_tiles
@@ -215,3 +217,14 @@ def test_535_10_b_a_table_profile_selects_the_foxwoods_house_way(tmp_path: Path)
     assert len(rules.tiles.house_way_table) == 8130
     chosen = house_way(parse_tiles("6-6,4-5,4-4,5-6", count=4), rules.tiles)
     assert chosen.setting.text == "6-6,4-5/4-4,5-6" and chosen.step is HouseWayStep.RULES_SUBMISSION
+
+
+def test_535_10_b_tablehost_paigow_hand_plays_by_foxwoods_on_request(capsys: pytest.CaptureFixture[str]) -> None:
+    # 2 and 12 with an 8 and a 7: the four steps play the stronger low (1-1,4-4 Gong / 6-6,1-6 High 9);
+    # Foxwoods puts the 12 in the high hand.
+    assert main(["paigow", "hand", "--tiles", "6-6,1-1,4-4,1-6", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["house_way"]["high"]["tiles"] == ["1-1", "4-4"]
+    assert main(["paigow", "hand", "--tiles", "6-6,1-1,4-4,1-6", "--json", "--house-way", str(FOXWOODS)]) == 0
+    way = json.loads(capsys.readouterr().out)["house_way"]
+    assert (way["step"], way["high"]["tiles"], way["low"]["tiles"]) == ("rules_submission", ["6-6", "4-4"],
+                                                                       ["1-1", "1-6"])
