@@ -178,13 +178,13 @@ def parse_chooser(raw: object) -> Chooser:
     threshold = raw.get("maximise_high_when_best_low_below")
     low_below = 0
     if threshold is not None:
+        where = "choose.maximise_high_when_best_low_below"
+        if not isinstance(threshold, str):
+            raise RulesError(f"{where}: expected a hand such as \"3-3,1-6\", got {threshold!r}")
         try:
-            low_below = Hand.parse(threshold).rank.strength if isinstance(threshold, str) else -1
+            low_below = Hand.parse(threshold).rank.strength
         except RulesError as exc:
-            raise RulesError(f"choose.maximise_high_when_best_low_below: {exc}") from None
-        if low_below < 0:
-            raise RulesError(f"choose.maximise_high_when_best_low_below: expected a hand such as \"3-3,1-6\","
-                             f" got {threshold!r}")
+            raise RulesError(f"{where}: {exc}") from None
     high_at_least = _points_value(raw.get("maximise_high_when_best_high_at_least", 0),
                                   "choose.maximise_high_when_best_high_at_least")
     exceptions = raw.get("exception", [])
