@@ -347,7 +347,8 @@ def parse_play(rule: Mapping[str, Any], where: str) -> Play:
                     partners=tuple(parse_pattern(group, where) for group in partners),
                     high_hand_holds=None if holds is None else _tile(holds, f"{where}: high_hand_holds"))
     kinds = rule.get("pair")
-    if not isinstance(kinds, list) or not kinds or not all(kind in PAIR_KINDS for kind in kinds):
+    if (not isinstance(kinds, list) or not kinds
+            or not all(isinstance(kind, str) and kind in PAIR_KINDS for kind in kinds)):
         raise RulesError(f"{where}: pair: expected a list of pair kinds ({', '.join(sorted(PAIR_KINDS, key=len))}),"
                          f" got {kinds!r}")
     raw_others = rule.get("others")

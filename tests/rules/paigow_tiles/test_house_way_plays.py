@@ -5,8 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from firmware_host.errors import RulesError
+from firmware_host.rules.paigow_tiles.house_way_plays import parse_chooser, parse_play
 from firmware_host.rules.paigow_tiles.house_way_rules import compile_house_way
 from firmware_host.rules.paigow_tiles.rules import house_way_key
 from firmware_host.rules.paigow_tiles.tiles import parse_tiles
@@ -89,6 +92,7 @@ def test_a_list_pattern_stands_for_any_of_its_tiles() -> None:
     ({"play": "shuffle"}, None, "play: expected one of"),
     ({"play": "keep_pair"}, None, "pair: expected a list of pair kinds"),
     ({"play": "keep_pair", "pair": ["3"]}, None, "pair: expected a list of pair kinds"),
+    ({"play": "keep_pair", "pair": [["8"]]}, None, "pair: expected a list of pair kinds"),  # was a TypeError
     ({"play": "keep_pair", "pair": ["8"], "makes_at_least": [6, 8]}, None, "makes_at_least: unknown key"),
     ({"play": "split_pair", "pair": ["8"], "others": ["2"]}, None, "others: expected two tile patterns"),
     ({"play": "split_pair", "pair": ["8"], "others": ["2", "13"]}, None, "'13' is neither a tile"),
@@ -116,3 +120,35 @@ def test_a_broken_play_or_choose_names_the_key_and_why(rule: dict[str, Any], cho
         doc["choose"] = choose
     with pytest.raises(RulesError, match=why):
         compile_house_way(doc)
+
+
+_KEYS = {"name", "play", "pair", "others", "makes_at_least", "tile", "partners", "high_hand_holds", "low_high",
+         "or_more", "holds", "exception", "maximise_high_when_best_low_below", "maximise_high_when_best_high_at_least"}
+#: TOML-like values: what a hostile or mistaken house-way file can hold.
+_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 20) | st.sampled_from(["", "8", "12", "supreme", "6-6", "1-1",
+                                                                       "3-3,1-6", "highest", "x", "9-9"]),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.sampled_from(sorted(_KEYS)), inner, max_size=4),
+    max_leaves=12)
+
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.sampled_from(sorted(_KEYS)), _VALUES, max_size=6),
+       st.sampled_from(["keep_pair", "split_pair", "combine", "two_pairs", "choose", "other"]))
+def test_a_hostile_play_rule_is_refused_with_a_rules_error_or_built(raw: dict[str, Any], play: str) -> None:
+    try:
+        built = parse_play({"name": "r", **raw, "play": play}, "rule 1")
+    except RulesError:
+        return
+    assert built.play == play and built.name == raw.get("name", "r")
+
+
+@settings(max_examples=200, deadline=None)
+@given(_VALUES)
+def test_a_hostile_choose_table_is_refused_with_a_rules_error_or_built(raw: Any) -> None:
+    try:
+        chooser = parse_chooser(raw)
+    except RulesError:
+        return
+    assert chooser.high_at_least % 100 == 0 and all(exception.name for exception in chooser.exceptions)
