@@ -1,9 +1,9 @@
 """Refused requests, journaled as one record per address per minute, never one each.
 
 An address's first refusal after a quiet minute is written at once (``{"client", "why",
-"command"}``: surveillance sees the first wrong PIN as it happens); the ones after it within
-that minute are counted and written as one summary when the minute is over (``{"client",
-"count", "why": {reason: n}, "commands": {command: n}, "seconds"}``). At most
+"command"}``: surveillance sees the first wrong PIN as it happens); the ones after it are
+counted and written as one summary a minute (``{"client", "count", "why": {reason: n},
+"commands": {command: n}, "seconds"}``) until a minute passes without one. At most
 :attr:`Refusals.max_records` records are written a minute in all: past that, the refusals of
 every further address go into one summary of client ``"*"`` (``addresses``: how many). At most
 :attr:`Refusals.max_addresses` addresses are held (the oldest is written out and forgotten first).
@@ -86,6 +86,8 @@ class Refusals:
             if not everything and now - gathered.started < self.window_s:
                 break
             del self._gathered[client]
+            if gathered.count and not everything:  # still refusing: the next minute is gathered too
+                self._gathered[client] = _Gathered(now)
             self._write_out(client, gathered)
         if self._others is not None and (everything or now - self._others.started >= self.window_s):
             others, self._others = self._others, None
