@@ -134,7 +134,8 @@ def build_app(hub: DisplayHub, game: str, emit: Callable[[DeviceEvent], None], c
             return JSONResponse({"error": "command and pin are texts"}, 400)
         if credentials is None:
             return JSONResponse({"error": "no PIN files are configured: this display takes no action"}, 403)
-        devices = json.loads(hub.snapshot.state).get("devices", {})
+        # Only acknowledging reads the devices (a changed identity needs the supervisor): a flood pays no parse.
+        devices = json.loads(hub.snapshot.state).get("devices", {}) if command == "acknowledge" else {}
         try:
             needed = needed_role(game, command, devices)
             command_for(game, command, body.get("args"), needed)  # the arguments, before any PIN is hashed
@@ -184,7 +185,7 @@ def build_app(hub: DisplayHub, game: str, emit: Callable[[DeviceEvent], None], c
     if require_login:
         middleware.append(Middleware(_LoginMiddleware, credentials=credentials, refusals=refusals))  # type: ignore[arg-type]
     app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
-    app.state.refusals, app.state.streams = refusals, slots
+    app.state.refusals, app.state.streams, app.state.credentials = refusals, slots, credentials
     return app
 
 

@@ -9,8 +9,8 @@ machine cannot compute (scrypt's cost out of range, its memory over :data:`MAX_S
 refused naming the file, so no wrong PIN can ever meet it. PINs are checked through a
 :class:`~firmware_host.web.lockout.Lockout`: wrong ones are counted per client address (after
 :data:`MAX_FAILURES` within :data:`WINDOW_S` seconds that client is refused, even with a right
-PIN, for :data:`LOCKOUT_S`) and in all, the place taken before the hash is computed, two at a
-time in threads.
+PIN, for :data:`LOCKOUT_S`) and in all, the place taken before the hash is computed, one at a
+time in a thread.
 """
 
 from __future__ import annotations

@@ -5,10 +5,10 @@ flight counts against its address and against the global budget as if it had fai
 burst of 40 wrong PINs sent at once from one address runs at most :attr:`LockoutPolicy.max_failures`
 checks, and a burst from rotating addresses at most :attr:`LockoutPolicy.budget` a window. At
 most :attr:`LockoutPolicy.concurrent` checks (scrypt, 16 MiB each) run at once, in their own
-threads; a few more may wait (:attr:`LockoutPolicy.waiting`), the rest are refused
+thread; a few more may wait (:attr:`LockoutPolicy.waiting`), the rest are refused
 (:class:`Busy`) without being checked or counted. The Pi's own screen (:attr:`LockoutPolicy.reserved`
-addresses) is counted per address but never against the global budget, so a flood from the
-network cannot lock the dealer out of their own table.
+addresses) is counted per address but never against the global budget nor refused as busy, so
+a flood from the network cannot lock the dealer out of their own table.
 """
 
 from __future__ import annotations
@@ -59,9 +59,9 @@ class LockoutPolicy:
     #: Wrong attempts from all addresses (but the reserved) within ``window_s`` before every
     #: address but the reserved is locked out for ``lockout_s``: rotating addresses gain nothing.
     budget: int = 20
-    #: Checks running at once (threads), and checks waiting for one.
-    concurrent: int = 2
-    waiting: int = 8
+    #: Checks running at once (threads: one scrypt run of 16 MiB each), and checks waiting for one.
+    concurrent: int = 1
+    waiting: int = 4
     #: Addresses remembered (the least recently seen is forgotten first).
     max_addresses: int = 4096
     #: The Pi's own screen: never held against the global budget.
@@ -123,8 +123,8 @@ class Lockout:
     def _reserve(self, client: str) -> list[_Count]:
         now, policy = self.clock(), self.policy
         with self._lock:
-            if self._inflight >= policy.concurrent + policy.waiting:
-                raise Busy()
+            if self._inflight >= policy.concurrent + policy.waiting and client not in policy.reserved:
+                raise Busy()  # the Pi's own screen always gets in line
             address = self._address(client)
             counts = [address] if client in policy.reserved else [address, self._everyone]
             for count, limit, why in zip(counts, (policy.max_failures, policy.budget),

@@ -46,7 +46,7 @@ class Refusals:
     """
 
     def __init__(self, sink: Callable[[dict[str, Any]], None], *, window_s: float = WINDOW_S,
-                 max_addresses: int = 1024, max_records: int = 60,
+                 max_addresses: int = 1024, max_records: int = 12,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.sink, self.window_s, self.clock = sink, window_s, clock
         self.max_addresses, self.max_records = max_addresses, max_records

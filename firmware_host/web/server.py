@@ -185,7 +185,7 @@ class WebServer:
 
     def __init__(self, app: Any, host: str, port: int, tls: tuple[Path, Path] | None = None,
                  limits: ConnectionLimits = ConnectionLimits(), name: str = "web") -> None:
-        self.host, self.name, self.tls = host, name, tls
+        self.app, self.host, self.name, self.tls = app, host, name, tls
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         self._socket = socket.socket(family, socket.SOCK_STREAM)
         self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
