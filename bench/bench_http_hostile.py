@@ -12,6 +12,7 @@ Pi's own screen) follows the dealer stream. Three phases of ``--seconds`` each:
    network addresses, each asking for the board's stream and never reading it, reopening any
    the server closes.
 
+The attacker shares the machine's CPUs with the table (on a floor it would be elsewhere).
 Figures per phase: the service loop's rate (steps per second), the stream's delay from a
 step's decisions being durable to the reader receiving its event (p50/p99/max), the HTTP
 answers the attacker got, the scrypt checks run, the journal's refusal records, the table
@@ -40,6 +41,8 @@ from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+if os.environ.get("BENCH_SOURCE"):  # another tree's firmware_host (an older main, for the figures before)
+    sys.path.insert(0, os.environ["BENCH_SOURCE"])
 
 from bench.bench_display import Durable, memory_kib, percentiles  # noqa: E402
 from bench.display.table import BACCARAT, DEALER_PIN, SUPERVISOR_PIN, start, write_profile  # noqa: E402
@@ -157,8 +160,8 @@ class Reader(threading.Thread):
 
 def phase(name: str, running: Any, probe: Durable, reader: Reader, seconds: float,
           attack: list[str] | None) -> None:
-    service, state = running.service, running.table.display.server.app.state
-    checked, records = state.credentials.lockout.checked, state.refusals.records
+    service, journal = running.service, running.table.journal
+    checked, records = _checks(running), _refusal_records(journal)
     steps, started = service.steps, time.monotonic()
     since = time.time() * 1000
     child = None
@@ -171,9 +174,19 @@ def phase(name: str, running: Any, probe: Durable, reader: Reader, seconds: floa
     delays = [at - probe.at[seq] for seq, at in reader.at.items() if seq in probe.at and probe.at[seq] >= since]
     rss, peak = memory_kib(os.getpid())
     print(f"{name}: service loop {rate:,.0f} steps/s; stream delay {percentiles(delays) if delays else 'no events'}; "
-          f"scrypt checks {state.credentials.lockout.checked - checked}; "
-          f"refusal records {state.refusals.records - records}; "
+          f"scrypt checks {_checks(running) - checked}; "
+          f"refusal records {_refusal_records(journal) - records}; "
           f"RSS {rss / 1024:.0f} MiB (peak {peak / 1024:.0f} MiB)" + (f"; attacker got {answers}" if child else ""))
+
+
+def _checks(running: Any) -> int:
+    """scrypt checks run so far (-1 where the display does not count them)."""
+    state = getattr(getattr(running.table.display.server, "app", None), "state", None)
+    return state.credentials.lockout.checked if state is not None else -1
+
+
+def _refusal_records(journal: Any) -> int:
+    return len(journal.meta("display_refused"))
 
 
 def main() -> None:

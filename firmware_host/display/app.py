@@ -172,7 +172,7 @@ def build_app(hub: DisplayHub, game: str, emit: Callable[[DeviceEvent], None], c
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
-        refusals.flush(everything=True)  # the last minute's summaries, before the journal closes
+        refusals.close()  # the last minute's summaries, written before the journal closes
 
     routes = [
         Route("/", dealer_page), Route("/scoreboard", scoreboard_page),

@@ -7,13 +7,15 @@ counted and written as one summary a minute (``{"client", "count", "why": {reaso
 :attr:`Refusals.max_records` records are written a minute in all: past that, the refusals of
 every further address go into one summary of client ``"*"`` (``addresses``: how many). At most
 :attr:`Refusals.max_addresses` addresses are held (the oldest is written out and forgotten first).
-Every record is also one log line. Used on one event loop (the web server's).
+Every record is also one log line. Used on one event loop (the web server's); the records are
+written by a thread of their own, so a slow disk never holds up the loop (and its streams).
 """
 
 from __future__ import annotations
 
 import asyncio
 import collections
+import concurrent.futures
 import dataclasses
 import logging
 import time
@@ -41,7 +43,7 @@ class _Gathered:
 class Refusals:
     """Gather refusals per address and write them out, bounded.
 
-    :param sink: writes one record (the journal's meta record), on the event loop's thread.
+    :param sink: writes one record (the journal's meta record), in the writer thread.
     :param clock: monotonic seconds (tests step it).
     """
 
@@ -54,6 +56,7 @@ class Refusals:
         self._others: _Gathered | None = None
         self._written: collections.deque[float] = collections.deque()
         self._timer: asyncio.TimerHandle | None = None
+        self._writer = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="refusals")
         #: Refusals noted since start, and records written (tests and benchmarks read them).
         self.noted = self.records = 0
 
@@ -127,7 +130,22 @@ class Refusals:
         self._written.append(now)
         self.records += 1
         log.warning("web: refused %s: %s", record["client"], {k: v for k, v in record.items() if k != "client"})
-        self.sink(record)
+        self._writer.submit(self._sink, record)
+
+    def _sink(self, record: dict[str, Any]) -> None:
+        try:
+            self.sink(record)
+        except Exception:  # the journal closed under us (shutdown): the log line stays
+            log.exception("web: a refusal could not be journaled")
+
+    def written(self, timeout: float = 5.0) -> None:
+        """Wait until every record handed to the writer so far is written (tests)."""
+        self._writer.submit(lambda: None).result(timeout)
+
+    def close(self) -> None:
+        """Write out every minute gathered, and wait for the writer (before the journal closes)."""
+        self.flush(everything=True)
+        self._writer.shutdown(wait=True)
 
     def _arm(self) -> None:
         """Write out the minute when it is over, even if nothing else is refused by then."""

@@ -23,7 +23,7 @@ class StreamSlots:
     :param per_address: streams at once from one address.
     """
 
-    def __init__(self, total: int = 64, per_address: int = 4,
+    def __init__(self, total: int = 64, per_address: int = 8,
                  reserved: frozenset[str] = frozenset({"127.0.0.1", "::1"})) -> None:
         self.total, self.per_address, self.reserved = total, per_address, reserved
         self._open: collections.Counter[str] = collections.Counter()

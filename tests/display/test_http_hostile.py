@@ -180,12 +180,14 @@ def test_a_forged_x_forwarded_for_is_not_believed(serve: Callable[..., Served]) 
     for index in range(MAX_FAILURES + 1):
         answer = post(served, {"command": "reveal", "pin": "0000"}, headers={"X-Forwarded-For": f"10.9.9.{index}"})
     assert answer.status_code == 429  # one address, whatever it says it forwards for
+    served.server.app.state.refusals.written()
     assert {record["client"] for record in served.refused} == {"127.0.0.1"}
 
 
 def test_a_trusted_proxy_is_believed(serve: Callable[..., Served]) -> None:
     served = serve(limits=ConnectionLimits(trusted_proxies=("127.0.0.1",)))
     post(served, {"command": "reveal", "pin": "0000"}, headers={"X-Forwarded-For": "10.9.9.9"})
+    served.server.app.state.refusals.written()
     assert served.refused[0]["client"] == "10.9.9.9"
 
 
@@ -195,6 +197,7 @@ def test_refusals_are_one_record_per_address_per_minute(serve: Callable[..., Ser
     with client(base_url=served.url) as one:
         statuses = [one.post(ACTION, json={"command": "reveal", "pin": "0000"}).status_code for _ in range(60)]
     assert statuses.count(403) == MAX_FAILURES and statuses.count(429) == 60 - MAX_FAILURES
+    served.server.app.state.refusals.written()
     assert served.refused == [{"client": "127.0.0.1", "why": "wrong PIN", "command": "reveal"}]
     served.server.stop()  # the minute's summary is written at shutdown at the latest
     assert len(served.refused) == 2

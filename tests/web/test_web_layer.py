@@ -143,7 +143,7 @@ def test_one_record_per_address_per_minute() -> None:
         clock[0] = float(second)
         for _ in range(930):
             refusals.note("10.0.0.5", "locked out", "reveal")
-    refusals.flush(everything=True)
+    refusals.close()
     assert refusals.noted == 180 * 930
     assert len(records) == 4  # the first at once, then one summary a minute
     assert records[0] == {"client": "10.0.0.5", "why": "locked out", "command": "reveal"}
@@ -157,7 +157,7 @@ def test_rotating_addresses_cannot_write_more_than_the_cap() -> None:
     for i in range(5000):
         clock[0] = i / 100
         refusals.note(f"10.{i // 256}.{i % 256}.1", "wrong PIN")
-    refusals.flush(everything=True)
+    refusals.close()
     minutes = 50 / 60 + 1
     assert len(records) <= 21 * (minutes + 1)  # 20 a minute, and one summary of the others
     others = [r for r in records if r["client"] == "*"]
