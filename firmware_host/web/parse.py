@@ -25,6 +25,9 @@ MAX_JSON_DEPTH = 8
 #: A journal seq as a client may send it back: 1 to 18 ASCII digits (below 2**63).
 _SEQ = re.compile(r"[0-9]{1,18}")
 #: A host name or IPv4 address (RFC 1123 labels), or a bracketed IPv6 address, then an optional port.
+#: A JSON text (an unterminated one runs to the end), and every byte that is not a bracket.
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"?', re.S)
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 _HOST = re.compile(r"(?P<name>[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252})|\[(?P<ip6>[0-9A-Fa-f:.]{2,45})\])(?::(?P<port>[0-9]{1,5}))?")
 
 
@@ -76,25 +79,11 @@ def parse_json(body: bytes, max_depth: int = MAX_JSON_DEPTH) -> Any:
 
     :raises BadRequest: not JSON, or nested deeper than ``max_depth``.
     """
-    depth = deepest = 0
-    in_string = escaped = False
-    for byte in body:  # the nesting is bounded before the recursive decoder sees it
-        if in_string:
-            if escaped:
-                escaped = False
-            elif byte == 0x5C:
-                escaped = True
-            elif byte == 0x22:
-                in_string = False
-        elif byte == 0x22:
-            in_string = True
-        elif byte in (0x5B, 0x7B):
-            depth += 1
-            deepest = max(deepest, depth)
-            if deepest > max_depth:
-                raise BadRequest(f"the body is nested deeper than {max_depth}")
-        elif byte in (0x5D, 0x7D):
-            depth -= 1
+    depth = 0
+    for bracket in _STRING.sub(b"", body).translate(None, _NOT_BRACKETS):  # nesting, outside the texts,
+        depth += 1 if bracket in b"[{" else -1                             # bounded before the decoder sees it
+        if depth > max_depth:
+            raise BadRequest(f"the body is nested deeper than {max_depth}")
     try:
         return json.loads(body.decode("utf-8"), parse_constant=_no_constant)
     except (UnicodeDecodeError, ValueError, RecursionError):
