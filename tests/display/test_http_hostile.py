@@ -10,6 +10,7 @@ without a cap, a 1 MB card journaled.
 from __future__ import annotations
 
 import asyncio
+import logging
 import socket
 import time
 from typing import Any, Callable
@@ -256,3 +257,13 @@ def test_a_reader_that_never_reads_is_cut_off(serve: Callable[..., Served]) -> N
         time.sleep(0.05)
     assert served.hub.clients() == 0  # dropped: its stream, its queue and its slot are gone
     sock.close()
+
+
+def test_oversized_heads_are_400_and_not_a_log_line_each(serve: Callable[..., Served],
+                                                         caplog: pytest.LogCaptureFixture) -> None:
+    served = serve()
+    head = b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: " + b"a" * 20_000  # 16 KiB and not done
+    with caplog.at_level(logging.WARNING, logger="uvicorn.error"):
+        answers = [raw(served, head, wait=3) for _ in range(20)]
+    assert all(answer.startswith(b"HTTP/1.1 400 ") for answer in answers)
+    assert caplog.text.count("Invalid HTTP request received.") <= 1  # once a minute, counted
