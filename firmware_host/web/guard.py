@@ -119,7 +119,7 @@ class Guard:
             raise BadRequest("the Host header does not name this server", 400)
         method = scope.get("method", "GET")
         if method not in SAFE_METHODS:
-            self._check_origin(scope)
+            self._check_origin(scope, host)
             kind, parameters = media_type(_header(scope, b"content-type"))
             if kind != "application/json" or parameters.get("charset", "utf-8") != "utf-8":
                 raise BadRequest("the body is application/json", 415)
@@ -134,10 +134,11 @@ class Guard:
 
     def _ours(self, host: str, scope: Scope) -> bool:
         server = scope.get("server")
-        arrived_on = str(server[0]).lower() if server else ""
+        arrived_on = str(server[0]).lower().removeprefix("::ffff:") if server else ""  # IPv4 on a dual-stack socket
         return host in self.policy.hosts or host == arrived_on or (host in _LOOPBACK_NAMES and _is_loopback(arrived_on))
 
-    def _check_origin(self, scope: Scope) -> None:
+    def _check_origin(self, scope: Scope, host: tuple[str, int | None]) -> None:
+        """A state-changing request comes from a page of the origin the browser asked (the Host)."""
         if (_header(scope, b"sec-fetch-site") or "same-origin") not in ("same-origin", "none"):
             raise BadRequest("a cross-site request cannot change anything", 403)
         origin = _header(scope, b"origin")
@@ -145,10 +146,10 @@ class Guard:
             return  # not a browser's cross-site request (a browser sends Origin with every POST)
         scheme, sep, authority = origin.partition("://")
         parsed = host_name(authority) if sep else None
-        server = scope.get("server") or ("", None)
-        default = 443 if scope.get("scheme") == "https" else 80
-        if (parsed is None or scheme.lower() != scope.get("scheme", "http") or not self._ours(parsed[0], scope)
-                or (parsed[1] or default) != server[1]):
+        scheme_now = scope.get("scheme", "http")
+        default = 443 if scheme_now == "https" else 80
+        if parsed is None or scheme.lower() != scheme_now or parsed[0] != host[0] \
+                or (parsed[1] or default) != (host[1] or default):
             raise BadRequest("the Origin is not this server", 403)
 
     def _limited(self, receive: Receive, declared: int | None) -> Receive:
