@@ -20,7 +20,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from firmware_host.web.guard import Guard
+from firmware_host.web.guard import Guard, Policy
 from firmware_host.web.lockout import Busy, Locked, Lockout, LockoutPolicy
 from firmware_host.web.logs import RateLimit, RateLimitFilter, loop_exception_handler
 from firmware_host.web.refusals import Refusals
@@ -266,3 +266,41 @@ def test_connections_past_the_cap_are_closed_at_once_but_the_pis_own_are_not(bro
         assert client.get(broken_server.url + "/fine").status_code == 200  # from 127.0.0.1, the Pi itself
     for sock in idle + [extra]:
         sock.close()
+
+
+def guard_answer(headers: dict[str, str], server: tuple[str, int], method: str = "POST",
+                 scheme: str = "http", hosts: frozenset[str] = frozenset()) -> int:
+    """The status the Guard (over an app answering 204) gives a request."""
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await send({"type": "http.response.start", "status": 204, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"{}", "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "method": method, "scheme": scheme, "server": server, "client": ("10.0.0.9", 5000),
+             "path": "/api/action", "headers": [(k.lower().encode(), v.encode()) for k, v in headers.items()]}
+    run(Guard(app, Policy(hosts=hosts))(scope, receive, send))
+    return int(sent[0]["status"])
+
+
+def test_same_origin_is_the_requests_own_scheme_and_host() -> None:
+    json_post = {"Content-Type": "application/json", "Content-Length": "2"}
+    # IPv4 on a dual-stack socket: the address arrives as ::ffff:10.0.0.5.
+    assert guard_answer({"Host": "10.0.0.5:8443", **json_post}, ("::ffff:10.0.0.5", 8443)) == 204
+    # Behind a TLS proxy on 443 (X-Forwarded-Proto made the scheme https): the browser's origin, not our port.
+    proxied = {"Host": "table.example", "Origin": "https://table.example", **json_post}
+    named = frozenset({"table.example"})
+    assert guard_answer(proxied, ("10.0.0.5", 8080), scheme="https", hosts=named) == 204
+    assert guard_answer({**proxied, "Origin": "https://table.example:8443"}, ("10.0.0.5", 8080), scheme="https",
+                        hosts=named) == 403
+    assert guard_answer(proxied, ("10.0.0.5", 8080), scheme="https") == 400  # a name not configured: DNS rebinding
+    assert guard_answer({"Host": "10.0.0.5:8080", "Origin": "http://10.0.0.5:8081", **json_post},
+                        ("10.0.0.5", 8080)) == 403
+    assert guard_answer({"Host": "10.0.0.5:8080", "Origin": "http://10.0.0.5:8080", **json_post},
+                        ("10.0.0.5", 8080)) == 204
