@@ -101,7 +101,8 @@ async def hold(host: str, port: int, seconds: float, count: int) -> collections.
     async def one(index: int) -> None:
         while time.monotonic() < deadline:
             try:
-                reader, writer = await asyncio.open_connection(host, port, local_addr=(SOURCES[index % len(SOURCES)], 0))
+                source = SOURCES[index % len(SOURCES)]
+                reader, writer = await asyncio.open_connection(host, port, local_addr=(source, 0))
                 writer.write(request)
                 seen["opened"] += 1
                 head = await asyncio.wait_for(reader.read(12), max(0.1, deadline - time.monotonic()))

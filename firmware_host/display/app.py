@@ -181,9 +181,9 @@ def build_app(hub: DisplayHub, game: str, emit: Callable[[DeviceEvent], None], c
         Route("/api/tiles", tile_kinds), Route("/api/house_way", preview),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    middleware = [Middleware(Guard, policy=policy, refused=refusals.note)]  # type: ignore[arg-type]
+    middleware = [Middleware(Guard, policy=policy, refused=refusals.note)]
     if require_login:
-        middleware.append(Middleware(_LoginMiddleware, credentials=credentials, refusals=refusals))  # type: ignore[arg-type]
+        middleware.append(Middleware(_LoginMiddleware, credentials=credentials, refusals=refusals))
     app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
     app.state.refusals, app.state.streams, app.state.credentials = refusals, slots, credentials
     return app

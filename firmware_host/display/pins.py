@@ -45,7 +45,8 @@ MAX_PIN_DIGITS = 32
 MAX_SCRYPT_BYTES = 32 * 1024 * 1024
 _SCHEME = "scrypt"
 #: ``scrypt$N$r$p$salt$key``: N, r, p decimal; salt 8 to 64 bytes and key 16 to 64 bytes, in hex.
-_STORED = re.compile(r"scrypt\$([0-9]{1,8})\$([0-9]{1,3})\$([0-9]{1,3})\$((?:[0-9a-f]{2}){8,64})\$((?:[0-9a-f]{2}){16,64})")
+_STORED = re.compile(r"scrypt\$([0-9]{1,8})\$([0-9]{1,3})\$([0-9]{1,3})"
+                     r"\$((?:[0-9a-f]{2}){8,64})\$((?:[0-9a-f]{2}){16,64})")
 
 
 class PinError(TablehostError):

@@ -28,7 +28,8 @@ _SEQ = re.compile(r"[0-9]{1,18}")
 #: A JSON text (an unterminated one runs to the end), and every byte that is not a bracket.
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"?', re.S)
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
-_HOST = re.compile(r"(?P<name>[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252})|\[(?P<ip6>[0-9A-Fa-f:.]{2,45})\])(?::(?P<port>[0-9]{1,5}))?")
+_HOST = re.compile(r"(?P<name>[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252})|\[(?P<ip6>[0-9A-Fa-f:.]{2,45})\])"
+                   r"(?::(?P<port>[0-9]{1,5}))?")
 
 
 class BadRequest(TablehostError):
