@@ -105,7 +105,7 @@ class Guard:
         except ClientDisconnect:
             return
         except Exception as exc:  # the catch-all: a request never yields a 500 or a traceback per request
-            held = self._errors.allow((type(exc).__name__, scope.get("path")))
+            held = self._errors.allow(type(exc).__name__)  # by kind only: a path is the peer's to vary
             if held is not None:
                 log.error("web: %s %s failed: %s: %s%s", scope.get("method"), scope.get("path"), type(exc).__name__,
                           str(exc)[:200], f" (and {held} more like it)" if held else "", exc_info=held == 0)
