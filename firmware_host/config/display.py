@@ -9,6 +9,8 @@
     dealer_pin_file = "/var/lib/tablehost/dealer.pin"        # hashed: `tablehost display pin`
     supervisor_pin_file = "/var/lib/tablehost/supervisor.pin"
     limits = { min = 2500, max = 500000 }   # cents, shown on the scoreboard
+    allowed_hosts = ["table-12.floor.example"]  # names the display is reached by (the Host header)
+    trusted_proxies = ["10.0.0.2"]   # whose X-Forwarded-For is believed; none by default
 
 A PIN is never written in the profile: only the files holding its hash.
 """
@@ -16,6 +18,8 @@ A PIN is never written in the profile: only the files holding its hash.
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,6 +27,9 @@ if TYPE_CHECKING:
     from firmware_host.config.profiles import Section
 
 __all__ = ["DisplayConfig", "display_config"]
+
+#: A host name as a Host header may carry it (RFC 1123 labels).
+_HOST_NAME = re.compile(r"(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -35,6 +42,8 @@ class DisplayConfig:
     dealer_pin_file: Path | None = None
     supervisor_pin_file: Path | None = None
     limits: dict[str, int] | None = None
+    allowed_hosts: tuple[str, ...] = ()
+    trusted_proxies: tuple[str, ...] = ()
 
     @property
     def tls(self) -> tuple[Path, Path] | None:
@@ -66,13 +75,32 @@ def display_config(section: Section, profile_path: Path) -> DisplayConfig:
     limits_section.reject_unknown()
     if (low is None) != (high is None) or (low is not None and high is not None and low > high):
         raise limits_section.error("(limits)", "give both min and max, min not above max (cents)")
+    hosts = section.strings("allowed_hosts")
+    for host in hosts:
+        if not _HOST_NAME.fullmatch(host.lower()) and not _is_address(host):
+            raise section.error("allowed_hosts", f"{host!r} is not a host name or an IP address")
+    proxies = section.strings("trusted_proxies")
+    for proxy in proxies:
+        try:
+            ipaddress.ip_network(proxy)
+        except ValueError:
+            raise section.error("trusted_proxies", f"{proxy!r} is not an IP address or network") from None
     config = DisplayConfig(
         listen=section.string("listen", None),
         tls_cert=path("tls_cert"), tls_key=path("tls_key"),
         dealer_pin_file=path("dealer_pin_file"), supervisor_pin_file=path("supervisor_pin_file"),
         limits=None if low is None else {"min": low, "max": high},
+        allowed_hosts=tuple(host.lower() for host in hosts), trusted_proxies=proxies,
     )
     if (config.tls_cert is None) != (config.tls_key is None):
         raise section.error("tls_cert" if config.tls_cert is None else "tls_key", "give both tls_cert and tls_key")
     section.reject_unknown()
     return config
+
+
+def _is_address(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True

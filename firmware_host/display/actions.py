@@ -4,6 +4,10 @@ An action is exactly the :class:`~firmware_host.tables.events.DealerCommand` a b
 dealer console sends (same ``command``, same ``args``), with ``device`` naming where it came
 from and who did it: ``display:dealer`` or ``display:supervisor`` — so the journal's input
 record says who acted, and a journal written before the display replays unchanged.
+
+Arguments are bounded here, at the HTTP face, before anything is journaled or shown: a text is
+at most its :attr:`Action.lengths` (a card: 3 characters), any other text
+:data:`MAX_TEXT`, a list or an object at most :data:`MAX_ITEMS` entries, nested at most two deep.
 """
 
 from __future__ import annotations
@@ -13,11 +17,16 @@ from typing import Any, Mapping
 
 from firmware_host.tables.events import DealerCommand
 
-__all__ = ["ACTIONS", "Action", "ActionError", "command_for", "needed_role", "IDENTITY_CHANGED"]
+__all__ = ["ACTIONS", "Action", "ActionError", "command_for", "needed_role", "IDENTITY_CHANGED", "MAX_TEXT",
+           "MAX_ITEMS"]
 
 #: What the controller's refusal of a device says when another unit's serial number needs a
 #: supervisor's acknowledgement (issue 6 item 3): acknowledging then is a supervisor action.
 IDENTITY_CHANGED = "supervisor must acknowledge"
+#: Longest text of an argument without a length of its own (four tiles set high and low: 15).
+MAX_TEXT = 32
+#: Most entries of a list or an object argument (hands: one per seat, 7 and the dealer's).
+MAX_ITEMS = 8
 
 
 @dataclasses.dataclass(frozen=True)
@@ -26,6 +35,8 @@ class Action:
 
     role: str
     args: Mapping[str, type | tuple[type, ...]] = dataclasses.field(default_factory=dict)
+    #: Longest text of a string argument, by name (others: :data:`MAX_TEXT`).
+    lengths: Mapping[str, int] = dataclasses.field(default_factory=dict)
 
 
 #: By game: the actions of the dealer display (issue 14 item 3).
@@ -34,9 +45,9 @@ ACTIONS: dict[str, dict[str, Action]] = {
         "no_more_bets": Action("dealer"),
         "reveal": Action("dealer"),
         "card_disclosed": Action("dealer"),
-        "card_entered": Action("dealer", {"card": str}),
+        "card_entered": Action("dealer", {"card": str}, {"card": 3}),  # "9S", "10D": a card, no longer
         "acknowledge": Action("dealer"),
-        "void_round": Action("supervisor", {"reason": str}),  # § 541.14: the supervisor's call
+        "void_round": Action("supervisor", {"reason": str}, {"reason": 200}),  # § 541.14: the supervisor's call
     },
     "paigow": {
         "no_more_bets": Action("dealer"),
@@ -48,7 +59,7 @@ ACTIONS: dict[str, dict[str, Action]] = {
         "round_complete": Action("dealer"),
         "new_dice": Action("dealer"),
         "acknowledge": Action("supervisor"),  # only a changed device identity waits for it
-        "void_round": Action("supervisor", {"reason": str}),
+        "void_round": Action("supervisor", {"reason": str}, {"reason": 200}),
     },
 }
 
@@ -78,6 +89,8 @@ def command_for(game: str, command: str, args: Any, role: str) -> DealerCommand:
             raise ActionError(f"{command}: no argument {name!r} (takes {', '.join(action.args) or 'none'})")
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
             raise ActionError(f"{command}: {name} has the wrong type")
+        if not _bounded(value, action.lengths.get(name, MAX_TEXT), 2):
+            raise ActionError(f"{command}: {name} is too long")
     return DealerCommand(device=f"display:{role}", command=command, args=dict(args) or None)
 
 
@@ -86,3 +99,19 @@ def _action(game: str, command: str) -> Action:
         return ACTIONS[game][command]
     except KeyError:
         raise ActionError(f"{command!r} is not an action of the {game} display") from None
+
+
+def _bounded(value: Any, length: int, depth: int) -> bool:
+    """Whether ``value``'s texts, lists and objects are within the limits (numbers: 0 to 2**31)."""
+    if isinstance(value, str):
+        return len(value) <= length
+    if isinstance(value, bool) or value is None:
+        return True
+    if isinstance(value, int):
+        return 0 <= value < 2 ** 31
+    if isinstance(value, list):
+        return depth > 0 and len(value) <= MAX_ITEMS and all(_bounded(v, MAX_TEXT, depth - 1) for v in value)
+    if isinstance(value, dict):
+        return depth > 0 and len(value) <= MAX_ITEMS and all(
+            len(k) <= MAX_TEXT and _bounded(v, MAX_TEXT, depth - 1) for k, v in value.items())
+    return False

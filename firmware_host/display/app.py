@@ -13,19 +13,30 @@
 Every answer is rendered by the hub from the view, which holds only what the table has exposed.
 Off loopback the dealer's pages and API need HTTP Basic credentials (the dealer's or the
 supervisor's PIN as the password); the scoreboard stays open.
+
+Every request passes the web layer's :class:`~firmware_host.web.guard.Guard` first (Host,
+Origin, ``application/json``, the body's size; any failure answered 400), query parameters
+are parsed (:func:`~firmware_host.web.parse.query_value`: a repeated ``view`` is refused),
+streams take a :class:`~firmware_host.web.streams.StreamSlots` slot, PINs go through the
+lockout (:class:`~firmware_host.display.pins.Credentials`), and refusals are journaled as
+summaries (:class:`~firmware_host.web.refusals.Refusals`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
+import binascii
+import contextlib
+import dataclasses
+import hashlib
 import json
-import logging
+import time
 from pathlib import Path
 from typing import Any, AsyncIterator, Awaitable, Callable, Protocol
 
 from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
@@ -35,11 +46,13 @@ from drivers.events import DeviceEvent
 from firmware_host.display.actions import ActionError, command_for, needed_role
 from firmware_host.display.hub import VIEWS, DisplayHub
 from firmware_host.display import pages
-from firmware_host.display.pins import Credentials, Locked
+from firmware_host.display.pins import Busy, Credentials, Locked
+from firmware_host.web.guard import Guard, Policy, client_of
+from firmware_host.web.parse import parse_json, parse_seq, query_value
+from firmware_host.web.refusals import Refusals
+from firmware_host.web.streams import StreamSlots
 
 __all__ = ["build_app", "TileHelp", "STATIC", "KEEPALIVE_S"]
-
-log = logging.getLogger("tablehost.display")
 
 #: The pages' HTML, CSS and JS.
 STATIC = Path(__file__).with_name("static")
@@ -49,6 +62,10 @@ KEEPALIVE_S = 15.0
 RETRY_MS = 1000
 #: Paths open without credentials off loopback: the player board and what it reads.
 PUBLIC = ("/scoreboard", "/static/", "/api/scoreboard", "/api/roads")
+#: Longest action name and tile text read.
+MAX_COMMAND, MAX_TILES_TEXT = 32, 32
+#: Seconds a right HTTP Basic login is remembered (no scrypt per request), and how many are.
+LOGIN_TTL_S, MAX_LOGINS = 300.0, 16
 
 
 class TileHelp(Protocol):
@@ -65,15 +82,21 @@ class TileHelp(Protocol):
 
 def build_app(hub: DisplayHub, game: str, emit: Callable[[DeviceEvent], None], credentials: Credentials | None,
               refused: Callable[[dict[str, Any]], None], *, require_login: bool = False,
-              tiles: TileHelp | None = None) -> Starlette:
+              tiles: TileHelp | None = None, policy: Policy = Policy(),
+              streams: StreamSlots | None = None) -> Starlette:
     """The app.
 
     :param emit: where actions go (``Service.emit``).
     :param credentials: the PIN files; None: the display shows but takes no action.
-    :param refused: journals a refused PIN (``{"command", "client", "why"}``).
+    :param refused: journals a refused request, or a minute's summary of an address's
+        (:class:`~firmware_host.web.refusals.Refusals`).
     :param require_login: the dealer's pages need HTTP Basic credentials (off loopback).
     :param tiles: the Pai Gow tile picker's help (the kinds, the house way of four tiles).
+    :param policy: the Guard's limits (the host names besides the server's address).
+    :param streams: the live streams' caps.
     """
+    refusals = Refusals(refused)
+    slots = streams or StreamSlots()
 
     async def dealer_page(request: Request) -> Response:
         return HTMLResponse(pages.dealer_page(game))
@@ -92,44 +115,42 @@ def build_app(hub: DisplayHub, game: str, emit: Callable[[DeviceEvent], None], c
         return JSONResponse({"error": "this table has no roads"}, 404) if text is None else _json_text(text)
 
     async def stream(request: Request) -> Response:
-        view = request.query_params.get("view", "dealer")
+        view = stream_view(request.scope)
         if view not in VIEWS:
             return JSONResponse({"error": f"view is one of {', '.join(VIEWS)}"}, 400)
-        last = request.headers.get("last-event-id") or request.query_params.get("last_event_id")
-        last_seq = int(last) if last and last.isdecimal() else None
-        return StreamingResponse(_events(hub, view, last_seq), media_type="text/event-stream",
-                                 headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+        last_seq = parse_seq(request.headers.get("last-event-id")
+                             or query_value(request.scope["query_string"], "last_event_id"))
+        client = client_of(request.scope)
+        slots.take(client)
+        return _Stream(_events(hub, view, last_seq), lambda: slots.give_back(client))
 
     async def action(request: Request) -> Response:
-        client = request.client.host if request.client else "unknown"
-        try:
-            body = await request.json()
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            return JSONResponse({"error": "the body is a JSON object"}, 400)
+        client = client_of(request.scope)
+        body = parse_json(await request.body())
         if not isinstance(body, dict):
             return JSONResponse({"error": "the body is a JSON object"}, 400)
-        command, pin = str(body.get("command", "")), str(body.get("pin", ""))
+        command, pin = body.get("command", ""), body.get("pin", "")
+        if not isinstance(command, str) or len(command) > MAX_COMMAND or not isinstance(pin, str):
+            return JSONResponse({"error": "command and pin are texts"}, 400)
         if credentials is None:
             return JSONResponse({"error": "no PIN files are configured: this display takes no action"}, 403)
-        devices = json.loads(hub.snapshot.state).get("devices", {})
+        # Only acknowledging reads the devices (a changed identity needs the supervisor): a flood pays no parse.
+        devices = json.loads(hub.snapshot.state).get("devices", {}) if command == "acknowledge" else {}
         try:
             needed = needed_role(game, command, devices)
-            role = await run_in_threadpool(credentials.role, pin, client)
+            command_for(game, command, body.get("args"), needed)  # the arguments, before any PIN is hashed
+            role = await credentials.role(pin, client)
         except ActionError as exc:
             return JSONResponse({"error": str(exc)}, 400)
-        except Locked as exc:
-            refused({"command": command, "client": client, "why": "locked out"})
-            return JSONResponse({"error": str(exc)}, 429, headers={"Retry-After": f"{exc.seconds:.0f}"})
+        except (Locked, Busy) as exc:
+            refusals.note(client, "locked out" if isinstance(exc, Locked) else "busy", command)
+            return JSONResponse({"error": str(exc)}, 429 if isinstance(exc, Locked) else 503,
+                                headers={"Retry-After": f"{exc.seconds:.0f}"})
         if role is None or not credentials.allows(role, needed):
             why = "wrong PIN" if role is None else f"needs the {needed}'s PIN"
-            log.warning("display: %s refused from %s: %s", command, client, why)
-            refused({"command": command, "client": client, "why": why})
+            refusals.note(client, why, command)
             return JSONResponse({"error": f"refused: {why}"}, 403)
-        try:
-            event = command_for(game, command, body.get("args"), role)
-        except ActionError as exc:
-            return JSONResponse({"error": str(exc)}, 400)
-        emit(event)
+        emit(command_for(game, command, body.get("args"), role))
         return JSONResponse({"accepted": command, "by": role}, 202)
 
     async def tile_kinds(request: Request) -> Response:
@@ -140,10 +161,18 @@ def build_app(hub: DisplayHub, game: str, emit: Callable[[DeviceEvent], None], c
     async def preview(request: Request) -> Response:
         if tiles is None:
             return JSONResponse({"error": "this table has no tiles"}, 404)
+        text = query_value(request.scope["query_string"], "tiles", "") or ""
+        if len(text) > MAX_TILES_TEXT:
+            return JSONResponse({"error": "tiles: four tiles, e.g. 6-6,4-4,1-5,3-4"}, 400)
         try:
-            return JSONResponse(tiles.house_way(request.query_params.get("tiles", "")))
+            return JSONResponse(tiles.house_way(text))
         except ValueError as exc:
             return JSONResponse({"error": str(exc)}, 400)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        refusals.close()  # the last minute's summaries, written before the journal closes
 
     routes = [
         Route("/", dealer_page), Route("/scoreboard", scoreboard_page),
@@ -152,18 +181,44 @@ def build_app(hub: DisplayHub, game: str, emit: Callable[[DeviceEvent], None], c
         Route("/api/tiles", tile_kinds), Route("/api/house_way", preview),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes)
+    middleware = [Middleware(Guard, policy=policy, refused=refusals.note)]
     if require_login:
-        app.add_middleware(_LoginMiddleware, credentials=credentials)  # type: ignore[arg-type]
+        middleware.append(Middleware(_LoginMiddleware, credentials=credentials, refusals=refusals))
+    app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
+    app.state.refusals, app.state.streams, app.state.credentials = refusals, slots, credentials
     return app
+
+
+def stream_view(scope: Any) -> str:
+    """The view a stream request asks for (``dealer`` when none); a repeated ``view`` is
+    :class:`~firmware_host.web.parse.BadRequest`.
+
+    The one reading of the query both the login check and the stream use."""
+    return query_value(scope.get("query_string", b""), "view", "dealer") or ""
 
 
 def _json_text(text: str) -> Response:
     return Response(text, media_type="application/json", headers={"Cache-Control": "no-store"})
 
 
+class _Stream(StreamingResponse):
+    """An SSE response that gives its slot back however it ends (closed, dropped, cancelled)."""
+
+    def __init__(self, events: AsyncIterator[str], give_back: Callable[[], None]) -> None:
+        super().__init__(events, media_type="text/event-stream",
+                         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+        self.give_back = give_back
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.give_back()
+
+
 async def _events(hub: DisplayHub, view: str, last_seq: int | None) -> AsyncIterator[str]:
-    """The SSE body: what the client missed, then every update as it comes."""
+    """The SSE body: what the client missed, then every update as it comes (a reader that falls
+    :data:`~firmware_host.display.hub.CLIENT_QUEUE` updates behind is dropped by the hub)."""
     missed, client = hub.subscribe(view, last_seq)
     try:
         yield f"retry: {RETRY_MS}\n\n"
@@ -187,36 +242,68 @@ def _login_needed() -> Response:
                     headers={"WWW-Authenticate": 'Basic realm="tablehost dealer display"'})
 
 
-async def _logged_in(request: Request, credentials: Credentials | None) -> bool:
-    """HTTP Basic with a role's PIN as the password (the user name is not checked)."""
-    header = request.headers.get("authorization", "")
-    if credentials is None or not header.lower().startswith("basic "):
-        return False
-    try:
-        _, _, pin = base64.b64decode(header[6:]).decode().partition(":")
-    except (ValueError, UnicodeDecodeError):
-        return False
-    client = request.client.host if request.client else "unknown"
-    try:
-        return await run_in_threadpool(credentials.role, pin, client) is not None
-    except Locked:
-        return False
+@dataclasses.dataclass
+class _Logins:
+    """Right HTTP Basic logins, remembered a while (by a hash of the header): a page's requests
+    do not each cost a scrypt check."""
+
+    until: dict[bytes, tuple[float, str]] = dataclasses.field(default_factory=dict)
+
+    def get(self, key: bytes) -> str | None:
+        found = self.until.get(key)
+        if found is None or found[0] < time.monotonic():
+            self.until.pop(key, None)
+            return None
+        return found[1]
+
+    def put(self, key: bytes, role: str) -> None:
+        if len(self.until) >= MAX_LOGINS:
+            self.until.pop(min(self.until, key=lambda k: self.until[k][0]))
+        self.until[key] = (time.monotonic() + LOGIN_TTL_S, role)
 
 
 class _LoginMiddleware:
     """Off loopback: the dealer's pages and API need credentials; the scoreboard does not."""
 
-    def __init__(self, app: Callable[..., Awaitable[None]], credentials: Credentials | None) -> None:
-        self.app, self.credentials = app, credentials
+    def __init__(self, app: Callable[..., Awaitable[None]], credentials: Credentials | None,
+                 refusals: Refusals) -> None:
+        self.app, self.credentials, self.refusals = app, credentials, refusals
+        self.logins = _Logins()
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         path = scope.get("path", "")
         open_path = any(path == p or (p.endswith("/") and path.startswith(p)) for p in PUBLIC)
-        is_board_stream = path == "/api/stream" and b"view=scoreboard" in scope.get("query_string", b"")
+        is_board_stream = path == "/api/stream" and stream_view(scope) == "scoreboard"
         if scope["type"] != "http" or open_path or is_board_stream or path == "/api/action":
             await self.app(scope, receive, send)
             return
-        if not await _logged_in(Request(scope, receive), self.credentials):
-            await _login_needed()(scope, receive, send)
+        answer = await self._login(scope)
+        if answer is not None:
+            await answer(scope, receive, send)
             return
         await self.app(scope, receive, send)
+
+    async def _login(self, scope: dict[str, Any]) -> Response | None:
+        """None when the request carries a role's PIN (HTTP Basic, any user name); else the answer."""
+        header = Request(scope).headers.get("authorization", "")
+        if self.credentials is None or not header[:6].lower() == "basic ":
+            return _login_needed()
+        key = hashlib.sha256(header.encode("utf-8", "replace")).digest()
+        if self.logins.get(key) is not None:
+            return None
+        try:
+            _, _, pin = base64.b64decode(header[6:], validate=True).decode().partition(":")
+        except (ValueError, binascii.Error, UnicodeDecodeError):
+            return _login_needed()
+        client = client_of(scope)
+        try:
+            role = await self.credentials.role(pin, client)
+        except (Locked, Busy) as exc:
+            self.refusals.note(client, "locked out" if isinstance(exc, Locked) else "busy", "login")
+            return JSONResponse({"error": str(exc)}, 429 if isinstance(exc, Locked) else 503,
+                                headers={"Retry-After": f"{exc.seconds:.0f}"})
+        if role is None:
+            self.refusals.note(client, "wrong PIN", "login")
+            return _login_needed()
+        self.logins.put(key, role)
+        return None

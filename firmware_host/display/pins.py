@@ -4,25 +4,30 @@ A PIN file holds one line, ``scrypt$N$r$p$<salt hex>$<hash hex>`` (:func:`hashli
 fresh 16-byte salt per file), written mode 0600 by ``tablehost display pin``; the profile names
 the files, never a PIN. A supervisor's PIN also does what a dealer's does.
 
-Wrong PINs are counted per client address: after :data:`MAX_FAILURES` within
-:data:`WINDOW_S` seconds that client is refused, even with a right PIN, for :data:`LOCKOUT_S`.
+Every PIN file is checked at start (:func:`read_pin_file`): one that holds a hash this
+machine cannot compute (scrypt's cost out of range, its memory over :data:`MAX_SCRYPT_BYTES`) is
+refused naming the file, so no wrong PIN can ever meet it. PINs are checked through a
+:class:`~firmware_host.web.lockout.Lockout`: wrong ones are counted per client address (after
+:data:`MAX_FAILURES` within :data:`WINDOW_S` seconds that client is refused, even with a right
+PIN, for :data:`LOCKOUT_S`) and in all, the place taken before the hash is computed, one at a
+time in a thread.
 """
 
 from __future__ import annotations
 
-import collections
+import concurrent.futures
 import hashlib
 import hmac
 import os
+import re
 import secrets
-import time
 from pathlib import Path
-from typing import Callable
 
 from firmware_host.errors import TablehostError
+from firmware_host.web.lockout import Busy, Locked, Lockout, LockoutPolicy
 
-__all__ = ["ROLES", "MIN_PIN_DIGITS", "PinError", "Locked", "hash_pin", "verify_pin", "write_pin_file",
-           "read_pin_file", "Credentials"]
+__all__ = ["ROLES", "MIN_PIN_DIGITS", "MAX_PIN_DIGITS", "PinError", "Locked", "Busy", "hash_pin", "verify_pin",
+           "write_pin_file", "read_pin_file", "Credentials"]
 
 #: Who may act, lowest first: a supervisor may do whatever a dealer may.
 ROLES = ("dealer", "supervisor")
@@ -34,19 +39,18 @@ SCRYPT_N, SCRYPT_R, SCRYPT_P = 2 ** 14, 8, 1
 SALT_BYTES, KEY_BYTES = 16, 32
 #: Wrong PINs from one client within the window before it is locked out, and for how long.
 MAX_FAILURES, WINDOW_S, LOCKOUT_S = 5, 60.0, 60.0
+#: Longest PIN checked (a longer one is wrong without being hashed).
+MAX_PIN_DIGITS = 32
+#: The most memory one check may take (scrypt needs 128 * r * N bytes): 32 MiB.
+MAX_SCRYPT_BYTES = 32 * 1024 * 1024
 _SCHEME = "scrypt"
+#: ``scrypt$N$r$p$salt$key``: N, r, p decimal; salt 8 to 64 bytes and key 16 to 64 bytes, in hex.
+_STORED = re.compile(r"scrypt\$([0-9]{1,8})\$([0-9]{1,3})\$([0-9]{1,3})"
+                     r"\$((?:[0-9a-f]{2}){8,64})\$((?:[0-9a-f]{2}){16,64})")
 
 
 class PinError(TablehostError):
     """A PIN file that cannot be read or written, or a PIN that cannot be one."""
-
-
-class Locked(TablehostError):
-    """Too many wrong PINs from this client: refused for :attr:`seconds` more."""
-
-    def __init__(self, seconds: float) -> None:
-        super().__init__(f"too many wrong PINs: try again in {seconds:.0f} s")
-        self.seconds = seconds
 
 
 def hash_pin(pin: str, salt: bytes | None = None, n: int = SCRYPT_N) -> str:
@@ -62,7 +66,7 @@ def verify_pin(pin: str, stored: str) -> bool:
     if scheme != _SCHEME:
         raise PinError(f"unknown PIN hash scheme {scheme!r}")
     derived = hashlib.scrypt(pin.encode(), salt=bytes.fromhex(salt), n=int(n), r=int(r), p=int(p),
-                             dklen=len(key) // 2)
+                             dklen=len(key) // 2, maxmem=MAX_SCRYPT_BYTES + 1024 * 1024)
     return hmac.compare_digest(derived.hex(), key)
 
 
@@ -70,62 +74,70 @@ def write_pin_file(path: Path, pin: str, n: int = SCRYPT_N) -> None:
     """Write ``pin`` hashed to a new file, mode 0600 (an existing file is replaced)."""
     if not (pin.isdecimal() and len(pin) >= MIN_PIN_DIGITS):
         raise PinError(f"a PIN is {MIN_PIN_DIGITS} or more digits")
-    path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(path.name + ".new")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as out:
-        out.write(hash_pin(pin, n=n) + "\n")
-    os.replace(temporary, path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as out:
+            out.write(hash_pin(pin, n=n) + "\n")
+        os.replace(temporary, path)
+    except OSError as exc:
+        raise PinError(f"PIN file {path}: cannot write: {exc.strerror or exc}") from None
 
 
 def read_pin_file(path: Path) -> str:
     """The stored PIN hash in ``path``; :class:`PinError` naming the file if it is not one."""
     try:
-        text = path.read_text().strip()
+        with path.open("rb") as file:
+            text = file.read(512).decode("ascii", "replace").strip()  # a PIN file is one line of ~180 characters
     except OSError as exc:
         raise PinError(f"PIN file {path}: cannot read: {exc.strerror} (write it with `tablehost display pin ROLE "
                        "FILE`; `make demo-pins` for the simulated tables)") from exc
-    parts = text.split("$")
-    if len(parts) != 6 or parts[0] != _SCHEME or not all(part.isalnum() for part in parts):
+    match = _STORED.fullmatch(text)
+    if match is None:
         raise PinError(f"PIN file {path}: not a hashed PIN (write it with `tablehost display pin`)")
+    n, r, p = (int(match[i]) for i in (1, 2, 3))
+    if n < 2 or n & (n - 1) or not 1 <= r <= 32 or not 1 <= p <= 16 or 128 * r * n > MAX_SCRYPT_BYTES:
+        raise PinError(f"PIN file {path}: unusable scrypt cost N={n} r={r} p={p} (N a power of two, r 1 to 32, "
+                       f"p 1 to 16, 128 * r * N at most {MAX_SCRYPT_BYTES >> 20} MiB): write it again with "
+                       "`tablehost display pin`")
+    try:
+        verify_pin("0", text)  # what a wrong PIN will meet: it must be computable here, now
+    except (ValueError, MemoryError) as exc:
+        raise PinError(f"PIN file {path}: unusable hash ({exc}): write it again with `tablehost display pin`") from None
     return text
 
 
 class Credentials:
-    """Check PINs against the role files, counting wrong ones per client.
+    """Check PINs against the role files, through a lockout.
 
-    :param files: the PIN file of each role that has one (a role without one cannot act).
-    :param clock: monotonic seconds (tests step it).
+    :param files: the PIN file of each role that has one (a role without one cannot act); each
+        is checked now (:func:`read_pin_file`).
+    :param lockout: counts wrong PINs per client and in all (a new one with the default numbers).
     """
 
-    def __init__(self, files: dict[str, Path], clock: Callable[[], float] = time.monotonic) -> None:
-        self.hashes = {role: read_pin_file(path) for role, path in files.items()}
-        self.clock = clock
-        self._failures: dict[str, collections.deque[float]] = collections.defaultdict(collections.deque)
-        self._locked_until: dict[str, float] = {}
+    def __init__(self, files: dict[str, Path], lockout: Lockout | None = None) -> None:
+        with concurrent.futures.ThreadPoolExecutor(max(1, len(files))) as threads:  # the trial hashes side by side
+            self.hashes = dict(zip(files, threads.map(read_pin_file, files.values())))
+        self.lockout = lockout or Lockout(LockoutPolicy(MAX_FAILURES, WINDOW_S, LOCKOUT_S))
 
-    def role(self, pin: str, client: str) -> str | None:
-        """The highest role ``pin`` is the PIN of, or None (a failure counted against ``client``).
-
-        :raises Locked: ``client`` is locked out.
-        """
-        now = self.clock()
-        until = self._locked_until.get(client, 0.0)
-        if now < until:
-            raise Locked(until - now)
+    def match(self, pin: str) -> str | None:
+        """The highest role ``pin`` is the PIN of, or None (slow: scrypt; call it off the event loop)."""
+        if not (pin.isascii() and pin.isdecimal() and len(pin) <= MAX_PIN_DIGITS):
+            return None  # no PIN file holds it: wrong, without a hash
         for role in reversed(ROLES):
             stored = self.hashes.get(role)
             if stored is not None and verify_pin(pin, stored):
-                self._failures.pop(client, None)
                 return role
-        failures = self._failures[client]
-        failures.append(now)
-        while failures and failures[0] <= now - WINDOW_S:
-            failures.popleft()
-        if len(failures) >= MAX_FAILURES:
-            self._locked_until[client] = now + LOCKOUT_S
-            failures.clear()
         return None
+
+    async def role(self, pin: str, client: str) -> str | None:
+        """:meth:`match`, counted against ``client`` when wrong, run in a thread of the lockout.
+
+        :raises Locked: ``client`` (or every address) is locked out: the PIN is not checked.
+        :raises Busy: too many checks at once: the PIN is not checked, nor counted.
+        """
+        return await self.lockout.check(client, lambda: self.match(pin))
 
     @staticmethod
     def allows(role: str, needed: str) -> bool:

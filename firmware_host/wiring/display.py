@@ -26,6 +26,8 @@ from firmware_host.rules.paigow_tiles.tiles import TILE_KINDS, parse_tiles
 from firmware_host.tables.base import TableController
 from firmware_host.tables.decisions import Decision
 from firmware_host.tables.paigow.controller import PaiGowTable
+from firmware_host.web.guard import Policy
+from firmware_host.web.server import ConnectionLimits
 
 __all__ = ["Display", "build_display", "REFUSED_META"]
 
@@ -72,10 +74,13 @@ def build_display(profile: TableProfile, controller: TableController, service: S
     hub.rebuild((r.seq, r.at, Decision(r.type, r.data, r.round)) for r in journal.records() if r.kind == "decision")
     service.outputs.append(hub)
     credentials = Credentials(pin_files) if pin_files else None
+    hosts = frozenset({host.lower(), *config.allowed_hosts} - {"0.0.0.0", "::"})  # the Host names besides the address
     app = build_app(hub, profile.game, service.emit, credentials, _journal_refusal(journal),
                     require_login=not is_loopback(host),
-                    tiles=_Tiles(controller.rules.tiles) if isinstance(controller, PaiGowTable) else None)
-    return Display(hub, DisplayServer(app, host, port, config.tls))
+                    tiles=_Tiles(controller.rules.tiles) if isinstance(controller, PaiGowTable) else None,
+                    policy=Policy(hosts=hosts))
+    limits = ConnectionLimits(trusted_proxies=config.trusted_proxies)
+    return Display(hub, DisplayServer(app, host, port, config.tls, limits))
 
 
 def _journal_refusal(journal: Journal) -> Callable[[dict[str, Any]], None]:

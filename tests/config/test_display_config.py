@@ -52,3 +52,16 @@ def test_a_full_display_table(tmp_path: Path) -> None:
 def test_bad_display_tables_are_named(tmp_path: Path, text: str, message: str) -> None:
     with pytest.raises(ProfileError, match=message):
         load(profile(tmp_path, text + "\n"))
+
+
+def test_allowed_hosts_and_trusted_proxies(tmp_path: Path) -> None:
+    # Issue 20: no Host check, and X-Forwarded-For believed from 127.0.0.1 by default.
+    assert load(profile(tmp_path, "")).display.trusted_proxies == ()  # none unless named
+    display = load(profile(tmp_path, 'allowed_hosts = ["Table-12.floor.example", "10.0.0.9"]\n'
+                                     'trusted_proxies = ["10.0.0.2", "10.1.0.0/16"]\n')).display
+    assert display.allowed_hosts == ("table-12.floor.example", "10.0.0.9")
+    assert display.trusted_proxies == ("10.0.0.2", "10.1.0.0/16")
+    with pytest.raises(ProfileError, match=r"trusted_proxies.*'everyone' is not an IP address or network"):
+        load(profile(tmp_path, 'trusted_proxies = ["everyone"]\n'))
+    with pytest.raises(ProfileError, match=r"allowed_hosts.*'evil example' is not a host name"):
+        load(profile(tmp_path, 'allowed_hosts = ["evil example"]\n'))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import configparser
 import re
 import subprocess
+
+from firmware_host.web.server import ConnectionLimits
 from tests.support.paths import REPO
 
 DEPLOY = REPO / "deploy"
@@ -37,6 +39,12 @@ def test_unit_is_hardened() -> None:
     for key, value in {"NoNewPrivileges": "yes", "ProtectSystem": "strict", "ProtectHome": "yes",
                        "PrivateTmp": "yes", "DevicePolicy": "closed"}.items():
         assert service[key] == value, key
+
+
+def test_unit_gives_descriptors_beyond_the_displays_connection_cap() -> None:
+    # Issue 20: with systemd's default 1,024 descriptors a flood of streams took the dealer's own /api/state.
+    limit = int(_unit()["Service"]["LimitNOFILE"])
+    assert limit >= 4 * ConnectionLimits().max_connections and limit >= 4096
 
 
 def test_udev_rules_give_the_tablehost_group_access_without_root() -> None:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -11,6 +12,14 @@ import pytest
 from bench.display.table import (  # noqa: F401 (DEALER_PIN, SUPERVISOR_PIN, TEST_SCRYPT_N: the tests' PINs)
     BACCARAT, DEALER_PIN, PAIGOW, SUPERVISOR_PIN, TEST_SCRYPT_N, Running, start, write_profile,
 )
+from firmware_host.display.app import build_app
+from firmware_host.display.hub import DisplayHub
+from firmware_host.display.pins import Credentials, write_pin_file
+from firmware_host.display.server import DisplayServer
+from firmware_host.display.view import BaccaratView
+from firmware_host.web.lockout import Lockout, LockoutPolicy
+from firmware_host.web.server import ConnectionLimits
+from firmware_host.web.streams import StreamSlots
 from tests.support.browser import browser, page  # noqa: F401 (fixtures)
 
 
@@ -45,3 +54,46 @@ def inputs(running: Running, command: str) -> list[dict[str, Any]]:
     journal = running.table.journal
     return [r.data for r in journal.records() if r.kind == "input" and r.type == "DealerCommand"
             and r.data["command"] == command]
+
+
+@dataclasses.dataclass
+class Served:
+    """A display app (a Baccarat view, no table) served by the real uvicorn on a free loopback port."""
+
+    server: DisplayServer
+    hub: DisplayHub
+    credentials: Credentials
+    refused: list[dict[str, Any]]
+    emitted: list[Any]
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+
+@pytest.fixture
+def serve(tmp_path: Path) -> Iterator[Callable[..., Served]]:
+    """``serve(require_login=True, limits=ConnectionLimits(...), lockout=LockoutPolicy(...))``: started
+    display servers, all stopped after the test (the dealer's PIN is DEALER_PIN)."""
+    started: list[Served] = []
+
+    def run(*, require_login: bool = False, limits: ConnectionLimits = ConnectionLimits(),
+            lockout: LockoutPolicy | None = None, streams: StreamSlots | None = None) -> Served:
+        write_pin_file(tmp_path / "d.pin", DEALER_PIN, n=TEST_SCRYPT_N)
+        credentials = Credentials({"dealer": tmp_path / "d.pin"}, Lockout(lockout) if lockout else None)
+        hub = DisplayHub(BaccaratView("T"), lambda: 0)
+        refused: list[dict[str, Any]] = []
+        emitted: list[Any] = []
+        app = build_app(hub, "baccarat", emitted.append, credentials, refused.append, require_login=require_login,
+                        streams=streams)
+        served = Served(DisplayServer(app, "127.0.0.1", 0, limits=limits), hub, credentials, refused, emitted)
+        hub.start()
+        served.server.start()
+        started.append(served)
+        return served
+
+    yield run
+    for served in started:
+        served.server.stop()
+        served.hub.stop()
+        served.credentials.lockout.close()

@@ -39,15 +39,16 @@ def test_a_wrong_pin_is_refused_logged_and_journaled(run_table: Callable[..., Ru
                                                     caplog: pytest.LogCaptureFixture) -> None:
     table = at_place_bets(run_table, page)
     page.click("button[data-command='no_more_bets']")
-    with caplog.at_level(logging.WARNING, logger="tablehost.display"):
+    with caplog.at_level(logging.WARNING, logger="tablehost.web"):
         enter_pin(page, "0000")
         page.wait_for_function("document.querySelector('#pin-error').textContent !== ''", timeout=WAIT_MS)
     assert page.text_content("#pin-error") == "refused: wrong PIN"
     assert page.get_attribute("#prompt", "data-action") == "place_bets"
     assert inputs(table, "no_more_bets") == []
+    table.table.display.server.app.state.refusals.written()  # journaled by the refusals' own thread
     assert table.table.journal.meta(REFUSED_META) == [{"command": "no_more_bets", "client": "127.0.0.1",
                                                        "why": "wrong PIN"}]
-    assert "no_more_bets refused from 127.0.0.1: wrong PIN" in caplog.text
+    assert "web: refused 127.0.0.1: {'why': 'wrong PIN', 'command': 'no_more_bets'}" in caplog.text
 
 
 def test_voiding_a_round_needs_the_supervisor(run_table: Callable[..., Running], page: Any) -> None:
@@ -74,8 +75,10 @@ def test_wrong_pins_lock_the_client_out(run_table: Callable[..., Running]) -> No
         assert locked.status_code == 429
         assert locked.json()["error"].startswith("too many wrong PINs: try again in")
         assert int(locked.headers["Retry-After"]) > 0
+    table.table.display.server.app.state.refusals.written()
     refused = table.table.journal.meta(REFUSED_META)
-    assert [r["why"] for r in refused] == ["wrong PIN"] * MAX_FAILURES + ["locked out"]
+    assert [r["why"] for r in refused] == ["wrong PIN"]  # the rest: one summary when the minute is over
+    # (tests/display/test_http_hostile.py::test_refusals_are_one_record_per_address_per_minute)
     assert inputs(table, "acknowledge") == []
 
 
@@ -87,7 +90,8 @@ def test_bad_actions_are_named(run_table: Callable[..., Running]) -> None:
                                                                         "baccarat display"})
         bad = client.post("/api/action", json={"command": "card_entered", "args": {"card": 9}, "pin": DEALER_PIN})
         assert bad.json() == {"error": "card_entered: card has the wrong type"}
-        assert client.post("/api/action", content=b"[1]").status_code == 400
+        assert client.post("/api/action", content=b"[1]", headers={"Content-Type": "application/json"}
+                           ).status_code == 400
 
 
 def test_a_restarted_table_replays_display_actions_and_shows_the_journal(run_table: Callable[..., Running],

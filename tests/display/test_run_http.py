@@ -54,3 +54,15 @@ def test_a_pace_out_of_range_is_refused(tmp_path: Path, capsys: pytest.CaptureFi
     with pytest.raises(SystemExit):
         main(["run", "--profile", str(PROFILE), "--pace", "9", "--journal", str(tmp_path / "j.sqlite")])
     assert "a pace is 0 to 4 seconds" in capsys.readouterr().err
+
+
+def test_an_unusable_pin_file_is_refused_at_start_naming_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Issue 20: a PIN file that passed the format check but was unusable was found only at the first
+    # wrong PIN, as an uncounted 500 (so the lockout never started).
+    profile = sim_profile(tmp_path)
+    (tmp_path / "d.pin").write_text(f"scrypt$1048576$8$1${'ab' * 16}${'cd' * 32}\n")
+    status = main(["run", "--profile", str(profile), "--rounds", "1", "--journal", str(tmp_path / "j.sqlite"),
+                   "--http", "127.0.0.1:0"])
+    err = capsys.readouterr().err
+    assert status == 2 and err.count("\n") == 1
+    assert f"PIN file {tmp_path / 'd.pin'}: unusable scrypt cost N=1048576 r=8 p=1" in err

@@ -1,0 +1,59 @@
+"""Live streams (SSE) capped in all and per address.
+
+A stream holds a connection, a file descriptor and a queue for as long as its reader stays: a
+face takes a slot (:meth:`StreamSlots.take`) before it starts one and gives it back when it
+ends. The Pi's own screen (:attr:`StreamSlots.reserved`) is held to the per-address cap but
+never refused for the total, so streams from the network cannot crowd out the dealer's.
+"""
+
+from __future__ import annotations
+
+import collections
+import threading
+
+from firmware_host.web.parse import BadRequest
+
+__all__ = ["StreamSlots"]
+
+
+class StreamSlots:
+    """Slots for live streams.
+
+    :param total: streams at once from all addresses but the reserved.
+    :param per_address: streams at once from one address.
+    """
+
+    def __init__(self, total: int = 64, per_address: int = 8,
+                 reserved: frozenset[str] = frozenset({"127.0.0.1", "::1"})) -> None:
+        self.total, self.per_address, self.reserved = total, per_address, reserved
+        self._open: collections.Counter[str] = collections.Counter()
+        self._others = 0
+        self._lock = threading.Lock()
+
+    def take(self, client: str) -> None:
+        """Take a slot for ``client``.
+
+        :raises BadRequest: 429 when ``client`` has its share open, 503 when every slot is taken.
+        """
+        with self._lock:
+            if self._open[client] >= self.per_address:
+                raise BadRequest(f"{self.per_address} live streams are open from this address already", 429)
+            if client not in self.reserved:
+                if self._others >= self.total:
+                    raise BadRequest(f"{self.total} live streams are open already", 503)
+                self._others += 1
+            self._open[client] += 1
+
+    def give_back(self, client: str) -> None:
+        """End one of ``client``'s streams."""
+        with self._lock:
+            self._open[client] -= 1
+            if self._open[client] <= 0:
+                del self._open[client]
+            if client not in self.reserved:
+                self._others -= 1
+
+    def open(self) -> int:
+        """Streams open now."""
+        with self._lock:
+            return sum(self._open.values())
