@@ -26,7 +26,7 @@ function gridLayout(columns, rows) {
 // in cells of `cell` units; on screen a cell is the road's CSS --cell (display.css), so the
 // picture scales with the screen and the grid still ends on a cell boundary.
 function board(host, width, cell) {
-  const px = Math.max(8, Math.round(parseFloat(getComputedStyle(host).getPropertyValue("--cell")) || cell));
+  const px = Math.max(8, Math.floor(parseFloat(getComputedStyle(host).getPropertyValue("--cell")) || cell));
   const fits = Math.floor(((host.clientWidth || 600) - 16) / px);
   host.style.setProperty("--visible", `${fits * px + 1}px`);  // the grid window ends on a cell boundary
   const columns = Math.max(width, fits), scale = px / cell;
