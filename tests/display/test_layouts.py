@@ -150,13 +150,31 @@ def _open_tile_entry(page: Any) -> None:
     page.wait_for_function("document.querySelector('#house-way').textContent !== ''", timeout=WAIT_MS)
 
 
+#: The most alerts the dealer display keeps (firmware_host.display.view.MAX_ALERTS), long ones.
+ALERTS = [
+    {"code": "shoe-lost", "severity": "fault", "text": "shoe: lost (the serial port closed: device disconnected); table paused"},
+    {"code": "shoe-fault", "severity": "fault", "text": "shoe: fault 12: a card is jammed at the exit; clear it, then acknowledge"},
+    {"code": "device-refused", "severity": "fault", "text": "shoe: its serial number changed since the last session; a supervisor acknowledges"},
+    {"code": "procedure", "severity": "attention", "text": "the burn card is shown face up before the shoe is played (§ 541.5(g))"},
+    {"code": "reading-ignored", "severity": "warning", "text": "shoe: a card reading while no card is due; ignored"},
+    {"code": "table-paused", "severity": "attention", "text": "the table is paused until the shoe answers again"},
+]
+
+
+def _show_alerts(page: Any) -> None:
+    """The page's own renderAlerts with the most alerts it keeps (the newest last, shown first)."""
+    page.evaluate("(alerts) => renderAlerts({ alerts })", ALERTS)
+
+
 #: The pages: name → (state, path, what opens the part measured).
 VIEWS: dict[str, tuple[str, str, Callable[[Any], None] | None]] = {
     "baccarat-dealer": ("baccarat", "/", None),
     "baccarat-scoreboard": ("baccarat", "/scoreboard", None),
     "baccarat-card-entry": ("baccarat", "/", _open_card_entry),
     "baccarat-pin-pad": ("baccarat", "/", _open_pin_pad),
+    "baccarat-dealer-alerts": ("baccarat", "/", _show_alerts),
     "paigow-dealer-deliver": ("paigow-deliver", "/", None),
+    "paigow-dealer-alerts": ("paigow-deliver", "/", _show_alerts),
     "paigow-dealer-bank-offer": ("paigow-bank", "/", None),
     "paigow-dealer-set-hands": ("paigow-hands", "/", None),
     "paigow-tile-entry": ("paigow-hands", "/", _open_tile_entry),
@@ -211,6 +229,11 @@ def test_the_page_fits_the_screen(shown: Callable[..., Any], view: str, size: tu
         prompt = page.evaluate("""(() => { const p = document.querySelector('#prompt'), r = p.getBoundingClientRect();
             return { size: parseFloat(getComputedStyle(p).fontSize), top: r.top, bottom: r.bottom, text: p.textContent }; })()""")
         assert prompt["text"].strip() and 0 <= prompt["top"] and prompt["bottom"] <= height and prompt["size"] >= 20
+    if view.endswith("-alerts"):
+        alerts = page.evaluate("""[...document.querySelectorAll('#alerts .alert')].map((a) => {
+            const r = a.getBoundingClientRect(), box = a.parentElement.getBoundingClientRect();
+            return r.left >= box.left - 1 && r.right <= box.right + 1 && r.top >= box.top - 1 && r.bottom <= box.bottom + 1; })""")
+        assert len(alerts) == len(ALERTS) and alerts[0], "the newest alert is not on screen"  # the rest whole or folded (above)
     if view == "baccarat-dealer":
         hands_are_legible(page)
     if view == "baccarat-scoreboard":
