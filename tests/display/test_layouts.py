@@ -7,19 +7,23 @@ the roads (6 rows each) at a legible size and inside their boxes.
 
 Each page is shown in the state with the most on it: Baccarat late in a shoe (60 rounds), between
 rounds with both hands of three cards and the outcome up; Pai Gow after 8 rolls, at the delivery
-plan (eight hands), the bank offer (a button per seat) and the tile entry (four tiles chosen).
+plan (eight hands), the bank offer (a button per seat), the tile entry (four tiles chosen) and
+the settled round (the house way and every hand's result); the most alerts the display keeps.
 One simulated table per state, started once per module and held there (bench.display.table.Gate);
 one browser per worker (tests.support.browser); a fresh page per size.
 """
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+import httpx2
 import pytest
 
-from tests.display.conftest import BACCARAT, PAIGOW, Running, start, write_profile
+from firmware_host.rules.paigow_tiles.tiles import TILE_SET
+from tests.display.conftest import BACCARAT, DEALER_PIN, PAIGOW, Running, start, write_profile
 
 #: The screens (CSS px): the Pi 7" Touch Display, 7" 1024x600 panels, HDMI 720p, 1280x800
 #: panels, 1080p, and the Touch Display 2 as it comes (portrait).
@@ -105,6 +109,7 @@ STATES: dict[str, tuple[str, int, int, str, dict[str, Any], str | None]] = {
     "paigow-deliver": ("paigow", 3, 8, "deliver", {}, None),
     "paigow-bank": ("paigow", 3, 8, "offer_bank", {}, None),
     "paigow-hands": ("paigow", 3, 8, "set_hands", {}, None),
+    "paigow-results": ("paigow", 3, 8, "set_hands", {}, None),  # then settled at the display (_settle)
 }
 
 
@@ -127,12 +132,33 @@ def tables(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[str],
             if then is not None:
                 running.gate.release(_after(holder, 0, then))
                 assert running.gate.holding.wait(60), f"{state}: never held at {then}"
+            if state == "paigow-results":
+                _settle(running)
             assert running.table.display is not None and running.table.display.hub.flush()
         return started[state]
 
     yield table
     for running in started.values():
         running.stop()
+
+
+def _settle(running: Running) -> None:
+    """Enter every hand's tiles at the display's API (four each from one set, § 535.3(c)) and
+    wait for the round's results: the dealer display then shows the house way and each result."""
+    prompt = httpx2.get(running.url + "/api/state").json()["prompt"]
+    tiles = iter(tile.text for tile in TILE_SET)
+    bank = [] if prompt.get("bank") is None else [str(prompt["bank"])]  # the player bank's hand is entered too
+    positions = [p for p in prompt["positions"] if p not in bank] + bank
+    hands = {position: ",".join(next(tiles) for _ in range(4)) for position in positions}
+    args = {"hands": hands, **({"dealer": ",".join(next(tiles) for _ in range(4))} if prompt.get("dealer") else {})}
+    answer = httpx2.post(running.url + "/api/action", json={"command": "tiles", "args": args, "pin": DEALER_PIN})
+    assert answer.status_code == 202, answer.text
+    for _ in range(200):
+        assert running.table.display is not None and running.table.display.hub.flush()
+        if httpx2.get(running.url + "/api/state").json()["current"].get("results"):
+            return
+        time.sleep(0.05)
+    raise AssertionError("the tiles entered were never settled")
 
 
 def _open_card_entry(page: Any) -> None:
@@ -178,6 +204,7 @@ VIEWS: dict[str, tuple[str, str, Callable[[Any], None] | None]] = {
     "paigow-dealer-bank-offer": ("paigow-bank", "/", None),
     "paigow-dealer-set-hands": ("paigow-hands", "/", None),
     "paigow-tile-entry": ("paigow-hands", "/", _open_tile_entry),
+    "paigow-dealer-results": ("paigow-results", "/", None),
     "paigow-scoreboard": ("paigow-deliver", "/scoreboard", None),
 }
 
@@ -194,18 +221,23 @@ def screen(browser: Any) -> Iterator[tuple[Any, list[str]]]:
 
 @pytest.fixture
 def shown(screen: tuple[Any, list[str]], tables: Callable[[str], Running]) -> Iterator[Callable[..., Any]]:
-    """Show a view at a size: ``shown("baccarat-dealer", 800, 480)`` → the page (loaded afresh
-    at that size), measured into ``page.measured``; its JavaScript errors fail the test."""
+    """Show a view at a size: ``shown("baccarat-dealer", 800, 480)`` → the page, measured into
+    ``page.measured``; its JavaScript errors fail the test. A view already on the page (the
+    test before showed it at another size) is resized, as a turned screen is; else loaded."""
     page, errors = screen
     errors.clear()
 
     def show(view: str, width: int, height: int) -> Any:
         state, path, opener = VIEWS[view]
         page.set_viewport_size({"width": width, "height": height})
-        page.goto(tables(state).url + path)
-        page.wait_for_function("document.body.dataset.seq !== undefined", timeout=WAIT_MS)
-        if opener is not None:
-            opener(page)
+        if getattr(page, "view", None) != view:
+            page.view = None
+            page.goto(tables(state).url + path)
+            page.wait_for_function("document.body.dataset.seq !== undefined", timeout=WAIT_MS)
+            if opener is not None:
+                opener(page)
+            page.view = view
+        page.evaluate("new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")  # laid out anew
         page.measured = page.evaluate(MEASURE)
         return page
 
@@ -213,8 +245,11 @@ def shown(screen: tuple[Any, list[str]], tables: Callable[[str], Running]) -> It
     assert not errors, f"JavaScript errors on the page: {errors}"
 
 
-@pytest.mark.parametrize("view", list(VIEWS))
-@pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+#: Every view at every size, a view's sizes one after another (a page is resized between them).
+CASES = [pytest.param(view, size, id=f"{view}-{size[0]}x{size[1]}") for view in VIEWS for size in SIZES]
+
+
+@pytest.mark.parametrize(("view", "size"), CASES)
 def test_the_page_fits_the_screen(shown: Callable[..., Any], view: str, size: tuple[int, int]) -> None:
     width, height = size
     page = shown(view, width, height)
@@ -234,6 +269,8 @@ def test_the_page_fits_the_screen(shown: Callable[..., Any], view: str, size: tu
             const r = a.getBoundingClientRect(), box = a.parentElement.getBoundingClientRect();
             return r.left >= box.left - 1 && r.right <= box.right + 1 && r.top >= box.top - 1 && r.bottom <= box.bottom + 1; })""")
         assert len(alerts) == len(ALERTS) and alerts[0], "the newest alert is not on screen"  # the rest whole or folded (above)
+    if view == "paigow-dealer-results":
+        assert page.text_content("#work h2") == "Result" and page.locator("#work .plan div").count() >= 2
     if view == "baccarat-dealer":
         hands_are_legible(page)
     if view == "baccarat-scoreboard":
