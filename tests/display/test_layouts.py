@@ -283,11 +283,13 @@ def test_the_page_fits_the_screen(shown: Callable[..., Any], view: str, size: tu
 
 def hands_are_legible(page: Any) -> None:
     """Both hands of three cards (the round just played stays up): each card at least 64 px
-    tall, its rank at least 16 px; inside its hand (the measure checks it)."""
-    cards = page.evaluate("""[...document.querySelectorAll('.hand .card')].map((c) => ({ card: c.dataset.card,
-        height: c.getBoundingClientRect().height, rank: parseFloat(getComputedStyle(c.querySelector('.r')).fontSize) }))""")
+    tall, its rank at least 16 px, clear of the hand's total; inside its hand (the measure checks it)."""
+    cards = page.evaluate("""[...document.querySelectorAll('.hand .card')].map((c) => {
+        const r = c.getBoundingClientRect(), total = c.closest('.hand').querySelector('.total').getBoundingClientRect();
+        return { card: c.dataset.card, height: r.height, rank: parseFloat(getComputedStyle(c.querySelector('.r')).fontSize),
+                 underTotal: r.top < total.bottom && r.bottom > total.top && r.left < total.right && r.right > total.left }; })""")
     assert len(cards) == 6
-    assert all(c["height"] >= 64 and c["rank"] >= 16 for c in cards), cards
+    assert all(c["height"] >= 64 and c["rank"] >= 16 and not c["underTotal"] for c in cards), cards
 
 
 def roads_keep_six_rows(page: Any, height: int) -> None:
