@@ -188,14 +188,20 @@ ALERTS = [
 
 
 def _show_alerts(page: Any) -> None:
-    """The page's own renderAlerts with the most alerts it keeps (the newest last, shown first)."""
+    """The page's own renderAlerts with the most alerts it keeps (the newest last, shown first),
+    and the LAST HAND badge where the game has one (shown once the cut card is out)."""
     page.evaluate("(alerts) => renderAlerts({ alerts })", ALERTS)
+    _show_last_hand(page)
+
+
+def _show_last_hand(page: Any) -> None:
+    page.evaluate("document.querySelector('#last-hand')?.classList.remove('hidden')")
 
 
 #: The pages: name → (state, path, what opens the part measured).
 VIEWS: dict[str, tuple[str, str, Callable[[Any], None] | None]] = {
     "baccarat-dealer": ("baccarat", "/", None),
-    "baccarat-scoreboard": ("baccarat", "/scoreboard", None),
+    "baccarat-scoreboard": ("baccarat", "/scoreboard", _show_last_hand),
     "baccarat-card-entry": ("baccarat", "/", _open_card_entry),
     "baccarat-pin-pad": ("baccarat", "/", _open_pin_pad),
     "baccarat-dealer-alerts": ("baccarat", "/", _show_alerts),
