@@ -4,7 +4,9 @@
 
 Each table plays with a fixed seed (the same pictures every time) until the moment shown —
 Baccarat: the banker's third card due late in a shoe, the player's shown; Pai Gow: the delivery plan, then the tile entry with
-the dealer's house way — and its dealer display and scoreboard are captured at 1920x1080.
+the dealer's house way — and its dealer display and scoreboard are captured at each of
+:data:`SIZES`: 1920x1080 (``baccarat-dealer.png``), and the Pi's small screens, 800x480 (the
+7" Touch Display) and 720x1280 (the Touch Display 2, portrait): ``baccarat-dealer-800x480.png``.
 """
 
 from __future__ import annotations
@@ -25,6 +27,14 @@ from tests.support.browser import CHROMIUM, LAUNCH_ARGS, VIEWPORT  # noqa: E402
 #: Rounds played before the moment shown.
 ROUNDS = {"baccarat": 52, "paigow": 8}
 SEEDS = {"baccarat": 7, "paigow": 3}
+#: The screens photographed: the kiosk's 1080p and the Pi's two touch displays.
+SIZES = [(VIEWPORT["width"], VIEWPORT["height"]), (800, 480), (720, 1280)]
+
+
+def png(name: str, size: tuple[int, int]) -> str:
+    """The picture's path: ``name.png`` at 1080p, ``name-WxH.png`` at the other sizes."""
+    suffix = "" if size == SIZES[0] else f"-{size[0]}x{size[1]}"
+    return str(HERE / f"{name}{suffix}.png")
 
 
 def after(running: list[Running], rounds: int, action: str, **fields: Any) -> Any:
@@ -36,10 +46,13 @@ def after(running: list[Running], rounds: int, action: str, **fields: Any) -> An
 
 
 def shoot(page: Any, url: str, name: str) -> None:
-    page.goto(url)
-    page.wait_for_function("document.body.dataset.seq !== undefined")
-    page.wait_for_timeout(400)
-    page.screenshot(path=str(HERE / f"{name}.png"))
+    """Photograph the page of ``url`` at every size (loaded at that size, as a kiosk does)."""
+    for size in SIZES:
+        page.set_viewport_size({"width": size[0], "height": size[1]})
+        page.goto(url)
+        page.wait_for_function("document.body.dataset.seq !== undefined")
+        page.wait_for_timeout(400)
+        page.screenshot(path=png(name, size))
 
 
 def both_pages(browser: Any, folder: Path, game: str, profile: str, action: str, **fields: Any) -> tuple[Running, Any]:
@@ -69,13 +82,15 @@ def paigow(browser: Any, folder: Path) -> None:
         running.gate.release(after([running], 0, "set_hands"))
         running.gate.holding.wait(60)
         running.table.display.hub.flush()
-        page.goto(running.url + "/")
-        page.wait_for_selector("#prompt[data-action='set_hands']")
-        page.click("button[data-command='tiles']")
-        for text in ("6-6", "4-4", "1-5", "3-4"):
-            page.click(f"#picker button[data-tile='{text}']")
-        page.wait_for_function("document.querySelector('#house-way').textContent !== ''")
-        page.screenshot(path=str(HERE / "paigow-tiles.png"))
+        for size in SIZES:
+            page.set_viewport_size({"width": size[0], "height": size[1]})
+            page.goto(running.url + "/")
+            page.wait_for_selector("#prompt[data-action='set_hands']")
+            page.click("button[data-command='tiles']")
+            for text in ("6-6", "4-4", "1-5", "3-4"):
+                page.click(f"#picker button[data-tile='{text}']")
+            page.wait_for_function("document.querySelector('#house-way').textContent !== ''")
+            page.screenshot(path=png("paigow-tiles", size))
         page.close()
     finally:
         running.stop()

@@ -98,4 +98,8 @@ function renderBoard(message) {
   drawRoads(board.roads);
 }
 
-function startBaccaratBoard() { follow("scoreboard", renderBoard); }
+function startBaccaratBoard() {
+  follow("scoreboard", renderBoard);
+  // The roads' grids are drawn to their panels' widths: a screen turned or resized gets them anew.
+  window.addEventListener("resize", () => { const last = TH.messages[TH.messages.length - 1]; if (last) drawRoads(last.data.scoreboard.roads); });
+}

@@ -22,13 +22,18 @@ function gridLayout(columns, rows) {
   return placed;
 }
 
+// A road's grid, `width` columns or as many as the panel holds, `ROWS` high. Its marks are drawn
+// in cells of `cell` units; on screen a cell is the road's CSS --cell (display.css), so the
+// picture scales with the screen and the grid still ends on a cell boundary.
 function board(host, width, cell) {
-  const fits = Math.floor(((host.clientWidth || 600) - 16) / cell);
-  host.style.setProperty("--visible", `${fits * cell + 1}px`);  // the grid window ends on a cell boundary
-  const columns = Math.max(width, fits);
-  const node = svg("svg", { width: columns * cell + 1, height: ROWS * cell + 1, viewBox: `0 0 ${columns * cell + 1} ${ROWS * cell + 1}` });
-  for (let x = 0; x <= columns; x++) node.append(svg("line", { x1: x * cell + .5, y1: 0, x2: x * cell + .5, y2: ROWS * cell, stroke: "#d8d4c6" }));
-  for (let y = 0; y <= ROWS; y++) node.append(svg("line", { x1: 0, y1: y * cell + .5, x2: columns * cell, y2: y * cell + .5, stroke: "#d8d4c6" }));
+  const px = Math.max(8, Math.floor(parseFloat(getComputedStyle(host).getPropertyValue("--cell")) || cell));
+  const fits = Math.floor(((host.clientWidth || 600) - 16) / px);
+  host.style.setProperty("--visible", `${fits * px + 1}px`);  // the grid window ends on a cell boundary
+  const columns = Math.max(width, fits), scale = px / cell;
+  const node = svg("svg", { width: (columns * cell + 1) * scale, height: (ROWS * cell + 1) * scale,
+    viewBox: `0 0 ${columns * cell + 1} ${ROWS * cell + 1}`, "data-cell": px });
+  for (let x = 0; x <= columns; x++) node.append(svg("line", { class: "rule", x1: x * cell + .5, y1: 0, x2: x * cell + .5, y2: ROWS * cell, stroke: "#d8d4c6" }));
+  for (let y = 0; y <= ROWS; y++) node.append(svg("line", { class: "rule", x1: 0, y1: y * cell + .5, x2: columns * cell, y2: y * cell + .5, stroke: "#d8d4c6" }));
   return node;
 }
 
