@@ -41,7 +41,7 @@ from firmware_host.wiring.resume import device_points, points_after
 from firmware_host.wiring.devices import DeviceContext, DeviceParts, build_device
 
 if TYPE_CHECKING:  # a table of real devices imports no simulator (see wiring.backends)
-    from sim.dealers.baccarat import SimDealer
+    from sim.dealers.base import SimDealer
     from sim.devices.replay import Replay
     # Off unless configured, so imported only when configured (Starlette, uvicorn, asyncio, paho):
     from firmware_host.feed.publisher import FeedPublisher
