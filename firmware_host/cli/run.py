@@ -22,7 +22,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from drivers.capture import CaptureWriter, read_capture
 from firmware_host.tables.decisions import Decision
@@ -30,7 +30,9 @@ from firmware_host.config.feed import FeedConfig
 from firmware_host.config.profiles import load_table
 from firmware_host.host.systemd import Notifier
 from firmware_host.wiring import build_table
-from sim.devices.replay import Replay
+
+if TYPE_CHECKING:  # imported by --replay only
+    from sim.devices.replay import Replay
 
 #: Default journal beside the working directory when neither the CLI nor the profile names one.
 DEFAULT_JOURNAL = Path("run/journal.sqlite")
@@ -123,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
     notifier = Notifier()
     notifier.extend_timeout(STARTUP_EXTENSION_S, f"opening journal {journal_path}")
     with contextlib.ExitStack() as bench:
-        replay = bench.enter_context(Replay(read_capture(args.replay), speed=args.speed)) if args.replay else None
+        replay = bench.enter_context(_replay(args.replay, args.speed)) if args.replay else None
         capture = bench.enter_context(CaptureWriter(args.capture)) if args.capture else None
         if args.spy:
             args.spy.mkdir(parents=True, exist_ok=True)
@@ -136,6 +138,13 @@ def run(args: argparse.Namespace) -> int:
         if replay is not None:
             _report_mismatches(replay)
         return status
+
+
+def _replay(capture: Path, speed: float | None) -> Replay:
+    """The replay of ``capture`` (``--replay``): its simulators are imported only then."""
+    from sim.devices.replay import Replay
+
+    return Replay(read_capture(capture), speed=speed)
 
 
 def _report_mismatches(replay: Replay) -> None:
