@@ -31,7 +31,6 @@ import argparse
 import dataclasses
 import io
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -40,6 +39,8 @@ import tempfile
 import time
 import tomllib
 from pathlib import Path
+
+from notify import notify_socket, wait_ready  # bench/ is this script's folder, on sys.path
 
 ROOT = Path(__file__).resolve().parents[1]
 PROFILE = Path("hardware-profiles/tables/sim-baccarat.toml")
@@ -116,19 +117,13 @@ def run_once(tree: Tree, rounds: int, work: Path) -> Sample:
     journal = work / "journal.sqlite"
     for stale in work.glob("journal.sqlite*"):
         stale.unlink()
-    address = str(work / "notify")
-    with (work / "stderr").open("w+b") as stderr, socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
-        sock.bind(address)
-        sock.settimeout(RUN_TIMEOUT_S)
-        env = {**tree.env, "NOTIFY_SOCKET": address}
-        env.pop("WATCHDOG_USEC", None)
+    with (work / "stderr").open("w+b") as stderr, notify_socket(work, RUN_TIMEOUT_S, tree.env) as (sock, env):
         started = time.perf_counter()
         proc = subprocess.Popen([sys.executable, "-m", "firmware_host", "run", "--profile", str(PROFILE),
                                  "--rounds", str(rounds), "--seed", "1", "--journal", str(journal)],
                                 cwd=tree.root, env=env, stdout=subprocess.DEVNULL, stderr=stderr)
         try:
-            while b"READY=1" not in sock.recv(4096):
-                pass
+            wait_ready(sock)
             ready = time.perf_counter() - started
             ready_cpu = cpu_seconds(proc.pid)
         except BaseException:
@@ -137,7 +132,6 @@ def run_once(tree: Tree, rounds: int, work: Path) -> Sample:
         finally:
             _, status, usage = os.wait4(proc.pid, 0)  # the socket stays bound: STOPPING=1 comes later
             wall = time.perf_counter() - started
-            os.unlink(address)
         proc.returncode = os.waitstatus_to_exitcode(status)
         if proc.returncode != 0:
             stderr.seek(0)
