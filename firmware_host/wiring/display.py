@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, cast
 
 from firmware_host.config.profiles import TableProfile
 from firmware_host.display.app import build_app
@@ -23,8 +23,9 @@ from firmware_host.host.journal import Journal
 from firmware_host.host.service import Service
 from firmware_host.tables.decisions import Decision
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # a Baccarat display imports nothing of Pai Gow
     from firmware_host.rules.paigow_tiles.rules import PaiGowTileRules
+    from firmware_host.tables.paigow.controller import PaiGowTable
 
 __all__ = ["Display", "build_display", "REFUSED_META"]
 
@@ -69,8 +70,15 @@ def build_display(profile: TableProfile, service: Service, journal: Journal, lis
     credentials = Credentials(pin_files) if pin_files else None
     app = build_app(hub, profile.game, service.emit, credentials, _journal_refusal(journal),
                     require_login=not is_loopback(host),
-                    tiles=_Tiles(service.controller.rules.tiles) if profile.game == "paigow" else None)
+                    tiles=_tiles(profile, service))
     return Display(hub, DisplayServer(app, host, port, config.tls))
+
+
+def _tiles(profile: TableProfile, service: Service) -> _Tiles | None:
+    """The tile picker's help of a Pai Gow table (whose controller is a PaiGowTable); None at Baccarat."""
+    if profile.game != "paigow":
+        return None
+    return _Tiles(cast("PaiGowTable", service.controller).rules.tiles)
 
 
 def _journal_refusal(journal: Journal) -> Callable[[dict[str, Any]], None]:
