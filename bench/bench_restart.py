@@ -30,7 +30,6 @@ import json
 import lzma
 import os
 import shutil
-import socket
 import sqlite3
 import statistics
 import subprocess
@@ -43,6 +42,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench_recovery import write_day  # noqa: E402  (bench/ is the script's directory, so on sys.path)
+from notify import notify_socket, wait_ready  # noqa: E402
 
 from firmware_host.host import journal as jr  # noqa: E402
 from firmware_host.host import segments  # noqa: E402
@@ -93,25 +93,17 @@ def time_to_ready(profile: Path, journal: Path, repeats: int) -> float:
     """Median seconds from starting ``tablehost run`` on ``journal`` to its READY=1."""
     times = []
     for _ in range(repeats):
-        with tempfile.TemporaryDirectory() as tmp:
-            address = str(Path(tmp) / "notify")
-            sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-            sock.bind(address)
-            sock.settimeout(START_TIMEOUT_S)
-            env = {**os.environ, "NOTIFY_SOCKET": address}
-            env.pop("WATCHDOG_USEC", None)
+        with tempfile.TemporaryDirectory() as tmp, notify_socket(Path(tmp), START_TIMEOUT_S) as (sock, env):
             started = time.perf_counter()
             proc = subprocess.Popen([sys.executable, "-m", "firmware_host", "run", "--profile", str(profile),
                                      "--journal", str(journal), "--quiet"], cwd=ROOT, env=env,
                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             try:
-                while b"READY=1" not in sock.recv(4096):
-                    pass
+                wait_ready(sock)
                 times.append(time.perf_counter() - started)
             finally:
                 proc.terminate()
                 proc.wait(30)
-                sock.close()
     return statistics.median(times)
 
 

@@ -8,14 +8,15 @@ imported only when the command is invoked: ``tablehost --help`` lists the comman
 tables alone, so it imports none of serial, usb, gpiozero, the simulators, the wiring or the
 host. Every sub-command sets ``func`` (``args -> exit status``). Errors derived from the
 package roots (:data:`ERROR_ROOTS`) become one line on stderr and exit status 2; ``tablehost``
-with no command prints this help on stdout and also exits 2 (no command ran).
+with no command prints this help on stdout and also exits 2 (no command ran). A reader that
+closes standard output early (``| head -1``) ends any command quietly with status 141
+(:mod:`firmware_host.cli.pipes`).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import sys
 from typing import Any, Callable, Sequence
 
@@ -137,17 +138,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_ERROR
     try:
-        return int(args.func(args) or 0)
+        status = int(args.func(args) or 0)
+        sys.stdout.flush()  # here, not at exit, where a reader gone would be a complaint of the interpreter's
+        return status
     except _loaded_error_roots() as exc:
         print(f"tablehost: {exc}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
-        # The reader went away (`tablehost journal export ... | head`): not an error of ours.
-        # Point stdout at /dev/null so the interpreter's final flush does not complain either.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
+        # The reader went away (`tablehost journal export ... | head -1`): not an error of ours.
+        from firmware_host.cli import pipes
+
+        if not pipes.closed_stdout():
+            raise  # a device's or a socket's, not standard output's
+        return pipes.reader_gone()
 
 
 if __name__ == "__main__":

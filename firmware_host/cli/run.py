@@ -9,6 +9,11 @@ leave the round resumable.
 Under systemd (``Type=notify``) READY comes after the journal's replay; while it replays the
 service asks for more start-up time every :data:`~firmware_host.host.service.REPLAY_PROGRESS_EVERY`
 steps (``EXTEND_TIMEOUT_USEC``), so a long journal does not exceed ``TimeoutStartSec``.
+
+A reader that closes standard output (``tablehost run ... | head -1``) ends the run as SIGINT
+does, after the step being written, quietly and with exit status 141
+(:mod:`firmware_host.cli.pipes`). Under systemd standard output is the journal: should it ever
+refuse a write, the table plays on, and the dealer view's lines are dropped from then on.
 """
 
 from __future__ import annotations
@@ -22,15 +27,20 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence, TextIO, cast
 
 from drivers.capture import CaptureWriter, read_capture
 from firmware_host.tables.decisions import Decision
 from firmware_host.config.feed import FeedConfig
+from firmware_host.cli.pipes import EXIT_CLOSED_PIPE, PipeOut, stdout_is_journal
 from firmware_host.config.profiles import load_table
 from firmware_host.host.systemd import Notifier
 from firmware_host.wiring import build_table
-from sim.devices.replay import Replay
+
+if TYPE_CHECKING:  # imported by --replay only
+    from sim.devices.replay import Replay
+
+log = logging.getLogger("tablehost.run")
 
 #: Default journal beside the working directory when neither the CLI nor the profile names one.
 DEFAULT_JOURNAL = Path("run/journal.sqlite")
@@ -119,23 +129,33 @@ def run(args: argparse.Namespace) -> int:
         profile = dataclasses.replace(profile, feed=dataclasses.replace(feed, broker=args.feed))
     journal_path = args.journal or profile.journal_path or DEFAULT_JOURNAL
     quiet = args.quiet or (args.rounds or 0) > QUIET_ABOVE_ROUNDS
-    progress = Progress(sys.stdout, profile.table_id, args.rounds)
+    out = PipeOut(sys.stdout)  # the dealer view, progress and feed trouble lines: written by the service thread
+    plays_on = stdout_is_journal()  # before a closed stdout is pointed at /dev/null
+    progress = Progress(out, profile.table_id, args.rounds)
     notifier = Notifier()
     notifier.extend_timeout(STARTUP_EXTENSION_S, f"opening journal {journal_path}")
     with contextlib.ExitStack() as bench:
-        replay = bench.enter_context(Replay(read_capture(args.replay), speed=args.speed)) if args.replay else None
+        replay = bench.enter_context(_replay(args.replay, args.speed)) if args.replay else None
         capture = bench.enter_context(CaptureWriter(args.capture)) if args.capture else None
         if args.spy:
             args.spy.mkdir(parents=True, exist_ok=True)
         table = build_table(profile, journal_path=journal_path, seed=args.seed, rounds=args.rounds, quiet=quiet,
                             extra_outputs=(progress,) if quiet else (), capture=capture, spy_dir=args.spy,
-                            replay=replay, on_replay_progress=_replay_progress(notifier), http=args.http, pace=args.pace)
+                            replay=replay, on_replay_progress=_replay_progress(notifier), http=args.http, pace=args.pace,
+                            stream=cast(TextIO, out))  # the outputs write and flush, all PipeOut has
         if replay is not None and not args.rounds:
             threading.Thread(target=_stop_after_replay, args=(replay, table.service), daemon=True).start()
-        status = _serve(table, profile, journal_path, notifier)
+        status = _serve(table, profile, journal_path, notifier, out, plays_on)
         if replay is not None:
             _report_mismatches(replay)
         return status
+
+
+def _replay(capture: Path, speed: float | None) -> Replay:
+    """The replay of ``capture`` (``--replay``): its simulators are imported only then."""
+    from sim.devices.replay import Replay
+
+    return Replay(read_capture(capture), speed=speed)
 
 
 def _report_mismatches(replay: Replay) -> None:
@@ -160,23 +180,37 @@ def _stop_after_replay(replay: Replay, service: Any) -> None:
     service.stop()
 
 
-def _serve(table: Any, profile: Any, journal_path: Path, notifier: Notifier) -> int:
+def _serve(table: Any, profile: Any, journal_path: Path, notifier: Notifier, out: PipeOut, plays_on: bool) -> int:
     table.service.heartbeat = notifier.watchdog
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: table.service.stop())
+    out.when_gone(_on_closed_stdout(table.service, plays_on))
     if table.replayed:
         print(f"[{profile.table_id}] recovered {table.replayed} steps from {journal_path} "
-              f"({table.service.rounds_finished} rounds finished)", flush=True)
+              f"({table.service.rounds_finished} rounds finished)", file=out, flush=True)
     try:
         table.start()
         if table.display is not None:
             print(f"[{profile.table_id}] dealer display {table.display.url}/  scoreboard {table.display.url}/scoreboard",
-                  flush=True)
+                  file=out, flush=True)
         notifier.ready(f"table {profile.table_id} running ({profile.game})")
         table.service.run()
         notifier.stopping()
     finally:
         table.stop()
     finished = table.service.rounds_finished
-    print(f"[{profile.table_id}] stopped: {finished} rounds in the journal {journal_path}", flush=True)
-    return 0
+    print(f"[{profile.table_id}] stopped: {finished} rounds in the journal {journal_path}", file=out, flush=True)
+    return EXIT_CLOSED_PIPE if out.gone and not plays_on else 0
+
+
+def _on_closed_stdout(service: Any, plays_on: bool) -> Callable[[], None]:
+    """What a closed standard output does: it stops the service after the step it is writing, as
+    SIGINT does; or, with ``plays_on`` (standard output is systemd's journal), it is said once on
+    standard error and the table plays on."""
+    def closed() -> None:
+        if plays_on:
+            log.warning("standard output (the systemd journal) refused a write: the dealer view's lines are "
+                        "dropped from now on; the table plays on")
+        else:
+            service.stop()
+    return closed

@@ -38,13 +38,14 @@ from firmware_host.host.service import Output, Service
 from firmware_host.host import segments
 from firmware_host.host.journal import steps_of
 from firmware_host.wiring.resume import device_points, points_after
-from firmware_host.wiring.display import Display, build_display
 from firmware_host.wiring.devices import DeviceContext, DeviceParts, build_device
-from firmware_host.wiring.feed import FeedPublisher, build_feed
 
 if TYPE_CHECKING:  # a table of real devices imports no simulator (see wiring.backends)
-    from sim.dealers.baccarat import SimDealer
+    from sim.dealers.base import SimDealer
     from sim.devices.replay import Replay
+    # Off unless configured, so imported only when configured (Starlette, uvicorn, asyncio, paho):
+    from firmware_host.feed.publisher import FeedPublisher
+    from firmware_host.wiring.display import Display
 
 __all__ = ["Table", "build_table", "GameWiring", "TABLE_META"]
 
@@ -167,7 +168,7 @@ def build_table(
     try:
         table = _build(profile, journal, seed, rounds, stream, quiet, extra_outputs, capture, spy_dir, replay,
                        on_replay_progress)
-        table.display = build_display(profile, table.service.controller, table.service, journal, http)
+        table.display = _display(profile, table.service, journal, http)
         if table.dealer is not None:
             table.dealer.pace = pace
         return table
@@ -212,7 +213,7 @@ def _build(profile: TableProfile, journal: Journal, seed: int, rounds: int | Non
     emit = service.emit if capture is None else capture.tap_events(service.emit)
     emit = emit if replay is None else replay.inputs(emit)
     panel = _panel(profile, emit)
-    feed, lamp = build_feed(profile, journal, stream, panel, service.emit)  # the lamp shows feed trouble too
+    feed, lamp = _feed(profile, journal, stream, panel, service.emit)  # the lamp shows feed trouble too
     if panel is not None:
         service.outputs.append(PanelOutput(lamp))
     # Simulated devices resume where the journal left them, as real ones would stand.
@@ -231,6 +232,28 @@ def _build(profile: TableProfile, journal: Journal, seed: int, rounds: int | Non
     if feed is not None:
         service.outputs.append(feed)
     return Table(profile, journal, service, list(devices.values()), panel, dealer, replayed, feed=feed)
+
+
+def _display(profile: TableProfile, service: Service, journal: Journal, http: str | None) -> Display | None:
+    """The web display at ``http`` or the profile's ``[display] listen``; without either it is
+    off, and neither it nor its server (Starlette, uvicorn, asyncio) is imported."""
+    listen = http or profile.display.listen
+    if listen is None:
+        return None
+    from firmware_host.wiring.display import build_display
+
+    return build_display(profile, service, journal, listen)
+
+
+def _feed(profile: TableProfile, journal: Journal, stream: TextIO, panel: TablePanel | None,
+          emit: Callable[[DeviceEvent], None]) -> tuple[FeedPublisher | None, Any]:
+    """The floor feed's publisher and the panel the lamp output drives (see :func:`build_feed`);
+    without ``[feed]`` there is none, and no MQTT client (paho) is imported."""
+    if profile.feed is None:
+        return None, panel
+    from firmware_host.wiring.feed import build_feed
+
+    return build_feed(profile, journal, stream, panel, emit)
 
 
 def _table_meta(profile: TableProfile, journal: Journal, seed: int) -> dict[str, Any]:

@@ -1,9 +1,11 @@
 """Build each device of a table: its driver, connected to the port its backend gives.
 
-One builder per device kind (shoe, shaker, shuffler). What the driver is connected to (a
-serial URL, libusb, a simulator, a capture's replay) comes from the backend the slot names,
-found by name in :data:`firmware_host.wiring.backends.BACKENDS`; ``--spy`` and ``--capture``
-wrap it here, whatever it is.
+One builder per device kind (shoe, shaker, shuffler), which imports its driver: a table
+imports the drivers of the kinds of device it has (a Baccarat table without a shuffler, no
+pyusb driver). What the driver is connected to (a serial URL, libusb, a simulator, a
+capture's replay) comes from the backend the slot names, found by name in
+:data:`firmware_host.wiring.backends.BACKENDS`; ``--spy`` and ``--capture`` wrap it here,
+whatever it is.
 """
 
 from __future__ import annotations
@@ -14,10 +16,6 @@ from typing import Any, Callable
 from drivers.capture import DeviceInfo, spy_url
 from drivers.device import Device, Identity
 from drivers.events import DeviceEvent
-from drivers.shaker import Shaker
-from drivers.shoe import shoe_driver
-from drivers.shuffler import ShufflerDriver
-from drivers.usb import default_backend
 from firmware_host.config.profiles import DeviceSlot
 from firmware_host.wiring.backends import DeviceContext, open_port
 
@@ -50,6 +48,8 @@ def _serial_port(slot: DeviceSlot, url: str, context: DeviceContext) -> tuple[st
 
 
 def _shoe(slot: DeviceSlot, emit: Emit, context: DeviceContext) -> DeviceParts:
+    from drivers.shoe import shoe_driver
+
     model, port = slot.model, open_port(slot, context)
     # The ascii dialect has no identity message: the profile's model stands in, unverified.
     identity = Identity(model.model, "unverified", model.approved.firmware[0], verified=False)
@@ -60,6 +60,8 @@ def _shoe(slot: DeviceSlot, emit: Emit, context: DeviceContext) -> DeviceParts:
 
 
 def _shaker(slot: DeviceSlot, emit: Emit, context: DeviceContext) -> DeviceParts:
+    from drivers.shaker import Shaker
+
     model, port = slot.model, open_port(slot, context)
     url, hooks = _serial_port(slot, port.url, context)
     driver = Shaker(slot.name, url, emit, lid_events=context.lid_from_shaker, timing=model.timeouts,
@@ -68,6 +70,9 @@ def _shaker(slot: DeviceSlot, emit: Emit, context: DeviceContext) -> DeviceParts
 
 
 def _shuffler(slot: DeviceSlot, emit: Emit, context: DeviceContext) -> DeviceParts:
+    from drivers.shuffler import ShufflerDriver
+    from drivers.usb import default_backend
+
     model, port = slot.model, open_port(slot, context)
     backend = port.usb
     if context.capture is not None:

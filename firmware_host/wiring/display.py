@@ -1,8 +1,9 @@
 """Wiring of the web display: the view, the hub (an Output of the service), the app and its server.
 
 Off unless ``tablehost run --http HOST:PORT`` or the profile's ``[display] listen`` gives an
-address (the command line wins). The view is rebuilt from the journal's decisions before the
-service starts, so a restarted display shows the shoe's roads and the table as they stand.
+address (the command line wins); :mod:`firmware_host.wiring` imports this module only then. The
+view is rebuilt from the journal's decisions before the service starts, so a restarted display
+shows the shoe's roads and the table as they stand.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, cast
 
 from firmware_host.config.profiles import TableProfile
 from firmware_host.display.app import build_app
@@ -20,14 +21,13 @@ from firmware_host.display.server import DisplayServer, check_listen, is_loopbac
 from firmware_host.display.view import view_for
 from firmware_host.host.journal import Journal
 from firmware_host.host.service import Service
-from firmware_host.rules.paigow_tiles.houseway import house_way
-from firmware_host.rules.paigow_tiles.rules import PaiGowTileRules
-from firmware_host.rules.paigow_tiles.tiles import TILE_KINDS, parse_tiles
-from firmware_host.tables.base import TableController
 from firmware_host.tables.decisions import Decision
-from firmware_host.tables.paigow.controller import PaiGowTable
 from firmware_host.web.guard import Policy
 from firmware_host.web.server import ConnectionLimits
+
+if TYPE_CHECKING:  # a Baccarat display imports nothing of Pai Gow
+    from firmware_host.rules.paigow_tiles.rules import PaiGowTileRules
+    from firmware_host.tables.paigow.controller import PaiGowTable
 
 __all__ = ["Display", "build_display", "REFUSED_META"]
 
@@ -60,14 +60,10 @@ class Display:
         self.server.stop()
 
 
-def build_display(profile: TableProfile, controller: TableController, service: Service, journal: Journal,
-                  listen: str | None) -> Display | None:
-    """The display of ``profile``'s table, or None when no address is given (it is off by default)."""
+def build_display(profile: TableProfile, service: Service, journal: Journal, listen: str) -> Display:
+    """The display of ``profile``'s table, served at ``listen`` (``HOST:PORT``)."""
     config = profile.display
-    address = listen or config.listen
-    if address is None:
-        return None
-    host, port = parse_listen(address)
+    host, port = parse_listen(listen)
     pin_files = config.pin_files
     check_listen(host, config.tls, bool(pin_files))
     hub = DisplayHub(view_for(profile.game, profile.table_id, config.limits), lambda: service.step_seq)
@@ -77,10 +73,16 @@ def build_display(profile: TableProfile, controller: TableController, service: S
     hosts = frozenset({host.lower(), *config.allowed_hosts} - {"0.0.0.0", "::"})  # the Host names besides the address
     app = build_app(hub, profile.game, service.emit, credentials, _journal_refusal(journal),
                     require_login=not is_loopback(host),
-                    tiles=_Tiles(controller.rules.tiles) if isinstance(controller, PaiGowTable) else None,
-                    policy=Policy(hosts=hosts))
+                    tiles=_tiles(profile, service), policy=Policy(hosts=hosts))
     limits = ConnectionLimits(trusted_proxies=config.trusted_proxies)
     return Display(hub, DisplayServer(app, host, port, config.tls, limits))
+
+
+def _tiles(profile: TableProfile, service: Service) -> _Tiles | None:
+    """The tile picker's help of a Pai Gow table (whose controller is a PaiGowTable); None at Baccarat."""
+    if profile.game != "paigow":
+        return None
+    return _Tiles(cast("PaiGowTable", service.controller).rules.tiles)
 
 
 def _journal_refusal(journal: Journal) -> Callable[[dict[str, Any]], None]:
@@ -92,13 +94,22 @@ def _journal_refusal(journal: Journal) -> Callable[[dict[str, Any]], None]:
 
 @dataclasses.dataclass(frozen=True)
 class _Tiles:
-    """The Pai Gow tile picker's help, with the table's house way (§ 535.10(d) or its own table)."""
+    """The Pai Gow tile picker's help, with the table's house way (§ 535.10(d) or its own table).
+
+    Only a Pai Gow table's display has one, so the tiles rules are imported where they are used:
+    a Baccarat display imports no Pai Gow rules.
+    """
 
     rules: PaiGowTileRules
 
     def kinds(self) -> list[dict[str, Any]]:
+        from firmware_host.rules.paigow_tiles.tiles import TILE_KINDS
+
         return [{"text": tile.text, "name": tile.name} for tile in TILE_KINDS]
 
     def house_way(self, text: str) -> dict[str, Any]:
+        from firmware_host.rules.paigow_tiles.houseway import house_way
+        from firmware_host.rules.paigow_tiles.tiles import parse_tiles
+
         setting = house_way(parse_tiles(text, count=4), self.rules)
         return {"text": setting.setting.text, **setting.to_json()}

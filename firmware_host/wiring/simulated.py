@@ -4,22 +4,23 @@ The simulator's options come from the profile's ``[devices.<name>.sim]`` table; 
 the kind does not know is a :class:`~firmware_host.errors.ProfileError` naming the key. A
 simulated device reports an approved identity of its model unless the profile gives its
 ``serial``/``firmware``, and a restarted one resumes where the journal left it
-(:attr:`DeviceContext.resume`).
+(:attr:`DeviceContext.resume`). Each kind's simulator is imported when a slot of its kind is
+built.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from drivers.codecs import framed
 from firmware_host.config.profiles import DeviceSlot
 from firmware_host.errors import ProfileError
 from firmware_host.wiring.backends import DeviceContext, Port
 from sim.devices.faults import ShoeFaults, faults_from
-from sim.devices.shaker import ShakerFaults, SimShaker
-from sim.devices.shoe import SimShoe, suit_first_share
-from sim.devices.shuffler import SimulatedShuffler
 from sim.errors import SimError
+
+if TYPE_CHECKING:
+    from sim.devices.shuffler import SimulatedShuffler
 
 __all__ = ["SIM_OPTIONS", "sim_port", "shuffler_sim"]
 
@@ -62,6 +63,8 @@ def _faults(slot: DeviceSlot, context: DeviceContext, cls: type, spec: Any) -> A
 
 
 def _shoe(slot: DeviceSlot, context: DeviceContext) -> Port:
+    from sim.devices.shoe import SimShoe, suit_first_share
+
     model, options = slot.model, _sim_options(slot, context)
     try:
         suit_first = suit_first_share(options.get("suit_first_burns", 0.0), model.dialect)
@@ -75,6 +78,8 @@ def _shoe(slot: DeviceSlot, context: DeviceContext) -> Port:
 
 
 def _shaker(slot: DeviceSlot, context: DeviceContext) -> Port:
+    from sim.devices.shaker import ShakerFaults, SimShaker
+
     model, options = slot.model, _sim_options(slot, context)
     sim = SimShaker(endpoint=options.get("endpoint", "pty"), seed=context.seed,
                     faults=_faults(slot, context, ShakerFaults, options.get("faults")),
@@ -89,6 +94,8 @@ def shuffler_sim(slot: DeviceSlot, context: DeviceContext) -> SimulatedShuffler:
 
     :raises ProfileError: for an option or fault the simulator does not know.
     """
+    from sim.devices.shuffler import SimulatedShuffler
+
     model, options, identity = slot.model, _sim_options(slot, context), _sim_identity(slot)
     try:
         return SimulatedShuffler(context.seed, decks_per_batch=context.decks, fault_rates=options.get("faults"),

@@ -29,7 +29,7 @@ from firmware_host.rules.paigow_dice.delivery import LEVELS, STACKS
 from firmware_host.rules.paigow_dice.position import SEATS
 from firmware_host.tables.paigow import SHAKES_REQUIRED, SURRENDER, WAGER_KIND, PaiGowTableRules
 from firmware_host.rules.paigow_tiles import TILE_SET, Tile, house_way, legal_settings
-from sim.dealers.baccarat import CONSOLE, Press, Reporting, SimDealer, decision_key
+from sim.dealers.base import CONSOLE, Press, Reporting, SimDealer, decision_key
 
 __all__ = ["PaiGowDealer", "CHOICES", "SimShaker", "Lid", "ResumedShaking"]
 

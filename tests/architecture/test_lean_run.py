@@ -1,0 +1,83 @@
+"""A plain ``tablehost run`` imports only what is configured (GUIDE rule 6, issue 23).
+
+The simulated tables of ``make run`` and ``make run-paigow`` play a few rounds in a fresh
+interpreter, through the real ``tablehost`` entry point, without ``--http`` and without
+``--feed`` (and their profiles have no ``[display] listen`` and no ``[feed]``); then the
+interpreter's :data:`sys.modules` is read. Neither the web display (Starlette, uvicorn, anyio,
+asyncio) nor the floor feed (paho) may be in it, and a table imports only its own game's rules
+and controller.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from firmware_host.config.profiles import load_table
+from tests.support.paths import REPO
+
+#: Runs ``main(argv)`` of the ``tablehost`` command line, then writes sys.modules to the file named first.
+PROBE = """
+import json, sys
+from firmware_host.cli import main
+out = sys.argv.pop(1)
+status = main(sys.argv[1:])
+with open(out, "w") as f:
+    json.dump({"status": status, "modules": sorted(sys.modules)}, f)
+"""
+
+#: What is off unless configured: the web display's server and the floor feed's client.
+OPTIONAL = ("starlette", "uvicorn", "anyio", "asyncio", "h11", "paho", "firmware_host.display", "firmware_host.web",
+            "firmware_host.feed", "firmware_host.floor", "firmware_host.wiring.display", "firmware_host.wiring.feed")
+BACCARAT = ("firmware_host.rules.baccarat", "firmware_host.tables.baccarat", "firmware_host.rules.shoe_audit",
+            "firmware_host.rules.shuffler", "sim.dealers.baccarat", "firmware_host.wiring.baccarat")
+PAIGOW = ("firmware_host.rules.paigow_tiles", "firmware_host.rules.paigow_dice", "firmware_host.tables.paigow",
+          "sim.dealers.paigow", "firmware_host.wiring.paigow")
+
+
+def run_modules(profile: str, tmp_path: Path) -> set[str]:
+    """The modules a 3-round ``tablehost run --profile profile`` has imported when it ends."""
+    out = tmp_path / "modules.json"
+    done = subprocess.run([sys.executable, "-c", PROBE, str(out), "run", "--profile", str(REPO / profile),
+                           "--rounds", "3", "--seed", "1", "--journal", str(tmp_path / "journal.sqlite")],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(out.read_text())
+    assert report["status"] == 0
+    return set(report["modules"])
+
+
+def under(modules: set[str], packages: tuple[str, ...]) -> list[str]:
+    return sorted(m for m in modules if any(m == p or m.startswith(p + ".") for p in packages))
+
+
+def test_the_packages_named_exist() -> None:
+    """The names checked are real: a misspelt one would never be found imported."""
+    for name in (*OPTIONAL, *BACCARAT, *PAIGOW):
+        assert importlib.util.find_spec(name) is not None, name
+
+
+def test_a_plain_baccarat_run_imports_neither_display_nor_feed_nor_pai_gow(tmp_path: Path) -> None:
+    modules = run_modules("hardware-profiles/tables/sim-baccarat.toml", tmp_path)
+    assert under(modules, ("firmware_host.tables.baccarat.controller", "sim.dealers.baccarat")) != []
+    assert under(modules, OPTIONAL) == []
+    assert under(modules, PAIGOW) == []
+
+
+def test_a_plain_paigow_run_imports_neither_display_nor_feed_nor_baccarat(tmp_path: Path) -> None:
+    modules = run_modules("hardware-profiles/tables/sim-paigow.toml", tmp_path)
+    assert under(modules, ("firmware_host.tables.paigow.controller", "sim.dealers.paigow")) != []
+    assert under(modules, OPTIONAL) == []
+    assert under(modules, BACCARAT) == []
+
+
+@pytest.mark.parametrize("profile", ["sim-baccarat.toml", "sim-paigow.toml"])
+def test_the_profiles_of_make_run_configure_no_display_and_no_feed(profile: str) -> None:
+    """The runs above are plain only if these profiles leave the display and the feed off."""
+    table = load_table(REPO / "hardware-profiles" / "tables" / profile)
+    assert (table.display.listen, table.feed) == (None, None)
