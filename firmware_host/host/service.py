@@ -36,7 +36,7 @@ from firmware_host.errors import ControllerError, JournalError
 from firmware_host.host import checkpoint, segments
 from firmware_host.host.journal import CHECKPOINT_TYPE, Journal, Record, steps_of
 
-__all__ = ["REPLAY_PROGRESS_EVERY", "ROTATION_RETRY_STEPS", "PRESENTATION", "Controller", "Output", "Service",
+__all__ = ["REPLAY_PROGRESS_EVERY", "ROTATION_RETRY_STEPS", "PRESENTATION", "Controller", "Output", "StepObserver", "Service",
            "DevicePoints", "Step", "binding"]
 
 log = logging.getLogger("tablehost.service")
@@ -75,6 +75,9 @@ class Output(Protocol):
         ...
 
 
+#: ``(event, decisions, seconds)`` of each durable step (see :class:`Service`'s ``observer``).
+StepObserver = Callable[[DeviceEvent, Sequence[Decision], float], None]
+
 _STOP = object()
 
 
@@ -93,6 +96,8 @@ class Service:
     :param policy: when to checkpoint and rotate (default: never).
     :param device_points: the simulated devices' resume points for checkpoints (None: no sims).
     :param table_meta: the journal's ``table`` meta, carried by every checkpoint.
+    :param observer: called after each durable step with its event, its decisions and the
+        seconds it took (decision, journal and outputs): the metrics, when configured.
     """
 
     def __init__(
@@ -109,6 +114,7 @@ class Service:
         policy: checkpoint.CheckpointPolicy = checkpoint.CheckpointPolicy(),
         device_points: DevicePoints | None = None,
         table_meta: dict[str, Any] | None = None,
+        observer: StepObserver | None = None,
     ) -> None:
         self.controller = controller
         self.journal = journal
@@ -132,6 +138,7 @@ class Service:
         self.policy = policy
         self.device_points = device_points
         self.table_meta = table_meta
+        self.observer = observer
         #: The checkpoint :meth:`recover` started from (None: it replayed from the first record).
         self.recovered_from: Record | None = None
         #: Steps :meth:`recover` replayed (after the checkpoint, if any).
@@ -285,6 +292,7 @@ class Service:
         # Never earlier than the last step, journaled or not: the wall clock may step back (NTP),
         # and a replay must see exactly the times the live run saw.
         at = self.latest_at = max(self.clock(), self.latest_at)
+        started = time.perf_counter()
         decisions = self._decide(event, at)
         if not decisions and isinstance(event, ClockTick):
             return decisions  # a tick that decides nothing changes nothing: not journaled
@@ -296,6 +304,11 @@ class Service:
                 output.on_decisions(decisions)
             except Exception:  # an output must never take the table down; the step is already durable
                 log.exception("output %s failed", type(output).__name__)
+        if self.observer is not None:
+            try:
+                self.observer(event, decisions, time.perf_counter() - started)
+            except Exception:  # counting must never take the table down either
+                log.exception("step observer failed")
         self._after_step()
         return decisions
 

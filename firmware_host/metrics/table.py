@@ -1,0 +1,96 @@
+"""A table's metrics: what its service loop did, read from each journaled step.
+
+:class:`TableMetrics` is a step observer of :class:`~firmware_host.host.service.Service`
+(``observer=``): after each durable step it is handed the step's event, its decisions and the
+seconds the step took, and it only counts (no I/O, no lock the loop could wait on but
+``prometheus_client``'s own, held for a counter's increment). Gauges that read other parts
+(the feed's backlog, the journal's size) are read when Prometheus scrapes, in the server's
+thread, from values those parts keep for other threads, never from the journal's connection.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Callable, Sequence
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, Info
+
+from drivers.events import DeviceEvent
+from drivers.events.dice import DiceRead
+from drivers.events.shoe import CardRead
+from firmware_host.tables.decisions import Decision
+
+__all__ = ["TableMetrics", "STEP_BUCKETS_S"]
+
+#: Buckets of the step latency histogram (seconds): a step is a decision and one fsync'd
+#: SQLite transaction, a few milliseconds on a Pi's SD card, up to a stalled card's seconds.
+STEP_BUCKETS_S = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+
+
+class TableMetrics:
+    """The metrics of one table, in a registry of its own.
+
+    :param table_id: the table's id (in ``tablehost_table_info``, not a label of every series:
+        one table's endpoint serves one table).
+    :param game: ``"baccarat"`` or ``"paigow"``.
+    :param version: the running tablehost version.
+    """
+
+    def __init__(self, table_id: str, game: str, version: str) -> None:
+        self.registry = CollectorRegistry()
+        info = Info("tablehost_table", "The table this endpoint serves.", registry=self.registry)
+        info.info({"table_id": table_id, "game": game, "version": version})
+        self.rounds = Counter("tablehost_rounds_total", "Rounds finished (a void round included).",
+                              ["status"], registry=self.registry)
+        self.cards = Counter("tablehost_cards_read_total", "Cards the shoe read.", registry=self.registry)
+        self.dice = Counter("tablehost_dice_reads_total", "Dice readings from the dice sensor.",
+                            registry=self.registry)
+        self.alerts = Counter("tablehost_alerts_total", "Alerts raised, by code and severity.",
+                              ["code", "severity"], registry=self.registry)
+        self.online = Gauge("tablehost_device_online", "1 while the device is connected and identified.",
+                            ["device"], registry=self.registry)
+        self.steps = Histogram("tablehost_step_duration_seconds",
+                               "Seconds from an event's decision to its durable journaling and outputs.",
+                               buckets=STEP_BUCKETS_S, registry=self.registry)
+
+    # -- the service's step observer --------------------------------------------------------
+
+    def __call__(self, event: DeviceEvent, decisions: Sequence[Decision], seconds: float) -> None:
+        """Count one durable step (the :class:`~firmware_host.host.service.Service` observer)."""
+        self.steps.observe(seconds)
+        if isinstance(event, CardRead):
+            self.cards.inc()
+        elif isinstance(event, DiceRead):
+            self.dice.inc()
+        for decision in decisions:
+            data = decision.data
+            if decision.type == "round_result":
+                self.rounds.labels(str(data.get("status", "complete"))).inc()
+            elif decision.type == "alert":
+                self.alerts.labels(str(data.get("code", "")), str(data.get("severity", ""))).inc()
+            elif decision.type == "device" and "device" in data:
+                self.online.labels(str(data["device"])).set(1 if data.get("online") else 0)
+
+    # -- gauges read at scrape time ------------------------------------------------------------
+
+    def watch_journal(self, path: Path) -> None:
+        """``tablehost_journal_bytes``: the live journal's file and its write-ahead log, on disk."""
+        gauge = Gauge("tablehost_journal_bytes", "Bytes of the live journal segment on disk (with its WAL).",
+                      registry=self.registry)
+        gauge.set_function(lambda: float(_file_bytes(path) + _file_bytes(Path(f"{path}-wal"))))
+
+    def watch_feed(self, backlog: Callable[[], int], acked: Callable[[], int]) -> None:
+        """The floor feed's backlog (journal records not yet acknowledged) and last acknowledged seq."""
+        Gauge("tablehost_feed_backlog_records", "Journal records the floor has not acknowledged yet.",
+              registry=self.registry).set_function(lambda: float(backlog()))
+        Gauge("tablehost_feed_acked_seq", "The journal seq the floor acknowledged last.",
+              registry=self.registry).set_function(lambda: float(acked()))
+
+
+def _file_bytes(path: Path) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
