@@ -77,6 +77,9 @@ def register(groups: Any, name: str, help_text: str) -> None:
                         help="the simulated dealer waits this long before each move (to watch the display), 0-4")
     parser.add_argument("--feed", metavar="URL", help="publish the floor feed to this broker, mqtt://host:port or "
                         "mqtts://host:port (overrides the profile's [feed] broker; docs/feed.md)")
+    parser.add_argument("--metrics", metavar="HOST:PORT",
+                        help="serve Prometheus's /metrics here (default: the profile's [metrics] listen; off "
+                        "without either; 127.0.0.1 unless TLS is configured)")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="log driver detail (-vv: debug)")
     parser.set_defaults(func=run)
 
@@ -142,6 +145,7 @@ def run(args: argparse.Namespace) -> int:
         table = build_table(profile, journal_path=journal_path, seed=args.seed, rounds=args.rounds, quiet=quiet,
                             extra_outputs=(progress,) if quiet else (), capture=capture, spy_dir=args.spy,
                             replay=replay, on_replay_progress=_replay_progress(notifier), http=args.http, pace=args.pace,
+                            metrics=args.metrics,
                             stream=cast(TextIO, out))  # the outputs write and flush, all PipeOut has
         if replay is not None and not args.rounds:
             threading.Thread(target=_stop_after_replay, args=(replay, table.service), daemon=True).start()

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from firmware_host.config.profiles import Section
 
-__all__ = ["DisplayConfig", "display_config"]
+__all__ = ["DisplayConfig", "display_config", "host_names"]
 
 #: A host name as a Host header may carry it (RFC 1123 labels).
 _HOST_NAME = re.compile(r"(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*")
@@ -75,10 +75,6 @@ def display_config(section: Section, profile_path: Path) -> DisplayConfig:
     limits_section.reject_unknown()
     if (low is None) != (high is None) or (low is not None and high is not None and low > high):
         raise limits_section.error("(limits)", "give both min and max, min not above max (cents)")
-    hosts = section.strings("allowed_hosts")
-    for host in hosts:
-        if not _HOST_NAME.fullmatch(host.lower()) and not _is_address(host):
-            raise section.error("allowed_hosts", f"{host!r} is not a host name or an IP address")
     proxies = section.strings("trusted_proxies")
     for proxy in proxies:
         try:
@@ -90,12 +86,22 @@ def display_config(section: Section, profile_path: Path) -> DisplayConfig:
         tls_cert=path("tls_cert"), tls_key=path("tls_key"),
         dealer_pin_file=path("dealer_pin_file"), supervisor_pin_file=path("supervisor_pin_file"),
         limits=None if low is None else {"min": low, "max": high},
-        allowed_hosts=tuple(host.lower() for host in hosts), trusted_proxies=proxies,
+        allowed_hosts=host_names(section), trusted_proxies=proxies,
     )
     if (config.tls_cert is None) != (config.tls_key is None):
         raise section.error("tls_cert" if config.tls_cert is None else "tls_key", "give both tls_cert and tls_key")
     section.reject_unknown()
     return config
+
+
+def host_names(section: Section) -> tuple[str, ...]:
+    """A face's ``allowed_hosts``, lower case; :class:`~firmware_host.errors.ProfileError` for one
+    that is neither a host name nor an IP address."""
+    hosts = section.strings("allowed_hosts")
+    for host in hosts:
+        if not _HOST_NAME.fullmatch(host.lower()) and not _is_address(host):
+            raise section.error("allowed_hosts", f"{host!r} is not a host name or an IP address")
+    return tuple(host.lower() for host in hosts)
 
 
 def _is_address(text: str) -> bool:

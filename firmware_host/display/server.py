@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from firmware_host.web.server import ConnectionLimits, WebError, WebServer, is_loopback, parse_listen
+from firmware_host.web.server import ConnectionLimits, WebError, WebServer, check_exposure, is_loopback, parse_listen
 
 __all__ = ["DisplayServer", "parse_listen", "is_loopback", "check_listen", "DisplayError"]
 
@@ -20,16 +20,7 @@ DisplayError = WebError
 
 def check_listen(host: str, tls: tuple[Path, Path] | None, has_pins: bool) -> None:
     """Refuse a non-loopback address without TLS files and PIN files (issue 14 item 5)."""
-    if is_loopback(host):
-        return
-    missing = [what for what, ok in (("TLS certificate and key files ([display] tls_cert, tls_key)", tls is not None),
-                                     ("PIN files ([display] dealer_pin_file, supervisor_pin_file)", has_pins)) if not ok]
-    if missing:
-        raise DisplayError(f"display on {host}, which other machines can reach, needs " + " and ".join(missing)
-                           + "; or listen on 127.0.0.1")
-    for path in tls or ():
-        if not path.is_file():
-            raise DisplayError(f"display TLS file {path}: no such file")
+    check_exposure("display", host, tls, (("PIN files ([display] dealer_pin_file, supervisor_pin_file)", has_pins),))
 
 
 class DisplayServer(WebServer):

@@ -51,6 +51,12 @@ class Policy:
     hosts: frozenset[str] = frozenset()
     max_body: int = 16 * 1024
 
+    @classmethod
+    def serving(cls, host: str, names: tuple[str, ...] = ()) -> Policy:
+        """The policy of a server listening on ``host`` and reached by ``names`` as well (a
+        wildcard address names nothing)."""
+        return cls(hosts=frozenset({host.lower(), *names} - {"0.0.0.0", "::"}))
+
 
 def client_of(scope: Scope) -> str:
     """The client's address (the TCP peer, or what a trusted proxy said it forwarded for)."""

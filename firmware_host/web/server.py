@@ -30,7 +30,8 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from firmware_host.errors import TablehostError
 from firmware_host.web.logs import RateLimit, RateLimitFilter, loop_exception_handler
 
-__all__ = ["WebServer", "WebError", "ConnectionLimits", "GuardedProtocol", "parse_listen", "is_loopback"]
+__all__ = ["WebServer", "WebError", "ConnectionLimits", "GuardedProtocol", "parse_listen", "is_loopback",
+           "check_exposure"]
 
 log = logging.getLogger("tablehost.web")
 
@@ -83,6 +84,24 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def check_exposure(face: str, host: str, tls: tuple[Path, Path] | None,
+                   needs: tuple[tuple[str, bool], ...] = ()) -> None:
+    """Refuse an address other machines can reach unless TLS files (and whatever else ``needs``
+    names, ``(what, given)``) are given; refuse a TLS file that is not there.
+
+    :raises WebError: naming the face, what is missing and the way out (loopback).
+    """
+    if not is_loopback(host):
+        missing = [what for what, ok in ((f"TLS certificate and key files ([{face}] tls_cert, tls_key)",
+                                          tls is not None), *needs) if not ok]
+        if missing:
+            raise WebError(f"{face} on {host}, which other machines can reach, needs " + " and ".join(missing)
+                           + "; or listen on 127.0.0.1")
+    for path in tls or ():
+        if not path.is_file():
+            raise WebError(f"{face} TLS file {path}: no such file")
 
 
 class GuardedProtocol(H11Protocol):

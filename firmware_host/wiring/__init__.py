@@ -45,6 +45,7 @@ if TYPE_CHECKING:  # a table of real devices imports no simulator (see wiring.ba
     from sim.devices.replay import Replay
     # Off unless configured, so imported only when configured (Starlette, uvicorn, asyncio, paho):
     from firmware_host.feed.publisher import FeedPublisher
+    from firmware_host.metrics.server import MetricsServer
     from firmware_host.wiring.display import Display
 
 __all__ = ["Table", "build_table", "GameWiring", "TABLE_META"]
@@ -88,6 +89,8 @@ class Table:
     #: The web display, when an address is given (``--http`` or ``[display] listen``).
     display: Display | None = None
     feed: FeedPublisher | None = None
+    #: Prometheus's ``/metrics``, when an address is given (``--metrics`` or ``[metrics] listen``).
+    metrics: MetricsServer | None = None
 
     def start(self) -> None:
         """Start the simulators, the drivers and the simulated dealer (the service runs in the caller).
@@ -105,6 +108,8 @@ class Table:
             parts.driver.start()
         if self.display is not None:
             self.display.start()
+        if self.metrics is not None:
+            self.metrics.start()
         if self.dealer is not None:
             self.dealer.start()
         if self.feed is not None:
@@ -116,6 +121,8 @@ class Table:
             self.dealer.stop()
         if self.display is not None:
             self.display.stop()
+        if self.metrics is not None:
+            self.metrics.stop()
         for parts in self.devices:
             parts.driver.stop()
         for parts in self.devices:
@@ -148,6 +155,7 @@ def build_table(
     on_replay_progress: Callable[[int], None] | None = None,
     http: str | None = None,
     pace: float = 0.0,
+    metrics: str | None = None,
 ) -> Table:
     """Build (but do not start) the table described by ``profile``.
 
@@ -161,6 +169,8 @@ def build_table(
         replayed (see :meth:`Service.recover`).
     :param http: serve the web display on ``HOST:PORT`` (default: the profile's ``[display] listen``).
     :param pace: seconds the simulated dealer waits before each move (see ``SimDealer.pace``).
+    :param metrics: serve Prometheus's ``/metrics`` on ``HOST:PORT`` (default: the profile's
+        ``[metrics] listen``).
     """
     key = load_key(profile.hmac_key_file) if profile.hmac_key_file else None
     journal_path.parent.mkdir(parents=True, exist_ok=True)
@@ -169,6 +179,7 @@ def build_table(
         table = _build(profile, journal, seed, rounds, stream, quiet, extra_outputs, capture, spy_dir, replay,
                        on_replay_progress)
         table.display = _display(profile, table.service, journal, http)
+        table.metrics = _metrics(table, metrics)
         if table.dealer is not None:
             table.dealer.pace = pace
         return table
@@ -243,6 +254,27 @@ def _display(profile: TableProfile, service: Service, journal: Journal, http: st
     from firmware_host.wiring.display import build_display
 
     return build_display(profile, service, journal, listen)
+
+
+def _metrics(table: Table, listen: str | None) -> MetricsServer | None:
+    """``/metrics`` at ``listen`` or the profile's ``[metrics] listen``, counted by a step observer
+    of the service; without either it is off, and ``prometheus_client`` is not imported."""
+    config = table.profile.metrics
+    listen = listen or config.listen
+    if listen is None:
+        return None
+    from firmware_host.metrics.server import MetricsServer
+    from firmware_host.metrics.table import TableMetrics
+
+    counted = TableMetrics(table.profile.table_id, table.profile.game, __version__)
+    counted.watch_journal(table.journal.path)
+    feed = table.feed
+    if feed is not None:
+        journal = table.journal
+        counted.watch_feed(lambda: max(0, journal.last_seq - feed.acked), lambda: feed.acked)
+    server = MetricsServer(counted.registry, listen, config.tls, config.allowed_hosts)
+    table.service.observer = counted
+    return server
 
 
 def _feed(profile: TableProfile, journal: Journal, stream: TextIO, panel: TablePanel | None,

@@ -70,10 +70,9 @@ def build_display(profile: TableProfile, service: Service, journal: Journal, lis
     hub.rebuild((r.seq, r.at, Decision(r.type, r.data, r.round)) for r in journal.records() if r.kind == "decision")
     service.outputs.append(hub)
     credentials = Credentials(pin_files) if pin_files else None
-    hosts = frozenset({host.lower(), *config.allowed_hosts} - {"0.0.0.0", "::"})  # the Host names besides the address
     app = build_app(hub, profile.game, service.emit, credentials, _journal_refusal(journal),
                     require_login=not is_loopback(host),
-                    tiles=_tiles(profile, service), policy=Policy(hosts=hosts))
+                    tiles=_tiles(profile, service), policy=Policy.serving(host, config.allowed_hosts))
     limits = ConnectionLimits(trusted_proxies=config.trusted_proxies)
     return Display(hub, DisplayServer(app, host, port, config.tls, limits))
 

@@ -33,6 +33,7 @@ with open(out, "w") as f:
 
 #: What is off unless configured: the web display's server and the floor feed's client.
 OPTIONAL = ("starlette", "uvicorn", "anyio", "asyncio", "h11", "paho", "firmware_host.display", "firmware_host.web",
+            "prometheus_client", "firmware_host.metrics",
             "firmware_host.feed", "firmware_host.floor", "firmware_host.wiring.display", "firmware_host.wiring.feed")
 BACCARAT = ("firmware_host.rules.baccarat", "firmware_host.tables.baccarat", "firmware_host.rules.shoe_audit",
             "firmware_host.rules.shuffler", "sim.dealers.baccarat", "firmware_host.wiring.baccarat")
