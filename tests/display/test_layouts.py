@@ -273,8 +273,13 @@ def test_the_page_fits_the_screen(shown: Callable[..., Any], view: str, size: tu
     if view.endswith("-alerts"):
         alerts = page.evaluate("""[...document.querySelectorAll('#alerts .alert')].map((a) => {
             const r = a.getBoundingClientRect(), box = a.parentElement.getBoundingClientRect();
-            return r.left >= box.left - 1 && r.right <= box.right + 1 && r.top >= box.top - 1 && r.bottom <= box.bottom + 1; })""")
-        assert len(alerts) == len(ALERTS) and alerts[0], "the newest alert is not on screen"  # the rest whole or folded (above)
+            return { code: a.dataset.code, severity: a.dataset.severity,
+                     whole: r.left >= box.left - 1 && r.right <= box.right + 1 && r.top >= box.top - 1 && r.bottom <= box.bottom + 1 }; })""")
+        assert len(alerts) == len(ALERTS) and alerts[0]["whole"], "the first alert is not on screen"  # the rest whole or folded (above)
+        # Most severe first, newest first within a severity: what folds away on a small screen is
+        # never a fault behind newer warnings.
+        assert [a["code"] for a in alerts] == ["device-refused", "shoe-fault", "shoe-lost", "table-paused", "procedure",
+                                               "reading-ignored"]
     if view == "paigow-dealer-results":
         assert page.text_content("#work h2") == "Result" and page.locator("#work .plan div").count() >= 2
     if view == "baccarat-dealer":

@@ -93,9 +93,14 @@ function renderHeader(state) {
   $("#round").textContent = state.round == null ? "\u2013" : state.round;
   const lamp = $("#lamp"); lamp.dataset.colour = state.lamp; $("#lamp-word").textContent = state.lamp;
 }
+// Most severe first, then newest first: on a small screen the alerts that fold away are the
+// least severe, never a fault behind newer warnings.
+const SEVERITY_RANK = { fault: 0, attention: 1, warning: 2 };
 function renderAlerts(state) {
   const box = $("#alerts"); box.replaceChildren();
-  for (const alert of [...state.alerts].reverse()) {
+  const rank = (alert) => SEVERITY_RANK[alert.severity] ?? 1;
+  const shown = state.alerts.map((alert, age) => ({ alert, age })).sort((a, b) => rank(a.alert) - rank(b.alert) || b.age - a.age);
+  for (const { alert } of shown) {
     box.append(el("div", { class: "alert", "data-severity": alert.severity, "data-code": alert.code, text: alert.text }));
   }
   if (!state.alerts.length) box.append(el("div", { class: "legend", text: "no open alerts" }));
