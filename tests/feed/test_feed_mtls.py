@@ -106,7 +106,7 @@ def test_a_table_the_broker_refuses_for_its_certificate_plays_on_and_says_why(
 def test_a_collector_without_its_certificate_is_refused_and_says_why(
         tmp_path: Path, identity: Broker, caplog: pytest.LogCaptureFixture) -> None:
     store = FloorStore(tmp_path / "floor.sqlite")
-    collector = Collector(store, BrokerSettings(identity.url, ca_file=identity.tls.ca))
+    collector = Collector(store, BrokerSettings(identity.url, ca_file=identity.tls.ca), None)
     caplog.set_level(logging.WARNING, "tablehost.floor")
     thread = threading.Thread(target=collector.run, daemon=True)
     thread.start()
