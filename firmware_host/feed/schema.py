@@ -260,11 +260,12 @@ def _fields(message: Any, fields: tuple[str, ...], signed: bool) -> dict[str, An
         raise MessageError(f"a JSON {type(message).__name__}, not an object")
     allowed, present = set(fields) | set(SIGNATURE_FIELDS), set(message)
     missing = set(fields) - present
-    if missing or not present <= allowed or (signed and not set(SIGNATURE_FIELDS) <= present):
+    if missing or not present <= allowed:
         unknown = sorted(present - allowed)
         raise MessageError(f"fields are {_short(sorted(present))}: missing {sorted(missing)}"
-                           + (f", unknown {_short(unknown)}" if unknown else "")
-                           + (", unsigned" if signed and not set(SIGNATURE_FIELDS) <= present else ""))
+                           + (f", unknown {_short(unknown)}" if unknown else ""))
+    if signed and not set(SIGNATURE_FIELDS) <= present:
+        raise MessageError(f"unsigned: no {' and no '.join(sorted(set(SIGNATURE_FIELDS) - present))}")
     return message
 
 
