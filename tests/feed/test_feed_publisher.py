@@ -63,7 +63,10 @@ class Subscriber:
         self.client.loop_start()
 
     def last(self) -> dict[str, object] | None:
-        return json.loads(self.payloads[-1]) if self.payloads else None
+        """The last payload without its signature (the collector checks it: tests/floor/test_floor_cli.py)."""
+        if not self.payloads:
+            return None
+        return {k: v for k, v in json.loads(self.payloads[-1]).items() if k not in ("key_id", "sig")}
 
     def close(self) -> None:
         self.client.loop_stop()
