@@ -62,6 +62,8 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
                       help="every finished shoe (as `journal export --shoes`)")
     what.add_argument("--messages", action="store_const", const=None, dest="type",
                       help="every feed message, as published")
+    what.add_argument("--refused", action="store_const", const="refused", dest="type",
+                      help="the refusals kept on its topic, newest first (--table '': topics naming no known table)")
     export.set_defaults(func=run_export)
 
 
@@ -134,12 +136,17 @@ def run_status(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    """``floor export --db PATH --table ID (--rounds | --shoes | --messages)``."""
+    """``floor export --db PATH --table ID (--rounds | --shoes | --messages | --refused)``."""
+    from firmware_host.floor import store as store_module
     from firmware_host.floor.store import FloorStore
 
     store = FloorStore(args.db, read_only=True)
     unreadable = 0
     try:
+        if args.type == "refused":
+            for row in store.refusals(args.table, limit=store_module.REFUSED_KEPT_TOTAL):
+                sys.stdout.write(json.dumps(row, sort_keys=True, ensure_ascii=False) + "\n")
+            return 0
         lines = store.read(args.table) if args.type is None else store.export(args.table, args.type)
         for data in lines:
             if isinstance(data, Unreadable):

@@ -23,14 +23,15 @@ import logging
 import random
 import threading
 import time
-from typing import Any, Callable, Iterator, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol, Sequence
 
 import paho.mqtt.client as mqtt
 
 from firmware_host.feed import broker, schema
 from firmware_host.feed.cursor import FeedCursor
 from firmware_host.feed.schema import FeedState
-from firmware_host.feed.signing import Signer
+if TYPE_CHECKING:
+    from firmware_host.feed.signing import Signer
 from firmware_host.tables.decisions import Decision
 
 __all__ = ["FeedPublisher", "JournalPages"]

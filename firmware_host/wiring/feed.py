@@ -11,7 +11,6 @@ from firmware_host.config.profiles import TableProfile
 from firmware_host.feed.broker import BrokerSettings, client
 from firmware_host.feed.cursor import FeedCursor
 from firmware_host.feed.publisher import FeedPublisher
-from firmware_host.feed.signing import Signer, SigningKeyError
 from firmware_host.feed.warning import FeedTrouble, TroubleLamp
 from firmware_host.host.journal import Journal
 
@@ -31,6 +30,8 @@ def build_feed(profile: TableProfile, journal: Journal, stream: TextIO, panel: A
     settings = BrokerSettings(config.broker, config.username, config.password_file, config.ca_file,
                               config.cert_file, config.key_file, config.keepalive_s)
     client(settings, profile.table_id)  # a bad URL, secret or TLS file is an error now, not on the feed's thread
+    from firmware_host.feed.signing import Signer, SigningKeyError  # cryptography: only with a feed
+
     if config.signing_key is None:
         raise SigningKeyError("[feed] signing_key: the floor feed signs every message; give the table's key "
                               "(tablehost feed keygen ID)")

@@ -91,6 +91,9 @@ def test_floor_status_exits_1_and_counts_refusals(collector: Collector, keyed: t
     out = capsys.readouterr().out
     assert "gaps none, breaks 0, refused 1 (last: not a JSON message: NaN is not a JSON number)" in out
     assert "(topics naming no known table): refused 2" in out
+    assert main(["floor", "export", "--db", str(tmp_path / "floor.sqlite"), "--table", "", "--refused"]) == 0
+    kept = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(r["topic"], r["table"]) for r in kept] == [("elsewhere/x", ""), ("tablehost/NOBODY/events", "")]
 
 
 def test_a_flood_grows_the_refused_table_only_to_its_bounds(collector: Collector, keyed: tuple[Signer, Keyring],
