@@ -111,6 +111,8 @@ class FloorStore:
                         self._conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
             self._conn.execute("SELECT count(*) FROM messages").fetchone()
             self._signed = "key_id" in {row[1] for row in self._conn.execute("PRAGMA table_info(messages)")}
+            # A database of the first format, opened read-only, has no refusal tables: none refused then.
+            self._refusals = self._conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'refused_counts'").fetchone()
             self._kept = self._count_kept() if not read_only else None
         except sqlite3.Error as exc:
             raise FloorError(f"floor database {path}: cannot open: {exc}") from exc
@@ -264,7 +266,8 @@ class FloorStore:
                                   "'integer' ORDER BY seq DESC LIMIT 1", (table,)).fetchone()
         counts = dict(self._conn.execute("SELECT kind, count(*) FROM problems WHERE table_id = ? GROUP BY kind", (table,)))
         refused = self._conn.execute("SELECT count, last_reason FROM refused_counts WHERE table_id = ?",
-                                     (table,)).fetchone() or (0, None)
+                                     (table,)).fetchone() if self._refusals else None
+        refused = refused or (0, None)
         return TableStatus(
             table=table, last_seq=gaps[0][0] - 1 if gaps else max_seq, max_seq=max_seq,
             last_seen=_number(row[1]), lag_s=_lag(last), online=None if not status else status.get("state") == "online",
@@ -274,11 +277,15 @@ class FloorStore:
 
     def refused_unknown(self) -> int:
         """Refusals on topics naming no table the floor knows."""
+        if not self._refusals:
+            return 0
         row = self._conn.execute("SELECT count FROM refused_counts WHERE table_id = ?", (UNKNOWN_TABLE,)).fetchone()
         return int(row[0]) if row else 0
 
     def refusals(self, table: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
         """The refusals kept (of one table; ``""``: unknown tables), newest first."""
+        if not self._refusals:
+            return []
         where, args = ("WHERE table_id = ?", (table, limit)) if table is not None else ("", (limit,))
         cursor = self._conn.execute(f"SELECT table_id, topic, seq, reason, excerpt, size, at FROM refused {where} "
                                     "ORDER BY id DESC LIMIT ?", args)

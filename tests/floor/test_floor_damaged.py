@@ -85,3 +85,25 @@ def test_journal_verify_floor_reads_past_an_unreadable_record(tmp_path: Path) ->
     damage(db, "UPDATE messages SET at = 'x' WHERE seq = 3")
     status, out = verify(journal, db)
     assert status == 0 and "matches the floor" in out
+
+
+def test_a_database_of_the_first_format_is_read(tmp_path: Path) -> None:
+    """Made before refusals were kept apart and messages signed: read as it is, read-only."""
+    db = tmp_path / "old.sqlite"
+    with contextlib.closing(sqlite3.connect(db)) as conn:
+        conn.executescript("""
+            CREATE TABLE messages (table_id TEXT NOT NULL, seq INTEGER NOT NULL, journal_seq INTEGER NOT NULL,
+                journal_hash TEXT NOT NULL, at REAL, round INTEGER, type TEXT NOT NULL, data TEXT NOT NULL,
+                prev_hash TEXT NOT NULL, hash TEXT NOT NULL, received_at REAL NOT NULL,
+                PRIMARY KEY (table_id, seq)) WITHOUT ROWID;
+            CREATE TABLE tables (table_id TEXT PRIMARY KEY, status TEXT, last_seen REAL,
+                duplicates INTEGER NOT NULL DEFAULT 0);
+            CREATE TABLE problems (id INTEGER PRIMARY KEY, table_id TEXT, seq INTEGER, kind TEXT NOT NULL,
+                detail TEXT NOT NULL, topic TEXT, at REAL NOT NULL);
+            INSERT INTO tables VALUES ('T1', NULL, 1.0, 0);
+            INSERT INTO messages VALUES ('T1', 1, 1, '0', 1.0, NULL, 'journal_opened', '{}', '0', '1', 2.0);
+        """)
+    status, out, _ = cli("floor", "status", "--db", str(db))
+    assert status == 0 and "T1: no status, last seq 1 (of 1)" in out and "refused 0" in out
+    status, out, _ = cli("floor", "export", "--db", str(db), "--table", "T1", "--messages")
+    assert status == 0 and '"type": "journal_opened"' in out and "key_id" not in out
