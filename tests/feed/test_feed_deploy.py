@@ -74,3 +74,13 @@ def test_the_acl_confines_each_table_to_its_own_id_and_lets_the_collector_only_r
     assert ["pattern", "write", "tablehost/%u/events"] in rules and ["pattern", "write", "tablehost/%u/status"] in rules
     collector = rules[rules.index(["user", "tablehost-floor"]) + 1:]
     assert collector == [["topic", "read", "tablehost/+/events"], ["topic", "read", "tablehost/+/status"]]
+
+
+def test_the_broker_drops_a_packet_the_collector_would_refuse_unread() -> None:
+    # Issue 20: the collector refuses payloads over MAX_PAYLOAD; the broker's max_packet_size
+    # disconnects the sender first, leaving room only for the topic and the packet's headers.
+    from firmware_host.feed.schema import MAX_PAYLOAD
+
+    text = (DEPLOY / "tablehost.conf").read_text()
+    limit = next(int(line.split()[1]) for line in text.splitlines() if line.startswith("max_packet_size "))
+    assert MAX_PAYLOAD < limit <= MAX_PAYLOAD + 4096
