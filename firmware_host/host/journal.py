@@ -387,6 +387,9 @@ class Journal:
         writer_lock = _lock_for_writing(path)
         existed = path.exists()  # a journal is made only where no file is (issue 20 item 5)
         try:
+            if existed and path.is_file() and path.stat().st_size == 0:  # before SQLite writes a header into it
+                raise JournalError(f"journal {path}: not a tablehost journal (an empty file, 0 bytes); move it "
+                                   "away to start a new journal there")
             conn = _connect(path, read_only=False)
         except BaseException:
             os.close(writer_lock)
@@ -395,8 +398,8 @@ class Journal:
             conn.execute("BEGIN IMMEDIATE")
             if not _has_records_table(conn, path):
                 if existed:
-                    raise JournalError(f"journal {path}: not a tablehost journal ({_what_is(path)}); move it away "
-                                       "to start a new journal there")
+                    raise JournalError(f"journal {path}: not a tablehost journal (a file with no journal in it); "
+                                       "move it away to start a new journal there")
                 conn.execute(_SCHEMA)
                 conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
                 genesis = {"format": FORMAT, "keyed": hmac_key is not None,
@@ -760,15 +763,6 @@ class VerifyReport:
             return f"NOT VERIFIED: {self.problem}: {self.detail} (chain of {self.records_checked} records intact; {chain})"
         return (f"BROKEN at record {self.broken_seq}: {self.problem}: {self.detail} "
                 f"({self.records_checked} records intact before it; {chain})")
-
-
-def _what_is(path: pathlib.Path) -> str:
-    """What a file that holds no journal is, for a refusal: empty, or how big."""
-    try:
-        size = path.stat().st_size
-    except OSError:
-        return "unreadable"
-    return "an empty file, 0 bytes" if size == 0 else f"a file of {size} bytes with no journal in it"
 
 
 class _Finding(NamedTuple):
