@@ -225,7 +225,7 @@ class TableController:
                     raise
                 log.exception("%s failed; refused", self.describe(event))
                 self._refused(event, "command-failed", f"{self.describe(event)}: failed ({type(exc).__name__}: "
-                              f"{quoted(str(exc))}); nothing was applied", made)
+                              f"{quoted(str(exc))}); refused, its decisions dropped", made)
         self.after_game_event()
         self._emit_prompt()
         self._refresh_lamp()

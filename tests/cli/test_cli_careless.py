@@ -18,9 +18,9 @@ import pytest
 
 from firmware_host.cli import main
 from tests.support.journals_010 import JOURNALS, copy_journal
-from tests.support.paths import REPO_ROOT
+from tests.support.paths import REPO
 
-PROFILE = str(REPO_ROOT / "hardware-profiles" / "tables" / "sim-baccarat.toml")
+PROFILE = str(REPO / "hardware-profiles" / "tables" / "sim-baccarat.toml")
 FIVE_THOUSAND_DIGITS = "9" * 5000
 
 
