@@ -14,10 +14,13 @@ import argparse
 import math
 import os
 from pathlib import Path
-from typing import Callable
+from typing import Callable, TypeVar
 
-__all__ = ["count", "directory_to_fill", "directory_to_read", "file_to_read", "file_to_write", "port", "positive_number",
+__all__ = ["directory_to_fill", "directory_to_read", "file_to_read", "file_to_write", "port", "positive_number",
            "short_text"]
+
+
+_N = TypeVar("_N", int, float)
 
 
 def _refuse(text: str, why: str) -> argparse.ArgumentTypeError:
@@ -82,12 +85,16 @@ def directory_to_fill(text: str) -> Path:
     return path
 
 
+def _parsed(text: str, parse: Callable[[str], _N], what: str) -> _N:
+    try:
+        return parse(text)
+    except ValueError:
+        raise _refuse(text, f"not {what}") from None
+
+
 def positive_number(text: str) -> float:
     """A finite number above zero."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise _refuse(text, "not a number") from None
+    value = _parsed(text, float, "a number")
     if not math.isfinite(value) or value <= 0:
         raise _refuse(text, "must be a number above 0")
     return value
@@ -95,10 +102,7 @@ def positive_number(text: str) -> float:
 
 def port(text: str) -> int:
     """A TCP port, 0 (any free one) to 65535."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise _refuse(text, "not a port number") from None
+    value = _parsed(text, int, "a port number")
     if not 0 <= value <= 65535:
         raise _refuse(text, "a port is 0 to 65535")
     return value
@@ -113,14 +117,3 @@ def short_text(longest: int) -> Callable[[str], str]:
         return text
 
     return check
-
-
-def count(text: str) -> int:
-    """A whole number above zero."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise _refuse(text, "not a whole number") from None
-    if value <= 0:
-        raise _refuse(text, "must be a whole number above 0")
-    return value
