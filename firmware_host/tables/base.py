@@ -196,9 +196,11 @@ class TableController:
         any other exception is refused too (code ``command-failed``), never fatal: the handlers
         check every argument before they change anything (the games' argument checks run before
         dispatch, :mod:`~firmware_host.tables.arguments`, and each handler checks its rules
-        before it acts), so a refused input leaves the table as it was, and the decisions the
-        handler made before it failed are dropped. The controller being deterministic, a replay
-        refuses the same input the same way.
+        before it acts), so a refused input leaves the table as it was. A deliberate refusal
+        keeps what the handler decided before it (a shuffler batch whose deck clock ran out is
+        retired even though the shoe is refused, § 541.3(c)); after an unexpected exception the
+        handler's decisions are dropped. The controller being deterministic, a replay refuses the
+        same input the same way.
 
         Then :meth:`after_game_event`, and the prompt and the lamp are decided again if they changed.
         """
@@ -207,7 +209,7 @@ class TableController:
             self._alert("unknown-event", f"{event.device}: {type(event).__name__} means nothing at a "
                         f"{self.game_title} table", "warning")
         else:
-            made = len(self._out)
+            made = len(self._out)  # what the handler decides from here is dropped if it fails
             try:
                 if registered is not None:
                     registered(event)
@@ -215,17 +217,18 @@ class TableController:
                     handler(self, event)
             except MachineError:
                 self._refused(event, "wrong-state", f"{self.describe(event)}: not possible while "
-                              f"{self.state.replace('_', ' ')}", made)
+                              f"{self.state.replace('_', ' ')}")
             except Refused as exc:
-                self._refused(event, exc.code, exc.text, made)
+                self._refused(event, exc.code, exc.text)
             except RulesError as exc:
-                self._refused(event, "refused-input", f"{self.describe(event)}: {exc}", made)
+                self._refused(event, "refused-input", f"{self.describe(event)}: {exc}")
             except Exception as exc:
                 if not isinstance(event, CONSOLE_INPUTS):
                     raise
                 log.exception("%s failed; refused", self.describe(event))
+                del self._out[made:]
                 self._refused(event, "command-failed", f"{self.describe(event)}: failed ({type(exc).__name__}: "
-                              f"{quoted(str(exc))}); refused, its decisions dropped", made)
+                              f"{quoted(str(exc))}); refused, its decisions dropped")
         self.after_game_event()
         self._emit_prompt()
         self._refresh_lamp()
@@ -234,10 +237,9 @@ class TableController:
         """Refuse the input being applied: raise :class:`Refused` (``text`` names the input)."""
         raise Refused(code, text)
 
-    def _refused(self, event: DeviceEvent, code: str, text: str, made: int) -> None:
+    def _refused(self, event: DeviceEvent, code: str, text: str) -> None:
         """Decide a refusal: a ``refused`` decision (journaled: what was refused and why), then
-        the ``alert`` the dealer sees; decisions the handler made from ``made`` on are dropped."""
-        del self._out[made:]
+        the ``alert`` the dealer sees."""
         if len(text) > REASON_LONGEST:
             text = text[:REASON_LONGEST - 3] + "..."
         command = named(event.command) if isinstance(event, DealerCommand) else None
