@@ -70,11 +70,12 @@ class Refused(RulesError):
 
     :param code: the alert's code (``wrong-state``, ``table-paused``...).
     :param text: the whole alert text (it names the input itself).
+    :param severity: the alert's severity.
     """
 
-    def __init__(self, code: str, text: str) -> None:
+    def __init__(self, code: str, text: str, severity: str = "warning") -> None:
         super().__init__(text)
-        self.code, self.text = code, text
+        self.code, self.text, self.severity = code, text, severity
 
 
 class DeviceHealth:
@@ -219,7 +220,7 @@ class TableController:
                 self._refused(event, "wrong-state", f"{self.describe(event)}: not possible while "
                               f"{self.state.replace('_', ' ')}")
             except Refused as exc:
-                self._refused(event, exc.code, exc.text)
+                self._refused(event, exc.code, exc.text, exc.severity)
             except RulesError as exc:
                 self._refused(event, "refused-input", f"{self.describe(event)}: {exc}")
             except Exception as exc:
@@ -233,11 +234,11 @@ class TableController:
         self._emit_prompt()
         self._refresh_lamp()
 
-    def refuse(self, code: str, text: str) -> NoReturn:
+    def refuse(self, code: str, text: str, severity: str = "warning") -> NoReturn:
         """Refuse the input being applied: raise :class:`Refused` (``text`` names the input)."""
-        raise Refused(code, text)
+        raise Refused(code, text, severity)
 
-    def _refused(self, event: DeviceEvent, code: str, text: str) -> None:
+    def _refused(self, event: DeviceEvent, code: str, text: str, severity: str = "warning") -> None:
         """Decide a refusal: a ``refused`` decision (journaled: what was refused and why), then
         the ``alert`` the dealer sees."""
         if len(text) > REASON_LONGEST:
@@ -245,7 +246,7 @@ class TableController:
         command = named(event.command) if isinstance(event, DealerCommand) else None
         self.decide("refused", {"input": type(event).__name__, "command": command, "code": code, "reason": text},
                     self._round_number())
-        self._alert(code, text, "warning")
+        self._alert(code, text, severity)
 
     def after_game_event(self) -> None:
         """Hook: called after every game event is applied, before the prompt and the lamp."""
