@@ -408,6 +408,8 @@ def _lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                         raise CaptureError(f"{path}:{number}: not a JSON line: {exc}") from None
     except OSError as exc:
         raise CaptureError(f"{path}: cannot be read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise CaptureError(f"{path}: not a tablehost capture: not UTF-8 text (byte {exc.start})") from None
 
 
 def read_capture(path: str | Path) -> Capture:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NoReturn, Sequence
 
 from firmware_host import __version__
 
@@ -103,6 +103,11 @@ class Parser(argparse.ArgumentParser):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.register("action", "parsers", LazyCommands)
+
+    def error(self, message: str) -> NoReturn:
+        """A usage error: one line on stderr naming the argument and why, and exit status 2
+        (argparse would print the usage first; ``--help`` shows it)."""
+        self.exit(EXIT_ERROR, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def register_all(subparsers: Any, entries: Sequence[tuple[str, str, str]]) -> None:

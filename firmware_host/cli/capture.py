@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from drivers.capture import RX, TX, CaptureWriter
+from firmware_host.cli import checks
 from drivers.events import DeviceEvent, to_record
 from firmware_host.errors import TablehostError
 from firmware_host.config.profiles import DeviceSlot, load_table
@@ -33,22 +34,12 @@ __all__ = ["register", "run_capture"]
 def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> None:  # type: ignore[type-arg]
     """Add ``tablehost capture``."""
     parser = groups.add_parser(name, help=help_text, description=__doc__.splitlines()[0])
-    parser.add_argument("--profile", required=True, type=Path, help="table profile whose devices to record")
-    parser.add_argument("--out", required=True, type=Path, help="capture file to write (JSON lines)")
-    parser.add_argument("--seconds", type=_positive, help="stop after this many seconds (default: Ctrl-C)")
+    parser.add_argument("--profile", required=True, type=checks.file_to_read, help="table profile whose devices to record")
+    parser.add_argument("--out", required=True, type=checks.file_to_write, help="capture file to write (JSON lines)")
+    parser.add_argument("--seconds", type=checks.positive_number, help="stop after this many seconds (default: Ctrl-C)")
     parser.add_argument("--device", action="append", metavar="NAME",
                         help="record only this device of the profile (repeatable; default: all)")
     parser.set_defaults(func=run_capture)
-
-
-def _positive(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"{text} is not a positive number of seconds")
-    return value
 
 
 def _printer(started: float) -> Any:

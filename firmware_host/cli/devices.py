@@ -29,6 +29,7 @@ import usb.core
 import usb.util
 
 from drivers.device import Identity
+from firmware_host.cli import checks
 from drivers.errors import DriverError
 from drivers.shuffler import read_identity
 from drivers.usb import UsbTransport, UsbUnavailable, default_backend
@@ -50,7 +51,7 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
     parser = groups.add_parser(name, help=help_text, description=__doc__.splitlines()[0])
     parser.add_argument("--sim", action="store_true", help="also list a simulated shuffler (no hardware needed)")
     parser.add_argument("--json", action="store_true", help="one JSON object instead of readable lines")
-    parser.add_argument("--devices-dir", type=Path, default=None, metavar="DIR",
+    parser.add_argument("--devices-dir", type=checks.directory_to_read, default=None, metavar="DIR",
                         help="device models to recognise devices by (default: hardware-profiles/devices "
                              "of this checkout, else /etc/tablehost/devices)")
     parser.set_defaults(func=run_devices)

@@ -69,12 +69,7 @@ def run_verify(args: argparse.Namespace) -> int:
         if args.deep and (status := run_deep(args)) != 0:
             return status
         return 0 if not args.floor else floor_audit(args.path, args.floor, args.table)
-    if report.broken_seq is None:
-        print(f"{args.path}: NOT VERIFIED: {report.problem}: {report.detail} "
-              f"(chain of {report.records_checked} records intact; {chain})")
-    else:
-        print(f"{args.path}: BROKEN at record {report.broken_seq}: {report.problem}: {report.detail} "
-              f"({report.records_checked} records intact before it; {chain})")
+    print(f"{args.path}: {report.finding()}")
     if report.record is not None:
         print(json.dumps(report.record.to_json(), sort_keys=True, ensure_ascii=False))
     return EXIT_BROKEN

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from firmware_host.cli import register_all
+from firmware_host.cli import checks, register_all
 from firmware_host.rules.paigow_dice.bank import BankRound, check_cut
 from firmware_host.rules.paigow_dice.delivery import STYLES, Cut, DeliveryPlan, delivery_plan
 from firmware_host.rules.paigow_dice.dice import parse_dice, total
@@ -34,10 +34,10 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
 
     start = commands.add_parser("start", help="dice total, starting position and delivery plan",
                                 description="Dice total, starting position and delivery plan of one round.")
-    start.add_argument("--dice", required=True, metavar="A,B,C", help="the three faces, e.g. 3,5,1")
-    start.add_argument("--bank-seat", metavar="K", help="betting position 1-6 of a player bank (§ 535.11(j))")
+    start.add_argument("--dice", required=True, type=checks.short_text(20), metavar="A,B,C", help="the three faces, e.g. 3,5,1")
+    start.add_argument("--bank-seat", type=checks.short_text(20), metavar="K", help="betting position 1-6 of a player bank (§ 535.11(j))")
     start.add_argument("--style", default="standard", metavar="NAME", help=f"delivery style: {', '.join(STYLES)}")
-    start.add_argument("--cut", metavar="CUT",
+    start.add_argument("--cut", type=checks.short_text(40), metavar="CUT",
                        help="the player bank's cut (§ 535.11(g)): N moves the N stacks on the dealer's right "
                             "to the left end; or right=A-B, left=A-B, right=A-B,left=C-D (stacks from the right)")
     start.add_argument("--json", action="store_true", help="one JSON object instead of a table")

@@ -17,6 +17,10 @@ _CELL = {"banker": "B", "player": "P"}
 _MARK = {"red": "R", "blue": "b"}
 
 
+#: The longest line read as a round (a round of ``journal export --rounds`` is about 2 KB).
+LINE_LONGEST = 64 * 1024
+
+
 def read_outcomes(lines: Iterable[str]) -> Iterator[tuple[int, Outcome | None | str]]:
     """``(line number, outcome)`` per non-blank line: an :class:`Outcome`, None for a void round,
     or the reason the line is not a round (a ``str``)."""
@@ -27,9 +31,12 @@ def read_outcomes(lines: Iterable[str]) -> Iterator[tuple[int, Outcome | None | 
         if text.lower() in WORDS:
             yield number, Outcome(text.lower())
             continue
+        if len(text) > LINE_LONGEST:
+            yield number, f"{len(text)} characters: a round is at most {LINE_LONGEST}"
+            continue
         try:
             data = json.loads(text)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError, ValueError):  # a number too long to read, nesting too deep
             yield number, f"not JSON and not one of {', '.join(WORDS)}: {text[:40]!r}"
             continue
         if not isinstance(data, dict):

@@ -34,6 +34,7 @@ from firmware_host.tables.decisions import Decision
 from firmware_host.config.feed import FeedConfig
 from firmware_host.cli.pipes import EXIT_CLOSED_PIPE, PipeOut, stdout_is_journal
 from firmware_host.config.profiles import load_table
+from firmware_host.cli import checks
 from firmware_host.host.systemd import Notifier
 from firmware_host.wiring import build_table
 
@@ -58,18 +59,18 @@ STARTUP_EXTENSION_S = 30.0
 def register(groups: Any, name: str, help_text: str) -> None:
     """Add ``tablehost run``."""
     parser = groups.add_parser(name, help=help_text, description=__doc__)
-    parser.add_argument("--profile", required=True, type=Path, help="table profile (hardware-profiles/tables/*.toml)")
+    parser.add_argument("--profile", required=True, type=checks.file_to_read, help="table profile (hardware-profiles/tables/*.toml)")
     parser.add_argument("--rounds", type=_positive, help="stop once the journal holds this many finished rounds")
     parser.add_argument("--seed", type=int, default=0, help="seed of the simulated devices and dealer (default 0)")
-    parser.add_argument("--journal", type=Path, help="journal path (default: the profile's, else run/journal.sqlite)")
+    parser.add_argument("--journal", type=checks.file_to_write, help="journal path (default: the profile's, else run/journal.sqlite)")
     parser.add_argument("--quiet", action="store_true", help="show progress lines instead of every prompt")
-    parser.add_argument("--replay", type=Path, metavar="CAPTURE",
+    parser.add_argument("--replay", type=checks.file_to_read, metavar="CAPTURE",
                         help="play this capture's devices, serial and USB (and the dealer's actions), instead of "
                         "their ports or simulators")
-    parser.add_argument("--speed", type=float, default=None,
+    parser.add_argument("--speed", type=checks.positive_number, default=None,
                         help="replay speed: 1.0 the captured timing, 2.0 twice as fast (default: as fast as possible)")
-    parser.add_argument("--capture", type=Path, metavar="FILE", help="record every device's traffic and every input")
-    parser.add_argument("--spy", type=Path, metavar="DIR", help="hexdump every serial device's bytes to DIR/<device>.spy")
+    parser.add_argument("--capture", type=checks.file_to_write, metavar="FILE", help="record every device's traffic and every input")
+    parser.add_argument("--spy", type=checks.directory_to_fill, metavar="DIR", help="hexdump every serial device's bytes to DIR/<device>.spy")
     parser.add_argument("--http", metavar="HOST:PORT",
                         help="serve the dealer display and the scoreboard here (default: the profile's [display] "
                         "listen; off without either; 127.0.0.1 unless TLS and PIN files are configured)")
@@ -85,7 +86,10 @@ def register(groups: Any, name: str, help_text: str) -> None:
 
 
 def _positive(text: str) -> int:
-    value = int(text)
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of rounds") from None
     if value <= 0:
         raise argparse.ArgumentTypeError(f"{text} is not a positive number of rounds")
     return value
@@ -96,7 +100,10 @@ MAX_PACE_S = 4.0
 
 
 def _pace(text: str) -> float:
-    value = float(text)
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
     if not 0 <= value <= MAX_PACE_S:
         raise argparse.ArgumentTypeError(f"{text}: a pace is 0 to {MAX_PACE_S:g} seconds")
     return value

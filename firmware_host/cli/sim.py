@@ -12,7 +12,7 @@ import sys
 import threading
 from typing import Callable
 
-from firmware_host.cli import register_all
+from firmware_host.cli import checks, register_all
 
 #: (sub-command, help, module with ``register``), in the order ``--help`` lists them.
 DEVICES: tuple[tuple[str, str, str], ...] = (
@@ -33,11 +33,11 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
 def add_common_options(parser: argparse.ArgumentParser) -> None:
     """``--seed``, ``--socket``, ``--faults``, ``--auto``: the options every device sim takes."""
     parser.add_argument("--seed", type=int, default=0, metavar="S", help="seed of everything random (default 0)")
-    parser.add_argument("--socket", type=int, default=None, metavar="PORT",
+    parser.add_argument("--socket", type=checks.port, default=None, metavar="PORT",
                         help="listen on TCP 127.0.0.1:PORT (0: any free port) instead of a pseudo-terminal")
     parser.add_argument("--faults", default=None, metavar="NAME=P,...",
                         help="faults to inject, e.g. corrupt_byte=0.05,drop_frame=0.02,disconnect=0.01")
-    parser.add_argument("--auto", type=float, default=None, metavar="SECONDS",
+    parser.add_argument("--auto", type=checks.positive_number, default=None, metavar="SECONDS",
                         help="act by itself every SECONDS instead of waiting for Enter (no keys are read)")
 
 

@@ -154,6 +154,8 @@ def _read_toml(path: Path) -> Section:
         raise ProfileError(path, "(file)", f"cannot be read: {exc.strerror}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ProfileError(path, "(syntax)", f"not valid TOML: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ProfileError(path, "(syntax)", f"not valid TOML: not UTF-8 text (byte {exc.start})") from None
 
 
 @dataclasses.dataclass(frozen=True)

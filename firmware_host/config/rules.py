@@ -98,6 +98,8 @@ def _house_way_table(value: object, source: object) -> Mapping[HouseWayKey, Sett
         raise ProfileError(source, f"rules.{HOUSE_WAY_KEY}", f"cannot read {path}: {exc.strerror}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ProfileError(path, "(syntax)", f"not valid TOML: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ProfileError(path, "(syntax)", f"not valid TOML: not UTF-8 text (byte {exc.start})") from None
     try:
         return parse_house_way_table(compile_house_way(document).table)
     except RulesError as exc:

@@ -385,7 +385,11 @@ class Journal:
 
         path = pathlib.Path(path)
         writer_lock = _lock_for_writing(path)
+        existed = path.exists()  # a journal is made only where no file is (issue 20 item 5)
         try:
+            if existed and path.is_file() and path.stat().st_size == 0:  # before SQLite writes a header into it
+                raise JournalError(f"journal {path}: not a tablehost journal (an empty file, 0 bytes); move it "
+                                   "away to start a new journal there")
             conn = _connect(path, read_only=False)
         except BaseException:
             os.close(writer_lock)
@@ -393,6 +397,9 @@ class Journal:
         try:
             conn.execute("BEGIN IMMEDIATE")
             if not _has_records_table(conn, path):
+                if existed:
+                    raise JournalError(f"journal {path}: not a tablehost journal (a file with no journal in it); "
+                                       "move it away to start a new journal there")
                 conn.execute(_SCHEMA)
                 conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
                 genesis = {"format": FORMAT, "keyed": hmac_key is not None,
@@ -400,8 +407,12 @@ class Journal:
                 conn.execute(_INSERT, _seal(1, "meta", GENESIS_TYPE, time.time(), None,
                                             canonical_json(genesis, "genesis"), GENESIS_PREV_HASH, hmac_key))
             conn.execute("COMMIT")
-            journal = cls._check_tail(conn, path, hmac_key)
+            journal = cls._check_ends(conn, path, hmac_key)
             segments.finish_rotation(path, journal.segment_number, journal.first_record.hash)
+            report = _verify_chain(conn, hmac_key)
+            if not report.ok:
+                raise JournalError(f"journal {path}: {report.finding()}; it must not be appended to: "
+                                   "run tablehost journal verify")
         except sqlite3.Error as exc:
             conn.close()
             os.close(writer_lock)
@@ -414,8 +425,9 @@ class Journal:
         return journal
 
     @classmethod
-    def _check_tail(cls, conn: sqlite3.Connection, path: pathlib.Path, key: bytes | None) -> Journal:
-        """Check key and last record, then build the :class:`Journal`."""
+    def _check_ends(cls, conn: sqlite3.Connection, path: pathlib.Path, key: bytes | None) -> Journal:
+        """Check the first record and the key, read the last record, then build the :class:`Journal`
+        (:meth:`open` then checks the whole chain of the file, :func:`_verify_chain`)."""
         first = conn.execute(f"SELECT {_COLUMNS} FROM records ORDER BY seq LIMIT 1").fetchone()
         first_record = Record.from_row(first) if first is not None else None
         if first_record is None or (first_record.seq != 1 and segment_info(first_record) is None):
@@ -424,14 +436,7 @@ class Journal:
         given_id = key_id(key) if key is not None else None
         if recorded_id != given_id:
             raise JournalError(f"journal {path}: " + _key_mismatch(recorded_id, given_id))
-        tail = conn.execute(f"SELECT {_COLUMNS} FROM records ORDER BY seq DESC LIMIT 2").fetchall()
-        last = tail[0]
-        before = tail[1] if len(tail) > 1 else None
-        found = _check_row(last, expected_seq=before[0] + 1 if before else first_record.seq,
-                           prev_hash=before[7] if before else first_record.prev_hash, key=key, keyed=key is not None)
-        if found is not None:
-            raise JournalError(f"journal {path}: last record {last[0]} is broken ({found.problem}: {found.detail}); "
-                               f"it must not be appended to: run tablehost journal verify")
+        last = conn.execute(f"SELECT {_COLUMNS} FROM records ORDER BY seq DESC LIMIT 1").fetchone()
         (last_round,) = conn.execute("SELECT max(round) FROM records").fetchone()
         journal = cls(conn, path, key, last[0], last[7], last_round)
         journal._first = first_record
@@ -747,6 +752,17 @@ class VerifyReport:
     first_seq: int = 1
     #: The segments checked, oldest first (one for a journal never rotated): see :mod:`.segments`.
     segments: tuple[Any, ...] = ()
+
+
+    def finding(self) -> str:
+        """What is wrong, in the words ``tablehost journal verify`` prints (one line; '' when ok)."""
+        chain = f"keyed, key id {self.key_id}" if self.keyed else "unkeyed"
+        if self.ok:
+            return ""
+        if self.broken_seq is None:
+            return f"NOT VERIFIED: {self.problem}: {self.detail} (chain of {self.records_checked} records intact; {chain})"
+        return (f"BROKEN at record {self.broken_seq}: {self.problem}: {self.detail} "
+                f"({self.records_checked} records intact before it; {chain})")
 
 
 class _Finding(NamedTuple):

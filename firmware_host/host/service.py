@@ -47,6 +47,10 @@ REPLAY_PROGRESS_EVERY = 1000
 #: Decision types that only show people what to do next: a new version may word or order
 #: them differently without changing anything the table decided.
 PRESENTATION = frozenset({"prompt", "lamp"})
+#: Decision types that record what the other decisions of the step already bind, and that an
+#: earlier version did not make: a ``refused`` decision (issue 20 item 3) sits beside the alert
+#: that was the refusal's only record before.
+RECORDS = frozenset({"refused"})
 #: The key of a decision's words for people (an alert's, an announcement's).
 TEXT = "text"
 #: Steps before a rotation that failed (I/O, or its archive name taken) is tried again.
@@ -343,7 +347,7 @@ def binding(decisions: Sequence[Decision]) -> list[Decision]:
     """What in a step's decisions binds the table: everything but :data:`PRESENTATION`
     decisions and the words (``text``) of the others."""
     return [Decision(d.type, {k: v for k, v in d.data.items() if k != TEXT}, d.round)
-            for d in decisions if d.type not in PRESENTATION]
+            for d in decisions if d.type not in PRESENTATION and d.type not in RECORDS]
 
 
 def _types(decisions: Sequence[Decision]) -> str:

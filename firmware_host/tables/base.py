@@ -24,7 +24,8 @@ It also holds the plumbing every game controller needs around its rules:
 - **dispatch** — :meth:`TableController.on_game_event` hands each event to the game's
   handler for its class (:attr:`~TableController._HANDLERS`, or one a collaborator
   registered with :meth:`TableController.register`) and turns a trigger the machine
-  refuses (``MachineError``) or input the rules refuse (``RulesError``) into an ``alert``;
+  refuses (``MachineError``) or input the rules refuse (``RulesError``, :class:`Refused`) into
+  a ``refused`` decision and an ``alert`` (:meth:`TableController.on_game_event`);
 - **the prompt** — a ``prompt`` decision is made only when :meth:`TableController.prompt`
   changes, and after every event or device change;
 - **the lamp** — a ``lamp`` decision is made only when :meth:`TableController.lamp_colour`
@@ -38,7 +39,8 @@ Game controllers subclass it, declare their machine and handlers, and implement
 
 from __future__ import annotations
 
-from typing import Any, Callable, ClassVar, Collection, Mapping
+import logging
+from typing import Any, Callable, ClassVar, Collection, Mapping, NoReturn
 
 from transitions import Machine, MachineError
 
@@ -50,8 +52,30 @@ from firmware_host.tables.decisions import Decision
 from firmware_host.errors import RulesError
 from firmware_host.rules.devices import ApprovedIdentities
 from firmware_host.rules.options import in_key_order
+from firmware_host.tables.arguments import named, quoted
 
-__all__ = ["TableController", "DeviceHealth"]
+__all__ = ["CONSOLE_INPUTS", "REASON_LONGEST", "Refused", "TableController", "DeviceHealth"]
+
+log = logging.getLogger("tablehost.controller")
+
+#: Inputs from the dealer's console, buttons and display: a hostile peer may send anything in
+#: them, so an unexpected exception while applying one is a refusal, never fatal.
+CONSOLE_INPUTS = (DealerCommand, WagerPlaced)
+#: The longest reason a ``refused`` decision (and its alert) carries.
+REASON_LONGEST = 300
+
+
+class Refused(RulesError):
+    """An input the table refuses, with its alert code (:meth:`TableController.refuse`).
+
+    :param code: the alert's code (``wrong-state``, ``table-paused``...).
+    :param text: the whole alert text (it names the input itself).
+    :param severity: the alert's severity.
+    """
+
+    def __init__(self, code: str, text: str, severity: str = "warning") -> None:
+        super().__init__(text)
+        self.code, self.text, self.severity = code, text, severity
 
 
 class DeviceHealth:
@@ -166,7 +190,18 @@ class TableController:
         return self._out
 
     def on_game_event(self, event: DeviceEvent) -> None:
-        """Apply an event with the game's handler for its class; every refusal becomes an alert.
+        """Apply an event with the game's handler for its class; every refusal is decided by :meth:`_refused`.
+
+        A refusal is the handler's :class:`Refused`, ``RulesError`` or ``MachineError`` (a
+        trigger the machine refuses in this state). At a console input (:data:`CONSOLE_INPUTS`)
+        any other exception is refused too (code ``command-failed``), never fatal: the handlers
+        check every argument before they change anything (the games' argument checks run before
+        dispatch, :mod:`~firmware_host.tables.arguments`, and each handler checks its rules
+        before it acts), so a refused input leaves the table as it was. A deliberate refusal
+        keeps what the handler decided before it (a shuffler batch whose deck clock ran out is
+        retired even though the shoe is refused, § 541.3(c)); after an unexpected exception the
+        handler's decisions are dropped. The controller being deterministic, a replay refuses the
+        same input the same way.
 
         Then :meth:`after_game_event`, and the prompt and the lamp are decided again if they changed.
         """
@@ -175,19 +210,43 @@ class TableController:
             self._alert("unknown-event", f"{event.device}: {type(event).__name__} means nothing at a "
                         f"{self.game_title} table", "warning")
         else:
+            made = len(self._out)  # what the handler decides from here is dropped if it fails
             try:
                 if registered is not None:
                     registered(event)
                 elif handler is not None:
                     handler(self, event)
             except MachineError:
-                self._alert("wrong-state", f"{self.describe(event)}: not possible while "
-                            f"{self.state.replace('_', ' ')}", "warning")
+                self._refused(event, "wrong-state", f"{self.describe(event)}: not possible while "
+                              f"{self.state.replace('_', ' ')}")
+            except Refused as exc:
+                self._refused(event, exc.code, exc.text, exc.severity)
             except RulesError as exc:
-                self._alert("refused-input", f"{self.describe(event)}: {exc}", "warning")
+                self._refused(event, "refused-input", f"{self.describe(event)}: {exc}")
+            except Exception as exc:
+                if not isinstance(event, CONSOLE_INPUTS):
+                    raise
+                log.exception("%s failed; refused", self.describe(event))
+                del self._out[made:]
+                self._refused(event, "command-failed", f"{self.describe(event)}: failed ({type(exc).__name__}: "
+                              f"{quoted(str(exc))}); refused, its decisions dropped")
         self.after_game_event()
         self._emit_prompt()
         self._refresh_lamp()
+
+    def refuse(self, code: str, text: str, severity: str = "warning") -> NoReturn:
+        """Refuse the input being applied: raise :class:`Refused` (``text`` names the input)."""
+        raise Refused(code, text, severity)
+
+    def _refused(self, event: DeviceEvent, code: str, text: str, severity: str = "warning") -> None:
+        """Decide a refusal: a ``refused`` decision (journaled: what was refused and why), then
+        the ``alert`` the dealer sees."""
+        if len(text) > REASON_LONGEST:
+            text = text[:REASON_LONGEST - 3] + "..."
+        command = named(event.command) if isinstance(event, DealerCommand) else None
+        self.decide("refused", {"input": type(event).__name__, "command": command, "code": code, "reason": text},
+                    self._round_number())
+        self._alert(code, text, severity)
 
     def after_game_event(self) -> None:
         """Hook: called after every game event is applied, before the prompt and the lamp."""
@@ -218,9 +277,9 @@ class TableController:
     def describe(self, event: DeviceEvent) -> str:
         """The event as an alert names it (``dealer command no_more_bets``, ``wager at seat 3``)."""
         if isinstance(event, DealerCommand):
-            return f"dealer command {event.command}"
+            return f"dealer command {named(event.command)}"
         if isinstance(event, WagerPlaced):
-            return f"wager at seat {event.seat}"
+            return f"wager at seat {quoted(event.seat)}"
         return f"{event.device}: {type(event).__name__}"
 
     # -- helpers for subclasses ---------------------------------------------------------

@@ -59,4 +59,4 @@ def test_unknown_device_and_bad_seconds_are_clear_errors(tmp_path: Path, capsys:
     assert "no device dice (it has: shoe)" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["capture", "--profile", str(profile), "--out", str(tmp_path / "x"), "--seconds", "-1"])
-    assert "not a positive number of seconds" in capsys.readouterr().err
+    assert "--seconds: -1: must be a number above 0" in capsys.readouterr().err

@@ -50,9 +50,9 @@ from transitions import Machine
 from drivers.events import DeviceEvent
 from drivers.events.lifecycle import DeviceIdentified, DeviceLost
 from firmware_host.errors import RulesError
-from firmware_host.rules.baccarat.cards import shoe_composition
+from firmware_host.rules.baccarat.cards import MAX_DECKS, MIN_DECKS, shoe_composition
 from firmware_host.rules.baccarat.rules import RulesSubmission
-from firmware_host.rules.baccarat.settlement import CommissionLedger
+from firmware_host.rules.baccarat.settlement import SEATS, CommissionLedger
 from firmware_host.rules.devices import ApprovedIdentities
 from firmware_host.rules.options import resolved
 from firmware_host.rules.shuffler import ShufflerConfig
@@ -63,6 +63,7 @@ from firmware_host.tables.baccarat.shuffler import ShufflerSide
 from firmware_host.tables.baccarat.supply import HandShuffled, ShoeSupply
 from firmware_host.tables.baccarat.prompts import Prompt, prompt
 from firmware_host.tables.baccarat.view import OpenAlerts, dealer_view
+from firmware_host.tables.arguments import Check, check_command, named, text, whole
 from firmware_host.tables.base import TableController
 from firmware_host.tables.decisions import Decision
 from firmware_host.tables.events import DealerCommand, WagerPlaced
@@ -86,6 +87,24 @@ COMMANDS: dict[str, str] = {
     "seat_left": '{"seat": N}: the player leaves; marked commission is collected (§ 541.13(e))',
     "acknowledge": "clear the alerts that only needed acknowledging (impossible card, device fault)",
 }
+#: The longest card text ``card_entered`` takes: a card is at most three characters ("10D",
+#: :func:`~firmware_host.rules.baccarat.cards.parse_card`), with a blank either side.
+CARD_TEXT_LONGEST = 5
+_SEAT = whole(min(SEATS), max(SEATS))
+#: The arguments each command takes, checked before any handler runs (issue 20 item 3).
+TAKES: dict[str, dict[str, Check]] = {
+    "shoe_loaded": {"decks": whole(MIN_DECKS, MAX_DECKS), "batch": text(8)},
+    "no_more_bets": {},
+    "reveal": {},
+    "pairs_settled": {},
+    "void_round": {"reason": text(200)},
+    "card_disclosed": {},
+    "card_entered": {"card": text(CARD_TEXT_LONGEST)},
+    "withdraw_wager": {"seat": _SEAT, "kind": text(32)},
+    "seat_left": {"seat": _SEAT},
+    "acknowledge": {},
+}
+assert TAKES.keys() == COMMANDS.keys()
 #: Commands that move the game on, refused while the table is paused or an irregularity is open.
 _ADVANCING = ("shoe_loaded", "no_more_bets", "reveal", "pairs_settled")
 
@@ -250,15 +269,16 @@ class BaccaratTable(TableController):
         return super().describe(event)
 
     def _on_command(self, event: DealerCommand) -> None:
-        command, args = event.command, event.args or {}
-        if command not in COMMANDS:
-            self._alert("unknown-command", f"dealer command {command!r}: not one of {', '.join(COMMANDS)}", "warning")
-        elif command in _ADVANCING and self.paused:
-            self._alert("table-paused", f"{command}: {self.paused_text()}", "warning")
-        elif command in _ADVANCING and (self.irregular.awaiting is not None or self.shoe_life.discards_due()):
-            self._alert("irregularity-open", f"{command}: finish the irregularity first ({self.prompt()['text']})", "warning")
-        else:
-            self._commands[command](args)
+        """Check the command and its arguments (:data:`TAKES`), then hand it to its collaborator."""
+        command = event.command
+        if not isinstance(command, str) or command not in COMMANDS:
+            self.refuse("unknown-command", f"dealer command {named(command)}: not one of {', '.join(COMMANDS)}")
+        args = check_command(command, event.args, TAKES)
+        if command in _ADVANCING and self.paused:
+            self.refuse("table-paused", f"{command}: {self.paused_text()}")
+        if command in _ADVANCING and (self.irregular.awaiting is not None or self.shoe_life.discards_due()):
+            self.refuse("irregularity-open", f"{command}: finish the irregularity first ({self.prompt()['text']})")
+        self._commands[command](args)
 
     # -- the machine's conditions and callbacks (named in STATES and TRANSITIONS) -------------
     @property

@@ -74,8 +74,7 @@ class Irregularities:
         """``card_entered``: the card awaiting entry is the one named; the backlog follows in order."""
         awaiting = self.awaiting
         if awaiting is None:
-            self.table._alert("wrong-state", "card entered: no card is waiting to be keyed in", "warning")
-            return
+            self.table.refuse("wrong-state", "card entered: no card is waiting to be keyed in")
         card = parse_card(str(args.get("card", "")))
         self.awaiting = None
         self.table.open_alerts.close("card-unreadable")
@@ -116,9 +115,7 @@ class Irregularities:
         """§ 541.14(c): the card drawn in error was disclosed: it and one more card, face down, are discarded."""
         shoe = self.table.shoe
         if shoe is None or not shoe.held:
-            self.table._alert("wrong-state", "card disclosed: no card drawn in error is waiting for the next hand",
-                              "warning")  # fmt: skip
-            return
+            self.table.refuse("wrong-state", "card disclosed: no card drawn in error is waiting for the next hand")
         outcome = self._out_of_turn(shoe, shoe.held.pop(), disclosed=True)
         shoe.discards_down += outcome.extra_discards
         text = f"card {outcome.card} drawn in error was disclosed: discard it and {outcome.extra_discards} more face down"

@@ -219,11 +219,10 @@ class RoundPlay:
         """``withdraw_wager``: a wager taken back before no more bets (§ 541.8(c))."""
         table = self.table
         if table.state != "betting":
-            table._alert("wager-refused", "a wager may not be withdrawn after no more bets (§ 541.8(c))", "warning")
-            return
+            table.refuse("wager-refused", "a wager may not be withdrawn after no more bets (§ 541.8(c))")
         seat, kind = _seat_of(args), str(args.get("kind"))
         if table.round.wagers.pop((seat, kind), None) is None:
-            table._alert("wager-refused", f"withdraw: no {kind} wager at seat {seat}", "warning")
+            table.refuse("wager-refused", f"withdraw: no {kind} wager at seat {seat}")
 
     def seat_left(self, args: Mapping[str, Any]) -> None:
         """§ 541.13(e): marked commission is collected when the player leaves."""

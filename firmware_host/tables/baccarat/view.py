@@ -66,7 +66,7 @@ class OpenAlerts:
         """``acknowledge``: close the alerts that only needed acknowledging (impossible card, device fault)."""
         codes = [code for code, alert in self._open.items() if alert["awaiting"] == "acknowledge"]
         if not codes:
-            self.table._alert("wrong-state", "acknowledge: no alert is waiting for acknowledgement", "warning")
+            self.table.refuse("wrong-state", "acknowledge: no alert is waiting for acknowledgement")
         for code in codes:
             self.close(code)
 

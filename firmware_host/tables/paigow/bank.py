@@ -87,9 +87,8 @@ class PlayerBank:
         table._require_state("no_more_bets", "betting")
         clock = table.dice.clock()
         if not clock.may_start_round:
-            table._alert("dice-" + clock.state, f"no more bets refused: {clock_text(clock)} (§ 535.5(c))")
             table._prompt_again()  # say again what to do
-            return
+            table.refuse("dice-" + clock.state, f"no more bets refused: {clock_text(clock)} (§ 535.5(c))", "attention")
         table.round.offer = bank_offer_order(self.rotation, SEATS, table.rules.dice)
         table.no_more_bets()
         if table.state == "bank":

@@ -2,8 +2,10 @@
 
 :data:`COMMANDS` is every ``DealerCommand.command`` the table understands, with its arguments
 (the facade, :class:`~.controller.PaiGowTable`, hands each to the collaborator that applies
-it); :data:`ADVANCING` are those refused while the table is paused. :func:`flag` and
-:func:`seats` read a command's true/false and list arguments, refusing anything else by name.
+it); :data:`TAKES` is what each takes, checked by :func:`~firmware_host.tables.arguments.check_command`
+before any handler runs (types, ranges and sizes, issue 20 item 3); :data:`ADVANCING` are those
+refused while the table is paused. :func:`flag` and :func:`seats` read a command's true/false
+and list arguments, refusing anything else by name.
 """
 
 from __future__ import annotations
@@ -11,9 +13,11 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from firmware_host.errors import RulesError
-from firmware_host.rules.paigow_dice.position import check_seat
+from firmware_host.rules.paigow_dice.delivery import STACKS
+from firmware_host.rules.paigow_dice.position import SEATS, check_seat
+from firmware_host.tables.arguments import Check, boolean, either, list_of, map_of, text, whole
 
-__all__ = ["ADVANCING", "COMMANDS", "flag", "seats"]
+__all__ = ["ADVANCING", "COMMANDS", "REASON_LONGEST", "TAKES", "flag", "seats"]
 
 #: Dealer commands (``DealerCommand.command``) the table understands, with their args.
 COMMANDS: dict[str, str] = {
@@ -39,6 +43,37 @@ COMMANDS: dict[str, str] = {
     "withdraw_wager": '{"seat": K}: take a wager back before no more bets (§ 535.7(c))',
     "acknowledge": "acknowledge a device whose serial number changed (otherwise nothing waits for it)",
 }
+#: The longest reason the dealer may give for voiding a round.
+REASON_LONGEST = 200
+_SEAT = whole(min(SEATS), max(SEATS))
+#: Cents: never negative, and exact in any JSON reader (2**53).
+_CENTS = whole(0, 2**53)
+#: A hand: ``"HIGH/LOW"`` or ``"a,b,c,d"`` text (15 characters, blanks allowed), or four tile texts.
+_HAND = either(text(64), list_of(text(8), 4), expected="HIGH/LOW text or four tiles")
+_STACK = whole(1, STACKS)
+#: The arguments each command takes (:func:`~firmware_host.tables.arguments.check_command`).
+TAKES: dict[str, dict[str, Check]] = {
+    "no_more_bets": {},
+    "bank": {"seat": _SEAT, "co_bank": boolean(), "chips_confirmed": boolean(), "dealer_wager": _CENTS,
+             "areas": list_of(_SEAT, len(SEATS))},
+    "no_bank": {},
+    "style": {"name": text(64)},
+    "cut": {"to_right_end": list_of(_STACK, STACKS), "to_left_end": list_of(_STACK, STACKS),
+            "stacks": whole(1, STACKS - 1)},
+    "reveal": {},
+    "lid_removed_by_bank": {},
+    "delivered": {},
+    # A position's key is text as JSON gives it ("3"), or the number itself.
+    "tiles": {"dealer": _HAND, "hands": map_of(either(text(2), _SEAT, expected="a position 1 to 6"), _HAND, len(SEATS))},
+    "round_complete": {},
+    "tile_exposed": {"holder": text(16), "seat": _SEAT, "void": boolean()},
+    "void_round": {"reason": text(REASON_LONGEST)},
+    "new_dice": {},
+    "new_game": {},
+    "withdraw_wager": {"seat": _SEAT},
+    "acknowledge": {},
+}
+assert TAKES.keys() == COMMANDS.keys()
 #: Commands that move a round on: refused while the table is paused.
 ADVANCING = ("no_more_bets", "bank", "no_bank", "reveal", "delivered", "tiles", "round_complete")
 

@@ -54,7 +54,8 @@ from firmware_host.rules.paigow_dice.dice import DiceClock
 from firmware_host.tables.base import TableController
 from firmware_host.tables.events import DealerCommand
 from firmware_host.tables.paigow.bank import PlayerBank
-from firmware_host.tables.paigow.commands import ADVANCING, COMMANDS
+from firmware_host.tables.arguments import check_command
+from firmware_host.tables.paigow.commands import ADVANCING, TAKES
 from firmware_host.tables.paigow.delivery import Delivery
 from firmware_host.tables.paigow.dice_set import DiceSet
 from firmware_host.tables.paigow.prompts import prompt
@@ -173,15 +174,11 @@ class PaiGowTable(TableController):
         self.roll.request_reading()
 
     def _on_command(self, event: DealerCommand) -> None:
-        command, args = event.command, event.args if event.args is not None else {}
-        handler = self._commands.get(command)
-        if handler is None:
-            raise RulesError(f"unknown command: use one of {', '.join(COMMANDS)}")
-        if not isinstance(args, Mapping):
-            raise RulesError(f"arguments must be a JSON object, not {args!r}")
-        if command in ADVANCING and self.paused:
+        """Check the command and its arguments (:data:`~.commands.TAKES`), then hand it to its collaborator."""
+        args = check_command(event.command, event.args, TAKES)
+        if event.command in ADVANCING and self.paused:
             raise RulesError(self.paused_text())
-        handler(args)
+        self._commands[event.command](args)
 
     def _acknowledge(self, args: Mapping[str, Any]) -> None:
         raise RulesError("nothing is waiting to be acknowledged")

@@ -151,8 +151,10 @@ def _hands_by_seat(raw: object) -> dict[int, object]:
         raise RulesError(f'tiles: hands must map positions to hands, e.g. {{"3": "6-6,4-5/1-3,2-2"}}, not {raw!r}')
     out: dict[int, object] = {}
     for key, value in raw.items():
-        text = str(key).strip()
-        seat = check_seat(int(text) if text.isdecimal() else key, "tiles: hands position")
+        # A position is one or two digits (the controller's argument check bounds the key; this
+        # bounds it again for any other caller): int() of a longer text may be refused by Python.
+        text = key.strip() if isinstance(key, str) else ""
+        seat = check_seat(int(text) if text.isdecimal() and len(text) <= 2 else key, "tiles: hands position")
         out[seat] = value.strip().lower() if isinstance(value, str) and value.strip().lower() == SURRENDER else value
     return out
 

@@ -177,7 +177,7 @@ def test_verify_reads_a_journal_while_it_is_open_for_appending(tmp_path: pathlib
 def test_opening_a_journal_whose_last_record_is_broken_is_refused(path: pathlib.Path, key: bytes | None) -> None:
     last = rows(path)[-1][0]
     execute(path, "UPDATE records SET data = '{\"torn\":' WHERE seq = ?", last)
-    with pytest.raises(JournalError, match=f"last record {last} is broken"):
+    with pytest.raises(JournalError, match=f"BROKEN at record {last}: changed content"):
         Journal.open(path, hmac_key=key)
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from firmware_host.host.service import RECORDS
 from tests.support.journals_010 import JOURNALS, Fixture, copy_journal, golden, replay_lines
 
 pytestmark = pytest.mark.parametrize("fixture", JOURNALS, ids=[f.name for f in JOURNALS])
@@ -44,8 +45,12 @@ def test_it_exports_byte_for_byte_as_0_1_0_did(fixture: Fixture, what: str, tmp_
 
 def as_0_1_0_prompted(line: str) -> str:
     """A replayed step less what 0.2.0 added to prompts: the hands a Baccarat ``deal`` prompt
-    shows as they lie face up (``exposed``, issue 14); 0.1.0 showed them only at the point count."""
+    shows as they lie face up (``exposed``, issue 14); 0.1.0 showed them only at the point count.
+    Less too the ``refused`` decision beside each refusal's alert (issue 20 item 3), which 0.1.0
+    recorded by the alert alone (:data:`~firmware_host.host.service.RECORDS`)."""
     step = json.loads(line)
+    if "decisions" in step:
+        step["decisions"] = [d for d in step["decisions"] if d["type"] not in RECORDS]
     for decision in step.get("decisions", []):
         if decision["type"] == "prompt" and decision["data"].get("action") == "deal":
             decision["data"].pop("exposed")

@@ -185,7 +185,7 @@ def test_535_12_f_the_dealers_hands_not_set_the_house_way_are_reset() -> None:
         ({"dealer": DEALER, "hands": {"3": "7-7,1-5/2-2,3-4"}}, "7-7"),
         ({"dealer": ["6-6", "4-5"], "hands": {"3": "5-5,1-5/2-2,3-4"}}, "expected 4 tiles"),
         ({"dealer": DEALER, "hands": {"9": "5-5,1-5/2-2,3-4"}}, "1 to 6"),
-        ({"dealer": DEALER, "hands": ["5-5"]}, "map positions"),
+        ({"dealer": DEALER, "hands": ["5-5"]}, "hands must be a JSON object"),
         ({"dealer": DEALER, "hands": {"3": 42}}, "HIGH/LOW"),
         ({"dealer": DEALER, "hands": {"3": "5-5,1-5/2-2,3-4"}, "bank": 1}, "unknown argument"),
     ],
