@@ -81,10 +81,11 @@ class TableMetrics:
         gauge.set_function(lambda: float(_file_bytes(path) + _file_bytes(Path(f"{path}-wal"))))
 
     def watch_feed(self, backlog: Callable[[], int], acked: Callable[[], int]) -> None:
-        """The floor feed's backlog (journal records not yet acknowledged) and last acknowledged seq."""
+        """The floor feed's backlog (journal records after the one the last acknowledged message
+        came from) and the seq of the last message the broker acknowledged."""
         Gauge("tablehost_feed_backlog_records", "Journal records the floor has not acknowledged yet.",
               registry=self.registry).set_function(lambda: float(backlog()))
-        Gauge("tablehost_feed_acked_seq", "The journal seq the floor acknowledged last.",
+        Gauge("tablehost_feed_acked_seq", "The seq of the last feed message the broker acknowledged.",
               registry=self.registry).set_function(lambda: float(acked()))
 
 

@@ -125,3 +125,31 @@ def test_an_observer_that_fails_never_stops_the_table() -> None:
     counted(CardRead(device="shoe", rank="A", suit="S"), [Decision("alert", {"code": "x"}), Decision("device", {})], 0.01)
     assert counted.registry.get_sample_value("tablehost_alerts_total", {"code": "x", "severity": ""}) == 1
     assert counted.registry.get_sample_value("tablehost_cards_read_total") == 1
+
+
+@pytest.mark.skipif(not __import__("bench.feed.broker", fromlist=["have_mosquitto"]).have_mosquitto(),
+                    reason="needs the Debian package mosquitto (make deps)")
+def test_the_feed_gauges_follow_the_brokers_acknowledgements(tmp_path: Path) -> None:
+    from bench.feed.broker import Broker
+    from tests.support.floor_run import collecting, table_profile, wait_for
+
+    with Broker(tmp_path / "broker") as broker, collecting(tmp_path / "floor.sqlite", broker.url):
+        profile = load_table(table_profile(tmp_path, feed=f'broker = "{broker.url}"'))
+        table = build_table(profile, journal_path=tmp_path / "j.sqlite", seed=2, rounds=2, quiet=True,
+                            stream=io.StringIO(), metrics="127.0.0.1:0")
+        assert table.metrics is not None and table.feed is not None
+        table.start()
+        loop = threading.Thread(target=table.service.run)
+        loop.start()
+        try:
+            loop.join(timeout=120)
+
+            feed = table.feed
+            wait_for(lambda: feed.acked.seq > 0 and feed.in_flight == 0, what="the broker acknowledging the feed")
+            samples = _samples(_get(table.metrics.port)[1])
+            assert samples[("tablehost_feed_acked_seq", ())] == feed.acked.seq > 0
+            # What the floor has not acknowledged: the records after the last acknowledged message's
+            # (the latest prompt is held back until the table moves on, so it is never 0 mid-shoe).
+            assert samples[("tablehost_feed_backlog_records", ())] == table.journal.last_seq - feed.acked.journal_seq >= 0
+        finally:
+            table.stop()
