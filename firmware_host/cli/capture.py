@@ -77,15 +77,13 @@ def _record(args: argparse.Namespace, profile: Any, slots: list[DeviceSlot], sto
               f"{f' for {args.seconds:g}s' if args.seconds else ' (Ctrl-C stops)'}", flush=True)
         try:
             for parts in devices:
-                if hasattr(parts.sim, "start"):
-                    parts.sim.start()
+                parts.start_sim()
                 parts.driver.start()
             stop.wait(args.seconds)
         finally:
             for parts in devices:
                 parts.driver.stop()
-                if hasattr(parts.sim, "stop"):
-                    parts.sim.stop()
+                parts.stop_sim()
         counts = dict(writer.counts)
     for slot in slots:
         name = slot.name

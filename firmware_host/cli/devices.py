@@ -82,9 +82,10 @@ def _serial_ports() -> list[dict[str, Any]]:
 def _string(device: usb.core.Device, attribute: str) -> str | None:
     """A string descriptor, or ``None`` when it cannot be read (permissions, no strings)."""
     try:
-        return getattr(device, attribute)
+        value = getattr(device, attribute)
     except (usb.core.USBError, ValueError, NotImplementedError):
         return None
+    return None if value is None else str(value)
 
 
 def _identity(model: DeviceModel, device: usb.core.Device, backend: usb.backend.IBackend) -> dict[str, Any]:

@@ -222,8 +222,8 @@ async def _events(hub: DisplayHub, view: str, last_seq: int | None) -> AsyncIter
     missed, client = hub.subscribe(view, last_seq)
     try:
         yield f"retry: {RETRY_MS}\n\n"
-        for update in missed:
-            yield f"id: {update.seq}\ndata: {update.data}\n\n"
+        for earlier in missed:
+            yield f"id: {earlier.seq}\ndata: {earlier.data}\n\n"
         while True:
             try:
                 update = await asyncio.wait_for(client.get(), KEEPALIVE_S)

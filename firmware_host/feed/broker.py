@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
 
 from firmware_host.errors import TablehostError
 
@@ -106,7 +107,7 @@ def client(settings: BrokerSettings, client_id: str) -> mqtt.Client:
     :raises BrokerError: a secret or TLS file that cannot be used (named, with why).
     """
     tls, _, _ = settings.endpoint
-    made = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5)
+    made = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5)
     if settings.username is not None:
         password = read_secret(settings.password_file, "password") if settings.password_file else None
         made.username_pw_set(settings.username, password)

@@ -115,8 +115,11 @@ def load(service: Stateful, data: dict[str, Any], seq: int) -> None:
     counters = data.get("service")
     if not isinstance(counters, dict):
         raise CheckpointError(f"checkpoint at record {seq} has no service counters")
+    controller = data.get("controller")
+    if not isinstance(controller, dict):
+        raise CheckpointError(f"checkpoint at record {seq} has no controller state")
     try:
-        state_tree.restore_into(service.controller, data.get("controller"), "controller")
+        state_tree.restore_into(service.controller, controller, "controller")
         latest = counters["latest_at"]
         service.latest_at = float("-inf") if latest is None else float(latest)
         service.steps, service.rounds_finished = int(counters["steps"]), int(counters["rounds_finished"])

@@ -517,7 +517,8 @@ class Journal:
             name, fields = to_record(event)
         except EventError as exc:
             raise JournalError(f"cannot journal {event!r}: {exc}") from exc
-        entries = [("input", name, at, None, canonical_json(fields, f"event {name}"))]
+        entries: list[tuple[str, str, float | None, int | None, str]] = [
+            ("input", name, at, None, canonical_json(fields, f"event {name}"))]
         for decision in decisions:
             entries.append(("decision", decision.type, at, decision.round,
                             canonical_json(decision.data, f"decision {decision.type!r}")))
@@ -548,7 +549,7 @@ class Journal:
             if rounds:
                 self._last_round = max(rounds if self._last_round is None else [*rounds, self._last_round])
             self._last_seq, self._last_hash = seq, prev_hash
-            return rows[0][0]
+            return int(rows[0][0])
 
     def rotate(self, checkpoint: dict[str, Any], *, at: float) -> pathlib.Path:
         """Close this segment and continue the journal in the same file.
@@ -631,7 +632,8 @@ class Journal:
 
     def last_checkpoint(self, before_seq: int | None = None) -> Record | None:
         """The last checkpoint record in this file (before ``before_seq``, if given), or None."""
-        where, args = "kind = 'meta' AND type = ?", (CHECKPOINT_TYPE,)
+        where = "kind = 'meta' AND type = ?"
+        args: tuple[object, ...] = (CHECKPOINT_TYPE,)
         if before_seq is not None:
             where, args = where + " AND seq < ?", (*args, before_seq)
         with self._lock:
@@ -681,6 +683,8 @@ def steps_of(records: Iterable[Record], on_meta: Callable[[Record], None] | None
         if record.kind == "meta" and on_meta is not None:
             on_meta(record)
         if record.kind == "input":
+            if record.at is None:
+                raise JournalError(f"record {record.seq}: an input without the time it was received")
             try:
                 step = (record.at, from_record(record.type, record.data), [])
             except EventError as exc:

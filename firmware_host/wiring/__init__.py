@@ -19,7 +19,7 @@ import importlib
 import logging
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Protocol, TextIO
+from typing import TYPE_CHECKING, Any, Callable, Protocol, TextIO, cast
 
 from drivers.capture import CaptureWriter
 from drivers.events import DeviceEvent
@@ -102,8 +102,7 @@ class Table:
             for parts in self.devices:
                 self.service.emit(DeviceLost(device=parts.slot.name, reason="service restarted"))
         for parts in self.devices:
-            if hasattr(parts.sim, "start"):
-                parts.sim.start()
+            parts.start_sim()
         for parts in self.devices:
             parts.driver.start()
         if self.display is not None:
@@ -126,8 +125,7 @@ class Table:
         for parts in self.devices:
             parts.driver.stop()
         for parts in self.devices:
-            if hasattr(parts.sim, "stop"):
-                parts.sim.stop()
+            parts.stop_sim()
         if self.feed is not None:  # before the panel: feed trouble may still turn the lamp
             self.feed.stop()
         if self.panel is not None:
@@ -137,7 +135,7 @@ class Table:
 
 def game_wiring(game: str) -> GameWiring:
     """The wiring module of ``game``."""
-    return importlib.import_module(GAME_MODULES[game])  # type: ignore[return-value]
+    return cast(GameWiring, importlib.import_module(GAME_MODULES[game]))
 
 
 def build_table(
@@ -228,7 +226,7 @@ def _build(profile: TableProfile, journal: Journal, seed: int, rounds: int | Non
     if panel is not None:
         service.outputs.append(PanelOutput(lamp))
     # Simulated devices resume where the journal left them, as real ones would stand.
-    resume = _resume_points(profile, service) if replayed else ResumePoints()
+    resume = _resume_points(profile, service, journal) if replayed else ResumePoints()
     context = DeviceContext(profile.path, seed, profile.decks, resume,
                             lid_from_shaker=profile.gpio.lid_source == "shaker",
                             capture=capture, spy_dir=spy_dir, replay=replay)
@@ -312,12 +310,11 @@ def recorded_table_meta(journal: Journal) -> dict[str, Any] | None:
     return first
 
 
-def _resume_points(profile: TableProfile, service: Service) -> ResumePoints:
+def _resume_points(profile: TableProfile, service: Service, journal: Journal) -> ResumePoints:
     """The simulated devices' points: the recovered checkpoint's, advanced by the steps after it."""
     start = service.recovered_from
     if start is not None:
-        return points_after(profile, start.data.get("devices"), service.journal.steps(after_seq=start.seq))
-    journal = service.journal
+        return points_after(profile, start.data.get("devices"), journal.steps(after_seq=start.seq))
     steps = journal.steps() if journal.first_record.seq == 1 else steps_of(segments.records(journal.path))
     return points_after(profile, None, steps)
 

@@ -32,6 +32,16 @@ class DeviceParts:
     driver: Device
     sim: Any | None = None
 
+    def start_sim(self) -> None:
+        """Start the simulator, if there is one that runs on its own (a pty or socket server)."""
+        if self.sim is not None and hasattr(self.sim, "start"):
+            self.sim.start()
+
+    def stop_sim(self) -> None:
+        """Stop the simulator, if there is one that runs on its own."""
+        if self.sim is not None and hasattr(self.sim, "stop"):
+            self.sim.stop()
+
 
 def device_info(slot: DeviceSlot, port: str) -> DeviceInfo:
     """How a capture declares the device of ``slot``, plugged in at ``port``."""
@@ -74,12 +84,14 @@ def _shuffler(slot: DeviceSlot, emit: Emit, context: DeviceContext) -> DevicePar
     from drivers.usb import default_backend
 
     model, port = slot.model, open_port(slot, context)
+    vendor, product = model.usb_vendor_id, model.usb_product_id
+    assert vendor is not None and product is not None  # load_table requires both of a USB device
     backend = port.usb
     if context.capture is not None:
-        tap = context.capture.tap(slot.name, device_info(slot, f"usb:{model.usb_vendor_id:04x}:{model.usb_product_id:04x}"))
+        tap = context.capture.tap(slot.name, device_info(slot, f"usb:{vendor:04x}:{product:04x}"))
         backend = tap.usb_backend(backend if backend is not None else default_backend())
-    driver = ShufflerDriver(slot.name, emit, vendor_id=model.usb_vendor_id, product_id=model.usb_product_id,
-                            backend=backend, timing=model.timeouts)
+    driver = ShufflerDriver(slot.name, emit, vendor_id=vendor, product_id=product, backend=backend,
+                            timing=model.timeouts)
     return DeviceParts(slot, driver, port.sim)
 
 

@@ -37,6 +37,7 @@ def dealer(profile: TableProfile, table: PaiGowTable, devices: dict[str, DeviceP
            resume: ResumePoints, panel: TablePanel | None) -> PaiGowDealer:
     """The simulated dealer at the simulated shaker, resumed after the journal's finished rounds."""
     shaker = next(parts.sim for parts in devices.values() if parts.slot.model.kind == "shaker")
+    assert shaker is not None  # a simulated table's shaker is simulated
     lid = _reed_switch(profile, panel, table.lid_open) if profile.gpio.lid_source == "gpio" else None
     sim_dealer = PaiGowDealer(emit, press, seed, shaker, table.rules, table.view, lid=lid,
                               choices=dealer_choices(profile))

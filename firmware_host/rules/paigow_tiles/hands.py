@@ -262,7 +262,7 @@ def _rank_of(first: Tile, second: Tile, pairs: dict[tuple[int, int], PairRow]) -
 def _rank_table() -> tuple[tuple[HandRank, ...], ...]:
     pairs = _pair_rows_by_tiles()
     return tuple(
-        tuple(_rank_of(*sorted((one, other), key=lambda tile: tile.index), pairs) for other in TILE_KINDS)
+        tuple(_rank_of(*((one, other) if one.index <= other.index else (other, one)), pairs) for other in TILE_KINDS)
         for one in TILE_KINDS
     )
 

@@ -76,7 +76,7 @@ def exposed_tile(
     """
     holder = TileHolder(holder)
     if holder is TileHolder.PLAYER:
-        if isinstance(position, bool) or position not in POSITIONS:
+        if isinstance(position, bool) or not isinstance(position, int) or position not in POSITIONS:
             raise RulesError(f"exposed player tile: position {position!r} is not a betting area 1-6")
         if elects_void:
             return Ruling(

@@ -106,6 +106,8 @@ def _parse_percent(raw: object) -> Decimal:
 def _enum_parser(kind: type[enum.StrEnum]) -> Callable[[object], enum.StrEnum]:
     def parse(raw: object) -> enum.StrEnum:
         try:
+            if not isinstance(raw, str):
+                raise ValueError(raw)
             return kind(raw)
         except ValueError:
             choices = ", ".join(repr(member.value) for member in kind)

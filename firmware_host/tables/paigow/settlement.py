@@ -67,7 +67,7 @@ class Settlement:
         table = self.table
         table._require_state("tile_exposed", *_DEALT)
         try:
-            holder = TileHolder(args.get("holder"))
+            holder = TileHolder(str(args.get("holder")))
         except ValueError:
             holders = ", ".join(holder.value for holder in TileHolder)
             raise RulesError(f"holder {args.get('holder')!r}: one of {holders}") from None
