@@ -29,6 +29,7 @@ from drivers.events.shoe import CardRead  # noqa: E402
 from firmware_host.feed.broker import BrokerSettings  # noqa: E402
 from firmware_host.feed.cursor import FeedCursor  # noqa: E402
 from firmware_host.feed.publisher import FeedPublisher  # noqa: E402
+from firmware_host.feed.signing import Keyring, Signer, keygen  # noqa: E402
 from firmware_host.floor.collector import Collector  # noqa: E402
 from firmware_host.floor.store import FloorStore  # noqa: E402
 from firmware_host.host.journal import Journal  # noqa: E402
@@ -64,8 +65,24 @@ def pct(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
+def keys_dir(tmp: Path) -> Path:
+    """The collector's public keys (made empty once)."""
+    keys = tmp / "floor-keys"
+    keys.mkdir(exist_ok=True)
+    return keys
+
+
+def signer(tmp: Path, table: str) -> Signer:
+    """The table's signing key, provisioned once: private under ``tmp/keys``, public in :func:`keys_dir`."""
+    private = tmp / "keys" / f"{table}.key"
+    if not private.exists():
+        private.parent.mkdir(exist_ok=True)
+        keygen(private, keys_dir(tmp) / f"{table}.pub")
+    return Signer.from_file(private)
+
+
 class Floor:
-    """A collector on a thread, recording when each (table, seq) was stored."""
+    """A collector on a thread (verifying against :func:`keys_dir`), recording when each (table, seq) was stored."""
 
     def __init__(self, db: Path, url: str) -> None:
         self.store = FloorStore(db)
@@ -73,7 +90,7 @@ class Floor:
         self.stored: dict[tuple[str, int], float] = {}
         ingest = self.store.ingest
 
-        def timed(batch: list[tuple[str, str, str, bytes]]) -> list[object]:
+        def timed(batch: list[object]) -> list[object]:
             outcomes = ingest(batch)
             now = time.perf_counter()
             for outcome in outcomes:
@@ -82,7 +99,8 @@ class Floor:
             return outcomes
 
         self.store.ingest = timed  # type: ignore[method-assign]
-        self.collector = Collector(self.store, BrokerSettings(url), client_id=f"bench-{db.stem}")
+        self.collector = Collector(self.store, BrokerSettings(url), Keyring(keys_dir(db.parent)),
+                                   client_id=f"bench-{db.stem}")
         self.thread = threading.Thread(target=self.collector.run, daemon=True)
         self.thread.start()
         self.collector.subscribed.wait(10)
@@ -114,8 +132,9 @@ def forget_session(url: str, client_id: str) -> None:
 
 
 def publisher(journal: Journal, table: str, url: str) -> FeedPublisher:
-    return FeedPublisher(journal, FeedCursor(journal.path, table), BrokerSettings(url), table_id=table,
-                         game="baccarat", version="bench")
+    """The table's publisher, signing with its key (provisioned beside the journal)."""
+    return FeedPublisher(journal, FeedCursor(journal.path, table), BrokerSettings(url),
+                         signer(Path(journal.path).parent, table), table_id=table, game="baccarat", version="bench")
 
 
 def latency(tmp: Path, broker: Broker, steps: int) -> None:
@@ -172,7 +191,7 @@ def proc_stats(pid: int) -> tuple[float, float]:
 def many_tables(tmp: Path, broker: Broker, tables: int, rounds: int) -> None:
     db = tmp / "floor-50.sqlite"
     collector = subprocess.Popen([sys.executable, "-m", "firmware_host", "floor", "--broker", broker.url, "--db",
-                                  str(db), "--client-id", "bench-floor"], cwd=REPO)
+                                  str(db), "--keys", str(keys_dir(tmp)), "--client-id", "bench-floor"], cwd=REPO)
     journals = []
     for t in range(tables):
         journal = Journal.open(tmp / f"table-{t}.sqlite")
@@ -211,14 +230,27 @@ def many_tables(tmp: Path, broker: Broker, tables: int, rounds: int) -> None:
           f"({100 * (cpu_after - cpu_before) / elapsed:.0f}% of a core), peak RSS {rss:.0f} MB")
 
 
+def signed_profile(tmp: Path, url: str) -> Path:
+    """The simulated Baccarat table's profile with a ``[feed]`` section and its signing key."""
+    tables = tmp / "profiles" / "tables"
+    tables.mkdir(parents=True, exist_ok=True)
+    if not (tmp / "profiles" / "devices").exists():
+        (tmp / "profiles" / "devices").symlink_to(REPO / "hardware-profiles" / "devices")
+    text = (REPO / "hardware-profiles" / "tables" / "sim-baccarat.toml").read_text()
+    signer(tmp, "SIM-BAC-1")
+    path = tables / "sim-baccarat.toml"
+    path.write_text(f'{text}\n[feed]\nbroker = "{url}"\nsigning_key = "{tmp / "keys" / "SIM-BAC-1.key"}"\n')
+    return path
+
+
 def table_cost(tmp: Path, broker: Broker, rounds: int, repeats: int = 2) -> None:
-    profile = REPO / "hardware-profiles" / "tables" / "sim-baccarat.toml"
+    profiles = {"off": REPO / "hardware-profiles" / "tables" / "sim-baccarat.toml", "on": signed_profile(tmp, broker.url)}
     figures: dict[str, list[tuple[float, float, float]]] = {"off": [], "on": []}
     for run in range(repeats):
         for label, extra in (("off", []), ("on", ["--feed", broker.url])):
             floor = Floor(tmp / f"cost-floor-{label}-{run}.sqlite", broker.url)  # each journal its own floor
             started = time.perf_counter()
-            child = subprocess.Popen([sys.executable, "-m", "firmware_host", "run", "--profile", str(profile),
+            child = subprocess.Popen([sys.executable, "-m", "firmware_host", "run", "--profile", str(profiles[label]),
                                       "--rounds", str(rounds), "--seed", "3", "--journal",
                                       str(tmp / f"cost-{label}-{run}.sqlite"), "--quiet", *extra],
                                      cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
