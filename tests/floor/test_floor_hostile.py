@@ -18,7 +18,7 @@ from bench.feed.broker import Broker, have_mosquitto
 from firmware_host.feed import schema
 from firmware_host.feed.broker import BrokerSettings
 from firmware_host.feed.signing import Keyring, Signer
-from firmware_host.floor import store as store_module
+from firmware_host.floor import store_sql as store_module
 from firmware_host.floor.collector import Collector, RefusalLog
 from firmware_host.floor.store import FloorStore
 from tests.support.feed_records import payloads
