@@ -99,8 +99,13 @@ class PostgresStore(SqlStore):
                 raise FloorError(str(exc)) from exc
         if read_only:
             options["options"] = "-c default_transaction_read_only=on"
+        conninfo = make_conninfo(dsn, **options)
+        try:  # one connection first: a refused login is one clear line now, not a pool's retries
+            psycopg.connect(conninfo).close()
+        except psycopg.Error as exc:
+            raise FloorError(f"floor database {self.name}: cannot connect: {_first_line(exc)}") from exc
         self._pool = psycopg_pool.ConnectionPool(
-            make_conninfo(dsn, **options), min_size=1, max_size=pool_size, open=False, name="tablehost-floor",
+            conninfo, min_size=1, max_size=pool_size, open=False, name="tablehost-floor",
             kwargs={"autocommit": True}, configure=_configure, timeout=CONNECT_TIMEOUT_S)
         try:
             self._pool.open(wait=True, timeout=CONNECT_TIMEOUT_S)
