@@ -143,3 +143,20 @@ def test_two_collectors_killed_in_turn_and_together_lose_and_duplicate_nothing(t
         assert main(["journal", "verify", str(journal), "--floor", postgres_db.spec, "--floor-password-file",
                      str(postgres_db.password_file)]) == 0, out.getvalue()
     assert journal_export(journal)
+
+
+def test_a_collector_rides_out_a_postgresql_restart(tmp_path: Path, postgres_db: FloorDb, postgres_server: object) -> None:
+    """The store cannot be written while the server restarts: the batch stays unacknowledged and
+    is written once the server is back, nothing lost, nothing twice."""
+    signer = Signer.from_file(provision(tmp_path, "T1"))
+    sent = payloads("T1", signer)
+    with Broker(tmp_path / "broker") as broker, two_collectors(postgres_db, broker.url) as collectors:
+        publish(broker.port, "T1", sent[:2])
+        wait_for(lambda: collectors[0].store.status("T1").max_seq == 2, what="the first messages")
+        postgres_server.restart()  # type: ignore[attr-defined]
+        publish(broker.port, "T1", sent[2:])
+        wait_for(lambda: all(c.stats.last_seq.get("T1") == 6 for c in collectors), 60, "both collectors caught up")
+        status = collectors[1].store.status("T1")
+        assert (status.max_seq, status.gaps, status.breaks) == (6, [], 0)
+        assert [m["seq"] for m in collectors[1].store.messages("T1")] == [1, 2, 3, 4, 5, 6]
+        assert all(c.stats.write_failures >= 1 for c in collectors)  # each met the restart, and retried
