@@ -50,6 +50,10 @@ _REFUSAL = ("table", "topic", "seq", "reason", "excerpt", "size", "at")
 _PROBLEM = ("table", "seq", "kind", "detail", "topic", "at")
 
 
+class _OneMessage(Exception):
+    """A message of the batch the database will not take: write the batch again, isolating each."""
+
+
 class SqlStore:
     """The floor's store on one SQL engine; a subclass says how to connect (:meth:`_db`), how a
     write transaction begins (:meth:`_begin`) and what the engine's errors are.
@@ -126,7 +130,8 @@ class SqlStore:
         """Store a batch in one durable transaction.
 
         A message the database will not take (which :class:`Admission` should have refused) is
-        refused on its own, inside a savepoint: it never costs the rest of the batch.
+        refused on its own: the batch is written again with each message in a savepoint, so it
+        never costs the rest of the batch (and a batch without one costs no savepoints).
 
         :raises FloorError: the database cannot be written (nothing of the batch is stored).
         """
@@ -134,21 +139,35 @@ class SqlStore:
         tables = sorted({item.table for item in batch if item.table is not None} |
                         ({UNKNOWN_TABLE} if any(isinstance(item, Refusal) for item in batch) else set()))
         try:
-            with self._db() as db:
-                self._begin(db, tables)
-                try:
-                    outcomes = [self._guarded(db, item, now) for item in batch]
-                    db.execute("COMMIT")
-                except BaseException:
-                    db.execute("ROLLBACK")
-                    raise
+            try:
+                return self._write(batch, tables, now, isolate=False)
+            except _OneMessage:
+                return self._write(batch, tables, now, isolate=True)
         except self._ERROR as exc:  # nothing of the batch is acknowledged: the broker keeps it
             raise FloorError(f"floor database {self.name}: cannot store: {exc}") from exc
+
+    def _write(self, batch: Sequence[Admitted | Refusal], tables: list[str], now: float,
+               isolate: bool) -> list[Outcome]:
+        with self._db() as db:
+            self._begin(db, tables)
+            try:
+                for table in sorted({item.table for item in batch if isinstance(item, Admitted)}):
+                    self._seen(db, table, now)
+                outcomes = [self._guarded(db, item, now, isolate) for item in batch]
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
         return outcomes
 
-    def _guarded(self, db: Any, item: Admitted | Refusal, now: float) -> Outcome:
+    def _guarded(self, db: Any, item: Admitted | Refusal, now: float, isolate: bool) -> Outcome:
         if isinstance(item, Refusal):
             return self._refuse(db, item, now)
+        if not isolate:
+            try:
+                return self._one(db, item, now)
+            except (*self._VALUE_ERRORS, OverflowError, TypeError, ValueError) as exc:
+                raise _OneMessage() from exc
         db.execute("SAVEPOINT one")
         try:
             outcome = self._one(db, item, now)
@@ -163,45 +182,46 @@ class SqlStore:
         return outcome
 
     def _one(self, db: Any, item: Admitted, now: float) -> Outcome:
+        """One admitted message (its table's row made by :meth:`_write`): two statements when new."""
         table, message = item.table, item.message
-        self._seen(db, table, now)
         if item.leaf == "status":
             db.execute("UPDATE tables SET status = ? WHERE table_id = ?", (schema.encode(message).decode("utf-8"), table))
             return Outcome("status", table)
         seq = message["seq"]
-        (max_seq,) = db.execute(f"SELECT coalesce(max(seq), 0) FROM messages WHERE table_id = ? {self._INTEGER_SEQ}",
-                                (table,)).fetchone()
-        data = json.dumps(message["data"], sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-        inserted = db.execute(
-            f"INSERT INTO messages (table_id, {', '.join(_COLUMNS)}, received_at) VALUES ({', '.join('?' * 13)}) "
-            "ON CONFLICT DO NOTHING",
-            (table, seq, message["journal_seq"], message["journal_hash"], message["at"], message["round"],
-             message["type"], data, message["prev_hash"], message["hash"], message.get("key_id"),
-             message.get("sig"), now)).rowcount
-        if not inserted:
-            (stored,) = db.execute("SELECT hash FROM messages WHERE table_id = ? AND seq = ?", (table, seq)).fetchone()
+        max_seq, stored, before, after = db.execute(
+            f"SELECT (SELECT coalesce(max(seq), 0) FROM messages WHERE table_id = ? {self._INTEGER_SEQ}), "
+            "(SELECT hash FROM messages WHERE table_id = ? AND seq = ?), "
+            "(SELECT hash FROM messages WHERE table_id = ? AND seq = ?), "
+            "(SELECT prev_hash FROM messages WHERE table_id = ? AND seq = ?)",
+            (table, table, seq, table, seq - 1, table, seq + 1)).fetchone()
+        if stored is None:
+            data = json.dumps(message["data"], sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                              allow_nan=False)
+            inserted = db.execute(
+                f"INSERT INTO messages (table_id, {', '.join(_COLUMNS)}, received_at) VALUES ({', '.join('?' * 13)}) "
+                "ON CONFLICT DO NOTHING",
+                (table, seq, message["journal_seq"], message["journal_hash"], message["at"], message["round"],
+                 message["type"], data, message["prev_hash"], message["hash"], message.get("key_id"),
+                 message.get("sig"), now)).rowcount
+            if not inserted:  # stored meanwhile by a writer the engine did not hold off
+                (stored,) = db.execute("SELECT hash FROM messages WHERE table_id = ? AND seq = ?",
+                                       (table, seq)).fetchone()
+        if stored is not None:
             if stored == message["hash"]:  # the same message (re-signed after a key rotation, maybe)
                 db.execute("UPDATE tables SET duplicates = duplicates + 1 WHERE table_id = ?", (table,))
                 return Outcome("duplicate", table, seq)
             why = "a second, different message for this seq (the first is kept)"
             self._problem(db, table, seq, BREAK, why, item.topic, now)
             return Outcome("conflict", table, seq, why)
-        self._check_links(db, table, message, item.topic, now)
+        if seq == 1:
+            before = schema.GENESIS_HASH
+        if before is not None and before != message["prev_hash"]:
+            self._problem(db, table, seq, BREAK, f"prev_hash is not the hash of message {seq - 1}", item.topic, now)
+        if after is not None and after != message["hash"]:
+            self._problem(db, table, seq + 1, BREAK, f"prev_hash is not the hash of message {seq}", item.topic, now)
         if seq < max_seq:
             self._problem(db, table, seq, REPAIR, f"fills a gap below seq {max_seq}", item.topic, now)
         return Outcome("stored", table, seq, gap=(max_seq + 1, seq - 1) if seq > max_seq + 1 else None)
-
-    def _check_links(self, db: Any, table: str, message: dict[str, Any], topic: str, now: float) -> None:
-        seq = message["seq"]
-        if seq == 1:
-            before: tuple[str] | None = (schema.GENESIS_HASH,)
-        else:
-            before = db.execute("SELECT hash FROM messages WHERE table_id = ? AND seq = ?", (table, seq - 1)).fetchone()
-        if before is not None and before[0] != message["prev_hash"]:
-            self._problem(db, table, seq, BREAK, f"prev_hash is not the hash of message {seq - 1}", topic, now)
-        after = db.execute("SELECT prev_hash FROM messages WHERE table_id = ? AND seq = ?", (table, seq + 1)).fetchone()
-        if after is not None and after[0] != message["hash"]:
-            self._problem(db, table, seq + 1, BREAK, f"prev_hash is not the hash of message {seq}", topic, now)
 
     def _seen(self, db: Any, table: str, now: float) -> None:
         db.execute("INSERT INTO tables (table_id, last_seen) VALUES (?, ?) "
