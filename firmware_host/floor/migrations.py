@@ -15,8 +15,15 @@ reader checks each value (:class:`~firmware_host.floor.model.Unreadable`).
 from __future__ import annotations
 
 import dataclasses
+import logging
+import time
+from typing import Any, Callable
 
-__all__ = ["Migration", "MIGRATIONS", "LATEST", "pending", "VERSION_TABLE"]
+from firmware_host.floor.model import FloorError
+
+__all__ = ["Migration", "MIGRATIONS", "LATEST", "pending", "migrate", "version", "check_version", "VERSION_TABLE"]
+
+log = logging.getLogger("tablehost.floor")
 
 #: The table of applied steps: one row per version.
 VERSION_TABLE = {
@@ -114,3 +121,39 @@ LATEST = MIGRATIONS[-1].version
 def pending(current: int) -> list[Migration]:
     """The steps above version ``current``, in order."""
     return [step for step in MIGRATIONS if step.version > current]
+
+
+def version(db: Any) -> int:
+    """The newest version recorded in ``schema_version`` (0: none)."""
+    (found,) = db.execute("SELECT coalesce(max(version), 0) FROM schema_version").fetchone()
+    return int(found)
+
+
+def migrate(db: Any, engine: str, current: int, begin: Callable[[], None], name: str) -> None:
+    """Apply the steps above version ``current`` on ``db`` (``execute`` with ``?`` placeholders),
+    each in a transaction that ``begin`` opens (PostgreSQL: under an advisory lock) and that
+    records it in ``schema_version``; a step another process applied meanwhile is skipped."""
+    for step in pending(current):
+        begin()
+        try:
+            if version(db) >= step.version:
+                db.execute("ROLLBACK")
+                continue
+            for statement in step.statements(engine):
+                db.execute(statement)
+            db.execute("INSERT INTO schema_version (version, applied_at, description) VALUES (?, ?, ?)",
+                       (step.version, time.time(), step.description))
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        log.info("floor: database %s migrated to schema version %d (%s)", name, step.version, step.description)
+
+
+def check_version(found: int, name: str) -> None:
+    """Refuse a database of no floor schema, or one newer than this software's."""
+    if found > LATEST:
+        raise FloorError(f"floor database {name}: schema version {found} is newer than this tablehost's "
+                         f"({LATEST}): upgrade tablehost")
+    if found == 0:
+        raise FloorError(f"floor database {name}: holds no floor (no schema_version)")

@@ -91,7 +91,7 @@ class PostgresStore(SqlStore):
         if "password" in parts:
             raise FloorError("floor database DSN: it holds a password; give it in a file (--db-password-file F, "
                              "mode 0600) or libpq's passfile, never on the command line")
-        options = {"connect_timeout": int(CONNECT_TIMEOUT_S), "application_name": "tablehost-floor"}
+        options: dict[str, str | int] = {"connect_timeout": int(CONNECT_TIMEOUT_S), "application_name": "tablehost-floor"}
         if password_file is not None:
             try:
                 options["password"] = read_secret(password_file, "floor database password file")
@@ -112,10 +112,10 @@ class PostgresStore(SqlStore):
             with self._db() as db:
                 if not read_only:
                     db.execute(migrations.VERSION_TABLE["postgresql"])
-                    self._migrate(db, self._version(db))
-                elif db.execute("SELECT to_regclass('schema_version')").fetchone()[0] is None:
+                    self._migrate(db, migrations.version(db))
+                elif (db.execute("SELECT to_regclass('schema_version')").fetchone() or (None,))[0] is None:
                     raise FloorError(f"floor database {self.name}: holds no floor (no schema_version)")
-                self._check_version(self._version(db))
+                migrations.check_version(migrations.version(db), self.name)
         except (psycopg.Error, psycopg_pool.PoolTimeout) as exc:
             self._pool.close()
             raise FloorError(f"floor database {self.name}: cannot open: {_first_line(exc)}") from exc

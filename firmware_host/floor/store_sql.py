@@ -77,6 +77,9 @@ class SqlStore:
     def __init__(self, name: str) -> None:
         #: What the store is called in messages (a path, or a DSN without its password).
         self.name = name
+        #: Errors caused by one message's values: it is refused alone.
+        self._one_message_errors: tuple[type[BaseException], ...] = (*self._VALUE_ERRORS, OverflowError, TypeError,
+                                                                      ValueError)
         self._signed = True  # the messages have key_id and sig
         self._refusals = True  # the refusal tables exist
 
@@ -95,34 +98,8 @@ class SqlStore:
         raise NotImplementedError
 
     def _migrate(self, db: Any, current: int) -> None:
-        """Apply the schema steps above ``current``, each in a transaction recorded in ``schema_version``."""
-        for step in migrations.pending(current):
-            self._begin(db, [])
-            try:
-                if self._version(db) >= step.version:  # another collector migrated it meanwhile
-                    db.execute("ROLLBACK")
-                    continue
-                for statement in step.statements(self.engine):
-                    db.execute(statement)
-                db.execute("INSERT INTO schema_version (version, applied_at, description) VALUES (?, ?, ?)",
-                           (step.version, time.time(), step.description))
-                db.execute("COMMIT")
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            log.info("floor: database %s migrated to schema version %d (%s)", self.name, step.version,
-                     step.description)
-
-    def _version(self, db: Any) -> int:
-        (version,) = db.execute("SELECT coalesce(max(version), 0) FROM schema_version").fetchone()
-        return int(version)
-
-    def _check_version(self, version: int) -> None:
-        if version > migrations.LATEST:
-            raise FloorError(f"floor database {self.name}: schema version {version} is newer than this "
-                             f"tablehost's ({migrations.LATEST}): upgrade tablehost")
-        if version == 0:
-            raise FloorError(f"floor database {self.name}: holds no floor (no schema_version)")
+        """Apply the schema's steps above version ``current`` (:func:`~firmware_host.floor.migrations.migrate`)."""
+        migrations.migrate(db, self.engine, current, lambda: self._begin(db, []), self.name)
 
     # ------------------------------------------------------------------ writing
 
@@ -166,12 +143,12 @@ class SqlStore:
         if not isolate:
             try:
                 return self._one(db, item, now)
-            except (*self._VALUE_ERRORS, OverflowError, TypeError, ValueError) as exc:
+            except self._one_message_errors as exc:
                 raise _OneMessage() from exc
         db.execute("SAVEPOINT one")
         try:
             outcome = self._one(db, item, now)
-        except (*self._VALUE_ERRORS, OverflowError, TypeError, ValueError) as exc:  # this message's values
+        except self._one_message_errors as exc:  # this message's values
             db.execute("ROLLBACK TO SAVEPOINT one")
             db.execute("RELEASE SAVEPOINT one")
             log.error("floor: cannot store a message of %s: %s", item.table, exc)

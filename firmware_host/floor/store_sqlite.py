@@ -50,7 +50,7 @@ class SqliteStore(SqlStore):
             version = self._current()
             if version == 0:
                 raise FloorError(f"floor database {path}: not a floor database (no messages table)")
-            self._check_version(version)
+            migrations.check_version(version, self.name)
             self._conn.execute("SELECT count(*) FROM messages").fetchone()
             self._signed = "key_id" in self._columns_of("messages")
             # A database of the first format, opened read-only, has no refusal tables: none refused then.
@@ -64,7 +64,7 @@ class SqliteStore(SqlStore):
     def _current(self) -> int:
         """The schema's version: recorded, or recognised by the tables of a file older than that."""
         if self._columns_of("schema_version"):
-            recorded = self._version(self._conn)
+            recorded = migrations.version(self._conn)
             if recorded:
                 return recorded
         if not self._columns_of("messages"):
