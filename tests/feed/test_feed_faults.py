@@ -123,10 +123,11 @@ def test_the_table_killed_mid_publish_and_restarted(paths: tuple[Path, Path, Pat
 def test_the_collector_killed_and_restarted(on_each_store: tuple[Path, Path, FloorDb], broker: Broker) -> None:
     profile, journal, db = on_each_store
     command = [sys.executable, "-m", "firmware_host", "floor", "--broker", broker.url, *db.args(), "--keys",
-               str(floor_keys(db.directory))]
+               str(floor_keys(db.directory)), "-v"]
+    log = db.directory / "collector.log"
     with collecting(db, broker.url):  # makes the collector's persistent session, then leaves
         pass
-    collector = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    collector = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=log.open("a"))
     try:
         table = start_table(profile, journal, ROUNDS, broker.url)
         for _ in range(2):
@@ -134,9 +135,10 @@ def test_the_collector_killed_and_restarted(on_each_store: tuple[Path, Path, Flo
             wait_for(lambda: floor_seq(db) > seen + 5, what="messages stored")
             collector.send_signal(signal.SIGKILL)
             collector.wait()
-            collector = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            collector = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=log.open("a"))
         assert_complete(db, journal, table, profile, broker.url)
-    finally:
+    finally:  # a SIGTERM before the last one has set its handlers would kill it, not stop it
+        wait_for(lambda: log.read_text().count("floor: connected") == 3, 30, "the last collector connected")
         collector.send_signal(signal.SIGTERM)
         collector.wait(10)
     assert collector.returncode == 0
