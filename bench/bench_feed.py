@@ -19,6 +19,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -188,17 +189,35 @@ def proc_stats(pid: int) -> tuple[float, float]:
     return cpu, int(hwm.split()[1]) / 1024
 
 
-def many_tables(tmp: Path, broker: Broker, tables: int, rounds: int) -> None:
-    db = tmp / "floor-50.sqlite"
-    collector = subprocess.Popen([sys.executable, "-m", "firmware_host", "floor", "--broker", broker.url, "--db",
-                                  str(db), "--keys", str(keys_dir(tmp)), "--client-id", "bench-floor"], cwd=REPO)
+def backlogged(tmp: Path, name: str, tables: int, rounds: int) -> list[Journal]:
+    """Open journals of tables ``T0``.. each holding ``rounds`` rounds (``tmp/<name>-<n>.sqlite``)."""
     journals = []
     for t in range(tables):
-        journal = Journal.open(tmp / f"table-{t}.sqlite")
+        journal = Journal.open(tmp / f"{name}-{t}.sqlite")
         journal.append_meta("table", {"table_id": f"T{t}"})
         for n in range(1, rounds + 1):
             play_round(journal, n, n * 20.0)
         journals.append(journal)
+    return journals
+
+
+def wind_down(feeds: list[FeedPublisher], journals: list[Journal], collector: subprocess.Popen[Any], url: str,
+              client_id: str) -> None:
+    """Stop the feeds, close the journals, stop the collector and end its session."""
+    for feed in feeds:
+        feed.stop(0)
+    for journal in journals:
+        journal.close()
+    collector.terminate()
+    collector.wait(10)
+    forget_session(url, client_id)
+
+
+def many_tables(tmp: Path, broker: Broker, tables: int, rounds: int) -> None:
+    db = tmp / "floor-50.sqlite"
+    collector = subprocess.Popen([sys.executable, "-m", "firmware_host", "floor", "--broker", broker.url, "--db",
+                                  str(db), "--keys", str(keys_dir(tmp)), "--client-id", "bench-floor"], cwd=REPO)
+    journals = backlogged(tmp, "table", tables, rounds)
     time.sleep(1.0)  # the collector's session exists
     expected = tables * (1 + PUBLISHED_PER_ROUND * rounds)
     feeds = [publisher(journal, f"T{t}", broker.url) for t, journal in enumerate(journals)]
@@ -218,13 +237,7 @@ def many_tables(tmp: Path, broker: Broker, tables: int, rounds: int) -> None:
         time.sleep(0.05)
     elapsed = time.perf_counter() - started
     cpu_after, rss = proc_stats(collector.pid)
-    for feed in feeds:
-        feed.stop(0)
-    for journal in journals:
-        journal.close()
-    collector.terminate()
-    collector.wait(10)
-    forget_session(broker.url, "bench-floor")
+    wind_down(feeds, journals, collector, broker.url, "bench-floor")
     print(f"{tables} tables x {1 + PUBLISHED_PER_ROUND * rounds} messages to one broker and collector: {expected} messages in "
           f"{elapsed:.1f} s, {expected / elapsed:.0f} messages/s; collector CPU {cpu_after - cpu_before:.1f} s "
           f"({100 * (cpu_after - cpu_before) / elapsed:.0f}% of a core), peak RSS {rss:.0f} MB")

@@ -31,13 +31,12 @@ sys.path.insert(0, str(REPO))
 import paho.mqtt.client as mqtt  # noqa: E402
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey  # noqa: E402
 
-from bench.bench_feed import (PUBLISHED_PER_ROUND, forget_session, keys_dir, play_round, proc_stats,  # noqa: E402
-                              publisher)
+from bench.bench_feed import (PUBLISHED_PER_ROUND, backlogged, keys_dir, proc_stats, publisher,  # noqa: E402
+                              wind_down)
 from bench.feed.broker import Broker  # noqa: E402
 from firmware_host.feed import schema  # noqa: E402
 from firmware_host.feed.signing import Signer  # noqa: E402
 from firmware_host.floor.store import FloorStore  # noqa: E402
-from firmware_host.host.journal import Journal  # noqa: E402
 
 #: A genuine-looking message of table T0 to start each forgery from.
 TEMPLATE = {"table": "T0", "seq": 2, "journal_seq": 2, "journal_hash": "1" * 64, "at": 1796116391.58, "round": 1,
@@ -126,13 +125,7 @@ def counts(db: Path) -> tuple[int, int]:
 def run(tmp: Path, broker: Broker, tables: int, rounds: int, hostile: int, label: str) -> None:
     db = tmp / f"floor-{label}.sqlite"
     client_id = f"bench-hostile-{label}"
-    journals = []
-    for t in range(tables):
-        journal = Journal.open(tmp / f"{label}-table-{t}.sqlite")
-        journal.append_meta("table", {"table_id": f"T{t}"})
-        for n in range(1, rounds + 1):
-            play_round(journal, n, n * 20.0)
-        journals.append(journal)
+    journals = backlogged(tmp, f"{label}-table", tables, rounds)
     feeds = [publisher(journal, f"T{t}", broker.url) for t, journal in enumerate(journals)]  # keys provisioned
     collector = subprocess.Popen([sys.executable, "-m", "firmware_host", "floor", "--broker", broker.url, "--db",
                                   str(db), "--keys", str(keys_dir(tmp)), "--client-id", client_id, "-v"], cwd=REPO,
@@ -160,13 +153,7 @@ def run(tmp: Path, broker: Broker, tables: int, rounds: int, hostile: int, label
     all_in = time.perf_counter() - started
     cpu_after, rss = proc_stats(collector.pid)
     stored, refused = counts(db)
-    for feed in feeds:
-        feed.stop(0)
-    for journal in journals:
-        journal.close()
-    collector.terminate()
-    collector.wait(10)
-    forget_session(broker.url, client_id)
+    wind_down(feeds, journals, collector, broker.url, client_id)
     size = sum(p.stat().st_size for p in tmp.glob(f"floor-{label}.sqlite*")) / 1e6
     print(f"{label}: {tables} tables x {1 + PUBLISHED_PER_ROUND * rounds} real messages = {expected} stored in "
           f"{elapsed:.1f} s: {expected / elapsed:.0f} real messages/s" +

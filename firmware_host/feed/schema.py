@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import itertools
 import json
 import math
 import re
@@ -88,6 +87,9 @@ STATUS_STATES = ("online", "offline")
 MAX_PAYLOAD = 256 * 1024
 #: Deepest nesting of objects and arrays accepted.
 MAX_DEPTH = 32
+#: Most objects and arrays in one payload (brackets counted before parsing, those in strings too):
+#: what parsing costs grows with them.
+MAX_CONTAINERS = 10_000
 #: Largest ``seq``, ``journal_seq`` and ``round``: 2**53, the largest integer every JSON reader keeps exactly.
 MAX_SEQ = 2**53
 #: Longest digit string of a number (an integer up to 2**53 has 16 digits; a float's text is short).
@@ -99,8 +101,8 @@ _HEX64 = re.compile(r"[0-9a-f]{64}\Z")
 #: A table id: what a topic level, a key file's name and a profile's ``id`` all allow.
 TABLE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
 _TYPE = re.compile(r"[A-Za-z][A-Za-z0-9_.:-]{0,63}\Z")
-_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
-_NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+_SQUARE = bytes.maketrans(b"{}", b"[]")
 
 
 class MessageError(ValueError):
@@ -208,16 +210,34 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return made
 
 
-def nesting(text: str) -> int:
-    """How deep objects and arrays nest in a JSON text (linear, no recursion)."""
-    brackets = _NOT_BRACKETS.sub("", _STRINGS.sub("", text))
-    return max(itertools.accumulate(1 if c in "[{" else -1 for c in brackets), default=0)
+def too_deep(payload: bytes, limit: int = MAX_DEPTH) -> bool:
+    """Whether a JSON text nests deeper than ``limit`` (or its brackets do not balance).
+
+    No recursion and no parsing, a few linear passes in C over the UTF-8 bytes (a quote, a
+    backslash or a bracket is never part of a multi-byte character): escapes are taken out, so
+    every quote left delimits a string, then the strings; then only the brackets are kept, and
+    each pass removes the innermost (``[]``) pairs. A text within the limit has no bracket left
+    after ``limit`` passes.
+    """
+    if payload.count(b"[") + payload.count(b"{") <= limit:
+        return False
+    unescaped = payload.replace(b"\\\\", b"").replace(b'\\"', b"")
+    rest = b"".join(unescaped.split(b'"')[::2]).translate(_SQUARE, _NOT_BRACKETS)
+    if b"[" * (limit + 1) in rest:
+        return True
+    for _ in range(limit):
+        shorter = rest.replace(b"[]", b"")
+        if len(shorter) == len(rest):
+            break
+        rest = shorter
+    return bool(rest)
 
 
 def parse_json(payload: bytes, limit: int = MAX_PAYLOAD) -> Any:
     """A payload's JSON, parsed as a hostile peer may have written it.
 
-    At most ``limit`` bytes of UTF-8, nesting at most :data:`MAX_DEPTH`, numbers finite (no
+    At most ``limit`` bytes of UTF-8, nesting at most :data:`MAX_DEPTH`, at most
+    :data:`MAX_CONTAINERS` objects and arrays, numbers finite (no
     ``NaN``, ``Infinity`` or ``1e999``) and at most :data:`MAX_NUMBER_TEXT` digits, no key twice.
 
     :raises MessageError: why not (never another exception).
@@ -228,9 +248,11 @@ def parse_json(payload: bytes, limit: int = MAX_PAYLOAD) -> Any:
         text = payload.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise MessageError(f"not UTF-8: {exc}") from exc
-    depth = nesting(text)
-    if depth > MAX_DEPTH:
-        raise MessageError(f"nested {depth} deep (at most {MAX_DEPTH})")
+    containers = payload.count(b"[") + payload.count(b"{")
+    if containers > MAX_CONTAINERS:
+        raise MessageError(f"{containers} objects and arrays (at most {MAX_CONTAINERS})")
+    if too_deep(payload):
+        raise MessageError(f"nested more than {MAX_DEPTH} deep, or brackets that do not balance")
     try:
         return json.loads(text, parse_constant=_refuse_constant, parse_int=_parse_int, parse_float=_parse_float,
                           object_pairs_hook=_unique_keys)

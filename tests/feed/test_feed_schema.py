@@ -101,14 +101,23 @@ def test_a_hand_made_json_float_checks() -> None:
     (genuine(data=[]), r"data is \[\], not an object"),
     (genuine(table="T1/events"), "not a table id"),
     (genuine(extra=1), r"unknown \['extra'\]"),
-    (genuine(data={"a": nested(33)}), "nested 35 deep"),
-    (b"[" * 100_000 + b"]" * 100_000, "nested 100000 deep"),
+    (genuine(data={"a": nested(33)}), "nested more than 32 deep"),
+    (b"[" * 5000 + b"]" * 5000, "nested more than 32 deep"),
+    (b"[" * 100_000 + b"]" * 100_000, "100000 objects and arrays"),
+    (b'{"a": [' + b"[]," * 10_000 + b"[]]}", "10003 objects and arrays"),
     (b'{"table": "T1", "table": "T2"}', "repeats a key"),
     (b" " * (schema.MAX_PAYLOAD + 1), "payload of 262145 bytes"),
 ])
 def test_malformed_payloads_are_refused_with_the_reason(payload: bytes, why: str) -> None:
     with pytest.raises(MessageError, match=why):
         schema.check_message(payload)
+
+
+def test_nesting_up_to_the_limit_is_accepted() -> None:
+    assert schema.check_message(genuine(data={"a": nested(30)}))["data"]["a"] == nested(30)  # 32 deep in all
+    assert not schema.too_deep(json.dumps({"a": [[1], [2, {"b": []}]], "c": "]]]\\\"["}).encode(), 5)
+    assert schema.too_deep(json.dumps({"a": [[1], [2, {"b": []}]]}).encode(), 4)  # 5 deep
+    assert schema.too_deep(b"[" * 40 + b'"]]]"', 32)  # unbalanced
 
 
 def test_brackets_inside_strings_are_not_nesting() -> None:
