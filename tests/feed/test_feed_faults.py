@@ -17,6 +17,7 @@ import pytest
 from firmware_host.cli import main
 from firmware_host.feed import schema
 from firmware_host.host import segments
+from firmware_host.floor.store import FloorStore
 from bench.feed.broker import Broker
 from tests.support.floor_db import FloorDb, as_floor_db
 from tests.support.floor_run import (collecting, floor_keys, floor_seq, journal_rounds, start_table, table_profile, wait_for,
