@@ -160,3 +160,37 @@ def test_a_collector_rides_out_a_postgresql_restart(tmp_path: Path, postgres_db:
         assert (status.max_seq, status.gaps, status.breaks) == (6, [], 0)
         assert [m["seq"] for m in collectors[1].store.messages("T1")] == [1, 2, 3, 4, 5, 6]
         assert all(c.stats.write_failures >= 1 for c in collectors)  # each met the restart, and retried
+
+
+def test_a_broken_link_is_found_when_two_collectors_store_its_ends_at_once(postgres_db: FloorDb) -> None:
+    """Message 5's ``prev_hash`` does not match message 4. Collector A stores 5 and, before it
+    commits, collector B stores 4: B waits for A's commit (the store holds each table's writers
+    in turn), then sees 5, and the break is found. Without that, each would check its link
+    against a database without the other's row, and the break would be missed. Unsigned stores:
+    the chain alone."""
+    import time
+
+    from firmware_host.feed import schema
+    from tests.support.feed_records import admit
+
+    first, second = postgres_db.open(), postgres_db.open()
+    try:
+        sent = payloads("T1")
+        bad = schema.encode(schema.seal({**schema.check_message(sent[4]), "prev_hash": "1" * 64}))
+        first.ingest(admit(sent[:3]))
+        with first._db() as db:  # noqa: SLF001 - collector A's transaction, held open
+            first._begin(db, ["T1"])  # noqa: SLF001
+            assert first._one(db, admit([bad])[0], time.time()).kind == "stored"  # type: ignore[arg-type]  # noqa: SLF001
+            other = threading.Thread(target=second.ingest, args=(admit([sent[3]]),))
+            other.start()
+            other.join(1.0)
+            assert other.is_alive()  # B waits for A
+            db.execute("COMMIT")
+        other.join(10)
+        status = second.status("T1")
+        assert (status.max_seq, status.gaps, status.breaks) == (5, [], 1)
+        assert [p["detail"] for p in second.problems("T1") if p["kind"] == "break"] == [
+            "prev_hash is not the hash of message 4"]
+    finally:
+        first.close()
+        second.close()
