@@ -19,6 +19,7 @@ import json
 import logging
 import signal
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -107,10 +108,21 @@ def run_collect(args: argparse.Namespace) -> int:
     settings = BrokerSettings(args.broker, args.username, args.password_file, args.ca_file, args.cert_file,
                               args.key_file)
     client(settings, args.client_id)  # a bad URL, secret or TLS file is a clear error before anything starts
+    stop = threading.Event()  # set by a signal, also one while the store opens (PostgreSQL: up to 10 s)
+    collectors: list[Collector] = []
+
+    def on_signal(*_: object) -> None:
+        stop.set()
+        for made in collectors:
+            made.stop()
+
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, on_signal)
     store = open_db(args)
     collector = Collector(store, settings, keyring, topic_prefix=args.topic_prefix, client_id=args.client_id)
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(signum, lambda *_: collector.stop())
+    collectors.append(collector)
+    if stop.is_set():
+        collector.stop()
     try:
         collector.run()
     finally:
