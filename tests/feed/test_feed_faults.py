@@ -128,7 +128,8 @@ def test_the_collector_killed_and_restarted(on_each_store: tuple[Path, Path, Flo
     log = db.directory / "collector.log"
     with collecting(db, broker.url):  # makes the collector's persistent session, then leaves
         pass
-    collector = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=log.open("a"))
+    sink = log.open("a")  # the children's stderr (each has its own copy of the descriptor)
+    collector = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=sink)
     try:
         table = start_table(profile, journal, ROUNDS, broker.url)
         for _ in range(2):
@@ -136,12 +137,13 @@ def test_the_collector_killed_and_restarted(on_each_store: tuple[Path, Path, Flo
             wait_for(lambda: floor_seq(db) > seen + 5, what="messages stored")
             collector.send_signal(signal.SIGKILL)
             collector.wait()
-            collector = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=log.open("a"))
+            collector = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=sink)
         assert_complete(db, journal, table, profile, broker.url)
     finally:  # a SIGTERM before the last one has set its handlers would kill it, not stop it
         wait_for(lambda: log.read_text().count("floor: connected") == 3, 30, "the last collector connected")
         collector.send_signal(signal.SIGTERM)
         collector.wait(10)
+        sink.close()
     assert collector.returncode == 0
 
 
