@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+#: The floor's stores (SQLite, a real PostgreSQL): the ``floor_db`` fixture.
+pytest_plugins = ["tests.support.floor_db"]
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(

@@ -2,7 +2,10 @@
 
 ``tablehost floor --broker URL --db PATH --keys DIR`` subscribes to every table's feed and
 stores what the tables signed until SIGTERM or SIGINT (``--unsigned`` instead of ``--keys``:
-unsigned messages, only when asked). ``floor status`` lists each table (last seq, last seen,
+unsigned messages, only when asked). ``--db`` is a SQLite file (the embedded default) or a
+PostgreSQL DSN, ``postgresql://user@host:port/dbname``, whose password comes from
+``--db-password-file F`` (mode 0600) or libpq's passfile, never from the command line; several
+collectors, each with its own ``--client-id``, may share one PostgreSQL database. ``floor status`` lists each table (last seq, last seen,
 lag, online, gaps, refused); ``floor export --table ID --rounds`` prints exactly what
 ``tablehost journal export --rounds`` prints on the table. Exit status: 0; 1 ``status`` found a
 gap, a break, a refused message or a record it cannot read, or ``export`` met such a record
@@ -16,11 +19,16 @@ import json
 import logging
 import signal
 import sys
+import threading
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from firmware_host.feed.broker import BrokerSettings, client
 from firmware_host.floor.model import Unreadable
+
+if TYPE_CHECKING:
+    from firmware_host.floor.store_sql import SqlStore
 
 #: Exit status of ``status`` when a table has a gap, a break, a refusal or an unreadable record
 #: (and of ``export`` when it met an unreadable record).
@@ -31,7 +39,7 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
     """Add ``floor`` (the collector) and its ``status`` and ``export`` sub-commands."""
     parser = groups.add_parser(name, help=help_text, description=__doc__.splitlines()[0])
     parser.add_argument("--broker", metavar="URL", help="mqtt://host:port or mqtts://host:port (collect)")
-    parser.add_argument("--db", type=Path, metavar="PATH", help="the floor's SQLite database (collect)")
+    add_db_arguments(parser, required=False)
     parser.add_argument("--topic-prefix", default="tablehost", help="first level of the tables' topics")
     parser.add_argument("--username", help="the collector's MQTT user")
     parser.add_argument("--password-file", type=Path, metavar="F", help="its password (mode 0400/0600)")
@@ -48,12 +56,12 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
     commands = parser.add_subparsers(dest="command", metavar="SUBCOMMAND")
 
     status = commands.add_parser("status", help="each table: last seq, last seen, lag, online, gaps")
-    status.add_argument("--db", type=Path, metavar="PATH", required=True, help="the floor's database")
+    add_db_arguments(status)
     status.add_argument("--json", action="store_true", help="one JSON object per table")
     status.set_defaults(func=run_status)
 
     export = commands.add_parser("export", help="one JSON object per line, as `journal export` prints it")
-    export.add_argument("--db", type=Path, metavar="PATH", required=True, help="the floor's database")
+    add_db_arguments(export)
     export.add_argument("--table", required=True, metavar="ID", help="the table")
     what = export.add_mutually_exclusive_group(required=True)
     what.add_argument("--rounds", action="store_const", const="round_result", dest="type",
@@ -67,14 +75,28 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
     export.set_defaults(func=run_export)
 
 
+def add_db_arguments(parser: argparse.ArgumentParser, required: bool = True) -> None:
+    """``--db PATH|DSN`` and ``--db-password-file F``."""
+    parser.add_argument("--db", metavar="PATH|DSN", required=required,
+                        help="the floor's database: a SQLite file, or postgresql://user@host:port/dbname")
+    parser.add_argument("--db-password-file", type=Path, metavar="F",
+                        help="the PostgreSQL user's password (mode 0400/0600); or libpq's passfile")
+
+
+def open_db(args: argparse.Namespace, read_only: bool = False) -> SqlStore:
+    """The store ``--db`` names (:func:`~firmware_host.floor.store.open_store`)."""
+    from firmware_host.floor.store import open_store
+
+    return open_store(args.db, password_file=args.db_password_file, read_only=read_only)
+
+
 def run_collect(args: argparse.Namespace) -> int:
     """``floor --broker URL --db PATH``: collect until SIGTERM or SIGINT."""
     from firmware_host.feed.signing import Keyring
     from firmware_host.floor.collector import Collector
-    from firmware_host.floor.store import FloorStore
 
     if not args.broker or not args.db:
-        print("tablehost floor: --broker URL and --db PATH are required to collect", file=sys.stderr)
+        print("tablehost floor: --broker URL and --db PATH|DSN are required to collect", file=sys.stderr)
         return 2
     if (args.keys is None) == (not args.unsigned):
         print("tablehost floor: give --keys DIR (the tables' public keys), or --unsigned to store unsigned "
@@ -86,10 +108,21 @@ def run_collect(args: argparse.Namespace) -> int:
     settings = BrokerSettings(args.broker, args.username, args.password_file, args.ca_file, args.cert_file,
                               args.key_file)
     client(settings, args.client_id)  # a bad URL, secret or TLS file is a clear error before anything starts
-    store = FloorStore(args.db)
-    collector = Collector(store, settings, keyring, topic_prefix=args.topic_prefix, client_id=args.client_id)
+    stop = threading.Event()  # set by a signal, also one while the store opens (PostgreSQL: up to 10 s)
+    collectors: list[Collector] = []
+
+    def on_signal(*_: object) -> None:
+        stop.set()
+        for made in collectors:
+            made.stop()
+
     for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(signum, lambda *_: collector.stop())
+        signal.signal(signum, on_signal)
+    store = open_db(args)
+    collector = Collector(store, settings, keyring, topic_prefix=args.topic_prefix, client_id=args.client_id)
+    collectors.append(collector)
+    if stop.is_set():
+        collector.stop()
     try:
         collector.run()
     finally:
@@ -100,10 +133,8 @@ def run_collect(args: argparse.Namespace) -> int:
 
 
 def run_status(args: argparse.Namespace) -> int:
-    """``floor status --db PATH [--json]``."""
-    from firmware_host.floor.store import FloorStore
-
-    store = FloorStore(args.db, read_only=True)
+    """``floor status --db PATH|DSN [--json]``."""
+    store = open_db(args, read_only=True)
     try:
         incomplete = False
         now = time.time()
@@ -136,11 +167,10 @@ def run_status(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    """``floor export --db PATH --table ID (--rounds | --shoes | --messages | --refused)``."""
+    """``floor export --db PATH|DSN --table ID (--rounds | --shoes | --messages | --refused)``."""
     from firmware_host.floor import store as store_module
-    from firmware_host.floor.store import FloorStore
 
-    store = FloorStore(args.db, read_only=True)
+    store = open_db(args, read_only=True)
     unreadable = 0
     try:
         if args.type == "refused":

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from firmware_host.errors import TablehostError
 from firmware_host.floor.audit import audit
-from firmware_host.floor.store import FloorStore
+from firmware_host.floor.store import open_store
 from firmware_host.host import journal, segments
 
 #: Exit status of ``verify`` for a journal that does not verify.
@@ -31,6 +31,8 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
     check.add_argument("--floor", metavar="DB", help="also check it against the floor's anchors (cut short, "
                        "rewritten, swapped; docs/feed.md)")
     check.add_argument("--table", metavar="ID", help="with --floor: the table (default: the journal's)")
+    check.add_argument("--floor-password-file", type=Path, metavar="F",
+                       help="with --floor postgresql://...: the database user's password (mode 0400/0600)")
     check.add_argument("--deep", action="store_true",
                        help="also replay the journal from its first record and compare every checkpoint with it")
     check.add_argument("--profile", metavar="P", help="--deep, rotate: the table's profile (default: the one the "
@@ -68,19 +70,19 @@ def run_verify(args: argparse.Namespace) -> int:
               f"last record {report.last_seq} hash {report.last_hash}")
         if args.deep and (status := run_deep(args)) != 0:
             return status
-        return 0 if not args.floor else floor_audit(args.path, args.floor, args.table)
+        return 0 if not args.floor else floor_audit(args.path, args.floor, args.table, args.floor_password_file)
     print(f"{args.path}: {report.finding()}")
     if report.record is not None:
         print(json.dumps(report.record.to_json(), sort_keys=True, ensure_ascii=False))
     return EXIT_BROKEN
 
 
-def floor_audit(path: str, db: str, table: str | None) -> int:
+def floor_audit(path: str, db: str, table: str | None, password_file: Path | None = None) -> int:
     """``verify PATH --floor DB``: the journal against the floor's anchors; 0 only if they all match."""
     table = table or next((r.data.get("table_id") for r in segments.records(path) if r.type == "table"), None)
     if table is None:
         raise TablehostError(f"{path}: the journal names no table: give --table")
-    store = FloorStore(db, read_only=True)
+    store = open_store(db, password_file=password_file, read_only=True)
     try:
         found = audit(store.messages(table), segments.records(path))  # every segment's records
     finally:

@@ -10,14 +10,26 @@ Every message is checked first (:class:`~firmware_host.floor.admission.Admission
 fails is refused, kept in the store's ``refused`` table (bounded), counted, logged at most
 :data:`LOG_BURST` times a minute, and acknowledged like any other, so it is never redelivered
 and never stops the batch or the collector.
+
+A store that cannot be written (PostgreSQL restarting, a full disk) raises
+:class:`~firmware_host.floor.model.FloorError`: the batch is not acknowledged, kept, and
+written again after a backoff, so the collector rides out a database outage.
+
+Several collectors may share one PostgreSQL store, each with its own persistent session (its
+own ``client_id``): every message reaches each of them, and the store keeps it once
+(docs/feed.md, "Redundant collectors").
+
+:class:`CollectorStats` is where the collector counts what became of each message and how long
+each store write took: the Prometheus metrics read it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 import time
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.packettypes import PacketTypes
@@ -26,9 +38,9 @@ from paho.mqtt.properties import Properties
 from firmware_host.feed import broker
 from firmware_host.feed.signing import Keyring
 from firmware_host.floor.admission import Admission
-from firmware_host.floor.model import Outcome, Store
+from firmware_host.floor.model import FloorError, Outcome, Store
 
-__all__ = ["Collector"]
+__all__ = ["Collector", "CollectorStats", "RefusalLog"]
 
 log = logging.getLogger("tablehost.floor")
 
@@ -41,6 +53,43 @@ BACKOFF_S = (0.25, 10.0)
 #: Refusals logged one by one in each :data:`LOG_WINDOW_S`; the rest are summed up in one line.
 LOG_BURST = 10
 LOG_WINDOW_S = 60.0
+
+
+@dataclasses.dataclass
+class CollectorStats:
+    """What the collector did, since it started: read by the metrics (counters only grow).
+
+    :param counts: messages by :class:`~firmware_host.floor.model.Outcome` kind: ``stored``,
+        ``duplicate`` (dropped), ``refused``, ``conflict``, ``status``.
+    :param gaps: stored messages that left seqs missing below them (a gap opened).
+    :param writes: store transactions committed; ``write_seconds``: their total duration;
+        ``last_write_seconds``: the last one's; ``write_failures``: transactions the store refused.
+    :param last_seq: per table, the highest seq this collector stored or saw stored.
+    :param listeners: called with ``(outcomes, seconds)`` after each committed write.
+    """
+
+    counts: dict[str, int] = dataclasses.field(default_factory=lambda: dict.fromkeys(
+        ("stored", "duplicate", "refused", "status", "conflict"), 0))
+    gaps: int = 0
+    writes: int = 0
+    write_seconds: float = 0.0
+    last_write_seconds: float = 0.0
+    write_failures: int = 0
+    last_seq: dict[str, int] = dataclasses.field(default_factory=dict)
+    listeners: list[Callable[[list[Outcome], float], None]] = dataclasses.field(default_factory=list)
+
+    def written(self, outcomes: list[Outcome], seconds: float) -> None:
+        """One committed store transaction of ``outcomes`` that took ``seconds``."""
+        self.writes += 1
+        self.write_seconds += seconds
+        self.last_write_seconds = seconds
+        for outcome in outcomes:
+            self.counts[outcome.kind] = self.counts.get(outcome.kind, 0) + 1
+            self.gaps += outcome.gap is not None
+            if outcome.kind in ("stored", "duplicate") and outcome.table is not None and outcome.seq is not None:
+                self.last_seq[outcome.table] = max(self.last_seq.get(outcome.table, 0), outcome.seq)
+        for listener in self.listeners:
+            listener(outcomes, seconds)
 
 
 class RefusalLog:
@@ -89,7 +138,10 @@ class Collector:
                  topic_prefix: str = "tablehost", client_id: str = "tablehost-floor") -> None:
         self.store, self.settings, self.prefix, self.client_id = store, settings, topic_prefix, client_id
         self.admission = Admission(topic_prefix, keyring)
-        self.counts: dict[str, int] = {"stored": 0, "duplicate": 0, "refused": 0, "status": 0, "conflict": 0}
+        #: What became of the messages (the metrics' source).
+        self.stats = CollectorStats()
+        #: Messages by outcome kind (:attr:`CollectorStats.counts`).
+        self.counts = self.stats.counts
         self._log = RefusalLog()
         self._batch: list[mqtt.MQTTMessage] = []
         self._stopping = threading.Event()
@@ -139,34 +191,51 @@ class Collector:
                 rc = client.loop(timeout=0)                                     # store it in one transaction
                 if len(self._batch) == waiting:
                     break
-            self._flush(client)
+            if not self._flush(client):
+                self._stopping.wait(delay)
+                delay = min(delay * 2, BACKOFF_S[1])
             if rc != mqtt.MQTT_ERR_SUCCESS:
                 if not self._answered:  # closed before CONNACK (a refused client certificate, over TLS 1.3)
                     log.warning("floor: %s", broker.closed_before_connack(self.settings, errors.first))
                 self._connected, dialing = False, True
                 self._stopping.wait(delay)
                 delay = min(delay * 2, BACKOFF_S[1])
-            elif self._connected:
+            elif self._connected and not self._batch:
                 delay = BACKOFF_S[0]
-        self._flush(client)
+        self._flush(client)  # what cannot be stored now stays with the broker
         client.disconnect()
 
-    def _flush(self, client: mqtt.Client) -> None:
-        """Store the messages received, in one transaction, then acknowledge them (refused ones too)."""
+    def _flush(self, client: mqtt.Client) -> bool:
+        """Store the messages received, in one transaction, then acknowledge them (refused ones too).
+
+        :returns: False when the store cannot be written: the batch is kept, unacknowledged, for
+            the next call (the broker holds at most its in-flight window of them).
+        """
         while self._batch:
-            batch, self._batch = self._batch[:BATCH], self._batch[BATCH:]
-            self.process([(_topic(message), message.payload) for message in batch])
+            batch = self._batch[:BATCH]
+            try:
+                self.process([(_topic(message), message.payload) for message in batch])
+            except FloorError as exc:
+                self.stats.write_failures += 1
+                if self.stats.write_failures == 1 or self.stats.write_failures % 100 == 0:
+                    log.error("floor: cannot store (%d times so far; the broker keeps the messages): %s",
+                              self.stats.write_failures, exc)
+                return False
+            del self._batch[:len(batch)]
             for message in batch:
                 client.ack(message.mid, message.qos)
+        return True
 
     def process(self, batch: Sequence[tuple[str, bytes]]) -> list[Outcome]:
         """Check and store ``(topic, payload)`` messages; count and log what became of them.
 
         :raises FloorError: the store cannot be written (nothing is acknowledged then).
         """
-        outcomes = self.store.ingest([self.admission.admit(topic, payload) for topic, payload in batch])
+        admitted = [self.admission.admit(topic, payload) for topic, payload in batch]
+        started = time.perf_counter()
+        outcomes = self.store.ingest(admitted)
+        self.stats.written(outcomes, time.perf_counter() - started)
         for outcome in outcomes:
-            self.counts[outcome.kind] = self.counts.get(outcome.kind, 0) + 1
             if outcome.kind in ("refused", "conflict"):
                 self._log.refused(outcome)
         return outcomes

@@ -28,12 +28,14 @@ class FloorError(TablehostError):
 @dataclasses.dataclass(frozen=True)
 class Outcome:
     """What became of one received message: ``stored``, ``duplicate``, ``status``, ``refused``
-    (with why) or ``conflict`` (a second, different message for a stored seq: a break)."""
+    (with why) or ``conflict`` (a second, different message for a stored seq: a break); ``gap``:
+    the seq range a stored message left missing below it (it opened a gap)."""
 
     kind: str
     table: str | None = None
     seq: int | None = None
     detail: str = ""
+    gap: tuple[int, int] | None = None
 
 
 @dataclasses.dataclass(frozen=True)

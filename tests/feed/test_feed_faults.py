@@ -19,6 +19,7 @@ from firmware_host.feed import schema
 from firmware_host.host import segments
 from firmware_host.floor.store import FloorStore
 from bench.feed.broker import Broker
+from tests.support.floor_db import FloorDb, as_floor_db
 from tests.support.floor_run import (collecting, floor_keys, floor_seq, journal_rounds, start_table, table_profile, wait_for,
                                      wait_for_the_floor)
 from tests.support.paths import REPO
@@ -27,7 +28,7 @@ from tests.support.tcp_proxy import TcpProxy
 ROUNDS = 24
 
 
-def assert_complete(db: Path, journal: Path, table: subprocess.Popen[str] | None = None,
+def assert_complete(db: Path | FloorDb, journal: Path, table: subprocess.Popen[str] | None = None,
                     profile: Path | None = None, url: str = "") -> None:
     """The floor holds the table's journal exactly: same rounds, every seq once, chain intact,
     anchors match (``profile``, ``url``: see :func:`~tests.support.floor_run.wait_for_the_floor`)."""
@@ -36,7 +37,8 @@ def assert_complete(db: Path, journal: Path, table: subprocess.Popen[str] | None
         assert table.returncode == 0, err[-3000:]
     assert journal_rounds(journal) == ROUNDS
     wait_for_the_floor(db, journal, profile, url, ROUNDS)
-    store = FloorStore(db, read_only=True)
+    db = as_floor_db(db)
+    store = db.open(read_only=True)
     try:
         status = store.status("SIM-BAC-1")
         assert (status.gaps, status.breaks, status.refused) == ([], 0, 0)
@@ -46,7 +48,8 @@ def assert_complete(db: Path, journal: Path, table: subprocess.Popen[str] | None
         store.close()
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        assert main(["journal", "verify", str(journal), "--floor", str(db)]) == 0, out.getvalue()
+        assert main(["journal", "verify", str(journal), "--floor", db.spec] +
+                    (["--floor-password-file", str(db.password_file)] if db.password_file else [])) == 0, out.getvalue()
 
 
 @pytest.fixture
@@ -54,6 +57,12 @@ def paths(tmp_path: Path) -> tuple[Path, Path, Path]:
     """(profile, journal, floor db)."""
     return table_profile(tmp_path, feed='broker = "mqtt://127.0.0.1:1"\nkeepalive_s = 2'), \
         tmp_path / "journal.sqlite", tmp_path / "floor.sqlite"
+
+
+@pytest.fixture
+def on_each_store(paths: tuple[Path, Path, Path], floor_db: FloorDb) -> tuple[Path, Path, FloorDb]:
+    """(profile, journal, floor db): the tests that prove the store run on SQLite and PostgreSQL."""
+    return paths[0], paths[1], floor_db
 
 
 @pytest.mark.parametrize("persistence", [True, False], ids=["persistence on", "persistence off"])
@@ -112,13 +121,15 @@ def test_the_table_killed_mid_publish_and_restarted(paths: tuple[Path, Path, Pat
         assert_complete(db, journal, start_table(profile, journal, ROUNDS, broker.url), profile, broker.url)
 
 
-def test_the_collector_killed_and_restarted(paths: tuple[Path, Path, Path], broker: Broker) -> None:
-    profile, journal, db = paths
-    command = [sys.executable, "-m", "firmware_host", "floor", "--broker", broker.url, "--db", str(db), "--keys",
-               str(floor_keys(db.parent))]
+def test_the_collector_killed_and_restarted(on_each_store: tuple[Path, Path, FloorDb], broker: Broker) -> None:
+    profile, journal, db = on_each_store
+    command = [sys.executable, "-m", "firmware_host", "floor", "--broker", broker.url, *db.args(), "--keys",
+               str(floor_keys(db.directory)), "-v"]
+    log = db.directory / "collector.log"
     with collecting(db, broker.url):  # makes the collector's persistent session, then leaves
         pass
-    collector = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    sink = log.open("a")  # the children's stderr (each has its own copy of the descriptor)
+    collector = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=sink)
     try:
         table = start_table(profile, journal, ROUNDS, broker.url)
         for _ in range(2):
@@ -126,20 +137,23 @@ def test_the_collector_killed_and_restarted(paths: tuple[Path, Path, Path], brok
             wait_for(lambda: floor_seq(db) > seen + 5, what="messages stored")
             collector.send_signal(signal.SIGKILL)
             collector.wait()
-            collector = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            collector = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=sink)
         assert_complete(db, journal, table, profile, broker.url)
-    finally:
+    finally:  # a SIGTERM before the last one has set its handlers would kill it, not stop it
+        wait_for(lambda: log.read_text().count("floor: connected") == 3, 30, "the last collector connected")
         collector.send_signal(signal.SIGTERM)
         collector.wait(10)
+        sink.close()
     assert collector.returncode == 0
 
 
-def test_a_forged_and_a_replayed_message_are_detected(paths: tuple[Path, Path, Path], broker: Broker) -> None:
-    profile, journal, db = paths
+def test_a_forged_and_a_replayed_message_are_detected(on_each_store: tuple[Path, Path, FloorDb],
+                                                      broker: Broker) -> None:
+    profile, journal, db = on_each_store
     with collecting(db, broker.url) as floor:
         table = start_table(profile, journal, ROUNDS, broker.url)
         wait_for(lambda: floor_seq(db) > 10, what="the feed under way")
-        store = FloorStore(db, read_only=True)
+        store = db.open(read_only=True)
         old = next(m for m in store.messages("SIM-BAC-1") if m["type"] == "round_result")
         store.close()
         forged = schema.encode({**old, "seq": 10_000, "data": {**old["data"], "winner": "tie"}})  # hash not redone
@@ -156,7 +170,7 @@ def test_a_forged_and_a_replayed_message_are_detected(paths: tuple[Path, Path, P
         wait_for(lambda: floor.collector.counts["duplicate"] >= 1, what="the replay recognised")
         out, err = table.communicate(timeout=120)
         wait_for_the_floor(db, journal, profile, broker.url, ROUNDS)
-    store = FloorStore(db, read_only=True)
+    store = db.open(read_only=True)
     try:
         assert [p["reason"] for p in store.refusals("SIM-BAC-1")] == [
             "message 10000: its content does not match its hash"]

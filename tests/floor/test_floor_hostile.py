@@ -18,10 +18,11 @@ from bench.feed.broker import Broker, have_mosquitto
 from firmware_host.feed import schema
 from firmware_host.feed.broker import BrokerSettings
 from firmware_host.feed.signing import Keyring, Signer
-from firmware_host.floor import store as store_module
+from firmware_host.floor import store_sql as store_module
 from firmware_host.floor.collector import Collector, RefusalLog
 from firmware_host.floor.store import FloorStore
 from tests.support.feed_records import payloads
+from tests.support.floor_db import FloorDb
 from tests.support.floor_run import collecting, floor_keys, provision, wait_for
 
 
@@ -60,9 +61,10 @@ def keyed(tmp_path: Path) -> tuple[Signer, Keyring]:
 
 
 @pytest.fixture
-def collector(tmp_path: Path, keyed: tuple[Signer, Keyring]) -> Iterator[Collector]:
-    """A collector not connected to any broker: :meth:`Collector.process` is what its loop calls."""
-    store = FloorStore(tmp_path / "floor.sqlite")
+def collector(floor_db: FloorDb, keyed: tuple[Signer, Keyring]) -> Iterator[Collector]:
+    """A collector not connected to any broker: :meth:`Collector.process` is what its loop calls
+    (on each store: SQLite, PostgreSQL)."""
+    store = floor_db.open()
     yield Collector(store, BrokerSettings("mqtt://127.0.0.1:1"), keyed[1])
     store.close()
 
@@ -80,18 +82,27 @@ def test_an_issue_20_message_is_refused_and_the_batch_goes_on(collector: Collect
     assert len(collector.store.refusals("T1")[0]["excerpt"]) <= 200 * 4  # bounded (escapes aside)
 
 
+@pytest.mark.parametrize("payload", [b'{"table": "T1", "seq": 6, "x": "\x00"}', b"\x00" * 300,
+                                     b'{"table": "T1", "seq": 6, "x": "\\u0000"}'], ids=["NUL in JSON", "NULs", "u0000"])
+def test_a_nul_byte_is_refused_and_kept_on_either_store(collector: Collector, payload: bytes) -> None:
+    """PostgreSQL's text cannot hold NUL: the refusal's excerpt shows it escaped, the batch goes on."""
+    kinds = [o.kind for o in collector.process([("tablehost/T1/events", payload), ("tablehost/T1\x00/events", payload)])]
+    assert kinds == ["refused", "refused"]
+    assert all("\x00" not in r["excerpt"] + r["topic"] for r in collector.store.refusals(limit=10))
+
+
 def test_floor_status_exits_1_and_counts_refusals(collector: Collector, keyed: tuple[Signer, Keyring],
-                                                  tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+                                                  floor_db: FloorDb, capsys: pytest.CaptureFixture[str]) -> None:
     from firmware_host.cli import main
 
     collector.process([("tablehost/T1/events", p) for p in payloads("T1", keyed[0])]
                       + [("tablehost/T1/events", ISSUE_20["NaN at"]), ("tablehost/NOBODY/events", b"{}"),
                          ("elsewhere/x", b"")])
-    assert main(["floor", "status", "--db", str(tmp_path / "floor.sqlite")]) == 1  # was 0, with "gaps none"
+    assert main(["floor", "status", *floor_db.args()]) == 1  # was 0, with "gaps none"
     out = capsys.readouterr().out
     assert "gaps none, breaks 0, refused 1 (last: not a JSON message: NaN is not a JSON number)" in out
     assert "(topics naming no known table): refused 2" in out
-    assert main(["floor", "export", "--db", str(tmp_path / "floor.sqlite"), "--table", "", "--refused"]) == 0
+    assert main(["floor", "export", *floor_db.args(), "--table", "", "--refused"]) == 0
     kept = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [(r["topic"], r["table"]) for r in kept] == [("elsewhere/x", ""), ("tablehost/NOBODY/events", "")]
 

@@ -1,30 +1,32 @@
-"""The floor's store: idempotent by (table, seq), continuity (gaps, repairs, breaks), refusals."""
+"""The floor's store: idempotent by (table, seq), continuity (gaps, repairs, breaks), refusals:
+the same on both stores (SQLite and a real PostgreSQL, the ``floor_db`` fixture)."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import pytest
 
 from firmware_host.feed import schema
-from firmware_host.floor.store import FloorError, FloorStore
+from firmware_host.floor.store import FloorError, FloorStore, SqlStore
 from tests.support.feed_records import admit, payloads
+from tests.support.floor_db import FloorDb
 
 
-def ingest(store: FloorStore, *items: bytes, table: str = "T1", leaf: str = "events") -> list[str]:
+def ingest(store: SqlStore, *items: bytes, table: str = "T1", leaf: str = "events") -> list[str]:
     """Through an unsigned collector's checks (signatures: tests/floor/test_floor_signed.py)."""
     return [o.kind for o in store.ingest(admit(list(items), table, leaf))]
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> FloorStore:
-    made = FloorStore(tmp_path / "floor.sqlite")
+def store(floor_db: FloorDb) -> Iterator[SqlStore]:
+    made = floor_db.open()
     yield made
     made.close()
 
 
-def test_a_message_stored_twice_is_kept_once_and_counted_as_a_duplicate(store: FloorStore) -> None:
+def test_a_message_stored_twice_is_kept_once_and_counted_as_a_duplicate(store: SqlStore) -> None:
     sent = payloads()
     assert ingest(store, *sent, sent[2], sent[0]) == ["stored"] * len(sent) + ["duplicate", "duplicate"]
     status = store.status("T1")
@@ -33,7 +35,7 @@ def test_a_message_stored_twice_is_kept_once_and_counted_as_a_duplicate(store: F
     assert list(store.export("T1", "round_result")) == [{"round": 1, "winner": "banker"}]
 
 
-def test_gaps_are_reported_and_a_late_message_repairs_them(store: FloorStore) -> None:
+def test_gaps_are_reported_and_a_late_message_repairs_them(store: SqlStore) -> None:
     sent = payloads()
     ingest(store, sent[0], sent[1], sent[4], sent[5])
     assert store.gaps("T1") == [(3, 4)] and store.status("T1").last_seq == 2
@@ -43,7 +45,7 @@ def test_gaps_are_reported_and_a_late_message_repairs_them(store: FloorStore) ->
     assert store.status("T1").breaks == 0  # the late messages link both ways
 
 
-def test_a_forged_message_with_a_wrong_hash_is_refused_and_logged(store: FloorStore) -> None:
+def test_a_forged_message_with_a_wrong_hash_is_refused_and_logged(store: SqlStore) -> None:
     forged = schema.check_message(payloads()[5])
     forged["data"] = {"round": 1, "winner": "player"}
     ingest(store, payloads()[0])
@@ -52,7 +54,7 @@ def test_a_forged_message_with_a_wrong_hash_is_refused_and_logged(store: FloorSt
     assert (store.status("T1").max_seq, store.status("T1").refused) == (1, 1)
 
 
-def test_unsigned_a_forged_message_with_its_hash_recomputed_breaks_the_chain(store: FloorStore) -> None:
+def test_unsigned_a_forged_message_with_its_hash_recomputed_breaks_the_chain(store: SqlStore) -> None:
     """Without signatures (``--unsigned``) the chain alone shows the forgery: signed, it is refused."""
     sent = payloads()
     ingest(store, *sent[:5])
@@ -66,14 +68,14 @@ def test_unsigned_a_forged_message_with_its_hash_recomputed_breaks_the_chain(sto
     assert store.status("T1").breaks == 2
 
 
-def test_a_message_of_another_table_on_this_tables_topic_is_refused(store: FloorStore) -> None:
+def test_a_message_of_another_table_on_this_tables_topic_is_refused(store: SqlStore) -> None:
     ingest(store, payloads()[0])
     assert ingest(store, payloads("T2")[0], table="T1") == ["refused"]
     assert store.refusals()[0]["reason"] == "message of table 'T2' on the topic of table 'T1'"
     assert (store.status("T1").max_seq, store.status("T1").refused) == (1, 1)
 
 
-def test_the_retained_status_says_online_with_the_version(store: FloorStore) -> None:
+def test_the_retained_status_says_online_with_the_version(store: SqlStore) -> None:
     status = b'{"table": "T1", "state": "online", "version": "0.1.0", "game": "baccarat", "seq": 0}'
     assert ingest(store, status, leaf="status") == ["status"]
     assert ingest(store, status.replace(b'"T1"', b'"T9"'), leaf="status") == ["refused"]
@@ -81,7 +83,7 @@ def test_the_retained_status_says_online_with_the_version(store: FloorStore) -> 
     assert (got.online, got.version, got.game) == (True, "0.1.0", "baccarat")
 
 
-def test_an_unknown_table_or_database_is_a_clear_error(store: FloorStore, tmp_path: Path) -> None:
+def test_an_unknown_table_or_database_is_a_clear_error(store: SqlStore, tmp_path: Path) -> None:
     with pytest.raises(FloorError, match="no table 'T7'"):
         store.status("T7")
     with pytest.raises(FloorError, match="no such file"):

@@ -27,7 +27,7 @@ from firmware_host.cli import main
 from firmware_host.feed import signing
 from firmware_host.feed.broker import BrokerSettings
 from firmware_host.floor.collector import Collector
-from firmware_host.floor.store import FloorStore
+from tests.support.floor_db import FloorDb, as_floor_db
 from tests.support.paths import REPO
 
 __all__ = ["provision", "floor_keys", "table_profile", "run_table", "start_table", "CollectorThread", "journal_export", "floor_export",
@@ -98,9 +98,10 @@ class CollectorThread:
     :param keys: the public key directory (default: :func:`floor_keys` beside ``db``); None: unsigned.
     """
 
-    def __init__(self, db: Path, url: str, keys: Path | None | str = "default", **settings: object) -> None:
-        self.db, self.store = db, FloorStore(db)
-        directory = floor_keys(db.parent) if keys == "default" else keys
+    def __init__(self, db: Path | FloorDb, url: str, keys: Path | None | str = "default", **settings: object) -> None:
+        self.db = as_floor_db(db)
+        self.store = self.db.open()
+        directory = floor_keys(self.db.directory) if keys == "default" else keys
         keyring = signing.Keyring(Path(directory)) if directory is not None else None
         self.collector = Collector(self.store, BrokerSettings(url, **settings), keyring)  # type: ignore[arg-type]
         self._thread = threading.Thread(target=self.collector.run, daemon=True)
@@ -130,9 +131,9 @@ def journal_export(journal: Path) -> str:
     return _cli("journal", "export", str(journal), "--rounds")
 
 
-def floor_export(db: Path, table: str = "SIM-BAC-1") -> str:
+def floor_export(db: Path | FloorDb, table: str = "SIM-BAC-1") -> str:
     """What ``tablehost floor export --db DB --table ID --rounds`` prints."""
-    return _cli("floor", "export", "--db", str(db), "--table", table, "--rounds")
+    return _cli("floor", "export", *as_floor_db(db).args(), "--table", table, "--rounds")
 
 
 def journal_rounds(journal: Path) -> int:
@@ -140,16 +141,16 @@ def journal_rounds(journal: Path) -> int:
     return len(journal_export(journal).splitlines())
 
 
-def floor_seq(db: Path, table: str = "SIM-BAC-1") -> int:
+def floor_seq(db: Path | FloorDb, table: str = "SIM-BAC-1") -> int:
     """The last gapless seq the floor holds of a table (0: none)."""
-    store = FloorStore(db, read_only=True)
+    store = as_floor_db(db).open(read_only=True)
     try:
         return store.status(table).last_seq if table in store.tables() else 0
     finally:
         store.close()
 
 
-def wait_for_the_floor(db: Path, journal: Path, profile: Path | None = None, url: str = "", rounds: int = 0) -> None:
+def wait_for_the_floor(db: Path | FloorDb, journal: Path, profile: Path | None = None, url: str = "", rounds: int = 0) -> None:
     """Wait until the floor's rounds are the journal's.
 
     A clean stop publishes the backlog for up to 3 s and leaves the rest to the next start: on
@@ -174,7 +175,7 @@ def wait_for(condition: Callable[[], object], timeout: float = 30.0, what: str =
 
 
 @contextlib.contextmanager
-def collecting(db: Path, url: str, **settings: object) -> Iterator[CollectorThread]:
+def collecting(db: Path | FloorDb, url: str, **settings: object) -> Iterator[CollectorThread]:
     """A :class:`CollectorThread` for the ``with`` block."""
     with CollectorThread(db, url, **settings) as thread:
         yield thread

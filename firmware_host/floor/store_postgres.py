@@ -1,0 +1,153 @@
+"""The floor's store on PostgreSQL (``tablehost floor --db postgresql://user@host:port/db``), for
+a floor that outgrows one machine and for redundant collectors.
+
+Imported only when a ``postgresql://`` DSN is given: it needs psycopg 3 and psycopg_pool (the
+``postgresql`` extra). Connections come from a :class:`psycopg_pool.ConnectionPool`, shared by
+the collector's writes and the readers of the same process (the floor dashboard). The password
+never appears in the DSN or on a command line: it comes from a file readable by its owner only
+(:func:`~firmware_host.feed.broker.read_secret`), or from libpq's own ``passfile``; a DSN holding
+a password is refused.
+
+Several collectors may write one database. Each batch is one transaction that first takes a
+transaction-scoped advisory lock per table it touches (in one order, so two collectors never
+deadlock), so the continuity checks of :class:`~firmware_host.floor.store_sql.SqlStore` see
+every message another collector committed; ``ON CONFLICT DO NOTHING`` on ``(table_id, seq)``
+keeps a message stored twice once. The schema is migrated under an advisory lock too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+import psycopg
+import psycopg_pool
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+from psycopg.types.string import TextLoader
+
+from firmware_host.feed.broker import BrokerError, read_secret
+from firmware_host.floor import migrations
+from firmware_host.floor.model import FloorError
+from firmware_host.floor.store_sql import SqlStore
+
+__all__ = ["PostgresStore", "safe_dsn"]
+
+log = logging.getLogger("tablehost.floor")
+
+#: Connections in the pool: the collector's writer, and readers.
+POOL_SIZE = 4
+#: Seconds to wait for a connection (the server down: the batch is not acknowledged, and retried).
+CONNECT_TIMEOUT_S = 10.0
+#: The advisory lock key of the schema's migration (any constant of this application).
+MIGRATION_LOCK = 0x7461626C65  # "table"
+
+
+def safe_dsn(dsn: str) -> str:
+    """The DSN as it may be shown: never a password."""
+    try:
+        parts = conninfo_to_dict(dsn)
+    except psycopg.ProgrammingError:
+        return "postgresql://(a DSN libpq cannot read)"
+    parts.pop("password", None)
+    user = f"{parts['user']}@" if parts.get("user") else ""
+    port = f":{parts['port']}" if parts.get("port") else ""
+    return f"postgresql://{user}{parts.get('host', '')}{port}/{parts.get('dbname', '')}"
+
+
+class _Db:
+    """One pooled connection, with the ``?`` placeholders the shared SQL uses."""
+
+    def __init__(self, conn: psycopg.Connection[Any]) -> None:
+        self.conn = conn
+
+    def execute(self, sql: str, args: Sequence[Any] = ()) -> psycopg.Cursor[Any]:
+        return self.conn.execute(sql.replace("?", "%s"), args)
+
+
+class PostgresStore(SqlStore):
+    """The floor's database at ``dsn`` (libpq URL, without a password).
+
+    :param password_file: the password (mode 0400/0600); None: libpq's own (``passfile``,
+        ``PGPASSFILE``, or none).
+    :param read_only: never write (``floor status``, ``floor export``, ``journal verify --floor``).
+    :raises FloorError: a DSN with a password, an unusable password file, a database that
+        cannot be reached, or a schema newer than this tablehost's.
+    """
+
+    engine = "postgresql"
+    _ERROR = (psycopg.Error, psycopg_pool.PoolTimeout)
+    _VALUE_ERRORS = (psycopg.DataError, psycopg.IntegrityError)
+    _UNREADABLE = "json_typeof(data) <> 'object'"
+
+    def __init__(self, dsn: str, *, password_file: Path | None = None, read_only: bool = False,
+                 pool_size: int = POOL_SIZE) -> None:
+        super().__init__(safe_dsn(dsn))
+        try:
+            parts = conninfo_to_dict(dsn)
+        except psycopg.ProgrammingError as exc:
+            raise FloorError(f"floor database {self.name}: not a DSN libpq can read: {exc}") from exc
+        if "password" in parts:
+            raise FloorError("floor database DSN: it holds a password; give it in a file (--db-password-file F, "
+                             "mode 0600) or libpq's passfile, never on the command line")
+        options: dict[str, str | int] = {"connect_timeout": int(CONNECT_TIMEOUT_S), "application_name": "tablehost-floor"}
+        if password_file is not None:
+            try:
+                options["password"] = read_secret(password_file, "floor database password file")
+            except BrokerError as exc:
+                raise FloorError(str(exc)) from exc
+        if read_only:
+            options["options"] = "-c default_transaction_read_only=on"
+        conninfo = make_conninfo(dsn, **options)
+        try:  # one connection first: a refused login is one clear line now, not a pool's retries
+            psycopg.connect(conninfo).close()
+        except psycopg.Error as exc:
+            raise FloorError(f"floor database {self.name}: cannot connect: {_first_line(exc)}") from exc
+        self._pool = psycopg_pool.ConnectionPool(
+            conninfo, min_size=1, max_size=pool_size, open=False, name="tablehost-floor",
+            kwargs={"autocommit": True}, configure=_configure, timeout=CONNECT_TIMEOUT_S)
+        try:
+            self._pool.open(wait=True, timeout=CONNECT_TIMEOUT_S)
+            with self._db() as db:
+                if not read_only:
+                    db.execute(migrations.VERSION_TABLE["postgresql"])
+                    self._migrate(db, migrations.version(db))
+                elif (db.execute("SELECT to_regclass('schema_version')").fetchone() or (None,))[0] is None:
+                    raise FloorError(f"floor database {self.name}: holds no floor (no schema_version)")
+                migrations.check_version(migrations.version(db), self.name)
+        except (psycopg.Error, psycopg_pool.PoolTimeout) as exc:
+            self._pool.close()
+            raise FloorError(f"floor database {self.name}: cannot open: {_first_line(exc)}") from exc
+        except FloorError:
+            self._pool.close()
+            raise
+
+    @contextlib.contextmanager
+    def _db(self) -> Iterator[_Db]:
+        try:
+            with self._pool.connection() as conn:
+                yield _Db(conn)
+        except (psycopg.OperationalError, psycopg_pool.PoolTimeout) as exc:
+            raise FloorError(f"floor database {self.name}: {_first_line(exc)}") from exc
+
+    def _begin(self, db: Any, tables: list[str]) -> None:
+        db.execute("BEGIN")
+        if not tables:  # the schema's migration
+            db.execute("SELECT pg_advisory_xact_lock(?)", (MIGRATION_LOCK,))
+            return
+        db.execute("SELECT pg_advisory_xact_lock(k) FROM (SELECT DISTINCT hashtextextended(t, 0) AS k "
+                   "FROM unnest(?::text[]) AS t) AS keys ORDER BY k", (tables,))
+
+    def close(self) -> None:
+        """Close the pool's connections."""
+        self._pool.close()
+
+
+def _configure(conn: psycopg.Connection[Any]) -> None:
+    """Each pooled connection reads ``json`` as the text stored (exactly as the collector wrote it)."""
+    conn.adapters.register_loader("json", TextLoader)
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
