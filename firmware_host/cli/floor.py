@@ -22,7 +22,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from firmware_host.feed.broker import BrokerSettings, client
 from firmware_host.floor.model import Unreadable
@@ -51,6 +51,10 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
     parser.add_argument("--unsigned", action="store_true", help="store unsigned messages (tests only: anyone "
                         "who can publish on a table's topic is that table)")
     parser.add_argument("--client-id", default="tablehost-floor", help="the persistent session's name")
+    parser.add_argument("--metrics", metavar="HOST:PORT", help="serve Prometheus's /metrics here (off without it; "
+                        "127.0.0.1 unless --metrics-tls-cert and --metrics-tls-key are given)")
+    parser.add_argument("--metrics-tls-cert", type=Path, metavar="F", help="TLS certificate of /metrics")
+    parser.add_argument("--metrics-tls-key", type=Path, metavar="F", help="its key")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="log each connection (-vv: debug)")
     parser.set_defaults(func=run_collect)
     commands = parser.add_subparsers(dest="command", metavar="SUBCOMMAND")
@@ -124,12 +128,40 @@ def run_collect(args: argparse.Namespace) -> int:
     if stop.is_set():
         collector.stop()
     try:
+        metrics = _metrics(args, collector)
+    except BaseException:
+        store.close()
+        raise
+    try:
         collector.run()
     finally:
+        if metrics is not None:
+            metrics.stop()
         store.close()
     counts = ", ".join(f"{n} {kind}" for kind, n in collector.counts.items())
     print(f"floor: stopped ({counts})", flush=True)
     return 0
+
+
+def _metrics(args: argparse.Namespace, collector: Any) -> Any:
+    """The collector's ``/metrics`` (started), or None without ``--metrics``; ``prometheus_client``
+    is imported only with it. :class:`~firmware_host.web.server.WebError` for a bad address."""
+    if args.metrics is None:
+        return None
+    from firmware_host import __version__
+    from firmware_host.metrics.floor import FloorMetrics
+    from firmware_host.metrics.server import MetricsServer
+    from firmware_host.web.server import WebError
+
+    if (args.metrics_tls_cert is None) != (args.metrics_tls_key is None):
+        raise WebError("metrics: give both --metrics-tls-cert and --metrics-tls-key")
+    tls = None if args.metrics_tls_cert is None else (args.metrics_tls_cert, args.metrics_tls_key)
+    counted = FloorMetrics(collector.stats, "postgresql" if str(args.db).startswith("postgresql") else "sqlite",
+                           __version__)
+    server = MetricsServer(counted.registry, args.metrics, tls)
+    server.start()
+    print(f"floor: metrics on {server.url}/metrics", flush=True)
+    return server
 
 
 def run_status(args: argparse.Namespace) -> int:
