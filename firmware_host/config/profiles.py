@@ -23,6 +23,7 @@ from typing import Any
 from drivers.timing import Timing
 from firmware_host.config.display import DisplayConfig, display_config
 from firmware_host.config.feed import FeedConfig, feed_config
+from firmware_host.config.protection import ProtectionConfig, protection_config
 from firmware_host.errors import ProfileError
 from firmware_host.rules.devices import ApprovedIdentities
 
@@ -328,6 +329,8 @@ class TableProfile:
     display: DisplayConfig = DisplayConfig()
     #: The floor feed (``[feed]``, docs/feed.md); None: off.
     feed: FeedConfig | None = None
+    #: Game protection (``[protection]``, docs/protection.md).
+    protection: ProtectionConfig = ProtectionConfig()
 
     @property
     def simulated(self) -> bool:
@@ -422,6 +425,7 @@ def load_table(path: Path | str, devices_dir: Path | None = None) -> TableProfil
         journal_upkeep=upkeep,
         display=display_config(top.table("display"), path),
         feed=feed_config(top.table("feed"), _relative),
+        protection=protection_config(top.table("protection")),
     )
     table.reject_unknown()
     top.reject_unknown()
