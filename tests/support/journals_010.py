@@ -1,4 +1,5 @@
-"""The journals tablehost 0.1.0 wrote (``tests/fixtures/journals-0.1.0/``) and how a replay of them is dumped.
+"""The journals tablehost 0.1.0 and 0.2.0 wrote (``tests/fixtures/journals-<version>/``) and how a replay
+of them is dumped.
 
 Shared by ``tests/host/journal/test_journals_0_1_0.py``, ``tests/recovery/test_upgrade.py`` and the
 fixtures' ``make_journals.py``. The few tablehost names used to replay in-process are imported
@@ -23,7 +24,8 @@ from firmware_host.host.service import Service
 from firmware_host.wiring import TABLE_META, game_wiring
 from tests.support.paths import REPO
 
-__all__ = ["FIXTURES", "WRITTEN_BY", "JOURNALS", "Fixture", "golden", "copy_journal", "replay_lines"]
+__all__ = ["FIXTURES", "WRITTEN_BY", "JOURNALS", "JOURNALS_020", "Fixture", "golden", "copy_journal",
+           "replay_lines"]
 
 #: The fixtures' folder: profiles in ``tables/``, device models of 0.1.0 in ``devices/``, the
 #: journals, and the golden outputs of 0.1.0 in ``golden/``.
@@ -41,16 +43,23 @@ class Fixture:
     profile: str
     rounds: int
     seed: int
+    #: The version that wrote it; its set's folder is ``tests/fixtures/journals-<version>``.
+    written_by: str = WRITTEN_BY
+
+    @property
+    def folder(self) -> Path:
+        """The folder of its set: profiles, device models, journals, golden outputs."""
+        return FIXTURES.with_name(f"journals-{self.written_by}")
 
     @property
     def journal(self) -> Path:
         """The committed journal."""
-        return FIXTURES / f"{self.name}.sqlite"
+        return self.folder / f"{self.name}.sqlite"
 
     @property
     def profile_path(self) -> Path:
         """The table profile it was written with."""
-        return FIXTURES / "tables" / self.profile
+        return self.folder / "tables" / self.profile
 
 
 #: Every fixture journal.
@@ -65,9 +74,13 @@ JOURNALS = (
 )
 
 
+#: The same journals as written by 0.2.0 (``tests/fixtures/journals-0.2.0/make_journals.py``).
+JOURNALS_020 = tuple(dataclasses.replace(fixture, written_by="0.2.0") for fixture in JOURNALS)
+
+
 def golden(fixture: Fixture, what: str) -> Path:
     """The golden output ``what`` (``verify.txt``, ``rounds.jsonl``...) of ``fixture``."""
-    return FIXTURES / "golden" / f"{fixture.name}.{what}"
+    return fixture.folder / "golden" / f"{fixture.name}.{what}"
 
 
 def copy_journal(fixture: Fixture, directory: Path) -> Path:
