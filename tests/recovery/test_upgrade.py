@@ -30,8 +30,7 @@ from firmware_host.host.journal import Journal
 from firmware_host.config.profiles import load_table
 from firmware_host.wiring import build_table
 
-from tests.support.journals_010 import JOURNALS, WRITTEN_BY, Fixture, copy_journal, golden
-from tests.host.journal.test_journals_0_1_0 import as_0_1_0_exported
+from tests.support.journals_010 import JOURNALS, WRITTEN_BY, Fixture, as_0_1_0_exported, copy_journal, golden
 from bench.soak.audit import seeded_shoe
 from bench.soak.profiles import write_profile
 

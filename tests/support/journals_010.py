@@ -11,6 +11,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -25,7 +27,7 @@ from firmware_host.wiring import TABLE_META, game_wiring
 from tests.support.paths import REPO
 
 __all__ = ["FIXTURES", "WRITTEN_BY", "JOURNALS", "JOURNALS_020", "Fixture", "golden", "copy_journal",
-           "replay_lines"]
+           "replay_lines", "tablehost", "as_0_1_0_exported", "SHOE_FIGURES"]
 
 #: The fixtures' folder: profiles in ``tables/``, device models of 0.1.0 in ``devices/``, the
 #: journals, and the golden outputs of 0.1.0 in ``golden/``.
@@ -127,3 +129,32 @@ def replay_lines(profile: Path, journal: Path) -> Iterator[str]:
         else:
             step["decisions"] = [{"type": d.type, "round": d.round, "data": d.data} for d in decided]
         yield json.dumps(step, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def tablehost(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``python -m firmware_host ARGS`` in ``cwd``, its output captured."""
+    return subprocess.run([sys.executable, "-m", "firmware_host", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=120, check=False)
+
+
+#: What 0.3.0 adds to every shoe of ``journal export --shoes`` (docs/protection.md).
+SHOE_FIGURES = ("drop", "win", "theo", "hold", "rounds_per_hour", "advantage_windows", "advantage_play_alerts",
+                "alert_count")
+
+
+def as_0_1_0_exported(line: str, what: str) -> str:
+    """An exported line less what 0.3.0 adds (docs/protection.md), checked on the way: a Baccarat
+    round's ``odds`` (none: 0.1.0 decided none) and each wager's ``theo`` (null without odds; a
+    Pai Gow wager's from the house edge per wager), a shoe's figures."""
+    data = json.loads(line)
+    if what == "shoes":
+        assert set(SHOE_FIGURES) <= set(data)
+        for key in SHOE_FIGURES:
+            data.pop(key)
+    elif data["game"] == "paigow":
+        for result in data["settlement"]["results"]:
+            assert isinstance(result.pop("theo"), float)
+    else:
+        assert data.pop("odds") is None
+        assert all(entry.pop("theo") is None for entry in data["settlement"])
+    return json.dumps(data, sort_keys=True, ensure_ascii=False) + "\n"

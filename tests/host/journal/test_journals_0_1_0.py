@@ -11,20 +11,14 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.support.journals_010 import JOURNALS, Fixture, copy_journal, golden, replay_lines
+from tests.support.journals_010 import (JOURNALS, Fixture, as_0_1_0_exported, copy_journal, golden, replay_lines,
+                                        tablehost)
 
 pytestmark = pytest.mark.parametrize("fixture", JOURNALS, ids=[f.name for f in JOURNALS])
-
-
-def tablehost(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "firmware_host", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=120, check=False)
 
 
 def test_it_verifies_intact_as_0_1_0_said(fixture: Fixture, tmp_path: Path) -> None:
@@ -33,29 +27,6 @@ def test_it_verifies_intact_as_0_1_0_said(fixture: Fixture, tmp_path: Path) -> N
     assert (verified.stdout, verified.returncode) == (golden(fixture, "verify.txt").read_text(),
                                                       int(golden(fixture, "verify.rc").read_text()))
     assert verified.returncode == 0 and ": intact: " in verified.stdout
-
-
-#: What 0.3.0 adds to every shoe of ``journal export --shoes`` (docs/protection.md).
-SHOE_FIGURES = ("drop", "win", "theo", "hold", "rounds_per_hour", "advantage_windows", "advantage_play_alerts",
-                "alert_count")
-
-
-def as_0_1_0_exported(line: str, what: str) -> str:
-    """An exported line less what 0.3.0 adds (docs/protection.md), checked on the way: a Baccarat
-    round's ``odds`` (none: 0.1.0 decided none) and each wager's ``theo`` (null without odds; a
-    Pai Gow wager's from the house edge per wager), a shoe's figures."""
-    data = json.loads(line)
-    if what == "shoes":
-        assert set(SHOE_FIGURES) <= set(data)
-        for key in SHOE_FIGURES:
-            data.pop(key)
-    elif data["game"] == "paigow":
-        for result in data["settlement"]["results"]:
-            assert isinstance(result.pop("theo"), float)
-    else:
-        assert data.pop("odds") is None
-        assert all(entry.pop("theo") is None for entry in data["settlement"])
-    return json.dumps(data, sort_keys=True, ensure_ascii=False) + "\n"
 
 
 @pytest.mark.parametrize("what", ["rounds", "shoes"])

@@ -14,8 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.host.journal.test_journals_0_1_0 import as_0_1_0_exported, tablehost
-from tests.support.journals_010 import JOURNALS_020, Fixture, copy_journal, golden, replay_lines
+from tests.support.journals_010 import JOURNALS_020, Fixture, as_0_1_0_exported, copy_journal, golden, replay_lines, tablehost
 
 pytestmark = pytest.mark.parametrize("fixture", JOURNALS_020, ids=[f.name for f in JOURNALS_020])
 
