@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -27,7 +28,8 @@ from firmware_host.wiring import TABLE_META, game_wiring
 from tests.support.paths import REPO
 
 __all__ = ["FIXTURES", "WRITTEN_BY", "JOURNALS", "JOURNALS_020", "Fixture", "golden", "copy_journal",
-           "replay_lines", "tablehost", "as_0_1_0_exported", "SHOE_FIGURES"]
+           "replay_lines", "tablehost", "as_0_1_0_exported", "exported_less_0_3_0", "resume_without_playing",
+           "SHOE_FIGURES"]
 
 #: The fixtures' folder: profiles in ``tables/``, device models of 0.1.0 in ``devices/``, the
 #: journals, and the golden outputs of 0.1.0 in ``golden/``.
@@ -158,3 +160,24 @@ def as_0_1_0_exported(line: str, what: str) -> str:
         assert data.pop("odds") is None
         assert all(entry.pop("theo") is None for entry in data["settlement"])
     return json.dumps(data, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def exported_less_0_3_0(fixture: Fixture, what: str, directory: Path) -> bytes:
+    """What ``journal export --rounds``/``--shoes`` prints of (a copy in ``directory`` of) the
+    fixture's journal, less what 0.3.0 adds (:func:`as_0_1_0_exported`)."""
+    exported = tablehost("journal", "export", str(copy_journal(fixture, directory)), f"--{what}", cwd=directory)
+    assert exported.returncode == 0, exported.stderr
+    return "".join(as_0_1_0_exported(line, what) for line in exported.stdout.splitlines(keepends=True)).encode()
+
+
+def resume_without_playing(fixture: Fixture, directory: Path) -> Path:
+    """``tablehost run`` on a copy in ``directory`` of the fixture's journal, ``--rounds`` the rounds
+    already in it: it replays every step (refusing any diverging decision) and stops at once.
+    Returns the copy."""
+    journal = copy_journal(fixture, directory)
+    ran = tablehost("run", "--profile", str(fixture.profile_path), "--rounds", str(fixture.rounds),
+                    "--seed", str(fixture.seed), "--journal", str(journal), "--quiet", cwd=directory)
+    assert ran.returncode == 0, ran.stderr
+    steps = len(golden(fixture, "replay.jsonl").read_text().splitlines())
+    assert re.search(rf"recovered {steps} steps from .* \({fixture.rounds} rounds finished\)", ran.stdout), ran.stdout
+    return journal

@@ -9,12 +9,12 @@ exports add ``odds``, ``theo`` and the shoe figures, and nothing else changes.
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import pytest
 
-from tests.support.journals_010 import JOURNALS_020, Fixture, as_0_1_0_exported, copy_journal, golden, replay_lines, tablehost
+from tests.support.journals_010 import JOURNALS_020, Fixture, copy_journal, exported_less_0_3_0, golden, replay_lines, \
+    resume_without_playing, tablehost
 
 pytestmark = pytest.mark.parametrize("fixture", JOURNALS_020, ids=[f.name for f in JOURNALS_020])
 
@@ -29,11 +29,7 @@ def test_it_was_written_by_0_2_0_and_verifies_intact(fixture: Fixture, tmp_path:
 
 @pytest.mark.parametrize("what", ["rounds", "shoes"])
 def test_it_exports_as_0_2_0_did_plus_what_0_3_0_adds(fixture: Fixture, what: str, tmp_path: Path) -> None:
-    exported = tablehost("journal", "export", str(copy_journal(fixture, tmp_path)), f"--{what}", cwd=tmp_path)
-    assert exported.returncode == 0, exported.stderr
-    lines = exported.stdout.splitlines(keepends=True)
-    assert "".join(as_0_1_0_exported(line, what) for line in lines).encode() == \
-        golden(fixture, f"{what}.jsonl").read_bytes()
+    assert exported_less_0_3_0(fixture, what, tmp_path) == golden(fixture, f"{what}.jsonl").read_bytes()
 
 
 def without_protection(line: str) -> str:
@@ -56,9 +52,4 @@ def test_a_fresh_controller_replays_every_decision_as_0_2_0_made_it(fixture: Fix
 
 
 def test_tablehost_run_resumes_it_without_playing(fixture: Fixture, tmp_path: Path) -> None:
-    journal = copy_journal(fixture, tmp_path)
-    ran = tablehost("run", "--profile", str(fixture.profile_path), "--rounds", str(fixture.rounds),
-                    "--seed", str(fixture.seed), "--journal", str(journal), "--quiet", cwd=tmp_path)
-    assert ran.returncode == 0, ran.stderr
-    steps = len(golden(fixture, "replay.jsonl").read_text().splitlines())
-    assert re.search(rf"recovered {steps} steps from .* \({fixture.rounds} rounds finished\)", ran.stdout), ran.stdout
+    resume_without_playing(fixture, tmp_path)
