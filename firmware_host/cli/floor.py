@@ -199,7 +199,8 @@ def run_status(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    """``floor export --db PATH|DSN --table ID (--rounds | --shoes | --messages | --refused)``."""
+    """``floor export --db PATH|DSN --table ID (--rounds | --shoes | --messages | --refused)``: rounds and
+    shoes with theo, odds and the figures, as ``journal export`` prints them."""
     from firmware_host.floor import store as store_module
 
     store = open_db(args, read_only=True)
@@ -209,12 +210,20 @@ def run_export(args: argparse.Namespace) -> int:
             for row in store.refusals(args.table, limit=store_module.REFUSED_KEPT_TOTAL):
                 sys.stdout.write(json.dumps(row, sort_keys=True, ensure_ascii=False) + "\n")
             return 0
-        lines = store.read(args.table) if args.type is None else store.export(args.table, args.type)
-        for data in lines:
+        messages = []
+        for data in store.read(args.table):
             if isinstance(data, Unreadable):
                 unreadable += 1
                 print(f"tablehost floor export: UNREADABLE {data}", file=sys.stderr)
-                continue
+            else:
+                messages.append(data)
+        lines: Any = messages
+        if args.type in ("round_result", "shoe_result"):
+            from firmware_host.wiring import table_figures
+
+            records = table_figures.feed_records(messages)
+            lines = table_figures.rounds_of(records) if args.type == "round_result" else table_figures.shoes_of(records)
+        for data in lines:
             sys.stdout.write(json.dumps(data, sort_keys=True, ensure_ascii=False) + "\n")
     finally:
         store.close()

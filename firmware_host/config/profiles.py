@@ -24,6 +24,7 @@ from drivers.timing import Timing
 from firmware_host.config.display import DisplayConfig, display_config
 from firmware_host.config.metrics import MetricsConfig, metrics_config
 from firmware_host.config.feed import FeedConfig, feed_config
+from firmware_host.config.protection import ProtectionConfig, protection_config
 from firmware_host.errors import ProfileError
 from firmware_host.rules.devices import ApprovedIdentities
 
@@ -333,6 +334,8 @@ class TableProfile:
     feed: FeedConfig | None = None
     #: The ``[metrics]`` table (Prometheus is off unless it or ``--metrics`` gives an address).
     metrics: MetricsConfig = MetricsConfig()
+    #: Game protection (``[protection]``, docs/protection.md).
+    protection: ProtectionConfig = ProtectionConfig()
 
     @property
     def simulated(self) -> bool:
@@ -428,6 +431,7 @@ def load_table(path: Path | str, devices_dir: Path | None = None) -> TableProfil
         display=display_config(top.table("display"), path),
         feed=feed_config(top.table("feed"), _relative),
         metrics=metrics_config(top.table("metrics"), path),
+        protection=protection_config(top.table("protection")),
     )
     table.reject_unknown()
     top.reject_unknown()

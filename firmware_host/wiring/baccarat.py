@@ -36,6 +36,7 @@ def controller(profile: TableProfile) -> BaccaratTable:
         face_up_discards=rules.face_up_discards,
         shuffler=shuffler_config(profile, shuffler_rules, slot),
         shuffler_device=slot.name if slot is not None else "shuffler",
+        advantage_threshold=profile.protection.advantage_threshold,
     )  # fmt: skip
 
 

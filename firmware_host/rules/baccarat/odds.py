@@ -20,7 +20,7 @@ import dataclasses
 import functools
 from collections import Counter
 from fractions import Fraction
-from typing import Callable
+from typing import Callable, Protocol
 
 from firmware_host.rules.baccarat.cards import RANK_VALUES, Card, shoe_composition
 from firmware_host.rules.baccarat.deal import NATURAL_MIN, banker_draws, player_draws
@@ -231,7 +231,26 @@ def _enumerate(c: list[int], total: int) -> tuple[tuple[tuple[tuple[int, int], .
     return tuple(tuple((cell[0], cell[1]) for cell in row) for row in finals), naturals
 
 
-def expected_return(odds: ShoeOdds, kind: str, rules: RulesSubmission) -> Fraction:
+class WagerProbabilities(Protocol):
+    """The outcome probabilities a wager's expected return needs (:class:`ShoeOdds` has them)."""
+
+    @property
+    def banker(self) -> Fraction: ...
+    @property
+    def player(self) -> Fraction: ...
+    @property
+    def tie(self) -> Fraction: ...
+    @property
+    def banker_six_two_cards(self) -> Fraction: ...
+    @property
+    def banker_six_three_cards(self) -> Fraction: ...
+    @property
+    def six_six_tie(self) -> Fraction: ...
+    @property
+    def pair(self) -> Fraction: ...
+
+
+def expected_return(odds: WagerProbabilities, kind: str, rules: RulesSubmission) -> Fraction:
     """The player's exact expected gain per unit wagered on ``kind`` under ``rules``.
 
     :raises RulesError: for a kind the rules do not offer.
@@ -256,7 +275,7 @@ def expected_return(odds: ShoeOdds, kind: str, rules: RulesSubmission) -> Fracti
     return two * LUCKY_SIX_ODDS[2].ratio + three * LUCKY_SIX_ODDS[3].ratio - (1 - two - three - pushed)
 
 
-def house_edge(odds: ShoeOdds, kind: str, rules: RulesSubmission) -> Fraction:
+def house_edge(odds: WagerProbabilities, kind: str, rules: RulesSubmission) -> Fraction:
     """The house's exact advantage per unit wagered on ``kind`` under ``rules``."""
     return -expected_return(odds, kind, rules)
 

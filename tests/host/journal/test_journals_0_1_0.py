@@ -10,22 +10,15 @@ the in-process replay goes through :mod:`tests.support.journals_010` only.
 from __future__ import annotations
 
 import json
-import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from firmware_host.host.service import RECORDS
-from tests.support.journals_010 import JOURNALS, Fixture, copy_journal, golden, replay_lines
+from tests.support.journals_010 import JOURNALS, Fixture, copy_journal, exported_less_0_3_0, golden, replay_lines, \
+    resume_without_playing, tablehost
 
 pytestmark = pytest.mark.parametrize("fixture", JOURNALS, ids=[f.name for f in JOURNALS])
-
-
-def tablehost(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "firmware_host", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=120, check=False)
 
 
 def test_it_verifies_intact_as_0_1_0_said(fixture: Fixture, tmp_path: Path) -> None:
@@ -38,22 +31,26 @@ def test_it_verifies_intact_as_0_1_0_said(fixture: Fixture, tmp_path: Path) -> N
 
 @pytest.mark.parametrize("what", ["rounds", "shoes"])
 def test_it_exports_byte_for_byte_as_0_1_0_did(fixture: Fixture, what: str, tmp_path: Path) -> None:
-    exported = tablehost("journal", "export", str(copy_journal(fixture, tmp_path)), f"--{what}", cwd=tmp_path)
-    assert exported.returncode == 0, exported.stderr
-    assert exported.stdout.encode() == golden(fixture, f"{what}.jsonl").read_bytes()
+    """Byte for byte but for what 0.3.0 adds (:func:`as_0_1_0_exported`)."""
+    assert exported_less_0_3_0(fixture, what, tmp_path) == golden(fixture, f"{what}.jsonl").read_bytes()
 
 
 def as_0_1_0_prompted(line: str) -> str:
     """A replayed step less what 0.2.0 added to prompts: the hands a Baccarat ``deal`` prompt
     shows as they lie face up (``exposed``, issue 14); 0.1.0 showed them only at the point count.
     Less too the ``refused`` decision beside each refusal's alert (issue 20 item 3), which 0.1.0
-    recorded by the alert alone (:data:`~firmware_host.host.service.RECORDS`)."""
+    recorded by the alert alone (:data:`~firmware_host.host.service.RECORDS`), and what 0.3.0
+    decides that 0.1.0 did not: game protection's ``odds`` and advantage alerts (docs/protection.md)."""
     step = json.loads(line)
+    decisions = [d for d in step.get("decisions", []) if d["type"] not in RECORDS]
     if "decisions" in step:
-        step["decisions"] = [d for d in step["decisions"] if d["type"] not in RECORDS]
-    for decision in step.get("decisions", []):
+        step["decisions"] = decisions
+    for decision in decisions:
         if decision["type"] == "prompt" and decision["data"].get("action") == "deal":
             decision["data"].pop("exposed")
+    if decisions:
+        step["decisions"] = [d for d in decisions if d["type"] != "odds"
+                             and not (d["type"] == "alert" and d["data"].get("code") == "advantage-window")]
     return json.dumps(step, sort_keys=True, ensure_ascii=False) + "\n"
 
 
@@ -69,17 +66,15 @@ def test_a_fresh_controller_replays_every_decision_as_0_1_0_made_it(fixture: Fix
                     if d["type"] == "prompt" and d["data"].get("action") == "deal"]
     assert (fixture.name == "paigow") == (not deal_prompts)
     assert all("exposed" in d["data"] for d in deal_prompts)
+    odds = [d for line in replayed for d in json.loads(line).get("decisions", []) if d["type"] == "odds"]
+    rounds = len(golden(fixture, "rounds.jsonl").read_text().splitlines())
+    assert (fixture.name == "paigow") == (not odds) and (not odds or len({d["round"] for d in odds}) >= rounds)
 
 
 def test_tablehost_run_resumes_it_without_playing(fixture: Fixture, tmp_path: Path) -> None:
     """``tablehost run`` replays the journal (refusing it on any diverging decision) and, with
     ``--rounds`` the rounds already in it, stops at once and leaves it as it was."""
-    journal = copy_journal(fixture, tmp_path)
-    ran = tablehost("run", "--profile", str(fixture.profile_path), "--rounds", str(fixture.rounds),
-                    "--seed", str(fixture.seed), "--journal", str(journal), "--quiet", cwd=tmp_path)
-    assert ran.returncode == 0, ran.stderr
-    steps = len(golden(fixture, "replay.jsonl").read_text().splitlines())
-    assert re.search(rf"recovered {steps} steps from .* \({fixture.rounds} rounds finished\)", ran.stdout), ran.stdout
+    journal = resume_without_playing(fixture, tmp_path)
     verified = tablehost("journal", "verify", journal.name, cwd=tmp_path)
     assert verified.stdout == golden(fixture, "verify.txt").read_text()
 
