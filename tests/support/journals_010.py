@@ -23,13 +23,13 @@ from firmware_host.tables.decisions import Decision
 from firmware_host.errors import ControllerError
 from firmware_host.host.journal import Journal
 from firmware_host.config.profiles import load_table
-from firmware_host.host.service import Service
+from firmware_host.host.service import RECORDS, Service
 from firmware_host.wiring import TABLE_META, game_wiring
 from tests.support.paths import REPO
 
 __all__ = ["FIXTURES", "WRITTEN_BY", "JOURNALS", "JOURNALS_020", "Fixture", "golden", "copy_journal",
            "replay_lines", "tablehost", "as_0_1_0_exported", "exported_less_0_3_0", "resume_without_playing",
-           "SHOE_FIGURES"]
+           "SHOE_FIGURES", "decided_since_0_2_0"]
 
 #: The fixtures' folder: profiles in ``tables/``, device models of 0.1.0 in ``devices/``, the
 #: journals, and the golden outputs of 0.1.0 in ``golden/``.
@@ -80,6 +80,14 @@ JOURNALS = (
 
 #: The same journals as written by 0.2.0 (``tests/fixtures/journals-0.2.0/make_journals.py``).
 JOURNALS_020 = tuple(dataclasses.replace(fixture, written_by="0.2.0") for fixture in JOURNALS)
+
+
+def decided_since_0_2_0(decision: dict[str, Any]) -> bool:
+    """Whether a replayed decision is one 0.3.0 makes that 0.2.0 (and 0.1.0) did not: game
+    protection's ``odds`` and advantage alerts (docs/protection.md), and the ``refused`` record
+    beside each refusal's alert (issue 20 item 3, :data:`~firmware_host.host.service.RECORDS`)."""
+    return (decision["type"] in ("odds", *RECORDS)
+            or (decision["type"] == "alert" and decision["data"].get("code") in ("advantage-window", "advantage-play")))
 
 
 def golden(fixture: Fixture, what: str) -> Path:

@@ -14,9 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from firmware_host.host.service import RECORDS
-from tests.support.journals_010 import JOURNALS, Fixture, copy_journal, exported_less_0_3_0, golden, replay_lines, \
-    resume_without_playing, tablehost
+from tests.support.journals_010 import JOURNALS, Fixture, copy_journal, decided_since_0_2_0, exported_less_0_3_0, \
+    golden, replay_lines, resume_without_playing, tablehost
 
 pytestmark = pytest.mark.parametrize("fixture", JOURNALS, ids=[f.name for f in JOURNALS])
 
@@ -42,15 +41,11 @@ def as_0_1_0_prompted(line: str) -> str:
     recorded by the alert alone (:data:`~firmware_host.host.service.RECORDS`), and what 0.3.0
     decides that 0.1.0 did not: game protection's ``odds`` and advantage alerts (docs/protection.md)."""
     step = json.loads(line)
-    decisions = [d for d in step.get("decisions", []) if d["type"] not in RECORDS]
     if "decisions" in step:
-        step["decisions"] = decisions
-    for decision in decisions:
+        step["decisions"] = [d for d in step["decisions"] if not decided_since_0_2_0(d)]
+    for decision in step.get("decisions", []):
         if decision["type"] == "prompt" and decision["data"].get("action") == "deal":
             decision["data"].pop("exposed")
-    if decisions:
-        step["decisions"] = [d for d in decisions if d["type"] != "odds"
-                             and not (d["type"] == "alert" and d["data"].get("code") == "advantage-window")]
     return json.dumps(step, sort_keys=True, ensure_ascii=False) + "\n"
 
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.journals_010 import JOURNALS_020, Fixture, copy_journal, exported_less_0_3_0, golden, replay_lines, \
-    resume_without_playing, tablehost
+from tests.support.journals_010 import JOURNALS_020, Fixture, copy_journal, decided_since_0_2_0, exported_less_0_3_0, \
+    golden, replay_lines, resume_without_playing, tablehost
 
 pytestmark = pytest.mark.parametrize("fixture", JOURNALS_020, ids=[f.name for f in JOURNALS_020])
 
@@ -33,11 +33,10 @@ def test_it_exports_as_0_2_0_did_plus_what_0_3_0_adds(fixture: Fixture, what: st
 
 
 def without_protection(line: str) -> str:
-    """A replayed step less game protection's decisions, which 0.2.0 did not make."""
+    """A replayed step less what 0.3.0 decides that 0.2.0 did not (:func:`decided_since_0_2_0`)."""
     step = json.loads(line)
     if "decisions" in step:
-        step["decisions"] = [d for d in step["decisions"] if d["type"] != "odds" and not (
-            d["type"] == "alert" and d["data"].get("code") == "advantage-window")]
+        step["decisions"] = [d for d in step["decisions"] if not decided_since_0_2_0(d)]
     return json.dumps(step, sort_keys=True, ensure_ascii=False) + "\n"
 
 
