@@ -71,18 +71,29 @@ def register(groups: Any, name: str, help_text: str) -> None:
                         help="replay speed: 1.0 the captured timing, 2.0 twice as fast (default: as fast as possible)")
     parser.add_argument("--capture", type=checks.file_to_write, metavar="FILE", help="record every device's traffic and every input")
     parser.add_argument("--spy", type=checks.directory_to_fill, metavar="DIR", help="hexdump every serial device's bytes to DIR/<device>.spy")
-    parser.add_argument("--http", metavar="HOST:PORT",
+    parser.add_argument("--http", metavar="HOST:PORT", type=_listen,
                         help="serve the dealer display and the scoreboard here (default: the profile's [display] "
                         "listen; off without either; 127.0.0.1 unless TLS and PIN files are configured)")
     parser.add_argument("--pace", type=_pace, default=0.0, metavar="SECONDS",
                         help="the simulated dealer waits this long before each move (to watch the display), 0-4")
     parser.add_argument("--feed", metavar="URL", help="publish the floor feed to this broker, mqtt://host:port or "
                         "mqtts://host:port (overrides the profile's [feed] broker; docs/feed.md)")
-    parser.add_argument("--metrics", metavar="HOST:PORT",
+    parser.add_argument("--metrics", metavar="HOST:PORT", type=_listen,
                         help="serve Prometheus's /metrics here (default: the profile's [metrics] listen; off "
                         "without either; 127.0.0.1 unless TLS is configured)")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="log driver detail (-vv: debug)")
     parser.set_defaults(func=run)
+
+
+def _listen(text: str) -> str:
+    """A ``HOST:PORT`` of ``--http`` or ``--metrics``, checked before the journal is opened."""
+    from firmware_host.web.address import WebError, parse_listen
+
+    try:
+        parse_listen(text)
+    except WebError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
 
 
 def _positive(text: str) -> int:

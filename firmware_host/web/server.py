@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import ipaddress
 import logging
 import socket
 import threading
@@ -27,7 +26,7 @@ import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from firmware_host.errors import TablehostError
+from firmware_host.web.address import WebError, is_loopback, parse_listen
 from firmware_host.web.logs import RateLimit, RateLimitFilter, loop_exception_handler
 
 __all__ = ["WebServer", "WebError", "ConnectionLimits", "GuardedProtocol", "parse_listen", "is_loopback",
@@ -41,10 +40,6 @@ LISTEN_BACKLOG = 2048
 START_TIMEOUT_S = 10.0
 _TIMEOUT = b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain\r\ncontent-length: 27\r\nconnection: close" \
            b"\r\n\r\nthe request took too long.\n"
-
-
-class WebError(TablehostError):
-    """A web face cannot be served as configured."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,25 +60,6 @@ class ConnectionLimits:
     trusted_proxies: tuple[str, ...] = ()
     #: The Pi's own addresses: their connections are not capped.
     reserved: frozenset[str] = frozenset({"127.0.0.1", "::1"})
-
-
-def parse_listen(text: str) -> tuple[str, int]:
-    """``HOST:PORT`` (``[::1]:8080`` for IPv6) as ``(host, port)``; :class:`WebError` if it is not one."""
-    host, sep, port = text.rpartition(":")
-    host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
-    if not sep or not host or not port.isascii() or not port.isdecimal() or not 0 <= int(port) <= 65535:
-        raise WebError(f"listen address {text!r}: expected HOST:PORT, e.g. 127.0.0.1:8080")
-    return host, int(port)
-
-
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` is reachable only from this machine."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def check_exposure(face: str, host: str, tls: tuple[Path, Path] | None,

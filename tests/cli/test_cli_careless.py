@@ -73,6 +73,7 @@ RUN = [
     (["--profile", PROFILE, "--spy", "text.txt"], "is not a directory"),
     (["--profile", PROFILE, "--pace", "nan"], "a pace is 0 to 4 seconds"),
     (["--profile", PROFILE, "--http", "127.0.0.1:99999"], "expected HOST:PORT"),
+    (["--profile", PROFILE, "--metrics", "127.0.0.1:" + "9" * 5000], "expected HOST:PORT"),
 ]
 
 

@@ -112,10 +112,11 @@ def test_off_loopback_needs_tls(tmp_path: Path) -> None:
 
 
 def test_a_bad_address_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    status = main(["run", "--profile", str(PROFILE), "--rounds", "1", "--journal", str(tmp_path / "j.sqlite"),
-                   "--metrics", "nowhere"])
+    with pytest.raises(SystemExit) as exited:  # refused by the argument's parser, before the journal opens
+        main(["run", "--profile", str(PROFILE), "--rounds", "1", "--journal", str(tmp_path / "j.sqlite"),
+              "--metrics", "nowhere"])
     err = capsys.readouterr().err
-    assert status == 2
+    assert exited.value.code == 2 and not (tmp_path / "j.sqlite").exists()
     assert "listen address 'nowhere': expected HOST:PORT" in err and "Traceback" not in err
 
 
