@@ -50,6 +50,7 @@ from transitions import Machine
 from drivers.events import DeviceEvent
 from drivers.events.lifecycle import DeviceIdentified, DeviceLost
 from firmware_host.errors import RulesError
+from firmware_host.rules.baccarat.advantage_play import DetectionPolicy
 from firmware_host.rules.baccarat.cards import shoe_composition
 from firmware_host.rules.baccarat.rules import RulesSubmission
 from firmware_host.rules.baccarat.settlement import CommissionLedger
@@ -62,6 +63,7 @@ from firmware_host.tables.baccarat.shoe import BURN_COUNT, IN_ROUND, Shoe, ShoeL
 from firmware_host.tables.baccarat.shuffler import ShufflerSide
 from firmware_host.tables.baccarat.supply import HandShuffled, ShoeSupply
 from firmware_host.tables.baccarat.prompts import Prompt, prompt
+from firmware_host.tables.baccarat.protection import AdvantagePlayWatch
 from firmware_host.tables.baccarat.view import OpenAlerts, dealer_view
 from firmware_host.tables.base import TableController
 from firmware_host.tables.decisions import Decision
@@ -104,6 +106,7 @@ class BaccaratTable(TableController):
     :param shuffler: the ``[rules.shuffler]`` of a table with an automatic shuffler
         (§ 541.3(b)); ``None``: no shuffler.
     :param shuffler_device: the shuffler's device name (one of ``approved``).
+    :param detection: how advantage play is looked for (:mod:`.protection`; None: the defaults).
     :raises RulesError: for a deck count ch. 541 does not play, an unknown ``face_up_discards``,
         a shuffler whose batches do not hold ``decks`` decks, or a shuffler device not in ``approved``.
     """
@@ -166,6 +169,7 @@ class BaccaratTable(TableController):
         face_up_discards: str = "point_value",
         shuffler: ShufflerConfig | None = None,
         shuffler_device: str = "shuffler",
+        detection: DetectionPolicy | None = None,
     ) -> None:
         super().__init__(table_id, approved)
         shoe_composition(decks)  # RulesError for a deck count ch. 541 does not play
@@ -193,6 +197,8 @@ class BaccaratTable(TableController):
         self.shuffler = None if shuffler is None else ShufflerSide(self, shuffler, shuffler_device)
         #: Where shoes come from: the shuffler side, or the dealer shuffling by hand.
         self.supply: ShoeSupply = HandShuffled(self) if self.shuffler is None else self.shuffler
+        #: Each seat's wagers against the advantage windows (``advantage-play``).
+        self.advantage_play = AdvantagePlayWatch(self, detection)
         self._commands: dict[str, Callable[[Mapping[str, Any]], object]] = {
             "shoe_loaded": self.supply.load,
             "void_round": lambda args: self.void_round(str(args.get("reason", "voided by the dealer"))),
@@ -235,8 +241,9 @@ class BaccaratTable(TableController):
         return super().handle(event, at)
 
     def after_game_event(self) -> None:
-        """After every game event: ask the shuffler (if any) for what is due."""
+        """After every game event: ask the shuffler (if any) for what is due; watch for advantage play."""
         self.supply.ask()
+        self.advantage_play.after_step()
 
     def on_devices_changed(self) -> None:
         """A device lost, found or approved: ask the shuffler (if any) for what is due, then the prompt."""
