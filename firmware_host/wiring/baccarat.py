@@ -16,6 +16,7 @@ from firmware_host.host.service import Output
 from firmware_host.rules.shuffler import ShufflerConfig
 from firmware_host.wiring.devices import DeviceParts
 from sim.dealers.baccarat import BaccaratDealer
+from firmware_host.wiring.simulated import sim_players
 
 __all__ = ["controller", "outputs", "dealer", "shuffler_config"]
 
@@ -83,7 +84,7 @@ def dealer(profile: TableProfile, table: BaccaratTable, devices: dict[str, Devic
     shuffler = next((parts.sim for parts in devices.values() if parts.slot.model.kind == "shuffler"), None)
     errors = {name: float(value) for name, value in profile.dealer.items()}
     sim_dealer = BaccaratDealer(emit, press, seed, shoe, offered=table.rules.offered_wagers, errors=errors,
-                                shuffler=shuffler)
+                                shuffler=shuffler, **sim_players(profile, table.rules))
     sim_dealer.resume_after(table.rounds_finished)
     sim_dealer.resume_shoe(resume.shoe.shoes_loaded)
     if shuffler is not None:

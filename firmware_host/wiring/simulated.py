@@ -12,16 +12,21 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from drivers.codecs import framed
-from firmware_host.config.profiles import DeviceSlot
+from firmware_host.config.profiles import DeviceSlot, TableProfile
+from firmware_host.rules.baccarat.rules import RulesSubmission
 from firmware_host.errors import ProfileError
 from firmware_host.wiring.backends import DeviceContext, Port
+from sim.dealers.counter import CardCounter
 from sim.devices.faults import ShoeFaults, faults_from
 from sim.devices.shaker import ShakerFaults, SimShaker
 from sim.devices.shoe import SimShoe, suit_first_share
 from sim.devices.shuffler import SimulatedShuffler
 from sim.errors import SimError
 
-__all__ = ["SIM_OPTIONS", "sim_port", "shuffler_sim"]
+__all__ = ["SIM_OPTIONS", "sim_port", "shuffler_sim", "sim_players", "COUNTER_STAKE_MINIMUMS"]
+
+#: A simulated counter bets this many table minimums (issue 21, item 4).
+COUNTER_STAKE_MINIMUMS = 10
 
 #: Options of ``[devices.<name>.sim]`` each kind of simulator takes.
 #: Every simulator also takes ``serial`` and ``firmware``: the identity it reports (default:
@@ -108,3 +113,13 @@ def _shuffler(slot: DeviceSlot, context: DeviceContext) -> Port:
 _SIMULATORS: dict[str, Callable[[DeviceSlot, DeviceContext], Port]] = {
     "shoe": _shoe, "shaker": _shaker, "shuffler": _shuffler,
 }
+
+
+def sim_players(profile: TableProfile, rules: RulesSubmission) -> dict[str, Any]:
+    """The Baccarat dealer's players from ``[sim.players]``: the counters' seats, what they know of
+    the shoe (:class:`~sim.dealers.counter.CardCounter`) and their stake, 10 x the table minimum."""
+    players = profile.players
+    if not players.counters:
+        return {}
+    return {"counters": players.counters, "counter": CardCounter(rules, profile.decks),
+            "counter_stake": COUNTER_STAKE_MINIMUMS * players.minimum}
