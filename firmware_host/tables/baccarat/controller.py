@@ -63,7 +63,7 @@ from firmware_host.tables.baccarat.shoe import BURN_COUNT, IN_ROUND, Shoe, ShoeL
 from firmware_host.tables.baccarat.shuffler import ShufflerSide
 from firmware_host.tables.baccarat.supply import HandShuffled, ShoeSupply
 from firmware_host.tables.baccarat.prompts import Prompt, prompt
-from firmware_host.tables.baccarat.protection import AdvantagePlayWatch
+from firmware_host.tables.baccarat.advantage_play import AdvantagePlayWatch
 from firmware_host.tables.baccarat.view import OpenAlerts, dealer_view
 from firmware_host.tables.base import TableController
 from firmware_host.tables.decisions import Decision
