@@ -1,3 +1,3 @@
 """tablehost: the table-side controller service (controllers, pure rules, journal, wiring, CLI)."""
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"

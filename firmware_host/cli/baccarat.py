@@ -5,7 +5,10 @@
 gets a message on stderr naming the line number and why; the other lines are still
 resolved and the exit status is 1. Blank lines are skipped.
 
-``odds`` prints the exact probabilities and house edges of a shoe, as a table or JSON.
+``odds`` prints the exact probabilities and house edges of a shoe, as a table or JSON, and the
+player's exact EV of each wager a table with the given variant and pay table offers: the ``ev``
+object of the journal's ``odds`` decision (docs/protection.md), exact ``"n/d"`` strings, with
+``ev_percent`` rounded for people.
 
 ``roads`` reads one shoe's rounds on stdin (lines of ``resolve`` or ``journal export --rounds``
 JSON, or the words ``banker``, ``player``, ``tie``) and draws its scoreboard roads, or writes
@@ -25,6 +28,8 @@ from firmware_host.rules.baccarat.deal import resolve
 from firmware_host.cli.roads_text import draw, read_outcomes
 from firmware_host.rules.baccarat.roads import RoadBuilder
 from firmware_host.rules.baccarat.odds import EDGE_REPORT, ShoeOdds, exact_odds, house_edges
+from firmware_host.rules.baccarat.exposure import evs_text, expected_values, remaining_ranks
+from firmware_host.rules.baccarat.rules import LUCKY_SIX_SIX_TIE_OUTCOMES, MIN_TIE_PAYOUT, RulesSubmission
 from firmware_host.rules.baccarat.variant import Variant
 
 #: How the readable odds table names each probability of :meth:`ShoeOdds.probabilities`.
@@ -68,6 +73,7 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
         "--seen", default="", metavar="CARDS", help="cards already dealt from the shoe, e.g. '9S 2H KD' (mid-shoe odds)"
     )
     odds_parser.add_argument("--json", action="store_true", help="write JSON instead of a table")
+    _add_pay_table_arguments(odds_parser)
     odds_parser.set_defaults(func=run_odds)
 
     roads_parser = commands.add_parser(
@@ -100,14 +106,50 @@ def run_roads(args: argparse.Namespace) -> int:
     return 1 if bad_lines else 0
 
 
+def _add_pay_table_arguments(parser: argparse.ArgumentParser) -> None:
+    """The Rules Submission options the EVs of ``odds`` are computed under."""
+    parser.add_argument("--variant", choices=[variant.value for variant in Variant], default=Variant.STANDARD.value,
+                        help="the table's variant for the EVs; default standard")
+    parser.add_argument("--commission", type=int, default=None, metavar="PERCENT",
+                        help="standard: vigorish on a winning banker wager, 4 or 5 (§ 541.13(c)); default 5")
+    parser.add_argument("--tie-commission-alternative", action="store_true",
+                        help="standard: 25%% of banker wagers on a tie instead of the commission (§ 541.13(f))")
+    parser.add_argument("--tie-payout", type=int, default=MIN_TIE_PAYOUT, metavar="N",
+                        help="a tie pays N to 1 (§ 541.13(b)); default 8")
+    parser.add_argument("--lucky-six-on-six-six-tie", choices=LUCKY_SIX_SIX_TIE_OUTCOMES, default=None,
+                        help="commission-free: a Lucky Six wager when both hands tie at 6; default lose")
+
+
+def pay_table(args: argparse.Namespace) -> RulesSubmission:
+    """The Rules Submission ``odds`` computes the EVs under (every wager the variant permits).
+
+    :raises RulesError: for options the regulation or the variant does not allow.
+    """
+    options: dict[str, object] = {"variant": args.variant, "tie_payout": args.tie_payout}
+    if args.commission is not None:
+        options["commission_percent"] = args.commission
+    if args.tie_commission_alternative:
+        options["tie_commission_alternative"] = True
+    if args.lucky_six_on_six_six_tie is not None:
+        options["lucky_six_on_six_six_tie"] = args.lucky_six_on_six_six_tie
+    return RulesSubmission.from_mapping(options, "tablehost baccarat odds")
+
+
 def run_odds(args: argparse.Namespace) -> int:
     """Print the exact odds of ``--decks`` decks less the ``--seen`` cards."""
+    rules = pay_table(args)
     seen = parse_cards(args.seen)
     odds = exact_odds(remove_seen(shoe_composition(args.decks), seen))
+    evs = expected_values(rules, remaining_ranks(args.decks, seen))
     if args.json:
-        print(json.dumps(odds_json(args.decks, len(seen), odds), indent=2))
+        report = odds_json(args.decks, len(seen), odds)
+        report.update(variant=rules.variant.value, ev=evs_text(evs),
+                      ev_percent={kind: round(float(ev) * 100, 4) for kind, ev in evs.items()})
+        print(json.dumps(report, indent=2))
     else:
-        print(odds_table(args.decks, len(seen), odds))
+        lines = [odds_table(args.decks, len(seen), odds), "", f"{'EV per unit, ' + rules.variant.value:<36}{'':>12}"]
+        lines += [f"{kind:<36}{float(ev):>+12.4%}" for kind, ev in evs.items()]
+        print("\n".join(lines))
     return 0
 
 

@@ -1,4 +1,4 @@
-"""The journal commands: verify the chain, export rounds or shoes, make an HMAC key.
+"""The journal commands: verify the chain, export rounds or shoes, report theo, drop, win and hold, make an HMAC key.
 
 Exit status: 0 success; 1 ``verify`` found a broken chain; 2 a clear error (missing or
 unreadable journal or key file, a key file that exists already), printed on stderr.
@@ -7,8 +7,10 @@ unreadable journal or key file, a key file that exists already), printed on stde
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 from firmware_host.errors import TablehostError
@@ -46,11 +48,22 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
     export = commands.add_parser("export", help="one JSON object per line on stdout")
     export.add_argument("path", metavar="PATH", help="the journal file")
     what = export.add_mutually_exclusive_group(required=True)
-    what.add_argument("--rounds", action="store_const", const=journal.export_rounds, dest="exporter",
-                      help="every finished round (round_result decisions)")
-    what.add_argument("--shoes", action="store_const", const=journal.export_shoes, dest="exporter",
-                      help="every finished shoe (shoe_result decisions)")
+    what.add_argument("--rounds", action="store_const", const="rounds", dest="exporter",
+                      help="every finished round (round_result decisions) with its odds and each wager's theo")
+    what.add_argument("--shoes", action="store_const", const="shoes", dest="exporter",
+                      help="every finished shoe (shoe_result decisions) with drop, win, theo, hold and pace")
+    _add_paigow_edge(export)
     export.set_defaults(func=run_export)
+
+    figures = commands.add_parser("report", help="theo, drop, win, hold and pace per shoe, gaming day or seat "
+                                                 "(docs/protection.md)")
+    figures.add_argument("path", metavar="PATH", help="the journal file")
+    figures.add_argument("--by", choices=("shoe", "day", "seat"), default="shoe", help="the groups; default shoe")
+    figures.add_argument("--day-starts", type=_time_of_day, default="06:00", metavar="HH:MM",
+                         help="--by day: the gaming day starts at this local time; default 06:00")
+    figures.add_argument("--json", action="store_true", help="one JSON object per group instead of a table")
+    _add_paigow_edge(figures)
+    figures.set_defaults(func=run_report)
 
     keygen = commands.add_parser("keygen", help=f"write {journal.KEY_BYTES} random bytes to a new key file, mode 0400")
     keygen.add_argument("path", metavar="PATH", help="the key file to create (never overwritten)")
@@ -123,10 +136,60 @@ def run_rotate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_paigow_edge(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--paigow-edge", type=_percent, default=None, metavar="PERCENT",
+                        help="Pai Gow: the house edge per wager theo uses; default 2.5820160 (the regulation's "
+                             "house way)")
+
+
+def _percent(text: str) -> Fraction:
+    """A percentage from -100 to 100 (excluded), exactly as written."""
+    try:
+        value = Fraction(text.strip())
+    except (ValueError, ZeroDivisionError):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not -100 <= value < 100:
+        raise argparse.ArgumentTypeError(f"{text!r} is not from -100 to 100 (excluded)")
+    return value / 100
+
+
+def _time_of_day(text: str) -> datetime.time:
+    try:
+        return datetime.time.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a time of day (HH:MM)") from None
+
+
 def run_export(args: argparse.Namespace) -> int:
     """``journal export PATH (--rounds | --shoes)``."""
-    for data in args.exporter(args.path):
+    from firmware_host.wiring import table_figures
+
+    edge = table_figures.PAIGOW_HOUSE_WAY_EDGE if args.paigow_edge is None else args.paigow_edge
+    rows = table_figures.export_rounds(args.path, edge) if args.exporter == "rounds" else \
+        table_figures.export_shoes(args.path)  # fmt: skip
+    for data in rows:
         sys.stdout.write(json.dumps(data, sort_keys=True, ensure_ascii=False) + "\n")
+    return 0
+
+
+def run_report(args: argparse.Namespace) -> int:
+    """``journal report PATH [--by shoe|day|seat] [--json]``."""
+    from firmware_host.wiring import table_figures
+
+    edge = table_figures.PAIGOW_HOUSE_WAY_EDGE if args.paigow_edge is None else args.paigow_edge
+    groups = table_figures.report(args.path, args.by, args.day_starts, edge)
+    if args.json:
+        for group in groups:
+            sys.stdout.write(json.dumps(group, sort_keys=True, ensure_ascii=False) + "\n")
+        return 0
+    print(f"{args.by:<12}{'rounds':>8}{'drop':>14}{'win':>14}{'theo':>14}{'hold':>9}{'rounds/h':>10}{'windows':>9}"
+          f"{'AP alerts':>11}")
+    for group in groups:
+        hold = "" if group["hold"] is None else f"{group['hold']:.2%}"
+        theo = "" if group["theo"] is None else f"{group['theo'] / 100:.2f}"
+        pace = "" if group["rounds_per_hour"] is None else f"{group['rounds_per_hour']:.1f}"
+        print(f"{str(group[args.by]):<12}{group['rounds']:>8}{group['drop'] / 100:>14.2f}{group['win'] / 100:>14.2f}"
+              f"{theo:>14}{hold:>9}{pace:>10}{group['advantage_windows']:>9}{group['advantage_play_alerts']:>11}")
     return 0
 
 

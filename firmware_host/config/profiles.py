@@ -23,6 +23,7 @@ from typing import Any
 from drivers.timing import Timing
 from firmware_host.config.display import DisplayConfig, display_config
 from firmware_host.config.feed import FeedConfig, feed_config
+from firmware_host.config.protection import ProtectionConfig, protection_config
 from firmware_host.errors import ProfileError
 from firmware_host.rules.devices import ApprovedIdentities
 
@@ -353,6 +354,8 @@ class TableProfile:
     display: DisplayConfig = DisplayConfig()
     #: The floor feed (``[feed]``, docs/feed.md); None: off.
     feed: FeedConfig | None = None
+    #: Game protection (``[protection]``, docs/protection.md).
+    protection: ProtectionConfig = ProtectionConfig()
     #: The simulated players (``[sim.players]``).
     players: SimPlayers = SimPlayers()
 
@@ -453,6 +456,7 @@ def load_table(path: Path | str, devices_dir: Path | None = None) -> TableProfil
         journal_upkeep=upkeep,
         display=display,
         feed=feed_config(top.table("feed"), _relative),
+        protection=protection_config(top.table("protection")),
         players=players,
     )
     table.reject_unknown()

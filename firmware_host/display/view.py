@@ -9,7 +9,8 @@ each third card, § 541.10(c)), the hands at their point count (§ 541.10(a), af
 of a § 541.9(c)(2) face-down deal), and a completed round's cards (every card of it has been
 turned up by then). A void round shows no card (its ``round_result`` may list cards still
 face down), a ``shoe_result`` only its counts (its alerts may name a card discarded unseen),
-and the scoreboard a round only once its outcome is announced.
+and the scoreboard a round only once its outcome is announced. Game protection's ``odds``
+and advantage alerts (docs/protection.md) are for surveillance: no page shows them.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import time
 from typing import Any, Callable
 
 from firmware_host.rules.baccarat.roads import Outcome, RoadBuilder
-from firmware_host.tables.decisions import Decision, for_outputs
+from firmware_host.tables.decisions import Decision, for_outputs, for_surveillance_only
 
 __all__ = ["TableView", "BaccaratView", "PaiGowView", "view_for"]
 
@@ -57,6 +58,8 @@ class TableView:
     def apply(self, seq: int, decision: Decision, at: float | None = None) -> bool:
         """Take one journaled decision (``seq``: its record's seq); True when the view changed."""
         self.seq = seq
+        if for_surveillance_only(decision):
+            return False  # game protection's odds and alerts: the floor feed's, never a display's
         decision = for_outputs(decision)
         at = self.clock() if at is None else at
         if decision.round is not None and (self.round is None or decision.round > self.round):

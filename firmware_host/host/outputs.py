@@ -18,7 +18,7 @@ import json
 import logging
 from typing import Any, Protocol, Sequence, TextIO
 
-from firmware_host.tables.decisions import Decision, for_outputs
+from firmware_host.tables.decisions import Decision, for_outputs, for_surveillance_only
 
 __all__ = ["DealerView", "PanelOutput", "EventFeed", "DeviceCommands", "ShufflerCommands", "ShakerCommands"]
 
@@ -44,6 +44,8 @@ class DealerView:
         for decision in map(for_outputs, decisions):
             if decision.type not in _SHOWN or (self.quiet_prompts and decision.type in ("prompt", "device")):
                 continue
+            if for_surveillance_only(decision):
+                continue  # game protection's alerts: for surveillance (the floor feed), not the dealer
             where = f"{self.table_id} r{decision.round}" if decision.round is not None else self.table_id
             self.stream.write(f"[{where}] {self.describe(decision)}\n")
         self.stream.flush()

@@ -31,7 +31,7 @@ from typing import Any, Callable, Iterable, Iterator, Protocol, Sequence
 from drivers.events import DeviceEvent
 from firmware_host.tables import state_tree
 from firmware_host.tables.events import ClockTick, SoftwareStarted
-from firmware_host.tables.decisions import Decision
+from firmware_host.tables.decisions import Decision, for_surveillance_only
 from firmware_host.errors import ControllerError, JournalError
 from firmware_host.host import checkpoint, segments
 from firmware_host.host.journal import CHECKPOINT_TYPE, Journal, Record, steps_of
@@ -47,6 +47,9 @@ REPLAY_PROGRESS_EVERY = 1000
 #: Decision types that only show people what to do next: a new version may word or order
 #: them differently without changing anything the table decided.
 PRESENTATION = frozenset({"prompt", "lamp"})
+#: The version that began to decide game protection's ``odds`` and advantage alerts
+#: (docs/protection.md): a step an earlier version decided is compared without them.
+PROTECTION_SINCE = (0, 3, 0)
 #: The key of a decision's words for people (an alert's, an announcement's).
 TEXT = "text"
 #: Steps before a rotation that failed (I/O, or its archive name taken) is tried again.
@@ -310,6 +313,8 @@ class Service:
                         decided: list[Decision]) -> None:
         """Accept a step an earlier version decided and this one only words differently; else raise."""
         earlier = self.journal_version not in (None, self.version)
+        if earlier and _version(self.journal_version) < PROTECTION_SINCE:
+            decided = [d for d in decided if not for_surveillance_only(d)]
         if earlier and binding(journaled) == binding(decided):
             self.reworded_steps += 1
             return
@@ -331,6 +336,14 @@ def binding(decisions: Sequence[Decision]) -> list[Decision]:
     decisions and the words (``text``) of the others."""
     return [Decision(d.type, {k: v for k, v in d.data.items() if k != TEXT}, d.round)
             for d in decisions if d.type not in PRESENTATION]
+
+
+def _version(text: str | None) -> tuple[int, ...]:
+    """``"0.2.0"`` as ``(0, 2, 0)``; a version that is not numbers sorts first."""
+    try:
+        return tuple(int(part) for part in str(text).split("."))
+    except ValueError:
+        return ()
 
 
 def _types(decisions: Sequence[Decision]) -> str:

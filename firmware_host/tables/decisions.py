@@ -21,6 +21,9 @@ Decision types the outputs and ``journal export`` rely on:
     Tower lamp colour: ``{"colour": "green"|"amber"|"red"}``.
 ``device``
     A device's health as the controller sees it (online, identity, why it is refused).
+``odds``
+    Baccarat, before each round's first card: ``{"round", "seen", "ev": {kind: "n/d"}}``, the
+    player's exact EV of each offered wager from the cards exposed so far (docs/protection.md).
 ``device_command``
     A command for a device, carried out by an output once the step is durable, e.g.
     ``{"device": "shuffler", "command": "start_shuffle", "batch": "A", "expected_cards": 416}``.
@@ -50,6 +53,25 @@ class Decision:
 #: frame can hold a card not yet exposed at the table (the face-down deal of § 541.9(c)(2), the
 #: cards still in the shoe), so no output shows that text; the journal keeps it for an inquiry.
 DEVICE_BYTES_ALERTS = frozenset({"protocol-error"})
+
+#: Game protection (docs/protection.md): an offered wager's EV from the exposed cards is above
+#: the threshold. With :data:`ADVANTAGE_PLAY` these alerts are for surveillance and the floor
+#: (the event feed) only: neither the player board nor the dealer's display shows them.
+ADVANTAGE_WINDOW = "advantage-window"
+#: Game protection: a seat's wagers follow the advantage windows (docs/protection.md).
+ADVANTAGE_PLAY = "advantage-play"
+#: Alerts for surveillance only (see :data:`ADVANTAGE_WINDOW`).
+PROTECTION_ALERTS = frozenset({ADVANTAGE_WINDOW, ADVANTAGE_PLAY})
+#: Decision types for surveillance only: the exact odds of each round (``odds``).
+PROTECTION_DECISIONS = frozenset({"odds"})
+
+
+def for_surveillance_only(decision: Decision) -> bool:
+    """Whether ``decision`` is game protection's (the odds, an advantage alert): the event feed
+    carries it to surveillance; no display at the table shows it."""
+    return decision.type in PROTECTION_DECISIONS or (
+        decision.type == "alert" and decision.data.get("code") in PROTECTION_ALERTS)
+
 
 #: What an output shows in place of a withheld alert text.
 WITHHELD_TEXT = "the device sent bytes that could not be read; they were skipped (the journal holds them)"

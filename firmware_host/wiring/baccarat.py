@@ -37,6 +37,8 @@ def controller(profile: TableProfile) -> BaccaratTable:
         face_up_discards=rules.face_up_discards,
         shuffler=shuffler_config(profile, shuffler_rules, slot),
         shuffler_device=slot.name if slot is not None else "shuffler",
+        advantage_threshold=profile.protection.advantage_threshold,
+        detection=profile.protection.detection,
     )  # fmt: skip
 
 

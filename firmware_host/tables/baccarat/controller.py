@@ -35,7 +35,7 @@ by :mod:`~firmware_host.rules.baccarat.settlement`.
 
 Decisions (all data JSON-plain): ``prompt`` (what the dealer does next, see
 :meth:`BaccaratTable.prompt`), ``announce``, ``alert``, ``lamp``, ``round_result``,
-``shoe_result`` and, with a shuffler, ``device_command``. A card dealt face down never
+``shoe_result``, ``odds`` (:mod:`.protection`) and, with a shuffler, ``device_command``. A card dealt face down never
 appears in a decision or in :meth:`view` before the reveal (only the ``round_result`` of a
 round voided before it lists it, once the round is over); a card discarded undisclosed never
 appears at all (the journal's input record holds it).
@@ -43,6 +43,7 @@ appears at all (the journal's input record holds it).
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping
 
 from transitions import Machine
@@ -64,6 +65,7 @@ from firmware_host.tables.baccarat.shuffler import ShufflerSide
 from firmware_host.tables.baccarat.supply import HandShuffled, ShoeSupply
 from firmware_host.tables.baccarat.prompts import Prompt, prompt
 from firmware_host.tables.baccarat.advantage_play import AdvantagePlayWatch
+from firmware_host.tables.baccarat.protection import Protection
 from firmware_host.tables.baccarat.view import OpenAlerts, dealer_view
 from firmware_host.tables.base import TableController
 from firmware_host.tables.decisions import Decision
@@ -106,7 +108,9 @@ class BaccaratTable(TableController):
     :param shuffler: the ``[rules.shuffler]`` of a table with an automatic shuffler
         (§ 541.3(b)); ``None``: no shuffler.
     :param shuffler_device: the shuffler's device name (one of ``approved``).
-    :param detection: how advantage play is looked for (:mod:`.protection`; None: the defaults).
+    :param advantage_threshold: an offered wager's EV above it opens an advantage window
+        (``[protection]``, :mod:`.protection`).
+    :param detection: how advantage play is looked for (:mod:`.advantage_play`; None: the defaults).
     :raises RulesError: for a deck count ch. 541 does not play, an unknown ``face_up_discards``,
         a shuffler whose batches do not hold ``decks`` decks, or a shuffler device not in ``approved``.
     """
@@ -169,6 +173,7 @@ class BaccaratTable(TableController):
         face_up_discards: str = "point_value",
         shuffler: ShufflerConfig | None = None,
         shuffler_device: str = "shuffler",
+        advantage_threshold: Fraction = Fraction(0),
         detection: DetectionPolicy | None = None,
     ) -> None:
         super().__init__(table_id, approved)
@@ -197,6 +202,8 @@ class BaccaratTable(TableController):
         self.shuffler = None if shuffler is None else ShufflerSide(self, shuffler, shuffler_device)
         #: Where shoes come from: the shuffler side, or the dealer shuffling by hand.
         self.supply: ShoeSupply = HandShuffled(self) if self.shuffler is None else self.shuffler
+        #: The exposed cards, the ``odds`` before each round and its advantage windows.
+        self.protection = Protection(self, advantage_threshold)
         #: Each seat's wagers against the advantage windows (``advantage-play``).
         self.advantage_play = AdvantagePlayWatch(self, detection)
         self._commands: dict[str, Callable[[Mapping[str, Any]], object]] = {
@@ -241,8 +248,10 @@ class BaccaratTable(TableController):
         return super().handle(event, at)
 
     def after_game_event(self) -> None:
-        """After every game event: ask the shuffler (if any) for what is due; watch for advantage play."""
+        """After every game event: ask the shuffler (if any) for what is due; the round's odds; watch
+        for advantage play (after the odds, which it reads)."""
         self.supply.ask()
+        self.protection.after_event()
         self.advantage_play.after_step()
 
     def on_devices_changed(self) -> None:

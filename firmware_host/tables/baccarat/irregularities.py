@@ -120,6 +120,7 @@ class Irregularities:
                               "warning")  # fmt: skip
             return
         outcome = self._out_of_turn(shoe, shoe.held.pop(), disclosed=True)
+        self.table.protection.expose(outcome.card)
         shoe.discards_down += outcome.extra_discards
         text = f"card {outcome.card} drawn in error was disclosed: discard it and {outcome.extra_discards} more face down"
         self.record(outcome.section, "card-disclosed", text, open_until="discard")
@@ -131,6 +132,7 @@ class Irregularities:
             self.table.shoe_life.no_shoe(f"card {card} came out face up")
             return
         self.table.shoe_life.audit(shoe, card, exposed=True)
+        self.table.protection.expose(card)
         more = self.face_up_counts[card.rank]
         shoe.discards_up += more
         text = f"card {card} was face up in the shoe: discard it and {more} more drawn face up"

@@ -185,6 +185,7 @@ class RoundPlay:
                 "settlement": [settled_line(line) for line in lines],
                 "irregularities": list(table.round.irregularities)}  # fmt: skip
         table.decide("round_result", data, number)
+        table.protection.expose(*table.round.deal.cards)  # every card of it is listed now
         table.rounds_finished += 1
         if shoe is not None:
             shoe.rounds += 1

@@ -66,6 +66,8 @@ class Shoe:
     read_out: int = 0
     #: Why the batch needs new decks before it is dealt again (composition, § 541.3(c)), if it does.
     new_decks: str | None = None
+    #: Every card shown at the table so far (game protection, :mod:`.protection`).
+    exposed: Counter[Card] = dataclasses.field(default_factory=Counter)
 
     @property
     def discards_due(self) -> int:
@@ -209,7 +211,10 @@ class ShoeLife:
             shoe.discards_down -= 1
         elif shoe.discards_up:
             shoe.discards_up -= 1
+            if card is not None:
+                table.protection.expose(card)  # § 541.14(d): drawn face up
         elif shoe.burn_remaining is None and card is not None:  # the first burn card is always identified
+            table.protection.expose(card)  # § 541.5(g): shown
             shoe.burn_remaining = BURN_COUNT[card.rank]
             shoe.burned += 1
             text = f"burn card {card}: burn {shoe.burn_remaining} more"

@@ -1,0 +1,239 @@
+"""Theo, drop, win and hold from a journal: the real edge of every wager and the real pace.
+
+What ``journal export --rounds``/``--shoes`` add to the decisions they print and what
+``journal report`` sums (docs/protection.md, "Theo, drop, win and hold"):
+
+- each settlement entry gains ``theo``: its amount x -EV of its kind, in cents (a float).
+  At Baccarat the EV is the round's own, from its ``odds`` decision (the last one before no
+  more bets, from the cards exposed so far); a round without one (a journal written before
+  0.3.0) has ``theo`` null. At Pai Gow it is the amount x the house edge per wager (default
+  the regulation's house way, 2.5820160%); a wager against a player bank has theo 0 (the
+  house is not its counterparty);
+- each Baccarat round gains ``odds`` (that decision's data, or null);
+- a group of rounds (a shoe, a gaming day, a seat) has ``drop`` (cents wagered), ``win`` (the
+  house's net, commission included), ``theo`` (sum of its entries, exact until printed),
+  ``hold`` (win / drop), ``rounds_per_hour`` (rounds x 3600 / the seconds from each round's
+  first decision to its ``round_result``, by the journal's own clock), and the counts of
+  ``advantage_windows``, ``advantage_play_alerts`` and all alerts (``alert_count``).
+
+A void round is in no figure but the round count: its wagers were returned unplayed.
+Everything is read in one pass over the journal's records, across its segments.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import os
+from fractions import Fraction
+from typing import Any, Iterable, Iterator
+
+from firmware_host.config.protection import PAIGOW_HOUSE_WAY_EDGE
+from firmware_host.errors import JournalError
+from firmware_host.host import checkpoint, segments
+from firmware_host.host.journal import ROUND_RESULT, SHOE_RESULT, Record
+from firmware_host.rules.baccarat.exposure import parse_ev
+from firmware_host.tables.decisions import ADVANTAGE_PLAY, ADVANTAGE_WINDOW
+
+__all__ = ["GROUPINGS", "DEFAULT_DAY_STARTS", "Figures", "RoundFigures", "export_rounds", "export_shoes",
+           "report", "read_rounds"]
+
+#: How ``journal report`` groups rounds.
+GROUPINGS = ("shoe", "day", "seat")
+#: The gaming day's start, local time, unless ``--day-starts`` says otherwise.
+DEFAULT_DAY_STARTS = datetime.time(6, 0)
+#: The decision type of a Baccarat round's odds (:mod:`firmware_host.tables.baccarat.protection`).
+ODDS = "odds"
+
+
+@dataclasses.dataclass
+class Figures:
+    """Drop, win, theo and the pace of a group of rounds (cents; theo exact)."""
+
+    rounds: int = 0
+    drop: int = 0
+    win: int = 0
+    theo: Fraction | None = Fraction(0)
+    seconds: float = 0.0
+    advantage_windows: int = 0
+    advantage_play_alerts: int = 0
+    alerts: int = 0
+
+    def add(self, other: RoundFigures) -> None:
+        """Count one round (or a seat's part of it) in."""
+        self.rounds += 1
+        self.drop += other.drop
+        self.win += other.win
+        self.theo = None if self.theo is None or other.theo is None else self.theo + other.theo
+        self.seconds += other.seconds
+        self.advantage_windows += other.advantage_windows
+        self.advantage_play_alerts += other.advantage_play_alerts
+        self.alerts += other.alerts
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON figures: ``theo`` in cents (a float, null when a round had no odds), ``hold``
+        a fraction of the drop (null without a drop), ``rounds_per_hour`` (null without time)."""
+        return {
+            "rounds": self.rounds,
+            "drop": self.drop,
+            "win": self.win,
+            "theo": None if self.theo is None else float(self.theo),
+            "hold": self.win / self.drop if self.drop else None,
+            "rounds_per_hour": self.rounds * 3600 / self.seconds if self.seconds > 0 else None,
+            "advantage_windows": self.advantage_windows,
+            "advantage_play_alerts": self.advantage_play_alerts,
+            "alert_count": self.alerts,
+        }
+
+
+@dataclasses.dataclass
+class RoundFigures:
+    """One round's (or one seat's part of a round's) figures, before they are summed."""
+
+    drop: int = 0
+    win: int = 0
+    theo: Fraction | None = Fraction(0)
+    seconds: float = 0.0
+    advantage_windows: int = 0
+    advantage_play_alerts: int = 0
+    alerts: int = 0
+
+
+@dataclasses.dataclass
+class PlayedRound:
+    """A ``round_result`` as exported (``data``, with ``odds`` and each entry's ``theo``), when
+    it was decided, the round's own figures and each seat's part of them."""
+
+    data: dict[str, Any]
+    at: float
+    figures: RoundFigures
+    seats: dict[str, RoundFigures]
+
+
+def _baccarat_round(data: dict[str, Any], odds: dict[str, Any] | None) -> tuple[RoundFigures, dict[str, RoundFigures]]:
+    """Theo of each settlement line (added to it), the round's figures and each seat's."""
+    evs = {kind: parse_ev(text) for kind, text in odds["ev"].items()} if odds is not None else None
+    total, seats = RoundFigures(), {}
+    for line in data.get("settlement", []):
+        amount, kind = int(line["amount"]), str(line["kind"])
+        theo = None if evs is None or kind not in evs else amount * -evs[kind]
+        line["theo"] = None if theo is None else float(theo)
+        if data.get("status") != "completed":
+            continue
+        win = int(line.get("commission", 0)) + (amount if line["outcome"] == "lose" else 0) - \
+            (int(line.get("payout", 0)) if line["outcome"] == "win" else 0)  # fmt: skip
+        for figures in (total, seats.setdefault(str(line["seat"]), RoundFigures())):
+            figures.drop += amount
+            figures.win += win
+            figures.theo = None if figures.theo is None or theo is None else figures.theo + theo
+    return total, seats
+
+
+def _paigow_round(data: dict[str, Any], edge: Fraction) -> tuple[RoundFigures, dict[str, RoundFigures]]:
+    """Theo of each wager result (added to it), the round's figures and each position's."""
+    settlement = data.get("settlement")
+    total, seats = RoundFigures(), {}
+    if not isinstance(settlement, dict):
+        return total, seats
+    player_bank = settlement.get("bank_position") is not None
+    for result in settlement.get("results", []):
+        amount = int(result["amount"])
+        theo = Fraction(0) if player_bank else amount * edge
+        result["theo"] = float(theo)
+        if data.get("status") == "completed":
+            seat = seats.setdefault(str(result["position"]), RoundFigures())
+            seat.drop, seat.win, seat.theo = seat.drop + amount, seat.win - int(result["net"]), theo
+            total.drop += amount
+            total.theo = (total.theo or Fraction(0)) + theo
+    if data.get("status") == "completed":
+        nets = settlement.get("nets", {})
+        total.win = int(nets.get("house", 0)) + int(nets.get("vigorish", 0))
+    return total, seats
+
+
+def read_rounds(records: Iterable[Record], paigow_edge: Fraction = PAIGOW_HOUSE_WAY_EDGE
+                ) -> Iterator[PlayedRound | dict[str, Any]]:
+    """Every finished round (a :class:`PlayedRound`) and every ``shoe_result`` (its data), in order."""
+    first_at: dict[int, float] = {}
+    odds: dict[int, dict[str, Any]] = {}
+    counts = RoundFigures()  # alerts since the last round finished
+    for record in records:
+        if record.kind != "decision":
+            continue
+        if record.round is not None and record.at is not None:
+            first_at.setdefault(record.round, record.at)
+        if record.type == ODDS and record.round is not None:
+            odds[record.round] = record.data
+        elif record.type == "alert":
+            counts.alerts += 1
+            counts.advantage_windows += record.data.get("code") == ADVANTAGE_WINDOW
+            counts.advantage_play_alerts += record.data.get("code") == ADVANTAGE_PLAY
+        elif record.type == SHOE_RESULT:
+            yield dict(record.data)
+        elif record.type == ROUND_RESULT:
+            data = dict(record.data)
+            number = int(data.get("round", record.round or 0))
+            if data.get("game") == "paigow":
+                figures, seats = _paigow_round(data, paigow_edge)
+            else:
+                data["odds"] = odds.pop(number, None)
+                figures, seats = _baccarat_round(data, data["odds"])
+            at = record.at or 0.0
+            figures.seconds = max(0.0, at - first_at.pop(number, at))
+            for seat in seats.values():
+                seat.seconds = figures.seconds
+            figures.alerts, figures.advantage_windows = counts.alerts, counts.advantage_windows
+            figures.advantage_play_alerts = counts.advantage_play_alerts
+            counts = RoundFigures()
+            yield PlayedRound(data, at, figures, seats)
+
+
+def _records(path: str | os.PathLike[str]) -> Iterator[Record]:
+    """The journal's records across its segments.
+
+    :raises JournalError: no such journal, a segment missing or unreadable.
+    """
+    if not segments.segments_of(path):
+        raise JournalError(f"journal {path}: no such file")
+    return segments.records(path)
+
+
+def export_rounds(path: str | os.PathLike[str], paigow_edge: Fraction = PAIGOW_HOUSE_WAY_EDGE
+                  ) -> Iterator[dict[str, Any]]:
+    """``journal export --rounds``: every ``round_result`` with ``odds`` and each entry's ``theo``."""
+    for item in read_rounds(_records(path), paigow_edge):
+        if isinstance(item, PlayedRound):
+            yield item.data
+
+
+def export_shoes(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
+    """``journal export --shoes``: every ``shoe_result`` with its rounds' figures."""
+    figures = Figures()
+    for item in read_rounds(_records(path)):
+        if isinstance(item, PlayedRound):
+            figures.add(item.figures)
+        else:
+            yield {**figures.to_json(), **item}  # the shoe's own "rounds" counts its void rounds too
+            figures = Figures()
+
+
+def report(path: str | os.PathLike[str], by: str, day_starts: datetime.time = DEFAULT_DAY_STARTS,
+           paigow_edge: Fraction = PAIGOW_HOUSE_WAY_EDGE) -> list[dict[str, Any]]:
+    """``journal report``: the figures of every shoe, gaming day or seat, in the order first played.
+
+    :param by: one of :data:`GROUPINGS`. A Pai Gow round has no shoe (its group is null); a
+        seat is a Baccarat seat or a Pai Gow betting position.
+    :param day_starts: the gaming day's start, local time (a round belongs to the day its
+        ``round_result`` is decided in).
+    """
+    groups: dict[Any, Figures] = {}
+    for item in read_rounds(_records(path), paigow_edge):
+        if not isinstance(item, PlayedRound):
+            continue
+        if by == "seat":
+            for seat, figures in item.seats.items():
+                groups.setdefault(int(seat) if seat.isdigit() else seat, Figures()).add(figures)
+            continue
+        key: Any = checkpoint.gaming_day(item.at, day_starts).isoformat() if by == "day" else item.data.get("shoe")
+        groups.setdefault(key, Figures()).add(item.figures)
+    return [{by: key, **figures.to_json()} for key, figures in groups.items()]
