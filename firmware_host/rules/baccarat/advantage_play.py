@@ -382,8 +382,8 @@ class Watch:
     windows: Mapping[str, int] = dataclasses.field(default_factory=dict)
     #: Rounds a seat bet (bet big), by (seat, kind, check, in a window).
     bets: Mapping[tuple[int, str, str, bool], int] = dataclasses.field(default_factory=dict)
-    #: (seat, kind, check) already alarmed today: each alarms once a day.
-    alarmed: frozenset[tuple[int, str, str]] = frozenset()
+    #: (seat, kind) already alarmed today, by either check: each alarms once a day.
+    alarmed: frozenset[tuple[int, str]] = frozenset()
     #: (seat, kind) that made a big wager inside a window today.
     big_in_window: frozenset[tuple[int, str]] = frozenset()
     #: Shoes each seat played today, and of those the shoes it came in late in.
@@ -452,17 +452,17 @@ class Watch:
     def review(self, policy: DetectionPolicy,
                keys: Iterable[tuple[int, str, str]] | None = None) -> tuple[Watch, list[Evidence]]:
         """Test ``keys`` (seat, kind, check; None: every one with a bet in a window) and raise
-        the alarms due. :meth:`observe` tests those that just bet in a window; the caller may
+        the alarms due, one per seat and kind a day (presence tested first). :meth:`observe` tests those that just bet in a window; the caller may
         review all at other moments (the end of a shoe): Ville's bound holds at any moments."""
         if keys is None:
             keys = sorted({(seat, kind, check) for seat, kind, check, window in self.bets if window})
         level, found, alarmed = policy.level(len(self.kinds)), [], set(self.alarmed)
         for seat, kind, check in keys:
-            if (seat, kind, check) in alarmed:
+            if (seat, kind) in alarmed:
                 continue
             tally = self.tally(seat, kind, check)
             if exceeds(tally, level):
-                alarmed.add((seat, kind, check))
+                alarmed.add((seat, kind))
                 found.append(Evidence(seat, kind, check, tally, level, self.wonging(seat, kind)))
         if not found:
             return self, []
