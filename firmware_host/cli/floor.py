@@ -105,6 +105,11 @@ def run_export(args: argparse.Namespace) -> int:
     """``floor export --db PATH --table ID (--rounds | --shoes | --messages)``."""
     store = FloorStore(args.db, read_only=True)
     lines = store.messages(args.table) if args.type is None else store.export(args.table, args.type)
+    if args.type in ("round_result", "shoe_result"):  # with theo, odds and the figures, as the journal's export
+        from firmware_host.wiring import table_figures
+
+        records = table_figures.feed_records(store.messages(args.table))
+        lines = table_figures.rounds_of(records) if args.type == "round_result" else table_figures.shoes_of(records)
     for data in lines:
         sys.stdout.write(json.dumps(data, sort_keys=True, ensure_ascii=False) + "\n")
     return 0

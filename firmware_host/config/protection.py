@@ -17,6 +17,7 @@ binary float), so the decisions they feed are exact.
 from __future__ import annotations
 
 import dataclasses
+import math
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
@@ -51,6 +52,8 @@ def _exact(section: Section, name: str, default: Fraction, low: Fraction, high: 
     value = section.number(name, None)
     if value is None:
         return default
+    if not math.isfinite(value):
+        raise section.error(name, f"{section.data[name]!r} is not a finite number")
     exact = Fraction(str(section.data[name]))
     if not low <= exact < high:
         raise section.error(name, f"{section.data[name]!r} is outside {float(low):g} (included) to "

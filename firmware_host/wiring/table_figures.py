@@ -36,7 +36,7 @@ from firmware_host.rules.baccarat.exposure import parse_ev
 from firmware_host.tables.decisions import ADVANTAGE_PLAY, ADVANTAGE_WINDOW
 
 __all__ = ["GROUPINGS", "DEFAULT_DAY_STARTS", "Figures", "RoundFigures", "export_rounds", "export_shoes",
-           "report", "read_rounds"]
+           "feed_records", "report", "read_rounds", "rounds_of", "shoes_of"]
 
 #: How ``journal report`` groups rounds.
 GROUPINGS = ("shoe", "day", "seat")
@@ -198,23 +198,46 @@ def _records(path: str | os.PathLike[str]) -> Iterator[Record]:
     return segments.records(path)
 
 
-def export_rounds(path: str | os.PathLike[str], paigow_edge: Fraction = PAIGOW_HOUSE_WAY_EDGE
-                  ) -> Iterator[dict[str, Any]]:
-    """``journal export --rounds``: every ``round_result`` with ``odds`` and each entry's ``theo``."""
-    for item in read_rounds(_records(path), paigow_edge):
+def rounds_of(records: Iterable[Record], paigow_edge: Fraction = PAIGOW_HOUSE_WAY_EDGE) -> Iterator[dict[str, Any]]:
+    """Every ``round_result`` of ``records`` with ``odds`` and each entry's ``theo``."""
+    for item in read_rounds(records, paigow_edge):
         if isinstance(item, PlayedRound):
             yield item.data
 
 
-def export_shoes(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
-    """``journal export --shoes``: every ``shoe_result`` with its rounds' figures."""
+def shoes_of(records: Iterable[Record]) -> Iterator[dict[str, Any]]:
+    """Every ``shoe_result`` of ``records`` with its rounds' figures."""
     figures = Figures()
-    for item in read_rounds(_records(path)):
+    for item in read_rounds(records):
         if isinstance(item, PlayedRound):
             figures.add(item.figures)
         else:
             yield {**figures.to_json(), **item}  # the shoe's own "rounds" counts its void rounds too
             figures = Figures()
+
+
+def export_rounds(path: str | os.PathLike[str], paigow_edge: Fraction = PAIGOW_HOUSE_WAY_EDGE
+                  ) -> Iterator[dict[str, Any]]:
+    """``journal export --rounds``: every ``round_result`` with ``odds`` and each entry's ``theo``."""
+    return rounds_of(_records(path), paigow_edge)
+
+
+def export_shoes(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
+    """``journal export --shoes``: every ``shoe_result`` with its rounds' figures."""
+    return shoes_of(_records(path))
+
+
+#: Feed message types that are not decisions (:mod:`firmware_host.feed.schema`).
+_NOT_DECISIONS = frozenset({"journal_opened", "device_event"})
+
+
+def feed_records(messages: Iterable[dict[str, Any]]) -> Iterator[Record]:
+    """The floor's stored feed messages of one table as the journal records they came from
+    (decisions only count here), so ``floor export`` prints what ``journal export`` prints."""
+    for message in messages:
+        kind = "meta" if message["type"] in _NOT_DECISIONS else "decision"
+        yield Record(int(message["journal_seq"]), kind, str(message["type"]), message.get("at"), message.get("round"),
+                     dict(message["data"]), str(message.get("prev_hash", "")), str(message.get("hash", "")), None)
 
 
 def report(path: str | os.PathLike[str], by: str, day_starts: datetime.time = DEFAULT_DAY_STARTS,

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
+from fractions import Fraction
 import subprocess
 import sys
 
@@ -136,4 +138,38 @@ def test_odds_of_a_mid_shoe_composition(capsys: pytest.CaptureFixture[str]) -> N
 )
 def test_odds_refuses_bad_input_with_a_clear_error(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["baccarat", "odds", *argv]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_odds_json_prints_the_ev_object_of_the_odds_decision(capsys: pytest.CaptureFixture[str]) -> None:
+    from firmware_host.rules.baccarat.exposure import evs_text, expected_values, remaining_ranks
+    from firmware_host.rules.baccarat.rules import RulesSubmission
+
+    seen = "9S 9H 9D 8C 8S 7D AS KD"
+    assert main(["baccarat", "odds", "--decks", "2", "--seen", seen, "--json", "--variant", "commission-free",
+                 "--lucky-six-on-six-six-tie", "push"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    rules = RulesSubmission(variant="commission-free", lucky_six_on_six_six_tie="push")
+    assert report["ev"] == evs_text(expected_values(rules, remaining_ranks(2, parse_cards(seen))))
+    assert list(report["ev"]) == ["banker", "player", "tie", "player_pair", "banker_pair", "lucky_six"]
+    assert report["ev_percent"]["banker"] == round(float(Fraction(report["ev"]["banker"])) * 100, 4)
+
+
+def test_odds_json_of_a_standard_pay_table(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["baccarat", "odds", "--json", "--commission", "4", "--tie-payout", "9"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert list(report["ev"]) == ["banker", "player", "tie"]
+    assert report["ev_percent"]["tie"] == -4.844  # 9 to 1, 8 decks
+    assert report["ev_percent"]["banker"] > -1.06  # 4% commission is the better banker wager
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--variant", "commission-free", "--commission", "4"], "commission_percent: applies only to variant 'standard'"),
+    (["--tie-payout", "7"], "a tie pays at least 8 to 1"),
+    (["--variant", "poker"], "invalid choice"),
+])
+def test_odds_refuses_a_pay_table_the_rules_do_not_allow(argv: list[str], message: str,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    with contextlib.suppress(SystemExit):
+        assert main(["baccarat", "odds", *argv]) == 2
     assert message in capsys.readouterr().err
