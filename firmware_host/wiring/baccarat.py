@@ -85,8 +85,9 @@ def dealer(profile: TableProfile, table: BaccaratTable, devices: dict[str, Devic
     shoe = next(parts.sim for parts in devices.values() if parts.slot.model.kind == "shoe")
     shuffler = next((parts.sim for parts in devices.values() if parts.slot.model.kind == "shuffler"), None)
     errors = {name: float(value) for name, value in profile.dealer.items()}
+    exposed = () if table.shoe is None else tuple(table.shoe.exposed.elements())
     sim_dealer = BaccaratDealer(emit, press, seed, shoe, offered=table.rules.offered_wagers, errors=errors,
-                                shuffler=shuffler, **sim_players(profile, table.rules))
+                                shuffler=shuffler, **sim_players(profile, table.rules, exposed))
     sim_dealer.resume_after(table.rounds_finished)
     sim_dealer.resume_shoe(resume.shoe.shoes_loaded)
     if shuffler is not None:

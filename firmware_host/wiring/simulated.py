@@ -9,10 +9,11 @@ simulated device reports an approved identity of its model unless the profile gi
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from drivers.codecs import framed
 from firmware_host.config.profiles import DeviceSlot, TableProfile
+from firmware_host.rules.baccarat.cards import Card
 from firmware_host.rules.baccarat.rules import RulesSubmission
 from firmware_host.errors import ProfileError
 from firmware_host.wiring.backends import DeviceContext, Port
@@ -115,11 +116,16 @@ _SIMULATORS: dict[str, Callable[[DeviceSlot, DeviceContext], Port]] = {
 }
 
 
-def sim_players(profile: TableProfile, rules: RulesSubmission) -> dict[str, Any]:
+def sim_players(profile: TableProfile, rules: RulesSubmission, exposed: Iterable[Card] = ()) -> dict[str, Any]:
     """The Baccarat dealer's players from ``[sim.players]``: the counters' seats, what they know of
-    the shoe (:class:`~sim.dealers.counter.CardCounter`) and their stake, 10 x the table minimum."""
+    the shoe (:class:`~sim.dealers.counter.CardCounter`) and their stake, 10 x the table minimum.
+
+    :param exposed: the cards the table has shown in the shoe in play (a restart mid-shoe).
+    """
     players = profile.players
     if not players.counters:
         return {}
-    return {"counters": players.counters, "counter": CardCounter(rules, profile.decks),
+    counter = CardCounter(rules, profile.decks)
+    counter.resume(exposed)
+    return {"counters": players.counters, "counter": counter,
             "counter_stake": COUNTER_STAKE_MINIMUMS * players.minimum}

@@ -39,6 +39,12 @@ class CardCounter:
         self.seen: tuple[Card, ...] = ()
         self._lock = threading.Lock()
 
+    def resume(self, exposed: Iterable[Card]) -> None:
+        """Continue the shoe in play after a restart, knowing the cards the table had shown in it
+        (the table's own count, which a card disclosed or found face up is also in)."""
+        with self._lock:
+            self.seen = tuple(exposed)
+
     def on_decisions(self, decisions: Iterable[Decision]) -> None:
         """Count what the step showed the table: a new shoe, the burn card, a completed round's cards."""
         with self._lock:

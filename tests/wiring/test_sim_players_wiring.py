@@ -9,6 +9,7 @@ import pytest
 
 from firmware_host.config.profiles import load_table
 from firmware_host.errors import ProfileError
+from firmware_host.rules.baccarat.cards import parse_cards
 from firmware_host.wiring import baccarat as wiring
 from firmware_host.wiring.simulated import sim_players
 from sim.dealers.counter import CardCounter
@@ -57,3 +58,10 @@ def test_a_wrong_detection_key_is_named(tmp_path: Path, line: str, key: str) -> 
     with pytest.raises(ProfileError) as caught:
         load_table(_with(tmp_path, f"[protection]\n{line}\n"))
     assert caught.value.key == key
+
+
+def test_a_counter_resumed_mid_shoe_knows_the_cards_the_table_had_shown() -> None:
+    profile = load_table(COUNTERS)
+    shown = parse_cards("AH KD 9S 9C")
+    counter = sim_players(profile, wiring.controller(profile).rules, shown)["counter"]
+    assert list(counter.seen) == shown
