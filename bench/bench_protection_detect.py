@@ -230,6 +230,28 @@ def plot_shoe(path: str, seed: int, screen: Screen) -> None:
     fig.savefig(path)
 
 
+def figures_of(results: list[DayResult], shoes_per_day: int, alpha: str, elapsed: float) -> dict[str, Any]:
+    """The bench's figures from the days played so far."""
+    days = len(results)
+    shoes = days * shoes_per_day
+    blind_seat_shoes = shoes * 6
+    by_shoe = Counter(r.flagged_in_shoe for r in results)
+    within_five = sum(1 for r in results if r.flagged_in_shoe is not None and r.flagged_in_shoe <= 5)
+    blind = [e for r in results for e in r.blind_alerts]
+    windows = sum((r.windows for r in results), Counter())
+    return {
+        "days": days, "shoes": shoes, "rounds": sum(r.rounds for r in results), "alpha_per_day": alpha,
+        "windows_per_shoe": {kind: round(windows[kind] / shoes, 3) for kind in KINDS},
+        "counter_flagged_within_5_shoes": round(within_five / days, 4),
+        "counter_flagged_in_shoe": {str(k): v for k, v in sorted(by_shoe.items(), key=lambda kv: (kv[0] is None, kv[0] or 0))},
+        "blind_seat_shoes": blind_seat_shoes,
+        "blind_alerts": len(blind),
+        "blind_alerts_per_1000_seat_shoes": round(1000 * len(blind) / blind_seat_shoes, 4),
+        "blind_alerts_detail": [e.to_json() for e in blind][:20],
+        "seconds": round(elapsed, 1),
+    }  # fmt: skip
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--days", type=int, default=834, help="seeds, one table-day each (default 834)")
@@ -239,33 +261,21 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--plot", help="write the EV-and-bets PNG of one shoe here")
     parser.add_argument("--plot-seed", type=int, default=7)
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--progress", help="rewrite the figures so far to this file every 25 days")
     args = parser.parse_args(argv)
     policy = DetectionPolicy(alpha=Fraction(args.alpha))
     screen = Screen()
-    start = time.perf_counter()
-    results = [play_day(seed, args.shoes_per_day, policy, screen)
-               for seed in range(args.first_seed, args.first_seed + args.days)]  # fmt: skip
-    elapsed = time.perf_counter() - start
-    shoes = args.days * args.shoes_per_day
-    blind_seat_shoes = shoes * 6
-    by_shoe = Counter(r.flagged_in_shoe for r in results)
-    within_five = sum(1 for r in results if r.flagged_in_shoe is not None and r.flagged_in_shoe <= 5)
-    blind = [e for r in results for e in r.blind_alerts]
-    rounds = sum(r.rounds for r in results)
-    windows = sum((r.windows for r in results), Counter())
-    figures: dict[str, Any] = {
-        "days": args.days, "shoes": shoes, "rounds": rounds, "alpha_per_day": args.alpha,
-        "windows_per_shoe": {kind: round(windows[kind] / shoes, 3) for kind in KINDS},
-        "counter_flagged_within_5_shoes": round(within_five / args.days, 4),
-        "counter_flagged_in_shoe": {str(k): v for k, v in sorted(by_shoe.items(), key=lambda kv: (kv[0] is None, kv[0] or 0))},
-        "blind_seat_shoes": blind_seat_shoes,
-        "blind_alerts": len(blind),
-        "blind_alerts_per_1000_seat_shoes": round(1000 * len(blind) / blind_seat_shoes, 4),
-        "blind_alerts_detail": [e.to_json() for e in blind][:20],
-        "seconds": round(elapsed, 1),
-    }  # fmt: skip
     if args.plot:
         plot_shoe(args.plot, args.plot_seed, screen)
+    start = time.perf_counter()
+    results = []
+    for seed in range(args.first_seed, args.first_seed + args.days):
+        results.append(play_day(seed, args.shoes_per_day, policy, screen))
+        if args.progress and len(results) % 25 == 0:
+            with open(args.progress, "w") as out:
+                json.dump(figures_of(results, args.shoes_per_day, args.alpha, time.perf_counter() - start), out)
+    figures = figures_of(results, args.shoes_per_day, args.alpha, time.perf_counter() - start)
+    if args.plot:
         figures["plot"] = args.plot
     if args.json:
         print(json.dumps(figures, indent=2))
