@@ -138,8 +138,19 @@ def run_rotate(args: argparse.Namespace) -> int:
 
 def _add_paigow_edge(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--paigow-edge", type=_percent, default=None, metavar="PERCENT",
-                        help="Pai Gow: the house edge per wager theo uses; default 2.5820160 (the regulation's "
-                             "house way)")
+                        help="Pai Gow: the house edge per wager theo uses; default the profile's [protection] "
+                             "paigow_edge_percent, else 2.5820160 (the regulation's house way)")
+    parser.add_argument("--profile", metavar="P", help="the table's profile, for its [protection] (docs/protection.md)")
+
+
+def _paigow_edge(args: argparse.Namespace) -> Fraction:
+    """``--paigow-edge``, else the ``--profile``'s ``[protection]``, else the regulation's house way."""
+    from firmware_host.config.profiles import load_table
+    from firmware_host.config.protection import PAIGOW_HOUSE_WAY_EDGE
+
+    if args.paigow_edge is not None:
+        return Fraction(args.paigow_edge)
+    return load_table(args.profile).protection.paigow_edge if args.profile else PAIGOW_HOUSE_WAY_EDGE
 
 
 def _percent(text: str) -> Fraction:
@@ -164,7 +175,7 @@ def run_export(args: argparse.Namespace) -> int:
     """``journal export PATH (--rounds | --shoes)``."""
     from firmware_host.wiring import table_figures
 
-    edge = table_figures.PAIGOW_HOUSE_WAY_EDGE if args.paigow_edge is None else args.paigow_edge
+    edge = _paigow_edge(args)
     rows = table_figures.export_rounds(args.path, edge) if args.exporter == "rounds" else \
         table_figures.export_shoes(args.path)  # fmt: skip
     for data in rows:
@@ -176,7 +187,7 @@ def run_report(args: argparse.Namespace) -> int:
     """``journal report PATH [--by shoe|day|seat] [--json]``."""
     from firmware_host.wiring import table_figures
 
-    edge = table_figures.PAIGOW_HOUSE_WAY_EDGE if args.paigow_edge is None else args.paigow_edge
+    edge = _paigow_edge(args)
     groups = table_figures.report(args.path, args.by, args.day_starts, edge)
     if args.json:
         for group in groups:

@@ -314,6 +314,7 @@ class Service:
         """Accept a step an earlier version decided and this one only words differently; else raise."""
         earlier = self.journal_version not in (None, self.version)
         if earlier and _version(self.journal_version) < PROTECTION_SINCE:
+            journaled = [d for d in journaled if not for_surveillance_only(d)]
             decided = [d for d in decided if not for_surveillance_only(d)]
         if earlier and binding(journaled) == binding(decided):
             self.reworded_steps += 1

@@ -47,10 +47,9 @@ ODDS = "odds"
 
 
 @dataclasses.dataclass
-class Figures:
-    """Drop, win, theo and the pace of a group of rounds (cents; theo exact)."""
+class RoundFigures:
+    """One round's (or one seat's part of a round's) figures, before they are summed."""
 
-    rounds: int = 0
     drop: int = 0
     win: int = 0
     theo: Fraction | None = Fraction(0)
@@ -58,6 +57,13 @@ class Figures:
     advantage_windows: int = 0
     advantage_play_alerts: int = 0
     alerts: int = 0
+
+
+@dataclasses.dataclass
+class Figures(RoundFigures):
+    """Drop, win, theo and the pace of a group of rounds (cents; theo exact)."""
+
+    rounds: int = 0
 
     def add(self, other: RoundFigures) -> None:
         """Count one round (or a seat's part of it) in."""
@@ -84,19 +90,6 @@ class Figures:
             "advantage_play_alerts": self.advantage_play_alerts,
             "alert_count": self.alerts,
         }
-
-
-@dataclasses.dataclass
-class RoundFigures:
-    """One round's (or one seat's part of a round's) figures, before they are summed."""
-
-    drop: int = 0
-    win: int = 0
-    theo: Fraction | None = Fraction(0)
-    seconds: float = 0.0
-    advantage_windows: int = 0
-    advantage_play_alerts: int = 0
-    alerts: int = 0
 
 
 @dataclasses.dataclass

@@ -9,7 +9,7 @@ import pytest
 from firmware_host.errors import ProfileError
 from firmware_host.config.profiles import load_device_model, load_table
 from tests.support.paths import REPO
-from tests.support.table_profiles import GOOD
+from tests.support.table_profiles import GOOD, write_table as _table
 
 ROOT = REPO / "hardware-profiles"
 
@@ -25,16 +25,6 @@ def test_every_shipped_table_profile_loads(path: Path) -> None:
 def test_every_shipped_device_model_loads(path: Path) -> None:
     model = load_device_model(path)
     assert model.approved.models and model.approved.firmware
-
-
-def _table(tmp_path: Path, body: str) -> Path:
-    (tmp_path / "devices").mkdir()
-    for source in (ROOT / "devices").glob("*.toml"):
-        (tmp_path / "devices" / source.name).write_text(source.read_text())
-    (tmp_path / "tables").mkdir()
-    path = tmp_path / "tables" / "t.toml"
-    path.write_text(body)
-    return path
 
 
 @pytest.mark.parametrize(

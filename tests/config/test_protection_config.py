@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from firmware_host.config.profiles import load_table
 from firmware_host.config.protection import PAIGOW_HOUSE_WAY_EDGE
 from firmware_host.errors import ProfileError
-from tests.config.test_profiles import GOOD, _table
+from tests.support.table_profiles import GOOD, write_table as _table
 
 
 def test_without_the_table_the_threshold_is_0_and_the_pai_gow_edge_the_house_way_s(tmp_path: Path) -> None:

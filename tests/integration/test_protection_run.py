@@ -104,3 +104,11 @@ def test_theo_drop_and_hold_of_a_pai_gow_table_use_the_per_wager_edge(tmp_path: 
                            for round_ in rounds for r in round_["settlement"]["results"])
     (day,) = [json.loads(line) for line in cli("journal", "report", str(journal), "--by", "day", "--json").splitlines()]
     assert day["rounds"] == 4 and day["drop"] == sum(r["amount"] for r in results)
+    # the profile's [protection] paigow_edge_percent, when --paigow-edge is not given
+    (tmp_path / "tables").mkdir()
+    (tmp_path / "devices").symlink_to(profile.parents[1] / "devices")
+    own = tmp_path / "tables" / "own.toml"
+    own.write_text(profile.read_text().split("[journal]")[0] + "\n[protection]\npaigow_edge_percent = 2.5\n")
+    again = [json.loads(line) for line in cli("journal", "export", str(journal), "--rounds", "--profile",
+                                               str(own)).splitlines()]
+    assert again == rounds

@@ -1,4 +1,5 @@
-"""The journals tablehost 0.1.0 wrote (``tests/fixtures/journals-0.1.0/``) and how a replay of them is dumped.
+"""The journals tablehost 0.1.0 and 0.2.0 wrote (``tests/fixtures/journals-<version>/``) and how a replay
+of them is dumped.
 
 Shared by ``tests/host/journal/test_journals_0_1_0.py``, ``tests/recovery/test_upgrade.py`` and the
 fixtures' ``make_journals.py``. The few tablehost names used to replay in-process are imported
@@ -9,7 +10,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -23,7 +27,9 @@ from firmware_host.host.service import Service
 from firmware_host.wiring import TABLE_META, game_wiring
 from tests.support.paths import REPO
 
-__all__ = ["FIXTURES", "WRITTEN_BY", "JOURNALS", "Fixture", "golden", "copy_journal", "replay_lines"]
+__all__ = ["FIXTURES", "WRITTEN_BY", "JOURNALS", "JOURNALS_020", "Fixture", "golden", "copy_journal",
+           "replay_lines", "tablehost", "as_0_1_0_exported", "exported_less_0_3_0", "resume_without_playing",
+           "SHOE_FIGURES"]
 
 #: The fixtures' folder: profiles in ``tables/``, device models of 0.1.0 in ``devices/``, the
 #: journals, and the golden outputs of 0.1.0 in ``golden/``.
@@ -41,16 +47,23 @@ class Fixture:
     profile: str
     rounds: int
     seed: int
+    #: The version that wrote it; its set's folder is ``tests/fixtures/journals-<version>``.
+    written_by: str = WRITTEN_BY
+
+    @property
+    def folder(self) -> Path:
+        """The folder of its set: profiles, device models, journals, golden outputs."""
+        return FIXTURES.with_name(f"journals-{self.written_by}")
 
     @property
     def journal(self) -> Path:
         """The committed journal."""
-        return FIXTURES / f"{self.name}.sqlite"
+        return self.folder / f"{self.name}.sqlite"
 
     @property
     def profile_path(self) -> Path:
         """The table profile it was written with."""
-        return FIXTURES / "tables" / self.profile
+        return self.folder / "tables" / self.profile
 
 
 #: Every fixture journal.
@@ -65,9 +78,13 @@ JOURNALS = (
 )
 
 
+#: The same journals as written by 0.2.0 (``tests/fixtures/journals-0.2.0/make_journals.py``).
+JOURNALS_020 = tuple(dataclasses.replace(fixture, written_by="0.2.0") for fixture in JOURNALS)
+
+
 def golden(fixture: Fixture, what: str) -> Path:
     """The golden output ``what`` (``verify.txt``, ``rounds.jsonl``...) of ``fixture``."""
-    return FIXTURES / "golden" / f"{fixture.name}.{what}"
+    return fixture.folder / "golden" / f"{fixture.name}.{what}"
 
 
 def copy_journal(fixture: Fixture, directory: Path) -> Path:
@@ -114,3 +131,53 @@ def replay_lines(profile: Path, journal: Path) -> Iterator[str]:
         else:
             step["decisions"] = [{"type": d.type, "round": d.round, "data": d.data} for d in decided]
         yield json.dumps(step, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def tablehost(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``python -m firmware_host ARGS`` in ``cwd``, its output captured."""
+    return subprocess.run([sys.executable, "-m", "firmware_host", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=120, check=False)
+
+
+#: What 0.3.0 adds to every shoe of ``journal export --shoes`` (docs/protection.md).
+SHOE_FIGURES = ("drop", "win", "theo", "hold", "rounds_per_hour", "advantage_windows", "advantage_play_alerts",
+                "alert_count")
+
+
+def as_0_1_0_exported(line: str, what: str) -> str:
+    """An exported line less what 0.3.0 adds (docs/protection.md), checked on the way: a Baccarat
+    round's ``odds`` (none: 0.1.0 decided none) and each wager's ``theo`` (null without odds; a
+    Pai Gow wager's from the house edge per wager), a shoe's figures."""
+    data = json.loads(line)
+    if what == "shoes":
+        assert set(SHOE_FIGURES) <= set(data)
+        for key in SHOE_FIGURES:
+            data.pop(key)
+    elif data["game"] == "paigow":
+        for result in data["settlement"]["results"]:
+            assert isinstance(result.pop("theo"), float)
+    else:
+        assert data.pop("odds") is None
+        assert all(entry.pop("theo") is None for entry in data["settlement"])
+    return json.dumps(data, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def exported_less_0_3_0(fixture: Fixture, what: str, directory: Path) -> bytes:
+    """What ``journal export --rounds``/``--shoes`` prints of (a copy in ``directory`` of) the
+    fixture's journal, less what 0.3.0 adds (:func:`as_0_1_0_exported`)."""
+    exported = tablehost("journal", "export", str(copy_journal(fixture, directory)), f"--{what}", cwd=directory)
+    assert exported.returncode == 0, exported.stderr
+    return "".join(as_0_1_0_exported(line, what) for line in exported.stdout.splitlines(keepends=True)).encode()
+
+
+def resume_without_playing(fixture: Fixture, directory: Path) -> Path:
+    """``tablehost run`` on a copy in ``directory`` of the fixture's journal, ``--rounds`` the rounds
+    already in it: it replays every step (refusing any diverging decision) and stops at once.
+    Returns the copy."""
+    journal = copy_journal(fixture, directory)
+    ran = tablehost("run", "--profile", str(fixture.profile_path), "--rounds", str(fixture.rounds),
+                    "--seed", str(fixture.seed), "--journal", str(journal), "--quiet", cwd=directory)
+    assert ran.returncode == 0, ran.stderr
+    steps = len(golden(fixture, "replay.jsonl").read_text().splitlines())
+    assert re.search(rf"recovered {steps} steps from .* \({fixture.rounds} rounds finished\)", ran.stdout), ran.stdout
+    return journal

@@ -10,21 +10,14 @@ the in-process replay goes through :mod:`tests.support.journals_010` only.
 from __future__ import annotations
 
 import json
-import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.support.journals_010 import JOURNALS, Fixture, copy_journal, golden, replay_lines
+from tests.support.journals_010 import JOURNALS, Fixture, copy_journal, exported_less_0_3_0, golden, replay_lines, \
+    resume_without_playing, tablehost
 
 pytestmark = pytest.mark.parametrize("fixture", JOURNALS, ids=[f.name for f in JOURNALS])
-
-
-def tablehost(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "firmware_host", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=120, check=False)
 
 
 def test_it_verifies_intact_as_0_1_0_said(fixture: Fixture, tmp_path: Path) -> None:
@@ -35,37 +28,10 @@ def test_it_verifies_intact_as_0_1_0_said(fixture: Fixture, tmp_path: Path) -> N
     assert verified.returncode == 0 and ": intact: " in verified.stdout
 
 
-#: What 0.3.0 adds to every shoe of ``journal export --shoes`` (docs/protection.md).
-SHOE_FIGURES = ("drop", "win", "theo", "hold", "rounds_per_hour", "advantage_windows", "advantage_play_alerts",
-                "alert_count")
-
-
-def as_0_1_0_exported(line: str, what: str) -> str:
-    """An exported line less what 0.3.0 adds (docs/protection.md), checked on the way: a Baccarat
-    round's ``odds`` (none: 0.1.0 decided none) and each wager's ``theo`` (null without odds; a
-    Pai Gow wager's from the house edge per wager), a shoe's figures."""
-    data = json.loads(line)
-    if what == "shoes":
-        assert set(SHOE_FIGURES) <= set(data)
-        for key in SHOE_FIGURES:
-            data.pop(key)
-    elif data["game"] == "paigow":
-        for result in data["settlement"]["results"]:
-            assert isinstance(result.pop("theo"), float)
-    else:
-        assert data.pop("odds") is None
-        assert all(entry.pop("theo") is None for entry in data["settlement"])
-    return json.dumps(data, sort_keys=True, ensure_ascii=False) + "\n"
-
-
 @pytest.mark.parametrize("what", ["rounds", "shoes"])
 def test_it_exports_byte_for_byte_as_0_1_0_did(fixture: Fixture, what: str, tmp_path: Path) -> None:
     """Byte for byte but for what 0.3.0 adds (:func:`as_0_1_0_exported`)."""
-    exported = tablehost("journal", "export", str(copy_journal(fixture, tmp_path)), f"--{what}", cwd=tmp_path)
-    assert exported.returncode == 0, exported.stderr
-    lines = exported.stdout.splitlines(keepends=True)
-    assert "".join(as_0_1_0_exported(line, what) for line in lines).encode() == \
-        golden(fixture, f"{what}.jsonl").read_bytes()
+    assert exported_less_0_3_0(fixture, what, tmp_path) == golden(fixture, f"{what}.jsonl").read_bytes()
 
 
 def as_0_1_0_prompted(line: str) -> str:
@@ -104,12 +70,7 @@ def test_a_fresh_controller_replays_every_decision_as_0_1_0_made_it(fixture: Fix
 def test_tablehost_run_resumes_it_without_playing(fixture: Fixture, tmp_path: Path) -> None:
     """``tablehost run`` replays the journal (refusing it on any diverging decision) and, with
     ``--rounds`` the rounds already in it, stops at once and leaves it as it was."""
-    journal = copy_journal(fixture, tmp_path)
-    ran = tablehost("run", "--profile", str(fixture.profile_path), "--rounds", str(fixture.rounds),
-                    "--seed", str(fixture.seed), "--journal", str(journal), "--quiet", cwd=tmp_path)
-    assert ran.returncode == 0, ran.stderr
-    steps = len(golden(fixture, "replay.jsonl").read_text().splitlines())
-    assert re.search(rf"recovered {steps} steps from .* \({fixture.rounds} rounds finished\)", ran.stdout), ran.stdout
+    journal = resume_without_playing(fixture, tmp_path)
     verified = tablehost("journal", "verify", journal.name, cwd=tmp_path)
     assert verified.stdout == golden(fixture, "verify.txt").read_text()
 
