@@ -1,4 +1,4 @@
-"""The ``advantage-play`` alert reaches the floor through a real Mosquitto (docs/protection-detection.md):
+"""The ``advantage-play`` alert reaches the floor through a real Mosquitto (docs/protection.md, "Detection"):
 the real service on a simulated commission-free table where seat 3 counts cards."""
 
 from __future__ import annotations
