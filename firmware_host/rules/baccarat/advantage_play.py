@@ -424,8 +424,9 @@ class Watch:
         watch = self if self.day == day else Watch(self.kinds, day)
         open_kinds = frozenset(windows) & set(watch.kinds)
         counts = dict(watch.windows)
-        for kind in open_kinds:
-            counts[kind] = counts.get(kind, 0) + 1
+        for kind in watch.kinds:  # in wager order, not the set's: a checkpoint holds the dict's order
+            if kind in open_kinds:
+                counts[kind] = counts.get(kind, 0) + 1
         bets, big, looked = dict(watch.bets), set(watch.big_in_window), []
         played, late, last = dict(watch.shoes_played), dict(watch.shoes_late), dict(watch.last_shoe)
         for (seat, kind), amount in sorted(wagers.items()):

@@ -239,3 +239,13 @@ def test_a_seat_that_always_bets_but_big_only_in_windows_is_flagged_by_its_size(
     assert [(e.seat, e.kind, e.check) for e in found] == [(2, "player_pair", "size")]
     assert not found[0].wonging  # it played every shoe from the start
     assert watch.tally(2, "player_pair", "presence").bets_out > 0
+
+
+def test_the_records_do_not_depend_on_the_order_a_set_of_windows_iterates_in() -> None:
+    # A checkpoint restores a frozenset from a sorted list; its iteration order may differ.
+    forward = frozenset(["player_pair", "banker_pair", "lucky_six"])
+    backward = frozenset(["lucky_six", "banker_pair", "player_pair"])
+    one, _ = Watch.for_kinds(KINDS).observe(POLICY, 1, 1, Fraction(0), forward, {})
+    two, _ = Watch.for_kinds(KINDS).observe(POLICY, 1, 1, Fraction(0), backward, {})
+    assert list(one.windows.items()) == list(two.windows.items()) == [
+        ("player_pair", 1), ("banker_pair", 1), ("lucky_six", 1)]
