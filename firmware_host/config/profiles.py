@@ -307,6 +307,31 @@ def _upkeep(section: Section) -> JournalUpkeep:
 
 
 @dataclasses.dataclass(frozen=True)
+class SimPlayers:
+    """The simulated players (``[sim.players]`` of a simulated Baccarat table).
+
+    :param counters: seats whose players count the exposed cards: they bet ``10 x minimum``
+        on each offered wager whose EV is positive, and sit the round out otherwise.
+    :param minimum: the table minimum in cents (default: ``[display] limits.min``, else 2500).
+    """
+
+    counters: tuple[int, ...] = ()
+    minimum: int = 2500
+
+
+def _sim_players(section: Section, display: DisplayConfig) -> SimPlayers:
+    value = section._get("counters", (list,), "a list of seat numbers", [])
+    if any(isinstance(seat, bool) or not isinstance(seat, int) or not 1 <= seat <= 7 for seat in value):
+        raise section.error("counters", f"{value!r}: every entry must be a seat number 1 to 7 (§ 541.2(a))")
+    if len(set(value)) != len(value):
+        raise section.error("counters", f"{value!r}: a seat is named twice")
+    default = display.limits["min"] if display.limits and display.limits["min"] > 0 else SimPlayers.minimum
+    minimum = section.integer("minimum", default, low=1, high=10_000_000)
+    section.reject_unknown()
+    return SimPlayers(tuple(value), minimum)
+
+
+@dataclasses.dataclass(frozen=True)
 class TableProfile:
     """One table (``hardware-profiles/tables/<name>.toml``).
 
@@ -336,6 +361,8 @@ class TableProfile:
     metrics: MetricsConfig = MetricsConfig()
     #: Game protection (``[protection]``, docs/protection.md).
     protection: ProtectionConfig = ProtectionConfig()
+    #: The simulated players (``[sim.players]``).
+    players: SimPlayers = SimPlayers()
 
     @property
     def simulated(self) -> bool:
@@ -413,6 +440,10 @@ def load_table(path: Path | str, devices_dir: Path | None = None) -> TableProfil
     service.reject_unknown()
     sim = top.table("sim")
     dealer = sim.table("dealer").data
+    display = display_config(top.table("display"), path)
+    players = _sim_players(sim.table("players"), display)
+    if players.counters and game != "baccarat":
+        raise sim.error("players.counters", "card counters play at a Baccarat table")
     sim.reject_unknown()
     profile = TableProfile(
         name=path.stem,
@@ -428,10 +459,11 @@ def load_table(path: Path | str, devices_dir: Path | None = None) -> TableProfil
         tick_seconds=tick,
         dealer=dict(dealer),
         journal_upkeep=upkeep,
-        display=display_config(top.table("display"), path),
+        display=display,
         feed=feed_config(top.table("feed"), _relative),
         metrics=metrics_config(top.table("metrics"), path),
         protection=protection_config(top.table("protection")),
+        players=players,
     )
     table.reject_unknown()
     top.reject_unknown()

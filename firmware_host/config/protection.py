@@ -5,6 +5,10 @@
     [protection]
     advantage_threshold = 0        # EV per unit wagered above which an advantage window opens
     paigow_edge_percent = 2.582016 # Pai Gow: the house edge per wager that theo uses
+    alpha = "1/20"                 # advantage-play detection: the false-alarm budget per table-day
+    big_wager = 10000              # cents: a wager this big is "big" (the size check, wonging)
+    late_share = 0.5               # a first wager in a shoe after this share dealt is "late" (wonging)
+    day_starts = "06:00"           # the table-day starts then, UTC (the budget is per table-day)
 
 Numbers are read as the decimals written, exactly (``0.005`` is 5/1000, not the nearest
 binary float), so the decisions they feed are exact.
@@ -15,7 +19,9 @@ from __future__ import annotations
 import dataclasses
 import math
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from firmware_host.rules.baccarat.advantage_play import DetectionPolicy
 
 if TYPE_CHECKING:
     from firmware_host.config.profiles import Section
@@ -33,10 +39,12 @@ class ProtectionConfig:
     :param advantage_threshold: an offered Baccarat wager whose EV per unit wagered is above
         this opens an advantage window (default 0: any positive EV).
     :param paigow_edge: the house edge per unit wagered theo uses at a Pai Gow table.
+    :param detection: how advantage play is looked for (docs/protection.md, "Detection").
     """
 
     advantage_threshold: Fraction = Fraction(0)
     paigow_edge: Fraction = PAIGOW_HOUSE_WAY_EDGE
+    detection: DetectionPolicy = DetectionPolicy()
 
 
 def _exact(section: Section, name: str, default: Fraction, low: Fraction, high: Fraction) -> Fraction:
@@ -59,6 +67,17 @@ def protection_config(section: Section) -> ProtectionConfig:
         advantage_threshold=_exact(section, "advantage_threshold", Fraction(0), Fraction(-1), Fraction(1)),
         paigow_edge=_exact(section, "paigow_edge_percent", PAIGOW_HOUSE_WAY_EDGE * 100, Fraction(-100),
                            Fraction(100)) / 100,
+        detection=_detection(section),
     )
     section.reject_unknown()
     return config
+
+
+def _detection(section: Section) -> DetectionPolicy:
+    """The detection keys of ``[protection]`` (:attr:`DetectionPolicy.KEYS`)."""
+    given: dict[str, Any] = {}
+    for key in DetectionPolicy.KEYS:
+        value = section._get(key, (int, float, str), 'a number or "n/d"', None)
+        if value is not None:
+            given[key] = value
+    return DetectionPolicy.from_mapping(given, str(section.path), section.prefix or "protection")

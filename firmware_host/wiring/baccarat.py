@@ -16,6 +16,7 @@ from firmware_host.host.service import Output
 from firmware_host.rules.shuffler import ShufflerConfig
 from firmware_host.wiring.devices import DeviceParts
 from sim.dealers.baccarat import BaccaratDealer
+from firmware_host.wiring.simulated import sim_players
 
 __all__ = ["controller", "outputs", "dealer", "shuffler_config"]
 
@@ -37,6 +38,7 @@ def controller(profile: TableProfile) -> BaccaratTable:
         shuffler=shuffler_config(profile, shuffler_rules, slot),
         shuffler_device=slot.name if slot is not None else "shuffler",
         advantage_threshold=profile.protection.advantage_threshold,
+        detection=profile.protection.detection,
     )  # fmt: skip
 
 
@@ -83,8 +85,9 @@ def dealer(profile: TableProfile, table: BaccaratTable, devices: dict[str, Devic
     shoe = next(parts.sim for parts in devices.values() if parts.slot.model.kind == "shoe")
     shuffler = next((parts.sim for parts in devices.values() if parts.slot.model.kind == "shuffler"), None)
     errors = {name: float(value) for name, value in profile.dealer.items()}
+    exposed = () if table.shoe is None else tuple(table.shoe.exposed.elements())
     sim_dealer = BaccaratDealer(emit, press, seed, shoe, offered=table.rules.offered_wagers, errors=errors,
-                                shuffler=shuffler)
+                                shuffler=shuffler, **sim_players(profile, table.rules, exposed))
     sim_dealer.resume_after(table.rounds_finished)
     sim_dealer.resume_shoe(resume.shoe.shoes_loaded)
     if shuffler is not None:

@@ -10,19 +10,24 @@ built.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from drivers.codecs import framed
-from firmware_host.config.profiles import DeviceSlot
+from firmware_host.config.profiles import DeviceSlot, TableProfile
 from firmware_host.errors import ProfileError
 from firmware_host.wiring.backends import DeviceContext, Port
 from sim.devices.faults import ShoeFaults, faults_from
 from sim.errors import SimError
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # a Pai Gow table imports nothing of Baccarat (tests/architecture/test_lean_run.py)
+    from firmware_host.rules.baccarat.cards import Card
+    from firmware_host.rules.baccarat.rules import RulesSubmission
     from sim.devices.shuffler import SimulatedShuffler
 
-__all__ = ["SIM_OPTIONS", "sim_port", "shuffler_sim"]
+__all__ = ["SIM_OPTIONS", "sim_port", "shuffler_sim", "sim_players", "COUNTER_STAKE_MINIMUMS"]
+
+#: A simulated counter bets this many table minimums (issue 21, item 4).
+COUNTER_STAKE_MINIMUMS = 10
 
 #: Options of ``[devices.<name>.sim]`` each kind of simulator takes.
 #: Every simulator also takes ``serial`` and ``firmware``: the identity it reports (default:
@@ -115,3 +120,20 @@ def _shuffler(slot: DeviceSlot, context: DeviceContext) -> Port:
 _SIMULATORS: dict[str, Callable[[DeviceSlot, DeviceContext], Port]] = {
     "shoe": _shoe, "shaker": _shaker, "shuffler": _shuffler,
 }
+
+
+def sim_players(profile: TableProfile, rules: RulesSubmission, exposed: Iterable[Card] = ()) -> dict[str, Any]:
+    """The Baccarat dealer's players from ``[sim.players]``: the counters' seats, what they know of
+    the shoe (:class:`~sim.dealers.counter.CardCounter`) and their stake, 10 x the table minimum.
+
+    :param exposed: the cards the table has shown in the shoe in play (a restart mid-shoe).
+    """
+    players = profile.players
+    if not players.counters:
+        return {}
+    from sim.dealers.counter import CardCounter
+
+    counter = CardCounter(rules, profile.decks)
+    counter.resume(exposed)
+    return {"counters": players.counters, "counter": counter,
+            "counter_stake": COUNTER_STAKE_MINIMUMS * players.minimum}

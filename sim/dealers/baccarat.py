@@ -10,6 +10,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Protocol, Sequenc
 
 from drivers.events import DeviceEvent
 from firmware_host.tables.baccarat.prompts import Action
+from sim.dealers.counter import CardCounter
 from firmware_host.tables.decisions import Decision
 from sim.dealers.base import SETTLE_POLL, Press, Reporting, SimDealer
 
@@ -76,14 +77,26 @@ class BaccaratDealer(SimDealer):
     :param offered: wager kinds the table's Rules Submission offers.
     :param shuffler: the simulated shuffler at a table with one: the shoe is loaded with the
         batch it released, and the batch goes back into it after its shoe.
+    :param counters: seats whose players count cards (``[sim.players] counters``): each bets
+        ``counter_stake`` on every offered wager whose EV from the exposed cards is positive
+        (:class:`~sim.dealers.counter.CardCounter`), and sits the round out otherwise.
+    :param counter: what the counters know of the shoe (required with ``counters``).
+    :param counter_stake: a counter's wager in cents (10 x the table minimum).
     """
 
     REPEAT_AFTER = frozenset({("announce", "cover_card"), ("alert", "card-face-up")})
 
     def __init__(self, emit: Callable[[DeviceEvent], None], press: Press, seed: int, shoe: SimShoe,
                  seats: Sequence[int] = range(1, 8), offered: Sequence[str] = ("banker", "player", "tie"),
-                 errors: Mapping[str, float] | None = None, shuffler: SimShuffler | None = None) -> None:
+                 errors: Mapping[str, float] | None = None, shuffler: SimShuffler | None = None,
+                 counters: Sequence[int] = (), counter: CardCounter | None = None,
+                 counter_stake: int = 25_000) -> None:
         super().__init__(emit, press, seed, errors)
+        if counters and counter is None:
+            raise ValueError("counters need a CardCounter")
+        self.counters = tuple(counters)
+        self.counter = counter
+        self.counter_stake = counter_stake
         self.shoe = shoe
         self.shuffler = shuffler
         self.seats = tuple(seats)
@@ -98,7 +111,10 @@ class BaccaratDealer(SimDealer):
         self._releases = 0
 
     def on_decisions(self, decisions: Sequence[Decision]) -> None:
-        """As :meth:`SimDealer.on_decisions`; also notes that a shoe was accepted."""
+        """As :meth:`SimDealer.on_decisions`; also notes that a shoe was accepted, and the counters
+        count the cards shown before the next prompt is acted on."""
+        if self.counter is not None:
+            self.counter.on_decisions(decisions)
         if any(d.type == "announce" and d.data.get("announce") == "shoe" for d in decisions):
             self._shoe_pending = False
         if any(self._batch_out(d) for d in decisions):
@@ -208,10 +224,17 @@ class BaccaratDealer(SimDealer):
         return next(itertools.islice((card for card in drawn if card is not None), number - 1, None))
 
     def bets(self) -> Iterator[tuple[int, str, int]]:
-        """Each seated player's one or two wagers of the kinds offered (a fifth sit the round out)."""
+        """Each seated player's one or two wagers of the kinds offered (a fifth sit the round out);
+        a counter's wager on each kind the exposed cards favour."""
+        favoured = self.counter.positive() if self.counters and self.counter is not None else ()
+        for seat in self.counters:
+            for kind in favoured:
+                yield seat, kind, self.counter_stake
         rng = self.rng("bets")
         kinds, weights = self.offered, [_BACCARAT_KINDS[k] for k in self.offered]
         for seat in self.seats:
+            if seat in self.counters:
+                continue
             if rng.random() < 0.2:
                 continue  # this player sits the round out
             for kind in dict.fromkeys(rng.choices(kinds, weights, k=rng.randint(1, 2))):

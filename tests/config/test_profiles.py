@@ -65,3 +65,24 @@ def test_usb_device_model_needs_its_ids(tmp_path: Path) -> None:
     )
     with pytest.raises(ProfileError, match="device.usb_vendor_id: a USB device needs"):
         load_device_model(path)
+
+
+def test_sim_players_name_the_counting_seats_and_the_minimum(tmp_path: Path) -> None:
+    path = _table(tmp_path, GOOD + "[sim.players]\ncounters = [3, 5]\n[display]\nlimits = { min = 1000, max = 50000 }\n")
+    players = load_table(path).players
+    assert players.counters == (3, 5) and players.minimum == 1000  # the display's table minimum
+
+
+@pytest.mark.parametrize(("players", "why"), [
+    ("counters = [8]", "seat number 1 to 7"),
+    ("counters = [3, 3]", "named twice"),
+    ('counters = "3"', "expected a list of seat numbers"),
+    ("counters = [true]", "seat number 1 to 7"),
+    ("minimum = 0", "outside 1..10000000"),
+    ("seats = 3", "unknown key"),
+])
+def test_broken_sim_players_name_the_key(tmp_path: Path, players: str, why: str) -> None:
+    path = _table(tmp_path, GOOD + f"[sim.players]\n{players}\n")
+    with pytest.raises(ProfileError) as caught:
+        load_table(path)
+    assert caught.value.key.startswith("sim.players.") and why in caught.value.why

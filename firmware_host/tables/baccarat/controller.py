@@ -51,6 +51,7 @@ from transitions import Machine
 from drivers.events import DeviceEvent
 from drivers.events.lifecycle import DeviceIdentified, DeviceLost
 from firmware_host.errors import RulesError
+from firmware_host.rules.baccarat.advantage_play import DetectionPolicy
 from firmware_host.rules.baccarat.cards import MAX_DECKS, MIN_DECKS, shoe_composition
 from firmware_host.rules.baccarat.rules import RulesSubmission
 from firmware_host.rules.baccarat.settlement import SEATS, CommissionLedger
@@ -63,6 +64,7 @@ from firmware_host.tables.baccarat.shoe import BURN_COUNT, IN_ROUND, Shoe, ShoeL
 from firmware_host.tables.baccarat.shuffler import ShufflerSide
 from firmware_host.tables.baccarat.supply import HandShuffled, ShoeSupply
 from firmware_host.tables.baccarat.prompts import Prompt, prompt
+from firmware_host.tables.baccarat.advantage_play import AdvantagePlayWatch
 from firmware_host.tables.baccarat.protection import Protection
 from firmware_host.tables.baccarat.view import OpenAlerts, dealer_view
 from firmware_host.tables.arguments import Check, check_command, named, text, whole
@@ -127,6 +129,7 @@ class BaccaratTable(TableController):
     :param shuffler_device: the shuffler's device name (one of ``approved``).
     :param advantage_threshold: an offered wager's EV above it opens an advantage window
         (``[protection]``, :mod:`.protection`).
+    :param detection: how advantage play is looked for (:mod:`.advantage_play`; None: the defaults).
     :raises RulesError: for a deck count ch. 541 does not play, an unknown ``face_up_discards``,
         a shuffler whose batches do not hold ``decks`` decks, or a shuffler device not in ``approved``.
     """
@@ -190,6 +193,7 @@ class BaccaratTable(TableController):
         shuffler: ShufflerConfig | None = None,
         shuffler_device: str = "shuffler",
         advantage_threshold: Fraction = Fraction(0),
+        detection: DetectionPolicy | None = None,
     ) -> None:
         super().__init__(table_id, approved)
         shoe_composition(decks)  # RulesError for a deck count ch. 541 does not play
@@ -219,6 +223,8 @@ class BaccaratTable(TableController):
         self.supply: ShoeSupply = HandShuffled(self) if self.shuffler is None else self.shuffler
         #: The exposed cards, the ``odds`` before each round and its advantage windows.
         self.protection = Protection(self, advantage_threshold)
+        #: Each seat's wagers against the advantage windows (``advantage-play``).
+        self.advantage_play = AdvantagePlayWatch(self, detection)
         self._commands: dict[str, Callable[[Mapping[str, Any]], object]] = {
             "shoe_loaded": self.supply.load,
             "void_round": lambda args: self.void_round(str(args.get("reason", "voided by the dealer"))),
@@ -261,9 +267,11 @@ class BaccaratTable(TableController):
         return super().handle(event, at)
 
     def after_game_event(self) -> None:
-        """After every game event: ask the shuffler (if any) for what is due; the round's odds."""
+        """After every game event: ask the shuffler (if any) for what is due; the round's odds; watch
+        for advantage play (after the odds, which it reads)."""
         self.supply.ask()
         self.protection.after_event()
+        self.advantage_play.after_step()
 
     def on_devices_changed(self) -> None:
         """A device lost, found or approved: ask the shuffler (if any) for what is due, then the prompt."""
