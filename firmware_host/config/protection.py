@@ -21,10 +21,10 @@ import math
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from firmware_host.rules.baccarat.advantage_play import DetectionPolicy
 
 if TYPE_CHECKING:
     from firmware_host.config.profiles import Section
+    from firmware_host.rules.baccarat.advantage_play import DetectionPolicy
 
 __all__ = ["PAIGOW_HOUSE_WAY_EDGE", "ProtectionConfig", "protection_config"]
 
@@ -39,12 +39,13 @@ class ProtectionConfig:
     :param advantage_threshold: an offered Baccarat wager whose EV per unit wagered is above
         this opens an advantage window (default 0: any positive EV).
     :param paigow_edge: the house edge per unit wagered theo uses at a Pai Gow table.
-    :param detection: how advantage play is looked for (docs/protection.md, "Detection").
+    :param detection: how advantage play is looked for (docs/protection.md, "Detection"); None:
+        the defaults (a profile that names no detection key imports no Baccarat rule).
     """
 
     advantage_threshold: Fraction = Fraction(0)
     paigow_edge: Fraction = PAIGOW_HOUSE_WAY_EDGE
-    detection: DetectionPolicy = DetectionPolicy()
+    detection: DetectionPolicy | None = None
 
 
 def _exact(section: Section, name: str, default: Fraction, low: Fraction, high: Fraction) -> Fraction:
@@ -73,8 +74,13 @@ def protection_config(section: Section) -> ProtectionConfig:
     return config
 
 
-def _detection(section: Section) -> DetectionPolicy:
-    """The detection keys of ``[protection]`` (:attr:`DetectionPolicy.KEYS`)."""
+def _detection(section: Section) -> DetectionPolicy | None:
+    """The detection keys of ``[protection]`` (:attr:`DetectionPolicy.KEYS`), None if none is given
+    (every key but the two above is one, or unknown: ``reject_unknown`` names it)."""
+    if not set(section.data) - {"advantage_threshold", "paigow_edge_percent"}:
+        return None
+    from firmware_host.rules.baccarat.advantage_play import DetectionPolicy
+
     given: dict[str, Any] = {}
     for key in DetectionPolicy.KEYS:
         value = section._get(key, (int, float, str), 'a number or "n/d"', None)
