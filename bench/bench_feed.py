@@ -19,6 +19,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -29,6 +30,7 @@ from drivers.events.shoe import CardRead  # noqa: E402
 from firmware_host.feed.broker import BrokerSettings  # noqa: E402
 from firmware_host.feed.cursor import FeedCursor  # noqa: E402
 from firmware_host.feed.publisher import FeedPublisher  # noqa: E402
+from firmware_host.feed.signing import Keyring, Signer, keygen  # noqa: E402
 from firmware_host.floor.collector import Collector  # noqa: E402
 from firmware_host.floor.store import FloorStore  # noqa: E402
 from firmware_host.host.journal import Journal  # noqa: E402
@@ -64,8 +66,24 @@ def pct(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
+def keys_dir(tmp: Path) -> Path:
+    """The collector's public keys (made empty once)."""
+    keys = tmp / "floor-keys"
+    keys.mkdir(exist_ok=True)
+    return keys
+
+
+def signer(tmp: Path, table: str) -> Signer:
+    """The table's signing key, provisioned once: private under ``tmp/keys``, public in :func:`keys_dir`."""
+    private = tmp / "keys" / f"{table}.key"
+    if not private.exists():
+        private.parent.mkdir(exist_ok=True)
+        keygen(private, keys_dir(tmp) / f"{table}.pub")
+    return Signer.from_file(private)
+
+
 class Floor:
-    """A collector on a thread, recording when each (table, seq) was stored."""
+    """A collector on a thread (verifying against :func:`keys_dir`), recording when each (table, seq) was stored."""
 
     def __init__(self, db: Path, url: str) -> None:
         self.store = FloorStore(db)
@@ -73,7 +91,7 @@ class Floor:
         self.stored: dict[tuple[str, int], float] = {}
         ingest = self.store.ingest
 
-        def timed(batch: list[tuple[str, str, str, bytes]]) -> list[object]:
+        def timed(batch: list[object]) -> list[object]:
             outcomes = ingest(batch)
             now = time.perf_counter()
             for outcome in outcomes:
@@ -82,7 +100,8 @@ class Floor:
             return outcomes
 
         self.store.ingest = timed  # type: ignore[method-assign]
-        self.collector = Collector(self.store, BrokerSettings(url), client_id=f"bench-{db.stem}")
+        self.collector = Collector(self.store, BrokerSettings(url), Keyring(keys_dir(db.parent)),
+                                   client_id=f"bench-{db.stem}")
         self.thread = threading.Thread(target=self.collector.run, daemon=True)
         self.thread.start()
         self.collector.subscribed.wait(10)
@@ -114,8 +133,9 @@ def forget_session(url: str, client_id: str) -> None:
 
 
 def publisher(journal: Journal, table: str, url: str) -> FeedPublisher:
-    return FeedPublisher(journal, FeedCursor(journal.path, table), BrokerSettings(url), table_id=table,
-                         game="baccarat", version="bench")
+    """The table's publisher, signing with its key (provisioned beside the journal)."""
+    return FeedPublisher(journal, FeedCursor(journal.path, table), BrokerSettings(url),
+                         signer(Path(journal.path).parent, table), table_id=table, game="baccarat", version="bench")
 
 
 def latency(tmp: Path, broker: Broker, steps: int) -> None:
@@ -169,17 +189,35 @@ def proc_stats(pid: int) -> tuple[float, float]:
     return cpu, int(hwm.split()[1]) / 1024
 
 
-def many_tables(tmp: Path, broker: Broker, tables: int, rounds: int) -> None:
-    db = tmp / "floor-50.sqlite"
-    collector = subprocess.Popen([sys.executable, "-m", "firmware_host", "floor", "--broker", broker.url, "--db",
-                                  str(db), "--client-id", "bench-floor"], cwd=REPO)
+def backlogged(tmp: Path, name: str, tables: int, rounds: int) -> list[Journal]:
+    """Open journals of tables ``T0``.. each holding ``rounds`` rounds (``tmp/<name>-<n>.sqlite``)."""
     journals = []
     for t in range(tables):
-        journal = Journal.open(tmp / f"table-{t}.sqlite")
+        journal = Journal.open(tmp / f"{name}-{t}.sqlite")
         journal.append_meta("table", {"table_id": f"T{t}"})
         for n in range(1, rounds + 1):
             play_round(journal, n, n * 20.0)
         journals.append(journal)
+    return journals
+
+
+def wind_down(feeds: list[FeedPublisher], journals: list[Journal], collector: subprocess.Popen[Any], url: str,
+              client_id: str) -> None:
+    """Stop the feeds, close the journals, stop the collector and end its session."""
+    for feed in feeds:
+        feed.stop(0)
+    for journal in journals:
+        journal.close()
+    collector.terminate()
+    collector.wait(10)
+    forget_session(url, client_id)
+
+
+def many_tables(tmp: Path, broker: Broker, tables: int, rounds: int) -> None:
+    db = tmp / "floor-50.sqlite"
+    collector = subprocess.Popen([sys.executable, "-m", "firmware_host", "floor", "--broker", broker.url, "--db",
+                                  str(db), "--keys", str(keys_dir(tmp)), "--client-id", "bench-floor"], cwd=REPO)
+    journals = backlogged(tmp, "table", tables, rounds)
     time.sleep(1.0)  # the collector's session exists
     expected = tables * (1 + PUBLISHED_PER_ROUND * rounds)
     feeds = [publisher(journal, f"T{t}", broker.url) for t, journal in enumerate(journals)]
@@ -199,26 +237,33 @@ def many_tables(tmp: Path, broker: Broker, tables: int, rounds: int) -> None:
         time.sleep(0.05)
     elapsed = time.perf_counter() - started
     cpu_after, rss = proc_stats(collector.pid)
-    for feed in feeds:
-        feed.stop(0)
-    for journal in journals:
-        journal.close()
-    collector.terminate()
-    collector.wait(10)
-    forget_session(broker.url, "bench-floor")
+    wind_down(feeds, journals, collector, broker.url, "bench-floor")
     print(f"{tables} tables x {1 + PUBLISHED_PER_ROUND * rounds} messages to one broker and collector: {expected} messages in "
           f"{elapsed:.1f} s, {expected / elapsed:.0f} messages/s; collector CPU {cpu_after - cpu_before:.1f} s "
           f"({100 * (cpu_after - cpu_before) / elapsed:.0f}% of a core), peak RSS {rss:.0f} MB")
 
 
+def signed_profile(tmp: Path, url: str) -> Path:
+    """The simulated Baccarat table's profile with a ``[feed]`` section and its signing key."""
+    tables = tmp / "profiles" / "tables"
+    tables.mkdir(parents=True, exist_ok=True)
+    if not (tmp / "profiles" / "devices").exists():
+        (tmp / "profiles" / "devices").symlink_to(REPO / "hardware-profiles" / "devices")
+    text = (REPO / "hardware-profiles" / "tables" / "sim-baccarat.toml").read_text()
+    signer(tmp, "SIM-BAC-1")
+    path = tables / "sim-baccarat.toml"
+    path.write_text(f'{text}\n[feed]\nbroker = "{url}"\nsigning_key = "{tmp / "keys" / "SIM-BAC-1.key"}"\n')
+    return path
+
+
 def table_cost(tmp: Path, broker: Broker, rounds: int, repeats: int = 2) -> None:
-    profile = REPO / "hardware-profiles" / "tables" / "sim-baccarat.toml"
+    profiles = {"off": REPO / "hardware-profiles" / "tables" / "sim-baccarat.toml", "on": signed_profile(tmp, broker.url)}
     figures: dict[str, list[tuple[float, float, float]]] = {"off": [], "on": []}
     for run in range(repeats):
         for label, extra in (("off", []), ("on", ["--feed", broker.url])):
             floor = Floor(tmp / f"cost-floor-{label}-{run}.sqlite", broker.url)  # each journal its own floor
             started = time.perf_counter()
-            child = subprocess.Popen([sys.executable, "-m", "firmware_host", "run", "--profile", str(profile),
+            child = subprocess.Popen([sys.executable, "-m", "firmware_host", "run", "--profile", str(profiles[label]),
                                       "--rounds", str(rounds), "--seed", "3", "--journal",
                                       str(tmp / f"cost-{label}-{run}.sqlite"), "--quiet", *extra],
                                      cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -31,6 +31,7 @@ GROUPS: tuple[tuple[str, str, str], ...] = (
     ("paigow", "Pai Gow rules: starting position, delivery, tiles", "firmware_host.cli.paigow"),
     ("journal", "verify and export the journal", "firmware_host.cli.journal"),
     ("floor", "collect every table's floor feed; status, export", "firmware_host.cli.floor"),
+    ("feed", "the floor feed's signing keys (keygen)", "firmware_host.cli.feed"),
     ("sim", "run a simulated device standalone", "firmware_host.cli.sim"),
     ("devices", "list the serial and USB devices this machine can see", "firmware_host.cli.devices"),
     ("capture", "record raw device traffic", "firmware_host.cli.capture"),

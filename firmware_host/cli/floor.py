@@ -1,9 +1,12 @@
 """``tablehost floor``: the floor collector, and the status and export of what it stored.
 
-``tablehost floor --broker URL --db PATH`` subscribes to every table's feed and stores it
-until SIGTERM or SIGINT. ``floor status`` lists each table (last seq, last seen, lag, online,
-gaps); ``floor export --table ID --rounds`` prints exactly what ``tablehost journal export
---rounds`` prints on the table. Exit status: 0; 1 ``status`` found a gap or a break; 2 a clear error.
+``tablehost floor --broker URL --db PATH --keys DIR`` subscribes to every table's feed and
+stores what the tables signed until SIGTERM or SIGINT (``--unsigned`` instead of ``--keys``:
+unsigned messages, only when asked). ``floor status`` lists each table (last seq, last seen,
+lag, online, gaps, refused); ``floor export --table ID --rounds`` prints exactly what
+``tablehost journal export --rounds`` prints on the table. Exit status: 0; 1 ``status`` found a
+gap, a break, a refused message or a record it cannot read, or ``export`` met such a record
+(named on stderr, the rest printed); 2 a clear error.
 """
 
 from __future__ import annotations
@@ -17,10 +20,10 @@ import time
 from pathlib import Path
 
 from firmware_host.feed.broker import BrokerSettings, client
-from firmware_host.floor.collector import Collector
-from firmware_host.floor.store import FloorStore
+from firmware_host.floor.model import Unreadable
 
-#: Exit status of ``status`` when a table has a gap or a break.
+#: Exit status of ``status`` when a table has a gap, a break, a refusal or an unreadable record
+#: (and of ``export`` when it met an unreadable record).
 EXIT_INCOMPLETE = 1
 
 
@@ -35,6 +38,10 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
     parser.add_argument("--ca-file", type=Path, metavar="F", help="CA certificate of the broker (mqtts://)")
     parser.add_argument("--cert-file", type=Path, metavar="F", help="client certificate (mqtts://)")
     parser.add_argument("--key-file", type=Path, metavar="F", help="client key (mode 0400/0600)")
+    parser.add_argument("--keys", type=Path, metavar="DIR", help="the tables' public keys, DIR/<table id>.pub "
+                        "(tablehost feed keygen); a message no key verifies is refused")
+    parser.add_argument("--unsigned", action="store_true", help="store unsigned messages (tests only: anyone "
+                        "who can publish on a table's topic is that table)")
     parser.add_argument("--client-id", default="tablehost-floor", help="the persistent session's name")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="log each connection (-vv: debug)")
     parser.set_defaults(func=run_collect)
@@ -55,21 +62,32 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
                       help="every finished shoe (as `journal export --shoes`)")
     what.add_argument("--messages", action="store_const", const=None, dest="type",
                       help="every feed message, as published")
+    what.add_argument("--refused", action="store_const", const="refused", dest="type",
+                      help="the refusals kept on its topic, newest first (--table '': topics naming no known table)")
     export.set_defaults(func=run_export)
 
 
 def run_collect(args: argparse.Namespace) -> int:
     """``floor --broker URL --db PATH``: collect until SIGTERM or SIGINT."""
+    from firmware_host.feed.signing import Keyring
+    from firmware_host.floor.collector import Collector
+    from firmware_host.floor.store import FloorStore
+
     if not args.broker or not args.db:
         print("tablehost floor: --broker URL and --db PATH are required to collect", file=sys.stderr)
         return 2
+    if (args.keys is None) == (not args.unsigned):
+        print("tablehost floor: give --keys DIR (the tables' public keys), or --unsigned to store unsigned "
+              "messages", file=sys.stderr)
+        return 2
+    keyring = Keyring(args.keys) if args.keys is not None else None  # a bad key file: one line, exit 2
     logging.basicConfig(level=[logging.WARNING, logging.INFO, logging.DEBUG][min(args.verbose, 2)],
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     settings = BrokerSettings(args.broker, args.username, args.password_file, args.ca_file, args.cert_file,
                               args.key_file)
     client(settings, args.client_id)  # a bad URL, secret or TLS file is a clear error before anything starts
     store = FloorStore(args.db)
-    collector = Collector(store, settings, topic_prefix=args.topic_prefix, client_id=args.client_id)
+    collector = Collector(store, settings, keyring, topic_prefix=args.topic_prefix, client_id=args.client_id)
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: collector.stop())
     try:
@@ -83,28 +101,59 @@ def run_collect(args: argparse.Namespace) -> int:
 
 def run_status(args: argparse.Namespace) -> int:
     """``floor status --db PATH [--json]``."""
+    from firmware_host.floor.store import FloorStore
+
     store = FloorStore(args.db, read_only=True)
-    incomplete = False
-    now = time.time()
-    for table in store.tables():
-        status = store.status(table)
-        incomplete = incomplete or bool(status.gaps) or status.breaks > 0
-        if args.json:
-            print(json.dumps(status.to_json(), sort_keys=True))
-            continue
-        online = {True: "online", False: "offline", None: "no status"}[status.online]
-        seen = f"{now - status.last_seen:.0f} s ago" if status.last_seen is not None else "never"
-        gaps = ", ".join(f"{a}..{b}" for a, b in status.gaps) or "none"
-        print(f"{table}: {online}, last seq {status.last_seq} (of {status.max_seq}), last seen {seen}, "
-              f"lag {status.lag_s} s, gaps {gaps}, breaks {status.breaks}, refused {status.refused}, "
-              f"duplicates {status.duplicates}")
+    try:
+        incomplete = False
+        now = time.time()
+        for table in store.tables():
+            status = store.status(table)
+            incomplete = incomplete or bool(status.gaps or status.breaks or status.refused or status.unreadable)
+            if args.json:
+                print(json.dumps(status.to_json(), sort_keys=True))
+                continue
+            online = {True: "online", False: "offline", None: "no status"}[status.online]
+            seen = f"{now - status.last_seen:.0f} s ago" if status.last_seen is not None else "never"
+            gaps = ", ".join(f"{a}..{b}" for a, b in status.gaps) or "none"
+            refused = f"refused {status.refused}" + (f" (last: {status.last_refusal})" if status.refused else "")
+            print(f"{table}: {online}, last seq {status.last_seq} (of {status.max_seq}), last seen {seen}, "
+                  f"lag {status.lag_s} s, gaps {gaps}, breaks {status.breaks}, {refused}, "
+                  f"duplicates {status.duplicates}")
+            for what in status.unreadable[:10]:
+                print(f"{table}: UNREADABLE {what}")
+            if len(status.unreadable) > 10:
+                print(f"{table}: UNREADABLE and {len(status.unreadable) - 10} more records")
+        unknown = store.refused_unknown()
+        incomplete = incomplete or unknown > 0
+        if args.json and unknown:
+            print(json.dumps({"table": None, "refused": unknown}, sort_keys=True))
+        elif unknown:
+            print(f"(topics naming no known table): refused {unknown}")
+    finally:
+        store.close()
     return EXIT_INCOMPLETE if incomplete else 0
 
 
 def run_export(args: argparse.Namespace) -> int:
-    """``floor export --db PATH --table ID (--rounds | --shoes | --messages)``."""
+    """``floor export --db PATH --table ID (--rounds | --shoes | --messages | --refused)``."""
+    from firmware_host.floor import store as store_module
+    from firmware_host.floor.store import FloorStore
+
     store = FloorStore(args.db, read_only=True)
-    lines = store.messages(args.table) if args.type is None else store.export(args.table, args.type)
-    for data in lines:
-        sys.stdout.write(json.dumps(data, sort_keys=True, ensure_ascii=False) + "\n")
-    return 0
+    unreadable = 0
+    try:
+        if args.type == "refused":
+            for row in store.refusals(args.table, limit=store_module.REFUSED_KEPT_TOTAL):
+                sys.stdout.write(json.dumps(row, sort_keys=True, ensure_ascii=False) + "\n")
+            return 0
+        lines = store.read(args.table) if args.type is None else store.export(args.table, args.type)
+        for data in lines:
+            if isinstance(data, Unreadable):
+                unreadable += 1
+                print(f"tablehost floor export: UNREADABLE {data}", file=sys.stderr)
+                continue
+            sys.stdout.write(json.dumps(data, sort_keys=True, ensure_ascii=False) + "\n")
+    finally:
+        store.close()
+    return EXIT_INCOMPLETE if unreadable else 0

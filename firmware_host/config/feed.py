@@ -10,10 +10,12 @@
     ca_file = "/etc/tablehost/floor-ca.pem"
     cert_file = "/etc/tablehost/BAC-12.crt"          # optional client certificate ...
     key_file = "/etc/tablehost/BAC-12.key"           # ... and its key (mode 0400/0600)
+    signing_key = "/etc/tablehost/feed/BAC-12.key"   # Ed25519, mode 0400 (tablehost feed keygen)
     warn_after_s = 30                   # feed trouble this long shows on the dealer view and lamp
     window = 64                         # messages in flight before a PUBACK
 
-Secrets are never written in the profile: only the paths of files that hold them.
+Secrets are never written in the profile: only the paths of files that hold them. Every
+message is signed with ``signing_key``; a feed without one does not start.
 """
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ class FeedConfig:
     ca_file: Path | None = None
     cert_file: Path | None = None
     key_file: Path | None = None
+    #: The table's Ed25519 private key (mode 0400); required to publish (docs/feed.md, "Signatures").
+    signing_key: Path | None = None
     warn_after_s: float = 30.0
     window: int = 64
     keepalive_s: int = 15
@@ -61,9 +65,12 @@ def feed_config(section: Section, relative: Callable[[Path, str | None], Path | 
     if not prefix or any(c in prefix for c in "#+") or prefix.startswith("/") or prefix.endswith("/"):
         raise section.error("topic_prefix", f"{prefix!r} is not a topic prefix (no wildcards, no leading/trailing /)")
     paths = {name: relative(section.path, section.string(name, None))
-             for name in ("password_file", "ca_file", "cert_file", "key_file")}
+             for name in ("password_file", "ca_file", "cert_file", "key_file", "signing_key")}
     if (paths["cert_file"] is None) != (paths["key_file"] is None):
         raise section.error("cert_file", "a client certificate needs its key_file, and a key its cert_file")
+    if paths["signing_key"] is None:
+        raise section.error("signing_key", "expected the table's feed signing key, a file of mode 0400 "
+                            "(tablehost feed keygen ID); every message to the floor is signed")
     config = FeedConfig(broker=url, topic_prefix=prefix, username=section.string("username", None), **paths,
                         warn_after_s=section.number("warn_after_s", 30.0, positive=True),
                         window=section.integer("window", 64, low=1, high=1000),

@@ -23,13 +23,15 @@ import logging
 import random
 import threading
 import time
-from typing import Any, Callable, Iterator, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol, Sequence
 
 import paho.mqtt.client as mqtt
 
 from firmware_host.feed import broker, schema
 from firmware_host.feed.cursor import FeedCursor
 from firmware_host.feed.schema import FeedState
+if TYPE_CHECKING:
+    from firmware_host.feed.signing import Signer
 from firmware_host.tables.decisions import Decision
 
 __all__ = ["FeedPublisher", "JournalPages"]
@@ -64,6 +66,7 @@ class FeedPublisher:
     :param journal: the open journal (read through :meth:`JournalPages.records_after`).
     :param cursor: the durable cursor in the journal's database.
     :param settings: the broker.
+    :param signer: the table's signing key: every message and status is signed with it.
     :param table_id, game, version: name the table in topics and in the status.
     :param topic_prefix: first level of every topic.
     :param window: most messages published and not yet acknowledged.
@@ -74,11 +77,11 @@ class FeedPublisher:
         lasted ``warn_after_s``, and with None once the feed is healthy again.
     """
 
-    def __init__(self, journal: JournalPages, cursor: FeedCursor, settings: broker.BrokerSettings, *,
+    def __init__(self, journal: JournalPages, cursor: FeedCursor, settings: broker.BrokerSettings, signer: Signer, *,
                  table_id: str, game: str, version: str, topic_prefix: str = "tablehost", window: int = 64,
                  warn_after_s: float = 30.0, ack_timeout_s: float = 10.0, status_every_s: float = 5.0,
                  on_trouble: Callable[[str | None], None] | None = None) -> None:
-        self.journal, self.cursor, self.settings = journal, cursor, settings
+        self.journal, self.cursor, self.settings, self.signer = journal, cursor, settings, signer
         self.table_id, self.game, self.version = table_id, game, version
         self.events_topic = f"{topic_prefix}/{table_id}/events"
         self.status_topic = f"{topic_prefix}/{table_id}/status"
@@ -170,7 +173,7 @@ class FeedPublisher:
             log.error("feed %s: %s", self.table_id, exc)
             return None
         errors = broker.SocketErrors(client)
-        client.will_set(self.status_topic, schema.encode(self._status("offline")), qos=1, retain=True)
+        client.will_set(self.status_topic, self._signed_status("offline"), qos=1, retain=True)
         client.max_inflight_messages_set(self.window + 1)  # + the status: paho never queues one of ours
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
@@ -234,13 +237,13 @@ class FeedPublisher:
                 if made is None:
                     break
                 message, state = made
-                info = client.publish(self.events_topic, schema.encode(message), qos=1)
+                info = client.publish(self.events_topic, schema.encode(self.signer.sign(message)), qos=1)
                 if info.rc != mqtt.MQTT_ERR_SUCCESS:
                     return
                 inflight[info.mid] = [state, now, False]
                 self.published += 1
             if self.acked.seq != status_seq and now - status_at >= self.status_every_s:
-                client.publish(self.status_topic, schema.encode(self._status("online")), qos=1, retain=True)
+                client.publish(self.status_topic, self._signed_status("online"), qos=1, retain=True)
                 status_seq, status_at = self.acked.seq, now
             self.in_flight = len(inflight)
             if not inflight:
@@ -270,10 +273,13 @@ class FeedPublisher:
 
     def _say_offline(self, client: mqtt.Client) -> None:
         """A clean stop: the retained status says offline (the will is only for an unclean end)."""
-        info = client.publish(self.status_topic, schema.encode(self._status("offline")), qos=1, retain=True)
+        info = client.publish(self.status_topic, self._signed_status("offline"), qos=1, retain=True)
         if info.rc == mqtt.MQTT_ERR_SUCCESS:
             info.wait_for_publish(timeout=2.0)
         self._said_offline = True
+
+    def _signed_status(self, state: str) -> bytes:
+        return schema.encode(self.signer.sign(self._status(state)))
 
     def _status(self, state: str) -> dict[str, Any]:
         return {"table": self.table_id, "state": state, "version": self.version, "game": self.game,

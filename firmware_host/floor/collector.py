@@ -5,20 +5,28 @@ session (clean start off, a session expiry), so the broker keeps what arrives wh
 collector is down. Acknowledgements are manual: a batch of messages is committed to the
 store first and only then acknowledged, so a collector killed at any moment loses nothing
 (the broker resends what was not acknowledged; the store deduplicates it).
+
+Every message is checked first (:class:`~firmware_host.floor.admission.Admission`): one that
+fails is refused, kept in the store's ``refused`` table (bounded), counted, logged at most
+:data:`LOG_BURST` times a minute, and acknowledged like any other, so it is never redelivered
+and never stops the batch or the collector.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from typing import Any
+import time
+from typing import Any, Sequence
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from firmware_host.feed import broker
-from firmware_host.floor.store import FloorStore, Outcome
+from firmware_host.feed.signing import Keyring
+from firmware_host.floor.admission import Admission
+from firmware_host.floor.model import Outcome, Store
 
 __all__ = ["Collector"]
 
@@ -30,6 +38,40 @@ SESSION_EXPIRY_S = 7 * 24 * 3600
 BATCH = 500
 #: Reconnect backoff, first and longest wait, seconds.
 BACKOFF_S = (0.25, 10.0)
+#: Refusals logged one by one in each :data:`LOG_WINDOW_S`; the rest are summed up in one line.
+LOG_BURST = 10
+LOG_WINDOW_S = 60.0
+
+
+class RefusalLog:
+    """Log refusals at a rate limit: :data:`LOG_BURST` lines a window, then one line of how many more."""
+
+    def __init__(self, burst: int = LOG_BURST, window_s: float = LOG_WINDOW_S) -> None:
+        self.burst, self.window_s = burst, window_s
+        self._start, self._said, self._quiet = time.monotonic(), 0, 0
+
+    def refused(self, outcome: Outcome) -> None:
+        """One refusal."""
+        now = time.monotonic()
+        if now - self._start >= self.window_s:
+            if self._quiet:
+                log.warning("floor: %d more messages refused in the last %.0f s (floor status lists them)",
+                            self._quiet, now - self._start)
+            self._start, self._said, self._quiet = now, 0, 0
+        if self._said < self.burst:
+            self._said += 1
+            log.warning("floor: refused a message of %s (seq %s): %s", outcome.table or "an unknown table",
+                        outcome.seq, outcome.detail)
+        else:
+            self._quiet += 1
+
+
+def _topic(message: mqtt.MQTTMessage) -> str:
+    """The message's topic (a topic that is not UTF-8, which a broker should refuse, as escaped text)."""
+    try:
+        return message.topic
+    except UnicodeDecodeError:
+        return bytes(message._topic).decode("utf-8", "backslashreplace")
 
 
 class Collector:
@@ -37,14 +79,18 @@ class Collector:
 
     :param store: the floor's database.
     :param settings: the broker (the collector's user may read every table's topics, nothing more).
+    :param keyring: the tables' public keys; ``None`` (given explicitly: ``--unsigned``) admits
+        unsigned messages.
     :param topic_prefix: first level of the tables' topics.
     :param client_id: the persistent session's name: keep it across restarts.
     """
 
-    def __init__(self, store: FloorStore, settings: broker.BrokerSettings, *, topic_prefix: str = "tablehost",
-                 client_id: str = "tablehost-floor") -> None:
+    def __init__(self, store: Store, settings: broker.BrokerSettings, keyring: Keyring | None, *,
+                 topic_prefix: str = "tablehost", client_id: str = "tablehost-floor") -> None:
         self.store, self.settings, self.prefix, self.client_id = store, settings, topic_prefix, client_id
-        self.counts: dict[str, int] = {"stored": 0, "duplicate": 0, "refused": 0, "status": 0}
+        self.admission = Admission(topic_prefix, keyring)
+        self.counts: dict[str, int] = {"stored": 0, "duplicate": 0, "refused": 0, "status": 0, "conflict": 0}
+        self._log = RefusalLog()
         self._batch: list[mqtt.MQTTMessage] = []
         self._stopping = threading.Event()
         self._connected = False
@@ -106,25 +152,24 @@ class Collector:
         client.disconnect()
 
     def _flush(self, client: mqtt.Client) -> None:
-        """Store the messages received, in one transaction, then acknowledge them."""
+        """Store the messages received, in one transaction, then acknowledge them (refused ones too)."""
         while self._batch:
             batch, self._batch = self._batch[:BATCH], self._batch[BATCH:]
-            parsed = [self._parse(message.topic, message.payload) for message in batch]
-            outcomes = self.store.ingest([p for p in parsed if not isinstance(p, Outcome)])
-            for outcome in [p for p in parsed if isinstance(p, Outcome)] + outcomes:
-                self.counts[outcome.kind] = self.counts.get(outcome.kind, 0) + 1
-                if outcome.kind == "refused":
-                    log.warning("floor: refused a message of %s (seq %s): %s", outcome.table, outcome.seq, outcome.detail)
+            self.process([(_topic(message), message.payload) for message in batch])
             for message in batch:
                 client.ack(message.mid, message.qos)
 
-    def _parse(self, topic: str, payload: bytes) -> tuple[str, str, str, bytes] | Outcome:
-        """``(prefix, table, leaf, payload)`` of a message on one of our topics."""
-        head, _, leaf = topic.rpartition("/")
-        prefix, _, table = head.rpartition("/")
-        if prefix != self.prefix or not table or leaf not in ("events", "status"):
-            return Outcome("refused", None, None, f"topic {topic!r} is not {self.prefix}/<table>/events|status")
-        return prefix, table, leaf, payload
+    def process(self, batch: Sequence[tuple[str, bytes]]) -> list[Outcome]:
+        """Check and store ``(topic, payload)`` messages; count and log what became of them.
+
+        :raises FloorError: the store cannot be written (nothing is acknowledged then).
+        """
+        outcomes = self.store.ingest([self.admission.admit(topic, payload) for topic, payload in batch])
+        for outcome in outcomes:
+            self.counts[outcome.kind] = self.counts.get(outcome.kind, 0) + 1
+            if outcome.kind in ("refused", "conflict"):
+                self._log.refused(outcome)
+        return outcomes
 
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         self._answered = True

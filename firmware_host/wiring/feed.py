@@ -30,8 +30,14 @@ def build_feed(profile: TableProfile, journal: Journal, stream: TextIO, panel: A
     settings = BrokerSettings(config.broker, config.username, config.password_file, config.ca_file,
                               config.cert_file, config.key_file, config.keepalive_s)
     client(settings, profile.table_id)  # a bad URL, secret or TLS file is an error now, not on the feed's thread
+    from firmware_host.feed.signing import Signer, SigningKeyError  # cryptography: only with a feed
+
+    if config.signing_key is None:
+        raise SigningKeyError("[feed] signing_key: the floor feed signs every message; give the table's key "
+                              "(tablehost feed keygen ID)")
+    signer = Signer.from_file(config.signing_key)
     lamp = TroubleLamp(panel) if panel is not None else None
-    publisher = FeedPublisher(journal, FeedCursor(journal.path, profile.table_id), settings,
+    publisher = FeedPublisher(journal, FeedCursor(journal.path, profile.table_id), settings, signer,
                               table_id=profile.table_id, game=profile.game, version=__version__,
                               topic_prefix=config.topic_prefix, window=config.window,
                               warn_after_s=config.warn_after_s, ack_timeout_s=2.0 * config.keepalive_s,

@@ -19,7 +19,7 @@ from firmware_host.feed import schema
 from firmware_host.host import segments
 from firmware_host.floor.store import FloorStore
 from bench.feed.broker import Broker
-from tests.support.floor_run import (collecting, floor_seq, journal_rounds, start_table, table_profile, wait_for,
+from tests.support.floor_run import (collecting, floor_keys, floor_seq, journal_rounds, start_table, table_profile, wait_for,
                                      wait_for_the_floor)
 from tests.support.paths import REPO
 from tests.support.tcp_proxy import TcpProxy
@@ -114,7 +114,8 @@ def test_the_table_killed_mid_publish_and_restarted(paths: tuple[Path, Path, Pat
 
 def test_the_collector_killed_and_restarted(paths: tuple[Path, Path, Path], broker: Broker) -> None:
     profile, journal, db = paths
-    command = [sys.executable, "-m", "firmware_host", "floor", "--broker", broker.url, "--db", str(db)]
+    command = [sys.executable, "-m", "firmware_host", "floor", "--broker", broker.url, "--db", str(db), "--keys",
+               str(floor_keys(db.parent))]
     with collecting(db, broker.url):  # makes the collector's persistent session, then leaves
         pass
     collector = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -157,8 +158,9 @@ def test_a_forged_and_a_replayed_message_are_detected(paths: tuple[Path, Path, P
         wait_for_the_floor(db, journal, profile, broker.url, ROUNDS)
     store = FloorStore(db, read_only=True)
     try:
-        assert [p["detail"] for p in store.problems("SIM-BAC-1")] == [
+        assert [p["reason"] for p in store.refusals("SIM-BAC-1")] == [
             "message 10000: its content does not match its hash"]
+        assert store.problems("SIM-BAC-1") == []
         assert store.status("SIM-BAC-1").duplicates >= 1 and store.status("SIM-BAC-1").gaps == []
     finally:
         store.close()

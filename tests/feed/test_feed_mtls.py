@@ -106,7 +106,7 @@ def test_a_table_the_broker_refuses_for_its_certificate_plays_on_and_says_why(
 def test_a_collector_without_its_certificate_is_refused_and_says_why(
         tmp_path: Path, identity: Broker, caplog: pytest.LogCaptureFixture) -> None:
     store = FloorStore(tmp_path / "floor.sqlite")
-    collector = Collector(store, BrokerSettings(identity.url, ca_file=identity.tls.ca))
+    collector = Collector(store, BrokerSettings(identity.url, ca_file=identity.tls.ca), None)
     caplog.set_level(logging.WARNING, "tablehost.floor")
     thread = threading.Thread(target=collector.run, daemon=True)
     thread.start()
@@ -182,5 +182,5 @@ def test_the_collector_with_a_certificate_and_no_key_stops_before_it_opens_the_f
     cert = make_client_cert(pki, tmp_path / "certs", FLOOR)
     db = tmp_path / "floor.sqlite"
     assert main(["floor", "--broker", "mqtts://127.0.0.1:1", "--db", str(db), "--ca-file", str(pki.ca),
-                 "--cert-file", str(cert.cert)]) == 2
+                 "--cert-file", str(cert.cert), "--unsigned"]) == 2
     assert "a client certificate needs its key file" in capsys.readouterr().err and not db.exists()

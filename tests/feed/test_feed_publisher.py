@@ -16,12 +16,13 @@ from drivers.events.shoe import CardRead
 from firmware_host.feed.broker import BrokerSettings
 from firmware_host.feed.cursor import FeedCursor
 from firmware_host.feed.publisher import FeedPublisher
+from firmware_host.feed.signing import Signer
 from firmware_host.feed.warning import FeedTrouble, TroubleLamp
 from firmware_host.host.journal import Journal, verify
 from firmware_host.tables.decisions import Decision
 from firmware_host.tables.events import FloorFeedStatus
 from bench.feed.broker import Broker, free_port
-from tests.support.floor_run import collecting, floor_seq, start_table, table_profile, wait_for
+from tests.support.floor_run import collecting, floor_seq, provision, start_table, table_profile, wait_for
 from tests.support.tcp_proxy import TcpProxy
 
 
@@ -39,9 +40,14 @@ def journal(tmp_path: Path) -> Iterator[Journal]:
         yield opened
 
 
+def signer(journal: Journal) -> Signer:
+    """Table T1's key, provisioned beside the journal (where the test's collector finds its public key)."""
+    return Signer.from_file(provision(Path(journal.path).parent, "T1"))
+
+
 def publisher(journal: Journal, url: str, **options: object) -> FeedPublisher:
     settings = BrokerSettings(url, keepalive_s=int(options.pop("keepalive_s", 15)))  # type: ignore[call-overload]
-    return FeedPublisher(journal, FeedCursor(journal.path, "T1"), settings, table_id="T1", game="baccarat",
+    return FeedPublisher(journal, FeedCursor(journal.path, "T1"), settings, signer(journal), table_id="T1", game="baccarat",
                          version="9.9", **options)  # type: ignore[arg-type]
 
 
@@ -57,7 +63,10 @@ class Subscriber:
         self.client.loop_start()
 
     def last(self) -> dict[str, object] | None:
-        return json.loads(self.payloads[-1]) if self.payloads else None
+        """The last payload without its signature (the collector checks it: tests/floor/test_floor_cli.py)."""
+        if not self.payloads:
+            return None
+        return {k: v for k, v in json.loads(self.payloads[-1]).items() if k not in ("key_id", "sig")}
 
     def close(self) -> None:
         self.client.loop_stop()
@@ -122,7 +131,8 @@ def test_the_retained_status_says_online_then_offline_at_a_clean_stop(broker: Br
 
 def test_a_table_killed_leaves_its_will_offline_retained(tmp_path: Path, broker: Broker) -> None:
     floor = Subscriber(broker.port, "tablehost/SIM-BAC-1/events")
-    table = start_table(table_profile(tmp_path), tmp_path / "journal.sqlite", 10_000, broker.url)
+    table = start_table(table_profile(tmp_path, feed='broker = "mqtt://127.0.0.1:1"'), tmp_path / "journal.sqlite",
+                        10_000, broker.url)
     status = Subscriber(broker.port, "tablehost/SIM-BAC-1/status")
     try:
         wait_for(lambda: (status.last() or {}).get("state") == "online", what="online")
@@ -211,7 +221,7 @@ def test_the_service_thread_only_wakes_the_publisher(broker: Broker, journal: Jo
             readers.add(threading.current_thread().name)
             return journal.records_after(seq, limit)
 
-    feed = FeedPublisher(Watched(), FeedCursor(journal.path, "T1"), BrokerSettings(broker.url), table_id="T1",
+    feed = FeedPublisher(Watched(), FeedCursor(journal.path, "T1"), BrokerSettings(broker.url), signer(journal), table_id="T1",
                          game="baccarat", version="9.9")
     floor = Subscriber(broker.port, "tablehost/T1/events")
     try:

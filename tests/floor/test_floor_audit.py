@@ -21,6 +21,7 @@ from firmware_host.floor.store import FloorStore
 from firmware_host.host.journal import Journal
 from firmware_host.host.segments import records as read_records
 from firmware_host.tables.decisions import Decision
+from tests.support.feed_records import admit
 from tests.support.journal_forge import execute, rechain
 
 ROUNDS = 6
@@ -40,9 +41,8 @@ def play(path: Path, rounds: int = ROUNDS, start: float = 100.0) -> None:
 def publish(journal: Path, db: Path) -> None:
     """What the collector would hold after the feed of ``journal``."""
     store = FloorStore(db)
-    sent = [("tablehost", "T1", "events", schema.encode(m))
-            for m, _ in schema.derive("T1", read_records(journal), FeedState())]
-    store.ingest(sent)
+    sent = [schema.encode(m) for m, _ in schema.derive("T1", read_records(journal), FeedState())]
+    store.ingest(admit(sent))
     store.close()
 
 

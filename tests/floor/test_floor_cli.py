@@ -14,7 +14,7 @@ import pytest
 
 from firmware_host.cli import main
 from bench.feed.broker import Broker, have_mosquitto
-from tests.support.floor_run import run_table, table_profile, wait_for, wait_for_the_floor
+from tests.support.floor_run import floor_keys, run_table, table_profile, wait_for, wait_for_the_floor
 from tests.support.paths import REPO
 
 pytestmark = pytest.mark.skipif(not have_mosquitto(), reason="needs the Debian package mosquitto (make deps)")
@@ -31,10 +31,10 @@ def test_a_table_run_with_feed_reaches_the_floor_collector(tmp_path: Path) -> No
     db, journal = tmp_path / "floor.sqlite", tmp_path / "journal.sqlite"
     with Broker(tmp_path / "broker") as broker:
         collector = subprocess.Popen([sys.executable, "-m", "firmware_host", "floor", "--broker", broker.url,
-                                      "--db", str(db), "-v"], cwd=REPO, stderr=subprocess.PIPE, text=True)
+                                      "--db", str(db), "--keys", str(floor_keys(tmp_path)), "-v"], cwd=REPO, stderr=subprocess.PIPE, text=True)
         try:
             wait_for(lambda: db.exists() and "session new" in (collector.stderr.readline() or ""), 20, "subscribed")
-            profile = table_profile(tmp_path)
+            profile = table_profile(tmp_path, feed='broker = "mqtt://127.0.0.1:1"')
             run_table(profile, journal, 6, broker.url)
             wait_for_the_floor(db, journal, profile, broker.url, 6)
         finally:
@@ -56,12 +56,12 @@ def test_a_table_run_with_feed_reaches_the_floor_collector(tmp_path: Path) -> No
 
 def test_floor_status_exits_1_on_a_gap_and_export_names_an_unknown_table(tmp_path: Path) -> None:
     from firmware_host.floor.store import FloorStore
-    from tests.support.feed_records import payloads
+    from tests.support.feed_records import admit, payloads
 
     db = tmp_path / "floor.sqlite"
     store = FloorStore(db)
     sent = payloads()
-    store.ingest([("tablehost", "T1", "events", p) for p in (sent[0], sent[2])])
+    store.ingest(admit([sent[0], sent[2]]))
     store.close()
     status, out = cli("floor", "status", "--db", str(db))
     assert status == 1 and "gaps 2..2" in out

@@ -9,11 +9,12 @@ import pytest
 
 from firmware_host.feed import schema
 from firmware_host.floor.store import FloorError, FloorStore
-from tests.support.feed_records import payloads
+from tests.support.feed_records import admit, payloads
 
 
 def ingest(store: FloorStore, *items: bytes, table: str = "T1", leaf: str = "events") -> list[str]:
-    return [o.kind for o in store.ingest([("tablehost", table, leaf, p) for p in items])]
+    """Through an unsigned collector's checks (signatures: tests/floor/test_floor_signed.py)."""
+    return [o.kind for o in store.ingest(admit(list(items), table, leaf))]
 
 
 @pytest.fixture
@@ -45,12 +46,14 @@ def test_gaps_are_reported_and_a_late_message_repairs_them(store: FloorStore) ->
 def test_a_forged_message_with_a_wrong_hash_is_refused_and_logged(store: FloorStore) -> None:
     forged = schema.check_message(payloads()[5])
     forged["data"] = {"round": 1, "winner": "player"}
+    ingest(store, payloads()[0])
     assert ingest(store, schema.encode(forged)) == ["refused"]
-    assert store.problems("T1")[0]["detail"] == "message 6: its content does not match its hash"
-    assert (store.status("T1").max_seq, store.status("T1").refused) == (0, 1)
+    assert store.refusals("T1")[0]["reason"] == "message 6: its content does not match its hash"
+    assert (store.status("T1").max_seq, store.status("T1").refused) == (1, 1)
 
 
-def test_a_forged_message_with_its_hash_recomputed_breaks_the_chain(store: FloorStore) -> None:
+def test_unsigned_a_forged_message_with_its_hash_recomputed_breaks_the_chain(store: FloorStore) -> None:
+    """Without signatures (``--unsigned``) the chain alone shows the forgery: signed, it is refused."""
     sent = payloads()
     ingest(store, *sent[:5])
     forged = schema.check_message(sent[5])
@@ -59,14 +62,15 @@ def test_a_forged_message_with_its_hash_recomputed_breaks_the_chain(store: Floor
     assert store.status("T1").breaks == 1
     assert store.problems("T1")[-1]["detail"] == "prev_hash is not the hash of message 5"
     # ... and the genuine message 6 arriving after it conflicts: the first is kept, and it is a break too
-    assert ingest(store, sent[5]) == ["refused"]
+    assert ingest(store, sent[5]) == ["conflict"]
     assert store.status("T1").breaks == 2
 
 
 def test_a_message_of_another_table_on_this_tables_topic_is_refused(store: FloorStore) -> None:
+    ingest(store, payloads()[0])
     assert ingest(store, payloads("T2")[0], table="T1") == ["refused"]
-    assert store.problems()[0]["detail"] == "message of table 'T2' on the topic of table 'T1'"
-    assert (store.status("T1").max_seq, store.status("T1").refused) == (0, 1)
+    assert store.refusals()[0]["reason"] == "message of table 'T2' on the topic of table 'T1'"
+    assert (store.status("T1").max_seq, store.status("T1").refused) == (1, 1)
 
 
 def test_the_retained_status_says_online_with_the_version(store: FloorStore) -> None:

@@ -8,6 +8,8 @@ from typing import Any
 
 from firmware_host.feed import schema
 from firmware_host.feed.schema import FeedState
+from firmware_host.feed.signing import Keyring, Signer
+from firmware_host.floor.admission import Admission, Admitted, Refusal
 
 
 @dataclasses.dataclass(frozen=True)
@@ -42,6 +44,14 @@ RECORDS = [
 ]
 
 
-def payloads(table: str = "T1") -> list[bytes]:
-    """The encoded feed messages :data:`RECORDS` make for ``table``."""
-    return [schema.encode(m) for m, _ in schema.derive(table, RECORDS, FeedState())]
+def payloads(table: str = "T1", signer: Signer | None = None) -> list[bytes]:
+    """The encoded feed messages :data:`RECORDS` make for ``table`` (signed by ``signer``, if given)."""
+    return [schema.encode(signer.sign(m) if signer else m) for m, _ in schema.derive(table, RECORDS, FeedState())]
+
+
+def admit(items: list[bytes], table: str = "T1", leaf: str = "events",
+          keyring: Keyring | None = None) -> list[Admitted | Refusal]:
+    """What the collector's :class:`Admission` makes of ``items`` on ``tablehost/<table>/<leaf>``
+    (unsigned without a ``keyring``)."""
+    admission = Admission("tablehost", keyring)
+    return [admission.admit(f"tablehost/{table}/{leaf}", p) for p in items]

@@ -1,6 +1,8 @@
 """Run tables and the floor collector against a test broker, and compare what each side holds.
 
-- :func:`table_profile` writes a table profile with a ``[feed]`` section under ``tmp_path``;
+- :func:`table_profile` writes a table profile with a ``[feed]`` section under ``tmp_path``, and
+  provisions the table's signing key (:func:`provision`: the public key in ``floor_keys(tmp_path)``,
+  where :class:`CollectorThread` looks by default);
 - :func:`run_table` runs ``tablehost run`` in a child process (so it can be SIGKILLed);
 - :class:`CollectorThread` runs :class:`~firmware_host.floor.collector.Collector` in this process;
 - :func:`journal_export` / :func:`floor_export` print what ``tablehost journal export --rounds`` /
@@ -22,20 +24,40 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from firmware_host.cli import main
+from firmware_host.feed import signing
 from firmware_host.feed.broker import BrokerSettings
 from firmware_host.floor.collector import Collector
 from firmware_host.floor.store import FloorStore
 from tests.support.paths import REPO
 
-__all__ = ["table_profile", "run_table", "start_table", "CollectorThread", "journal_export", "floor_export",
+__all__ = ["provision", "floor_keys", "table_profile", "run_table", "start_table", "CollectorThread", "journal_export", "floor_export",
            "wait_for", "wait_for_the_floor", "floor_seq", "journal_rounds", "collecting"]
 
 SIM_PROFILE = REPO / "hardware-profiles" / "tables" / "sim-baccarat.toml"
 
 
+def floor_keys(tmp_path: Path) -> Path:
+    """The collector's public key directory of a test (created empty)."""
+    keys = tmp_path / "floor-keys"
+    keys.mkdir(exist_ok=True)
+    return keys
+
+
+def provision(tmp_path: Path, table_id: str = "SIM-BAC-1") -> Path:
+    """The table's signing key under ``tmp_path/keys`` (made once), its public key in :func:`floor_keys`."""
+    private = tmp_path / "keys" / f"{table_id}.key"
+    if not private.exists():
+        private.parent.mkdir(exist_ok=True)
+        signing.keygen(private, floor_keys(tmp_path) / f"{table_id}.pub")
+    return private
+
+
 def table_profile(tmp_path: Path, table_id: str = "SIM-BAC-1", feed: str = "", journal: str = "") -> Path:
     """The simulated Baccarat table's profile with id ``table_id``, a ``[feed]`` section ``feed``
-    and a ``[journal]`` section ``journal`` (its upkeep: the path is given on the command line)."""
+    (with the table's provisioned ``signing_key`` unless ``feed`` names one) and a ``[journal]``
+    section ``journal`` (its upkeep: the path is given on the command line)."""
+    if feed and "signing_key" not in feed:
+        feed += f'\nsigning_key = "{provision(tmp_path, table_id)}"'
     tables = tmp_path / "profiles" / "tables"
     tables.mkdir(parents=True, exist_ok=True)
     devices = tmp_path / "profiles" / "devices"
@@ -71,11 +93,16 @@ def run_table(profile: Path, journal: Path, rounds: int, feed_url: str | None = 
 
 
 class CollectorThread:
-    """The floor collector on a thread of the test process, as a context manager."""
+    """The floor collector on a thread of the test process, as a context manager.
 
-    def __init__(self, db: Path, url: str, **settings: object) -> None:
+    :param keys: the public key directory (default: :func:`floor_keys` beside ``db``); None: unsigned.
+    """
+
+    def __init__(self, db: Path, url: str, keys: Path | None | str = "default", **settings: object) -> None:
         self.db, self.store = db, FloorStore(db)
-        self.collector = Collector(self.store, BrokerSettings(url, **settings))  # type: ignore[arg-type]
+        directory = floor_keys(db.parent) if keys == "default" else keys
+        keyring = signing.Keyring(Path(directory)) if directory is not None else None
+        self.collector = Collector(self.store, BrokerSettings(url, **settings), keyring)  # type: ignore[arg-type]
         self._thread = threading.Thread(target=self.collector.run, daemon=True)
 
     def __enter__(self) -> CollectorThread:

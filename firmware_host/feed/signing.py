@@ -1,0 +1,248 @@
+"""Ed25519 signatures of the floor feed: each table signs its messages with its own key (docs/feed.md).
+
+- the table's **private key** is a PEM file on the Pi, mode 0400 (:meth:`Signer.from_file`
+  refuses a looser or unreadable one, naming it);
+- the collector holds the **public keys** in a directory, one file per table id,
+  ``<dir>/<table>.pub``, which may hold several keys (PEM blocks) during a rotation
+  (:class:`Keyring`); the keys are provisioned, never pinned on first use;
+- a message carries ``key_id`` (the first 16 hex digits of SHA-256 of the raw public key) and
+  ``sig`` (128 hex digits), the signature of :data:`SIG_PREFIX` and the canonical JSON of every
+  other field. The hash chain leaves both out, so a message re-signed under a new key keeps its
+  hash and is a duplicate of the one stored.
+
+Ed25519 signing is deterministic: a table that resends signs the same bytes the same way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import re
+import stat
+import time
+from pathlib import Path
+from typing import Any
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from firmware_host.errors import TablehostError
+from firmware_host.feed import schema
+
+__all__ = ["Signer", "Keyring", "SigningKeyError", "key_id", "keygen", "verify", "SIG_PREFIX"]
+
+log = logging.getLogger("tablehost.floor")
+
+#: Domain separation of every signed text.
+SIG_PREFIX = b"tablehost-feed-sig/1\n"
+#: Suffix of a public key file in the collector's directory.
+PUBLIC_SUFFIX = ".pub"
+#: Most public keys of one table accepted at once (a rotation needs two).
+MAX_KEYS_PER_TABLE = 4
+#: Largest public key file read, bytes (a PEM Ed25519 key is 113).
+MAX_KEY_FILE = 4096
+#: The directory is looked at again at most this often, seconds (a rotation lands within it).
+RELOAD_EVERY_S = 2.0
+_KEY_ID = re.compile(r"[0-9a-f]{16}\Z")
+_SIG = re.compile(r"[0-9a-f]{128}\Z")
+_PEM_BLOCK = re.compile(rb"-----BEGIN PUBLIC KEY-----.*?-----END PUBLIC KEY-----", re.DOTALL)
+
+
+class SigningKeyError(TablehostError):
+    """A key file that cannot be used (named, with why)."""
+
+
+def key_id(public: Ed25519PublicKey) -> str:
+    """The key's id: the first 16 hex digits of SHA-256 of its 32 raw bytes."""
+    raw = public.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    return hashlib.sha256(raw).hexdigest()[:16]
+
+
+def _signed_text(message: dict[str, Any]) -> bytes:
+    body = {k: v for k, v in message.items() if k != "sig"}
+    return SIG_PREFIX + schema.encode(body)
+
+
+class Signer:
+    """A table's private key; :meth:`sign` adds ``key_id`` and ``sig`` to a message or a status."""
+
+    def __init__(self, private: Ed25519PrivateKey) -> None:
+        self._private = private
+        #: The id of its public key.
+        self.key_id = key_id(private.public_key())
+
+    @classmethod
+    def from_file(cls, path: Path) -> Signer:
+        """The key in ``path``: an unencrypted PEM Ed25519 private key, mode 0400.
+
+        :raises SigningKeyError: missing, unreadable, readable by others or writable, or not such a key.
+        """
+        try:
+            mode = stat.S_IMODE(path.stat().st_mode)
+            data = path.read_bytes()
+        except OSError as exc:
+            raise SigningKeyError(f"feed signing key {path}: cannot read: {exc.strerror or exc}") from exc
+        if mode & 0o377:
+            raise SigningKeyError(f"feed signing key {path}: mode {mode:04o} is looser than 0400; chmod 0400 {path}")
+        try:
+            private = serialization.load_pem_private_key(data, password=None)
+        except (ValueError, TypeError) as exc:
+            raise SigningKeyError(f"feed signing key {path}: not an unencrypted PEM private key ({exc})") from exc
+        if not isinstance(private, Ed25519PrivateKey):
+            raise SigningKeyError(f"feed signing key {path}: a {type(private).__name__}, not an Ed25519 key")
+        return cls(private)
+
+    def sign(self, message: dict[str, Any]) -> dict[str, Any]:
+        """``message`` with ``key_id`` and ``sig``."""
+        body = {k: v for k, v in message.items() if k not in schema.SIGNATURE_FIELDS}
+        body["key_id"] = self.key_id
+        return {**body, "sig": self._private.sign(_signed_text(body)).hex()}
+
+
+def verify(message: dict[str, Any], keys: dict[str, Ed25519PublicKey]) -> str | None:
+    """Why ``message`` is not signed by one of ``keys`` (id -> key), or None when it is."""
+    kid, sig = message.get("key_id"), message.get("sig")
+    if kid is None and sig is None:
+        return "unsigned"
+    if not isinstance(kid, str) or not _KEY_ID.match(kid) or not isinstance(sig, str) or not _SIG.match(sig):
+        return "key_id is not 16 hex digits, or sig not 128"
+    public = keys.get(kid)
+    if public is None:
+        return f"signed with key {kid}, not a key of this table" if keys else "no public key for this table"
+    try:
+        public.verify(bytes.fromhex(sig), _signed_text(message))
+    except InvalidSignature:
+        return f"the signature does not check with key {kid}"
+    return None
+
+
+def load_public_keys(path: Path) -> dict[str, Ed25519PublicKey]:
+    """The Ed25519 public keys (PEM blocks) in one file, by id.
+
+    :raises SigningKeyError: unreadable, too large, no key, a key that is not Ed25519, or too many.
+    """
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(MAX_KEY_FILE + 1)
+    except OSError as exc:
+        raise SigningKeyError(f"public key file {path}: cannot read: {exc.strerror or exc}") from exc
+    if len(data) > MAX_KEY_FILE:
+        raise SigningKeyError(f"public key file {path}: larger than {MAX_KEY_FILE} bytes")
+    keys: dict[str, Ed25519PublicKey] = {}
+    for block in _PEM_BLOCK.findall(data):
+        try:
+            public = serialization.load_pem_public_key(block)
+        except ValueError as exc:
+            raise SigningKeyError(f"public key file {path}: a PEM block that is not a public key ({exc})") from exc
+        if not isinstance(public, Ed25519PublicKey):
+            raise SigningKeyError(f"public key file {path}: a {type(public).__name__}, not an Ed25519 key")
+        keys[key_id(public)] = public
+    if not keys:
+        raise SigningKeyError(f"public key file {path}: no PEM public key in it")
+    if len(keys) > MAX_KEYS_PER_TABLE:
+        raise SigningKeyError(f"public key file {path}: {len(keys)} keys (at most {MAX_KEYS_PER_TABLE})")
+    return keys
+
+
+class Keyring:
+    """The collector's public keys: ``<directory>/<table>.pub`` for each provisioned table.
+
+    Read at start (every bad file is an error naming it); then looked at again at most every
+    :data:`RELOAD_EVERY_S` when the directory changes (a file renamed into place), keeping a
+    table's previous keys if its new file is bad (and logging why).
+
+    :raises SigningKeyError: the directory cannot be read, or a file in it is bad.
+    """
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self._keys: dict[str, dict[str, Ed25519PublicKey]] = {}
+        self._stamp: tuple[int, ...] | None = None
+        self._looked = 0.0
+        self._load(strict=True)
+
+    @property
+    def tables(self) -> frozenset[str]:
+        """The tables that have keys."""
+        self._refresh()
+        return frozenset(self._keys)
+
+    def keys(self, table: str) -> dict[str, Ed25519PublicKey]:
+        """The keys of ``table`` by id (empty: not provisioned)."""
+        self._refresh()
+        return self._keys.get(table, {})
+
+    def _refresh(self) -> None:
+        now = time.monotonic()
+        if now - self._looked >= RELOAD_EVERY_S:
+            self._looked = now
+            self._load(strict=False)
+
+    def _listing(self) -> tuple[tuple[int, ...], list[Path]]:
+        try:
+            info = self.directory.stat()
+            files = sorted(p for p in self.directory.iterdir() if p.name.endswith(PUBLIC_SUFFIX))
+            stamp = (info.st_mtime_ns, info.st_ino, *(p.stat().st_mtime_ns for p in files))
+        except OSError as exc:
+            raise SigningKeyError(f"public key directory {self.directory}: cannot read: {exc.strerror or exc}") from exc
+        return stamp, files
+
+    def _load(self, *, strict: bool) -> None:
+        try:
+            stamp, files = self._listing()
+        except SigningKeyError as exc:
+            if strict:
+                raise
+            log.error("floor: %s; keeping the keys read before", exc)
+            return
+        if stamp == self._stamp:
+            return
+        keys: dict[str, dict[str, Ed25519PublicKey]] = {}
+        for path in files:
+            table = path.name[: -len(PUBLIC_SUFFIX)]
+            if not schema.TABLE_ID.match(table):
+                if strict:
+                    raise SigningKeyError(f"public key file {path}: {table!r} is not a table id")
+                continue
+            try:
+                keys[table] = load_public_keys(path)
+            except SigningKeyError as exc:
+                if strict:
+                    raise
+                log.error("floor: %s; keeping the table's keys read before", exc)
+                if table in self._keys:
+                    keys[table] = self._keys[table]
+        self._keys, self._stamp = keys, stamp
+        log.info("floor: public keys of %d tables from %s", len(keys), self.directory)
+
+
+def keygen(private_path: Path, public_path: Path) -> str:
+    """Write a new key pair: the private key (PEM, mode 0400) and the public key (PEM, 0444); its id.
+
+    :raises SigningKeyError: either file exists already (never overwritten), or cannot be written.
+    """
+    private = Ed25519PrivateKey.generate()
+    pem = private.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                serialization.NoEncryption())
+    public = private.public_key().public_bytes(serialization.Encoding.PEM,
+                                               serialization.PublicFormat.SubjectPublicKeyInfo)
+    for path in (private_path, public_path):
+        if os.path.lexists(path):
+            raise SigningKeyError(f"{path}: exists already; a key is never overwritten (move it away first)")
+    written: list[Path] = []
+    try:
+        for path, data, mode in ((private_path, pem, 0o400), (public_path, public, 0o444)):
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+            written.append(path)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.chmod(path, mode)  # whatever the umask
+    except OSError as exc:
+        for path in written:
+            path.unlink(missing_ok=True)
+        raise SigningKeyError(f"{path}: cannot write: {exc.strerror or exc}") from exc
+    return key_id(private.public_key())

@@ -1,0 +1,123 @@
+"""What the floor lets in: every message from the broker checked before any store sees it.
+
+Pure of any database (a SQLite or a PostgreSQL store takes what :meth:`Admission.admit`
+returns). A message is :class:`Admitted` only when its topic is ``<prefix>/<table>/events`` or
+``.../status`` for a table id, its payload passes the strict schema
+(:func:`~firmware_host.feed.schema.check_message`, :func:`~firmware_host.feed.schema.check_status`:
+size, nesting, types, ranges, hash), its ``table`` is the topic's, and it is signed by one of
+that table's provisioned keys (:mod:`firmware_host.feed.signing`), unless the collector was
+explicitly started unsigned. Anything else is a :class:`Refusal`, with why and a bounded
+excerpt; :meth:`Admission.admit` never raises.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from typing import Any
+
+from firmware_host.feed import schema, signing
+
+__all__ = ["Admission", "Admitted", "Refusal", "EXCERPT_BYTES", "TOPIC_CHARS", "REASON_CHARS"]
+
+log = logging.getLogger("tablehost.floor")
+
+#: Bytes of a refused payload kept (as text, undecodable bytes escaped).
+EXCERPT_BYTES = 200
+#: Characters of a refused topic kept.
+TOPIC_CHARS = 200
+#: Characters of a refusal's reason kept.
+REASON_CHARS = 300
+LEAVES = ("events", "status")
+
+
+@dataclasses.dataclass(frozen=True)
+class Admitted:
+    """A message that passed every check: ``leaf`` ``events`` (a feed message) or ``status``."""
+
+    table: str
+    leaf: str
+    message: dict[str, Any]
+    topic: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Refusal:
+    """A message refused, with what the floor keeps of it (each part bounded).
+
+    :param table: the topic's table, if the topic names one (else None).
+    :param known: that table is provisioned (it has keys), so the refusal is counted under it even
+        before it has stored anything; otherwise it is counted under the table only if the store
+        holds the table already, else under the floor's "unknown" count (a flood of made-up table
+        ids never adds a table).
+    :param seq: the message's seq when it could be read.
+    :param size: the payload's length, bytes.
+    """
+
+    table: str | None
+    known: bool
+    topic: str
+    seq: int | None
+    reason: str
+    excerpt: str
+    size: int
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class Admission:
+    """The collector's checks.
+
+    :param prefix: first level of the tables' topics.
+    :param keyring: the tables' public keys; ``None`` only for an explicitly unsigned collector
+        (``tablehost floor --unsigned``), which then admits unsigned messages of any table id.
+    """
+
+    def __init__(self, prefix: str, keyring: signing.Keyring | None) -> None:
+        self.prefix, self.keyring = prefix, keyring
+
+    def admit(self, topic: str, payload: bytes) -> Admitted | Refusal:
+        """The verdict on one message from the broker (never raises)."""
+        table: str | None = None
+        try:
+            table, leaf = self._topic(topic)
+            if table is None:
+                return self.refusal(None, topic, payload, f"topic is not {self.prefix}/<table id>/events|status")
+            return self._check(table, leaf, topic, payload)
+        except Exception as exc:  # a defect of ours must never stop the floor: refuse, and say so
+            log.exception("floor: checking a message on %r failed", _cut(topic, TOPIC_CHARS))
+            return self.refusal(table, topic, payload, f"internal error while checking: {exc!r}")
+
+    def _topic(self, topic: str) -> tuple[str | None, str]:
+        head, _, leaf = topic.rpartition("/")
+        prefix, _, table = head.rpartition("/")
+        if prefix != self.prefix or leaf not in LEAVES or not schema.TABLE_ID.match(table):
+            return None, leaf
+        return table, leaf
+
+    def _check(self, table: str, leaf: str, topic: str, payload: bytes) -> Admitted | Refusal:
+        signed = self.keyring is not None
+        check = schema.check_message if leaf == "events" else schema.check_status
+        try:
+            message = check(payload, signed=signed)
+        except schema.MessageError as exc:
+            return self.refusal(table, topic, payload, str(exc))
+        seq = message["seq"] if leaf == "events" else None
+        if message["table"] != table:
+            return self.refusal(table, topic, payload, f"{'message' if seq else 'status'} of table "
+                                f"{message['table']!r} on the topic of table {table!r}", seq)
+        if self.keyring is not None:
+            why = signing.verify(message, self.keyring.keys(table))
+            if why is not None:
+                return self.refusal(table, topic, payload, f"not signed by the table: {why}", seq)
+        return Admitted(table, leaf, message, topic)
+
+    def refusal(self, table: str | None, topic: str, payload: bytes, reason: str, seq: int | None = None) -> Refusal:
+        """A :class:`Refusal`, every part cut to its bound."""
+        if table is not None and not schema.TABLE_ID.match(table):
+            table = None
+        known = table is not None and self.keyring is not None and table in self.keyring.tables
+        excerpt = payload[:EXCERPT_BYTES].decode("utf-8", "backslashreplace")
+        return Refusal(table, known, _cut(topic, TOPIC_CHARS), seq, _cut(reason, REASON_CHARS), excerpt, len(payload))

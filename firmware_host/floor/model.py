@@ -1,0 +1,103 @@
+"""What a floor store is: the interface the collector and the ``floor`` commands use, and its values.
+
+:class:`Store` is all the collector, ``floor status``, ``floor export`` and ``journal verify
+--floor`` need, so a store on another database (PostgreSQL) sits beside the SQLite one
+(:class:`~firmware_host.floor.store.FloorStore`). A store takes only what
+:class:`~firmware_host.floor.admission.Admission` let through, or its refusals: it never
+parses a payload itself.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Iterator, Protocol, Sequence
+
+from firmware_host.errors import TablehostError
+from firmware_host.floor.admission import Admitted, Refusal
+
+__all__ = ["Store", "Outcome", "TableStatus", "Unreadable", "FloorError", "UNKNOWN_TABLE"]
+
+#: The table a refusal is counted under when its topic names no table the floor knows.
+UNKNOWN_TABLE = ""
+
+
+class FloorError(TablehostError):
+    """The floor's database cannot be opened or read."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Outcome:
+    """What became of one received message: ``stored``, ``duplicate``, ``status``, ``refused``
+    (with why) or ``conflict`` (a second, different message for a stored seq: a break)."""
+
+    kind: str
+    table: str | None = None
+    seq: int | None = None
+    detail: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class Unreadable:
+    """A stored record that cannot be read back (a damaged or hand-edited database), named."""
+
+    table: str
+    seq: Any
+    why: str
+
+    def __str__(self) -> str:
+        return f"table {self.table!r} message {self.seq!r}: cannot read it: {self.why}"
+
+
+@dataclasses.dataclass(frozen=True)
+class TableStatus:
+    """One table as ``tablehost floor status`` lists it."""
+
+    table: str
+    last_seq: int  #: highest seq up to which nothing is missing
+    max_seq: int
+    last_seen: float | None
+    lag_s: float | None  #: the last message's delay from the table's journal to the floor
+    online: bool | None
+    version: str | None
+    game: str | None
+    gaps: list[tuple[int, int]]
+    breaks: int
+    refused: int  #: messages refused on its topic (all of them, kept or only counted)
+    duplicates: int
+    last_refusal: str | None = None  #: why the last one was refused
+    unreadable: list[str] = dataclasses.field(default_factory=list)  #: stored records it cannot read
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready fields."""
+        return {**dataclasses.asdict(self), "gaps": [list(g) for g in self.gaps]}
+
+
+class Store(Protocol):
+    """A floor database: one writer (the collector), any number of readers."""
+
+    def ingest(self, batch: Sequence[Admitted | Refusal]) -> list[Outcome]:
+        """Store a batch in one durable transaction (all of it or, raising :class:`FloorError`, none)."""
+
+    def tables(self) -> list[str]:
+        """Every table the floor holds."""
+
+    def status(self, table: str) -> TableStatus:
+        """One table's status (:class:`FloorError` for an unknown table)."""
+
+    def refused_unknown(self) -> int:
+        """Refusals on topics naming no table the floor knows."""
+
+    def refusals(self, table: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
+        """The refusals kept (of one table; ``""``: unknown tables), newest first."""
+
+    def problems(self, table: str | None = None) -> list[dict[str, Any]]:
+        """The breaks and repairs recorded, oldest first."""
+
+    def read(self, table: str, type: str | None = None) -> Iterator[dict[str, Any] | Unreadable]:
+        """The table's stored messages in seq order, each as published or :class:`Unreadable`."""
+
+    def messages(self, table: str, type: str | None = None) -> Iterator[dict[str, Any]]:
+        """The readable ones of :meth:`read`."""
+
+    def close(self) -> None:
+        """Close the database."""
