@@ -43,6 +43,9 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
     parser.add_argument("--unsigned", action="store_true", help="store unsigned messages (tests only: anyone "
                         "who can publish on a table's topic is that table)")
     parser.add_argument("--client-id", default="tablehost-floor", help="the persistent session's name")
+    parser.add_argument("--http", metavar="HOST:PORT", help="serve the live floor dashboard (docs/floor-dashboard.md)")
+    parser.add_argument("--http-dir", type=Path, metavar="DIR", help="the dashboard's surveillance.pin, pit.pin "
+                        "(and tls.crt, tls.key off loopback)")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="log each connection (-vv: debug)")
     parser.set_defaults(func=run_collect)
     commands = parser.add_subparsers(dest="command", metavar="SUBCOMMAND")
@@ -88,11 +91,19 @@ def run_collect(args: argparse.Namespace) -> int:
     client(settings, args.client_id)  # a bad URL, secret or TLS file is a clear error before anything starts
     store = FloorStore(args.db)
     collector = Collector(store, settings, keyring, topic_prefix=args.topic_prefix, client_id=args.client_id)
+    dashboard = None
+    if args.http:
+        from firmware_host.floor.dashboard.serve import Dashboard
+
+        dashboard = Dashboard(args.http, lambda: FloorStore(args.db, read_only=True), args.http_dir or Path("."))
+        dashboard.start()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: collector.stop())
     try:
         collector.run()
     finally:
+        if dashboard is not None:
+            dashboard.stop()
         store.close()
     counts = ", ".join(f"{n} {kind}" for kind, n in collector.counts.items())
     print(f"floor: stopped ({counts})", flush=True)
