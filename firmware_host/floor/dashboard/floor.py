@@ -72,16 +72,19 @@ class Floor:
         self._thread = threading.Thread(target=self._run, name="floor-dashboard", daemon=True)
         self._thread.start()
 
+    def end_streams(self) -> None:
+        """End every live stream (before the server stops: it need not wait for them)."""
+        with self._lock:
+            for subscriber in list(self._subscribers):
+                subscriber.loop.call_soon_threadsafe(self._deliver, subscriber, None)
+
     def stop(self) -> None:
-        """Stop polling, close the store and end every stream."""
+        """Stop polling and close the store."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join(10)
         if self._store is not None:
             self._store.close()
-        with self._lock:
-            for subscriber in list(self._subscribers):
-                self._deliver(subscriber, None)
 
     def _run(self) -> None:
         while not self._stop.is_set():

@@ -8,6 +8,7 @@ the table's display: loopback unless TLS files are there (:func:`check_listen`).
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Callable
 
@@ -73,5 +74,7 @@ class Dashboard:
 
     def stop(self) -> None:
         """Stop serving and polling."""
+        self.floor.end_streams()
+        time.sleep(0.1)  # the streams' last bytes go out before uvicorn's graceful shutdown begins
         self.server.stop()
         self.floor.stop()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import time
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -21,6 +22,7 @@ from firmware_host.floor.dashboard.serve import Dashboard
 from firmware_host.floor.store import FloorStore
 from firmware_host.host.segments import records as read_records
 from firmware_host.web.pins import write_pin_file
+from tests.support.feed_records import RECORDS, Rec
 from tests.support.floor_run import run_table, table_profile
 
 PIT_PIN, SURVEILLANCE_PIN = "2468", "13579"
@@ -32,8 +34,10 @@ def messages_of(journal: Path, table: str) -> list[dict[str, Any]]:
     return [m for m, _ in schema.derive(table, read_records(journal), FeedState())]
 
 
-def store_messages(db: Path, messages: list[dict[str, Any]], status: str | None = "online") -> None:
-    """Admit and store ``messages`` (unsigned, as ``--unsigned`` does), and the table's retained status."""
+def store_messages(db: Path, messages: list[dict[str, Any]], status: str | None = "online",
+                   offline: frozenset[str] = frozenset()) -> None:
+    """Admit and store ``messages`` (unsigned, as ``--unsigned`` does), and each table's retained
+    status (``offline`` for the tables in ``offline``)."""
     admission = Admission("tablehost", None)
     store = FloorStore(db)
     try:
@@ -44,12 +48,25 @@ def store_messages(db: Path, messages: list[dict[str, Any]], status: str | None 
         if status is not None:
             for table, items in by_table.items():
                 game = "paigow" if "PG" in table else "baccarat"
-                text = schema.encode({"table": table, "state": status, "version": "0.3.0", "game": game,
+                state = "offline" if table in offline else status
+                text = schema.encode({"table": table, "state": state, "version": "0.3.0", "game": game,
                                       "seq": len(items)})
                 batch.append(admission.admit(f"tablehost/{table}/status", text))
         store.ingest(batch)
     finally:
         store.close()
+
+
+def protection_messages(table: str) -> list[dict[str, Any]]:
+    """A chained feed with a round, a device alert and an advantage-window alert (game protection)."""
+    records = RECORDS + [
+        Rec(11, "decision", "alert", {"code": "advantage-window", "text": "banker EV +1.2% at 40 cards seen",
+                                      "severity": "attention", "wager": "banker", "ev": "3/250"}, round=2),
+        Rec(12, "decision", "alert", {"code": "device-lost", "text": "shoe: lost (§ 541.5(b))", "severity": "fault"},
+            round=2),
+    ]
+    now = time.time()  # a table's clock: the lag is the store's
+    return [m for m, _ in schema.derive(table, [dataclasses.replace(r, at=now) for r in records], FeedState())]
 
 
 def make_journal(directory: Path, rounds: int, table: str = "SIM-BAC-1", seed: int = 1) -> Path:

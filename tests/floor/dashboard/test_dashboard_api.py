@@ -17,16 +17,13 @@ from typing import Any
 
 import pytest
 
-from firmware_host.feed import schema
-from firmware_host.feed.schema import FeedState
 from firmware_host.floor.dashboard.figures import Figures
 from firmware_host.floor.dashboard.serve import Dashboard
 from firmware_host.floor.dashboard.views import ViewLog
 from firmware_host.floor.store import FloorStore
 from firmware_host.web.server import WebError
-from tests.floor.dashboard.support import (PIT_PIN, SURVEILLANCE_PIN, messages_of, pin_dir, serving,
-                                           store_messages)
-from tests.support.feed_records import RECORDS, Rec
+from tests.floor.dashboard.support import (PIT_PIN, SURVEILLANCE_PIN, messages_of, pin_dir, protection_messages,
+                                           serving, store_messages)
 from tests.support.floor_run import floor_export
 from tests.support.paths import REPO
 
@@ -46,17 +43,6 @@ def get(url: str, user: str | None = "ann", pin: str | None = SURVEILLANCE_PIN,
         return status, json.loads(body)
     except ValueError:
         return status, body.decode()
-
-
-def protection_messages(table: str) -> list[dict[str, Any]]:
-    """A chained feed with a round, a device alert and an advantage-window alert (game protection)."""
-    records = RECORDS + [
-        Rec(11, "decision", "alert", {"code": "advantage-window", "text": "banker EV +1.2% at 40 cards seen",
-                                      "severity": "attention", "wager": "banker", "ev": "3/250"}, round=2),
-        Rec(12, "decision", "alert", {"code": "device-lost", "text": "shoe: lost (§ 541.5(b))", "severity": "fault"},
-            round=2),
-    ]
-    return [m for m, _ in schema.derive(table, records, FeedState())]
 
 
 def test_every_page_and_api_needs_a_login(tmp_path: Path, journal: Path) -> None:

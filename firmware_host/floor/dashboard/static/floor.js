@@ -11,6 +11,7 @@ function make(tag, className, text) {
   return made;
 }
 function cents(value) { return value == null ? "–" : (value < 0 ? "-$" : "$") + Math.abs(value / 100).toLocaleString("en-US", { maximumFractionDigits: 0 }); }
+function alertText(alert) { return alert.text ? `${alert.code}: ${alert.text}` : alert.code; }
 function lag(seconds) { return seconds == null ? "lag –" : `lag ${seconds < 10 ? seconds.toFixed(1) : seconds.toFixed(0)} s`; }
 async function who() {
   const me = await (await fetch("/api/me")).json();
@@ -88,7 +89,7 @@ function drawTile(entry, tile) {
   parts.flags.replaceChildren(...flags.map(([kind, text]) => make("span", `flag ${kind}`, text)));
   const first = tile.alerts[0];
   parts.alert.className = `alert-text ${first ? first.severity : ""}`;
-  parts.alert.textContent = first ? `${first.code}: ${first.text || ""}` : "";
+  parts.alert.textContent = first ? alertText(first) : "";
 }
 function drawCounts() {
   let online = 0, offline = 0, fault = 0, attention = 0, gaps = 0;
@@ -160,8 +161,8 @@ function drawTable(detail) {
   const figures = detail.figures;
   fill("#figures", [["shoe", figures.shoe], [`day ${figures.day.day || ""}`, figures.day]].map(([label, f]) =>
     row([cell(`${label} (${f.rounds} rounds)`), cell(cents(f.drop), "num"), cell(cents(f.win), "num"),
-      cell(f.theo == null ? "–" : cents(f.theo), "num"), cell(f.hold == null ? "–" : `${f.hold.toFixed(2)} %`, "num")])), "");
-  const alertRow = (a) => row([cell(a.round ?? "–"), cell(a.severity, `sev ${a.severity}`), cell(`${a.code}: ${a.text || ""}`),
+      cell(f.theo == null ? "–" : cents(f.theo), "num"), cell(f.hold == null ? "–" : `${f.hold.toFixed(2)}%`, "num")])), "");
+  const alertRow = (a) => row([cell(a.round ?? "–"), cell(a.severity, `sev ${a.severity}`), cell(alertText(a)),
     cell(a.section ? `§ ${a.section}` : "")]);
   fill("#open-alerts", detail.open_alerts.map(alertRow), "none open");
   fill("#alerts", detail.alerts.map(alertRow), "no alert");
