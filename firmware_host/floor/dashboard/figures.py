@@ -49,9 +49,9 @@ def house_win(line: Mapping[str, Any]) -> int:
     """What the house kept of one settled wager, cents."""
     if isinstance(line.get("net"), int):
         return -int(line["net"])
-    amount, payout, commission = (line.get(k) if isinstance(line.get(k), int) else 0 for k in ("amount", "payout", "commission"))
+    amount, payout, commission = (int(line[k]) if isinstance(line.get(k), int) else 0 for k in ("amount", "payout", "commission"))
     kept = amount if line.get("outcome") == "lose" else 0
-    return int(kept - payout + commission)
+    return kept - payout + commission
 
 
 @dataclasses.dataclass

@@ -109,7 +109,8 @@ class TableWatch:
     def fold(self, message: Mapping[str, Any]) -> None:
         """One stored message (as published)."""
         self.seq = max(self.seq, int(message["seq"]))
-        data = message.get("data") if isinstance(message.get("data"), dict) else {}
+        found = message.get("data")
+        data: Mapping[str, Any] = found if isinstance(found, dict) else {}
         at = message.get("at")
         self.at = at if isinstance(at, (int, float)) else self.at
         kind = message.get("type")
