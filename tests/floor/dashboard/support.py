@@ -9,9 +9,13 @@ feed messages under any table id (:func:`messages_of`), admitted by the collecto
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import dataclasses
+import json
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -84,6 +88,23 @@ def pin_dir(directory: Path) -> Path:
         if not (pins / f"{role}.pin").exists():
             write_pin_file(pins / f"{role}.pin", pin, n=TEST_SCRYPT_N)
     return pins
+
+
+def get(url: str, user: str | None = "ann", pin: str | None = SURVEILLANCE_PIN,
+        headers: dict[str, str] | None = None) -> tuple[int, Any]:
+    """GET ``url`` with HTTP Basic ``user``/``pin``: (status, JSON or text)."""
+    sent = dict(headers or {})
+    if user is not None:
+        sent["Authorization"] = "Basic " + base64.b64encode(f"{user}:{pin}".encode()).decode()
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, headers=sent), timeout=10) as answer:
+            status, body = answer.status, answer.read()
+    except urllib.error.HTTPError as exc:
+        status, body = exc.code, exc.read()
+    try:
+        return status, json.loads(body)
+    except ValueError:
+        return status, body.decode()
 
 
 @dataclasses.dataclass

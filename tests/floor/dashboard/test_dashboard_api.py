@@ -9,7 +9,6 @@ import http.client
 import json
 import subprocess
 import sys
-import urllib.error
 import urllib.request
 from fractions import Fraction
 from pathlib import Path
@@ -22,27 +21,10 @@ from firmware_host.floor.dashboard.serve import Dashboard
 from firmware_host.floor.dashboard.views import ViewLog
 from firmware_host.floor.store import FloorStore
 from firmware_host.web.server import WebError
-from tests.floor.dashboard.support import (PIT_PIN, SURVEILLANCE_PIN, messages_of, pin_dir, protection_messages,
-                                           serving, store_messages)
+from tests.floor.dashboard.support import (PIT_PIN, SURVEILLANCE_PIN, get, messages_of, pin_dir,
+                                           protection_messages, serving, store_messages)
 from tests.support.floor_run import floor_export
 from tests.support.paths import REPO
-
-
-def get(url: str, user: str | None = "ann", pin: str | None = SURVEILLANCE_PIN,
-        headers: dict[str, str] | None = None) -> tuple[int, Any]:
-    """GET ``url`` with HTTP Basic ``user``/``pin``: (status, JSON or text)."""
-    sent = dict(headers or {})
-    if user is not None:
-        sent["Authorization"] = "Basic " + base64.b64encode(f"{user}:{pin}".encode()).decode()
-    try:
-        with urllib.request.urlopen(urllib.request.Request(url, headers=sent), timeout=10) as answer:
-            status, body = answer.status, answer.read()
-    except urllib.error.HTTPError as exc:
-        status, body = exc.code, exc.read()
-    try:
-        return status, json.loads(body)
-    except ValueError:
-        return status, body.decode()
 
 
 def test_every_page_and_api_needs_a_login(tmp_path: Path, journal: Path) -> None:
