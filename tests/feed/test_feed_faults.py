@@ -164,3 +164,46 @@ def test_a_forged_and_a_replayed_message_are_detected(paths: tuple[Path, Path, P
         assert store.status("SIM-BAC-1").duplicates >= 1 and store.status("SIM-BAC-1").gaps == []
     finally:
         store.close()
+
+
+def test_forgeries_with_correct_hashes_never_displace_the_tables_messages(paths: tuple[Path, Path, Path],
+                                                                          broker: Broker) -> None:
+    """Issue 20: a forgery chained to the last stored message, with its hash correctly computed,
+    and a forged seq of 10**9, arrive while the table plays. Neither is signed by the table: both
+    are refused, the table's own messages are stored, and ``journal verify --floor`` matches."""
+    profile, journal, db = paths
+    with collecting(db, broker.url) as floor:
+        table = start_table(profile, journal, ROUNDS, broker.url)
+        wait_for(lambda: floor_seq(db) > 10, what="the feed under way")
+        store = FloorStore(db, read_only=True)
+        last = list(store.messages("SIM-BAC-1"))[-1]
+        store.close()
+        body = {k: v for k, v in last.items() if k not in ("hash", "key_id", "sig")}
+        chained = schema.seal({**body, "seq": last["seq"] + 1, "prev_hash": last["hash"],
+                               "data": {"forged": True}})
+        far = schema.seal({**body, "seq": 10**9, "journal_seq": 10**9})
+        attacker = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+        attacker.connect("127.0.0.1", broker.port)
+        attacker.loop_start()
+        try:
+            for forged in (chained, {**far, "key_id": last["key_id"], "sig": last["sig"]}):
+                attacker.publish("tablehost/SIM-BAC-1/events", schema.encode(forged), qos=1).wait_for_publish(5)
+        finally:
+            attacker.loop_stop()
+            attacker.disconnect()
+        wait_for(lambda: floor.collector.counts["refused"] == 2, what="both forgeries refused")
+        out, err = table.communicate(timeout=120)
+        assert table.returncode == 0, err[-3000:]
+        wait_for_the_floor(db, journal, profile, broker.url, ROUNDS)
+    store = FloorStore(db, read_only=True)
+    try:
+        status = store.status("SIM-BAC-1")
+        assert (status.gaps, status.breaks, status.refused, status.max_seq) == ([], 0, 2, status.last_seq)
+        assert [r["reason"].split(":")[0] for r in store.refusals("SIM-BAC-1")] == [
+            "not signed by the table", "unsigned"]
+    finally:
+        store.close()
+    out_verify = io.StringIO()
+    with contextlib.redirect_stdout(out_verify):
+        assert main(["journal", "verify", str(journal), "--floor", str(db)]) == 0, out_verify.getvalue()
+    assert "CUT SHORT" not in out_verify.getvalue() and "REWRITTEN" not in out_verify.getvalue()
