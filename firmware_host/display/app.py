@@ -38,7 +38,7 @@ from typing import Any, AsyncIterator, Awaitable, Callable, Protocol
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response, StreamingResponse
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -50,7 +50,7 @@ from firmware_host.display.pins import Busy, Credentials, Locked
 from firmware_host.web.guard import Guard, Policy, client_of
 from firmware_host.web.parse import parse_json, parse_seq, query_value
 from firmware_host.web.refusals import Refusals
-from firmware_host.web.streams import StreamSlots
+from firmware_host.web.streams import SlotStream, StreamSlots
 
 __all__ = ["build_app", "TileHelp", "STATIC", "KEEPALIVE_S"]
 
@@ -122,7 +122,7 @@ def build_app(hub: DisplayHub, game: str, emit: Callable[[DeviceEvent], None], c
                              or query_value(request.scope["query_string"], "last_event_id"))
         client = client_of(request.scope)
         slots.take(client)
-        return _Stream(_events(hub, view, last_seq), lambda: slots.give_back(client))
+        return SlotStream(_events(hub, view, last_seq), lambda: slots.give_back(client))
 
     async def action(request: Request) -> Response:
         client = client_of(request.scope)
@@ -199,21 +199,6 @@ def stream_view(scope: Any) -> str:
 
 def _json_text(text: str) -> Response:
     return Response(text, media_type="application/json", headers={"Cache-Control": "no-store"})
-
-
-class _Stream(StreamingResponse):
-    """An SSE response that gives its slot back however it ends (closed, dropped, cancelled)."""
-
-    def __init__(self, events: AsyncIterator[str], give_back: Callable[[], None]) -> None:
-        super().__init__(events, media_type="text/event-stream",
-                         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
-        self.give_back = give_back
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        try:
-            await super().__call__(scope, receive, send)
-        finally:
-            self.give_back()
 
 
 async def _events(hub: DisplayHub, view: str, last_seq: int | None) -> AsyncIterator[str]:

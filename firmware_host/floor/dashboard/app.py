@@ -34,7 +34,7 @@ from typing import Any, AsyncIterator, Awaitable, Callable
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -46,7 +46,7 @@ from firmware_host.web.guard import Guard, Policy, client_of
 from firmware_host.web.parse import BadRequest
 from firmware_host.web.pins import Busy, Credentials, Locked
 from firmware_host.web.refusals import Refusals
-from firmware_host.web.streams import StreamSlots
+from firmware_host.web.streams import SlotStream, StreamSlots
 
 __all__ = ["build_app", "STATIC", "SHARED", "LOGIN_TTL_S"]
 
@@ -109,7 +109,7 @@ def build_app(floor: Floor, credentials: Credentials, *, policy: Policy = Policy
         client = client_of(request.scope)
         slots.take(client)
         snapshot, subscriber = floor.subscribe(role)
-        return _Stream(_events(floor, snapshot, subscriber), lambda: slots.give_back(client))
+        return SlotStream(_events(floor, snapshot, subscriber), lambda: slots.give_back(client))
 
     async def table(request: Request) -> Response:
         table_id = _table_id(request)
@@ -158,21 +158,6 @@ def _table_id(request: Request) -> str:
     if not TABLE_ID.match(table_id):
         raise BadRequest("a table id is 1 to 64 of letters, digits, . _ -")
     return str(table_id)
-
-
-class _Stream(StreamingResponse):
-    """An SSE response that gives its slot back however it ends."""
-
-    def __init__(self, events: AsyncIterator[str], give_back: Callable[[], None]) -> None:
-        super().__init__(events, media_type="text/event-stream",
-                         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
-        self.give_back = give_back
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        try:
-            await super().__call__(scope, receive, send)
-        finally:
-            self.give_back()
 
 
 async def _events(floor: Floor, snapshot: str, subscriber: Subscriber) -> AsyncIterator[str]:
