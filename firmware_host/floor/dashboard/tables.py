@@ -164,7 +164,9 @@ class TableWatch:
         if isinstance(data.get("rolls"), list):
             for roll in data["rolls"][-KEPT_ROLLS:]:
                 if isinstance(roll, dict):
-                    self.rolls.append({"round": number, **{k: roll.get(k) for k in ("dice", "total", "valid")}})
+                    dice = roll.get("dice")
+                    dice = [d for d in dice if _int(d) is not None][:3] if isinstance(dice, list) else []
+                    self.rolls.append({"round": number, "dice": dice, "total": sum(dice), "valid": roll.get("valid")})
 
     # ------------------------------------------------------------------ what is shown
 

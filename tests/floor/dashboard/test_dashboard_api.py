@@ -23,7 +23,7 @@ from firmware_host.floor.store import FloorStore
 from firmware_host.web.server import WebError
 from tests.floor.dashboard.support import (PIT_PIN, SURVEILLANCE_PIN, get, messages_of, pin_dir,
                                            protection_messages, serving, store_messages)
-from tests.support.floor_run import floor_export
+from tests.support.floor_run import floor_export, run_table
 from tests.support.paths import REPO
 
 
@@ -167,3 +167,18 @@ def test_off_loopback_needs_tls_and_a_bad_listen_is_one_line(tmp_path: Path) -> 
                            str(db), "--unsigned", "--http", "0.0.0.0:0", "--http-dir", str(pin_dir(tmp_path))],
                           capture_output=True, text=True, cwd=REPO, timeout=60)
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1 and "tls.crt" in done.stderr
+
+
+def test_a_pai_gow_table_shows_its_rolls_and_results(tmp_path: Path) -> None:
+    journal = tmp_path / "paigow.journal"
+    run_table(REPO / "hardware-profiles" / "tables" / "sim-paigow.toml", journal, 4)
+    db = tmp_path / "floor.sqlite"
+    store_messages(db, messages_of(journal, "PG-01"))
+    rounds = [json.loads(line) for line in floor_export(db, "PG-01").splitlines()]
+    with serving(db, tmp_path) as served:
+        _, detail = get(served.url + "/api/tables/PG-01")
+    assert detail["tile"]["game"] == "paigow" and detail["roads"] is None
+    assert detail["tile"]["last"].startswith("dice") and str(rounds[-1]["total"]) in detail["tile"]["last"]
+    rolled = [roll["dice"] for r in rounds for roll in r["rolls"]]
+    assert [roll["dice"] for roll in reversed(detail["rolls"])] == rolled[-30:]
+    assert all(roll["total"] == sum(roll["dice"]) for roll in detail["rolls"])

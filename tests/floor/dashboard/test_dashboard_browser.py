@@ -17,7 +17,7 @@ import pytest
 from bench.display.chromium import VIEWPORT
 from tests.floor.dashboard.support import (PIT_PIN, SURVEILLANCE_PIN, make_journal, messages_of, protection_messages,
                                            serving, store_messages)
-from tests.support.floor_run import floor_export
+from tests.support.floor_run import floor_export, run_table
 from tests.support.paths import REPO
 
 SCREENSHOTS = REPO / "docs" / "screenshots"
@@ -141,3 +141,18 @@ def test_500_tiles_are_drawn_and_follow_a_batch_of_500_changes(tmp_path: Path, l
         assert page.inner_text("#n-offline") == str(len(offline))
         if os.environ.get("TABLEHOST_SCREENSHOTS"):
             page.screenshot(path=str(SCREENSHOTS / "floor-map.png"))
+
+
+def test_a_pai_gow_table_shows_its_rolls_with_the_displays_dice(tmp_path: Path, login: Any) -> None:
+    journal = tmp_path / "paigow.journal"
+    run_table(REPO / "hardware-profiles" / "tables" / "sim-paigow.toml", journal, 3)
+    db = tmp_path / "floor.sqlite"
+    store_messages(db, messages_of(journal, "PG-01"))
+    rolls = [roll for line in floor_export(db, "PG-01").splitlines() for roll in json.loads(line)["rolls"]]
+    with serving(db, tmp_path) as served:
+        page = login()
+        page.goto(served.url + "/table/PG-01")
+        page.wait_for_selector("body:not([data-loaded='0'])")
+        assert page.is_hidden("#roads-panel") and page.is_visible("#rolls-panel")
+        assert len(page.query_selector_all("#rolls .roll")) == len(rolls[-30:])
+        assert len(page.query_selector_all("#rolls svg.die")) == sum(len(r["dice"]) for r in rolls[-30:])
