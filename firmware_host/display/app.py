@@ -48,6 +48,7 @@ from firmware_host.display.hub import VIEWS, DisplayHub
 from firmware_host.display import pages
 from firmware_host.display.pins import Busy, Credentials, Locked
 from firmware_host.web.guard import Guard, Policy, client_of
+from firmware_host.web.login import login_role
 from firmware_host.web.parse import parse_json, parse_seq, query_value
 from firmware_host.web.refusals import Refusals
 from firmware_host.web.streams import SlotStream, StreamSlots
@@ -280,15 +281,8 @@ class _LoginMiddleware:
             _, _, pin = base64.b64decode(header[6:], validate=True).decode().partition(":")
         except (ValueError, binascii.Error, UnicodeDecodeError):
             return _login_needed()
-        client = client_of(scope)
-        try:
-            role = await self.credentials.role(pin, client)
-        except (Locked, Busy) as exc:
-            self.refusals.note(client, "locked out" if isinstance(exc, Locked) else "busy", "login")
-            return JSONResponse({"error": str(exc)}, 429 if isinstance(exc, Locked) else 503,
-                                headers={"Retry-After": f"{exc.seconds:.0f}"})
-        if role is None:
-            self.refusals.note(client, "wrong PIN", "login")
-            return _login_needed()
+        role = await login_role(self.credentials, self.refusals, pin, client_of(scope))
+        if not isinstance(role, str):
+            return role or _login_needed()
         self.logins.put(key, role)
         return None

@@ -44,7 +44,8 @@ from firmware_host.floor.dashboard.tables import SURVEILLANCE
 from firmware_host.floor.dashboard.views import ViewLog
 from firmware_host.web.guard import Guard, Policy, client_of
 from firmware_host.web.parse import BadRequest
-from firmware_host.web.pins import Busy, Credentials, Locked
+from firmware_host.web.login import login_role
+from firmware_host.web.pins import Credentials
 from firmware_host.web.refusals import Refusals
 from firmware_host.web.streams import SlotStream, StreamSlots
 
@@ -190,14 +191,8 @@ class _Login:
         self.logins: collections.OrderedDict[bytes, tuple[float, str, str]] = collections.OrderedDict()
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        answer = await self._login(scope)
-        if answer is not None:
-            await answer(scope, receive, send)
-            return
-        await self.app(scope, receive, send)
+        answer = await self._login(scope) if scope["type"] == "http" else None
+        await (answer or self.app)(scope, receive, send)
 
     async def _login(self, scope: dict[str, Any]) -> Response | None:
         """None when the request carries a role's PIN (and sets the user and role); else the answer."""
@@ -215,16 +210,9 @@ class _Login:
             return _login_needed()
         if not _USER.fullmatch(name):
             return _login_needed()
-        client = client_of(scope)
-        try:
-            role = await self.credentials.role(pin, client)
-        except (Locked, Busy) as exc:
-            self.refusals.note(client, "locked out" if isinstance(exc, Locked) else "busy", "login")
-            return JSONResponse({"error": str(exc)}, 429 if isinstance(exc, Locked) else 503,
-                                headers={"Retry-After": f"{exc.seconds:.0f}"})
-        if role is None:
-            self.refusals.note(client, "wrong PIN", "login")
-            return _login_needed()
+        role = await login_role(self.credentials, self.refusals, pin, client_of(scope))
+        if not isinstance(role, str):
+            return role or _login_needed()
         self.logins[key] = (time.monotonic() + LOGIN_TTL_S, name, role)
         while len(self.logins) > MAX_LOGINS:
             self.logins.popitem(last=False)
