@@ -55,6 +55,9 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
                         "127.0.0.1 unless --metrics-tls-cert and --metrics-tls-key are given)")
     parser.add_argument("--metrics-tls-cert", type=Path, metavar="F", help="TLS certificate of /metrics")
     parser.add_argument("--metrics-tls-key", type=Path, metavar="F", help="its key")
+    parser.add_argument("--http", metavar="HOST:PORT", help="serve the live floor dashboard (docs/floor-dashboard.md)")
+    parser.add_argument("--http-dir", type=Path, metavar="DIR", help="the dashboard's surveillance.pin, pit.pin "
+                        "(and tls.crt, tls.key off loopback)")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="log each connection (-vv: debug)")
     parser.set_defaults(func=run_collect)
     commands = parser.add_subparsers(dest="command", metavar="SUBCOMMAND")
@@ -127,16 +130,27 @@ def run_collect(args: argparse.Namespace) -> int:
     collectors.append(collector)
     if stop.is_set():
         collector.stop()
+    servers: list[Any] = []  # started here, stopped after the collector
     try:
         metrics = _metrics(args, collector)
+        if metrics is not None:
+            servers.append(metrics)
+        if args.http:
+            from firmware_host.floor.dashboard.serve import Dashboard
+
+            dashboard = Dashboard(args.http, lambda: open_db(args, read_only=True), args.http_dir or Path("."))
+            dashboard.start()
+            servers.append(dashboard)
     except BaseException:
+        for server in servers:
+            server.stop()
         store.close()
         raise
     try:
         collector.run()
     finally:
-        if metrics is not None:
-            metrics.stop()
+        for server in servers:
+            server.stop()
         store.close()
     counts = ", ".join(f"{n} {kind}" for kind, n in collector.counts.items())
     print(f"floor: stopped ({counts})", flush=True)

@@ -38,7 +38,7 @@ from typing import Any, AsyncIterator, Awaitable, Callable, Protocol
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response, StreamingResponse
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -48,9 +48,10 @@ from firmware_host.display.hub import VIEWS, DisplayHub
 from firmware_host.display import pages
 from firmware_host.display.pins import Busy, Credentials, Locked
 from firmware_host.web.guard import Guard, Policy, client_of
+from firmware_host.web.login import login_role
 from firmware_host.web.parse import parse_json, parse_seq, query_value
 from firmware_host.web.refusals import Refusals
-from firmware_host.web.streams import StreamSlots
+from firmware_host.web.streams import SlotStream, StreamSlots
 
 __all__ = ["build_app", "TileHelp", "STATIC", "KEEPALIVE_S"]
 
@@ -122,7 +123,7 @@ def build_app(hub: DisplayHub, game: str, emit: Callable[[DeviceEvent], None], c
                              or query_value(request.scope["query_string"], "last_event_id"))
         client = client_of(request.scope)
         slots.take(client)
-        return _Stream(_events(hub, view, last_seq), lambda: slots.give_back(client))
+        return SlotStream(_events(hub, view, last_seq), lambda: slots.give_back(client))
 
     async def action(request: Request) -> Response:
         client = client_of(request.scope)
@@ -199,21 +200,6 @@ def stream_view(scope: Any) -> str:
 
 def _json_text(text: str) -> Response:
     return Response(text, media_type="application/json", headers={"Cache-Control": "no-store"})
-
-
-class _Stream(StreamingResponse):
-    """An SSE response that gives its slot back however it ends (closed, dropped, cancelled)."""
-
-    def __init__(self, events: AsyncIterator[str], give_back: Callable[[], None]) -> None:
-        super().__init__(events, media_type="text/event-stream",
-                         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
-        self.give_back = give_back
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        try:
-            await super().__call__(scope, receive, send)
-        finally:
-            self.give_back()
 
 
 async def _events(hub: DisplayHub, view: str, last_seq: int | None) -> AsyncIterator[str]:
@@ -295,15 +281,8 @@ class _LoginMiddleware:
             _, _, pin = base64.b64decode(header[6:], validate=True).decode().partition(":")
         except (ValueError, binascii.Error, UnicodeDecodeError):
             return _login_needed()
-        client = client_of(scope)
-        try:
-            role = await self.credentials.role(pin, client)
-        except (Locked, Busy) as exc:
-            self.refusals.note(client, "locked out" if isinstance(exc, Locked) else "busy", "login")
-            return JSONResponse({"error": str(exc)}, 429 if isinstance(exc, Locked) else 503,
-                                headers={"Retry-After": f"{exc.seconds:.0f}"})
-        if role is None:
-            self.refusals.note(client, "wrong PIN", "login")
-            return _login_needed()
+        role = await login_role(self.credentials, self.refusals, pin, client_of(scope))
+        if not isinstance(role, str):
+            return role or _login_needed()
         self.logins.put(key, role)
         return None

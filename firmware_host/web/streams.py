@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import collections
 import threading
+from typing import Any, AsyncIterator, Callable
+
+from starlette.responses import StreamingResponse
 
 from firmware_host.web.parse import BadRequest
 
-__all__ = ["StreamSlots"]
+__all__ = ["StreamSlots", "SlotStream"]
 
 
 class StreamSlots:
@@ -57,3 +60,22 @@ class StreamSlots:
         """Streams open now."""
         with self._lock:
             return sum(self._open.values())
+
+
+class SlotStream(StreamingResponse):
+    """An SSE response that gives its slot back however it ends (closed, dropped, cancelled).
+
+    :param events: the stream's text, event by event.
+    :param give_back: called once it has ended (:meth:`StreamSlots.give_back` of its client).
+    """
+
+    def __init__(self, events: AsyncIterator[str], give_back: Callable[[], None]) -> None:
+        super().__init__(events, media_type="text/event-stream",
+                         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+        self.give_back = give_back
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.give_back()

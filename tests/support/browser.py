@@ -20,18 +20,31 @@ from bench.display.chromium import CHROMIUM, LAUNCH_ARGS, VIEWPORT
 __all__ = ["CHROMIUM", "LAUNCH_ARGS", "browser", "page"]
 
 
+#: The worker's one Playwright and Chromium, shared by every test package that imports
+#: :func:`browser` into its conftest (each import is a fixture of its own; a second Playwright in
+#: one process would fail: "Sync API inside the asyncio loop"), and how many hold it.
+_SHARED: dict[str, Any] = {}
+_HOLDERS: list[None] = []
+
+
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
     """One headless Chromium for this worker."""
     sync_api = pytest.importorskip("playwright.sync_api")
     if not (CHROMIUM.is_file() or shutil.which(str(CHROMIUM))):
         pytest.skip(f"no Chromium at {CHROMIUM} (make deps installs it)")
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS, headless=True)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    if not _SHARED:
+        playwright = _SHARED["playwright"] = sync_api.sync_playwright().start()
+        _SHARED["chromium"] = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS,
+                                                         headless=True)
+    _HOLDERS.append(None)
+    try:
+        yield _SHARED["chromium"]
+    finally:
+        _HOLDERS.pop()
+        if not _HOLDERS:
+            _SHARED.pop("chromium").close()
+            _SHARED.pop("playwright").stop()
 
 
 @pytest.fixture

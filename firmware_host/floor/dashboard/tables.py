@@ -1,0 +1,230 @@
+"""One table as its stored feed messages show it: its tile on the floor map and its drill-down.
+
+:class:`TableWatch` folds a table's messages in seq order (each once) and keeps only what the
+dashboard shows, bounded: the last :data:`RECENT_ROUNDS` rounds, :data:`KEPT_ALERTS` alerts,
+the current shoe's outcomes (the roads), :data:`KEPT_ROLLS` Pai Gow rolls, and the figures of
+the shoe in play and of the gaming day. What it shows of an alert depends on who looks
+(:func:`visible`): the game-protection alerts are the surveillance room's.
+"""
+
+from __future__ import annotations
+
+import collections
+import re
+import time
+from typing import Any, Iterable, Mapping
+
+from firmware_host.floor.dashboard.figures import Figures, lines_of
+from firmware_host.floor.model import TableStatus
+from firmware_host.rules.baccarat.roads import outcome_from_json, roads
+from firmware_host.errors import RulesError
+from firmware_host.tables.decisions import PROTECTION_ALERTS
+
+__all__ = ["TableWatch", "SURVEILLANCE", "PIT", "ROLES", "PROTECTION_ALERTS", "visible", "SEVERITIES"]
+
+#: The dashboard's roles, lowest first (:class:`~firmware_host.web.pins.Credentials`): the
+#: surveillance room sees what the pit sees and the game-protection alerts
+#: (:data:`~firmware_host.tables.decisions.PROTECTION_ALERTS`).
+PIT, SURVEILLANCE = "pit", "surveillance"
+ROLES = (PIT, SURVEILLANCE)
+#: Alert severities, most urgent first (``tables.base.Table.alert``).
+SEVERITIES = ("fault", "attention", "warning")
+#: What a table keeps for its drill-down.
+RECENT_ROUNDS, KEPT_ALERTS, KEPT_ROLLS, KEPT_ODDS = 50, 100, 30, 8
+#: Alerts without a round stay open this long after they are raised (the table's clock), seconds.
+OPEN_S = 900.0
+#: The gaming day starts at this local hour: a round before it counts for the day before.
+GAMING_DAY_HOUR = 6
+#: A regulation section cited in an alert's text: ``(§ 541.14(d))``.
+_SECTION = re.compile(r"§\s*([0-9]{3}\.[0-9]+(?:\([0-9a-z]{1,4}\))*)")
+
+
+def visible(alert: Mapping[str, Any], role: str) -> bool:
+    """Whether ``role`` sees ``alert``."""
+    return role == SURVEILLANCE or alert.get("code") not in PROTECTION_ALERTS
+
+
+def gaming_day(at: float | None) -> str | None:
+    """The gaming day of a table time (``YYYY-MM-DD``, starting at :data:`GAMING_DAY_HOUR` local time)."""
+    if at is None:
+        return None
+    return time.strftime("%Y-%m-%d", time.localtime(at - GAMING_DAY_HOUR * 3600))
+
+
+def _text(value: Any, limit: int = 200) -> str | None:
+    return value[:limit] if isinstance(value, str) else None
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _result_text(data: Mapping[str, Any]) -> str:
+    """A round's result in a few words (``Banker 7-5``, ``dice 3 4 (7)``, ``void``)."""
+    if data.get("status") == "void":
+        return "void"
+    if data.get("game") == "paigow" or "dice" in data:
+        dice = data.get("dice")
+        shown = " ".join(str(d) for d in dice) if isinstance(dice, list) else "-"
+        return f"dice {shown} ({data.get('total')})"
+    winner = _text(data.get("winner"), 16) or "?"
+    player, banker = _int(data.get("player_total")), _int(data.get("banker_total"))
+    totals = f" {banker}-{player}" if winner == "banker" and None not in (player, banker) else \
+        f" {player}-{banker}" if None not in (player, banker) else ""
+    return winner.capitalize() + totals
+
+
+class TableWatch:
+    """One table, folded from its messages (:meth:`fold`, in seq order)."""
+
+    def __init__(self, table: str) -> None:
+        self.table = table
+        self.seq = 0  #: the highest seq folded
+        self.status: TableStatus | None = None
+        self.game: str | None = None
+        self.shoe: int | None = None
+        self.round: int | None = None
+        self.at: float | None = None  #: the table's time of the last message
+        self.last: str | None = None
+        self.rounds: collections.deque[dict[str, Any]] = collections.deque(maxlen=RECENT_ROUNDS)
+        self.alerts: collections.deque[dict[str, Any]] = collections.deque(maxlen=KEPT_ALERTS)
+        self.rolls: collections.deque[dict[str, Any]] = collections.deque(maxlen=KEPT_ROLLS)
+        self.outcomes: list[dict[str, Any]] = []  #: the shoe in play's results (its roads)
+        self.odds: collections.OrderedDict[int, Mapping[str, Any]] = collections.OrderedDict()
+        self.devices: dict[str, bool] = {}
+        self.shoe_figures, self.day_figures = Figures(), Figures()
+        self.day: str | None = None
+
+    def fold_all(self, messages: Iterable[Mapping[str, Any]]) -> bool:
+        """Fold the messages above :attr:`seq`; whether any was new."""
+        new = False
+        for message in messages:
+            seq = message.get("seq")
+            if isinstance(seq, int) and seq > self.seq:
+                self.fold(message)
+                new = True
+        return new
+
+    def fold(self, message: Mapping[str, Any]) -> None:
+        """One stored message (as published)."""
+        self.seq = max(self.seq, int(message["seq"]))
+        found = message.get("data")
+        data: Mapping[str, Any] = found if isinstance(found, dict) else {}
+        at = message.get("at")
+        self.at = at if isinstance(at, (int, float)) else self.at
+        kind = message.get("type")
+        if kind == "round_result":
+            self._round(message, data)
+        elif kind == "alert":
+            self.alerts.append({"code": _text(data.get("code"), 64), "text": _text(data.get("text")),
+                                "severity": data.get("severity") if data.get("severity") in SEVERITIES else "attention",
+                                "section": self._section(data), "round": _int(message.get("round")),
+                                "at": self.at, "seq": message["seq"]})
+        elif kind == "odds" and _int(data.get("round")) is not None and isinstance(data.get("ev"), dict):
+            self.odds[int(data["round"])] = data["ev"]  # the last of a round is the one at no more bets
+            self.odds.move_to_end(int(data["round"]))
+            while len(self.odds) > KEPT_ODDS:
+                self.odds.popitem(last=False)
+        elif kind == "device" and isinstance(data.get("device"), str) and isinstance(data.get("online"), bool):
+            self.devices[data["device"][:32]] = data["online"]
+        elif kind == "shoe_result":
+            self.outcomes, self.shoe_figures = [], Figures()
+        if _int(message.get("round")) is not None and kind != "round_result":
+            self.round = int(message["round"])
+
+    @staticmethod
+    def _section(data: Mapping[str, Any]) -> str | None:
+        section = _text(data.get("section"), 32)
+        if section:
+            return section
+        found = _SECTION.search(_text(data.get("text")) or "")
+        return found.group(1) if found else None
+
+    def _round(self, message: Mapping[str, Any], data: Mapping[str, Any]) -> None:
+        number = _int(data.get("round"))
+        shoe = _int(data.get("shoe"))
+        if shoe is not None and shoe != self.shoe:
+            self.outcomes, self.shoe_figures = [], Figures()
+        self.game = _text(data.get("game"), 32) or self.game
+        self.shoe, self.round, self.last = shoe if shoe is not None else self.shoe, number, _result_text(data)
+        day = gaming_day(self.at)
+        if day != self.day:
+            self.day, self.day_figures = day, Figures()
+        ev = self.odds.get(number) if number is not None else None
+        alone = Figures()
+        for figures in (self.shoe_figures, self.day_figures, alone):
+            figures.add(data.get("settlement"), ev)
+        self.rounds.append({"round": number, "shoe": shoe, "status": _text(data.get("status"), 32), "result": self.last,
+                            "at": self.at, "seq": message["seq"], "wagers": len(lines_of(data.get("settlement"))),
+                            **{k: v for k, v in alone.to_json().items() if k != "rounds"}, "settlement": data.get("settlement"),
+                            "irregularities": data.get("irregularities") or []})
+        if self.game == "baccarat" and data.get("status") != "void":
+            self.outcomes.append({k: data.get(k) for k in ("winner", "player_pair", "banker_pair", "natural")})
+        if isinstance(data.get("rolls"), list):
+            for roll in data["rolls"][-KEPT_ROLLS:]:
+                if isinstance(roll, dict):
+                    dice = roll.get("dice")
+                    dice = [d for d in dice if _int(d) is not None][:3] if isinstance(dice, list) else []
+                    self.rolls.append({"round": number, "dice": dice, "total": sum(dice), "valid": roll.get("valid")})
+
+    # ------------------------------------------------------------------ what is shown
+
+    def open_alerts(self, role: str) -> list[dict[str, Any]]:
+        """The alerts still open (of the current and the previous round; without a round, for
+        :data:`OPEN_S`), the latest of each code, most urgent first."""
+        latest: dict[Any, dict[str, Any]] = {}
+        for alert in self.alerts:
+            if not visible(alert, role):
+                continue
+            if alert["round"] is not None:
+                open_ = self.round is None or alert["round"] >= self.round - 1
+            else:
+                open_ = alert["at"] is None or self.at is None or self.at - alert["at"] <= OPEN_S
+            if open_:
+                latest[alert["code"]] = alert
+        return sorted(latest.values(), key=lambda a: (SEVERITIES.index(a["severity"]), -a["seq"]))
+
+    def tile(self, role: str) -> dict[str, Any]:
+        """The table's tile on the map."""
+        status = self.status
+        alerts = self.open_alerts(role)
+        return {
+            "table": self.table, "game": self.game or (status.game if status else None),
+            "online": status.online if status else None, "shoe": self.shoe, "round": self.round, "last": self.last,
+            "lag_s": status.lag_s if status else None, "last_seen": status.last_seen if status else None,
+            "gaps": len(status.gaps) if status else 0, "breaks": status.breaks if status else 0,
+            "refused": status.refused if status else 0, "seq": self.seq,
+            "devices_offline": sorted(d for d, online in self.devices.items() if not online),
+            "severity": alerts[0]["severity"] if alerts else None,
+            "alerts": [{k: a[k] for k in ("code", "severity", "text")} for a in alerts[:3]],
+            "alert_count": len(alerts),
+        }
+
+    def detail(self, role: str) -> dict[str, Any]:
+        """The drill-down: the tile, the roads (Baccarat) or rolls (Pai Gow), the recent rounds,
+        the alerts with their sections, and the shoe's and the day's figures."""
+        status = self.status
+        return {
+            "tile": self.tile(role),
+            "roads": self._roads(),
+            "rolls": list(self.rolls)[::-1] if self.game == "paigow" else None,
+            "rounds": list(self.rounds)[::-1],
+            "alerts": [a for a in reversed(self.alerts) if visible(a, role)],
+            "open_alerts": self.open_alerts(role),
+            "figures": {"shoe": self.shoe_figures.to_json(), "day": {**self.day_figures.to_json(), "day": self.day}},
+            "continuity": None if status is None else {"last_seq": status.last_seq, "max_seq": status.max_seq,
+                                                       "gaps": [list(g) for g in status.gaps], "breaks": status.breaks,
+                                                       "refused": status.refused, "duplicates": status.duplicates,
+                                                       "unreadable": len(status.unreadable)},
+            "devices": dict(sorted(self.devices.items())),
+        }
+
+    def _roads(self) -> dict[str, Any] | None:
+        """The shoe in play's roads, as ``/api/roads`` of the table's display gives them."""
+        if self.game != "baccarat":
+            return None
+        try:
+            found = [o for o in (outcome_from_json(d) for d in self.outcomes) if o is not None]
+        except RulesError:
+            return None
+        return roads(found).to_json_dict()

@@ -1,0 +1,131 @@
+"""A floor store filled with real tables' verified messages, and the dashboard served on it, for
+the dashboard's tests and its screenshots.
+
+A simulated table's journal (``tablehost run``, made once per test session) is derived into
+feed messages under any table id (:func:`messages_of`), admitted by the collector's own
+:class:`~firmware_host.floor.admission.Admission` and ingested into the real SQLite store
+(:func:`store_messages`), exactly as the collector stores them.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import dataclasses
+import json
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any, Iterator
+
+from firmware_host.feed import schema
+from firmware_host.feed.schema import FeedState
+from firmware_host.floor.admission import Admission
+from firmware_host.floor.dashboard.serve import Dashboard
+from firmware_host.floor.store import FloorStore
+from firmware_host.host.segments import records as read_records
+from firmware_host.web.pins import write_pin_file
+from tests.support.feed_records import RECORDS, Rec
+from tests.support.floor_run import run_table, table_profile
+
+PIT_PIN, SURVEILLANCE_PIN = "2468", "13579"
+TEST_SCRYPT_N = 2 ** 10
+
+
+def messages_of(journal: Path, table: str) -> list[dict[str, Any]]:
+    """The feed messages of ``journal`` as table ``table`` publishes them."""
+    return [m for m, _ in schema.derive(table, read_records(journal), FeedState())]
+
+
+def store_messages(db: Path, messages: list[dict[str, Any]], status: str | None = "online",
+                   offline: frozenset[str] = frozenset()) -> None:
+    """Admit and store ``messages`` (unsigned, as ``--unsigned`` does), and each table's retained
+    status (``offline`` for the tables in ``offline``)."""
+    admission = Admission("tablehost", None)
+    store = FloorStore(db)
+    try:
+        by_table: dict[str, list[bytes]] = {}
+        for message in messages:
+            by_table.setdefault(message["table"], []).append(schema.encode(message))
+        batch = [admission.admit(f"tablehost/{table}/events", p) for table, items in by_table.items() for p in items]
+        if status is not None:
+            for table, items in by_table.items():
+                game = "paigow" if "PG" in table else "baccarat"
+                state = "offline" if table in offline else status
+                text = schema.encode({"table": table, "state": state, "version": "0.3.0", "game": game,
+                                      "seq": len(items)})
+                batch.append(admission.admit(f"tablehost/{table}/status", text))
+        store.ingest(batch)
+    finally:
+        store.close()
+
+
+def protection_messages(table: str) -> list[dict[str, Any]]:
+    """A chained feed with a round, a device alert and an advantage-window alert (game protection)."""
+    records = RECORDS + [
+        Rec(11, "decision", "alert", {"code": "advantage-window", "text": "banker EV +1.2% at 40 cards seen",
+                                      "severity": "attention", "wager": "banker", "ev": "3/250"}, round=2),
+        Rec(12, "decision", "alert", {"code": "device-lost", "text": "shoe: lost (§ 541.5(b))", "severity": "fault"},
+            round=2),
+    ]
+    now = time.time()  # a table's clock: the lag is the store's
+    return [m for m, _ in schema.derive(table, [dataclasses.replace(r, at=now) for r in records], FeedState())]
+
+
+def make_journal(directory: Path, rounds: int, table: str = "SIM-BAC-1", seed: int = 1) -> Path:
+    """A simulated Baccarat table's journal of ``rounds`` rounds."""
+    journal = directory / f"{table}-{rounds}.journal"
+    if not journal.exists():
+        run_table(table_profile(directory, table), journal, rounds, seed=seed)
+    return journal
+
+
+def pin_dir(directory: Path) -> Path:
+    """The dashboard's PIN files (fast scrypt, for tests): pit and surveillance."""
+    pins = directory / "floor-http"
+    for role, pin in (("pit", PIT_PIN), ("surveillance", SURVEILLANCE_PIN)):
+        if not (pins / f"{role}.pin").exists():
+            write_pin_file(pins / f"{role}.pin", pin, n=TEST_SCRYPT_N)
+    return pins
+
+
+def get(url: str, user: str | None = "ann", pin: str | None = SURVEILLANCE_PIN,
+        headers: dict[str, str] | None = None) -> tuple[int, Any]:
+    """GET ``url`` with HTTP Basic ``user``/``pin``: (status, JSON or text)."""
+    sent = dict(headers or {})
+    if user is not None:
+        sent["Authorization"] = "Basic " + base64.b64encode(f"{user}:{pin}".encode()).decode()
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, headers=sent), timeout=10) as answer:
+            status, body = answer.status, answer.read()
+    except urllib.error.HTTPError as exc:
+        status, body = exc.code, exc.read()
+    try:
+        return status, json.loads(body)
+    except ValueError:
+        return status, body.decode()
+
+
+@dataclasses.dataclass
+class Served:
+    dashboard: Dashboard
+    db: Path
+
+    @property
+    def url(self) -> str:
+        return self.dashboard.url
+
+
+@contextlib.contextmanager
+def serving(db: Path, directory: Path, poll_s: float = 0.2) -> Iterator[Served]:
+    """The dashboard on ``db`` on a free loopback port, for the ``with`` block."""
+    if not db.exists():
+        FloorStore(db).close()
+    dashboard = Dashboard("127.0.0.1:0", lambda: FloorStore(db, read_only=True), pin_dir(directory), poll_s=poll_s)
+    dashboard.start()
+    try:
+        dashboard.floor.ready.wait(30)
+        yield Served(dashboard, db)
+    finally:
+        dashboard.stop()

@@ -1,0 +1,184 @@
+"""The floor dashboard's HTTP face against the real uvicorn: logins and roles, the tiles and the
+drill-down of tables whose verified messages are in the real store, the round's full record,
+the view log, and the web layer in front of it all."""
+
+from __future__ import annotations
+
+import base64
+import http.client
+import json
+import subprocess
+import sys
+import urllib.request
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from firmware_host.floor.dashboard.figures import Figures
+from firmware_host.floor.dashboard.serve import Dashboard
+from firmware_host.floor.dashboard.views import ViewLog
+from firmware_host.floor.store import FloorStore
+from firmware_host.web.server import WebError
+from tests.floor.dashboard.support import (PIT_PIN, SURVEILLANCE_PIN, get, messages_of, pin_dir,
+                                           protection_messages, serving, store_messages)
+from tests.support.floor_run import floor_export, run_table
+from tests.support.paths import REPO
+
+
+def test_every_page_and_api_needs_a_login(tmp_path: Path, journal: Path) -> None:
+    db = tmp_path / "floor.sqlite"
+    store_messages(db, messages_of(journal, "BAC-01"))
+    with serving(db, tmp_path) as served:
+        for path in ("/", "/table/BAC-01", "/api/tiles", "/api/stream", "/api/tables/BAC-01", "/static/floor.js"):
+            status, _ = get(served.url + path, user=None)
+            assert status == 401, path
+        assert get(served.url + "/api/tiles", pin="0000")[0] == 401  # a wrong PIN
+        assert get(served.url + "/api/tiles", user="bad name", pin=PIT_PIN)[0] == 401
+        assert get(served.url + "/api/me", user="bob", pin=PIT_PIN) == (200, {"user": "bob", "role": "pit"})
+        assert get(served.url + "/api/me")[1]["role"] == "surveillance"
+
+
+def test_the_view_log_is_the_surveillance_rooms_and_pit_gets_403(tmp_path: Path, journal: Path) -> None:
+    db = tmp_path / "floor.sqlite"
+    store_messages(db, messages_of(journal, "BAC-01"))
+    with serving(db, tmp_path) as served:
+        assert get(served.url + "/api/tables/BAC-01", user="bob", pin=PIT_PIN)[0] == 200
+        status, body = get(served.url + "/api/views", user="bob", pin=PIT_PIN)
+        assert status == 403 and "surveillance" in body["error"]
+        status, views = get(served.url + "/api/views")
+        assert status == 200
+        assert {"user": "bob", "role": "pit", "views": {"table BAC-01": 1}} in [
+            {k: v for k, v in record.items() if k != "at"} for record in views]
+
+
+def test_the_protection_alerts_are_shown_to_surveillance_not_to_the_pit(tmp_path: Path) -> None:
+    db = tmp_path / "floor.sqlite"
+    store_messages(db, protection_messages("BAC-07"))
+    with serving(db, tmp_path) as served:
+        _, seen = get(served.url + "/api/tiles")
+        (tile,) = seen["tiles"]
+        assert [a["code"] for a in tile["alerts"]] == ["device-lost", "advantage-window", "protocol-error"]  # by severity
+        assert tile["severity"] == "fault"
+        _, pit = get(served.url + "/api/tiles", user="bob", pin=PIT_PIN)
+        assert "advantage-window" not in [a["code"] for a in pit["tiles"][0]["alerts"]]
+        _, detail = get(served.url + "/api/tables/BAC-07", user="bob", pin=PIT_PIN)
+        assert "advantage-window" not in [a["code"] for a in detail["alerts"]]
+        _, detail = get(served.url + "/api/tables/BAC-07")
+        lost = next(a for a in detail["alerts"] if a["code"] == "device-lost")
+        assert lost["section"] == "541.5(b)" and lost["round"] == 2
+
+
+def test_a_tile_shows_game_shoe_round_last_result_lag_and_continuity(tmp_path: Path, journal: Path) -> None:
+    db = tmp_path / "floor.sqlite"
+    sent = messages_of(journal, "BAC-01")
+    store_messages(db, sent[:40] + sent[45:])  # a gap of five messages
+    with serving(db, tmp_path) as served:
+        _, seen = get(served.url + "/api/tiles")
+        (tile,) = seen["tiles"]
+        rounds = [json.loads(line) for line in floor_export(db, "BAC-01").splitlines()]
+        assert tile["online"] is True and tile["game"] == "baccarat" and tile["shoe"] == 1
+        assert tile["round"] == rounds[-1]["round"] and tile["gaps"] == 1 and tile["lag_s"] is not None
+        assert tile["last"].lower().startswith(rounds[-1]["winner"])
+        _, detail = get(served.url + "/api/tables/BAC-01")
+        assert detail["continuity"]["gaps"] == [[41, 45]]
+
+
+def test_the_drill_down_has_the_roads_rounds_and_figures_of_the_stored_rounds(tmp_path: Path, journal: Path) -> None:
+    db = tmp_path / "floor.sqlite"
+    store_messages(db, messages_of(journal, "BAC-01"))
+    rounds = [json.loads(line) for line in floor_export(db, "BAC-01").splitlines()]
+    with serving(db, tmp_path) as served:
+        _, detail = get(served.url + "/api/tables/BAC-01")
+    played = [r for r in rounds if r["status"] != "void"]
+    assert detail["roads"]["rounds"] == len(played)
+    assert sum(len(column) for column in detail["roads"]["bead_plate"]) == len(played)
+    assert [r["round"] for r in detail["rounds"]] == [r["round"] for r in reversed(rounds)]
+    drop = sum(line["amount"] for r in rounds for line in r["settlement"])
+    assert detail["figures"]["shoe"]["drop"] == drop == detail["figures"]["day"]["drop"]
+    assert detail["figures"]["shoe"]["rounds"] == len(rounds)
+    assert detail["figures"]["shoe"]["theo"] is None  # no odds decisions in this journal: theo is not made up
+
+
+def test_the_round_record_is_what_floor_export_prints(tmp_path: Path, journal: Path) -> None:
+    db = tmp_path / "floor.sqlite"
+    store_messages(db, messages_of(journal, "BAC-01"))
+    exported = floor_export(db, "BAC-01").splitlines()
+    with serving(db, tmp_path) as served:
+        with urllib.request.urlopen(urllib.request.Request(
+                served.url + "/api/tables/BAC-01/rounds/7", headers={"Authorization": "Basic " + base64.b64encode(
+                    f"ann:{SURVEILLANCE_PIN}".encode()).decode()})) as answer:
+            assert answer.read().decode() == exported[6] + "\n"
+        assert get(served.url + "/api/tables/BAC-01/rounds/999")[0] == 404
+        assert get(served.url + "/api/tables/BAC-01/rounds/x7")[0] == 400
+        assert get(served.url + "/api/tables/NOPE")[0] == 404
+
+
+def test_figures_drop_win_theo_hold_from_settlements() -> None:
+    figures = Figures()
+    figures.add([{"kind": "player", "amount": 10000, "outcome": "lose", "payout": 0, "commission": 0},
+                 {"kind": "banker", "amount": 10000, "outcome": "win", "payout": 10000, "commission": 500},
+                 {"kind": "tie", "amount": 1000, "outcome": "push", "payout": 0, "commission": 0}],
+                {"player": "-1/80", "banker": "-1/100"})
+    figures.add({"settlement": {"results": [{"position": 1, "amount": 2000, "net": 1900}]}})  # Pai Gow: the wagerer's net
+    assert figures.to_json() == {"rounds": 2, "drop": 23000, "win": 10000 - 9500 - 1900, "theo": round(
+        Fraction(10000, 80) + Fraction(10000, 100)), "hold": round(100 * (10000 - 9500 - 1900) / 23000, 2)}
+
+
+def test_views_are_one_summary_per_user_per_minute() -> None:
+    now = [1000.0]
+    views = ViewLog(clock=lambda: now[0])
+    for second in range(180):  # 3 minutes, a view a second, two users
+        now[0] = 1000.0 + second
+        views.note("ann", "surveillance", "map")
+        views.note("bob", "pit", "table BAC-01" if second % 2 else "map")
+    views.close()
+    assert views.noted == 360
+    assert len(views.kept) == 12  # per user and minute: the first view at once, then the minute's summary
+    assert sum(sum(r["views"].values()) for r in views.kept) == 360
+
+
+def test_the_web_layer_stands_in_front(tmp_path: Path, journal: Path) -> None:
+    db = tmp_path / "floor.sqlite"
+    store_messages(db, messages_of(journal, "BAC-01"))
+    with serving(db, tmp_path) as served:
+        assert get(served.url + "/api/tiles", headers={"Host": "evil.example"})[0] == 400  # DNS rebinding
+        host, port = served.url.removeprefix("http://").split(":")
+        connection = http.client.HTTPConnection(host, int(port), timeout=10)
+        connection.request("GET", "/api/tables/BAC-01?x=" + "a" * 5000, headers={
+            "Authorization": "Basic " + base64.b64encode(f"ann:{SURVEILLANCE_PIN}".encode()).decode()})
+        assert connection.getresponse().status in (200, 400)  # never a 500
+        for _ in range(6):
+            get(served.url + "/api/tiles", user="eve", pin="9999")
+        # the lockout: this address, even with a right PIN (a login not remembered from before)
+        assert get(served.url + "/api/tiles", user="carol")[0] == 429
+        assert served.dashboard.app.state.refusals.noted >= 6
+
+
+def test_off_loopback_needs_tls_and_a_bad_listen_is_one_line(tmp_path: Path) -> None:
+    db = tmp_path / "floor.sqlite"
+    FloorStore(db).close()
+    with pytest.raises(WebError, match="needs .*tls.crt"):
+        Dashboard("0.0.0.0:0", lambda: FloorStore(db, read_only=True), pin_dir(tmp_path))
+    with pytest.raises(WebError, match="holds no surveillance.pin"):
+        Dashboard("127.0.0.1:0", lambda: FloorStore(db, read_only=True), tmp_path / "empty")
+    done = subprocess.run([sys.executable, "-m", "firmware_host", "floor", "--broker", "mqtt://127.0.0.1:1", "--db",
+                           str(db), "--unsigned", "--http", "0.0.0.0:0", "--http-dir", str(pin_dir(tmp_path))],
+                          capture_output=True, text=True, cwd=REPO, timeout=60)
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1 and "tls.crt" in done.stderr
+
+
+def test_a_pai_gow_table_shows_its_rolls_and_results(tmp_path: Path) -> None:
+    journal = tmp_path / "paigow.journal"
+    run_table(REPO / "hardware-profiles" / "tables" / "sim-paigow.toml", journal, 4)
+    db = tmp_path / "floor.sqlite"
+    store_messages(db, messages_of(journal, "PG-01"))
+    rounds = [json.loads(line) for line in floor_export(db, "PG-01").splitlines()]
+    with serving(db, tmp_path) as served:
+        _, detail = get(served.url + "/api/tables/PG-01")
+    assert detail["tile"]["game"] == "paigow" and detail["roads"] is None
+    assert detail["tile"]["last"].startswith("dice") and str(rounds[-1]["total"]) in detail["tile"]["last"]
+    rolled = [roll["dice"] for r in rounds for roll in r["rolls"]]
+    assert [roll["dice"] for roll in reversed(detail["rolls"])] == rolled[-30:]
+    assert all(roll["total"] == sum(roll["dice"]) for roll in detail["rolls"])

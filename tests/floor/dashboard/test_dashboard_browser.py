@@ -1,0 +1,158 @@
+"""The floor dashboard in Chromium (Playwright): the map's tiles for the tables in the real store,
+a tile updated live when new messages are stored, the drill-down, the logins, and 500 tiles
+(the time to draw them and to follow one batch of 500 changes is printed, never asserted).
+
+``TABLEHOST_SCREENSHOTS=1`` writes docs/screenshots/floor-map.png and floor-table.png."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from bench.display.chromium import VIEWPORT
+from tests.floor.dashboard.support import (PIT_PIN, SURVEILLANCE_PIN, make_journal, messages_of, protection_messages,
+                                           serving, store_messages)
+from tests.support.floor_run import floor_export, run_table
+from tests.support.paths import REPO
+
+SCREENSHOTS = REPO / "docs" / "screenshots"
+
+
+@pytest.fixture
+def login(browser: Any) -> Iterator[Any]:
+    """``login(user, pin)``: a fresh page logged in (HTTP Basic); JavaScript errors fail the test."""
+    contexts: list[Any] = []
+    errors: list[str] = []
+
+    def open_page(user: str = "ann", pin: str | None = SURVEILLANCE_PIN) -> Any:
+        context = browser.new_context(viewport=VIEWPORT, **(
+            {"http_credentials": {"username": user, "password": pin}} if pin is not None else {}))
+        contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        return page
+
+    yield open_page
+    for context in contexts:
+        context.close()
+    assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+def tile_text(page: Any, table: str) -> str:
+    return str(page.inner_text(f".tile[data-table='{table}']"))
+
+
+def test_the_map_shows_a_tile_per_stored_table_and_updates_it_live(tmp_path: Path, journal: Path, login: Any) -> None:
+    db = tmp_path / "floor.sqlite"
+    first = messages_of(journal, "BAC-01")
+    store_messages(db, first[:30] + messages_of(journal, "BAC-02") + messages_of(journal, "BAC-03"), status="online")
+    with serving(db, tmp_path) as served:
+        page = login()
+        page.goto(served.url + "/")
+        page.wait_for_selector("body[data-tiles='3']")
+        assert [t.get_attribute("data-table") for t in page.query_selector_all(".tile")] == ["BAC-01", "BAC-02", "BAC-03"]
+        before = page.get_attribute(".tile[data-table='BAC-01']", "data-seq")
+        frames = int(page.get_attribute("body", "data-frames"))
+        store_messages(db, first[30:])  # the rest of table 1's feed arrives
+        last = json.loads(floor_export(db, "BAC-01").splitlines()[-1])
+        page.wait_for_function(f"document.querySelector(\".tile[data-table='BAC-01']\").dataset.seq === '{first[-1]['seq']}'")
+        assert before != str(first[-1]["seq"]) and f"round {last['round']}" in tile_text(page, "BAC-01")
+        assert int(page.get_attribute("body", "data-frames")) > frames
+        assert page.inner_text("#n-tables") == "3" and page.inner_text("#n-online") == "3"
+        page.fill("#filter", "02")
+        assert [t.get_attribute("data-table") for t in page.query_selector_all(".tile:not([hidden])")] == ["BAC-02"]
+
+
+def test_the_drill_down_shows_roads_rounds_figures_and_the_record_link(tmp_path: Path, journal: Path,
+                                                                          login: Any) -> None:
+    db = tmp_path / "floor.sqlite"
+    store_messages(db, messages_of(journal, "BAC-01"))
+    rounds = [json.loads(line) for line in floor_export(db, "BAC-01").splitlines()]
+    with serving(db, tmp_path) as served:
+        page = login()
+        page.goto(served.url + "/")
+        page.click(".tile[data-table='BAC-01']")
+        page.wait_for_selector("body:not([data-loaded='0'])")
+        assert page.url.endswith("/table/BAC-01")
+        played = [r for r in rounds if r["status"] != "void"]
+        assert len(page.query_selector_all("#bead-plate .bead")) == len(played)
+        assert len(page.query_selector_all("#big-road .big-cell")) > 0
+        assert len(page.query_selector_all("#rounds tbody tr")) == len(rounds)
+        assert page.inner_text("#rounds tbody tr:first-child td:first-child") == str(rounds[-1]["round"])
+        drop = sum(line["amount"] for r in rounds for line in r["settlement"])
+        assert f"${drop // 100:,}" in page.inner_text("#figures")
+        link = page.get_attribute("#rounds tbody tr:first-child a.record", "href")
+        answer = page.request.get(served.url + link)
+        assert answer.status == 200 and answer.json() == rounds[-1]
+        if os.environ.get("TABLEHOST_SCREENSHOTS"):
+            page.screenshot(path=str(SCREENSHOTS / "floor-table.png"))
+
+
+def test_without_a_login_the_page_is_401_and_pit_cannot_read_the_view_log(tmp_path: Path, journal: Path,
+                                                                             login: Any) -> None:
+    db = tmp_path / "floor.sqlite"
+    store_messages(db, messages_of(journal, "BAC-01"))
+    with serving(db, tmp_path) as served:
+        # Chromium shows no login dialog headless (the page fails ERR_INVALID_AUTH_CREDENTIALS): its requests say 401
+        assert login(pin=None).request.get(served.url + "/").status == 401
+        assert login("bob", "1111").request.get(served.url + "/api/tiles").status == 401  # Chromium gives up on the page
+        pit = login("bob", PIT_PIN)
+        assert pit.goto(served.url + "/").status == 200
+        pit.wait_for_selector("#who:has-text('pit')")
+        assert pit.goto(served.url + "/api/views").status == 403
+
+
+@pytest.mark.slow
+def test_500_tiles_are_drawn_and_follow_a_batch_of_500_changes(tmp_path: Path, login: Any) -> None:
+    shorts = [make_journal(tmp_path, rounds, seed=seed) for rounds, seed in ((4, 1), (5, 2), (6, 3))]
+    db = tmp_path / "floor.sqlite"
+    tables = [f"BAC-{n:03d}" for n in range(1, 491)]  # and 10 tables with protection alerts: 500
+    feeds = {table: messages_of(shorts[n % 3], table) for n, table in enumerate(tables)}
+    # a floor as it is: some tables offline, some with a gap in their feed, some with protection alerts
+    offline = frozenset(tables[6::41])
+    gapped = {table: feeds[table][:5] + feeds[table][8:-8] for table in tables[10::29]}
+    store_messages(db, [m for table in tables for m in gapped.get(table, feeds[table][:-8])], offline=offline)
+    store_messages(db, [m for table in tables[3::53] for m in protection_messages(table + "P")])
+    with serving(db, tmp_path, poll_s=0.5) as served:
+        page = login()
+        started = time.perf_counter()
+        page.goto(served.url + "/")
+        page.wait_for_selector("body[data-tiles='500']", timeout=60_000)
+        drawn = time.perf_counter() - started
+        frames = int(page.get_attribute("body", "data-frames"))
+        store_messages(db, [m for table in tables for m in feeds[table][-8:]], offline=offline)
+        stored = time.perf_counter()
+        last = {table: str(feeds[table][-1]["seq"]) for table in tables}
+        page.wait_for_function("(want) => Object.entries(want).every(([id, seq]) => "
+                               "document.querySelector(`.tile[data-table='${id}']`).dataset.seq === seq)",
+                               arg=last, timeout=60_000)
+        followed = time.perf_counter() - stored
+        batches = page.evaluate("window.floor.batches")
+        frames_after = int(page.get_attribute("body", "data-frames")) - frames
+        print(f"\n500 tiles: drawn {drawn:.2f} s after the page was asked for; a change to every table shown "
+              f"{followed:.2f} s after it was stored ({batches} SSE messages, {frames_after} frames drawn; "
+              f"pass over the store {served.dashboard.floor.pass_s:.2f} s)")
+        assert len(page.query_selector_all(".tile")) == 500
+        assert page.inner_text("#n-offline") == str(len(offline))
+        if os.environ.get("TABLEHOST_SCREENSHOTS"):
+            page.screenshot(path=str(SCREENSHOTS / "floor-map.png"))
+
+
+def test_a_pai_gow_table_shows_its_rolls_with_the_displays_dice(tmp_path: Path, login: Any) -> None:
+    journal = tmp_path / "paigow.journal"
+    run_table(REPO / "hardware-profiles" / "tables" / "sim-paigow.toml", journal, 3)
+    db = tmp_path / "floor.sqlite"
+    store_messages(db, messages_of(journal, "PG-01"))
+    rolls = [roll for line in floor_export(db, "PG-01").splitlines() for roll in json.loads(line)["rolls"]]
+    with serving(db, tmp_path) as served:
+        page = login()
+        page.goto(served.url + "/table/PG-01")
+        page.wait_for_selector("body:not([data-loaded='0'])")
+        assert page.is_hidden("#roads-panel") and page.is_visible("#rolls-panel")
+        assert len(page.query_selector_all("#rolls .roll")) == len(rolls[-30:])
+        assert len(page.query_selector_all("#rolls svg.die")) == sum(len(r["dice"]) for r in rolls[-30:])
