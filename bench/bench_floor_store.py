@@ -31,7 +31,7 @@ from bench.floor.postgres import Postgres, have_postgres  # noqa: E402
 from firmware_host.feed.broker import BrokerSettings  # noqa: E402
 from firmware_host.floor.collector import Collector  # noqa: E402
 from firmware_host.floor.store import open_store  # noqa: E402
-from tests.support.feed_records import payloads  # noqa: E402
+from bench.floor.records import payloads  # noqa: E402
 
 
 def run(spec: str, password_file: Path | None, messages: list[tuple[str, bytes]], batch: int) -> dict[str, Any]:

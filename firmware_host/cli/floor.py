@@ -233,7 +233,7 @@ def run_export(args: argparse.Namespace) -> int:
                 messages.append(data)
         lines: Any = messages
         if args.type in ("round_result", "shoe_result"):
-            from firmware_host.wiring import table_figures
+            from firmware_host.host import figures as table_figures
 
             records = table_figures.feed_records(messages)
             lines = table_figures.rounds_of(records) if args.type == "round_result" else table_figures.shoes_of(records)

@@ -170,7 +170,7 @@ def _time_of_day(text: str) -> datetime.time:
 
 def run_export(args: argparse.Namespace) -> int:
     """``journal export PATH (--rounds | --shoes)``."""
-    from firmware_host.wiring import table_figures
+    from firmware_host.host import figures as table_figures
 
     edge = _paigow_edge(args)
     rows = table_figures.export_rounds(args.path, edge) if args.exporter == "rounds" else \
@@ -182,7 +182,7 @@ def run_export(args: argparse.Namespace) -> int:
 
 def run_report(args: argparse.Namespace) -> int:
     """``journal report PATH [--by shoe|day|seat] [--json]``."""
-    from firmware_host.wiring import table_figures
+    from firmware_host.host import figures as table_figures
 
     edge = _paigow_edge(args)
     groups = table_figures.report(args.path, args.by, args.day_starts, edge)

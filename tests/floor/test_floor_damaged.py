@@ -77,7 +77,7 @@ def test_a_seq_that_is_not_an_integer_is_named_and_the_gaps_still_computed(db: P
 
 
 def test_journal_verify_floor_reads_past_an_unreadable_record(tmp_path: Path) -> None:
-    from tests.floor.test_floor_audit import play, publish, verify
+    from tests.support.floor_audit import play, publish, verify
 
     journal, db = tmp_path / "journal.sqlite", tmp_path / "floor.sqlite"
     play(journal)

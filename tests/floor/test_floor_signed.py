@@ -14,7 +14,7 @@ from firmware_host.feed.schema import FeedState
 from firmware_host.feed.signing import Keyring, Signer
 from firmware_host.floor.store import FloorStore
 from firmware_host.host.segments import records as read_records
-from tests.floor.test_floor_audit import play, verify
+from tests.support.floor_audit import play, verify
 from tests.support.feed_records import admit
 from tests.support.floor_run import floor_keys, provision
 

@@ -38,7 +38,7 @@ from tests.support.table_driver import TableDriver, command
 from tests.tables.baccarat import table as bt
 from tests.tables.baccarat.shuffler_table import ShufflerDriver
 from tests.tables.paigow import table as pt
-from tests.tables.paigow.test_table_bank import after_first_round, to_bank_offer
+from tests.tables.paigow.table import after_first_round, to_bank_offer
 
 #: The biggest decision (as JSON) a hostile command may cause: refusals quote values bounded.
 DECISION_LONGEST = 2_000

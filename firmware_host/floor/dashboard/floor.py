@@ -21,6 +21,7 @@ import time
 from typing import Any, Callable
 
 from firmware_host.floor.dashboard.tables import ROLES, TableWatch
+from firmware_host.host import figures
 from firmware_host.floor.model import FloorError, Store, Unreadable
 
 __all__ = ["Floor", "Subscriber", "POLL_S", "QUEUE"]
@@ -182,9 +183,9 @@ class Floor:
             if table not in store.tables():
                 return None
             found = None
-            for message in store.messages(table, "round_result"):
-                if message["data"].get("round") == round_number:
-                    found = message["data"]
+            for line in figures.rounds_of(figures.feed_records(store.messages(table))):  # with odds and theo
+                if line.get("round") == round_number:
+                    found = line
             return found
         finally:
             store.close()

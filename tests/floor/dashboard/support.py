@@ -38,6 +38,12 @@ def messages_of(journal: Path, table: str) -> list[dict[str, Any]]:
     return [m for m, _ in schema.derive(table, read_records(journal), FeedState())]
 
 
+def current_round(messages: list[dict[str, Any]]) -> int:
+    """The round a table's tile shows for ``messages``: the latest any message names (the round whose
+    betting is open once its ``odds`` are out, the one just finished before that)."""
+    return max(m["round"] for m in messages if m.get("round") is not None)
+
+
 def store_messages(db: Path, messages: list[dict[str, Any]], status: str | None = "online",
                    offline: frozenset[str] = frozenset()) -> None:
     """Admit and store ``messages`` (unsigned, as ``--unsigned`` does), and each table's retained

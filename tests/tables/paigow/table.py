@@ -87,3 +87,21 @@ class Driver(TableDriver[PaiGowTable]):
         self.deal_and_close()
         self.feed(command("tiles", **tiles) if tiles else command("round_complete"))
         return self.results()[-1]
+
+
+#: A wager at every seat.
+ALL_SEATS = {seat: 1000 for seat in range(1, 7)}
+
+
+def after_first_round(rules: PaiGowTableRules = BANK_RULES, wagers: dict[int, int] | None = None) -> Driver:
+    """A table whose first round (no player bank) is over, every seat having wagered."""
+    driver = Driver(rules)
+    driver.open()
+    driver.play_round(wagers=wagers or ALL_SEATS)
+    return driver
+
+
+def to_bank_offer(driver: Driver, wagers: dict[int, int] | None = None) -> None:
+    """Wagers of ``wagers`` (default seats 2 and 4), then no more bets: the bank is offered."""
+    driver.feed([wager(seat, amount) for seat, amount in (wagers or {2: 1000, 4: 500}).items()])
+    driver.feed(command("no_more_bets"))

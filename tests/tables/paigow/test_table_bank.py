@@ -7,22 +7,8 @@ import pytest
 from firmware_host.rules.paigow_dice.rules import PaiGowRules
 from firmware_host.tables.paigow import PaiGowTableRules
 
-from .table import BANK_RULES, Driver, command, lid, reading, roll, shakes, wager
+from .table import BANK_RULES, Driver, after_first_round, command, lid, reading, roll, shakes, to_bank_offer, wager
 
-ALL_SEATS = {seat: 1000 for seat in range(1, 7)}
-
-
-def after_first_round(rules: PaiGowTableRules = BANK_RULES, wagers: dict[int, int] | None = None) -> Driver:
-    """A table whose first round (no player bank) is over, every seat having wagered."""
-    driver = Driver(rules)
-    driver.open()
-    driver.play_round(wagers=wagers or ALL_SEATS)
-    return driver
-
-
-def to_bank_offer(driver: Driver, wagers: dict[int, int] | None = None) -> None:
-    driver.feed([wager(seat, amount) for seat, amount in (wagers or {2: 1000, 4: 500}).items()])
-    driver.feed(command("no_more_bets"))
 
 
 def test_535_11_b_no_player_bank_in_the_first_round_of_the_game() -> None:
