@@ -20,7 +20,7 @@ import shutil
 import subprocess
 import sys
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from firmware_host.rules.baccarat.cards import Card, full_shoe
 from firmware_host.rules.baccarat.deal import Deal, resolve
@@ -100,8 +100,10 @@ def main() -> None:
     lines = "".join(" ".join(str(card) for card in cards) + "\n" for cards in rounds)
     startup = min(run_cli([*tablehost, "baccarat", "resolve"], "") for _ in range(3))
     seconds = run_cli([*tablehost, "baccarat", "resolve"], lines)
-    print(f"tablehost baccarat resolve:       {len(rounds) / seconds:12,.0f} rounds/s "
-          f"({len(rounds):,} rounds in {seconds:.2f} s, start-up {startup * 1000:.0f} ms included)")
+    print(
+        f"tablehost baccarat resolve:       {len(rounds) / seconds:12,.0f} rounds/s "
+        f"({len(rounds):,} rounds in {seconds:.2f} s, start-up {startup * 1000:.0f} ms included)"
+    )
     print(f"  without start-up:               {len(rounds) / (seconds - startup):12,.0f} rounds/s")
 
     seconds = min(timed(shoe_odds, 8) for _ in range(5))

@@ -26,20 +26,21 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
+from bench.display.chromium import CHROMIUM, LAUNCH_ARGS  # noqa: E402
+from bench.display.table import BACCARAT, start, write_profile  # noqa: E402
 from firmware_host.rules.baccarat.cards import shoe_composition  # noqa: E402
 from firmware_host.rules.baccarat.deal import resolve  # noqa: E402
 from firmware_host.rules.baccarat.roads import Outcome, RoadBuilder, roads  # noqa: E402
 from firmware_host.tables.decisions import Decision  # noqa: E402
-from bench.display.chromium import CHROMIUM, LAUNCH_ARGS  # noqa: E402
-from bench.display.table import BACCARAT, start, write_profile  # noqa: E402
 
 #: Before the page's scripts: when the page has drawn an update, note its seq and the wall time.
 RECORD_TIMES = """
@@ -65,13 +66,20 @@ class Durable:
 def percentiles(samples: list[float]) -> str:
     ordered = sorted(samples)
     p99 = ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
-    return f"p50 {statistics.median(ordered):.1f} ms, p99 {p99:.1f} ms, max {ordered[-1]:.1f} ms ({len(ordered)} updates)"
+    return (
+        f"p50 {statistics.median(ordered):.1f} ms, p99 {p99:.1f} ms, max {ordered[-1]:.1f} ms ({len(ordered)} updates)"
+    )
 
 
 def decision_to_visible(rounds: int, pace: float) -> None:
     with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:
-        running = start(write_profile(Path(folder), BACCARAT.format(decks=8, rules="")), Path(folder) / "j.sqlite",
-                        rounds=rounds, pace=pace, hold_at={"load_shoe"})
+        running = start(
+            write_profile(Path(folder), BACCARAT.format(decks=8, rules="")),
+            Path(folder) / "j.sqlite",
+            rounds=rounds,
+            pace=pace,
+            hold_at={"load_shoe"},
+        )
         probe = Durable(running.service)
         outputs = running.service.outputs
         outputs.insert(outputs.index(running.table.display.hub), probe)
@@ -110,13 +118,32 @@ def memory_kib(pid: int) -> tuple[int, int]:
 def service_load(browsers: int, seconds: float, pace: float) -> tuple[float, int, int]:
     """CPU share of one core, RSS and peak RSS (KiB) of ``tablehost run`` with its display over ``seconds``."""
     with tempfile.TemporaryDirectory() as folder:
-        shutil.copytree(ROOT / "hardware-profiles" / "devices", Path(folder) / "devices")  # beside tables/, as in the repo
+        shutil.copytree(
+            ROOT / "hardware-profiles" / "devices", Path(folder) / "devices"
+        )  # beside tables/, as in the repo
         (Path(folder) / "tables").mkdir()
         profile = write_profile(Path(folder) / "tables", BACCARAT.format(decks=8, rules=""))
         process = subprocess.Popen(
-            [sys.executable, "-m", "firmware_host", "run", "--profile", str(profile), "--journal", f"{folder}/j.sqlite",
-             "--pace", str(pace), "--quiet", "--seed", "5"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+            [
+                sys.executable,
+                "-m",
+                "firmware_host",
+                "run",
+                "--profile",
+                str(profile),
+                "--journal",
+                f"{folder}/j.sqlite",
+                "--pace",
+                str(pace),
+                "--quiet",
+                "--seed",
+                "5",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+        )
         assert process.stdout is not None and process.stderr is not None
         line = ""
         while "dealer display" not in line:
@@ -146,7 +173,7 @@ def shoe_outcomes(seed: int) -> list[Outcome]:
     random.Random(seed).shuffle(cards)
     outcomes, position = [], 0
     while len(cards) - position >= 6:
-        result = resolve(cards[position:position + 6])
+        result = resolve(cards[position : position + 6])
         position += result.cards_used
         outcomes.append(Outcome(result.winner, result.player_pair, result.banker_pair, result.natural))
     return outcomes
@@ -167,8 +194,10 @@ def roads_per_round() -> None:
         for end in range(1, len(outcomes) + 1):
             roads(outcomes[:end])
     rebuilt = (time.perf_counter() - started) / (repeats * len(outcomes))
-    print(f"roads over a full shoe ({len(outcomes)} rounds): {incremental * 1e6:.0f} µs per round added and rendered "
-          f"to JSON; {rebuilt * 1e6:.0f} µs per round rebuilding every road from the shoe's start")
+    print(
+        f"roads over a full shoe ({len(outcomes)} rounds): {incremental * 1e6:.0f} µs per round added and rendered "
+        f"to JSON; {rebuilt * 1e6:.0f} µs per round rebuilding every road from the shoe's start"
+    )
 
 
 def main() -> None:
@@ -181,8 +210,10 @@ def main() -> None:
     decision_to_visible(args.rounds, args.pace)
     for browsers in (0, 5):
         share, rss, peak = service_load(browsers, args.seconds, args.pace)
-        print(f"service with {browsers} browser(s) connected: {share:.1%} of one core, RSS {rss / 1024:.1f} MiB "
-              f"(peak {peak / 1024:.1f} MiB) over {args.seconds:g} s")
+        print(
+            f"service with {browsers} browser(s) connected: {share:.1%} of one core, RSS {rss / 1024:.1f} MiB "
+            f"(peak {peak / 1024:.1f} MiB) over {args.seconds:g} s"
+        )
 
 
 if __name__ == "__main__":

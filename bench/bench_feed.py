@@ -26,6 +26,7 @@ sys.path.insert(0, str(REPO))
 
 import paho.mqtt.client as mqtt  # noqa: E402
 
+from bench.feed.broker import Broker  # noqa: E402
 from drivers.events.shoe import CardRead  # noqa: E402
 from firmware_host.feed.broker import BrokerSettings  # noqa: E402
 from firmware_host.feed.cursor import FeedCursor  # noqa: E402
@@ -35,7 +36,6 @@ from firmware_host.floor.collector import Collector  # noqa: E402
 from firmware_host.floor.store import FloorStore  # noqa: E402
 from firmware_host.host.journal import Journal  # noqa: E402
 from firmware_host.tables.decisions import Decision  # noqa: E402
-from bench.feed.broker import Broker  # noqa: E402
 
 #: Records of one simulated round: 6 cards with their prompts, 3 announcements, the result (about
 #: what a simulated Baccarat round journals).
@@ -49,16 +49,45 @@ ROUNDS_PER_HOUR = 200
 def play_round(journal: Journal, n: int, at: float) -> None:
     """One round's steps: cards with prompts (not published), announcements and the result (published)."""
     for card in range(CARDS_PER_ROUND):
-        journal.append_step(at + card, CardRead(device="shoe", rank="9", suit="S"),
-                            [Decision("prompt", {"action": "deal", "to": "player", "card": card}, n)])
-    journal.append_step(at + 7, CardRead(device="shoe", rank="K", suit="D"), [
-        Decision("announce", {"announce": "point_counts", "player": ["9S", "KD"], "banker": ["9S", "9S"],
-                              "player_total": 9, "banker_total": 8, "text": "player 9, banker 8"}, n),
-        Decision("announce", {"announce": "outcome", "winner": "player", "text": "player wins"}, n),
-        Decision("round_result", {"round": n, "shoe": 1, "winner": "player", "player": ["9S", "KD"],
-                                  "banker": ["9S", "9S"], "player_total": 9, "banker_total": 8,
-                                  "settlement": [{"seat": 1, "kind": "player", "amount": 2500, "paid": 2500}]}, n),
-        Decision("lamp", {"colour": "green"}, n)])
+        journal.append_step(
+            at + card,
+            CardRead(device="shoe", rank="9", suit="S"),
+            [Decision("prompt", {"action": "deal", "to": "player", "card": card}, n)],
+        )
+    journal.append_step(
+        at + 7,
+        CardRead(device="shoe", rank="K", suit="D"),
+        [
+            Decision(
+                "announce",
+                {
+                    "announce": "point_counts",
+                    "player": ["9S", "KD"],
+                    "banker": ["9S", "9S"],
+                    "player_total": 9,
+                    "banker_total": 8,
+                    "text": "player 9, banker 8",
+                },
+                n,
+            ),
+            Decision("announce", {"announce": "outcome", "winner": "player", "text": "player wins"}, n),
+            Decision(
+                "round_result",
+                {
+                    "round": n,
+                    "shoe": 1,
+                    "winner": "player",
+                    "player": ["9S", "KD"],
+                    "banker": ["9S", "9S"],
+                    "player_total": 9,
+                    "banker_total": 8,
+                    "settlement": [{"seat": 1, "kind": "player", "amount": 2500, "paid": 2500}],
+                },
+                n,
+            ),
+            Decision("lamp", {"colour": "green"}, n),
+        ],
+    )
 
 
 def pct(values: list[float], fraction: float) -> float:
@@ -100,8 +129,9 @@ class Floor:
             return outcomes
 
         self.store.ingest = timed  # type: ignore[method-assign]
-        self.collector = Collector(self.store, BrokerSettings(url), Keyring(keys_dir(db.parent)),
-                                   client_id=f"bench-{db.stem}")
+        self.collector = Collector(
+            self.store, BrokerSettings(url), Keyring(keys_dir(db.parent)), client_id=f"bench-{db.stem}"
+        )
         self.thread = threading.Thread(target=self.collector.run, daemon=True)
         self.thread.start()
         self.collector.subscribed.wait(10)
@@ -134,8 +164,15 @@ def forget_session(url: str, client_id: str) -> None:
 
 def publisher(journal: Journal, table: str, url: str) -> FeedPublisher:
     """The table's publisher, signing with its key (provisioned beside the journal)."""
-    return FeedPublisher(journal, FeedCursor(journal.path, table), BrokerSettings(url),
-                         signer(Path(journal.path).parent, table), table_id=table, game="baccarat", version="bench")
+    return FeedPublisher(
+        journal,
+        FeedCursor(journal.path, table),
+        BrokerSettings(url),
+        signer(Path(journal.path).parent, table),
+        table_id=table,
+        game="baccarat",
+        version="bench",
+    )
 
 
 def latency(tmp: Path, broker: Broker, steps: int) -> None:
@@ -147,8 +184,11 @@ def latency(tmp: Path, broker: Broker, steps: int) -> None:
         floor.wait(1)
         made: dict[int, float] = {}
         for n in range(1, steps + 1):
-            journal.append_step(float(n), CardRead(device="shoe", rank="9", suit="S"),
-                                [Decision("round_result", {"round": n, "winner": "banker"}, n)])
+            journal.append_step(
+                float(n),
+                CardRead(device="shoe", rank="9", suit="S"),
+                [Decision("round_result", {"round": n, "winner": "banker"}, n)],
+            )
             made[n + 1] = time.perf_counter()  # feed seq n + 1 (seq 1 is the journal's first record)
             feed.on_decisions([])
             time.sleep(0.004)
@@ -156,8 +196,10 @@ def latency(tmp: Path, broker: Broker, steps: int) -> None:
         feed.stop()
     floor.close()
     ms = [(floor.stored[("T1", seq)] - at) * 1000 for seq, at in made.items()]
-    print(f"decision to stored: {steps} decisions 4 ms apart: p50 {pct(ms, 0.5):.2f} ms, p99 {pct(ms, 0.99):.2f} ms, "
-          f"max {max(ms):.2f} ms")
+    print(
+        f"decision to stored: {steps} decisions 4 ms apart: p50 {pct(ms, 0.5):.2f} ms, p99 {pct(ms, 0.99):.2f} ms, "
+        f"max {max(ms):.2f} ms"
+    )
 
 
 def drain(tmp: Path, broker: Broker, hours: float) -> None:
@@ -177,8 +219,10 @@ def drain(tmp: Path, broker: Broker, hours: float) -> None:
         elapsed = time.perf_counter() - started
         feed.stop()
         floor.close()
-    print(f"backlog drain after {hours:g} h down ({rounds} rounds, {records} journal records, {expected} messages): "
-          f"{elapsed:.2f} s, {expected / elapsed:.0f} messages/s")
+    print(
+        f"backlog drain after {hours:g} h down ({rounds} rounds, {records} journal records, {expected} messages): "
+        f"{elapsed:.2f} s, {expected / elapsed:.0f} messages/s"
+    )
 
 
 def proc_stats(pid: int) -> tuple[float, float]:
@@ -201,8 +245,9 @@ def backlogged(tmp: Path, name: str, tables: int, rounds: int) -> list[Journal]:
     return journals
 
 
-def wind_down(feeds: list[FeedPublisher], journals: list[Journal], collector: subprocess.Popen[Any], url: str,
-              client_id: str) -> None:
+def wind_down(
+    feeds: list[FeedPublisher], journals: list[Journal], collector: subprocess.Popen[Any], url: str, client_id: str
+) -> None:
     """Stop the feeds, close the journals, stop the collector and end its session."""
     for feed in feeds:
         feed.stop(0)
@@ -215,8 +260,23 @@ def wind_down(feeds: list[FeedPublisher], journals: list[Journal], collector: su
 
 def many_tables(tmp: Path, broker: Broker, tables: int, rounds: int) -> None:
     db = tmp / "floor-50.sqlite"
-    collector = subprocess.Popen([sys.executable, "-m", "firmware_host", "floor", "--broker", broker.url, "--db",
-                                  str(db), "--keys", str(keys_dir(tmp)), "--client-id", "bench-floor"], cwd=REPO)
+    collector = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "firmware_host",
+            "floor",
+            "--broker",
+            broker.url,
+            "--db",
+            str(db),
+            "--keys",
+            str(keys_dir(tmp)),
+            "--client-id",
+            "bench-floor",
+        ],
+        cwd=REPO,
+    )
     journals = backlogged(tmp, "table", tables, rounds)
     time.sleep(1.0)  # the collector's session exists
     expected = tables * (1 + PUBLISHED_PER_ROUND * rounds)
@@ -238,9 +298,11 @@ def many_tables(tmp: Path, broker: Broker, tables: int, rounds: int) -> None:
     elapsed = time.perf_counter() - started
     cpu_after, rss = proc_stats(collector.pid)
     wind_down(feeds, journals, collector, broker.url, "bench-floor")
-    print(f"{tables} tables x {1 + PUBLISHED_PER_ROUND * rounds} messages to one broker and collector: {expected} messages in "
-          f"{elapsed:.1f} s, {expected / elapsed:.0f} messages/s; collector CPU {cpu_after - cpu_before:.1f} s "
-          f"({100 * (cpu_after - cpu_before) / elapsed:.0f}% of a core), peak RSS {rss:.0f} MB")
+    print(
+        f"{tables} tables x {1 + PUBLISHED_PER_ROUND * rounds} messages to one broker and collector: {expected} messages in "
+        f"{elapsed:.1f} s, {expected / elapsed:.0f} messages/s; collector CPU {cpu_after - cpu_before:.1f} s "
+        f"({100 * (cpu_after - cpu_before) / elapsed:.0f}% of a core), peak RSS {rss:.0f} MB"
+    )
 
 
 def signed_profile(tmp: Path, url: str) -> Path:
@@ -257,26 +319,49 @@ def signed_profile(tmp: Path, url: str) -> Path:
 
 
 def table_cost(tmp: Path, broker: Broker, rounds: int, repeats: int = 2) -> None:
-    profiles = {"off": REPO / "hardware-profiles" / "tables" / "sim-baccarat.toml", "on": signed_profile(tmp, broker.url)}
+    profiles = {
+        "off": REPO / "hardware-profiles" / "tables" / "sim-baccarat.toml",
+        "on": signed_profile(tmp, broker.url),
+    }
     figures: dict[str, list[tuple[float, float, float]]] = {"off": [], "on": []}
     for run in range(repeats):
         for label, extra in (("off", []), ("on", ["--feed", broker.url])):
             floor = Floor(tmp / f"cost-floor-{label}-{run}.sqlite", broker.url)  # each journal its own floor
             started = time.perf_counter()
-            child = subprocess.Popen([sys.executable, "-m", "firmware_host", "run", "--profile", str(profiles[label]),
-                                      "--rounds", str(rounds), "--seed", "3", "--journal",
-                                      str(tmp / f"cost-{label}-{run}.sqlite"), "--quiet", *extra],
-                                     cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            child = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "firmware_host",
+                    "run",
+                    "--profile",
+                    str(profiles[label]),
+                    "--rounds",
+                    str(rounds),
+                    "--seed",
+                    "3",
+                    "--journal",
+                    str(tmp / f"cost-{label}-{run}.sqlite"),
+                    "--quiet",
+                    *extra,
+                ],
+                cwd=REPO,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
             _, status, usage = os.wait4(child.pid, 0)
             child.returncode = os.waitstatus_to_exitcode(status)
             assert child.returncode == 0, child.returncode
-            figures[label].append((time.perf_counter() - started, usage.ru_utime + usage.ru_stime,
-                                   usage.ru_maxrss / 1024))
+            figures[label].append(
+                (time.perf_counter() - started, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
+            )
             floor.close()
     for label, runs in figures.items():
         wall, cpu, rss = (min(values) for values in zip(*runs))
-        print(f"tablehost run, {rounds} simulated rounds, feed {label:3}: best of {repeats}: {wall:.1f} s, "
-              f"CPU {cpu:.2f} s, peak RSS {rss:.0f} MB")
+        print(
+            f"tablehost run, {rounds} simulated rounds, feed {label:3}: best of {repeats}: {wall:.1f} s, "
+            f"CPU {cpu:.2f} s, peak RSS {rss:.0f} MB"
+        )
 
 
 def main() -> None:

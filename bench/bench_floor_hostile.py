@@ -22,8 +22,9 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -31,16 +32,24 @@ sys.path.insert(0, str(REPO))
 import paho.mqtt.client as mqtt  # noqa: E402
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey  # noqa: E402
 
-from bench.bench_feed import (PUBLISHED_PER_ROUND, backlogged, keys_dir, proc_stats, publisher,  # noqa: E402
-                              wind_down)
+from bench.bench_feed import PUBLISHED_PER_ROUND, backlogged, keys_dir, proc_stats, publisher, wind_down  # noqa: E402
 from bench.feed.broker import Broker  # noqa: E402
 from firmware_host.feed import schema  # noqa: E402
 from firmware_host.feed.signing import Signer  # noqa: E402
 from firmware_host.floor.store import FloorStore  # noqa: E402
 
 #: A genuine-looking message of table T0 to start each forgery from.
-TEMPLATE = {"table": "T0", "seq": 2, "journal_seq": 2, "journal_hash": "1" * 64, "at": 1796116391.58, "round": 1,
-            "type": "round_result", "data": {"round": 1, "winner": "banker"}, "prev_hash": "2" * 64}
+TEMPLATE = {
+    "table": "T0",
+    "seq": 2,
+    "journal_seq": 2,
+    "journal_hash": "1" * 64,
+    "at": 1796116391.58,
+    "round": 1,
+    "type": "round_result",
+    "data": {"round": 1, "winner": "banker"},
+    "prev_hash": "2" * 64,
+}
 
 
 def _sealed(**changes: Any) -> bytes:
@@ -60,8 +69,10 @@ HOSTILE: dict[str, Callable[[int], tuple[str, bytes]]] = {
     "deep nesting": lambda n: ("tablehost/T0/events", b'{"data":' + b"[" * 5000 + b"]" * 5000 + b"}"),
     "text at": lambda n: ("tablehost/T0/events", _sealed(at=f"{n}")),
     "unsigned forgery": lambda n: ("tablehost/T0/events", _sealed(seq=n + 2)),
-    "forgery, another key": lambda n: ("tablehost/T0/events", schema.encode(OTHER_KEY.sign(
-        schema.seal({**TEMPLATE, "seq": n + 2})))),
+    "forgery, another key": lambda n: (
+        "tablehost/T0/events",
+        schema.encode(OTHER_KEY.sign(schema.seal({**TEMPLATE, "seq": n + 2}))),
+    ),
     "seq 10**9": lambda n: ("tablehost/T0/events", _sealed(seq=10**9 + n)),
     "made-up table": lambda n: (f"tablehost/FAKE-{n}/events", _sealed(table=f"FAKE-{n}")),
     "garbage": lambda n: ("tablehost/T0/events", bytes(range(256)) * 4),
@@ -127,9 +138,26 @@ def run(tmp: Path, broker: Broker, tables: int, rounds: int, hostile: int, label
     client_id = f"bench-hostile-{label}"
     journals = backlogged(tmp, f"{label}-table", tables, rounds)
     feeds = [publisher(journal, f"T{t}", broker.url) for t, journal in enumerate(journals)]  # keys provisioned
-    collector = subprocess.Popen([sys.executable, "-m", "firmware_host", "floor", "--broker", broker.url, "--db",
-                                  str(db), "--keys", str(keys_dir(tmp)), "--client-id", client_id, "-v"], cwd=REPO,
-                                 stderr=subprocess.PIPE, text=True)
+    collector = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "firmware_host",
+            "floor",
+            "--broker",
+            broker.url,
+            "--db",
+            str(db),
+            "--keys",
+            str(keys_dir(tmp)),
+            "--client-id",
+            client_id,
+            "-v",
+        ],
+        cwd=REPO,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     subscribed = threading.Event()
     threading.Thread(target=watch, args=(collector, subscribed), daemon=True).start()
     if not subscribed.wait(30):
@@ -155,12 +183,18 @@ def run(tmp: Path, broker: Broker, tables: int, rounds: int, hostile: int, label
     stored, refused = counts(db)
     wind_down(feeds, journals, collector, broker.url, client_id)
     size = sum(p.stat().st_size for p in tmp.glob(f"floor-{label}.sqlite*")) / 1e6
-    print(f"{label}: {tables} tables x {1 + PUBLISHED_PER_ROUND * rounds} real messages = {expected} stored in "
-          f"{elapsed:.1f} s: {expected / elapsed:.0f} real messages/s" +
-          (f"; {refused} of {hostile} hostile refused ({all_in:.1f} s for all), "
-           f"{(expected + refused) / all_in:.0f} messages/s in all" if hostile else "") +
-          f"; collector CPU {cpu_after - cpu_before:.1f} s, peak RSS {rss:.0f} MB; floor database {size:.1f} MB"
-          f" (stored {stored})")
+    print(
+        f"{label}: {tables} tables x {1 + PUBLISHED_PER_ROUND * rounds} real messages = {expected} stored in "
+        f"{elapsed:.1f} s: {expected / elapsed:.0f} real messages/s"
+        + (
+            f"; {refused} of {hostile} hostile refused ({all_in:.1f} s for all), "
+            f"{(expected + refused) / all_in:.0f} messages/s in all"
+            if hostile
+            else ""
+        )
+        + f"; collector CPU {cpu_after - cpu_before:.1f} s, peak RSS {rss:.0f} MB; floor database {size:.1f} MB"
+        f" (stored {stored})"
+    )
 
 
 def main() -> None:

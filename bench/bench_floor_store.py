@@ -28,10 +28,10 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from bench.floor.postgres import Postgres, have_postgres  # noqa: E402
+from bench.floor.records import payloads  # noqa: E402
 from firmware_host.feed.broker import BrokerSettings  # noqa: E402
 from firmware_host.floor.collector import Collector  # noqa: E402
 from firmware_host.floor.store import open_store  # noqa: E402
-from bench.floor.records import payloads  # noqa: E402
 
 
 def run(spec: str, password_file: Path | None, messages: list[tuple[str, bytes]], batch: int) -> dict[str, Any]:
@@ -44,15 +44,17 @@ def run(spec: str, password_file: Path | None, messages: list[tuple[str, bytes]]
             seconds: list[float] = []
             started = time.perf_counter()
             for first in range(0, len(messages), batch):
-                collector.process(messages[first:first + batch])
+                collector.process(messages[first : first + batch])
                 seconds.append(collector.stats.last_write_seconds)
             elapsed = time.perf_counter() - started
             kinds = collector.counts
             assert kinds["stored" if phase == "new" else "duplicate"] == len(messages), kinds
             ms = sorted(s * 1000 for s in seconds)
-            figures[phase] = {"p50_ms": round(statistics.median(ms), 2),
-                              "p99_ms": round(ms[min(len(ms) - 1, int(len(ms) * 0.99))], 2),
-                              "messages_per_s": round(len(messages) / elapsed)}
+            figures[phase] = {
+                "p50_ms": round(statistics.median(ms), 2),
+                "p99_ms": round(ms[min(len(ms) - 1, int(len(ms) * 0.99))], 2),
+                "messages_per_s": round(len(messages) / elapsed),
+            }
         return figures
     finally:
         store.close()
@@ -82,8 +84,11 @@ def main() -> int:
                     spec, password = make(n * 10 + i)
                     figures = run(spec, password, messages, batch)
                     for phase, got in figures.items():
-                        print(f"{name:10} batch {batch:3} {phase:9} p50 {got['p50_ms']:7.2f} ms  p99 "
-                              f"{got['p99_ms']:7.2f} ms  {got['messages_per_s']:6} messages/s", flush=True)
+                        print(
+                            f"{name:10} batch {batch:3} {phase:9} p50 {got['p50_ms']:7.2f} ms  p99 "
+                            f"{got['p99_ms']:7.2f} ms  {got['messages_per_s']:6} messages/s",
+                            flush=True,
+                        )
         finally:
             if server is not None:
                 server.stop()

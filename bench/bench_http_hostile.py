@@ -54,6 +54,7 @@ SOURCES = [f"127.0.0.{i}" for i in range(2, 251)]
 
 # -- the attacker (a separate process) ------------------------------------------------------
 
+
 async def _answer(reader: asyncio.StreamReader) -> int:
     line = await reader.readline()
     status = int(line.split()[1]) if line.startswith(b"HTTP/") else 0
@@ -70,8 +71,10 @@ async def flood(host: str, port: int, seconds: float, workers: int) -> collectio
     seen: collections.Counter[str] = collections.Counter()
     deadline = time.monotonic() + seconds
     body = json.dumps({"command": "reveal", "pin": "0000"}).encode()
-    request = (f"POST /api/action HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
-               f"Content-Length: {len(body)}\r\n\r\n").encode() + body
+    request = (
+        f"POST /api/action HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    ).encode() + body
 
     async def worker(index: int) -> None:
         while time.monotonic() < deadline:
@@ -110,7 +113,7 @@ async def hold(host: str, port: int, seconds: float, count: int) -> collections.
                 while time.monotonic() < deadline and not reader.at_eof():
                     await asyncio.sleep(0.5)  # holds it, never reads
                 writer.close()
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 seen["held to the end"] += 1
             except OSError:
                 seen["refused"] += 1
@@ -131,6 +134,7 @@ def attacker(kind: str, url: str, seconds: float, count: int) -> None:
 
 # -- the table side -------------------------------------------------------------------------
 
+
 class Reader(threading.Thread):
     """The Pi's own screen: follows the dealer stream and notes when each event arrives."""
 
@@ -147,7 +151,7 @@ class Reader(threading.Thread):
             while not self.stopping:
                 try:
                     chunk = sock.recv(65536)
-                except socket.timeout:
+                except TimeoutError:
                     continue
                 if not chunk:
                     return
@@ -159,25 +163,30 @@ class Reader(threading.Thread):
                         self.at[int(line[4:])] = now
 
 
-def phase(name: str, running: Any, probe: Durable, reader: Reader, seconds: float,
-          attack: list[str] | None) -> None:
+def phase(name: str, running: Any, probe: Durable, reader: Reader, seconds: float, attack: list[str] | None) -> None:
     service, journal = running.service, running.table.journal
     checked, records = _checks(running), _refusal_records(journal)
     steps, started = service.steps, time.monotonic()
     since = time.time() * 1000
     child = None
     if attack:
-        child = subprocess.Popen([sys.executable, __file__, "--attack", *attack, "--url", running.url,
-                                  "--seconds", str(seconds)], stdout=subprocess.PIPE, text=True, cwd=ROOT)
+        child = subprocess.Popen(
+            [sys.executable, __file__, "--attack", *attack, "--url", running.url, "--seconds", str(seconds)],
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+        )
     time.sleep(seconds)
     rate = (service.steps - steps) / (time.monotonic() - started)
     answers = json.loads(child.communicate(timeout=seconds + 60)[0] or "{}") if child else {}
     delays = [at - probe.at[seq] for seq, at in reader.at.items() if seq in probe.at and probe.at[seq] >= since]
     rss, peak = memory_kib(os.getpid())
-    print(f"{name}: service loop {rate:,.0f} steps/s; stream delay {percentiles(delays) if delays else 'no events'}; "
-          f"scrypt checks {_checks(running) - checked}; "
-          f"refusal records {_refusal_records(journal) - records}; "
-          f"RSS {rss / 1024:.0f} MiB (peak {peak / 1024:.0f} MiB)" + (f"; attacker got {answers}" if child else ""))
+    print(
+        f"{name}: service loop {rate:,.0f} steps/s; stream delay {percentiles(delays) if delays else 'no events'}; "
+        f"scrypt checks {_checks(running) - checked}; "
+        f"refusal records {_refusal_records(journal) - records}; "
+        f"RSS {rss / 1024:.0f} MiB (peak {peak / 1024:.0f} MiB)" + (f"; attacker got {answers}" if child else "")
+    )
 
 
 def _checks(running: Any) -> int:
@@ -214,10 +223,22 @@ def main() -> None:
         time.sleep(1)
         try:
             phase("quiet", running, probe, reader, args.seconds, None)
-            phase(f"wrong-PIN flood ({args.flood} in flight, rotating addresses)", running, probe, reader,
-                  args.seconds, ["flood", str(args.flood)])
-            phase(f"{args.connections} connections holding unread streams", running, probe, reader, args.seconds,
-                  ["hold", str(args.connections)])
+            phase(
+                f"wrong-PIN flood ({args.flood} in flight, rotating addresses)",
+                running,
+                probe,
+                reader,
+                args.seconds,
+                ["flood", str(args.flood)],
+            )
+            phase(
+                f"{args.connections} connections holding unread streams",
+                running,
+                probe,
+                reader,
+                args.seconds,
+                ["hold", str(args.connections)],
+            )
         finally:
             reader.stopping = True
             running.stop()

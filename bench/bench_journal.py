@@ -18,9 +18,9 @@ import statistics
 import tempfile
 import time
 
-from firmware_host.tables.events import DealerCommand
-from firmware_host.tables.decisions import Decision
 from firmware_host.host.journal import Journal, verify
+from firmware_host.tables.decisions import Decision
+from firmware_host.tables.events import DealerCommand
 
 DEFAULT_APPENDS = 2000
 KEY = os.urandom(32)
@@ -44,11 +44,15 @@ def filesystem_of(directory: pathlib.Path) -> str:
 def one_step(i: int) -> tuple[float, DealerCommand, list[Decision]]:
     """A step the size of a dealt card: the input and a prompt, an announcement, a lamp."""
     rnd = i // 6
-    return (1.7e9 + i * 0.5, DealerCommand("shoe", "card", {"card": "9S", "seq": i}), [
-        Decision("prompt", {"action": "deal", "to": "banker"}, rnd),
-        Decision("announce", {"text": "Player 9, Banker 7"}, rnd),
-        Decision("lamp", {"colour": "green"}, rnd),
-    ])
+    return (
+        1.7e9 + i * 0.5,
+        DealerCommand("shoe", "card", {"card": "9S", "seq": i}),
+        [
+            Decision("prompt", {"action": "deal", "to": "banker"}, rnd),
+            Decision("announce", {"text": "Player 9, Banker 7"}, rnd),
+            Decision("lamp", {"colour": "green"}, rnd),
+        ],
+    )
 
 
 def percentile(sorted_values: list[float], fraction: float) -> float:
@@ -76,19 +80,27 @@ def run(directory: pathlib.Path, appends: int, key: bytes | None) -> None:
     assert report.ok and replayed == appends, report
     latencies.sort()
     ms = 1000.0
-    print(f"{'keyed' if key else 'unkeyed':8} {appends} steps ({records} records): "
-          f"{appends / elapsed:8.0f} appends/s, latency p50 {percentile(latencies, 0.50) * ms:.3f} ms, "
-          f"p99 {percentile(latencies, 0.99) * ms:.3f} ms, max {latencies[-1] * ms:.3f} ms, "
-          f"mean {statistics.fmean(latencies) * ms:.3f} ms")
-    print(f"{'':8} verify {records / verify_s:9.0f} records/s ({verify_s * ms:.0f} ms); "
-          f"steps() replay read {appends / replay_s:9.0f} steps/s; file {path.stat().st_size / 1e6:.1f} MB")
+    print(
+        f"{'keyed' if key else 'unkeyed':8} {appends} steps ({records} records): "
+        f"{appends / elapsed:8.0f} appends/s, latency p50 {percentile(latencies, 0.50) * ms:.3f} ms, "
+        f"p99 {percentile(latencies, 0.99) * ms:.3f} ms, max {latencies[-1] * ms:.3f} ms, "
+        f"mean {statistics.fmean(latencies) * ms:.3f} ms"
+    )
+    print(
+        f"{'':8} verify {records / verify_s:9.0f} records/s ({verify_s * ms:.0f} ms); "
+        f"steps() replay read {appends / replay_s:9.0f} steps/s; file {path.stat().st_size / 1e6:.1f} MB"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--appends", type=int, default=DEFAULT_APPENDS, help="steps to append per journal")
-    parser.add_argument("--dir", type=pathlib.Path, default=pathlib.Path("."),
-                        help="directory on the disk to measure (default: the current one)")
+    parser.add_argument(
+        "--dir",
+        type=pathlib.Path,
+        default=pathlib.Path("."),
+        help="directory on the disk to measure (default: the current one)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(dir=args.dir, prefix="bench-journal-") as tmp:
         directory = pathlib.Path(tmp)

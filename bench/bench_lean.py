@@ -75,21 +75,26 @@ class Tree:
 
 def last_010_commit() -> str:
     """The last commit whose ``pyproject.toml`` says ``version = "0.1.0"``."""
-    commits = subprocess.run(["git", "log", "--reverse", "--format=%H", "--", "pyproject.toml"], cwd=ROOT,
-                             capture_output=True, text=True, check=True).stdout.split()
+    commits = subprocess.run(
+        ["git", "log", "--reverse", "--format=%H", "--", "pyproject.toml"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
     seen = False
     for commit in commits:
         if _version_at(commit) == "0.1.0":
             seen = True
         elif seen:
-            return subprocess.run(["git", "rev-parse", f"{commit}^"], cwd=ROOT, capture_output=True, text=True,
-                                  check=True).stdout.strip()
+            return subprocess.run(
+                ["git", "rev-parse", f"{commit}^"], cwd=ROOT, capture_output=True, text=True, check=True
+            ).stdout.strip()
     raise SystemExit("bench_lean: no commit moved pyproject.toml off version 0.1.0; give --baseline")
 
 
 def _version_at(commit: str) -> str | None:
-    text = subprocess.run(["git", "show", f"{commit}:pyproject.toml"], cwd=ROOT, capture_output=True,
-                          text=True).stdout
+    text = subprocess.run(["git", "show", f"{commit}:pyproject.toml"], cwd=ROOT, capture_output=True, text=True).stdout
     try:
         return tomllib.loads(text).get("project", {}).get("version")
     except tomllib.TOMLDecodeError:
@@ -98,17 +103,25 @@ def _version_at(commit: str) -> str | None:
 
 def extract(revision: str, into: Path) -> Tree:
     """``revision``'s tree, extracted into ``into`` (no worktree, nothing in the repository changes)."""
-    archive = subprocess.run(["git", "archive", "--format=tar", revision], cwd=ROOT, capture_output=True,
-                             check=True).stdout
+    archive = subprocess.run(
+        ["git", "archive", "--format=tar", revision], cwd=ROOT, capture_output=True, check=True
+    ).stdout
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         tar.extractall(into, filter="data")
     env = {**os.environ, "PYTHONPATH": str(into)}
-    found = subprocess.run([sys.executable, "-c", "import firmware_host; print(firmware_host.__file__)"], cwd=into,
-                           env=env, capture_output=True, text=True, check=True).stdout.strip()
+    found = subprocess.run(
+        [sys.executable, "-c", "import firmware_host; print(firmware_host.__file__)"],
+        cwd=into,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     if not Path(found).is_relative_to(into):
         raise SystemExit(f"bench_lean: the baseline imports {found}, not its own tree {into}")
-    commit = subprocess.run(["git", "rev-parse", "--short", revision], cwd=ROOT, capture_output=True, text=True,
-                            check=True).stdout.strip()
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", revision], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.strip()
     return Tree(commit, into, env)
 
 
@@ -119,9 +132,26 @@ def run_once(tree: Tree, rounds: int, work: Path) -> Sample:
         stale.unlink()
     with (work / "stderr").open("w+b") as stderr, notify_socket(work, RUN_TIMEOUT_S, tree.env) as (sock, env):
         started = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-m", "firmware_host", "run", "--profile", str(PROFILE),
-                                 "--rounds", str(rounds), "--seed", "1", "--journal", str(journal)],
-                                cwd=tree.root, env=env, stdout=subprocess.DEVNULL, stderr=stderr)
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "firmware_host",
+                "run",
+                "--profile",
+                str(PROFILE),
+                "--rounds",
+                str(rounds),
+                "--seed",
+                "1",
+                "--journal",
+                str(journal),
+            ],
+            cwd=tree.root,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+        )
         try:
             wait_ready(sock)
             ready = time.perf_counter() - started
@@ -135,8 +165,9 @@ def run_once(tree: Tree, rounds: int, work: Path) -> Sample:
         proc.returncode = os.waitstatus_to_exitcode(status)
         if proc.returncode != 0:
             stderr.seek(0)
-            raise SystemExit(f"bench_lean: {tree.name} exited {proc.returncode}: "
-                             f"{stderr.read().decode(errors='replace')[-2000:]}")
+            raise SystemExit(
+                f"bench_lean: {tree.name} exited {proc.returncode}: {stderr.read().decode(errors='replace')[-2000:]}"
+            )
     return Sample(ready, ready_cpu, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime, wall)
 
 
@@ -153,15 +184,20 @@ def _median(samples: list[Sample], field: str) -> float:
 
 def report(rounds: int, results: dict[str, list[Sample]]) -> None:
     """Print the medians (and ranges) of each tree, and the goals against each baseline."""
-    print(f"\n`tablehost run` of sim-baccarat.toml, --rounds {rounds}, median of {len(results['current'])} "
-          f"interleaved runs (range):")
+    print(
+        f"\n`tablehost run` of sim-baccarat.toml, --rounds {rounds}, median of {len(results['current'])} "
+        f"interleaved runs (range):"
+    )
     for name, samples in results.items():
+
         def fmt(field: str, unit: str, digits: int) -> str:
             values = [getattr(s, field) for s in samples]
-            return (f"{_median(samples, field):.{digits}f}{unit} ({min(values):.{digits}f}-"
-                    f"{max(values):.{digits}f})")
-        print(f"  {name:<12} start to READY {fmt('ready_s', ' s', 3)} (CPU {fmt('ready_cpu_s', ' s', 2)}), "
-              f"peak RSS {fmt('rss_mib', ' MiB', 1)}, CPU {fmt('cpu_s', ' s', 2)}, wall {fmt('wall_s', ' s', 2)}")
+            return f"{_median(samples, field):.{digits}f}{unit} ({min(values):.{digits}f}-{max(values):.{digits}f})"
+
+        print(
+            f"  {name:<12} start to READY {fmt('ready_s', ' s', 3)} (CPU {fmt('ready_cpu_s', ' s', 2)}), "
+            f"peak RSS {fmt('rss_mib', ' MiB', 1)}, CPU {fmt('cpu_s', ' s', 2)}, wall {fmt('wall_s', ' s', 2)}"
+        )
     now = results["current"]
     rss, ready, cpu = _median(now, "rss_mib"), _median(now, "ready_s"), _median(now, "cpu_s")
     print(f"  goal: peak RSS {rss:.1f} MiB <= {RSS_GOAL_MIB:g} MiB: {'met' if rss <= RSS_GOAL_MIB else 'NOT met'}")
@@ -169,18 +205,23 @@ def report(rounds: int, results: dict[str, list[Sample]]) -> None:
         if name != "current":
             ratio = ready / _median(then, "ready_s")
             cpu_ratio = _median(now, "ready_cpu_s") / _median(then, "ready_cpu_s")
-            print(f"  against {name}: start to READY {ratio:.2f}x ({'met' if ratio <= 1 else 'NOT met'}; its CPU "
-                  f"{cpu_ratio:.2f}x), "
-                  f"peak RSS {rss - _median(then, 'rss_mib'):+.1f} MiB, CPU {cpu / _median(then, 'cpu_s'):.2f}x")
+            print(
+                f"  against {name}: start to READY {ratio:.2f}x ({'met' if ratio <= 1 else 'NOT met'}; its CPU "
+                f"{cpu_ratio:.2f}x), "
+                f"peak RSS {rss - _median(then, 'rss_mib'):+.1f} MiB, CPU {cpu / _median(then, 'cpu_s'):.2f}x"
+            )
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5, help="runs of each tree (default 5)")
     parser.add_argument("--rounds", default="20", help="comma-separated round counts (default 20, make run's)")
-    parser.add_argument("--baseline", action="append", metavar="REV",
-                        help=f"a revision to compare with, repeatable (default: {RELEASE_010} and the last commit "
-                        "at version 0.1.0)")
+    parser.add_argument(
+        "--baseline",
+        action="append",
+        metavar="REV",
+        help=f"a revision to compare with, repeatable (default: {RELEASE_010} and the last commit at version 0.1.0)",
+    )
     args = parser.parse_args(argv)
     baselines = args.baseline or [RELEASE_010, last_010_commit()]
     with tempfile.TemporaryDirectory(prefix="bench-lean-") as tmp:
@@ -188,8 +229,11 @@ def main(argv: list[str]) -> int:
         trees += [extract(rev, Path(tmp) / f"baseline-{n}") for n, rev in enumerate(baselines)]
         work = Path(tmp) / "work"
         work.mkdir()
-        print(f"{sys.executable}; current tree {ROOT}; baselines " + ", ".join(
-            f"{tree.name} in {tree.root}" for tree in trees[1:]), flush=True)
+        print(
+            f"{sys.executable}; current tree {ROOT}; baselines "
+            + ", ".join(f"{tree.name} in {tree.root}" for tree in trees[1:]),
+            flush=True,
+        )
         for rounds in (int(n) for n in args.rounds.split(",")):
             results: dict[str, list[Sample]] = {tree.name: [] for tree in trees}
             for repeat in range(args.repeats):

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import tomllib
 import math
 import random
 import time
+import tomllib
 from collections import Counter
 
 from firmware_host.rules.paigow_tiles import houseway
@@ -91,8 +91,10 @@ def bench_house_edge(rounds: int, seed: int, rules: PaiGowTileRules) -> None:
     standard_error = math.sqrt((second_moment - mean**2) / rounds)
     print(f"Monte Carlo, {rounds:,} rounds, seed {seed} ({rounds / seconds:,.0f} rounds/s):")
     print(f"  player wins {wins / rounds:7.2%}  loses {losses / rounds:7.2%}  ties {ties / rounds:7.2%}")
-    print(f"  player's house edge: {-mean:6.3%} ± {1.96 * standard_error:.3%} (95%)"
-          f"   published: {PUBLISHED_HOUSE_EDGE:.4%}")
+    print(
+        f"  player's house edge: {-mean:6.3%} ± {1.96 * standard_error:.3%} (95%)"
+        f"   published: {PUBLISHED_HOUSE_EDGE:.4%}"
+    )
 
 
 def exact_house_edge(rules: PaiGowTileRules) -> Counter[Outcome]:
@@ -138,10 +140,14 @@ def exact_house_edge(rules: PaiGowTileRules) -> Counter[Outcome]:
     deals = sum(outcomes.values())
     edge = (outcomes[Outcome.LOSE] - WIN_PAYS * outcomes[Outcome.WIN]) / deals
     print(f"exact, all {deals:,} deals ({time.perf_counter() - start:.0f} s):")
-    print(f"  player wins {outcomes[Outcome.WIN] / deals:7.3%}  loses {outcomes[Outcome.LOSE] / deals:7.3%}"
-          f"  ties {outcomes[Outcome.TIE] / deals:7.3%}")
-    print(f"  player's house edge: {edge:.7%}   published (a casino's house way): {PUBLISHED_HOUSE_EDGE:.4%}"
-          f"   four steps of § 535.10(d): {FOUR_STEPS_HOUSE_EDGE:.7%}")
+    print(
+        f"  player wins {outcomes[Outcome.WIN] / deals:7.3%}  loses {outcomes[Outcome.LOSE] / deals:7.3%}"
+        f"  ties {outcomes[Outcome.TIE] / deals:7.3%}"
+    )
+    print(
+        f"  player's house edge: {edge:.7%}   published (a casino's house way): {PUBLISHED_HOUSE_EDGE:.4%}"
+        f"   four steps of § 535.10(d): {FOUR_STEPS_HOUSE_EDGE:.7%}"
+    )
     return outcomes
 
 
@@ -157,18 +163,34 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=400_000, help="Monte Carlo rounds (default 400,000)")
     parser.add_argument("--seed", type=int, default=535, help="Monte Carlo seed (default 535)")
     parser.add_argument("--exact", action="store_true", help="also enumerate every deal (about a minute)")
-    parser.add_argument("--tie-break", default=HouseWayTieBreak.STRONGEST_LOW.value,
-                        choices=[choice.value for choice in HouseWayTieBreak], help="house_way_tie_break")
-    parser.add_argument("--zero-value-rule", default=ZeroValueRule.LOW_HAND.value,
-                        choices=[choice.value for choice in ZeroValueRule], help="zero_value_rule")
-    parser.add_argument("--house-way", type=argparse.FileType("rb"), default=None, metavar="FILE",
-                        help="a house-way document (default: the four steps of § 535.10(d))")
+    parser.add_argument(
+        "--tie-break",
+        default=HouseWayTieBreak.STRONGEST_LOW.value,
+        choices=[choice.value for choice in HouseWayTieBreak],
+        help="house_way_tie_break",
+    )
+    parser.add_argument(
+        "--zero-value-rule",
+        default=ZeroValueRule.LOW_HAND.value,
+        choices=[choice.value for choice in ZeroValueRule],
+        help="zero_value_rule",
+    )
+    parser.add_argument(
+        "--house-way",
+        type=argparse.FileType("rb"),
+        default=None,
+        metavar="FILE",
+        help="a house-way document (default: the four steps of § 535.10(d))",
+    )
     args = parser.parse_args()
     table = compile_house_way(tomllib.load(args.house_way)).table if args.house_way else {}
-    rules = PaiGowTileRules(house_way_tie_break=args.tie_break, zero_value_rule=args.zero_value_rule,
-                            house_way_table=table)
-    print(f"house_way_tie_break = {rules.house_way_tie_break.value}, zero_value_rule = {rules.zero_value_rule.value},"
-          f" house way: {args.house_way.name if args.house_way else 'the four steps'} ({len(table)} listed hands)")
+    rules = PaiGowTileRules(
+        house_way_tie_break=args.tie_break, zero_value_rule=args.zero_value_rule, house_way_table=table
+    )
+    print(
+        f"house_way_tie_break = {rules.house_way_tie_break.value}, zero_value_rule = {rules.zero_value_rule.value},"
+        f" house way: {args.house_way.name if args.house_way else 'the four steps'} ({len(table)} listed hands)"
+    )
     bench_house_way(all_deals(), rules)
     bench_house_edge(args.rounds, args.seed, rules)
     if args.exact:

@@ -45,8 +45,8 @@ def shoe_states(shoes: int, seed: int) -> list[list]:
         seen = [shoe[0]]
         while len(shoe) - position > COVER_CARD_FROM_BOTTOM:
             states.append(list(seen))
-            used = resolve(shoe[position:position + 6]).cards_used
-            seen += shoe[position:position + used]
+            used = resolve(shoe[position : position + 6]).cards_used
+            seen += shoe[position : position + used]
             position += used
     return states
 
@@ -59,8 +59,10 @@ def percentile(values: list[float], share: float) -> float:
 def bench_ev(shoes: int) -> None:
     start = time.perf_counter()
     exposure._value_table()
-    print(f"value-sequence table, once per process: {(time.perf_counter() - start) * 1000:.0f} ms "
-          f"({len(exposure._value_table())} entries)")
+    print(
+        f"value-sequence table, once per process: {(time.perf_counter() - start) * 1000:.0f} ms "
+        f"({len(exposure._value_table())} entries)"
+    )
     states = shoe_states(shoes, seed=21)
     times = []
     for seen in states:
@@ -69,8 +71,10 @@ def bench_ev(shoes: int) -> None:
         exposure.expected_values(FREE, exposure.remaining_ranks(8, seen))
         times.append(time.perf_counter() - start)
     ms = [t * 1000 for t in times]
-    print(f"EV of 6 wagers, 8 decks, {len(states)} rounds of {shoes} shoes: median {statistics.median(ms):.2f} ms, "
-          f"p95 {percentile(ms, 0.95):.2f} ms, worst {max(ms):.2f} ms")
+    print(
+        f"EV of 6 wagers, 8 decks, {len(states)} rounds of {shoes} shoes: median {statistics.median(ms):.2f} ms, "
+        f"p95 {percentile(ms, 0.95):.2f} ms, worst {max(ms):.2f} ms"
+    )
     sample = states[:: max(1, len(states) // 10)]
     full = []
     for seen in sample:
@@ -108,15 +112,29 @@ def bench_service(rounds: int) -> None:
             profile = make_profile(Path(folder), variant="commission-free")
             start = time.perf_counter()
             with contextlib.redirect_stdout(io.StringIO()):
-                main(["run", "--profile", str(profile), "--rounds", str(rounds), "--seed", "3",
-                      "--journal", str(Path(folder) / "j.sqlite"), "--quiet"])
+                main(
+                    [
+                        "run",
+                        "--profile",
+                        str(profile),
+                        "--rounds",
+                        str(rounds),
+                        "--seed",
+                        "3",
+                        "--journal",
+                        str(Path(folder) / "j.sqlite"),
+                        "--quiet",
+                    ]
+                )
             wall = time.perf_counter() - start
     finally:
         Protection.after_event, BaccaratTable.handle = after_event, handle  # type: ignore[method-assign]
-    print(f"service, {rounds} rounds in-process on simulated devices: wall {wall:.1f} s, controller "
-          f"{spent['controller']:.2f} s, odds {spent['odds']:.2f} s = {spent['odds'] / spent['controller']:.0%} of the "
-          f"controller's time, {spent['odds'] / wall:.1%} of the wall time, "
-          f"{spent['odds'] / rounds * 1000:.1f} ms per round")
+    print(
+        f"service, {rounds} rounds in-process on simulated devices: wall {wall:.1f} s, controller "
+        f"{spent['controller']:.2f} s, odds {spent['odds']:.2f} s = {spent['odds'] / spent['controller']:.0%} of the "
+        f"controller's time, {spent['odds'] / wall:.1%} of the wall time, "
+        f"{spent['odds'] / rounds * 1000:.1f} ms per round"
+    )
 
 
 def main() -> None:

@@ -36,8 +36,9 @@ import random
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
 from fractions import Fraction
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -137,8 +138,8 @@ def shoe_rounds(rng: random.Random, screen: Screen) -> Iterator[Round]:
         for rank, count in zip(RANKS, ranks):
             values[RANK_VALUES[rank]] += count
         yield Round(Fraction(position, len(cards)), *_windows(screen, values, ranks))
-        used = resolve(cards[position:position + CARDS_PER_ROUND_MAX]).cards_used
-        exposed += cards[position:position + used]
+        used = resolve(cards[position : position + CARDS_PER_ROUND_MAX]).cards_used
+        exposed += cards[position : position + used]
         position += used
         if last_hand:
             break
@@ -214,8 +215,13 @@ def plot_shoe(path: str, seed: int, screen: Screen) -> None:
     x = [float(r.dealt) * 100 for r in rounds]
     fig, ax = plt.subplots(figsize=(10, 5), dpi=110)
     for kind, style in (("player_pair", "-"), ("lucky_six", "--"), ("tie", ":"), ("banker", "-."), ("player", "-")):
-        ax.plot(x, [r.evs[kind] * 100 for r in rounds], style, linewidth=1.2,
-                label=kind.replace("_", " ") + (" (banker pair the same)" if kind == "player_pair" else ""))
+        ax.plot(
+            x,
+            [r.evs[kind] * 100 for r in rounds],
+            style,
+            linewidth=1.2,
+            label=kind.replace("_", " ") + (" (banker pair the same)" if kind == "player_pair" else ""),
+        )
     bets = [(x[i], r.evs[kind] * 100) for i, r in enumerate(rounds) for kind in r.windows]
     if bets:
         ax.scatter(*zip(*bets), s=60, color="crimson", zorder=5, label="counter's bets (10 x minimum)")

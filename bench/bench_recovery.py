@@ -44,28 +44,29 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the soak harness is the package bench.soak
 
 from bench_journal import filesystem_of  # noqa: E402  (bench/ is the script's directory, so on sys.path)
 
-from drivers.events import DeviceEvent  # noqa: E402
-from drivers.events.shoe import CardRead, CutCard  # noqa: E402
-from drivers.events.lifecycle import DeviceIdentified  # noqa: E402
-from firmware_host.tables.events import DealerCommand, WagerPlaced  # noqa: E402
-from firmware_host.host.journal import Journal, export_shoes, verify, write_key  # noqa: E402
-from firmware_host.config.profiles import load_table  # noqa: E402
-from sim.devices.resume import shoe_resume_point  # noqa: E402
-from firmware_host.cli.run import STARTUP_EXTENSION_S  # noqa: E402
-from firmware_host.host.service import Service  # noqa: E402
-from firmware_host.wiring import build_table, game_wiring  # noqa: E402
 from bench.soak.audit import audit, compare_runs, seeded_shoe, shoes_played  # noqa: E402
 from bench.soak.killloop import SHOE_CHANGE, KillLoopReport, Run, kill_at_shoe_changes, kill_loop, run_to_end  # noqa: E402
 from bench.soak.profiles import shuffler_profile, write_profile  # noqa: E402
 from bench.soak.shuffler_audit import shuffler_troubles  # noqa: E402
+from drivers.events import DeviceEvent  # noqa: E402
+from drivers.events.lifecycle import DeviceIdentified  # noqa: E402
+from drivers.events.shoe import CardRead, CutCard  # noqa: E402
+from firmware_host.cli.run import STARTUP_EXTENSION_S  # noqa: E402
+from firmware_host.config.profiles import load_table  # noqa: E402
+from firmware_host.host.journal import Journal, export_shoes, verify, write_key  # noqa: E402
+from firmware_host.host.service import Service  # noqa: E402
+from firmware_host.tables.events import DealerCommand, WagerPlaced  # noqa: E402
+from firmware_host.wiring import build_table, game_wiring  # noqa: E402
+from sim.devices.resume import shoe_resume_point  # noqa: E402
 
 DEFAULT_ROUNDS = 2000
 #: Days of such play the replay time is extrapolated to (a journal never started afresh).
@@ -76,8 +77,10 @@ STEP_SECONDS = 1.5
 #: Timings of the recovery, repeated; the median is reported.
 REPEATS = 3
 #: Faults of the soak (the integration tests' "every fault", link and card).
-SOAK_FAULTS = ("corrupt_byte = 0.01, drop_frame = 0.01, duplicate_frame = 0.01, unreadable_card = 0.02, "
-               "face_up_card = 0.005, empty_early = 0.001")
+SOAK_FAULTS = (
+    "corrupt_byte = 0.01, drop_frame = 0.01, duplicate_frame = 0.01, unreadable_card = 0.02, "
+    "face_up_card = 0.005, empty_early = 0.001"
+)
 SOAK_DEALER = "card_drawn_in_error = 0.02\ncard_disclosed = 0.5"
 #: Rounds a 6-deck shoe deals at most (312 cards, 4 a round at the fewest): the shuffler soak's
 #: run is long enough for every change of shoe it aims at.
@@ -102,12 +105,19 @@ def scripted_day(controller: Any, seed: int, decks: int) -> Iterator[DeviceEvent
             yield DealerCommand(device="console", command="shoe_loaded")
         elif action in ("burn", "deal", "discard"):
             card = next(cards)
-            yield (CutCard(device="shoe") if card is None
-                   else CardRead(device="shoe", rank=card[0], suit=card[1], burn=action == "burn"))
+            yield (
+                CutCard(device="shoe")
+                if card is None
+                else CardRead(device="shoe", rank=card[0], suit=card[1], burn=action == "burn")
+            )
         elif action == "place_bets":
             for seat in rng.sample(range(1, 8), rng.randint(2, 6)):
-                yield WagerPlaced(device="console", seat=seat, kind=rng.choice(("banker", "player", "tie")),
-                                  amount=rng.choice((500, 1000, 2500, 5000)))
+                yield WagerPlaced(
+                    device="console",
+                    seat=seat,
+                    kind=rng.choice(("banker", "player", "tie")),
+                    amount=rng.choice((500, 1000, 2500, 5000)),
+                )
             yield DealerCommand(device="buttons", command="no_more_bets")
         elif action in ("reveal", "settle_pairs"):
             yield DealerCommand(device="buttons", command="reveal" if action == "reveal" else "pairs_settled")
@@ -156,25 +166,35 @@ def recovery(rounds: int, days: int, directory: Path) -> None:
     count = records.last_seq
     records.close()
     size = journal.stat().st_size / 1e6
-    print(f"wrote {rounds} rounds: {steps} steps, {count} records, {size:.1f} MB in {seconds:.1f} s "
-          f"({steps / seconds:.0f} durable steps/s)")
+    print(
+        f"wrote {rounds} rounds: {steps} steps, {count} records, {size:.1f} MB in {seconds:.1f} s "
+        f"({steps / seconds:.0f} durable steps/s)"
+    )
     timings = [time_recovery(profile, journal) for _ in range(REPEATS)]
     took = statistics.median(t for t, _, _ in timings)
     rate = timings[0][1] / took
-    print(f"recover: {took:.2f} s for {timings[0][1]} steps ({rate:.0f} steps/s, "
-          f"{count / took:.0f} records/s), median of {REPEATS}")
-    print(f"replay progress: at most {max(w for _, _, w in timings):.3f} s without a progress call "
-          f"(each asks systemd for {STARTUP_EXTENSION_S:.0f} s more)")
-    print(f"extrapolated, not measured: {days} such days ({days * timings[0][1]} steps) replay in "
-          f"{days * timings[0][1] / rate:.0f} s at {rate:.0f} steps/s")
+    print(
+        f"recover: {took:.2f} s for {timings[0][1]} steps ({rate:.0f} steps/s, "
+        f"{count / took:.0f} records/s), median of {REPEATS}"
+    )
+    print(
+        f"replay progress: at most {max(w for _, _, w in timings):.3f} s without a progress call "
+        f"(each asks systemd for {STARTUP_EXTENSION_S:.0f} s more)"
+    )
+    print(
+        f"extrapolated, not measured: {days} such days ({days * timings[0][1]} steps) replay in "
+        f"{days * timings[0][1] / rate:.0f} s at {rate:.0f} steps/s"
+    )
     started = time.perf_counter()
     report = verify(journal)
     print(f"verify: {time.perf_counter() - started:.2f} s for {report.records_checked} records (ok={report.ok})")
     run = Run(profile, journal, rounds + 1, SEED)
     started = time.perf_counter()
     status = run_to_end(run)
-    print(f"restart: tablehost run replayed the day, handshook and played round {rounds + 1} in "
-          f"{time.perf_counter() - started:.2f} s (exit {status})")
+    print(
+        f"restart: tablehost run replayed the day, handshook and played round {rounds + 1} in "
+        f"{time.perf_counter() - started:.2f} s (exit {status})"
+    )
 
 
 # --------------------------------------------------------------------------- the soak
@@ -232,13 +252,16 @@ def soak(table: str, kills: int, seed: int, exact: bool, directory: Path) -> int
     run, key = done.run, key_file.read_bytes()
     found = audit(run, key)
     killed = len(done.loop.kills) + len(done.at_shoe_changes)
-    print(f"soak ({table} table): {killed} SIGKILLs, {done.starts} starts, {run.rounds} rounds, {found.shoes} shoes, "
-          f"{found.draws} draws in {done.seconds:.1f} s ({done.seconds / done.starts:.2f} s per start)")
+    print(
+        f"soak ({table} table): {killed} SIGKILLs, {done.starts} starts, {run.rounds} rounds, {found.shoes} shoes, "
+        f"{found.draws} draws in {done.seconds:.1f} s ({done.seconds / done.starts:.2f} s per start)"
+    )
     print("kills landed: " + ", ".join(f"{moment} {n}" for moment, n in done.loop.moments().most_common()))
     if table == "shuffler":
         aims = Counter(aim for aim, _ in done.at_shoe_changes)
-        print("kills at changes of shoe, aimed at: "
-              + ", ".join(f"{aim} {aims[aim]}" for aim in SHOE_CHANGE if aims[aim]))
+        print(
+            "kills at changes of shoe, aimed at: " + ", ".join(f"{aim} {aims[aim]}" for aim in SHOE_CHANGE if aims[aim])
+        )
         troubles = shuffler_troubles(run.journal, key)
         print("shuffler troubles in the run: " + (", ".join(f"{t} {n}" for t, n in troubles.most_common()) or "none"))
     print(f"audit: {found.steps_replayed} steps replay identically; {len(found.problems)} problems")
@@ -249,10 +272,13 @@ def soak(table: str, kills: int, seed: int, exact: bool, directory: Path) -> int
         uninterrupted = Run(run.profile, directory / "uninterrupted.sqlite", run.rounds, seed)
         run_to_end(uninterrupted)
         # A restart at a shuffler table adds its own alerts to the shoe (devices lost, a shuffle abandoned).
-        differences = compare_runs(run.journal, uninterrupted.journal,
-                                   shoes=shoes_played if table == "shuffler" else export_shoes)
-        print(f"compared with an uninterrupted run of seed {seed}: "
-              f"{'identical rounds and shoes' if not differences else f'{len(differences)} differences'}")
+        differences = compare_runs(
+            run.journal, uninterrupted.journal, shoes=shoes_played if table == "shuffler" else export_shoes
+        )
+        print(
+            f"compared with an uninterrupted run of seed {seed}: "
+            f"{'identical rounds and shoes' if not differences else f'{len(differences)} differences'}"
+        )
         for difference in differences[:20]:
             print(f"  {difference}")
     return 1 if found.problems or differences else 0
@@ -261,14 +287,21 @@ def soak(table: str, kills: int, seed: int, exact: bool, directory: Path) -> int
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=DEFAULT_ROUNDS, help="rounds in the day's journal")
-    parser.add_argument("--days", type=int, default=DEFAULT_DAYS,
-                        help="days of such play the replay time is extrapolated to")
+    parser.add_argument(
+        "--days", type=int, default=DEFAULT_DAYS, help="days of such play the replay time is extrapolated to"
+    )
     parser.add_argument("--dir", type=Path, help="where the journals go (default: a temporary directory)")
     parser.add_argument("--kills", type=int, help="run the kill-loop soak with this many SIGKILLs instead")
-    parser.add_argument("--exact", action="store_true", help="soak without dealer errors, compared with an uninterrupted run")
+    parser.add_argument(
+        "--exact", action="store_true", help="soak without dealer errors, compared with an uninterrupted run"
+    )
     parser.add_argument("--seed", type=int, default=SEED, help="the soak's seed")
-    parser.add_argument("--table", choices=sorted(TABLES), default="shoe",
-                        help="the soak's table: the shoe shuffles its cards, or an automatic shuffler does")
+    parser.add_argument(
+        "--table",
+        choices=sorted(TABLES),
+        default="shoe",
+        help="the soak's table: the shoe shuffles its cards, or an automatic shuffler does",
+    )
     args = parser.parse_args(argv)
     if args.kills:
         directory = Path(tempfile.mkdtemp(prefix="soak-", dir=args.dir))

@@ -44,16 +44,17 @@ sys.path.insert(0, str(ROOT))
 from bench_recovery import write_day  # noqa: E402  (bench/ is the script's directory, so on sys.path)
 from notify import notify_socket, wait_ready  # noqa: E402
 
+from bench.soak.profiles import write_profile  # noqa: E402
 from firmware_host.host import journal as jr  # noqa: E402
 from firmware_host.host import segments  # noqa: E402
-from bench.soak.profiles import write_profile  # noqa: E402
 
 #: Seconds a start may take before the benchmark gives up on it.
 START_TIMEOUT_S = 120.0
 
 
-def reseal(day: Path, out: Path, number: int, seq_offset: int, prev_hash: str,
-           checkpoints: bool = True) -> tuple[int, str]:
+def reseal(
+    day: Path, out: Path, number: int, seq_offset: int, prev_hash: str, checkpoints: bool = True
+) -> tuple[int, str]:
     """Write ``day``'s records as segment ``number`` of a longer journal: seq moved on by
     ``seq_offset``, chained from ``prev_hash``, opened by the day's last checkpoint (unkeyed);
     without its checkpoints if ``checkpoints`` is false (then a segment 1 only)."""
@@ -67,8 +68,20 @@ def reseal(day: Path, out: Path, number: int, seq_offset: int, prev_hash: str,
     if number > 1 and last_checkpoint is not None:
         opening = json.loads(last_checkpoint[5])
         opening["segment"] = {"number": number, "format": jr.FORMAT, "keyed": False, "key_id": None}
-        body = [("", "meta", jr.CHECKPOINT_TYPE, last_checkpoint[3], None,
-                 jr.canonical_json(opening, "opening"), "", "", None), *body]
+        body = [
+            (
+                "",
+                "meta",
+                jr.CHECKPOINT_TYPE,
+                last_checkpoint[3],
+                None,
+                jr.canonical_json(opening, "opening"),
+                "",
+                "",
+                None,
+            ),
+            *body,
+        ]
     else:
         body = rows[:1] + body
     target = sqlite3.connect(out, isolation_level=None)
@@ -95,9 +108,23 @@ def time_to_ready(profile: Path, journal: Path, repeats: int) -> float:
     for _ in range(repeats):
         with tempfile.TemporaryDirectory() as tmp, notify_socket(Path(tmp), START_TIMEOUT_S) as (sock, env):
             started = time.perf_counter()
-            proc = subprocess.Popen([sys.executable, "-m", "firmware_host", "run", "--profile", str(profile),
-                                     "--journal", str(journal), "--quiet"], cwd=ROOT, env=env,
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            proc = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "firmware_host",
+                    "run",
+                    "--profile",
+                    str(profile),
+                    "--journal",
+                    str(journal),
+                    "--quiet",
+                ],
+                cwd=ROOT,
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
             try:
                 wait_ready(sock)
                 times.append(time.perf_counter() - started)
@@ -117,8 +144,10 @@ def synthesise(day: Path, days: int, directory: Path, name: str) -> Path:
         with open(day, "rb") as source, lzma.open(archived, "wb", preset=6) as target:
             shutil.copyfileobj(source, target)
         for number in range(1, days):
-            os.link(archived, segments.archive_path(live, number).with_name(
-                segments.archive_path(live, number).name + ".xz"))
+            os.link(
+                archived,
+                segments.archive_path(live, number).with_name(segments.archive_path(live, number).name + ".xz"),
+            )
         archived.unlink()
     reseal(day, live, days, (days - 1) * records, "0" * 64 if days == 1 else "f" * 64)
     return live
@@ -142,8 +171,12 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--rounds", type=int, default=2000, help="rounds in a day (default 2000)")
     parser.add_argument("--days", default="1,30,365", help="journal ages to time, in days (default 1,30,365)")
     parser.add_argument("--repeats", type=int, default=5, help="starts timed per journal; the median is shown")
-    parser.add_argument("--checkpoint-every", type=int, default=1000,
-                        help="the profile's checkpoint_every_steps (default 1000, the default of a profile)")
+    parser.add_argument(
+        "--checkpoint-every",
+        type=int,
+        default=1000,
+        help="the profile's checkpoint_every_steps (default 1000, the default of a profile)",
+    )
     parser.add_argument("--dir", type=Path, help="where the journals go (default: a temporary directory)")
     args = parser.parse_args(argv)
     base = args.dir or Path(tempfile.mkdtemp(prefix="bench-restart-"))
@@ -154,27 +187,38 @@ def main(argv: list[str]) -> int:
         one = base / "one-round.sqlite"
         write_day(profile, one, 1)
         size = day.stat().st_size
-        checkpoint = sqlite3.connect(day).execute(
-            "SELECT length(data) FROM records WHERE type = ? ORDER BY seq DESC LIMIT 1", (jr.CHECKPOINT_TYPE,)).fetchone()
+        checkpoint = (
+            sqlite3.connect(day)
+            .execute("SELECT length(data) FROM records WHERE type = ? ORDER BY seq DESC LIMIT 1", (jr.CHECKPOINT_TYPE,))
+            .fetchone()
+        )
         started = time.perf_counter()
         assert jr.verify(day).ok
         verify_s = time.perf_counter() - started
-        print(f"a day: {args.rounds} rounds, {steps} steps, written in {seconds:.1f} s; {size / 1e6:.1f} MB, "
-              f"{size / args.rounds / 1e3:.1f} KB per round; checkpoint {checkpoint[0] / 1e3:.1f} KB; "
-              f"verify of the day's segment {verify_s:.2f} s")
-        print(f"rotation of the day's segment (the service loop waits for it, between rounds): "
-              f"{time_rotation(day, base / 'rotated' / 'journal.sqlite'):.2f} s")
+        print(
+            f"a day: {args.rounds} rounds, {steps} steps, written in {seconds:.1f} s; {size / 1e6:.1f} MB, "
+            f"{size / args.rounds / 1e3:.1f} KB per round; checkpoint {checkpoint[0] / 1e3:.1f} KB; "
+            f"verify of the day's segment {verify_s:.2f} s"
+        )
+        print(
+            f"rotation of the day's segment (the service loop waits for it, between rounds): "
+            f"{time_rotation(day, base / 'rotated' / 'journal.sqlite'):.2f} s"
+        )
         baseline = time_to_ready(profile, one, args.repeats)
         print(f"start to READY, a journal of one round: {baseline:.2f} s")
         for days in (int(d) for d in args.days.split(",")):
             live = synthesise(day, days, base / f"days-{days}", "journal.sqlite")
             ready = time_to_ready(profile, live, args.repeats)
-            print(f"start to READY, {days} day(s) ({days * size / 1e9:.2f} GB uncompressed): {ready:.2f} s "
-                  f"({ready / baseline:.2f}x one round)")
+            print(
+                f"start to READY, {days} day(s) ({days * size / 1e9:.2f} GB uncompressed): {ready:.2f} s "
+                f"({ready / baseline:.2f}x one round)"
+            )
         whole = base / "no-checkpoints.sqlite"
         reseal(day, whole, 1, 0, "0" * 64, checkpoints=False)
-        print(f"for comparison, the day without its checkpoints (replayed whole): "
-              f"{time_to_ready(profile, whole, args.repeats):.2f} s")
+        print(
+            f"for comparison, the day without its checkpoints (replayed whole): "
+            f"{time_to_ready(profile, whole, args.repeats):.2f} s"
+        )
     finally:
         if args.dir is None:
             shutil.rmtree(base, ignore_errors=True)

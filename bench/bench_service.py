@@ -26,14 +26,15 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from firmware_host.tables.decisions import Decision  # noqa: E402
 from firmware_host.config.profiles import load_table  # noqa: E402
+from firmware_host.tables.decisions import Decision  # noqa: E402
 from firmware_host.wiring import build_table  # noqa: E402
 
 PROFILE = ROOT / "hardware-profiles" / "tables" / "sim-baccarat.toml"
@@ -45,8 +46,11 @@ def quiet_profile(directory: Path, faults: bool) -> Path:
     (directory / "tables").mkdir(exist_ok=True)
     text = PROFILE.read_text()
     if not faults:
-        text = "\n".join(line for line in text.splitlines() if not line.startswith("faults =")
-                         and not line.startswith(("card_drawn_in_error", "card_disclosed")))
+        text = "\n".join(
+            line
+            for line in text.splitlines()
+            if not line.startswith("faults =") and not line.startswith(("card_drawn_in_error", "card_disclosed"))
+        )
     path = directory / "tables" / ("faulty.toml" if faults else "clean.toml")
     path.write_text(text)
     return path
@@ -87,8 +91,13 @@ def measure_latency(journal_dir: Path, cards: int, label: str) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         profile = load_table(quiet_profile(Path(tmp), faults=False))
         latency = CardLatency()
-        table = build_table(profile, journal_path=journal_dir / f"lat-{os.getpid()}-{label}.sqlite", seed=1,
-                            stream=io.StringIO(), quiet=True)
+        table = build_table(
+            profile,
+            journal_path=journal_dir / f"lat-{os.getpid()}-{label}.sqlite",
+            seed=1,
+            stream=io.StringIO(),
+            quiet=True,
+        )
         table.service.outputs.insert(0, latency)
         latency.wrap(table.devices[0].sim)
         runner = threading.Thread(target=table.service.run)
@@ -101,8 +110,10 @@ def measure_latency(journal_dir: Path, cards: int, label: str) -> None:
         runner.join()
         table.stop()
         samples = [s * 1e6 for s in latency.samples[10:]]  # skip warm-up
-        print(f"card -> journaled decision ({label}): n={len(samples)}  p50 {statistics.median(samples):.0f} us  "
-              f"p99 {percentile(samples, 0.99):.0f} us  max {max(samples):.0f} us")
+        print(
+            f"card -> journaled decision ({label}): n={len(samples)}  p50 {statistics.median(samples):.0f} us  "
+            f"p99 {percentile(samples, 0.99):.0f} us  max {max(samples):.0f} us"
+        )
 
 
 def measure_run(rounds: int, faults: bool) -> None:
@@ -110,14 +121,34 @@ def measure_run(rounds: int, faults: bool) -> None:
         profile = quiet_profile(Path(tmp), faults)
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "firmware_host", "run", "--profile", str(profile), "--rounds",
-                        str(rounds), "--seed", "4", "--journal", str(Path(tmp) / "run.sqlite"), "--quiet"],
-                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "firmware_host",
+                "run",
+                "--profile",
+                str(profile),
+                "--rounds",
+                str(rounds),
+                "--seed",
+                "4",
+                "--journal",
+                str(Path(tmp) / "run.sqlite"),
+                "--quiet",
+            ],
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            cwd=ROOT,
+        )
         elapsed = time.perf_counter() - started
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
-        print(f"tablehost run --rounds {rounds} ({'faults on' if faults else 'no faults'}): {elapsed:.1f} s, "
-              f"{rounds / elapsed:.1f} rounds/s, CPU {cpu:.1f} s, peak RSS {after.ru_maxrss / 1024:.1f} MiB")
+        print(
+            f"tablehost run --rounds {rounds} ({'faults on' if faults else 'no faults'}): {elapsed:.1f} s, "
+            f"{rounds / elapsed:.1f} rounds/s, CPU {cpu:.1f} s, peak RSS {after.ru_maxrss / 1024:.1f} MiB"
+        )
 
 
 def measure_idle(seconds: float) -> None:
@@ -136,8 +167,10 @@ def measure_idle(seconds: float) -> None:
         runner.join()
         table.stop()
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        print(f"idle service with its simulated shoe (heartbeats every 1 s): {100 * cpu / wall:.2f} % of one core "
-              f"over {wall:.0f} s; this process's peak RSS {rss:.1f} MiB")
+        print(
+            f"idle service with its simulated shoe (heartbeats every 1 s): {100 * cpu / wall:.2f} % of one core "
+            f"over {wall:.0f} s; this process's peak RSS {rss:.1f} MiB"
+        )
 
 
 def main() -> None:

@@ -67,8 +67,10 @@ def main() -> None:
     latencies = sorted(reveal_latency(args.reveals))
     p50 = statistics.median(latencies) * 1e6
     p99 = latencies[int(len(latencies) * 0.99) - 1] * 1e6
-    print(f"reveal latency open_lid -> DiceRead over a pty ({len(latencies)} reveals): "
-          f"p50 {p50:.0f} us, p99 {p99:.0f} us, max {latencies[-1] * 1e6:.0f} us")
+    print(
+        f"reveal latency open_lid -> DiceRead over a pty ({len(latencies)} reveals): "
+        f"p50 {p50:.0f} us, p99 {p99:.0f} us, max {latencies[-1] * 1e6:.0f} us"
+    )
 
 
 if __name__ == "__main__":

@@ -19,8 +19,8 @@ from drivers.codecs import Decoder, drain, framed, shoe_ascii
 from drivers.codecs.shoe_framed import TABLE
 from drivers.codecs.shoe_messages import Card
 from drivers.device import Timing
-from drivers.events.shoe import CardRead
 from drivers.events.lifecycle import DeviceIdentified
+from drivers.events.shoe import CardRead
 from drivers.shoe import shoe_driver
 from sim.devices.shoe import SimShoe
 
@@ -79,8 +79,10 @@ def main() -> None:
     latencies = sorted(card_latency(args.cards))
     p50 = statistics.median(latencies) * 1e6
     p99 = latencies[int(len(latencies) * 0.99) - 1] * 1e6
-    print(f"card latency draw -> CardRead over a pty (framed, {len(latencies)} cards): "
-          f"p50 {p50:.0f} us, p99 {p99:.0f} us, max {latencies[-1] * 1e6:.0f} us")
+    print(
+        f"card latency draw -> CardRead over a pty (framed, {len(latencies)} cards): "
+        f"p50 {p50:.0f} us, p99 {p99:.0f} us, max {latencies[-1] * 1e6:.0f} us"
+    )
     print(f"idle CPU (sim + driver, heartbeat 1 s, {args.idle:.0f} s): {idle_cpu(args.idle) * 100:.2f} % of one core")
 
 

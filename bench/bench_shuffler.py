@@ -20,8 +20,8 @@ import statistics
 import time
 
 from drivers.device import Timing
-from drivers.events.shuffler import BatchStatus, ShuffleCompleted
 from drivers.events.lifecycle import DeviceIdentified
+from drivers.events.shuffler import BatchStatus, ShuffleCompleted
 from drivers.shuffler import ShufflerDriver
 from firmware_host.rules.baccarat.cards import full_shoe
 from firmware_host.rules.shoe_audit import ShuffleWatch, audit_composition
@@ -74,10 +74,14 @@ def main() -> None:
     latencies, idle = round_trips(args.shuffles)
     latencies.sort()
     p99 = latencies[int(len(latencies) * 0.99) - 1]
-    print(f"round trip start_shuffle -> ShuffleCompleted over pyusb + sim backend ({len(latencies)} shuffles): "
-          f"p50 {statistics.median(latencies) * 1e6:.0f} us, p99 {p99 * 1e6:.0f} us, max {latencies[-1] * 1e6:.0f} us")
+    print(
+        f"round trip start_shuffle -> ShuffleCompleted over pyusb + sim backend ({len(latencies)} shuffles): "
+        f"p50 {statistics.median(latencies) * 1e6:.0f} us, p99 {p99 * 1e6:.0f} us, max {latencies[-1] * 1e6:.0f} us"
+    )
     print(f"idle CPU, driver connected (reader, driver and sim in one process): {idle * 100:.2f} % of one core")
-    print(f"end of shoe: composition audit + quality watch (64 earlier shoes): {end_of_shoe(100) * 1e3:.1f} ms per shoe")
+    print(
+        f"end of shoe: composition audit + quality watch (64 earlier shoes): {end_of_shoe(100) * 1e3:.1f} ms per shoe"
+    )
 
 
 if __name__ == "__main__":

@@ -5,13 +5,14 @@ from __future__ import annotations
 import contextlib
 import os
 import socket
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 
 @contextlib.contextmanager
-def notify_socket(directory: Path, timeout: float, env: dict[str, str] | None = None
-                  ) -> Iterator[tuple[socket.socket, dict[str, str]]]:
+def notify_socket(
+    directory: Path, timeout: float, env: dict[str, str] | None = None
+) -> Iterator[tuple[socket.socket, dict[str, str]]]:
     """A datagram socket bound in ``directory``, and ``env`` (default: this process's) with
     ``NOTIFY_SOCKET`` naming it and no ``WATCHDOG_USEC``; the socket is removed on exit."""
     address = directory / "notify"

@@ -34,8 +34,9 @@ import json
 import threading
 import time
 import urllib.parse
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator, TextIO
+from typing import Any, TextIO
 
 import usb.core
 
@@ -181,7 +182,8 @@ class CaptureWriter:
     """
 
     def __init__(self, target: str | Path | TextIO, *, clock: Callable[[], float] = time.monotonic) -> None:
-        self._stream: TextIO = open(target, "w", encoding="utf-8") if isinstance(target, (str, Path)) else target
+        # The writer owns the file it opens until close() (or its context's exit).
+        self._stream: TextIO = open(target, "w", encoding="utf-8") if isinstance(target, (str, Path)) else target  # noqa: SIM115
         self._owns = isinstance(target, (str, Path))
         self._clock = clock
         self._origin = clock()
@@ -189,7 +191,7 @@ class CaptureWriter:
         self._closed = False
         self.devices: dict[str, DeviceInfo] = {}
         self.counts: dict[tuple[str, str], int] = {}
-        started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds")
+        started = datetime.datetime.now(datetime.UTC).isoformat(timespec="milliseconds")
         self._line({"format": FORMAT, "version": VERSION, "started": started, "clock": "monotonic"})
 
     def _line(self, record: dict[str, Any]) -> None:
@@ -364,8 +366,10 @@ class CaptureBackend:
 
     def ctrl_transfer(self, dev_handle: Any, bmRequestType: int, bRequest: int, wValue: int, wIndex: int,
                       data: Any, timeout: int) -> int:  # fmt: skip
-        count = self._transfer(CONTROL_TRANSFER, lambda: self._inner.ctrl_transfer(
-            dev_handle, bmRequestType, bRequest, wValue, wIndex, data, timeout))
+        count = self._transfer(
+            CONTROL_TRANSFER,
+            lambda: self._inner.ctrl_transfer(dev_handle, bmRequestType, bRequest, wValue, wIndex, data, timeout),
+        )
         incoming = bool(bmRequestType & _DEVICE_TO_HOST)
         stage = bytes(data[:count]) if incoming else bytes(data or b"")
         self._tap.writer.control(self._tap.device, RX if incoming else TX, bRequest, wValue, wIndex, stage)
@@ -442,7 +446,6 @@ def read_capture(path: str | Path) -> Capture:
 # -- wire spying -------------------------------------------------------------------------
 
 
-
 def spy_url(url: str, log_path: str | Path) -> str:
     """A serial URL that opens ``url`` and hexdumps every byte read and written, with
     timestamps, to ``log_path`` (appended to, so a reconnect keeps the history).
@@ -463,4 +466,4 @@ def parse_spy_url(url: str) -> tuple[str, str]:
     inner, mark, log = url.rpartition(SPY_FILE_MARK)
     if not url.lower().startswith(prefix) or not mark or not log:
         raise ValueError(f"expected {prefix}URL{SPY_FILE_MARK}LOG, got {url!r}")
-    return inner[len(prefix):], urllib.parse.unquote(log)
+    return inner[len(prefix) :], urllib.parse.unquote(log)

@@ -29,10 +29,12 @@ import queue
 import threading
 import time
 from collections import deque
-from typing import Any, Callable, Protocol
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from drivers.codecs import BadFrame, drain, framed
-from drivers.codecs.framed import Ack, Frame, Heartbeat, Identify, Identity as IdentityMessage, MessageTable, Nak
+from drivers.codecs.framed import Ack, Frame, Heartbeat, Identify, MessageTable, Nak
+from drivers.codecs.framed import Identity as IdentityMessage
 from drivers.errors import CodecError, DeviceNotFound, DriverError
 from drivers.events import DeviceEvent
 from drivers.events.lifecycle import DeviceFault, DeviceIdentified, DeviceLost, ProtocolError
@@ -42,6 +44,7 @@ from drivers.transport import SerialTransport
 __all__ = ["Timing", "Identity", "Device", "FramedDevice", "Transport", "TransportFactory", "Refusal"]
 
 _log = logging.getLogger("tablehost.drivers")
+
 
 class Transport(Protocol):
     """What a driver needs of its port: a :class:`~drivers.transport.SerialTransport`, or the
@@ -219,8 +222,13 @@ class Device(abc.ABC):
         first = self._state != "running"
         self._identity, self._state, self._reported_problem = identity, "running", None
         self._refresh_watchdog()
-        self.log.info("identified: model %s, serial %s, firmware %s%s", identity.model, identity.serial,
-                      identity.firmware, "" if identity.verified else " (from the profile, unverified)")
+        self.log.info(
+            "identified: model %s, serial %s, firmware %s%s",
+            identity.model,
+            identity.serial,
+            identity.firmware,
+            "" if identity.verified else " (from the profile, unverified)",
+        )
         if first:
             self._emit(DeviceIdentified(self.name, identity.model, identity.serial, identity.firmware))
 
@@ -320,8 +328,9 @@ class FramedDevice(Device):
     Other parameters as :class:`Device`. Subclasses implement :meth:`_on_message`.
     """
 
-    def __init__(self, name: str, url: str, emit: Callable[[DeviceEvent], None], table: MessageTable,
-                 **options: Any) -> None:
+    def __init__(
+        self, name: str, url: str, emit: Callable[[DeviceEvent], None], table: MessageTable, **options: Any
+    ) -> None:
         super().__init__(name, url, emit, **options)
         self.table = table
         self._rx_last: int | None = None  # last reliable SEQ accepted from the device

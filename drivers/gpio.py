@@ -10,10 +10,11 @@ injected too (``button_event``, the host's ``DealerCommand``), so the drivers kn
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from importlib.metadata import entry_points
-from typing import Any, Callable, Mapping, Protocol
+from typing import Any, Protocol
 
-from gpiozero import LED, Buzzer, Button
+from gpiozero import LED, Button, Buzzer
 from gpiozero.exc import GPIOZeroError
 from gpiozero.pins import Factory
 from gpiozero.pins.mock import MockFactory
@@ -92,8 +93,10 @@ class TablePanel:
         self.buzzer: Buzzer | None = None
         self.lid: Button | None = None
         try:
-            self.buttons = {name: Button(pin, pull_up=BUTTON_PULL_UP, bounce_time=bounce, pin_factory=factory)
-                            for name, pin in buttons.items()}
+            self.buttons = {
+                name: Button(pin, pull_up=BUTTON_PULL_UP, bounce_time=bounce, pin_factory=factory)
+                for name, pin in buttons.items()
+            }
             self.lamp = {colour: LED(pin, pin_factory=factory) for colour, pin in lamp.items()}
             self.buzzer = Buzzer(buzzer, pin_factory=factory) if buzzer is not None else None
             # The reed switch closes (reads low) while the lid's magnet sits on the shaker.

@@ -10,7 +10,8 @@ the controller's to decide, from these events.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from drivers.codecs import shaker as codec
 from drivers.codecs.shaker import Lid, Reading, RequestReading, Reset, Shake, ShakerFault, ShakerMessage
@@ -50,8 +51,9 @@ class Shaker(FramedDevice):
         :class:`~drivers.device.Device`.
     """
 
-    def __init__(self, name: str, url: str, emit: Callable[[DeviceEvent], None], *, lid_events: bool = True,
-                 **options: Any) -> None:
+    def __init__(
+        self, name: str, url: str, emit: Callable[[DeviceEvent], None], *, lid_events: bool = True, **options: Any
+    ) -> None:
         super().__init__(name, url, emit, codec.TABLE, **options)
         self.lid_events = lid_events
 

@@ -8,18 +8,38 @@ message and no heartbeat). Both emit the events of :mod:`drivers.events.shoe`.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from drivers.codecs import shoe_ascii, shoe_framed
 from drivers.codecs.shoe_messages import (
-    Card, CutCard as CutCardMessage, FaceUp, Fault, SetBurnMode, ShoeEmpty as ShoeEmptyMessage,
-    ShoeMessage, Unreadable, Warning,
+    Card,
+    FaceUp,
+    Fault,
+    SetBurnMode,
+    ShoeMessage,
+    Unreadable,
+    Warning,
 )  # fmt: skip
+from drivers.codecs.shoe_messages import (
+    CutCard as CutCardMessage,
+)
+from drivers.codecs.shoe_messages import (
+    ShoeEmpty as ShoeEmptyMessage,
+)
 from drivers.device import Device, FramedDevice, Identity
 from drivers.errors import DriverError
 from drivers.events import DeviceEvent
-from drivers.events.shoe import CardFaceUp, CardRead, CardUnreadable, CutCard, IdentityUnverified, ShoeEmpty, ShoeWarning
 from drivers.events.lifecycle import DeviceFault
+from drivers.events.shoe import (
+    CardFaceUp,
+    CardRead,
+    CardUnreadable,
+    CutCard,
+    IdentityUnverified,
+    ShoeEmpty,
+    ShoeWarning,
+)
 
 __all__ = ["DIALECTS", "shoe_driver", "FramedShoe", "AsciiShoe", "shoe_event"]
 
@@ -70,8 +90,9 @@ class AsciiShoe(Device):
 
     WATCHDOG = False
 
-    def __init__(self, name: str, url: str, emit: Callable[[DeviceEvent], None], *, identity: Identity,
-                 **options: Any) -> None:
+    def __init__(
+        self, name: str, url: str, emit: Callable[[DeviceEvent], None], *, identity: Identity, **options: Any
+    ) -> None:
         super().__init__(name, url, emit, **options)
         self._profile_identity = Identity(identity.model, identity.serial, identity.firmware, verified=False)
 
@@ -90,8 +111,15 @@ class AsciiShoe(Device):
 DIALECTS: dict[str, type[Device]] = {"framed": FramedShoe, "ascii": AsciiShoe}
 
 
-def shoe_driver(dialect: str, name: str, url: str, emit: Callable[[DeviceEvent], None], *,
-                identity: Identity | None = None, **options: Any) -> Device:
+def shoe_driver(
+    dialect: str,
+    name: str,
+    url: str,
+    emit: Callable[[DeviceEvent], None],
+    *,
+    identity: Identity | None = None,
+    **options: Any,
+) -> Device:
     """Build the shoe driver for ``dialect`` (``"framed"`` or ``"ascii"``).
 
     :param identity: required for ``"ascii"`` (the profile's model, serial, firmware);

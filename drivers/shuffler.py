@@ -25,7 +25,8 @@ session (the status after the next handshake shows whether it took effect).
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import usb.backend
 
@@ -35,11 +36,17 @@ from drivers.codecs.framed import Frame, Heartbeat
 from drivers.device import Device, Identity, Refusal, Timing
 from drivers.errors import CodecError, DriverError, HandshakeError
 from drivers.events import DeviceEvent
-from drivers.events.shuffler import (
-    BatchLoaded, BatchReleased, BatchStatus, ShuffleCompleted, ShuffleProgress, ShuffleStarted,
-    ShufflerFault, ShufflerFaultCleared,
-)  # fmt: skip
 from drivers.events.lifecycle import ProtocolError
+from drivers.events.shuffler import (
+    BatchLoaded,
+    BatchReleased,
+    BatchStatus,
+    ShuffleCompleted,
+    ShuffleProgress,
+    ShufflerFault,
+    ShufflerFaultCleared,
+    ShuffleStarted,
+)  # fmt: skip
 from drivers.usb import UsbTransport, default_backend
 
 __all__ = ["ShufflerDriver", "shuffler_event", "read_identity", "DEFAULT_VENDOR_ID", "DEFAULT_PRODUCT_ID"]

@@ -27,7 +27,7 @@ from __future__ import annotations
 import errno
 import logging
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 import usb.backend
 import usb.core
@@ -182,7 +182,9 @@ class UsbTransport:
                 raise DeviceNotFound(str(self._translate(exc, "claiming the interface"))) from exc
             except ValueError as exc:  # pyusb: no such configuration, interface or endpoint
                 usb.util.dispose_resources(device)
-                raise DeviceNotFound(f"{self.name}: USB device {self.ids} does not have the expected layout: {exc}") from exc
+                raise DeviceNotFound(
+                    f"{self.name}: USB device {self.ids} does not have the expected layout: {exc}"
+                ) from exc
             self._device = device
             if self._on_bytes is not None:
                 self._closing.clear()

@@ -41,9 +41,9 @@ def start_order(items: list[pytest.Item]) -> list[pytest.Item]:
     """
     ranked = sorted(items, key=_length)  # stable: the collection order within each length
     long = [item for item in ranked if _length(item) < SHORT]
-    short = ranked[len(long):]
+    short = ranked[len(long) :]
     order = [test for pair in zip(long, short) for test in pair]
-    return order + long[len(short):] + short[len(long):]
+    return order + long[len(short) :] + short[len(long) :]
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

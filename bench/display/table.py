@@ -10,21 +10,32 @@ from __future__ import annotations
 import dataclasses
 import io
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from bench.soak.profiles import PROFILES
 from firmware_host.config.profiles import load_table
 from firmware_host.display.pins import write_pin_file
 from firmware_host.wiring import Table, build_table
 
-__all__ = ["DEALER_PIN", "SUPERVISOR_PIN", "TEST_SCRYPT_N", "DISPLAY", "BACCARAT", "PAIGOW", "Gate", "Running",
-           "write_profile", "start"]
+__all__ = [
+    "DEALER_PIN",
+    "SUPERVISOR_PIN",
+    "TEST_SCRYPT_N",
+    "DISPLAY",
+    "BACCARAT",
+    "PAIGOW",
+    "Gate",
+    "Running",
+    "write_profile",
+    "start",
+]
 
 #: The test PINs (written hashed to files in tmp_path, with a cheap scrypt cost to keep tests quick).
 DEALER_PIN, SUPERVISOR_PIN = "2468", "13579"
 #: scrypt N for the test PIN files (the real default is 2**14).
-TEST_SCRYPT_N = 2 ** 10
+TEST_SCRYPT_N = 2**10
 
 #: What both tables' ``[display]`` say besides their limits: a free loopback port, the test PIN files.
 DISPLAY = """listen = "127.0.0.1:0"
@@ -144,8 +155,15 @@ def write_profile(folder: Path, text: str) -> Path:
     return path
 
 
-def start(profile_path: Path, journal: Path, *, seed: int = 1, pace: float = 0.0, rounds: int | None = None,
-          hold_at: set[str] | Callable[[dict[str, Any]], bool] | None = None) -> Running:
+def start(
+    profile_path: Path,
+    journal: Path,
+    *,
+    seed: int = 1,
+    pace: float = 0.0,
+    rounds: int | None = None,
+    hold_at: set[str] | Callable[[dict[str, Any]], bool] | None = None,
+) -> Running:
     """Build and start the table of ``profile_path``; with ``hold_at``, its simulated dealer
     stops at the first prompt of those actions (see :class:`Gate`)."""
     profile = load_table(profile_path, devices_dir=PROFILES / "devices")

@@ -18,8 +18,7 @@ import subprocess
 import time
 from pathlib import Path
 
-__all__ = ["Broker", "TlsFiles", "ClientCert", "make_ca", "make_client_cert", "free_port", "MOSQUITTO",
-           "write_secret"]
+__all__ = ["Broker", "TlsFiles", "ClientCert", "make_ca", "make_client_cert", "free_port", "MOSQUITTO", "write_secret"]
 
 MOSQUITTO = "/usr/sbin/mosquitto"
 #: The ACL the deploy files ship (deploy/mosquitto/acl).
@@ -68,10 +67,37 @@ def _signed(ca: Path, ca_key: Path, directory: Path, stem: str, cn: str, extensi
     """``(certificate, key)`` for ``cn``: a P-256 key and a certificate the CA signed, with ``extensions``."""
     cert, key, csr, ext = (directory / f"{stem}.{suffix}" for suffix in ("crt", "key", "csr", "ext"))
     ext.write_text(extensions)
-    _openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-subj", f"/CN={cn}",
-             "-keyout", key, "-out", csr)
-    _openssl("x509", "-req", "-in", csr, "-CA", ca, "-CAkey", ca_key, "-CAcreateserial", "-days", DAYS,
-             "-extfile", ext, "-out", cert)
+    _openssl(
+        "req",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-subj",
+        f"/CN={cn}",
+        "-keyout",
+        key,
+        "-out",
+        csr,
+    )
+    _openssl(
+        "x509",
+        "-req",
+        "-in",
+        csr,
+        "-CA",
+        ca,
+        "-CAkey",
+        ca_key,
+        "-CAcreateserial",
+        "-days",
+        DAYS,
+        "-extfile",
+        ext,
+        "-out",
+        cert,
+    )
     key.chmod(0o600)
     return cert, key
 
@@ -80,10 +106,31 @@ def make_ca(directory: Path) -> TlsFiles:
     """Make a CA and a server certificate signed by it, with ``openssl``."""
     directory.mkdir(parents=True, exist_ok=True)
     ca, ca_key = directory / "ca.crt", directory / "ca.key"
-    _openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", DAYS,
-             "-subj", "/CN=tablehost test CA", "-keyout", ca_key, "-out", ca)
-    cert, key = _signed(ca, ca_key, directory, "server", "localhost",
-                        "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\n")
+    _openssl(
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-days",
+        DAYS,
+        "-subj",
+        "/CN=tablehost test CA",
+        "-keyout",
+        ca_key,
+        "-out",
+        ca,
+    )
+    cert, key = _signed(
+        ca,
+        ca_key,
+        directory,
+        "server",
+        "localhost",
+        "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\n",
+    )
     return TlsFiles(ca, cert, key, ca_key)
 
 
@@ -91,8 +138,9 @@ def make_client_cert(tls: TlsFiles, directory: Path, cn: str) -> ClientCert:
     """A client certificate for ``cn`` (the MQTT user name under ``use_identity_as_username``),
     signed by the CA of ``tls``, as ``<cn>.crt`` and ``<cn>.key`` in ``directory``."""
     directory.mkdir(parents=True, exist_ok=True)
-    return ClientCert(*_signed(tls.ca, tls.ca_key, directory, cn, cn,
-                               "basicConstraints=CA:FALSE\nextendedKeyUsage=clientAuth\n"))
+    return ClientCert(
+        *_signed(tls.ca, tls.ca_key, directory, cn, cn, "basicConstraints=CA:FALSE\nextendedKeyUsage=clientAuth\n")
+    )
 
 
 class Broker:
@@ -106,9 +154,16 @@ class Broker:
         (needs ``require_certificate``; the ACL applies to the CN, ``users`` must be None).
     """
 
-    def __init__(self, directory: Path, *, users: dict[str, str] | None = None, persistence: bool = True,
-                 tls: TlsFiles | None = None, require_certificate: bool = False,
-                 use_identity_as_username: bool = False) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        *,
+        users: dict[str, str] | None = None,
+        persistence: bool = True,
+        tls: TlsFiles | None = None,
+        require_certificate: bool = False,
+        use_identity_as_username: bool = False,
+    ) -> None:
         if require_certificate and tls is None:
             raise ValueError("require_certificate needs tls")
         if use_identity_as_username and (not require_certificate or users is not None):
@@ -128,9 +183,15 @@ class Broker:
         return f"{'mqtts' if self.tls else 'mqtt'}://127.0.0.1:{self.port}"
 
     def _write_config(self) -> None:
-        lines = [f"listener {self.port} 127.0.0.1", "user root", f"log_dest file {self.log}", "log_type all",
-                 "max_queued_messages 0", "max_inflight_messages 100",
-                 f"persistence {'true' if self.persistence else 'false'}"]
+        lines = [
+            f"listener {self.port} 127.0.0.1",
+            "user root",
+            f"log_dest file {self.log}",
+            "log_type all",
+            "max_queued_messages 0",
+            "max_inflight_messages 100",
+            f"persistence {'true' if self.persistence else 'false'}",
+        ]
         if self.persistence:
             (self.directory / "data").mkdir(exist_ok=True)
             lines.append(f"persistence_location {self.directory / 'data'}/")
@@ -142,19 +203,25 @@ class Broker:
             passwords = self.directory / "passwords"
             passwords.write_text("")
             for user, password in self.users.items():
-                subprocess.run(["mosquitto_passwd", "-b", str(passwords), user, password], check=True,
-                               capture_output=True)
+                subprocess.run(
+                    ["mosquitto_passwd", "-b", str(passwords), user, password], check=True, capture_output=True
+                )
             lines += ["allow_anonymous false", f"password_file {passwords}", f"acl_file {ACL}"]
         if self.tls is not None:
-            lines += [f"cafile {self.tls.ca}", f"certfile {self.tls.cert}", f"keyfile {self.tls.key}",
-                      f"require_certificate {'true' if self.require_certificate else 'false'}"]
+            lines += [
+                f"cafile {self.tls.ca}",
+                f"certfile {self.tls.cert}",
+                f"keyfile {self.tls.key}",
+                f"require_certificate {'true' if self.require_certificate else 'false'}",
+            ]
         (self.directory / "mosquitto.conf").write_text("\n".join(lines) + "\n")
 
     def start(self) -> Broker:
         """Start it and wait until it listens."""
         assert self._process is None
-        self._process = subprocess.Popen([MOSQUITTO, "-c", str(self.directory / "mosquitto.conf")],
-                                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        self._process = subprocess.Popen(
+            [MOSQUITTO, "-c", str(self.directory / "mosquitto.conf")], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
             if self._process.poll() is not None:

@@ -123,26 +123,54 @@ class Postgres:
             os.chown(pwfile, user.pw_uid, user.pw_gid)
         pwfile.chmod(0o600)
         try:
-            self._run(str(self.bin / "initdb"), "-D", str(self.data), "-U", USER, "--pwfile", str(pwfile),
-                      "--auth-local=scram-sha-256", "--auth-host=scram-sha-256", "--no-sync", "-E", "UTF8",
-                      "--locale=C.UTF-8")
+            self._run(
+                str(self.bin / "initdb"),
+                "-D",
+                str(self.data),
+                "-U",
+                USER,
+                "--pwfile",
+                str(pwfile),
+                "--auth-local=scram-sha-256",
+                "--auth-host=scram-sha-256",
+                "--no-sync",
+                "-E",
+                "UTF8",
+                "--locale=C.UTF-8",
+            )
         finally:
             pwfile.unlink()
         self._start_server()
         return self
 
     def _start_server(self) -> None:
-        options = (f"-c listen_addresses=127.0.0.1 -c port={self.port} -c unix_socket_directories={self.sockets} "
-                   "-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200")
-        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-l", str(self.log), "-o", options,
-                  "-w", "-t", str(int(START_S)), "start")
+        options = (
+            f"-c listen_addresses=127.0.0.1 -c port={self.port} -c unix_socket_directories={self.sockets} "
+            "-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
+        )
+        self._run(
+            str(self.bin / "pg_ctl"),
+            "-D",
+            str(self.data),
+            "-l",
+            str(self.log),
+            "-o",
+            options,
+            "-w",
+            "-t",
+            str(int(START_S)),
+            "start",
+        )
         self._wait_ready()
 
     def _wait_ready(self) -> None:
         deadline = time.monotonic() + START_S
         while True:
-            ready = subprocess.run([str(self.bin / "pg_isready"), "-h", "127.0.0.1", "-p", str(self.port)],
-                                   capture_output=True, check=False)
+            ready = subprocess.run(
+                [str(self.bin / "pg_isready"), "-h", "127.0.0.1", "-p", str(self.port)],
+                capture_output=True,
+                check=False,
+            )
             if ready.returncode == 0:
                 return
             if time.monotonic() > deadline:
@@ -165,6 +193,7 @@ class Postgres:
     def __enter__(self) -> Postgres:
         return self.start()
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 trace: TracebackType | None) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
         self.stop()

@@ -39,8 +39,12 @@ RECORDS = [
     Rec(6, "decision", "prompt", {"action": "deal", "to": "player"}),
     Rec(7, "input", "CardRead", {"device": "shoe", "rank": "9", "suit": "S", "burn": False}),
     Rec(8, "input", "ProtocolError", {"device": "shoe", "text": "malformed frame: b'[G]<Card:9S'"}),
-    Rec(9, "decision", "alert", {"code": "protocol-error", "text": "shoe: malformed frame: b'[G]<Card:9S'",
-                                 "severity": "warning"}),
+    Rec(
+        9,
+        "decision",
+        "alert",
+        {"code": "protocol-error", "text": "shoe: malformed frame: b'[G]<Card:9S'", "severity": "warning"},
+    ),
     Rec(10, "decision", "round_result", {"round": 1, "winner": "banker"}, round=1),
 ]
 

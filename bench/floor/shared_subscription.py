@@ -17,11 +17,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-import paho.mqtt.client as mqtt  # noqa: E402
-from paho.mqtt.packettypes import PacketTypes  # noqa: E402
-from paho.mqtt.properties import Properties  # noqa: E402
+import paho.mqtt.client as mqtt
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
 
-from bench.feed.broker import Broker  # noqa: E402
+from bench.feed.broker import Broker
 
 
 def member(port: int, client_id: str, ack: bool, got: list[int]) -> mqtt.Client:
@@ -63,8 +63,10 @@ def main() -> int:
         for n in range(20, 40):
             publisher.publish("t/x", str(n), qos=1).wait_for_publish(5)
         time.sleep(1.5)
-        print(f"20 more published while A is dead: B has received {len(b_got)} in all; never at B: "
-              f"{sorted(set(range(40)) - set(b_got))}")
+        print(
+            f"20 more published while A is dead: B has received {len(b_got)} in all; never at B: "
+            f"{sorted(set(range(40)) - set(b_got))}"
+        )
         back: list[int] = []
         again = member(broker.port, "A", True, back)
         time.sleep(2)

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from bench.soak.killloop import DRAWS, Run
 from bench.soak.shuffler_audit import batch_shoes
@@ -28,8 +29,17 @@ from firmware_host.wiring.journal_tools import verify_deep
 from sim.dealers.paigow import PaiGowDealer
 from sim.devices.shoe import SimShoe
 
-__all__ = ["Audit", "audit", "replay", "seeded_shoe", "compare_runs", "shoes_played", "check_rolls", "check_tiles",
-           "check_money"]
+__all__ = [
+    "Audit",
+    "audit",
+    "replay",
+    "seeded_shoe",
+    "compare_runs",
+    "shoes_played",
+    "check_rolls",
+    "check_tiles",
+    "check_money",
+]
 
 
 @dataclasses.dataclass
@@ -70,8 +80,10 @@ def audit(run: Run, key: bytes | None = None) -> Audit:
     rounds = list(export_rounds(run.journal))
     numbers = [r["round"] for r in rounds]
     found.rounds = len(rounds)
-    found.check(numbers == list(range(1, run.rounds + 1)),
-                f"round numbers are not 1..{run.rounds} once each: {_duplicates_and_gaps(numbers, run.rounds)}")
+    found.check(
+        numbers == list(range(1, run.rounds + 1)),
+        f"round numbers are not 1..{run.rounds} once each: {_duplicates_and_gaps(numbers, run.rounds)}",
+    )
     with Journal.open(run.journal, hmac_key=key) as journal:
         placed = _wagers_placed(journal, found)
         if profile.game == "baccarat":
@@ -136,16 +148,21 @@ def _audit_draws(journal: Journal, run: Run, profile: TableProfile, found: Audit
             expected = seeded_shoe(run.seed, profile.decks, number, len(drawn))
         for position, (card, physical) in enumerate(zip(drawn, expected), start=1):
             # "?": unread and not keyed in (a burn or discard card, whose identity does not matter).
-            found.check(card in ("?", physical), f"shoe {number} draw {position}: journal has {card}, the shoe held {physical}")
+            found.check(
+                card in ("?", physical), f"shoe {number} draw {position}: journal has {card}, the shoe held {physical}"
+            )
         counted = Counter(parse_card(card) for card in drawn if card not in (None, "?"))
-        found.check(all(n <= composition[card] for card, n in counted.items()),
-                    f"shoe {number}: a card counted more often than the shoe holds it")
+        found.check(
+            all(n <= composition[card] for card, n in counted.items()),
+            f"shoe {number}: a card counted more often than the shoe holds it",
+        )
 
 
 def _refused(decisions: list[Any]) -> bool:
     """Whether the controller refused the step's input (a warning alert instead of acting)."""
-    return any(d.type == "alert" and d.data.get("code") in ("refused-input", "wrong-state", "wager-refused")
-               for d in decisions)
+    return any(
+        d.type == "alert" and d.data.get("code") in ("refused-input", "wrong-state", "wager-refused") for d in decisions
+    )
 
 
 Placed = dict[int, dict[tuple[int, str], list[int]]]
@@ -165,8 +182,9 @@ def _wagers_placed(journal: Journal, found: Audit) -> Placed:
     return placed
 
 
-def _audit_baccarat(journal: Journal, run: Run, profile: TableProfile, rounds: list[dict[str, Any]], placed: Placed,
-                    found: Audit) -> None:
+def _audit_baccarat(
+    journal: Journal, run: Run, profile: TableProfile, rounds: list[dict[str, Any]], placed: Placed, found: Audit
+) -> None:
     variant = Variant.parse(profile.rules.data.get("variant", "standard"))
     for record in rounds:
         number = record["round"]
@@ -184,7 +202,10 @@ def _audit_baccarat(journal: Journal, run: Run, profile: TableProfile, rounds: l
 
 def _audit_paigow(rounds: list[dict[str, Any]], seed: int, found: Audit) -> None:
     checks: tuple[tuple[Callable[..., None], tuple[int, ...]], ...] = (
-        (check_rolls, ()), (check_tiles, (seed,)), (check_money, ()))
+        (check_rolls, ()),
+        (check_tiles, (seed,)),
+        (check_money, ()),
+    )
     for record in rounds:
         for check, args in checks:
             try:
@@ -200,8 +221,9 @@ def _duplicates_and_gaps(numbers: list[int], expected: int) -> str:
     return f"twice {twice[:10]}, missing {missing[:10]}, {len(numbers)} rounds"
 
 
-def compare_runs(killed: Path, uninterrupted: Path,
-                 shoes: Callable[[Path], Iterable[dict[str, Any]]] = export_shoes) -> list[str]:
+def compare_runs(
+    killed: Path, uninterrupted: Path, shoes: Callable[[Path], Iterable[dict[str, Any]]] = export_shoes
+) -> list[str]:
     """Where the killed run's rounds and shoes (as ``shoes`` exports them; :func:`shoes_played`
     at a shuffler table) differ from the uninterrupted run's (empty: identical)."""
     differences = []

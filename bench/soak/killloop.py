@@ -25,15 +25,28 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from bench.soak.profiles import REPO
 from firmware_host.config.profiles import load_table
 
 __all__ = [
-    "DRAWS", "FOREVER", "MOMENTS", "SHOE_CHANGE", "STARTUP_SECONDS", "Run", "Tracker", "KillLoopReport", "Stalled",
-    "kill_loop", "kill_at_shoe_changes", "run_to_end", "follow", "kill",
+    "DRAWS",
+    "FOREVER",
+    "MOMENTS",
+    "SHOE_CHANGE",
+    "STARTUP_SECONDS",
+    "Run",
+    "Tracker",
+    "KillLoopReport",
+    "Stalled",
+    "kill_loop",
+    "kill_at_shoe_changes",
+    "run_to_end",
+    "follow",
+    "kill",
 ]
 
 
@@ -63,7 +76,6 @@ COVER_SOON_DRAWS = 60
 DRAWS = ("CardRead", "CutCard", "CardUnreadable", "CardFaceUp")
 
 
-
 @dataclasses.dataclass(frozen=True)
 class Run:
     """One ``tablehost run`` invocation, started again with the same arguments after each kill."""
@@ -80,8 +92,21 @@ class Run:
 
     def command(self) -> list[str]:
         """The command line: the same for the first start and every restart."""
-        return [sys.executable, "-m", "firmware_host", "run", "--profile", str(self.profile),
-                "--rounds", str(self.rounds), "--seed", str(self.seed), "--journal", str(self.journal), "--quiet"]
+        return [
+            sys.executable,
+            "-m",
+            "firmware_host",
+            "run",
+            "--profile",
+            str(self.profile),
+            "--rounds",
+            str(self.rounds),
+            "--seed",
+            str(self.seed),
+            "--journal",
+            str(self.journal),
+            "--quiet",
+        ]
 
     def start(self) -> subprocess.Popen[bytes]:
         """Start the service process (the checkout's code, whatever is installed)."""
@@ -157,8 +182,9 @@ class Tracker:
                 if not self.journal.exists():
                     return []
                 self._conn = sqlite3.connect(f"{self.journal.absolute().as_uri()}?mode=ro", uri=True)
-            return self._conn.execute("SELECT seq, kind, type, data FROM records WHERE seq > ? ORDER BY seq",
-                                      (self.seq,)).fetchall()
+            return self._conn.execute(
+                "SELECT seq, kind, type, data FROM records WHERE seq > ? ORDER BY seq", (self.seq,)
+            ).fetchall()
         except sqlite3.Error:  # not created yet, or mid-recovery: try again on the next poll
             self.close()
             return []
@@ -211,13 +237,32 @@ class Tracker:
 
 
 #: Where kills land (:meth:`Tracker.moment`).
-MOMENTS = ("startup", "paused", "burn", "card_entry", "after_cover_card", "betting", "rolling", "mid_round",
-           "between_rounds")
+MOMENTS = (
+    "startup",
+    "paused",
+    "burn",
+    "card_entry",
+    "after_cover_card",
+    "betting",
+    "rolling",
+    "mid_round",
+    "between_rounds",
+)
 #: Pai Gow prompts of the roll (§ 535.8).
 ROLLING = ("shake", "reshake", "read_dice", "reveal")
 #: Prompts of a round under way (Baccarat and Pai Gow).
-IN_ROUND = ("deal", "reveal", "settle_pairs", "discard", "read_out", *ROLLING, "offer_bank", "deliver",
-            "collect_and_cover", "set_hands")
+IN_ROUND = (
+    "deal",
+    "reveal",
+    "settle_pairs",
+    "discard",
+    "read_out",
+    *ROLLING,
+    "offer_bank",
+    "deliver",
+    "collect_and_cover",
+    "set_hands",
+)
 
 
 @dataclasses.dataclass
@@ -344,8 +389,10 @@ def follow(proc: subprocess.Popen[bytes], tracker: Tracker, seconds: float, unti
             if time.monotonic() - tracker.last_write > STALL_SECONDS:
                 proc.send_signal(signal.SIGTERM)
                 proc.wait(timeout=30)
-                raise Stalled(f"tablehost run wrote nothing for {STALL_SECONDS:.0f} s; last prompt {tracker.prompt!r}, "
-                              f"{tracker.rounds} rounds in the journal:\n{tracker.run.log_tail()}")
+                raise Stalled(
+                    f"tablehost run wrote nothing for {STALL_SECONDS:.0f} s; last prompt {tracker.prompt!r}, "
+                    f"{tracker.rounds} rounds in the journal:\n{tracker.run.log_tail()}"
+                )
             time.sleep(POLL_SECONDS)
     except BaseException:  # a test timeout or an interrupt: leave no service running
         kill(proc)
@@ -392,8 +439,12 @@ def kill_at_shoe_changes(run: Run, changes: int) -> list[tuple[str, str]]:
                 tracker.poll()
                 since = tracker.seq
                 reached = SHOE_CHANGE[aim]
-                follow(proc, tracker, FOREVER,
-                       lambda: tracker.seq > since and (reached(tracker) or tracker.shoes >= next_shoe))
+                follow(
+                    proc,
+                    tracker,
+                    FOREVER,
+                    lambda: tracker.seq > since and (reached(tracker) or tracker.shoes >= next_shoe),
+                )
                 kill(proc)
                 tracker.settle()
                 assert proc.returncode != 0, f"the run ended before the kill aimed at {aim}"

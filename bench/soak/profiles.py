@@ -11,8 +11,20 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-__all__ = ["REPO", "PROFILES", "SHOE_MODEL", "DECKS", "PAIGOW_SEED", "SHUFFLER_FAULTS", "SHUFFLE_SECONDS",
-           "make_profile", "write_profile", "paigow_profile", "shuffler_profile", "set_approved"]
+__all__ = [
+    "REPO",
+    "PROFILES",
+    "SHOE_MODEL",
+    "DECKS",
+    "PAIGOW_SEED",
+    "SHUFFLER_FAULTS",
+    "SHUFFLE_SECONDS",
+    "make_profile",
+    "write_profile",
+    "paigow_profile",
+    "shuffler_profile",
+    "set_approved",
+]
 
 #: The checkout: the service runs from it, its ``hardware-profiles`` are copied.
 REPO = Path(__file__).resolve().parents[2]
@@ -29,8 +41,16 @@ SHUFFLER_FAULTS = "jam = 0.1, door_open = 0.1, missing_card = 0.1, extra_card = 
 SHUFFLE_SECONDS = 0.2
 
 
-def make_profile(directory: Path, *, model: str = SHOE_MODEL, variant: str = "standard",
-                 faults: str = "", dealer: str = "", shoe_sim: str = "", journal: str = "") -> Path:
+def make_profile(
+    directory: Path,
+    *,
+    model: str = SHOE_MODEL,
+    variant: str = "standard",
+    faults: str = "",
+    dealer: str = "",
+    shoe_sim: str = "",
+    journal: str = "",
+) -> Path:
     """A simulated Baccarat table profile in ``directory`` (device models copied beside it);
     ``shoe_sim``: more lines for ``[devices.shoe.sim]``; ``journal``: the ``[journal]`` table's lines."""
     shutil.copytree(PROFILES / "devices", directory / "devices")
@@ -66,9 +86,17 @@ lamp = {{ green = 5, amber = 6, red = 13 }}
 CHECKPOINTS = "checkpoint_every_steps = 20"
 
 
-def write_profile(directory: Path, *, faults: str = "", dealer: str = "", approved: str | None = None,
-                  shoe_sim: str = "", key_file: Path | None = None, decks: int = DECKS,
-                  journal: str = CHECKPOINTS) -> Path:
+def write_profile(
+    directory: Path,
+    *,
+    faults: str = "",
+    dealer: str = "",
+    approved: str | None = None,
+    shoe_sim: str = "",
+    key_file: Path | None = None,
+    decks: int = DECKS,
+    journal: str = CHECKPOINTS,
+) -> Path:
     """The integration tests' simulated Baccarat table in ``directory``, with ``decks`` decks.
 
     :param faults: the shoe sim's faults, TOML inline-table body (``"drop_frame = 0.01"``).

@@ -16,12 +16,12 @@ from collections import Counter
 from pathlib import Path
 
 from drivers.codecs.shuffler import order_digest
-from firmware_host.rules.baccarat.cards import Card, parse_card, shoe_composition
-from firmware_host.host.journal import Journal, export_shoes
 from firmware_host.config.profiles import TableProfile
-from sim.devices.resume import RESTARTED, shuffler_resume_point
+from firmware_host.host.journal import Journal, export_shoes
+from firmware_host.rules.baccarat.cards import Card, parse_card, shoe_composition
 from firmware_host.wiring.backends import DeviceContext
 from firmware_host.wiring.simulated import shuffler_sim
+from sim.devices.resume import RESTARTED, shuffler_resume_point
 from sim.devices.shoe import SimShoe
 
 __all__ = ["BatchShoes", "batch_shoes", "shuffler_troubles"]
@@ -56,7 +56,8 @@ def batch_shoes(journal: Journal, seed: int, profile: TableProfile) -> tuple[Bat
     if slot is None:
         return None, []
     resumed = shuffler_sim(slot, DeviceContext(profile.path, seed, profile.decks)).resume(
-        shuffler_resume_point(journal.steps(), slot.name))
+        shuffler_resume_point(journal.steps(), slot.name)
+    )
     problems = [f"shuffler replay: {problem}" for problem in resumed.unexplained]
     reported = _reported_digests(journal, slot.name)
     if len(reported) != len(resumed.shoes):
@@ -81,7 +82,7 @@ def _reported_digests(journal: Journal, device: str) -> list[str]:
     for _, event, decisions in journal.steps():
         digest = getattr(event, "order_digest", "")
         if getattr(event, "device", None) == device and digest:
-            latest[getattr(event, "batch")] = digest
+            latest[event.batch] = digest
         for decision in decisions:
             if decision.type == "announce" and decision.data.get("announce") == "shoe" and decision.data.get("batch"):
                 digests.append(latest.get(decision.data["batch"], ""))
@@ -95,7 +96,7 @@ def shuffler_troubles(journal: Path, key: bytes) -> Counter[str]:
         for _, event, _ in opened.steps():
             name, device = type(event).__name__, getattr(event, "device", None)
             if name == "ShufflerFault":
-                troubles[getattr(event, "code")] += 1
-            elif name == "DeviceLost" and device == "shuffler" and getattr(event, "reason") != RESTARTED:
+                troubles[event.code] += 1
+            elif name == "DeviceLost" and device == "shuffler" and event.reason != RESTARTED:
                 troubles["lost"] += 1
     return troubles

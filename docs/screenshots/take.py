@@ -39,9 +39,15 @@ def png(name: str, size: tuple[int, int]) -> str:
 
 def after(running: list[Running], rounds: int, action: str, **fields: Any) -> Any:
     """A gate test: the first prompt of ``action`` (with ``fields``) once ``rounds`` are finished."""
+
     def holds(prompt: dict[str, Any]) -> bool:
-        return (bool(running) and running[0].service.rounds_finished >= rounds and prompt.get("action") == action
-                and all(prompt.get(k) == v for k, v in fields.items()))
+        return (
+            bool(running)
+            and running[0].service.rounds_finished >= rounds
+            and prompt.get("action") == action
+            and all(prompt.get(k) == v for k, v in fields.items())
+        )
+
     return holds
 
 
@@ -58,8 +64,12 @@ def shoot(page: Any, url: str, name: str) -> None:
 def both_pages(browser: Any, folder: Path, game: str, profile: str, action: str, **fields: Any) -> tuple[Running, Any]:
     """Play ``game`` until the moment shown, then photograph its dealer display and board."""
     holder: list[Running] = []
-    running = start(write_profile(folder, profile), folder / "journal.sqlite", seed=SEEDS[game],
-                    hold_at=after(holder, ROUNDS[game], action, **fields))
+    running = start(
+        write_profile(folder, profile),
+        folder / "journal.sqlite",
+        seed=SEEDS[game],
+        hold_at=after(holder, ROUNDS[game], action, **fields),
+    )
     holder.append(running)
     running.gate.holding.wait(120)
     running.table.display.hub.flush()
@@ -70,8 +80,9 @@ def both_pages(browser: Any, folder: Path, game: str, profile: str, action: str,
 
 
 def baccarat(browser: Any, folder: Path) -> None:
-    running, page = both_pages(browser, folder, "baccarat", BACCARAT.format(decks=8, rules=""), "deal", card=3,
-                               to="banker")
+    running, page = both_pages(
+        browser, folder, "baccarat", BACCARAT.format(decks=8, rules=""), "deal", card=3, to="banker"
+    )
     page.close()
     running.stop()
 

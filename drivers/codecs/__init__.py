@@ -21,7 +21,8 @@ dialects).
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 __all__ = ["drain", "Decoder", "BadFrame", "GARBAGE", "BAD_CRC", "BAD_LENGTH", "TOO_LONG", "UNKNOWN"]
 

@@ -28,7 +28,8 @@ from __future__ import annotations
 
 import dataclasses
 import struct
-from typing import Any, Callable, Generic, TypeVar
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
 
 from drivers.codecs import BAD_CRC, BAD_LENGTH, GARBAGE, BadFrame
 from drivers.errors import CodecError

@@ -14,7 +14,16 @@ import re
 
 from drivers.codecs import GARBAGE, TOO_LONG, UNKNOWN, BadFrame
 from drivers.codecs.shoe_messages import (
-    RANKS, SUITS, Card, CutCard, FaceUp, Fault, ShoeEmpty, ShoeMessage, Unreadable, Warning,
+    RANKS,
+    SUITS,
+    Card,
+    CutCard,
+    FaceUp,
+    Fault,
+    ShoeEmpty,
+    ShoeMessage,
+    Unreadable,
+    Warning,
 )  # fmt: skip
 from drivers.errors import CodecError
 

@@ -11,7 +11,14 @@ import struct
 
 from drivers.codecs.framed import MessageTable, MessageType, PayloadReader, pack_text
 from drivers.codecs.shoe_messages import (
-    Card, CutCard, Fault, FaceUp, SetBurnMode, ShoeEmpty, Unreadable, Warning,
+    Card,
+    CutCard,
+    FaceUp,
+    Fault,
+    SetBurnMode,
+    ShoeEmpty,
+    Unreadable,
+    Warning,
 )  # fmt: skip
 from drivers.errors import CodecError
 

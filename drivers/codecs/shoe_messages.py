@@ -69,7 +69,9 @@ class FaceUp:
 
     def __post_init__(self) -> None:
         if (self.rank is None) != (self.suit is None):
-            raise CodecError(f"face-up card: rank {self.rank!r} and suit {self.suit!r} must be both known or both unknown")
+            raise CodecError(
+                f"face-up card: rank {self.rank!r} and suit {self.suit!r} must be both known or both unknown"
+            )
         if self.rank is not None and self.suit is not None:
             _check_card(self.rank, self.suit)
 
@@ -92,7 +94,7 @@ class Fault:
 
 
 @dataclasses.dataclass(frozen=True)
-class Warning:  # noqa: A001  (the shoe's own word; shadows the builtin only inside this module's namespace)
+class Warning:
     """A warning code (``<W0x01>`` in the ASCII dialect): informative, play goes on."""
 
     code: int

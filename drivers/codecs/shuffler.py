@@ -15,7 +15,8 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import struct
-from typing import Callable, Iterable, TypeVar
+from collections.abc import Callable, Iterable
+from typing import TypeVar
 
 from drivers.codecs.framed import MessageTable, MessageType, PayloadReader, pack_text
 from drivers.errors import CodecError
@@ -208,7 +209,9 @@ class ReleaseBatch:
 
 
 #: Any message a shuffler sends on its bulk IN endpoint (besides the link layer's HEARTBEAT).
-ShufflerMessage = BatchLoaded | ShuffleStarted | ShuffleProgress | ShuffleComplete | BatchReleased | Fault | FaultCleared
+ShufflerMessage = (
+    BatchLoaded | ShuffleStarted | ShuffleProgress | ShuffleComplete | BatchReleased | Fault | FaultCleared
+)
 
 
 def _unpack_loaded(reader: PayloadReader) -> BatchLoaded:
@@ -387,7 +390,9 @@ def _unpack_batch_state(reader: PayloadReader) -> BatchState:
     batch, code = _unpack_batch(reader), reader.u8()
     if code not in STATE_NAMES:
         raise CodecError(f"shuffler batch {batch} state 0x{code:02X} is not one of 0x00..0x04")
-    return BatchState(batch, STATE_NAMES[code], reader.u8(), reader.text(), reader.u16(), reader.u8(), _read_digest(reader))
+    return BatchState(
+        batch, STATE_NAMES[code], reader.u8(), reader.text(), reader.u16(), reader.u8(), _read_digest(reader)
+    )
 
 
 def pack_status(status: DeviceStatus) -> bytes:

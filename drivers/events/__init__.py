@@ -115,4 +115,3 @@ def from_record(name: str, data: dict[str, Any]) -> DeviceEvent:
         return cls(**{k: _rebuild(hints[k], v) for k, v in data.items()})
     except (TypeError, KeyError) as exc:
         raise EventError(f"{name}: fields {sorted(data)} do not fit: {exc}") from exc
-

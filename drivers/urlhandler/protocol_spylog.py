@@ -50,7 +50,7 @@ def serial_class_for_url(url: str) -> tuple[str, type]:
 
         def open(self) -> None:
             log = open(log_path, "a", encoding="utf-8")  # noqa: SIM115 (closed in close())
-            stamp = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds")
+            stamp = datetime.datetime.now(datetime.UTC).isoformat(timespec="milliseconds")
             log.write(f"# open {inner} at {stamp}\n")
             self._spy = FormatHexdump(log, False)
             try:

@@ -18,7 +18,8 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from typing import Any, Callable, NoReturn, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
 
 from firmware_host import __version__
 
@@ -91,8 +92,13 @@ class LazyCommands(argparse._SubParsersAction):  # type: ignore[type-arg]
             self._choices_actions.insert(position, self._choices_actions.pop())
         return self._name_parser_map[name]  # type: ignore[no-any-return]
 
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
-                 option_string: str | None = None) -> None:
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
         self.load(values[0])  # argparse has checked that values[0] is one of the choices
         super().__call__(parser, namespace, values, option_string)
 

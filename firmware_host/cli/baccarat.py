@@ -22,13 +22,13 @@ import json
 import sys
 from typing import Any
 
+from firmware_host.cli.roads_text import draw, read_outcomes
 from firmware_host.cli.stream import answer_lines
 from firmware_host.rules.baccarat.cards import MAX_DECKS, parse_cards, remove_seen, shoe_composition
 from firmware_host.rules.baccarat.deal import resolve
-from firmware_host.cli.roads_text import draw, read_outcomes
-from firmware_host.rules.baccarat.roads import RoadBuilder
-from firmware_host.rules.baccarat.odds import EDGE_REPORT, ShoeOdds, exact_odds, house_edges
 from firmware_host.rules.baccarat.exposure import evs_text, expected_values, remaining_ranks
+from firmware_host.rules.baccarat.odds import EDGE_REPORT, ShoeOdds, exact_odds, house_edges
+from firmware_host.rules.baccarat.roads import RoadBuilder
 from firmware_host.rules.baccarat.rules import LUCKY_SIX_SIX_TIE_OUTCOMES, MIN_TIE_PAYOUT, RulesSubmission
 from firmware_host.rules.baccarat.variant import Variant
 
@@ -80,7 +80,7 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
         "roads",
         help="the scoreboard roads of one shoe: rounds on stdin",
         description="Bead plate, big road, big eye boy, small road, cockroach pig and ask-the-road of one shoe. "
-                    "Input: lines of `baccarat resolve` or `journal export --rounds` JSON, or banker/player/tie.",
+        "Input: lines of `baccarat resolve` or `journal export --rounds` JSON, or banker/player/tie.",
     )
     roads_parser.add_argument("--json", action="store_true", help="write one JSON object instead of a drawing")
     roads_parser.set_defaults(func=run_roads)
@@ -88,8 +88,9 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
 
 def run_resolve(args: argparse.Namespace) -> int:
     """Resolve stdin line by line; 1 if any line was bad, else 0 (a reader leaving early: see cli.main)."""
-    return answer_lines("baccarat resolve",
-                        lambda line: resolve(parse_cards(line), variant=args.variant).to_json_dict())
+    return answer_lines(
+        "baccarat resolve", lambda line: resolve(parse_cards(line), variant=args.variant).to_json_dict()
+    )
 
 
 def run_roads(args: argparse.Namespace) -> int:
@@ -108,16 +109,33 @@ def run_roads(args: argparse.Namespace) -> int:
 
 def _add_pay_table_arguments(parser: argparse.ArgumentParser) -> None:
     """The Rules Submission options the EVs of ``odds`` are computed under."""
-    parser.add_argument("--variant", choices=[variant.value for variant in Variant], default=Variant.STANDARD.value,
-                        help="the table's variant for the EVs; default standard")
-    parser.add_argument("--commission", type=int, default=None, metavar="PERCENT",
-                        help="standard: vigorish on a winning banker wager, 4 or 5 (§ 541.13(c)); default 5")
-    parser.add_argument("--tie-commission-alternative", action="store_true",
-                        help="standard: 25%% of banker wagers on a tie instead of the commission (§ 541.13(f))")
-    parser.add_argument("--tie-payout", type=int, default=MIN_TIE_PAYOUT, metavar="N",
-                        help="a tie pays N to 1 (§ 541.13(b)); default 8")
-    parser.add_argument("--lucky-six-on-six-six-tie", choices=LUCKY_SIX_SIX_TIE_OUTCOMES, default=None,
-                        help="commission-free: a Lucky Six wager when both hands tie at 6; default lose")
+    parser.add_argument(
+        "--variant",
+        choices=[variant.value for variant in Variant],
+        default=Variant.STANDARD.value,
+        help="the table's variant for the EVs; default standard",
+    )
+    parser.add_argument(
+        "--commission",
+        type=int,
+        default=None,
+        metavar="PERCENT",
+        help="standard: vigorish on a winning banker wager, 4 or 5 (§ 541.13(c)); default 5",
+    )
+    parser.add_argument(
+        "--tie-commission-alternative",
+        action="store_true",
+        help="standard: 25%% of banker wagers on a tie instead of the commission (§ 541.13(f))",
+    )
+    parser.add_argument(
+        "--tie-payout", type=int, default=MIN_TIE_PAYOUT, metavar="N", help="a tie pays N to 1 (§ 541.13(b)); default 8"
+    )
+    parser.add_argument(
+        "--lucky-six-on-six-six-tie",
+        choices=LUCKY_SIX_SIX_TIE_OUTCOMES,
+        default=None,
+        help="commission-free: a Lucky Six wager when both hands tie at 6; default lose",
+    )
 
 
 def pay_table(args: argparse.Namespace) -> RulesSubmission:
@@ -143,8 +161,11 @@ def run_odds(args: argparse.Namespace) -> int:
     evs = expected_values(rules, remaining_ranks(args.decks, seen))
     if args.json:
         report = odds_json(args.decks, len(seen), odds)
-        report.update(variant=rules.variant.value, ev=evs_text(evs),
-                      ev_percent={kind: round(float(ev) * 100, 4) for kind, ev in evs.items()})
+        report.update(
+            variant=rules.variant.value,
+            ev=evs_text(evs),
+            ev_percent={kind: round(float(ev) * 100, 4) for kind, ev in evs.items()},
+        )
         print(json.dumps(report, indent=2))
     else:
         lines = [odds_table(args.decks, len(seen), odds), "", f"{'EV per unit, ' + rules.variant.value:<36}{'':>12}"]

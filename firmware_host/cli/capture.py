@@ -18,14 +18,13 @@ import signal
 import sys
 import threading
 import time
-from pathlib import Path
 from typing import Any
 
 from drivers.capture import RX, TX, CaptureWriter
-from firmware_host.cli import checks
 from drivers.events import DeviceEvent, to_record
-from firmware_host.errors import TablehostError
+from firmware_host.cli import checks
 from firmware_host.config.profiles import DeviceSlot, load_table
+from firmware_host.errors import TablehostError
 from firmware_host.wiring.devices import DeviceContext, build_device
 
 __all__ = ["register", "run_capture"]
@@ -34,11 +33,17 @@ __all__ = ["register", "run_capture"]
 def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> None:  # type: ignore[type-arg]
     """Add ``tablehost capture``."""
     parser = groups.add_parser(name, help=help_text, description=__doc__.splitlines()[0])
-    parser.add_argument("--profile", required=True, type=checks.file_to_read, help="table profile whose devices to record")
+    parser.add_argument(
+        "--profile", required=True, type=checks.file_to_read, help="table profile whose devices to record"
+    )
     parser.add_argument("--out", required=True, type=checks.file_to_write, help="capture file to write (JSON lines)")
     parser.add_argument("--seconds", type=checks.positive_number, help="stop after this many seconds (default: Ctrl-C)")
-    parser.add_argument("--device", action="append", metavar="NAME",
-                        help="record only this device of the profile (repeatable; default: all)")
+    parser.add_argument(
+        "--device",
+        action="append",
+        metavar="NAME",
+        help="record only this device of the profile (repeatable; default: all)",
+    )
     parser.set_defaults(func=run_capture)
 
 
@@ -73,8 +78,11 @@ def _record(args: argparse.Namespace, profile: Any, slots: list[DeviceSlot], sto
         context = DeviceContext(profile.path, seed=0, decks=profile.decks, capture=writer)
         emit = writer.tap_events(_printer(started))
         devices = [build_device(slot, emit, context) for slot in slots]
-        print(f"recording {', '.join(slot.name for slot in slots)} into {args.out}"
-              f"{f' for {args.seconds:g}s' if args.seconds else ' (Ctrl-C stops)'}", flush=True)
+        print(
+            f"recording {', '.join(slot.name for slot in slots)} into {args.out}"
+            f"{f' for {args.seconds:g}s' if args.seconds else ' (Ctrl-C stops)'}",
+            flush=True,
+        )
         try:
             for parts in devices:
                 parts.start_sim()
@@ -87,7 +95,9 @@ def _record(args: argparse.Namespace, profile: Any, slots: list[DeviceSlot], sto
         counts = dict(writer.counts)
     for slot in slots:
         name = slot.name
-        print(f"{name}: {counts.get((name, RX), 0)} bytes received, {counts.get((name, TX), 0)} sent, "
-              f"{counts.get((name, 'control'), 0)} control transfers, {counts.get((name, 'events'), 0)} events",
-              file=sys.stdout)
+        print(
+            f"{name}: {counts.get((name, RX), 0)} bytes received, {counts.get((name, TX), 0)} sent, "
+            f"{counts.get((name, 'control'), 0)} control transfers, {counts.get((name, 'events'), 0)} events",
+            file=sys.stdout,
+        )
     return 0

@@ -13,11 +13,19 @@ from __future__ import annotations
 import argparse
 import math
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, TypeVar
+from typing import TypeVar
 
-__all__ = ["directory_to_fill", "directory_to_read", "file_to_read", "file_to_write", "port", "positive_number",
-           "short_text"]
+__all__ = [
+    "directory_to_fill",
+    "directory_to_read",
+    "file_to_read",
+    "file_to_write",
+    "port",
+    "positive_number",
+    "short_text",
+]
 
 
 _N = TypeVar("_N", int, float)

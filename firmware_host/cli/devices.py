@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import serial.tools.list_ports
 import usb.backend
@@ -29,12 +30,12 @@ import usb.core
 import usb.util
 
 from drivers.device import Identity
-from firmware_host.cli import checks
 from drivers.errors import DriverError
 from drivers.shuffler import read_identity
 from drivers.usb import UsbTransport, UsbUnavailable, default_backend
-from firmware_host.errors import ProfileError
+from firmware_host.cli import checks
 from firmware_host.config.profiles import DeviceModel, load_device_model
+from firmware_host.errors import ProfileError
 from sim.devices.shuffler import SimulatedShuffler
 
 #: Where device models live when ``--devices-dir`` is not given, first found: the repository's
@@ -51,9 +52,14 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
     parser = groups.add_parser(name, help=help_text, description=__doc__.splitlines()[0])
     parser.add_argument("--sim", action="store_true", help="also list a simulated shuffler (no hardware needed)")
     parser.add_argument("--json", action="store_true", help="one JSON object instead of readable lines")
-    parser.add_argument("--devices-dir", type=checks.directory_to_read, default=None, metavar="DIR",
-                        help="device models to recognise devices by (default: hardware-profiles/devices "
-                             "of this checkout, else /etc/tablehost/devices)")
+    parser.add_argument(
+        "--devices-dir",
+        type=checks.directory_to_read,
+        default=None,
+        metavar="DIR",
+        help="device models to recognise devices by (default: hardware-profiles/devices "
+        "of this checkout, else /etc/tablehost/devices)",
+    )
     parser.set_defaults(func=run_devices)
 
 
@@ -106,7 +112,9 @@ def _identity(model: DeviceModel, device: usb.core.Device, backend: usb.backend.
 def _usb_devices(backend: usb.backend.IBackend, models: list[DeviceModel], source: str) -> list[dict[str, Any]]:
     found = []
     for device in usb.core.find(find_all=True, backend=backend):
-        model = next((m for m in models if (m.usb_vendor_id, m.usb_product_id) == (device.idVendor, device.idProduct)), None)
+        model = next(
+            (m for m in models if (m.usb_vendor_id, m.usb_product_id) == (device.idVendor, device.idProduct)), None
+        )
         entry: dict[str, Any] = {
             "source": source, "bus": device.bus, "address": device.address,
             "vendor_id": f"{device.idVendor:04x}", "product_id": f"{device.idProduct:04x}",
@@ -160,7 +168,9 @@ def _print(report: dict[str, Any]) -> None:
         identity = dev["identity"]
         if identity is not None:
             verdict = "approved" if identity["approved"] else f"NOT APPROVED: {identity['refusal']}"
-            print(f"      model {identity['model']}, serial {identity['serial']}, firmware {identity['firmware']} ({verdict})")
+            print(
+                f"      model {identity['model']}, serial {identity['serial']}, firmware {identity['firmware']} ({verdict})"
+            )
         elif dev["error"]:
             print(f"      identity not read: {dev['error']}")
     if not report["usb"] and not report["usb_unavailable"]:

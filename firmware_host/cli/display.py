@@ -19,8 +19,11 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
     """Add ``tablehost display pin``."""
     parser = groups.add_parser(name, help=help_text, description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", metavar="SUBCOMMAND", required=True)
-    pin = commands.add_parser("pin", help="write a role's PIN, hashed, to a file",
-                              description="Write the dealer's or the supervisor's PIN, scrypt-hashed, to FILE (0600).")
+    pin = commands.add_parser(
+        "pin",
+        help="write a role's PIN, hashed, to a file",
+        description="Write the dealer's or the supervisor's PIN, scrypt-hashed, to FILE (0600).",
+    )
     pin.add_argument("role", choices=ROLES, help="whose PIN")
     pin.add_argument("file", type=Path, help="the PIN file to write (replaced if it exists)")
     pin.set_defaults(func=run_pin)
@@ -35,6 +38,7 @@ def run_pin(args: argparse.Namespace) -> int:
     else:
         first = sys.stdin.readline().strip()
     write_pin_file(args.file, first)
-    print(f"{args.file}: the {args.role}'s PIN, hashed (scrypt); name it in the profile's [display] "
-          f"{args.role}_pin_file")
+    print(
+        f"{args.file}: the {args.role}'s PIN, hashed (scrypt); name it in the profile's [display] {args.role}_pin_file"
+    )
     return 0

@@ -19,8 +19,13 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
     commands = parser.add_subparsers(dest="command", metavar="SUBCOMMAND", required=True)
     keygen = commands.add_parser("keygen", help="a table's signing key pair: ID.key (0400) and ID.pub")
     keygen.add_argument("table", metavar="ID", help="the table id (the profile's [table] id)")
-    keygen.add_argument("--out", type=Path, default=Path("."), metavar="DIR",
-                        help="where to write ID.key and ID.pub (default: the current directory)")
+    keygen.add_argument(
+        "--out",
+        type=Path,
+        default=Path("."),
+        metavar="DIR",
+        help="where to write ID.key and ID.pub (default: the current directory)",
+    )
     keygen.set_defaults(func=run_keygen)
 
 
@@ -29,8 +34,9 @@ def run_keygen(args: argparse.Namespace) -> int:
     from firmware_host.feed import schema, signing
 
     if not schema.TABLE_ID.match(args.table):
-        raise TablehostError(f"table id {args.table!r}: expected 1..64 letters, digits, '.', '_' or '-', "
-                             "starting with a letter or digit")
+        raise TablehostError(
+            f"table id {args.table!r}: expected 1..64 letters, digits, '.', '_' or '-', starting with a letter or digit"
+        )
     if not args.out.is_dir():
         raise TablehostError(f"--out {args.out}: not a directory")
     private, public = args.out / f"{args.table}.key", args.out / f"{args.table}{signing.PUBLIC_SUFFIX}"

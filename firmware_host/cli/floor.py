@@ -46,18 +46,34 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
     parser.add_argument("--ca-file", type=Path, metavar="F", help="CA certificate of the broker (mqtts://)")
     parser.add_argument("--cert-file", type=Path, metavar="F", help="client certificate (mqtts://)")
     parser.add_argument("--key-file", type=Path, metavar="F", help="client key (mode 0400/0600)")
-    parser.add_argument("--keys", type=Path, metavar="DIR", help="the tables' public keys, DIR/<table id>.pub "
-                        "(tablehost feed keygen); a message no key verifies is refused")
-    parser.add_argument("--unsigned", action="store_true", help="store unsigned messages (tests only: anyone "
-                        "who can publish on a table's topic is that table)")
+    parser.add_argument(
+        "--keys",
+        type=Path,
+        metavar="DIR",
+        help="the tables' public keys, DIR/<table id>.pub "
+        "(tablehost feed keygen); a message no key verifies is refused",
+    )
+    parser.add_argument(
+        "--unsigned",
+        action="store_true",
+        help="store unsigned messages (tests only: anyone who can publish on a table's topic is that table)",
+    )
     parser.add_argument("--client-id", default="tablehost-floor", help="the persistent session's name")
-    parser.add_argument("--metrics", metavar="HOST:PORT", help="serve Prometheus's /metrics here (off without it; "
-                        "127.0.0.1 unless --metrics-tls-cert and --metrics-tls-key are given)")
+    parser.add_argument(
+        "--metrics",
+        metavar="HOST:PORT",
+        help="serve Prometheus's /metrics here (off without it; "
+        "127.0.0.1 unless --metrics-tls-cert and --metrics-tls-key are given)",
+    )
     parser.add_argument("--metrics-tls-cert", type=Path, metavar="F", help="TLS certificate of /metrics")
     parser.add_argument("--metrics-tls-key", type=Path, metavar="F", help="its key")
     parser.add_argument("--http", metavar="HOST:PORT", help="serve the live floor dashboard (docs/floor-dashboard.md)")
-    parser.add_argument("--http-dir", type=Path, metavar="DIR", help="the dashboard's surveillance.pin, pit.pin "
-                        "(and tls.crt, tls.key off loopback)")
+    parser.add_argument(
+        "--http-dir",
+        type=Path,
+        metavar="DIR",
+        help="the dashboard's surveillance.pin, pit.pin (and tls.crt, tls.key off loopback)",
+    )
     parser.add_argument("-v", "--verbose", action="count", default=0, help="log each connection (-vv: debug)")
     parser.set_defaults(func=run_collect)
     commands = parser.add_subparsers(dest="command", metavar="SUBCOMMAND")
@@ -71,23 +87,47 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
     add_db_arguments(export)
     export.add_argument("--table", required=True, metavar="ID", help="the table")
     what = export.add_mutually_exclusive_group(required=True)
-    what.add_argument("--rounds", action="store_const", const="round_result", dest="type",
-                      help="every finished round (as `journal export --rounds`)")
-    what.add_argument("--shoes", action="store_const", const="shoe_result", dest="type",
-                      help="every finished shoe (as `journal export --shoes`)")
-    what.add_argument("--messages", action="store_const", const=None, dest="type",
-                      help="every feed message, as published")
-    what.add_argument("--refused", action="store_const", const="refused", dest="type",
-                      help="the refusals kept on its topic, newest first (--table '': topics naming no known table)")
+    what.add_argument(
+        "--rounds",
+        action="store_const",
+        const="round_result",
+        dest="type",
+        help="every finished round (as `journal export --rounds`)",
+    )
+    what.add_argument(
+        "--shoes",
+        action="store_const",
+        const="shoe_result",
+        dest="type",
+        help="every finished shoe (as `journal export --shoes`)",
+    )
+    what.add_argument(
+        "--messages", action="store_const", const=None, dest="type", help="every feed message, as published"
+    )
+    what.add_argument(
+        "--refused",
+        action="store_const",
+        const="refused",
+        dest="type",
+        help="the refusals kept on its topic, newest first (--table '': topics naming no known table)",
+    )
     export.set_defaults(func=run_export)
 
 
 def add_db_arguments(parser: argparse.ArgumentParser, required: bool = True) -> None:
     """``--db PATH|DSN`` and ``--db-password-file F``."""
-    parser.add_argument("--db", metavar="PATH|DSN", required=required,
-                        help="the floor's database: a SQLite file, or postgresql://user@host:port/dbname")
-    parser.add_argument("--db-password-file", type=Path, metavar="F",
-                        help="the PostgreSQL user's password (mode 0400/0600); or libpq's passfile")
+    parser.add_argument(
+        "--db",
+        metavar="PATH|DSN",
+        required=required,
+        help="the floor's database: a SQLite file, or postgresql://user@host:port/dbname",
+    )
+    parser.add_argument(
+        "--db-password-file",
+        type=Path,
+        metavar="F",
+        help="the PostgreSQL user's password (mode 0400/0600); or libpq's passfile",
+    )
 
 
 def open_db(args: argparse.Namespace, read_only: bool = False) -> SqlStore:
@@ -106,14 +146,20 @@ def run_collect(args: argparse.Namespace) -> int:
         print("tablehost floor: --broker URL and --db PATH|DSN are required to collect", file=sys.stderr)
         return 2
     if (args.keys is None) == (not args.unsigned):
-        print("tablehost floor: give --keys DIR (the tables' public keys), or --unsigned to store unsigned "
-              "messages", file=sys.stderr)
+        print(
+            "tablehost floor: give --keys DIR (the tables' public keys), or --unsigned to store unsigned messages",
+            file=sys.stderr,
+        )
         return 2
     keyring = Keyring(args.keys) if args.keys is not None else None  # a bad key file: one line, exit 2
-    logging.basicConfig(level=[logging.WARNING, logging.INFO, logging.DEBUG][min(args.verbose, 2)],
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
-    settings = BrokerSettings(args.broker, args.username, args.password_file, args.ca_file, args.cert_file,
-                              args.key_file)
+    logging.basicConfig(
+        level=[logging.WARNING, logging.INFO, logging.DEBUG][min(args.verbose, 2)],
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    settings = BrokerSettings(
+        args.broker, args.username, args.password_file, args.ca_file, args.cert_file, args.key_file
+    )
     client(settings, args.client_id)  # a bad URL, secret or TLS file is a clear error before anything starts
     stop = threading.Event()  # set by a signal, also one while the store opens (PostgreSQL: up to 10 s)
     collectors: list[Collector] = []
@@ -170,8 +216,9 @@ def _metrics(args: argparse.Namespace, collector: Any) -> Any:
     if (args.metrics_tls_cert is None) != (args.metrics_tls_key is None):
         raise WebError("metrics: give both --metrics-tls-cert and --metrics-tls-key")
     tls = None if args.metrics_tls_cert is None else (args.metrics_tls_cert, args.metrics_tls_key)
-    counted = FloorMetrics(collector.stats, "postgresql" if str(args.db).startswith("postgresql") else "sqlite",
-                           __version__)
+    counted = FloorMetrics(
+        collector.stats, "postgresql" if str(args.db).startswith("postgresql") else "sqlite", __version__
+    )
     server = MetricsServer(counted.registry, args.metrics, tls)
     server.start()
     print(f"floor: metrics on {server.url}/metrics", flush=True)
@@ -194,9 +241,11 @@ def run_status(args: argparse.Namespace) -> int:
             seen = f"{now - status.last_seen:.0f} s ago" if status.last_seen is not None else "never"
             gaps = ", ".join(f"{a}..{b}" for a, b in status.gaps) or "none"
             refused = f"refused {status.refused}" + (f" (last: {status.last_refusal})" if status.refused else "")
-            print(f"{table}: {online}, last seq {status.last_seq} (of {status.max_seq}), last seen {seen}, "
-                  f"lag {status.lag_s} s, gaps {gaps}, breaks {status.breaks}, {refused}, "
-                  f"duplicates {status.duplicates}")
+            print(
+                f"{table}: {online}, last seq {status.last_seq} (of {status.max_seq}), last seen {seen}, "
+                f"lag {status.lag_s} s, gaps {gaps}, breaks {status.breaks}, {refused}, "
+                f"duplicates {status.duplicates}"
+            )
             for what in status.unreadable[:10]:
                 print(f"{table}: UNREADABLE {what}")
             if len(status.unreadable) > 10:

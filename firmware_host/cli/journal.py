@@ -30,19 +30,31 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
     check = commands.add_parser("verify", help="check the hash chain (and MACs); exit 0 only if intact")
     check.add_argument("path", metavar="PATH", help="the journal file")
     check.add_argument("--key-file", metavar="F", help="the table's HMAC key file (required for a keyed journal)")
-    check.add_argument("--floor", metavar="DB", help="also check it against the floor's anchors (cut short, "
-                       "rewritten, swapped; docs/feed.md)")
+    check.add_argument(
+        "--floor",
+        metavar="DB",
+        help="also check it against the floor's anchors (cut short, rewritten, swapped; docs/feed.md)",
+    )
     check.add_argument("--table", metavar="ID", help="with --floor: the table (default: the journal's)")
-    check.add_argument("--floor-password-file", type=Path, metavar="F",
-                       help="with --floor postgresql://...: the database user's password (mode 0400/0600)")
-    check.add_argument("--deep", action="store_true",
-                       help="also replay the journal from its first record and compare every checkpoint with it")
-    check.add_argument("--profile", metavar="P", help="--deep, rotate: the table's profile (default: the one the "
-                                                      "journal names)")
+    check.add_argument(
+        "--floor-password-file",
+        type=Path,
+        metavar="F",
+        help="with --floor postgresql://...: the database user's password (mode 0400/0600)",
+    )
+    check.add_argument(
+        "--deep",
+        action="store_true",
+        help="also replay the journal from its first record and compare every checkpoint with it",
+    )
+    check.add_argument(
+        "--profile", metavar="P", help="--deep, rotate: the table's profile (default: the one the journal names)"
+    )
     check.set_defaults(func=run_verify)
 
-    rotate = commands.add_parser("rotate", help="close the journal's file as a segment and continue in a new one "
-                                                "(the table stopped)")
+    rotate = commands.add_parser(
+        "rotate", help="close the journal's file as a segment and continue in a new one (the table stopped)"
+    )
     rotate.add_argument("path", metavar="PATH", help="the journal file")
     rotate.add_argument("--profile", metavar="P", help="the table's profile (default: the one the journal names)")
     rotate.set_defaults(func=run_rotate)
@@ -50,19 +62,35 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
     export = commands.add_parser("export", help="one JSON object per line on stdout")
     export.add_argument("path", metavar="PATH", help="the journal file")
     what = export.add_mutually_exclusive_group(required=True)
-    what.add_argument("--rounds", action="store_const", const="rounds", dest="exporter",
-                      help="every finished round (round_result decisions) with its odds and each wager's theo")
-    what.add_argument("--shoes", action="store_const", const="shoes", dest="exporter",
-                      help="every finished shoe (shoe_result decisions) with drop, win, theo, hold and pace")
+    what.add_argument(
+        "--rounds",
+        action="store_const",
+        const="rounds",
+        dest="exporter",
+        help="every finished round (round_result decisions) with its odds and each wager's theo",
+    )
+    what.add_argument(
+        "--shoes",
+        action="store_const",
+        const="shoes",
+        dest="exporter",
+        help="every finished shoe (shoe_result decisions) with drop, win, theo, hold and pace",
+    )
     _add_paigow_edge(export)
     export.set_defaults(func=run_export)
 
-    figures = commands.add_parser("report", help="theo, drop, win, hold and pace per shoe, gaming day or seat "
-                                                 "(docs/protection.md)")
+    figures = commands.add_parser(
+        "report", help="theo, drop, win, hold and pace per shoe, gaming day or seat (docs/protection.md)"
+    )
     figures.add_argument("path", metavar="PATH", help="the journal file")
     figures.add_argument("--by", choices=("shoe", "day", "seat"), default="shoe", help="the groups; default shoe")
-    figures.add_argument("--day-starts", type=_time_of_day, default="06:00", metavar="HH:MM",
-                         help="--by day: the gaming day starts at this local time; default 06:00")
+    figures.add_argument(
+        "--day-starts",
+        type=_time_of_day,
+        default="06:00",
+        metavar="HH:MM",
+        help="--by day: the gaming day starts at this local time; default 06:00",
+    )
     figures.add_argument("--json", action="store_true", help="one JSON object per group instead of a table")
     _add_paigow_edge(figures)
     figures.set_defaults(func=run_report)
@@ -79,8 +107,10 @@ def run_verify(args: argparse.Namespace) -> int:
     chain = f"keyed, key id {report.key_id}" if report.keyed else "unkeyed"
     if report.ok:
         in_segments = f" in {len(report.segments)} segments" if len(report.segments) > 1 else ""
-        print(f"{args.path}: intact: {report.records_checked} records{in_segments} ({chain}); "
-              f"last record {report.last_seq} hash {report.last_hash}")
+        print(
+            f"{args.path}: intact: {report.records_checked} records{in_segments} ({chain}); "
+            f"last record {report.last_seq} hash {report.last_hash}"
+        )
         if args.deep and (status := run_deep(args)) != 0:
             return status
         return 0 if not args.floor else floor_audit(args.path, args.floor, args.table, args.floor_password_file)
@@ -101,12 +131,16 @@ def floor_audit(path: str, db: str, table: str | None, password_file: Path | Non
     finally:
         store.close()
     if found.ok:
-        print(f"{path}: matches the floor {db} for table {table}: {found.anchors} anchors, up to record "
-              f"{found.matched_seq} of {found.journal_last_seq}")
+        print(
+            f"{path}: matches the floor {db} for table {table}: {found.anchors} anchors, up to record "
+            f"{found.matched_seq} of {found.journal_last_seq}"
+        )
         return 0
-    print(f"{path}: {found.problem.upper()} against the floor {db} (table {table}): first differing record "
-          f"{found.first_seq if found.first_seq == found.last_seq else f'{found.first_seq}..{found.last_seq}'}: "
-          f"{found.detail}")
+    print(
+        f"{path}: {str(found.problem).upper()} against the floor {db} (table {table}): first differing record "
+        f"{found.first_seq if found.first_seq == found.last_seq else f'{found.first_seq}..{found.last_seq}'}: "
+        f"{found.detail}"
+    )
     return EXIT_BROKEN
 
 
@@ -118,8 +152,10 @@ def run_deep(args: argparse.Namespace) -> int:
     deep = journal_tools.verify_deep(path, journal_tools.table_profile(path, args.profile))
     for problem in deep.problems:
         print(f"{args.path}: CHECKPOINT WRONG: {problem}")
-    print(f"{args.path}: deep: {deep.steps} steps replayed, {deep.checkpoints} checkpoints compared, "
-          f"{len(deep.problems)} wrong")
+    print(
+        f"{args.path}: deep: {deep.steps} steps replayed, {deep.checkpoints} checkpoints compared, "
+        f"{len(deep.problems)} wrong"
+    )
     return EXIT_BROKEN if deep.problems else 0
 
 
@@ -134,9 +170,14 @@ def run_rotate(args: argparse.Namespace) -> int:
 
 
 def _add_paigow_edge(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--paigow-edge", type=_percent, default=None, metavar="PERCENT",
-                        help="Pai Gow: the house edge per wager theo uses; default the profile's [protection] "
-                             "paigow_edge_percent, else 2.5820160 (the regulation's house way)")
+    parser.add_argument(
+        "--paigow-edge",
+        type=_percent,
+        default=None,
+        metavar="PERCENT",
+        help="Pai Gow: the house edge per wager theo uses; default the profile's [protection] "
+        "paigow_edge_percent, else 2.5820160 (the regulation's house way)",
+    )
     parser.add_argument("--profile", metavar="P", help="the table's profile, for its [protection] (docs/protection.md)")
 
 
@@ -190,14 +231,18 @@ def run_report(args: argparse.Namespace) -> int:
         for group in groups:
             sys.stdout.write(json.dumps(group, sort_keys=True, ensure_ascii=False) + "\n")
         return 0
-    print(f"{args.by:<12}{'rounds':>8}{'drop':>14}{'win':>14}{'theo':>14}{'hold':>9}{'rounds/h':>10}{'windows':>9}"
-          f"{'AP alerts':>11}")
+    print(
+        f"{args.by:<12}{'rounds':>8}{'drop':>14}{'win':>14}{'theo':>14}{'hold':>9}{'rounds/h':>10}{'windows':>9}"
+        f"{'AP alerts':>11}"
+    )
     for group in groups:
         hold = "" if group["hold"] is None else f"{group['hold']:.2%}"
         theo = "" if group["theo"] is None else f"{group['theo'] / 100:.2f}"
         pace = "" if group["rounds_per_hour"] is None else f"{group['rounds_per_hour']:.1f}"
-        print(f"{str(group[args.by]):<12}{group['rounds']:>8}{group['drop'] / 100:>14.2f}{group['win'] / 100:>14.2f}"
-              f"{theo:>14}{hold:>9}{pace:>10}{group['advantage_windows']:>9}{group['advantage_play_alerts']:>11}")
+        print(
+            f"{str(group[args.by]):<12}{group['rounds']:>8}{group['drop'] / 100:>14.2f}{group['win'] / 100:>14.2f}"
+            f"{theo:>14}{hold:>9}{pace:>10}{group['advantage_windows']:>9}{group['advantage_play_alerts']:>11}"
+        )
     return 0
 
 

@@ -25,8 +25,9 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any, TypeVar
 
 from firmware_host.cli.paigow import TILE_COMMANDS
 from firmware_host.cli.stream import answer_lines
@@ -42,17 +43,23 @@ from firmware_host.rules.paigow_tiles.tiles import Tile, parse_tiles
 _Parsed = TypeVar("_Parsed")
 
 #: What one stdin line of ``compare`` holds, by whether ``--dealer`` was given.
-COMPARE_LINE = {True: "the player's hands H/L, e.g. 6-6,4-5/1-3,2-2",
-                False: "the player's and the dealer's hands H/L, e.g. 6-6,4-5/1-3,2-2 5-5,1-5/2-2,3-4"}
+COMPARE_LINE = {
+    True: "the player's hands H/L, e.g. 6-6,4-5/1-3,2-2",
+    False: "the player's and the dealer's hands H/L, e.g. 6-6,4-5/1-3,2-2 5-5,1-5/2-2,3-4",
+}
 
 #: ``tablehost paigow hand --help``: what the command does.
-HAND_DESCRIPTION = ("Print every legal high/low setting of four tiles, each hand's rank (§ 535.4), and the setting"
-                    " the house way chooses (§ 535.10(d)). Without --tiles: one case per stdin line, one JSON object"
-                    " per line.")
+HAND_DESCRIPTION = (
+    "Print every legal high/low setting of four tiles, each hand's rank (§ 535.4), and the setting"
+    " the house way chooses (§ 535.10(d)). Without --tiles: one case per stdin line, one JSON object"
+    " per line."
+)
 #: ``tablehost paigow compare --help``: what the command does.
-COMPARE_DESCRIPTION = ("Compare the player's high and low hands with the dealer's (§ 535.10(f)-(j)). Without --player:"
-                       " one case per stdin line (the player's hands, and the dealer's unless --dealer is given),"
-                       " one JSON object per line.")
+COMPARE_DESCRIPTION = (
+    "Compare the player's high and low hands with the dealer's (§ 535.10(f)-(j)). Without --player:"
+    " one case per stdin line (the player's hands, and the dealer's unless --dealer is given),"
+    " one JSON object per line."
+)
 
 
 def register(subparsers: Any) -> None:
@@ -65,18 +72,21 @@ def register(subparsers: Any) -> None:
 def register_hand(subparsers: Any, name: str, help_text: str) -> None:
     """Add ``hand``."""
     hand = subparsers.add_parser(name, help=help_text, description=HAND_DESCRIPTION)
-    hand.add_argument("--tiles", metavar="T,T,T,T",
-                      help="four tiles, e.g. 6-6,4-5,1-3,2-2 (left out: four tiles per stdin line)")
+    hand.add_argument(
+        "--tiles", metavar="T,T,T,T", help="four tiles, e.g. 6-6,4-5,1-3,2-2 (left out: four tiles per stdin line)"
+    )
     _finish(hand, run_hand)
 
 
 def register_compare(subparsers: Any, name: str, help_text: str) -> None:
     """Add ``compare``."""
     compare = subparsers.add_parser(name, help=help_text, description=COMPARE_DESCRIPTION)
-    compare.add_argument("--player", metavar="H/L",
-                         help="player's hands, e.g. 6-6,4-5/1-3,2-2 (left out: one case per stdin line)")
-    compare.add_argument("--dealer", metavar="H/L",
-                         help="dealer's hands, e.g. 5-5,1-5/2-2,3-4 (required with --player)")
+    compare.add_argument(
+        "--player", metavar="H/L", help="player's hands, e.g. 6-6,4-5/1-3,2-2 (left out: one case per stdin line)"
+    )
+    compare.add_argument(
+        "--dealer", metavar="H/L", help="dealer's hands, e.g. 5-5,1-5/2-2,3-4 (required with --player)"
+    )
     _finish(compare, run_compare)
 
 
@@ -84,10 +94,12 @@ def _finish(parser: argparse.ArgumentParser, run: Callable[[argparse.Namespace],
     """``--json``, the casino's rules and the command's ``func``, alike for both commands."""
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     casino = parser.add_mutually_exclusive_group()
-    casino.add_argument("--profile", metavar="P",
-                        help="a Pai Gow table profile: play by its [rules] (house way, zero-value rule, ...)")
-    casino.add_argument("--house-way", metavar="F",
-                        help="a house-way document (hardware-profiles/house-ways/*.toml): set tiles by it")
+    casino.add_argument(
+        "--profile", metavar="P", help="a Pai Gow table profile: play by its [rules] (house way, zero-value rule, ...)"
+    )
+    casino.add_argument(
+        "--house-way", metavar="F", help="a house-way document (hardware-profiles/house-ways/*.toml): set tiles by it"
+    )
     parser.set_defaults(func=run)
 
 
@@ -133,8 +145,10 @@ def run_hand(args: argparse.Namespace) -> int:
         print(f"  {setting.high.text} / {setting.low.text}{mark}")
         print(f"      high: {setting.high.rank.describe()}")
         print(f"      low:  {setting.low.rank.describe()}")
-    print(f"house way: {chosen.setting.high.text} / {chosen.setting.low.text}"
-          f" (§ {chosen.step.section}: {chosen.step.explanation})")
+    print(
+        f"house way: {chosen.setting.high.text} / {chosen.setting.low.text}"
+        f" (§ {chosen.step.section}: {chosen.step.explanation})"
+    )
     return 0
 
 
@@ -145,8 +159,9 @@ def run_compare(args: argparse.Namespace) -> int:
         return _compare_lines(args.dealer, rules)
     if args.dealer is None:
         raise RulesError("--dealer H/L is required with --player (without --player: one case per stdin line)")
-    comparison = _compare(_setting("--player", args.player), _setting("--dealer", args.dealer), "--player/--dealer",
-                          rules)
+    comparison = _compare(
+        _setting("--player", args.player), _setting("--dealer", args.dealer), "--player/--dealer", rules
+    )
     if args.json:
         _print_json(comparison.to_json())
         return 0

@@ -28,7 +28,8 @@ import os
 import select
 import sys
 import threading
-from typing import Callable, TextIO
+from collections.abc import Callable
+from typing import TextIO
 
 __all__ = ["EXIT_CLOSED_PIPE", "PipeOut", "closed_stdout", "reader_gone", "stdout_is_journal"]
 

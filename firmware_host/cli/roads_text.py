@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from firmware_host.errors import RulesError
 from firmware_host.rules.baccarat.roads import GRID_ROWS, Outcome, Roads, big_road_grid, outcome_from_json
@@ -52,9 +52,13 @@ def draw(roads: Roads) -> str:
     """A readable drawing: the counts, the bead plate, the big road on its 6-row grid (with
     the dragon tails; a digit is a cell's ties), the derived roads (R red, b blue), ask the road."""
     counts = roads.counts
-    lines = [f"{roads.rounds} rounds: banker {counts['banker']}, player {counts['player']}, tie {counts['tie']}, "
-             f"player pairs {counts['player_pair']}, banker pairs {counts['banker_pair']}, "
-             f"naturals {counts['natural']}", "", "bead plate"]
+    lines = [
+        f"{roads.rounds} rounds: banker {counts['banker']}, player {counts['player']}, tie {counts['tie']}, "
+        f"player pairs {counts['player_pair']}, banker pairs {counts['banker_pair']}, "
+        f"naturals {counts['natural']}",
+        "",
+        "bead plate",
+    ]
     lines += _rows([list(column) for column in roads.bead_plate], len(max(roads.bead_plate, key=len, default=())))
     lines += ["", "big road"]
     grid: dict[tuple[int, int], str] = {}
@@ -65,8 +69,10 @@ def draw(roads: Roads) -> str:
     lines += ["".join(grid.get((x, y), ". ") for x in range(width)).rstrip() for y in range(GRID_ROWS)] if grid else []
     for name, columns in roads.derived.items():
         lines += ["", name.replace("_", " ")]
-        lines += _rows([[_MARK[mark] for mark in column] for column in columns],
-                       max((len(column) for column in columns), default=0))
+        lines += _rows(
+            [[_MARK[mark] for mark in column] for column in columns],
+            max((len(column) for column in columns), default=0),
+        )
     lines.append("")
     for side, marks in roads.next.items():
         asked = ", ".join(f"{name.replace('_', ' ')} {mark or '-'}" for name, mark in marks.items())
@@ -76,5 +82,6 @@ def draw(roads: Roads) -> str:
 
 def _rows(columns: list[list[str]], height: int) -> list[str]:
     """Columns drawn top to bottom, one text row per row."""
-    return ["".join((column[y] if y < len(column) else ".").ljust(2) for column in columns).rstrip()
-            for y in range(height)]
+    return [
+        "".join((column[y] if y < len(column) else ".").ljust(2) for column in columns).rstrip() for y in range(height)
+    ]

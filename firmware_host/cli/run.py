@@ -26,16 +26,17 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Sequence, TextIO, cast
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from drivers.capture import CaptureWriter, read_capture
-from firmware_host.tables.decisions import Decision
-from firmware_host.config.feed import FeedConfig
-from firmware_host.cli.pipes import EXIT_CLOSED_PIPE, PipeOut, stdout_is_journal
-from firmware_host.config.profiles import load_table
 from firmware_host.cli import checks
+from firmware_host.cli.pipes import EXIT_CLOSED_PIPE, PipeOut, stdout_is_journal
+from firmware_host.config.feed import FeedConfig
+from firmware_host.config.profiles import load_table
 from firmware_host.host.systemd import Notifier
+from firmware_host.tables.decisions import Decision
 from firmware_host.wiring import build_table
 
 if TYPE_CHECKING:  # imported by --replay only
@@ -59,28 +60,64 @@ STARTUP_EXTENSION_S = 30.0
 def register(groups: Any, name: str, help_text: str) -> None:
     """Add ``tablehost run``."""
     parser = groups.add_parser(name, help=help_text, description=__doc__)
-    parser.add_argument("--profile", required=True, type=checks.file_to_read, help="table profile (hardware-profiles/tables/*.toml)")
+    parser.add_argument(
+        "--profile", required=True, type=checks.file_to_read, help="table profile (hardware-profiles/tables/*.toml)"
+    )
     parser.add_argument("--rounds", type=_positive, help="stop once the journal holds this many finished rounds")
     parser.add_argument("--seed", type=int, default=0, help="seed of the simulated devices and dealer (default 0)")
-    parser.add_argument("--journal", type=checks.file_to_write, help="journal path (default: the profile's, else run/journal.sqlite)")
+    parser.add_argument(
+        "--journal", type=checks.file_to_write, help="journal path (default: the profile's, else run/journal.sqlite)"
+    )
     parser.add_argument("--quiet", action="store_true", help="show progress lines instead of every prompt")
-    parser.add_argument("--replay", type=checks.file_to_read, metavar="CAPTURE",
-                        help="play this capture's devices, serial and USB (and the dealer's actions), instead of "
-                        "their ports or simulators")
-    parser.add_argument("--speed", type=checks.positive_number, default=None,
-                        help="replay speed: 1.0 the captured timing, 2.0 twice as fast (default: as fast as possible)")
-    parser.add_argument("--capture", type=checks.file_to_write, metavar="FILE", help="record every device's traffic and every input")
-    parser.add_argument("--spy", type=checks.directory_to_fill, metavar="DIR", help="hexdump every serial device's bytes to DIR/<device>.spy")
-    parser.add_argument("--http", metavar="HOST:PORT", type=_listen,
-                        help="serve the dealer display and the scoreboard here (default: the profile's [display] "
-                        "listen; off without either; 127.0.0.1 unless TLS and PIN files are configured)")
-    parser.add_argument("--pace", type=_pace, default=0.0, metavar="SECONDS",
-                        help="the simulated dealer waits this long before each move (to watch the display), 0-4")
-    parser.add_argument("--feed", metavar="URL", help="publish the floor feed to this broker, mqtt://host:port or "
-                        "mqtts://host:port (overrides the profile's [feed] broker; docs/feed.md)")
-    parser.add_argument("--metrics", metavar="HOST:PORT", type=_listen,
-                        help="serve Prometheus's /metrics here (default: the profile's [metrics] listen; off "
-                        "without either; 127.0.0.1 unless TLS is configured)")
+    parser.add_argument(
+        "--replay",
+        type=checks.file_to_read,
+        metavar="CAPTURE",
+        help="play this capture's devices, serial and USB (and the dealer's actions), instead of "
+        "their ports or simulators",
+    )
+    parser.add_argument(
+        "--speed",
+        type=checks.positive_number,
+        default=None,
+        help="replay speed: 1.0 the captured timing, 2.0 twice as fast (default: as fast as possible)",
+    )
+    parser.add_argument(
+        "--capture", type=checks.file_to_write, metavar="FILE", help="record every device's traffic and every input"
+    )
+    parser.add_argument(
+        "--spy",
+        type=checks.directory_to_fill,
+        metavar="DIR",
+        help="hexdump every serial device's bytes to DIR/<device>.spy",
+    )
+    parser.add_argument(
+        "--http",
+        metavar="HOST:PORT",
+        type=_listen,
+        help="serve the dealer display and the scoreboard here (default: the profile's [display] "
+        "listen; off without either; 127.0.0.1 unless TLS and PIN files are configured)",
+    )
+    parser.add_argument(
+        "--pace",
+        type=_pace,
+        default=0.0,
+        metavar="SECONDS",
+        help="the simulated dealer waits this long before each move (to watch the display), 0-4",
+    )
+    parser.add_argument(
+        "--feed",
+        metavar="URL",
+        help="publish the floor feed to this broker, mqtt://host:port or "
+        "mqtts://host:port (overrides the profile's [feed] broker; docs/feed.md)",
+    )
+    parser.add_argument(
+        "--metrics",
+        metavar="HOST:PORT",
+        type=_listen,
+        help="serve Prometheus's /metrics here (default: the profile's [metrics] listen; off "
+        "without either; 127.0.0.1 unless TLS is configured)",
+    )
     parser.add_argument("-v", "--verbose", action="count", default=0, help="log driver detail (-vv: debug)")
     parser.set_defaults(func=run)
 
@@ -142,8 +179,11 @@ class Progress:
 
 def run(args: argparse.Namespace) -> int:
     """Run the service; 0 on a clean stop."""
-    logging.basicConfig(level=[logging.WARNING, logging.INFO, logging.DEBUG][min(args.verbose, 2)],
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    logging.basicConfig(
+        level=[logging.WARNING, logging.INFO, logging.DEBUG][min(args.verbose, 2)],
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
     profile = load_table(args.profile)
     if args.feed:
         feed = profile.feed or FeedConfig(broker=args.feed)
@@ -160,11 +200,22 @@ def run(args: argparse.Namespace) -> int:
         capture = bench.enter_context(CaptureWriter(args.capture)) if args.capture else None
         if args.spy:
             args.spy.mkdir(parents=True, exist_ok=True)
-        table = build_table(profile, journal_path=journal_path, seed=args.seed, rounds=args.rounds, quiet=quiet,
-                            extra_outputs=(progress,) if quiet else (), capture=capture, spy_dir=args.spy,
-                            replay=replay, on_replay_progress=_replay_progress(notifier), http=args.http, pace=args.pace,
-                            metrics=args.metrics,
-                            stream=cast(TextIO, out))  # the outputs write and flush, all PipeOut has
+        table = build_table(
+            profile,
+            journal_path=journal_path,
+            seed=args.seed,
+            rounds=args.rounds,
+            quiet=quiet,
+            extra_outputs=(progress,) if quiet else (),
+            capture=capture,
+            spy_dir=args.spy,
+            replay=replay,
+            on_replay_progress=_replay_progress(notifier),
+            http=args.http,
+            pace=args.pace,
+            metrics=args.metrics,
+            stream=cast(TextIO, out),
+        )  # the outputs write and flush, all PipeOut has
         if replay is not None and not args.rounds:
             threading.Thread(target=_stop_after_replay, args=(replay, table.service), daemon=True).start()
         status = _serve(table, profile, journal_path, notifier, out, plays_on)
@@ -190,8 +241,10 @@ def _report_mismatches(replay: Replay) -> None:
 
 def _replay_progress(notifier: Notifier) -> Callable[[int], None]:
     """A replay progress callback: more start-up time from systemd, and the steps so far as the status."""
+
     def replaying(steps: int) -> None:
         notifier.extend_timeout(STARTUP_EXTENSION_S, f"replaying journal: {steps} steps")
+
     return replaying
 
 
@@ -208,13 +261,20 @@ def _serve(table: Any, profile: Any, journal_path: Path, notifier: Notifier, out
         signal.signal(signum, lambda *_: table.service.stop())
     out.when_gone(_on_closed_stdout(table.service, plays_on))
     if table.replayed:
-        print(f"[{profile.table_id}] recovered {table.replayed} steps from {journal_path} "
-              f"({table.service.rounds_finished} rounds finished)", file=out, flush=True)
+        print(
+            f"[{profile.table_id}] recovered {table.replayed} steps from {journal_path} "
+            f"({table.service.rounds_finished} rounds finished)",
+            file=out,
+            flush=True,
+        )
     try:
         table.start()
         if table.display is not None:
-            print(f"[{profile.table_id}] dealer display {table.display.url}/  scoreboard {table.display.url}/scoreboard",
-                  file=out, flush=True)
+            print(
+                f"[{profile.table_id}] dealer display {table.display.url}/  scoreboard {table.display.url}/scoreboard",
+                file=out,
+                flush=True,
+            )
         notifier.ready(f"table {profile.table_id} running ({profile.game})")
         table.service.run()
         notifier.stopping()
@@ -229,10 +289,14 @@ def _on_closed_stdout(service: Any, plays_on: bool) -> Callable[[], None]:
     """What a closed standard output does: it stops the service after the step it is writing, as
     SIGINT does; or, with ``plays_on`` (standard output is systemd's journal), it is said once on
     standard error and the table plays on."""
+
     def closed() -> None:
         if plays_on:
-            log.warning("standard output (the systemd journal) refused a write: the dealer view's lines are "
-                        "dropped from now on; the table plays on")
+            log.warning(
+                "standard output (the systemd journal) refused a write: the dealer view's lines are "
+                "dropped from now on; the table plays on"
+            )
         else:
             service.stop()
+
     return closed

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 from firmware_host.cli import checks, register_all
 
@@ -33,12 +33,26 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
 def add_common_options(parser: argparse.ArgumentParser) -> None:
     """``--seed``, ``--socket``, ``--faults``, ``--auto``: the options every device sim takes."""
     parser.add_argument("--seed", type=int, default=0, metavar="S", help="seed of everything random (default 0)")
-    parser.add_argument("--socket", type=checks.port, default=None, metavar="PORT",
-                        help="listen on TCP 127.0.0.1:PORT (0: any free port) instead of a pseudo-terminal")
-    parser.add_argument("--faults", default=None, metavar="NAME=P,...",
-                        help="faults to inject, e.g. corrupt_byte=0.05,drop_frame=0.02,disconnect=0.01")
-    parser.add_argument("--auto", type=checks.positive_number, default=None, metavar="SECONDS",
-                        help="act by itself every SECONDS instead of waiting for Enter (no keys are read)")
+    parser.add_argument(
+        "--socket",
+        type=checks.port,
+        default=None,
+        metavar="PORT",
+        help="listen on TCP 127.0.0.1:PORT (0: any free port) instead of a pseudo-terminal",
+    )
+    parser.add_argument(
+        "--faults",
+        default=None,
+        metavar="NAME=P,...",
+        help="faults to inject, e.g. corrupt_byte=0.05,drop_frame=0.02,disconnect=0.01",
+    )
+    parser.add_argument(
+        "--auto",
+        type=checks.positive_number,
+        default=None,
+        metavar="SECONDS",
+        help="act by itself every SECONDS instead of waiting for Enter (no keys are read)",
+    )
 
 
 def endpoint_of(args: argparse.Namespace) -> tuple[str, int]:

@@ -53,5 +53,4 @@ def run_shaker(args: argparse.Namespace) -> int:
         def next_step() -> str:
             return actions[next(steps)][1]()
 
-        return dealer_loop(sim.url, ("next step of a round (3 shakes, lid off, lid on)", next_step), actions,
-                           args.auto)
+        return dealer_loop(sim.url, ("next step of a round (3 shakes, lid off, lid on)", next_step), actions, args.auto)

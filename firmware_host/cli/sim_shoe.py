@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from firmware_host.cli.sim import add_common_options, dealer_loop, endpoint_of
 from drivers.codecs.shoe_messages import Card, ShoeEmpty, ShoeMessage
+from firmware_host.cli.sim import add_common_options, dealer_loop, endpoint_of
 from sim.devices.faults import ShoeFaults, faults_from
 from sim.devices.shoe import DIALECTS, SimShoe
 
@@ -22,8 +22,13 @@ def register(commands: argparse._SubParsersAction, name: str, help_text: str) ->
     shoe = commands.add_parser(name, help=help_text, description=__doc__.splitlines()[0])
     shoe.add_argument("--dialect", choices=DIALECTS, default="framed", help="wire dialect (default framed)")
     shoe.add_argument("--decks", type=int, default=8, metavar="N", help="decks in the shoe, 1-8 (default 8)")
-    shoe.add_argument("--suit-first-burns", type=float, default=0.0, metavar="P",
-                      help="share of burn cards the ascii dialect writes suit first, <Card:H3> (default 0: rank first)")
+    shoe.add_argument(
+        "--suit-first-burns",
+        type=float,
+        default=0.0,
+        metavar="P",
+        help="share of burn cards the ascii dialect writes suit first, <Card:H3> (default 0: rank first)",
+    )
     add_common_options(shoe)
     shoe.set_defaults(func=run_shoe)
 
@@ -35,8 +40,15 @@ def run_shoe(args: argparse.Namespace) -> int:
     """
     endpoint, port = endpoint_of(args)
     faults = faults_from(ShoeFaults, args.faults)
-    with SimShoe(dialect=args.dialect, endpoint=endpoint, port=port, seed=args.seed, decks=args.decks,
-                 faults=faults, suit_first_burns=args.suit_first_burns) as sim:
+    with SimShoe(
+        dialect=args.dialect,
+        endpoint=endpoint,
+        port=port,
+        seed=args.seed,
+        decks=args.decks,
+        faults=faults,
+        suit_first_burns=args.suit_first_burns,
+    ) as sim:
 
         def pull() -> str:
             draw = sim.draw()
@@ -53,5 +65,6 @@ def run_shoe(args: argparse.Namespace) -> int:
             sim.reload()
             return f"loaded shoe {sim.shoe_number} ({sim.remaining()} cards)"
 
-        return dealer_loop(sim.url, ("pull a card", pull), {"b": ("toggle burn mode", burn), "r": ("new shoe", reload)},
-                           args.auto)
+        return dealer_loop(
+            sim.url, ("pull a card", pull), {"b": ("toggle burn mode", burn), "r": ("new shoe", reload)}, args.auto
+        )

@@ -53,8 +53,11 @@ class DisplayConfig:
     @property
     def pin_files(self) -> dict[str, Path]:
         """The PIN file of each role that has one."""
-        return {role: path for role, path in (("dealer", self.dealer_pin_file),
-                                              ("supervisor", self.supervisor_pin_file)) if path is not None}
+        return {
+            role: path
+            for role, path in (("dealer", self.dealer_pin_file), ("supervisor", self.supervisor_pin_file))
+            if path is not None
+        }
 
 
 def display_config(section: Section, profile_path: Path) -> DisplayConfig:
@@ -67,8 +70,11 @@ def display_config(section: Section, profile_path: Path) -> DisplayConfig:
 
     if "pin" in section.data or "dealer_pin" in section.data or "supervisor_pin" in section.data:
         key = next(k for k in ("pin", "dealer_pin", "supervisor_pin") if k in section.data)
-        raise section.error(key, "a PIN is never written in the profile: name a PIN file made by "
-                                 "`tablehost display pin` (dealer_pin_file, supervisor_pin_file)")
+        raise section.error(
+            key,
+            "a PIN is never written in the profile: name a PIN file made by "
+            "`tablehost display pin` (dealer_pin_file, supervisor_pin_file)",
+        )
     limits_section = section.table("limits")
     low = limits_section.integer("min", None, low=0)
     high = limits_section.integer("max", None, low=0)
@@ -83,10 +89,13 @@ def display_config(section: Section, profile_path: Path) -> DisplayConfig:
             raise section.error("trusted_proxies", f"{proxy!r} is not an IP address or network") from None
     config = DisplayConfig(
         listen=section.string("listen", None),
-        tls_cert=path("tls_cert"), tls_key=path("tls_key"),
-        dealer_pin_file=path("dealer_pin_file"), supervisor_pin_file=path("supervisor_pin_file"),
+        tls_cert=path("tls_cert"),
+        tls_key=path("tls_key"),
+        dealer_pin_file=path("dealer_pin_file"),
+        supervisor_pin_file=path("supervisor_pin_file"),
         limits=None if low is None else {"min": low, "max": high},
-        allowed_hosts=host_names(section), trusted_proxies=proxies,
+        allowed_hosts=host_names(section),
+        trusted_proxies=proxies,
     )
     if (config.tls_cert is None) != (config.tls_key is None):
         raise section.error("tls_cert" if config.tls_cert is None else "tls_key", "give both tls_cert and tls_key")

@@ -21,8 +21,9 @@ message is signed with ``signing_key``; a feed without one does not start.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from firmware_host.config.profiles import Section
@@ -64,16 +65,26 @@ def feed_config(section: Section, relative: Callable[[Path, str | None], Path | 
     prefix = section.string("topic_prefix", "tablehost")
     if not prefix or any(c in prefix for c in "#+") or prefix.startswith("/") or prefix.endswith("/"):
         raise section.error("topic_prefix", f"{prefix!r} is not a topic prefix (no wildcards, no leading/trailing /)")
-    paths = {name: relative(section.path, section.string(name, None))
-             for name in ("password_file", "ca_file", "cert_file", "key_file", "signing_key")}
+    paths = {
+        name: relative(section.path, section.string(name, None))
+        for name in ("password_file", "ca_file", "cert_file", "key_file", "signing_key")
+    }
     if (paths["cert_file"] is None) != (paths["key_file"] is None):
         raise section.error("cert_file", "a client certificate needs its key_file, and a key its cert_file")
     if paths["signing_key"] is None:
-        raise section.error("signing_key", "expected the table's feed signing key, a file of mode 0400 "
-                            "(tablehost feed keygen ID); every message to the floor is signed")
-    config = FeedConfig(broker=url, topic_prefix=prefix, username=section.string("username", None), **paths,
-                        warn_after_s=section.number("warn_after_s", 30.0, positive=True),
-                        window=section.integer("window", 64, low=1, high=1000),
-                        keepalive_s=section.integer("keepalive_s", 15, low=2, high=3600))
+        raise section.error(
+            "signing_key",
+            "expected the table's feed signing key, a file of mode 0400 "
+            "(tablehost feed keygen ID); every message to the floor is signed",
+        )
+    config = FeedConfig(
+        broker=url,
+        topic_prefix=prefix,
+        username=section.string("username", None),
+        **paths,
+        warn_after_s=section.number("warn_after_s", 30.0, positive=True),
+        window=section.integer("window", 64, low=1, high=1000),
+        keepalive_s=section.integer("keepalive_s", 15, low=2, high=3600),
+    )
     section.reject_unknown()
     return config

@@ -50,8 +50,12 @@ def metrics_config(section: Section, profile_path: Path) -> MetricsConfig:
         value = section.string(name, None)
         return None if value is None else (base / value).resolve()
 
-    config = MetricsConfig(listen=section.string("listen", None), tls_cert=path("tls_cert"),
-                           tls_key=path("tls_key"), allowed_hosts=host_names(section))
+    config = MetricsConfig(
+        listen=section.string("listen", None),
+        tls_cert=path("tls_cert"),
+        tls_key=path("tls_key"),
+        allowed_hosts=host_names(section),
+    )
     if (config.tls_cert is None) != (config.tls_key is None):
         raise section.error("tls_cert" if config.tls_cert is None else "tls_key", "give both tls_cert and tls_key")
     section.reject_unknown()

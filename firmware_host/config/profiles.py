@@ -22,8 +22,8 @@ from typing import Any
 
 from drivers.timing import Timing
 from firmware_host.config.display import DisplayConfig, display_config
-from firmware_host.config.metrics import MetricsConfig, metrics_config
 from firmware_host.config.feed import FeedConfig, feed_config
+from firmware_host.config.metrics import MetricsConfig, metrics_config
 from firmware_host.config.protection import ProtectionConfig, protection_config
 from firmware_host.errors import ProfileError
 from firmware_host.rules.devices import ApprovedIdentities
@@ -423,9 +423,9 @@ def load_table(path: Path | str, devices_dir: Path | None = None) -> TableProfil
             raise slot.error("port", 'a USB device takes port = "usb" (found by its ids) or "sim"')
         if model.transport == "serial" and port == "usb":
             raise slot.error("port", 'a serial device takes a serial URL or "sim", not "usb"')
-        sim = slot.table("sim").data
+        options = slot.table("sim").data
         slot.reject_unknown()
-        slots[name] = DeviceSlot(name=name, model=model, port=port, sim=dict(sim))
+        slots[name] = DeviceSlot(name=name, model=model, port=port, sim=dict(options))
     kinds = [slot.model.kind for slot in slots.values()]
     required_kind = "shoe" if game == "baccarat" else "shaker"
     if kinds.count(required_kind) != 1:

@@ -21,7 +21,6 @@ import math
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-
 if TYPE_CHECKING:
     from firmware_host.config.profiles import Section
     from firmware_host.rules.baccarat.advantage_play import DetectionPolicy
@@ -57,8 +56,9 @@ def _exact(section: Section, name: str, default: Fraction, low: Fraction, high: 
         raise section.error(name, f"{section.data[name]!r} is not a finite number")
     exact = Fraction(str(section.data[name]))
     if not low <= exact < high:
-        raise section.error(name, f"{section.data[name]!r} is outside {float(low):g} (included) to "
-                                  f"{float(high):g} (excluded)")
+        raise section.error(
+            name, f"{section.data[name]!r} is outside {float(low):g} (included) to {float(high):g} (excluded)"
+        )
     return exact
 
 
@@ -66,8 +66,8 @@ def protection_config(section: Section) -> ProtectionConfig:
     """Read ``[protection]``; :class:`~firmware_host.errors.ProfileError` naming the key and why."""
     config = ProtectionConfig(
         advantage_threshold=_exact(section, "advantage_threshold", Fraction(0), Fraction(-1), Fraction(1)),
-        paigow_edge=_exact(section, "paigow_edge_percent", PAIGOW_HOUSE_WAY_EDGE * 100, Fraction(-100),
-                           Fraction(100)) / 100,
+        paigow_edge=_exact(section, "paigow_edge_percent", PAIGOW_HOUSE_WAY_EDGE * 100, Fraction(-100), Fraction(100))
+        / 100,
         detection=_detection(section),
     )
     section.reject_unknown()

@@ -16,8 +16,9 @@ join ``[rules.house_way_table]``, whose own entries win for the same tiles (§ 5
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from firmware_host.config.profiles import Section
 from firmware_host.errors import ProfileError, RulesError
@@ -47,11 +48,11 @@ def paigow_dice_rules(mapping: Mapping[str, Any], source: object) -> PaiGowRules
             player_bank_offered=section.boolean("player_bank_offered", defaults.player_bank_offered),
             co_banking_offered=section.boolean("co_banking_offered", defaults.co_banking_offered),
             delivery_styles=section.strings("delivery_styles", defaults.delivery_styles),
-            bank_may_choose_any_style=section.boolean("bank_may_choose_any_style",
-                                                      defaults.bank_may_choose_any_style),
+            bank_may_choose_any_style=section.boolean("bank_may_choose_any_style", defaults.bank_may_choose_any_style),
             bank_offer_next=section.string("bank_offer_next", defaults.bank_offer_next, choices=BANK_OFFER_NEXT),
-            bank_offer_returns_to_dealer=section.boolean("bank_offer_returns_to_dealer",
-                                                         defaults.bank_offer_returns_to_dealer),
+            bank_offer_returns_to_dealer=section.boolean(
+                "bank_offer_returns_to_dealer", defaults.bank_offer_returns_to_dealer
+            ),
             dice_max_hours=section.number("dice_max_hours", defaults.dice_max_hours),
             dice_warning_minutes=section.number("dice_warning_minutes", defaults.dice_warning_minutes),
         )

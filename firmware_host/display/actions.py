@@ -13,12 +13,21 @@ at most its :attr:`Action.lengths` (a card: 3 characters), any other text
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from firmware_host.tables.events import DealerCommand
 
-__all__ = ["ACTIONS", "Action", "ActionError", "command_for", "needed_role", "IDENTITY_CHANGED", "MAX_TEXT",
-           "MAX_ITEMS"]
+__all__ = [
+    "ACTIONS",
+    "Action",
+    "ActionError",
+    "command_for",
+    "needed_role",
+    "IDENTITY_CHANGED",
+    "MAX_TEXT",
+    "MAX_ITEMS",
+]
 
 #: What the controller's refusal of a device says when another unit's serial number needs a
 #: supervisor's acknowledgement (issue 6 item 3): acknowledging then is a supervisor action.
@@ -108,10 +117,13 @@ def _bounded(value: Any, length: int, depth: int) -> bool:
     if isinstance(value, bool) or value is None:
         return True
     if isinstance(value, int):
-        return 0 <= value < 2 ** 31
+        return 0 <= value < 2**31
     if isinstance(value, list):
         return depth > 0 and len(value) <= MAX_ITEMS and all(_bounded(v, MAX_TEXT, depth - 1) for v in value)
     if isinstance(value, dict):
-        return depth > 0 and len(value) <= MAX_ITEMS and all(
-            len(k) <= MAX_TEXT and _bounded(v, MAX_TEXT, depth - 1) for k, v in value.items())
+        return (
+            depth > 0
+            and len(value) <= MAX_ITEMS
+            and all(len(k) <= MAX_TEXT and _bounded(v, MAX_TEXT, depth - 1) for k, v in value.items())
+        )
     return False

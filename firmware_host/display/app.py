@@ -32,8 +32,9 @@ import dataclasses
 import hashlib
 import json
 import time
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
-from typing import Any, AsyncIterator, Awaitable, Callable, Protocol
+from typing import Any, Protocol
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -43,9 +44,9 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from drivers.events import DeviceEvent
+from firmware_host.display import pages
 from firmware_host.display.actions import ActionError, command_for, needed_role
 from firmware_host.display.hub import VIEWS, DisplayHub
-from firmware_host.display import pages
 from firmware_host.display.pins import Busy, Credentials, Locked
 from firmware_host.web.guard import Guard, Policy, client_of
 from firmware_host.web.login import login_role
@@ -81,10 +82,18 @@ class TileHelp(Protocol):
         ...
 
 
-def build_app(hub: DisplayHub, game: str, emit: Callable[[DeviceEvent], None], credentials: Credentials | None,
-              refused: Callable[[dict[str, Any]], None], *, require_login: bool = False,
-              tiles: TileHelp | None = None, policy: Policy = Policy(),
-              streams: StreamSlots | None = None) -> Starlette:
+def build_app(
+    hub: DisplayHub,
+    game: str,
+    emit: Callable[[DeviceEvent], None],
+    credentials: Credentials | None,
+    refused: Callable[[dict[str, Any]], None],
+    *,
+    require_login: bool = False,
+    tiles: TileHelp | None = None,
+    policy: Policy = Policy(),
+    streams: StreamSlots | None = None,
+) -> Starlette:
     """The app.
 
     :param emit: where actions go (``Service.emit``).
@@ -119,8 +128,9 @@ def build_app(hub: DisplayHub, game: str, emit: Callable[[DeviceEvent], None], c
         view = stream_view(request.scope)
         if view not in VIEWS:
             return JSONResponse({"error": f"view is one of {', '.join(VIEWS)}"}, 400)
-        last_seq = parse_seq(request.headers.get("last-event-id")
-                             or query_value(request.scope["query_string"], "last_event_id"))
+        last_seq = parse_seq(
+            request.headers.get("last-event-id") or query_value(request.scope["query_string"], "last_event_id")
+        )
         client = client_of(request.scope)
         slots.take(client)
         return SlotStream(_events(hub, view, last_seq), lambda: slots.give_back(client))
@@ -145,8 +155,11 @@ def build_app(hub: DisplayHub, game: str, emit: Callable[[DeviceEvent], None], c
             return JSONResponse({"error": str(exc)}, 400)
         except (Locked, Busy) as exc:
             refusals.note(client, "locked out" if isinstance(exc, Locked) else "busy", command)
-            return JSONResponse({"error": str(exc)}, 429 if isinstance(exc, Locked) else 503,
-                                headers={"Retry-After": f"{exc.seconds:.0f}"})
+            return JSONResponse(
+                {"error": str(exc)},
+                429 if isinstance(exc, Locked) else 503,
+                headers={"Retry-After": f"{exc.seconds:.0f}"},
+            )
         if role is None or not credentials.allows(role, needed):
             why = "wrong PIN" if role is None else f"needs the {needed}'s PIN"
             refusals.note(client, why, command)
@@ -176,10 +189,15 @@ def build_app(hub: DisplayHub, game: str, emit: Callable[[DeviceEvent], None], c
         refusals.close()  # the last minute's summaries, written before the journal closes
 
     routes = [
-        Route("/", dealer_page), Route("/scoreboard", scoreboard_page),
-        Route("/api/state", state), Route("/api/scoreboard", scoreboard), Route("/api/roads", roads),
-        Route("/api/stream", stream), Route("/api/action", action, methods=["POST"]),
-        Route("/api/tiles", tile_kinds), Route("/api/house_way", preview),
+        Route("/", dealer_page),
+        Route("/scoreboard", scoreboard_page),
+        Route("/api/state", state),
+        Route("/api/scoreboard", scoreboard),
+        Route("/api/roads", roads),
+        Route("/api/stream", stream),
+        Route("/api/action", action, methods=["POST"]),
+        Route("/api/tiles", tile_kinds),
+        Route("/api/house_way", preview),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     middleware = [Middleware(Guard, policy=policy, refused=refusals.note)]
@@ -213,7 +231,7 @@ async def _events(hub: DisplayHub, view: str, last_seq: int | None) -> AsyncIter
         while True:
             try:
                 update = await asyncio.wait_for(client.get(), KEEPALIVE_S)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 yield ": keepalive\n\n"
                 continue
             if update is None:
@@ -224,8 +242,11 @@ async def _events(hub: DisplayHub, view: str, last_seq: int | None) -> AsyncIter
 
 
 def _login_needed() -> Response:
-    return Response("the dealer display needs the dealer's or the supervisor's PIN", 401,
-                    headers={"WWW-Authenticate": 'Basic realm="tablehost dealer display"'})
+    return Response(
+        "the dealer display needs the dealer's or the supervisor's PIN",
+        401,
+        headers={"WWW-Authenticate": 'Basic realm="tablehost dealer display"'},
+    )
 
 
 @dataclasses.dataclass
@@ -251,8 +272,9 @@ class _Logins:
 class _LoginMiddleware:
     """Off loopback: the dealer's pages and API need credentials; the scoreboard does not."""
 
-    def __init__(self, app: Callable[..., Awaitable[None]], credentials: Credentials | None,
-                 refusals: Refusals) -> None:
+    def __init__(
+        self, app: Callable[..., Awaitable[None]], credentials: Credentials | None, refusals: Refusals
+    ) -> None:
         self.app, self.credentials, self.refusals = app, credentials, refusals
         self.logins = _Logins()
 
@@ -272,7 +294,7 @@ class _LoginMiddleware:
     async def _login(self, scope: dict[str, Any]) -> Response | None:
         """None when the request carries a role's PIN (HTTP Basic, any user name); else the answer."""
         header = Request(scope).headers.get("authorization", "")
-        if self.credentials is None or not header[:6].lower() == "basic ":
+        if self.credentials is None or header[:6].lower() != "basic ":
             return _login_needed()
         key = hashlib.sha256(header.encode("utf-8", "replace")).digest()
         if self.logins.get(key) is not None:

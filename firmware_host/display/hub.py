@@ -18,7 +18,8 @@ import logging
 import queue
 import threading
 import time
-from typing import Any, Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from firmware_host.display.view import TableView
 from firmware_host.tables.decisions import Decision
@@ -69,7 +70,8 @@ class DisplayHub:
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._backlog: dict[str, collections.deque[Update]] = {v: collections.deque(maxlen=BACKLOG) for v in VIEWS}
         self._clients: dict[str, set[tuple[asyncio.AbstractEventLoop, asyncio.Queue[Update | None]]]] = {
-            v: set() for v in VIEWS}
+            v: set() for v in VIEWS
+        }
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self.snapshot = self._render()
@@ -140,9 +142,12 @@ class DisplayHub:
 
     def _render(self) -> Snapshot:
         roads = getattr(self.view, "roads_json", None)
-        return Snapshot(self.view.seq, json.dumps(self.view.state(), separators=(",", ":")),
-                        json.dumps(self.view.scoreboard(), separators=(",", ":")),
-                        None if roads is None else json.dumps(roads(), separators=(",", ":")))
+        return Snapshot(
+            self.view.seq,
+            json.dumps(self.view.state(), separators=(",", ":")),
+            json.dumps(self.view.scoreboard(), separators=(",", ":")),
+            None if roads is None else json.dumps(roads(), separators=(",", ":")),
+        )
 
     def _publish(self, view: str, seq: int, message: dict[str, Any]) -> None:
         update = Update(seq, json.dumps({"seq": seq, **message}, separators=(",", ":")))
@@ -182,15 +187,20 @@ class DisplayHub:
 
     @staticmethod
     def _snapshot_update(view: str, snapshot: Snapshot) -> Update:
-        body = {"state": json.loads(snapshot.state)} if view == "dealer" else {
-            "scoreboard": json.loads(snapshot.scoreboard)}
-        return Update(snapshot.seq, json.dumps({"seq": snapshot.seq, "types": ["snapshot"], **body},
-                                               separators=(",", ":")))
+        body = (
+            {"state": json.loads(snapshot.state)}
+            if view == "dealer"
+            else {"scoreboard": json.loads(snapshot.scoreboard)}
+        )
+        return Update(
+            snapshot.seq, json.dumps({"seq": snapshot.seq, "types": ["snapshot"], **body}, separators=(",", ":"))
+        )
 
 
 def _offer(loop: asyncio.AbstractEventLoop, client: asyncio.Queue[Update | None], update: Update | None) -> None:
     """Hand ``update`` to a stream's queue on its loop; a full queue ends that stream (its
     browser reconnects with Last-Event-ID and catches up)."""
+
     def put() -> None:
         try:
             client.put_nowait(update)
@@ -198,8 +208,8 @@ def _offer(loop: asyncio.AbstractEventLoop, client: asyncio.Queue[Update | None]
             while not client.empty():
                 client.get_nowait()
             client.put_nowait(None)
+
     try:
         loop.call_soon_threadsafe(put)
     except RuntimeError:  # the loop is closed: the server is gone
         pass
-

@@ -26,6 +26,12 @@ def check_listen(host: str, tls: tuple[Path, Path] | None, has_pins: bool) -> No
 class DisplayServer(WebServer):
     """The display's uvicorn, in a thread (see :class:`~firmware_host.web.server.WebServer`)."""
 
-    def __init__(self, app: Any, host: str, port: int, tls: tuple[Path, Path] | None = None,
-                 limits: ConnectionLimits = ConnectionLimits()) -> None:
+    def __init__(
+        self,
+        app: Any,
+        host: str,
+        port: int,
+        tls: tuple[Path, Path] | None = None,
+        limits: ConnectionLimits = ConnectionLimits(),
+    ) -> None:
         super().__init__(app, host, port, tls, limits, name="display")

@@ -16,7 +16,8 @@ and advantage alerts (docs/protection.md) are for surveillance: no page shows th
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from firmware_host.rules.baccarat.roads import Outcome, RoadBuilder
 from firmware_host.tables.decisions import Decision, for_outputs, for_surveillance_only
@@ -44,8 +45,9 @@ class TableView:
 
     game = "table"
 
-    def __init__(self, table_id: str, limits: dict[str, int] | None = None,
-                 clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self, table_id: str, limits: dict[str, int] | None = None, clock: Callable[[], float] = time.time
+    ) -> None:
         self.table_id, self.limits, self.clock = table_id, limits, clock
         self.seq = 0
         self.round: int | None = None
@@ -92,13 +94,18 @@ class TableView:
         return True
 
     def on_alert(self, data: dict[str, Any], round: int | None, at: float) -> bool:
-        alert = {"code": data.get("code"), "text": data.get("text"), "severity": data.get("severity"),
-                 "round": round, "at": at}
-        self.alerts = [a for a in self.alerts if a["code"] != alert["code"]][-(MAX_ALERTS - 1):] + [alert]
+        alert = {
+            "code": data.get("code"),
+            "text": data.get("text"),
+            "severity": data.get("severity"),
+            "round": round,
+            "at": at,
+        }
+        self.alerts = [a for a in self.alerts if a["code"] != alert["code"]][-(MAX_ALERTS - 1) :] + [alert]
         return True
 
     def on_announce(self, data: dict[str, Any], round: int | None, at: float) -> bool:
-        self.log = [*self.log[-(MAX_LOG - 1):], str(data.get("text"))]
+        self.log = [*self.log[-(MAX_LOG - 1) :], str(data.get("text"))]
         handler = getattr(self, "announce_" + str(data.get("announce")), None)
         if handler is not None:
             handler(data, round, at)
@@ -107,9 +114,19 @@ class TableView:
     # -- what the pages read ----------------------------------------------------------------
     def state(self) -> dict[str, Any]:
         """The dealer display's state (``/api/state``)."""
-        return {"table": self.table_id, "game": self.game, "seq": self.seq, "round": self.round,
-                "prompt": self.prompt, "lamp": self.lamp, "devices": self.devices, "alerts": self.alerts,
-                "log": self.log, "limits": self.limits, **self.game_state()}
+        return {
+            "table": self.table_id,
+            "game": self.game,
+            "seq": self.seq,
+            "round": self.round,
+            "prompt": self.prompt,
+            "lamp": self.lamp,
+            "devices": self.devices,
+            "alerts": self.alerts,
+            "log": self.log,
+            "limits": self.limits,
+            **self.game_state(),
+        }
 
     def game_state(self) -> dict[str, Any]:
         """The game's own part of :meth:`state`."""
@@ -125,8 +142,9 @@ class BaccaratView(TableView):
 
     game = "baccarat"
 
-    def __init__(self, table_id: str, limits: dict[str, int] | None = None,
-                 clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self, table_id: str, limits: dict[str, int] | None = None, clock: Callable[[], float] = time.time
+    ) -> None:
         super().__init__(table_id, limits, clock)
         self.shoe: int | None = None
         self.shoe_loaded_at: float | None = None
@@ -161,12 +179,18 @@ class BaccaratView(TableView):
 
     def announce_point_counts(self, data: dict[str, Any], round: int | None, at: float) -> None:
         # § 541.10(a): the initial cards are face up now (turned up, if dealt face down).
-        self.hand.update(round=round, player=list(data.get("player", [])), banker=list(data.get("banker", [])),
-                         player_total=data.get("player_total"), banker_total=data.get("banker_total"))
+        self.hand.update(
+            round=round,
+            player=list(data.get("player", [])),
+            banker=list(data.get("banker", [])),
+            player_total=data.get("player_total"),
+            banker_total=data.get("banker_total"),
+        )
 
     def announce_outcome(self, data: dict[str, Any], round: int | None, at: float) -> None:
-        self.hand.update(player_total=data.get("player_total"), banker_total=data.get("banker_total"),
-                         winner=data.get("winner"))
+        self.hand.update(
+            player_total=data.get("player_total"), banker_total=data.get("banker_total"), winner=data.get("winner")
+        )
 
     def announce_last_hand(self, data: dict[str, Any], round: int | None, at: float) -> None:
         self.last_hand = True
@@ -174,25 +198,54 @@ class BaccaratView(TableView):
     def on_round_result(self, data: dict[str, Any], round: int | None, at: float) -> bool:
         summary: dict[str, Any] = {"round": data.get("round"), "status": data.get("status")}
         if data.get("status") == "completed":  # every card of a completed round was turned up
-            self.hand.update(player=list(data.get("player", [])), banker=list(data.get("banker", [])),
-                             winner=data.get("winner"), status="completed")
-            summary.update({key: data.get(key) for key in ("player", "banker", "winner", "player_total", "banker_total",
-                                                           "natural", "player_pair", "banker_pair")})
-            self.roads.add(Outcome(str(data.get("winner")), bool(data.get("player_pair")),
-                                   bool(data.get("banker_pair")), bool(data.get("natural"))))
+            self.hand.update(
+                player=list(data.get("player", [])),
+                banker=list(data.get("banker", [])),
+                winner=data.get("winner"),
+                status="completed",
+            )
+            summary.update(
+                {
+                    key: data.get(key)
+                    for key in (
+                        "player",
+                        "banker",
+                        "winner",
+                        "player_total",
+                        "banker_total",
+                        "natural",
+                        "player_pair",
+                        "banker_pair",
+                    )
+                }
+            )
+            self.roads.add(
+                Outcome(
+                    str(data.get("winner")),
+                    bool(data.get("player_pair")),
+                    bool(data.get("banker_pair")),
+                    bool(data.get("natural")),
+                )
+            )
         else:
             self.hand = {**_empty_hand(round), "status": "void"}
-        self.results = [*self.results[-(MAX_RESULTS - 1):], summary]
+        self.results = [*self.results[-(MAX_RESULTS - 1) :], summary]
         return True
 
     def on_shoe_result(self, data: dict[str, Any], round: int | None, at: float) -> bool:
-        self.log = [*self.log[-(MAX_LOG - 1):], f"shoe {data.get('shoe')} finished: {data.get('rounds')} rounds"]
+        self.log = [*self.log[-(MAX_LOG - 1) :], f"shoe {data.get('shoe')} finished: {data.get('rounds')} rounds"]
         self.shoe_loaded_at = None
         return True
 
     def game_state(self) -> dict[str, Any]:
-        return {"shoe": self.shoe, "shoe_loaded_at": self.shoe_loaded_at, "last_hand": self.last_hand,
-                "burn_card": self.burn_card, "hand": self.hand, "results": self.results}
+        return {
+            "shoe": self.shoe,
+            "shoe_loaded_at": self.shoe_loaded_at,
+            "last_hand": self.last_hand,
+            "burn_card": self.burn_card,
+            "hand": self.hand,
+            "results": self.results,
+        }
 
     def roads_json(self) -> dict[str, Any]:
         """``/api/roads``: the roads of the shoe in play, with its number."""
@@ -200,8 +253,13 @@ class BaccaratView(TableView):
 
     def scoreboard(self) -> dict[str, Any]:
         last = self.results[-1] if self.results else None
-        return {**super().scoreboard(), "shoe": self.shoe, "last_hand": self.last_hand, "last": last,
-                "roads": self.roads_json()}
+        return {
+            **super().scoreboard(),
+            "shoe": self.shoe,
+            "last_hand": self.last_hand,
+            "last": last,
+            "roads": self.roads_json(),
+        }
 
 
 class PaiGowView(TableView):
@@ -209,8 +267,9 @@ class PaiGowView(TableView):
 
     game = "paigow"
 
-    def __init__(self, table_id: str, limits: dict[str, int] | None = None,
-                 clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self, table_id: str, limits: dict[str, int] | None = None, clock: Callable[[], float] = time.time
+    ) -> None:
         super().__init__(table_id, limits, clock)
         self.dice_clock: dict[str, Any] = {"registered_at": None, "expires_at": None}
         self.current: dict[str, Any] = _empty_paigow(None)
@@ -222,8 +281,20 @@ class PaiGowView(TableView):
 
     def safe_prompt(self, data: dict[str, Any]) -> dict[str, Any]:
         # Seats, stack positions and counts; Pai Gow tiles are never named before they are set.
-        keep = ("order", "by", "at_least", "reason", "start", "style", "hands", "to_dead_hand", "positions",
-                "dealer", "bank", "clock")
+        keep = (
+            "order",
+            "by",
+            "at_least",
+            "reason",
+            "start",
+            "style",
+            "hands",
+            "to_dead_hand",
+            "positions",
+            "dealer",
+            "bank",
+            "clock",
+        )
         return {**super().safe_prompt(data), **{key: data[key] for key in keep if key in data}}
 
     def announce_new_dice(self, data: dict[str, Any], round: int | None, at: float) -> None:
@@ -250,7 +321,7 @@ class PaiGowView(TableView):
     def on_round_result(self, data: dict[str, Any], round: int | None, at: float) -> bool:
         roll = {key: data.get(key) for key in ("round", "status", "dice", "total", "start", "bank_seat")}
         self.current["status"] = data.get("status")
-        self.rolls = [*self.rolls[-(MAX_RESULTS - 1):], roll]
+        self.rolls = [*self.rolls[-(MAX_RESULTS - 1) :], roll]
         return True
 
     def game_state(self) -> dict[str, Any]:
@@ -261,13 +332,30 @@ class PaiGowView(TableView):
 
 
 def _empty_hand(round: int | None) -> dict[str, Any]:
-    return {"round": round, "player": [], "banker": [], "player_total": None, "banker_total": None,
-            "winner": None, "status": None}
+    return {
+        "round": round,
+        "player": [],
+        "banker": [],
+        "player_total": None,
+        "banker_total": None,
+        "winner": None,
+        "status": None,
+    }
 
 
 def _empty_paigow(round: int | None) -> dict[str, Any]:
-    return {"round": round, "offer": None, "bank": None, "style": None, "dice": None, "total": None, "start": None,
-            "house_way": None, "results": None, "status": None}
+    return {
+        "round": round,
+        "offer": None,
+        "bank": None,
+        "style": None,
+        "dice": None,
+        "total": None,
+        "start": None,
+        "house_way": None,
+        "results": None,
+        "status": None,
+    }
 
 
 def view_for(game: str, table_id: str, limits: dict[str, int] | None = None) -> TableView:

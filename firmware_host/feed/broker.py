@@ -20,8 +20,15 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from firmware_host.errors import TablehostError
 
-__all__ = ["BrokerSettings", "BrokerError", "parse_url", "read_secret", "client", "closed_before_connack",
-           "SocketErrors"]
+__all__ = [
+    "BrokerSettings",
+    "BrokerError",
+    "parse_url",
+    "read_secret",
+    "client",
+    "closed_before_connack",
+    "SocketErrors",
+]
 
 #: Default port of each URL scheme (IANA: 1883 MQTT, 8883 MQTT over TLS).
 SCHEMES = {"mqtt": 1883, "mqtts": 8883}
@@ -114,8 +121,10 @@ def client(settings: BrokerSettings, client_id: str) -> mqtt.Client:
     elif settings.password_file is not None:
         raise BrokerError(f"password file {settings.password_file}: given without a username")
     if (settings.cert_file is None) != (settings.key_file is None):
-        raise BrokerError(f"client certificate {settings.cert_file}, key {settings.key_file}: "
-                          "a client certificate needs its key file, and a key its certificate file")
+        raise BrokerError(
+            f"client certificate {settings.cert_file}, key {settings.key_file}: "
+            "a client certificate needs its key file, and a key its certificate file"
+        )
     if settings.key_file is not None:
         _check_private(settings.key_file, "client key")
     if tls:
@@ -146,15 +155,19 @@ def _tls_context(settings: BrokerSettings) -> ssl.SSLContext:
     except ssl.SSLError as exc:
         if exc.reason == "KEY_VALUES_MISMATCH":
             raise BrokerError(f"client key file {key}: not the key of the client certificate {cert}") from exc
-        raise BrokerError(f"client certificate file {cert}, key file {key}: cannot load them ({exc}); expected "
-                          "a PEM certificate and its unencrypted PEM private key") from exc
+        raise BrokerError(
+            f"client certificate file {cert}, key file {key}: cannot load them ({exc}); expected "
+            "a PEM certificate and its unencrypted PEM private key"
+        ) from exc
     return context
 
 
 def _encrypted(key: Path) -> str:
     """The pass phrase OpenSSL asks for an encrypted key: none, a table starts unattended."""
-    raise BrokerError(f"client key file {key}: encrypted with a pass phrase; a table starts unattended, so "
-                      f"store the key unencrypted and readable by its owner only (chmod 0400 {key})")
+    raise BrokerError(
+        f"client key file {key}: encrypted with a pass phrase; a table starts unattended, so "
+        f"store the key unencrypted and readable by its owner only (chmod 0400 {key})"
+    )
 
 
 def closed_before_connack(settings: BrokerSettings, detail: str | None) -> str:

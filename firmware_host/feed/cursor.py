@@ -53,8 +53,9 @@ class FeedCursor:
     def load(self) -> FeedState:
         """The last acknowledged state (the start of the feed when nothing was acknowledged yet)."""
         try:
-            row = self._conn.execute("SELECT seq, journal_seq, hash FROM feed_cursor WHERE table_id = ?",
-                                     (self.table_id,)).fetchone()
+            row = self._conn.execute(
+                "SELECT seq, journal_seq, hash FROM feed_cursor WHERE table_id = ?", (self.table_id,)
+            ).fetchone()
         except sqlite3.Error as exc:
             raise CursorError(f"feed cursor in {self.path}: cannot read: {exc}") from exc
         return FeedState() if row is None else FeedState(*row)
@@ -66,7 +67,8 @@ class FeedCursor:
                 "INSERT INTO feed_cursor (table_id, seq, journal_seq, hash) VALUES (?, ?, ?, ?) "
                 "ON CONFLICT(table_id) DO UPDATE SET seq = excluded.seq, journal_seq = excluded.journal_seq, "
                 "hash = excluded.hash WHERE excluded.seq > feed_cursor.seq",
-                (self.table_id, state.seq, state.journal_seq, state.hash))
+                (self.table_id, state.seq, state.journal_seq, state.hash),
+            )
         except sqlite3.Error as exc:
             raise CursorError(f"feed cursor in {self.path}: cannot write: {exc}") from exc
 

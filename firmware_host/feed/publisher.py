@@ -23,13 +23,15 @@ import logging
 import random
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 import paho.mqtt.client as mqtt
 
 from firmware_host.feed import broker, schema
 from firmware_host.feed.cursor import FeedCursor
 from firmware_host.feed.schema import FeedState
+
 if TYPE_CHECKING:
     from firmware_host.feed.signing import Signer
 from firmware_host.tables.decisions import Decision
@@ -77,10 +79,23 @@ class FeedPublisher:
         lasted ``warn_after_s``, and with None once the feed is healthy again.
     """
 
-    def __init__(self, journal: JournalPages, cursor: FeedCursor, settings: broker.BrokerSettings, signer: Signer, *,
-                 table_id: str, game: str, version: str, topic_prefix: str = "tablehost", window: int = 64,
-                 warn_after_s: float = 30.0, ack_timeout_s: float = 10.0, status_every_s: float = 5.0,
-                 on_trouble: Callable[[str | None], None] | None = None) -> None:
+    def __init__(
+        self,
+        journal: JournalPages,
+        cursor: FeedCursor,
+        settings: broker.BrokerSettings,
+        signer: Signer,
+        *,
+        table_id: str,
+        game: str,
+        version: str,
+        topic_prefix: str = "tablehost",
+        window: int = 64,
+        warn_after_s: float = 30.0,
+        ack_timeout_s: float = 10.0,
+        status_every_s: float = 5.0,
+        on_trouble: Callable[[str | None], None] | None = None,
+    ) -> None:
         self.journal, self.cursor, self.settings, self.signer = journal, cursor, settings, signer
         self.table_id, self.game, self.version = table_id, game, version
         self.events_topic = f"{topic_prefix}/{table_id}/events"
@@ -190,12 +205,17 @@ class FeedPublisher:
         answered = self._connack.wait(CONNACK_TIMEOUT_S)
         if answered and self._connack_ok:
             self.connections += 1
-            log.info("feed %s: connected to %s; resending from seq %d", self.table_id, self.settings.url,
-                     self.acked.seq + 1)
+            log.info(
+                "feed %s: connected to %s; resending from seq %d", self.table_id, self.settings.url, self.acked.seq + 1
+            )
             return client
         if not answered:
-            log.warning("feed %s: no CONNACK from %s in %.0f s; reconnecting", self.table_id, self.settings.url,
-                        CONNACK_TIMEOUT_S)
+            log.warning(
+                "feed %s: no CONNACK from %s in %.0f s; reconnecting",
+                self.table_id,
+                self.settings.url,
+                CONNACK_TIMEOUT_S,
+            )
         elif self._connack_ok is None:  # closed before CONNACK (a refused client certificate, over TLS 1.3)
             log.warning("feed %s: %s", self.table_id, broker.closed_before_connack(self.settings, errors.first))
         self._hang_up(client)
@@ -229,8 +249,12 @@ class FeedPublisher:
                 self._say_offline(client)
                 return
             if inflight and now - next(iter(inflight.values()))[1] > self.ack_timeout_s:
-                log.warning("feed %s: no PUBACK for seq %d in %.0f s; reconnecting", self.table_id,
-                            next(iter(inflight.values()))[0].seq, self.ack_timeout_s)
+                log.warning(
+                    "feed %s: no PUBACK for seq %d in %.0f s; reconnecting",
+                    self.table_id,
+                    next(iter(inflight.values()))[0].seq,
+                    self.ack_timeout_s,
+                )
                 return
             while len(inflight) < self.window:
                 made = reader.next()
@@ -258,12 +282,21 @@ class FeedPublisher:
             if mid not in inflight:
                 continue  # the status topic's
             if reason == NO_SUBSCRIBERS:
-                log.warning("feed %s: no floor collector has subscribed to %s yet; resending from seq %d",
-                            self.table_id, self.events_topic, self.acked.seq + 1)
+                log.warning(
+                    "feed %s: no floor collector has subscribed to %s yet; resending from seq %d",
+                    self.table_id,
+                    self.events_topic,
+                    self.acked.seq + 1,
+                )
                 return False
             if reason:
-                log.error("feed %s: the broker refused seq %d on %s (reason code 0x%02X: ACL?); reconnecting",
-                          self.table_id, inflight[mid][0].seq, self.events_topic, reason)
+                log.error(
+                    "feed %s: the broker refused seq %d on %s (reason code 0x%02X: ACL?); reconnecting",
+                    self.table_id,
+                    inflight[mid][0].seq,
+                    self.events_topic,
+                    reason,
+                )
                 return False
             inflight[mid][2] = True
         while inflight and next(iter(inflight.values()))[2]:
@@ -282,8 +315,13 @@ class FeedPublisher:
         return schema.encode(self.signer.sign(self._status(state)))
 
     def _status(self, state: str) -> dict[str, Any]:
-        return {"table": self.table_id, "state": state, "version": self.version, "game": self.game,
-                "seq": self.acked.seq}
+        return {
+            "table": self.table_id,
+            "state": state,
+            "version": self.version,
+            "game": self.game,
+            "seq": self.acked.seq,
+        }
 
     # ------------------------------------------------------------------ trouble
 
@@ -299,8 +337,10 @@ class FeedPublisher:
         if since is None or self._warned or time.monotonic() - since < self.warn_after_s:
             return
         self._warned = True
-        text = (f"floor feed down for {time.monotonic() - since:.0f} s ({self.settings.url}); last acknowledged "
-                f"seq {self.acked.seq}; play continues, the journal keeps everything")
+        text = (
+            f"floor feed down for {time.monotonic() - since:.0f} s ({self.settings.url}); last acknowledged "
+            f"seq {self.acked.seq}; play continues, the journal keeps everything"
+        )
         log.warning("feed %s: %s", self.table_id, text)
         self._notify(text)
 

@@ -19,7 +19,8 @@ import hashlib
 import json
 import math
 import re
-from typing import Any, Iterable, Iterator, NoReturn
+from collections.abc import Iterable, Iterator
+from typing import Any, NoReturn
 
 from firmware_host.host.journal import Record
 from firmware_host.tables.decisions import DEVICE_BYTES_ALERTS
@@ -143,7 +144,9 @@ def publishable(record: JournalRecord) -> tuple[str, dict[str, Any]] | None:
     return DEVICE_EVENT, {"event": record.type, **{k: record.data[k] for k in fields if k in record.data}}
 
 
-def derive(table: str, records: Iterable[JournalRecord], state: FeedState) -> Iterator[tuple[dict[str, Any], FeedState]]:
+def derive(
+    table: str, records: Iterable[JournalRecord], state: FeedState
+) -> Iterator[tuple[dict[str, Any], FeedState]]:
     """The messages of ``records`` (the journal's records after ``state.journal_seq``, in order).
 
     Yields each message with the state after it. A record that is not published still moves
@@ -156,9 +159,19 @@ def derive(table: str, records: Iterable[JournalRecord], state: FeedState) -> It
         if made is None:
             state = FeedState(state.seq, record.seq, state.hash)
             continue
-        message = seal({"table": table, "seq": state.seq + 1, "journal_seq": record.seq, "journal_hash": record.hash,
-                        "at": record.at, "round": record.round, "type": made[0], "data": made[1],
-                        "prev_hash": state.hash})
+        message = seal(
+            {
+                "table": table,
+                "seq": state.seq + 1,
+                "journal_seq": record.seq,
+                "journal_hash": record.hash,
+                "at": record.at,
+                "round": record.round,
+                "type": made[0],
+                "data": made[1],
+                "prev_hash": state.hash,
+            }
+        )
         state = FeedState(message["seq"], record.seq, message["hash"])
         yield message, state
 
@@ -198,8 +211,11 @@ def _parse_int(text: str) -> int:
 def _parse_float(text: str) -> float:
     value = float(text) if len(text) <= MAX_NUMBER_TEXT else math.inf
     if not math.isfinite(value):
-        raise MessageError(f"the number {text[:MAX_NUMBER_TEXT]}... is not finite" if len(text) > MAX_NUMBER_TEXT
-                           else f"the number {text} is not finite")
+        raise MessageError(
+            f"the number {text[:MAX_NUMBER_TEXT]}... is not finite"
+            if len(text) > MAX_NUMBER_TEXT
+            else f"the number {text} is not finite"
+        )
     return value
 
 
@@ -254,8 +270,13 @@ def parse_json(payload: bytes, limit: int = MAX_PAYLOAD) -> Any:
     if too_deep(payload):
         raise MessageError(f"nested more than {MAX_DEPTH} deep, or brackets that do not balance")
     try:
-        return json.loads(text, parse_constant=_refuse_constant, parse_int=_parse_int, parse_float=_parse_float,
-                          object_pairs_hook=_unique_keys)
+        return json.loads(
+            text,
+            parse_constant=_refuse_constant,
+            parse_int=_parse_int,
+            parse_float=_parse_float,
+            object_pairs_hook=_unique_keys,
+        )
     except MessageError as exc:
         raise MessageError(f"not a JSON message: {exc}") from None
     except (ValueError, RecursionError) as exc:  # RecursionError: unreachable under MAX_DEPTH; never fatal
@@ -267,8 +288,9 @@ def _integer(message: dict[str, Any], name: str, low: int, high: int = MAX_SEQ, 
     if value is None and optional:
         return
     if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-        raise MessageError(f"{name} is {_short(value)}, not an integer {low}..{high}"
-                           + (" or null" if optional else ""))
+        raise MessageError(
+            f"{name} is {_short(value)}, not an integer {low}..{high}" + (" or null" if optional else "")
+        )
 
 
 def _short(value: Any) -> str:
@@ -284,8 +306,10 @@ def _fields(message: Any, fields: tuple[str, ...], signed: bool) -> dict[str, An
     missing = set(fields) - present
     if missing or not present <= allowed:
         unknown = sorted(present - allowed)
-        raise MessageError(f"fields are {_short(sorted(present))}: missing {sorted(missing)}"
-                           + (f", unknown {_short(unknown)}" if unknown else ""))
+        raise MessageError(
+            f"fields are {_short(sorted(present))}: missing {sorted(missing)}"
+            + (f", unknown {_short(unknown)}" if unknown else "")
+        )
     if signed and not set(SIGNATURE_FIELDS) <= present:
         raise MessageError(f"unsigned: no {' and no '.join(sorted(set(SIGNATURE_FIELDS) - present))}")
     return message

@@ -224,10 +224,12 @@ def keygen(private_path: Path, public_path: Path) -> str:
     :raises SigningKeyError: either file exists already (never overwritten), or cannot be written.
     """
     private = Ed25519PrivateKey.generate()
-    pem = private.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                serialization.NoEncryption())
-    public = private.public_key().public_bytes(serialization.Encoding.PEM,
-                                               serialization.PublicFormat.SubjectPublicKeyInfo)
+    pem = private.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
+    public = private.public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
     for path in (private_path, public_path):
         if os.path.lexists(path):
             raise SigningKeyError(f"{path}: exists already; a key is never overwritten (move it away first)")

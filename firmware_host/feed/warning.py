@@ -11,7 +11,8 @@ comes back once the feed is healthy.
 from __future__ import annotations
 
 import threading
-from typing import Callable, TextIO
+from collections.abc import Callable
+from typing import TextIO
 
 from drivers.events import DeviceEvent
 from firmware_host.host.outputs import Panel
@@ -62,8 +63,13 @@ class FeedTrouble:
         safe from the publisher's thread), if the trouble is to be journaled.
     """
 
-    def __init__(self, stream: TextIO, table_id: str, lamp: TroubleLamp | None = None,
-                 emit: Callable[[DeviceEvent], None] | None = None) -> None:
+    def __init__(
+        self,
+        stream: TextIO,
+        table_id: str,
+        lamp: TroubleLamp | None = None,
+        emit: Callable[[DeviceEvent], None] | None = None,
+    ) -> None:
         self.stream, self.table_id, self.lamp, self.emit = stream, table_id, lamp, emit
 
     def __call__(self, text: str | None) -> None:

@@ -106,8 +106,13 @@ class Admission:
             return self.refusal(table, topic, payload, str(exc))
         seq = message["seq"] if leaf == "events" else None
         if message["table"] != table:
-            return self.refusal(table, topic, payload, f"{'message' if seq else 'status'} of table "
-                                f"{message['table']!r} on the topic of table {table!r}", seq)
+            return self.refusal(
+                table,
+                topic,
+                payload,
+                f"{'message' if seq else 'status'} of table {message['table']!r} on the topic of table {table!r}",
+                seq,
+            )
         if self.keyring is not None:
             why = signing.verify(message, self.keyring.keys(table))
             if why is not None:

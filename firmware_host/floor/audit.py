@@ -14,7 +14,8 @@ anchor of every table's journal, which shows what no chain can show by itself:
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Iterable, Iterator
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 from firmware_host.feed import schema
 
@@ -59,32 +60,58 @@ def audit(messages: Iterable[dict[str, Any]], records: Iterable[schema.JournalRe
         record = journal.upto(seq)
         if record is None or record.seq != seq:
             last = journal.last_seq
-            return AuditReport(False, checked, matched, last, _floor_end(messages, floor_last), CUT_SHORT,
-                               last + 1, last + 1,
-                               f"the journal ends at record {last}; the floor anchors record {seq} (feed seq "
-                               f"{message['seq']}): records {last + 1}.. were cut off")
+            return AuditReport(
+                False,
+                checked,
+                matched,
+                last,
+                _floor_end(messages, floor_last),
+                CUT_SHORT,
+                last + 1,
+                last + 1,
+                f"the journal ends at record {last}; the floor anchors record {seq} (feed seq "
+                f"{message['seq']}): records {last + 1}.. were cut off",
+            )
         if record.hash == anchor:
             matched, copies = seq, {}
             journal.forget(seq)
             continue
         if matched == 0:
-            return AuditReport(False, checked, 0, journal.drain(), _floor_end(messages, floor_last), SWAPPED, 1,
-                               seq, f"record {seq} differs from the floor's anchor and no earlier one matches: "
-                               "not the journal this table published")
+            return AuditReport(
+                False,
+                checked,
+                0,
+                journal.drain(),
+                _floor_end(messages, floor_last),
+                SWAPPED,
+                1,
+                seq,
+                f"record {seq} differs from the floor's anchor and no earlier one matches: "
+                "not the journal this table published",
+            )
         changed = _first_changed(journal.seen_between(matched, seq), copies)
         if changed is not None:
             first, last, detail = changed, changed, f"record {changed} differs from the floor's copy of it"
         else:
             first, last = matched + 1, seq
             detail = f"one of records {first}..{seq} was changed (the floor anchors {matched} and {seq})"
-        return AuditReport(False, checked, matched, journal.drain(), _floor_end(messages, floor_last), REWRITTEN,
-                           first, last, f"{detail}, and the chain rebuilt over it")
+        return AuditReport(
+            False,
+            checked,
+            matched,
+            journal.drain(),
+            _floor_end(messages, floor_last),
+            REWRITTEN,
+            first,
+            last,
+            f"{detail}, and the chain rebuilt over it",
+        )
     return AuditReport(True, checked, matched, journal.drain(), floor_last)
 
 
 def _floor_end(messages: Iterable[dict[str, Any]], seen: int) -> int:
     """The last journal seq the floor anchors (the rest of ``messages`` consumed)."""
-    return max([seen, *(m["journal_seq"] for m in messages)])
+    return max([seen, *(int(m["journal_seq"]) for m in messages)])
 
 
 def _first_changed(records: list[schema.JournalRecord], copies: dict[int, dict[str, Any]]) -> int | None:

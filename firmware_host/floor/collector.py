@@ -29,7 +29,8 @@ import dataclasses
 import logging
 import threading
 import time
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.packettypes import PacketTypes
@@ -68,8 +69,9 @@ class CollectorStats:
     :param listeners: called with ``(outcomes, seconds)`` after each committed write.
     """
 
-    counts: dict[str, int] = dataclasses.field(default_factory=lambda: dict.fromkeys(
-        ("stored", "duplicate", "refused", "status", "conflict"), 0))
+    counts: dict[str, int] = dataclasses.field(
+        default_factory=lambda: dict.fromkeys(("stored", "duplicate", "refused", "status", "conflict"), 0)
+    )
     gaps: int = 0
     writes: int = 0
     write_seconds: float = 0.0
@@ -104,13 +106,20 @@ class RefusalLog:
         now = time.monotonic()
         if now - self._start >= self.window_s:
             if self._quiet:
-                log.warning("floor: %d more messages refused in the last %.0f s (floor status lists them)",
-                            self._quiet, now - self._start)
+                log.warning(
+                    "floor: %d more messages refused in the last %.0f s (floor status lists them)",
+                    self._quiet,
+                    now - self._start,
+                )
             self._start, self._said, self._quiet = now, 0, 0
         if self._said < self.burst:
             self._said += 1
-            log.warning("floor: refused a message of %s (seq %s): %s", outcome.table or "an unknown table",
-                        outcome.seq, outcome.detail)
+            log.warning(
+                "floor: refused a message of %s (seq %s): %s",
+                outcome.table or "an unknown table",
+                outcome.seq,
+                outcome.detail,
+            )
         else:
             self._quiet += 1
 
@@ -134,8 +143,15 @@ class Collector:
     :param client_id: the persistent session's name: keep it across restarts.
     """
 
-    def __init__(self, store: Store, settings: broker.BrokerSettings, keyring: Keyring | None, *,
-                 topic_prefix: str = "tablehost", client_id: str = "tablehost-floor") -> None:
+    def __init__(
+        self,
+        store: Store,
+        settings: broker.BrokerSettings,
+        keyring: Keyring | None,
+        *,
+        topic_prefix: str = "tablehost",
+        client_id: str = "tablehost-floor",
+    ) -> None:
         self.store, self.settings, self.prefix, self.client_id = store, settings, topic_prefix, client_id
         self.admission = Admission(topic_prefix, keyring)
         #: What became of the messages (the metrics' source).
@@ -165,7 +181,7 @@ class Collector:
         client.on_disconnect = self._on_disconnect
         client.on_subscribe = lambda *_: self.subscribed.set()
         client.on_message = lambda _c, _u, message: self._batch.append(message)
-        properties = Properties(PacketTypes.CONNECT)
+        properties = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]  # paho's is untyped
         properties.SessionExpiryInterval = SESSION_EXPIRY_S
         delay, first, dialing = BACKOFF_S[0], True, True
         while not self._stopping.is_set():
@@ -174,8 +190,9 @@ class Collector:
                 self._answered = False
                 try:
                     if first:
-                        client.connect(host, port, keepalive=self.settings.keepalive_s, clean_start=False,
-                                       properties=properties)
+                        client.connect(
+                            host, port, keepalive=self.settings.keepalive_s, clean_start=False, properties=properties
+                        )
                         first = False
                     else:
                         client.reconnect()
@@ -187,8 +204,8 @@ class Collector:
                     continue
             rc = client.loop(timeout=0.1)
             while rc == mqtt.MQTT_ERR_SUCCESS and 0 < len(self._batch) < BATCH:  # paho reads a packet a call:
-                waiting = len(self._batch)                                      # take what has arrived, then
-                rc = client.loop(timeout=0)                                     # store it in one transaction
+                waiting = len(self._batch)  # take what has arrived, then
+                rc = client.loop(timeout=0)  # store it in one transaction
                 if len(self._batch) == waiting:
                     break
             if not self._flush(client):
@@ -214,14 +231,17 @@ class Collector:
         while self._batch:
             batch = self._batch[:BATCH]
             try:
-                self.process([(_topic(message), message.payload) for message in batch])
+                self.process([(_topic(message), bytes(message.payload)) for message in batch])
             except FloorError as exc:
                 self.stats.write_failures += 1
                 if self.stats.write_failures == 1 or self.stats.write_failures % 100 == 0:
-                    log.error("floor: cannot store (%d times so far; the broker keeps the messages): %s",
-                              self.stats.write_failures, exc)
+                    log.error(
+                        "floor: cannot store (%d times so far; the broker keeps the messages): %s",
+                        self.stats.write_failures,
+                        exc,
+                    )
                 return False
-            del self._batch[:len(batch)]
+            del self._batch[: len(batch)]
             for message in batch:
                 client.ack(message.mid, message.qos)
         return True
@@ -247,8 +267,9 @@ class Collector:
             return
         self._connected = True
         client.subscribe([(f"{self.prefix}/+/events", 1), (f"{self.prefix}/+/status", 1)])
-        log.info("floor: connected to %s (session %s)", self.settings.url,
-                 "resumed" if flags.session_present else "new")
+        log.info(
+            "floor: connected to %s (session %s)", self.settings.url, "resumed" if flags.session_present else "new"
+        )
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         self._connected = False

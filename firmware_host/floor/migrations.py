@@ -17,7 +17,8 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from firmware_host.floor.model import FloorError
 
@@ -28,9 +29,9 @@ log = logging.getLogger("tablehost.floor")
 #: The table of applied steps: one row per version.
 VERSION_TABLE = {
     "sqlite": "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at REAL NOT NULL, "
-              "description TEXT NOT NULL)",
+    "description TEXT NOT NULL)",
     "postgresql": "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at DOUBLE "
-                  "PRECISION NOT NULL, description TEXT NOT NULL)",
+    "PRECISION NOT NULL, description TEXT NOT NULL)",
 }
 
 
@@ -50,7 +51,8 @@ class Migration:
 
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
-        1, "messages, tables, problems",
+        1,
+        "messages, tables, problems",
         sqlite=(
             """CREATE TABLE IF NOT EXISTS messages (
                 table_id TEXT NOT NULL, seq INTEGER NOT NULL, journal_seq INTEGER NOT NULL,
@@ -80,7 +82,8 @@ MIGRATIONS: tuple[Migration, ...] = (
         ),
     ),
     Migration(
-        2, "refusals (bounded) and signatures",
+        2,
+        "refusals (bounded) and signatures",
         sqlite=(
             """CREATE TABLE IF NOT EXISTS refused (
                 id INTEGER PRIMARY KEY, table_id TEXT NOT NULL, topic TEXT NOT NULL, seq INTEGER,
@@ -101,7 +104,8 @@ MIGRATIONS: tuple[Migration, ...] = (
         ),
     ),
     Migration(
-        3, "refusals kept, counted per table in the store (several collectors share the bound)",
+        3,
+        "refusals kept, counted per table in the store (several collectors share the bound)",
         sqlite=(
             "ALTER TABLE refused_counts ADD COLUMN kept INTEGER NOT NULL DEFAULT 0",
             "UPDATE refused_counts SET kept = (SELECT count(*) FROM refused WHERE refused.table_id = "
@@ -141,8 +145,10 @@ def migrate(db: Any, engine: str, current: int, begin: Callable[[], None], name:
                 continue
             for statement in step.statements(engine):
                 db.execute(statement)
-            db.execute("INSERT INTO schema_version (version, applied_at, description) VALUES (?, ?, ?)",
-                       (step.version, time.time(), step.description))
+            db.execute(
+                "INSERT INTO schema_version (version, applied_at, description) VALUES (?, ?, ?)",
+                (step.version, time.time(), step.description),
+            )
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
@@ -153,7 +159,9 @@ def migrate(db: Any, engine: str, current: int, begin: Callable[[], None], name:
 def check_version(found: int, name: str) -> None:
     """Refuse a database of no floor schema, or one newer than this software's."""
     if found > LATEST:
-        raise FloorError(f"floor database {name}: schema version {found} is newer than this tablehost's "
-                         f"({LATEST}): upgrade tablehost")
+        raise FloorError(
+            f"floor database {name}: schema version {found} is newer than this tablehost's "
+            f"({LATEST}): upgrade tablehost"
+        )
     if found == 0:
         raise FloorError(f"floor database {name}: holds no floor (no schema_version)")

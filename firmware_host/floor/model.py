@@ -10,7 +10,8 @@ parses a payload itself.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Iterator, Protocol, Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any, Protocol
 
 from firmware_host.errors import TablehostError
 from firmware_host.floor.admission import Admitted, Refusal
@@ -95,8 +96,11 @@ class Store(Protocol):
     def problems(self, table: str | None = None) -> list[dict[str, Any]]:
         """The breaks and repairs recorded, oldest first."""
 
-    def read(self, table: str, type: str | None = None) -> Iterator[dict[str, Any] | Unreadable]:
-        """The table's stored messages in seq order, each as published or :class:`Unreadable`."""
+    def read(
+        self, table: str, type: str | None = None, *, after: int = 0, limit: int | None = None
+    ) -> Iterator[dict[str, Any] | Unreadable]:
+        """The table's stored messages in seq order (seq above ``after``, at most ``limit``), each as
+        published or :class:`Unreadable`."""
 
     def messages(self, table: str, type: str | None = None) -> Iterator[dict[str, Any]]:
         """The readable ones of :meth:`read`."""

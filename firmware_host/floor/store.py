@@ -28,8 +28,21 @@ from firmware_host.floor.model import FloorError, Outcome, TableStatus, Unreadab
 from firmware_host.floor.store_sql import BREAK, REFUSED_KEPT_PER_TABLE, REFUSED_KEPT_TOTAL, REPAIR, SqlStore
 from firmware_host.floor.store_sqlite import SqliteStore
 
-__all__ = ["open_store", "is_dsn", "SqlStore", "SqliteStore", "FloorStore", "FloorError", "TableStatus", "Outcome",
-           "Unreadable", "REFUSED_KEPT_PER_TABLE", "REFUSED_KEPT_TOTAL", "BREAK", "REPAIR"]
+__all__ = [
+    "open_store",
+    "is_dsn",
+    "SqlStore",
+    "SqliteStore",
+    "FloorStore",
+    "FloorError",
+    "TableStatus",
+    "Outcome",
+    "Unreadable",
+    "REFUSED_KEPT_PER_TABLE",
+    "REFUSED_KEPT_TOTAL",
+    "BREAK",
+    "REPAIR",
+]
 
 #: The embedded store, by its first name.
 FloorStore = SqliteStore

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 import psycopg
 import psycopg_pool
@@ -81,17 +82,23 @@ class PostgresStore(SqlStore):
     _VALUE_ERRORS = (psycopg.DataError, psycopg.IntegrityError)
     _UNREADABLE = "json_typeof(data) <> 'object'"
 
-    def __init__(self, dsn: str, *, password_file: Path | None = None, read_only: bool = False,
-                 pool_size: int = POOL_SIZE) -> None:
+    def __init__(
+        self, dsn: str, *, password_file: Path | None = None, read_only: bool = False, pool_size: int = POOL_SIZE
+    ) -> None:
         super().__init__(safe_dsn(dsn))
         try:
             parts = conninfo_to_dict(dsn)
         except psycopg.ProgrammingError as exc:
             raise FloorError(f"floor database {self.name}: not a DSN libpq can read: {exc}") from exc
         if "password" in parts:
-            raise FloorError("floor database DSN: it holds a password; give it in a file (--db-password-file F, "
-                             "mode 0600) or libpq's passfile, never on the command line")
-        options: dict[str, str | int] = {"connect_timeout": int(CONNECT_TIMEOUT_S), "application_name": "tablehost-floor"}
+            raise FloorError(
+                "floor database DSN: it holds a password; give it in a file (--db-password-file F, "
+                "mode 0600) or libpq's passfile, never on the command line"
+            )
+        options: dict[str, str | int] = {
+            "connect_timeout": int(CONNECT_TIMEOUT_S),
+            "application_name": "tablehost-floor",
+        }
         if password_file is not None:
             try:
                 options["password"] = read_secret(password_file, "floor database password file")
@@ -105,8 +112,15 @@ class PostgresStore(SqlStore):
         except psycopg.Error as exc:
             raise FloorError(f"floor database {self.name}: cannot connect: {_first_line(exc)}") from exc
         self._pool = psycopg_pool.ConnectionPool(
-            conninfo, min_size=1, max_size=pool_size, open=False, name="tablehost-floor",
-            kwargs={"autocommit": True}, configure=_configure, timeout=CONNECT_TIMEOUT_S)
+            conninfo,
+            min_size=1,
+            max_size=pool_size,
+            open=False,
+            name="tablehost-floor",
+            kwargs={"autocommit": True},
+            configure=_configure,
+            timeout=CONNECT_TIMEOUT_S,
+        )
         try:
             self._pool.open(wait=True, timeout=CONNECT_TIMEOUT_S)
             with self._db() as db:
@@ -136,8 +150,11 @@ class PostgresStore(SqlStore):
         if not tables:  # the schema's migration
             db.execute("SELECT pg_advisory_xact_lock(?)", (MIGRATION_LOCK,))
             return
-        db.execute("SELECT pg_advisory_xact_lock(k) FROM (SELECT DISTINCT hashtextextended(t, 0) AS k "
-                   "FROM unnest(?::text[]) AS t) AS keys ORDER BY k", (tables,))
+        db.execute(
+            "SELECT pg_advisory_xact_lock(k) FROM (SELECT DISTINCT hashtextextended(t, 0) AS k "
+            "FROM unnest(?::text[]) AS t) AS keys ORDER BY k",
+            (tables,),
+        )
 
     def close(self) -> None:
         """Close the pool's connections."""

@@ -29,7 +29,8 @@ import json
 import logging
 import math
 import time
-from typing import Any, ClassVar, Iterator, Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any, ClassVar
 
 from firmware_host.feed import schema
 from firmware_host.floor import migrations
@@ -78,8 +79,12 @@ class SqlStore:
         #: What the store is called in messages (a path, or a DSN without its password).
         self.name = name
         #: Errors caused by one message's values: it is refused alone.
-        self._one_message_errors: tuple[type[BaseException], ...] = (*self._VALUE_ERRORS, OverflowError, TypeError,
-                                                                      ValueError)
+        self._one_message_errors: tuple[type[BaseException], ...] = (
+            *self._VALUE_ERRORS,
+            OverflowError,
+            TypeError,
+            ValueError,
+        )
         self._signed = True  # the messages have key_id and sig
         self._refusals = True  # the refusal tables exist
 
@@ -113,8 +118,10 @@ class SqlStore:
         :raises FloorError: the database cannot be written (nothing of the batch is stored).
         """
         now = time.time()
-        tables = sorted({item.table for item in batch if item.table is not None} |
-                        ({UNKNOWN_TABLE} if any(isinstance(item, Refusal) for item in batch) else set()))
+        tables = sorted(
+            {item.table for item in batch if item.table is not None}
+            | ({UNKNOWN_TABLE} if any(isinstance(item, Refusal) for item in batch) else set())
+        )
         try:
             try:
                 return self._write(batch, tables, now, isolate=False)
@@ -123,8 +130,9 @@ class SqlStore:
         except self._ERROR as exc:  # nothing of the batch is acknowledged: the broker keeps it
             raise FloorError(f"floor database {self.name}: cannot store: {exc}") from exc
 
-    def _write(self, batch: Sequence[Admitted | Refusal], tables: list[str], now: float,
-               isolate: bool) -> list[Outcome]:
+    def _write(
+        self, batch: Sequence[Admitted | Refusal], tables: list[str], now: float, isolate: bool
+    ) -> list[Outcome]:
         with self._db() as db:
             self._begin(db, tables)
             try:
@@ -152,8 +160,15 @@ class SqlStore:
             db.execute("ROLLBACK TO SAVEPOINT one")
             db.execute("RELEASE SAVEPOINT one")
             log.error("floor: cannot store a message of %s: %s", item.table, exc)
-            refusal = Refusal(item.table, True, item.topic, item.message.get("seq"), f"cannot store it: {exc}"[:300],
-                              schema.encode(item.message)[:200].decode("utf-8", "backslashreplace"), 0)
+            refusal = Refusal(
+                item.table,
+                True,
+                item.topic,
+                item.message.get("seq"),
+                f"cannot store it: {exc}"[:300],
+                schema.encode(item.message)[:200].decode("utf-8", "backslashreplace"),
+                0,
+            )
             return self._refuse(db, refusal, now)
         db.execute("RELEASE SAVEPOINT one")
         return outcome
@@ -162,7 +177,9 @@ class SqlStore:
         """One admitted message (its table's row made by :meth:`_write`): two statements when new."""
         table, message = item.table, item.message
         if item.leaf == "status":
-            db.execute("UPDATE tables SET status = ? WHERE table_id = ?", (schema.encode(message).decode("utf-8"), table))
+            db.execute(
+                "UPDATE tables SET status = ? WHERE table_id = ?", (schema.encode(message).decode("utf-8"), table)
+            )
             return Outcome("status", table)
         seq = message["seq"]
         max_seq, stored, before, after = db.execute(
@@ -170,19 +187,35 @@ class SqlStore:
             "(SELECT hash FROM messages WHERE table_id = ? AND seq = ?), "
             "(SELECT hash FROM messages WHERE table_id = ? AND seq = ?), "
             "(SELECT prev_hash FROM messages WHERE table_id = ? AND seq = ?)",
-            (table, table, seq, table, seq - 1, table, seq + 1)).fetchone()
+            (table, table, seq, table, seq - 1, table, seq + 1),
+        ).fetchone()
         if stored is None:
-            data = json.dumps(message["data"], sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                              allow_nan=False)
+            data = json.dumps(
+                message["data"], sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+            )
             inserted = db.execute(
                 f"INSERT INTO messages (table_id, {', '.join(_COLUMNS)}, received_at) VALUES ({', '.join('?' * 13)}) "
                 "ON CONFLICT DO NOTHING",
-                (table, seq, message["journal_seq"], message["journal_hash"], message["at"], message["round"],
-                 message["type"], data, message["prev_hash"], message["hash"], message.get("key_id"),
-                 message.get("sig"), now)).rowcount
+                (
+                    table,
+                    seq,
+                    message["journal_seq"],
+                    message["journal_hash"],
+                    message["at"],
+                    message["round"],
+                    message["type"],
+                    data,
+                    message["prev_hash"],
+                    message["hash"],
+                    message.get("key_id"),
+                    message.get("sig"),
+                    now,
+                ),
+            ).rowcount
             if not inserted:  # stored meanwhile by a writer the engine did not hold off
-                (stored,) = db.execute("SELECT hash FROM messages WHERE table_id = ? AND seq = ?",
-                                       (table, seq)).fetchone()
+                (stored,) = db.execute(
+                    "SELECT hash FROM messages WHERE table_id = ? AND seq = ?", (table, seq)
+                ).fetchone()
         if stored is not None:
             if stored == message["hash"]:  # the same message (re-signed after a key rotation, maybe)
                 db.execute("UPDATE tables SET duplicates = duplicates + 1 WHERE table_id = ?", (table,))
@@ -201,14 +234,20 @@ class SqlStore:
         return Outcome("stored", table, seq, gap=(max_seq + 1, seq - 1) if seq > max_seq + 1 else None)
 
     def _seen(self, db: Any, table: str, now: float) -> None:
-        db.execute("INSERT INTO tables (table_id, last_seen) VALUES (?, ?) "
-                   "ON CONFLICT (table_id) DO UPDATE SET last_seen = excluded.last_seen", (table, now))
+        db.execute(
+            "INSERT INTO tables (table_id, last_seen) VALUES (?, ?) "
+            "ON CONFLICT (table_id) DO UPDATE SET last_seen = excluded.last_seen",
+            (table, now),
+        )
 
     def _refuse(self, db: Any, refusal: Refusal, now: float) -> Outcome:
         """Count the refusal under its table (or unknown), and keep it while within the bounds."""
         table = refusal.table
-        if table is not None and not refusal.known and not db.execute(
-                "SELECT 1 FROM tables WHERE table_id = ?", (table,)).fetchone():
+        if (
+            table is not None
+            and not refusal.known
+            and not db.execute("SELECT 1 FROM tables WHERE table_id = ?", (table,)).fetchone()
+        ):
             table = None
         bucket = UNKNOWN_TABLE if table is None else table
         if table is not None:
@@ -219,18 +258,31 @@ class SqlStore:
             "INSERT INTO refused_counts (table_id, count, kept, last_reason, last_at) VALUES (?, 1, 0, ?, ?) "
             "ON CONFLICT (table_id) DO UPDATE SET count = refused_counts.count + 1, "
             "last_reason = excluded.last_reason, last_at = excluded.last_at RETURNING kept",
-            (bucket, reason, now)).fetchone()
+            (bucket, reason, now),
+        ).fetchone()
         if total < REFUSED_KEPT_TOTAL and kept < REFUSED_KEPT_PER_TABLE:
-            db.execute("INSERT INTO refused (table_id, topic, seq, reason, excerpt, size, at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                       (bucket, _text_only(refusal.topic), refusal.seq, reason, _text_only(refusal.excerpt),
-                        refusal.size, now))
+            db.execute(
+                "INSERT INTO refused (table_id, topic, seq, reason, excerpt, size, at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    bucket,
+                    _text_only(refusal.topic),
+                    refusal.seq,
+                    reason,
+                    _text_only(refusal.excerpt),
+                    refusal.size,
+                    now,
+                ),
+            )
             db.execute("UPDATE refused_counts SET kept = kept + 1 WHERE table_id = ?", (bucket,))
         return Outcome("refused", refusal.table, refusal.seq, refusal.reason)
 
-    def _problem(self, db: Any, table: str | None, seq: int | None, kind: str, detail: str, topic: str,
-                 now: float) -> None:
-        db.execute("INSERT INTO problems (table_id, seq, kind, detail, topic, at) VALUES (?, ?, ?, ?, ?, ?)",
-                   (table, seq, kind, detail, _text_only(topic), now))
+    def _problem(
+        self, db: Any, table: str | None, seq: int | None, kind: str, detail: str, topic: str, now: float
+    ) -> None:
+        db.execute(
+            "INSERT INTO problems (table_id, seq, kind, detail, topic, at) VALUES (?, ?, ?, ?, ?, ?)",
+            (table, seq, kind, detail, _text_only(topic), now),
+        )
 
     # ------------------------------------------------------------------ reading
 
@@ -248,7 +300,9 @@ class SqlStore:
             row = db.execute("SELECT status, last_seen, duplicates FROM tables WHERE table_id = ?", (table,)).fetchone()
             if row is None:
                 known = [str(t) for (t,) in db.execute("SELECT table_id FROM tables ORDER BY table_id").fetchall()]
-                raise FloorError(f"floor database {self.name}: no table {table!r} (tables: {', '.join(known) or 'none'})")
+                raise FloorError(
+                    f"floor database {self.name}: no table {table!r} (tables: {', '.join(known) or 'none'})"
+                )
             unreadable = [str(u) for u in self._unreadable(db, table)]
             status: dict[str, Any] = {}
             if row[0]:
@@ -258,21 +312,39 @@ class SqlStore:
                 except schema.MessageError as exc:
                     unreadable.append(f"table {table!r} status: cannot read it: {exc}")
             gaps = self._gaps(db, table)
-            (max_seq,) = db.execute(f"SELECT coalesce(max(seq), 0) FROM messages WHERE table_id = ? {self._INTEGER_SEQ}",
-                                    (table,)).fetchone()
-            last = db.execute(f"SELECT at, received_at FROM messages WHERE table_id = ? {self._INTEGER_SEQ} "
-                              "ORDER BY seq DESC LIMIT 1", (table,)).fetchone()
-            counts = dict(db.execute("SELECT kind, count(*) FROM problems WHERE table_id = ? GROUP BY kind",
-                                     (table,)).fetchall())
-            refused = db.execute("SELECT count, last_reason FROM refused_counts WHERE table_id = ?",
-                                 (table,)).fetchone() if self._refusals else None
+            (max_seq,) = db.execute(
+                f"SELECT coalesce(max(seq), 0) FROM messages WHERE table_id = ? {self._INTEGER_SEQ}", (table,)
+            ).fetchone()
+            last = db.execute(
+                f"SELECT at, received_at FROM messages WHERE table_id = ? {self._INTEGER_SEQ} "
+                "ORDER BY seq DESC LIMIT 1",
+                (table,),
+            ).fetchone()
+            counts = dict(
+                db.execute("SELECT kind, count(*) FROM problems WHERE table_id = ? GROUP BY kind", (table,)).fetchall()
+            )
+            refused = (
+                db.execute("SELECT count, last_reason FROM refused_counts WHERE table_id = ?", (table,)).fetchone()
+                if self._refusals
+                else None
+            )
         refused = refused or (0, None)
         return TableStatus(
-            table=table, last_seq=gaps[0][0] - 1 if gaps else int(max_seq), max_seq=int(max_seq),
-            last_seen=_number(row[1]), lag_s=_lag(last), online=None if not status else status.get("state") == "online",
-            version=_text(status.get("version")), game=_text(status.get("game")), gaps=gaps,
-            breaks=int(counts.get(BREAK, 0)), refused=int(refused[0]), duplicates=int(_number(row[2]) or 0),
-            last_refusal=refused[1], unreadable=unreadable)
+            table=table,
+            last_seq=gaps[0][0] - 1 if gaps else int(max_seq),
+            max_seq=int(max_seq),
+            last_seen=_number(row[1]),
+            lag_s=_lag(last),
+            online=None if not status else status.get("state") == "online",
+            version=_text(status.get("version")),
+            game=_text(status.get("game")),
+            gaps=gaps,
+            breaks=int(counts.get(BREAK, 0)),
+            refused=int(refused[0]),
+            duplicates=int(_number(row[2]) or 0),
+            last_refusal=refused[1],
+            unreadable=unreadable,
+        )
 
     def refused_unknown(self) -> int:
         """Refusals on topics naming no table the floor knows."""
@@ -289,8 +361,10 @@ class SqlStore:
             return []
         where, args = ("WHERE table_id = ?", (table, limit)) if table is not None else ("", (limit,))
         with self._db() as db:
-            rows = db.execute(f"SELECT table_id, topic, seq, reason, excerpt, size, at FROM refused {where} "
-                              "ORDER BY id DESC LIMIT ?", args).fetchall()
+            rows = db.execute(
+                f"SELECT table_id, topic, seq, reason, excerpt, size, at FROM refused {where} ORDER BY id DESC LIMIT ?",
+                args,
+            ).fetchall()
         return [dict(zip(_REFUSAL, row)) for row in rows]
 
     def gaps(self, table: str) -> list[tuple[int, int]]:
@@ -301,7 +375,9 @@ class SqlStore:
     def _gaps(self, db: Any, table: str) -> list[tuple[int, int]]:
         rows = db.execute(
             "SELECT seq, prev FROM (SELECT seq, lag(seq, 1, CAST(0 AS BIGINT)) OVER (ORDER BY seq) AS prev FROM "
-            f"messages WHERE table_id = ? {self._INTEGER_SEQ}) AS s WHERE seq > prev + 1", (table,)).fetchall()
+            f"messages WHERE table_id = ? {self._INTEGER_SEQ}) AS s WHERE seq > prev + 1",
+            (table,),
+        ).fetchall()
         return [(int(prev) + 1, int(seq) - 1) for seq, prev in rows]
 
     def problems(self, table: str | None = None) -> list[dict[str, Any]]:
@@ -309,14 +385,18 @@ class SqlStore:
         ``table, seq, kind, detail, topic, at``."""
         where, args = ("WHERE table_id = ?", (table,)) if table is not None else ("", ())
         with self._db() as db:
-            rows = db.execute(f"SELECT table_id, seq, kind, detail, topic, at FROM problems {where} ORDER BY id",
-                              args).fetchall()
+            rows = db.execute(
+                f"SELECT table_id, seq, kind, detail, topic, at FROM problems {where} ORDER BY id", args
+            ).fetchall()
         return [dict(zip(_PROBLEM, row)) for row in rows]
 
     def _unreadable(self, db: Any, table: str) -> Iterator[Unreadable]:
         """The table's messages :meth:`read` cannot give back, found by the database alone."""
-        rows = db.execute(f"SELECT {', '.join(self._columns())} FROM messages WHERE table_id = ? AND "
-                          f"({self._UNREADABLE}) ORDER BY seq", (table,)).fetchall()
+        rows = db.execute(
+            f"SELECT {', '.join(self._columns())} FROM messages WHERE table_id = ? AND "
+            f"({self._UNREADABLE}) ORDER BY seq",
+            (table,),
+        ).fetchall()
         for row in rows:
             made = _message(table, dict(zip(self._columns(), row)))
             yield made if isinstance(made, Unreadable) else Unreadable(table, row[0], "a column of the wrong type")
@@ -324,8 +404,9 @@ class SqlStore:
     def _columns(self) -> tuple[str, ...]:
         return _COLUMNS if self._signed else _COLUMNS[:-2]
 
-    def read(self, table: str, type: str | None = None, *, after: int = 0,
-             limit: int | None = None) -> Iterator[dict[str, Any] | Unreadable]:
+    def read(
+        self, table: str, type: str | None = None, *, after: int = 0, limit: int | None = None
+    ) -> Iterator[dict[str, Any] | Unreadable]:
         """The table's stored messages in seq order (of one ``type``, or all; with seq above
         ``after``; at most ``limit``), each as published, or :class:`Unreadable`.
 
@@ -334,8 +415,10 @@ class SqlStore:
         self.status(table)  # a clear error for an unknown table
         where, args = ("AND type = ?", [table, after, type]) if type is not None else ("", [table, after])
         cap = "LIMIT ?" if limit is not None else ""
-        query = (f"SELECT {', '.join(self._columns())} FROM messages WHERE table_id = ? AND seq > ? {where} "
-                 f"ORDER BY seq {cap}")
+        query = (
+            f"SELECT {', '.join(self._columns())} FROM messages WHERE table_id = ? AND seq > ? {where} "
+            f"ORDER BY seq {cap}"
+        )
         with self._db() as db:
             for row in db.execute(query, (*args, *([limit] if limit is not None else []))):
                 yield _message(table, dict(zip(self._columns(), row)))
@@ -345,8 +428,11 @@ class SqlStore:
         self.status(table)
         where, args = ("AND type = ?", (table, type, count)) if type is not None else ("", (table, count))
         with self._db() as db:
-            rows = db.execute(f"SELECT {', '.join(self._columns())} FROM messages WHERE table_id = ? {where} "
-                              "ORDER BY seq DESC LIMIT ?", args).fetchall()
+            rows = db.execute(
+                f"SELECT {', '.join(self._columns())} FROM messages WHERE table_id = ? {where} "
+                "ORDER BY seq DESC LIMIT ?",
+                args,
+            ).fetchall()
         return [_message(table, dict(zip(self._columns(), row))) for row in reversed(rows)]
 
     def messages(self, table: str, type: str | None = None) -> Iterator[dict[str, Any]]:
@@ -402,4 +488,4 @@ def _text(value: Any) -> str | None:
 def _lag(last: tuple[Any, Any] | None) -> float | None:
     if last is None or _number(last[0]) is None or _number(last[1]) is None:
         return None
-    return round(last[1] - last[0], 3)
+    return round(float(last[1]) - float(last[0]), 3)

@@ -12,7 +12,8 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from firmware_host.floor import migrations
 from firmware_host.floor.model import FloorError
@@ -28,9 +29,11 @@ class SqliteStore(SqlStore):
     _ERROR = (sqlite3.Error,)
     _VALUE_ERRORS = (sqlite3.IntegrityError, sqlite3.InterfaceError, sqlite3.DataError)
     _INTEGER_SEQ = "AND typeof(seq) = 'integer'"
-    _UNREADABLE = ("typeof(seq) != 'integer' OR typeof(journal_seq) != 'integer' OR typeof(at) NOT IN ('real', "
-                   "'integer', 'null') OR typeof(round) NOT IN ('integer', 'null') OR typeof(type) != 'text' "
-                   "OR (CASE WHEN json_valid(data) THEN json_type(data) END) IS NOT 'object'")
+    _UNREADABLE = (
+        "typeof(seq) != 'integer' OR typeof(journal_seq) != 'integer' OR typeof(at) NOT IN ('real', "
+        "'integer', 'null') OR typeof(round) NOT IN ('integer', 'null') OR typeof(type) != 'text' "
+        "OR (CASE WHEN json_valid(data) THEN json_type(data) END) IS NOT 'object'"
+    )
 
     def __init__(self, path: str | os.PathLike[str], *, read_only: bool = False) -> None:
         super().__init__(str(path))

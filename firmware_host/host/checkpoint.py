@@ -39,8 +39,7 @@ from typing import Any, Protocol
 from firmware_host.errors import JournalError
 from firmware_host.tables import state_tree
 
-__all__ = ["FORMAT", "CheckpointPolicy", "CheckpointError", "Stateful", "capture", "load", "mismatch",
-           "gaming_day"]
+__all__ = ["FORMAT", "CheckpointPolicy", "CheckpointError", "Stateful", "capture", "load", "mismatch", "gaming_day"]
 
 #: Version of a checkpoint's ``data`` (above).
 FORMAT = 1
@@ -76,8 +75,9 @@ class Stateful(Protocol):
     latest_at: float
 
 
-def capture(service: Stateful, after_seq: int, devices: dict[str, Any] | None,
-            table: dict[str, Any] | None) -> dict[str, Any]:
+def capture(
+    service: Stateful, after_seq: int, devices: dict[str, Any] | None, table: dict[str, Any] | None
+) -> dict[str, Any]:
     """The ``data`` of a checkpoint of ``service`` after record ``after_seq``.
 
     :raises CheckpointError: the controller holds a value a state tree does not allow.
@@ -86,8 +86,13 @@ def capture(service: Stateful, after_seq: int, devices: dict[str, Any] | None,
         controller = state_tree.capture(service.controller, "controller")
     except state_tree.StateTreeError as exc:
         raise CheckpointError(f"cannot checkpoint: {exc}") from exc
-    data: dict[str, Any] = {"format": FORMAT, "version": service.version, "after_seq": after_seq,
-                            "controller": controller, "service": service_state(service)}
+    data: dict[str, Any] = {
+        "format": FORMAT,
+        "version": service.version,
+        "after_seq": after_seq,
+        "controller": controller,
+        "service": service_state(service),
+    }
     if devices:
         data["devices"] = devices
     if table is not None:
@@ -97,9 +102,12 @@ def capture(service: Stateful, after_seq: int, devices: dict[str, Any] | None,
 
 def service_state(service: Stateful) -> dict[str, Any]:
     """The service's counters as a checkpoint holds them."""
-    return {"steps": service.steps, "rounds_finished": service.rounds_finished,
-            "latest_at": service.latest_at if math.isfinite(service.latest_at) else None,
-            "journal_version": service.journal_version}
+    return {
+        "steps": service.steps,
+        "rounds_finished": service.rounds_finished,
+        "latest_at": service.latest_at if math.isfinite(service.latest_at) else None,
+        "journal_version": service.journal_version,
+    }
 
 
 def load(service: Stateful, data: dict[str, Any], seq: int) -> None:
@@ -110,8 +118,9 @@ def load(service: Stateful, data: dict[str, Any], seq: int) -> None:
         build a fresh one before replaying.
     """
     if data.get("format") != FORMAT:
-        raise CheckpointError(f"checkpoint at record {seq} has format {data.get('format')!r}; "
-                              f"this version reads format {FORMAT}")
+        raise CheckpointError(
+            f"checkpoint at record {seq} has format {data.get('format')!r}; this version reads format {FORMAT}"
+        )
     counters = data.get("service")
     if not isinstance(counters, dict):
         raise CheckpointError(f"checkpoint at record {seq} has no service counters")
@@ -126,8 +135,9 @@ def load(service: Stateful, data: dict[str, Any], seq: int) -> None:
         service.journal_version = counters["journal_version"]
     except (state_tree.StateTreeError, KeyError, TypeError, ValueError) as exc:
         written = data.get("version")
-        raise CheckpointError(f"checkpoint at record {seq} (written by tablehost {written}) does not fit this "
-                              f"version: {exc}") from exc
+        raise CheckpointError(
+            f"checkpoint at record {seq} (written by tablehost {written}) does not fit this version: {exc}"
+        ) from exc
 
 
 def mismatch(service: Stateful, data: dict[str, Any]) -> str | None:

@@ -25,8 +25,9 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import os
+from collections.abc import Iterable, Iterator
 from fractions import Fraction
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 from firmware_host.config.protection import PAIGOW_HOUSE_WAY_EDGE
 from firmware_host.errors import JournalError
@@ -35,8 +36,19 @@ from firmware_host.host.journal import ROUND_RESULT, SHOE_RESULT, Record
 from firmware_host.rules.baccarat.exposure import parse_ev
 from firmware_host.tables.decisions import ADVANTAGE_PLAY, ADVANTAGE_WINDOW
 
-__all__ = ["GROUPINGS", "DEFAULT_DAY_STARTS", "Figures", "RoundFigures", "export_rounds", "export_shoes",
-           "feed_records", "report", "read_rounds", "rounds_of", "shoes_of"]
+__all__ = [
+    "GROUPINGS",
+    "DEFAULT_DAY_STARTS",
+    "Figures",
+    "RoundFigures",
+    "export_rounds",
+    "export_shoes",
+    "feed_records",
+    "report",
+    "read_rounds",
+    "rounds_of",
+    "shoes_of",
+]
 
 #: How ``journal report`` groups rounds.
 GROUPINGS = ("shoe", "day", "seat")
@@ -106,7 +118,7 @@ class PlayedRound:
 def _baccarat_round(data: dict[str, Any], odds: dict[str, Any] | None) -> tuple[RoundFigures, dict[str, RoundFigures]]:
     """Theo of each settlement line (added to it), the round's figures and each seat's."""
     evs = {kind: parse_ev(text) for kind, text in odds["ev"].items()} if odds is not None else None
-    total, seats = RoundFigures(), {}
+    total, seats = RoundFigures(), dict[Any, RoundFigures]()
     for line in data.get("settlement", []):
         amount, kind = int(line["amount"]), str(line["kind"])
         theo = None if evs is None or kind not in evs else amount * -evs[kind]
@@ -125,7 +137,7 @@ def _baccarat_round(data: dict[str, Any], odds: dict[str, Any] | None) -> tuple[
 def _paigow_round(data: dict[str, Any], edge: Fraction) -> tuple[RoundFigures, dict[str, RoundFigures]]:
     """Theo of each wager result (added to it), the round's figures and each position's."""
     settlement = data.get("settlement")
-    total, seats = RoundFigures(), {}
+    total, seats = RoundFigures(), dict[Any, RoundFigures]()
     if not isinstance(settlement, dict):
         return total, seats
     player_bank = settlement.get("bank_position") is not None
@@ -144,8 +156,9 @@ def _paigow_round(data: dict[str, Any], edge: Fraction) -> tuple[RoundFigures, d
     return total, seats
 
 
-def read_rounds(records: Iterable[Record], paigow_edge: Fraction = PAIGOW_HOUSE_WAY_EDGE
-                ) -> Iterator[PlayedRound | dict[str, Any]]:
+def read_rounds(
+    records: Iterable[Record], paigow_edge: Fraction = PAIGOW_HOUSE_WAY_EDGE
+) -> Iterator[PlayedRound | dict[str, Any]]:
     """Every finished round (a :class:`PlayedRound`) and every ``shoe_result`` (its data), in order."""
     first_at: dict[int, float] = {}
     odds: dict[int, dict[str, Any]] = {}
@@ -209,8 +222,9 @@ def shoes_of(records: Iterable[Record]) -> Iterator[dict[str, Any]]:
             figures = Figures()
 
 
-def export_rounds(path: str | os.PathLike[str], paigow_edge: Fraction = PAIGOW_HOUSE_WAY_EDGE
-                  ) -> Iterator[dict[str, Any]]:
+def export_rounds(
+    path: str | os.PathLike[str], paigow_edge: Fraction = PAIGOW_HOUSE_WAY_EDGE
+) -> Iterator[dict[str, Any]]:
     """``journal export --rounds``: every ``round_result`` with ``odds`` and each entry's ``theo``."""
     return rounds_of(_records(path), paigow_edge)
 
@@ -229,12 +243,25 @@ def feed_records(messages: Iterable[dict[str, Any]]) -> Iterator[Record]:
     (decisions only count here), so ``floor export`` prints what ``journal export`` prints."""
     for message in messages:
         kind = "meta" if message["type"] in _NOT_DECISIONS else "decision"
-        yield Record(int(message["journal_seq"]), kind, str(message["type"]), message.get("at"), message.get("round"),
-                     dict(message["data"]), str(message.get("prev_hash", "")), str(message.get("hash", "")), None)
+        yield Record(
+            int(message["journal_seq"]),
+            kind,
+            str(message["type"]),
+            message.get("at"),
+            message.get("round"),
+            dict(message["data"]),
+            str(message.get("prev_hash", "")),
+            str(message.get("hash", "")),
+            None,
+        )
 
 
-def report(path: str | os.PathLike[str], by: str, day_starts: datetime.time = DEFAULT_DAY_STARTS,
-           paigow_edge: Fraction = PAIGOW_HOUSE_WAY_EDGE) -> list[dict[str, Any]]:
+def report(
+    path: str | os.PathLike[str],
+    by: str,
+    day_starts: datetime.time = DEFAULT_DAY_STARTS,
+    paigow_edge: Fraction = PAIGOW_HOUSE_WAY_EDGE,
+) -> list[dict[str, Any]]:
     """``journal report``: the figures of every shoe, gaming day or seat, in the order first played.
 
     :param by: one of :data:`GROUPINGS`. A Pai Gow round has no shoe (its group is null); a

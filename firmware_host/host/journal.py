@@ -30,13 +30,14 @@ import stat
 import struct
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NamedTuple, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import drivers.events.all  # noqa: F401  (registers every device event type, so steps() can rebuild them)
 import firmware_host.tables.events  # noqa: F401  (and every table-level event type)
 from drivers.events import DeviceEvent, EventError, from_record, to_record
-from firmware_host.tables.decisions import Decision
 from firmware_host.errors import JournalError
+from firmware_host.tables.decisions import Decision
 
 if TYPE_CHECKING:
     from firmware_host.host.segments import ArchivedPages
@@ -161,7 +162,9 @@ def load_key(path: str | os.PathLike[str]) -> bytes:
     if mode & (stat.S_IRWXG | stat.S_IRWXO):
         raise JournalError(f"key file {path}: mode {stat.S_IMODE(mode):04o} lets others read it; chmod 0400 {path}")
     if len(key) < KEY_BYTES:
-        raise JournalError(f"key file {path}: {len(key)} bytes; a key has at least {KEY_BYTES} (tablehost journal keygen)")
+        raise JournalError(
+            f"key file {path}: {len(key)} bytes; a key has at least {KEY_BYTES} (tablehost journal keygen)"
+        )
     return key
 
 
@@ -217,8 +220,9 @@ class Record:
         return dataclasses.asdict(self)
 
 
-def _seal(seq: int, kind: str, type: str, at: float | None, round: int | None, data: str,
-          prev_hash: str, key: bytes | None) -> tuple[Any, ...]:
+def _seal(
+    seq: int, kind: str, type: str, at: float | None, round: int | None, data: str, prev_hash: str, key: bytes | None
+) -> tuple[Any, ...]:
     """The row to insert: the fields plus their hash and (with a key) MAC."""
     message = encode(seq, kind, type, at, round, data, prev_hash)
     mac = hmac.digest(key, message, "sha256").hex() if key is not None else None
@@ -243,7 +247,9 @@ def _connect(path: str | os.PathLike[str], *, read_only: bool) -> sqlite3.Connec
             wal = path.with_name(path.name + "-wal")
             if not read_only or (wal.exists() and wal.stat().st_size > 0):
                 raise
-            return _probe(sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None, check_same_thread=False), True)
+            return _probe(
+                sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None, check_same_thread=False), True
+            )
     except sqlite3.Error as exc:
         hint = "" if not read_only else "; copy it (with its -wal file, if any) to a directory you can write"
         raise JournalError(f"journal {path}: cannot open: {exc}{hint}") from exc
@@ -271,8 +277,9 @@ def _lock_for_writing(path: pathlib.Path) -> int:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError as exc:
         os.close(fd)
-        raise JournalError(f"journal {path}: another process is writing to it (a running tablehost?); "
-                           "stop it first") from exc
+        raise JournalError(
+            f"journal {path}: another process is writing to it (a running tablehost?); stop it first"
+        ) from exc
     return fd
 
 
@@ -315,7 +322,9 @@ def _has_records_table(conn: sqlite3.Connection, path: object) -> bool:
     raise JournalError(f"journal {path}: not a tablehost journal (another SQLite database)")
 
 
-def _rows(conn: sqlite3.Connection, start_seq: int, where: str = "", args: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+def _rows(
+    conn: sqlite3.Connection, start_seq: int, where: str = "", args: tuple[Any, ...] = ()
+) -> Iterator[tuple[Any, ...]]:
     """Every row from ``start_seq`` in seq order, a page per query (no cursor held across yields)."""
     query = f"SELECT {_COLUMNS} FROM records WHERE seq >= ? {where} ORDER BY seq LIMIT {_PAGE}"
     while True:
@@ -339,8 +348,10 @@ def _genesis_key_id(record: Record) -> str | None:
     or the checkpoint that opens a later segment; :class:`JournalError` if it is neither."""
     header = record.data if record.seq == 1 else segment_info(record)
     if header is None or (record.seq == 1 and (record.kind != "meta" or record.type != GENESIS_TYPE)):
-        raise JournalError(f"record {record.seq} is not a journal's first record ('meta', {GENESIS_TYPE!r}) "
-                           f"nor a segment's ('meta', {CHECKPOINT_TYPE!r} with a segment)")
+        raise JournalError(
+            f"record {record.seq} is not a journal's first record ('meta', {GENESIS_TYPE!r}) "
+            f"nor a segment's ('meta', {CHECKPOINT_TYPE!r} with a segment)"
+        )
     if not header.get("keyed"):
         return None
     recorded = header.get("key_id")
@@ -356,8 +367,15 @@ class Journal:
     while another thread reads.
     """
 
-    def __init__(self, conn: sqlite3.Connection, path: pathlib.Path, key: bytes | None,
-                 last_seq: int, last_hash: str, last_round: int | None) -> None:
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        path: pathlib.Path,
+        key: bytes | None,
+        last_seq: int,
+        last_hash: str,
+        last_round: int | None,
+    ) -> None:
         self._conn, self.path, self._key = conn, path, key
         self._last_seq, self._last_hash, self._last_round = last_seq, last_hash, last_round
         self._lock = threading.Lock()
@@ -388,8 +406,10 @@ class Journal:
         existed = path.exists()  # a journal is made only where no file is (issue 20 item 5)
         try:
             if existed and path.is_file() and path.stat().st_size == 0:  # before SQLite writes a header into it
-                raise JournalError(f"journal {path}: not a tablehost journal (an empty file, 0 bytes); move it "
-                                   "away to start a new journal there")
+                raise JournalError(
+                    f"journal {path}: not a tablehost journal (an empty file, 0 bytes); move it "
+                    "away to start a new journal there"
+                )
             conn = _connect(path, read_only=False)
         except BaseException:
             os.close(writer_lock)
@@ -398,21 +418,38 @@ class Journal:
             conn.execute("BEGIN IMMEDIATE")
             if not _has_records_table(conn, path):
                 if existed:
-                    raise JournalError(f"journal {path}: not a tablehost journal (a file with no journal in it); "
-                                       "move it away to start a new journal there")
+                    raise JournalError(
+                        f"journal {path}: not a tablehost journal (a file with no journal in it); "
+                        "move it away to start a new journal there"
+                    )
                 conn.execute(_SCHEMA)
                 conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
-                genesis = {"format": FORMAT, "keyed": hmac_key is not None,
-                           "key_id": key_id(hmac_key) if hmac_key is not None else None}
-                conn.execute(_INSERT, _seal(1, "meta", GENESIS_TYPE, time.time(), None,
-                                            canonical_json(genesis, "genesis"), GENESIS_PREV_HASH, hmac_key))
+                genesis = {
+                    "format": FORMAT,
+                    "keyed": hmac_key is not None,
+                    "key_id": key_id(hmac_key) if hmac_key is not None else None,
+                }
+                conn.execute(
+                    _INSERT,
+                    _seal(
+                        1,
+                        "meta",
+                        GENESIS_TYPE,
+                        time.time(),
+                        None,
+                        canonical_json(genesis, "genesis"),
+                        GENESIS_PREV_HASH,
+                        hmac_key,
+                    ),
+                )
             conn.execute("COMMIT")
             journal = cls._check_ends(conn, path, hmac_key)
             segments.finish_rotation(path, journal.segment_number, journal.first_record.hash)
             report = _verify_chain(conn, hmac_key)
             if not report.ok:
-                raise JournalError(f"journal {path}: {report.finding()}; it must not be appended to: "
-                                   "run tablehost journal verify")
+                raise JournalError(
+                    f"journal {path}: {report.finding()}; it must not be appended to: run tablehost journal verify"
+                )
         except sqlite3.Error as exc:
             conn.close()
             os.close(writer_lock)
@@ -518,10 +555,18 @@ class Journal:
         except EventError as exc:
             raise JournalError(f"cannot journal {event!r}: {exc}") from exc
         entries: list[tuple[str, str, float | None, int | None, str]] = [
-            ("input", name, at, None, canonical_json(fields, f"event {name}"))]
+            ("input", name, at, None, canonical_json(fields, f"event {name}"))
+        ]
         for decision in decisions:
-            entries.append(("decision", decision.type, at, decision.round,
-                            canonical_json(decision.data, f"decision {decision.type!r}")))
+            entries.append(
+                (
+                    "decision",
+                    decision.type,
+                    at,
+                    decision.round,
+                    canonical_json(decision.data, f"decision {decision.type!r}"),
+                )
+            )
         return self._append(entries)
 
     def _append(self, entries: list[tuple[str, str, float | None, int | None, str]]) -> int:
@@ -543,7 +588,7 @@ class Journal:
             except sqlite3.Error as exc:
                 if self._conn.in_transaction:
                     self._conn.rollback()
-                why = ("another process wrote to it" if isinstance(exc, sqlite3.IntegrityError) else str(exc))
+                why = "another process wrote to it" if isinstance(exc, sqlite3.IntegrityError) else str(exc)
                 raise JournalError(f"journal {self.path}: cannot append record {rows[0][0]}: {why}") from exc
             rounds = [r for (_, _, _, r, _) in entries if r is not None]
             if rounds:
@@ -567,11 +612,16 @@ class Journal:
 
         with self._lock:
             number = self.segment_number
-            segment = {"number": number + 1, "format": FORMAT, "keyed": self._key is not None,
-                       "key_id": key_id(self._key) if self._key is not None else None}
+            segment = {
+                "number": number + 1,
+                "format": FORMAT,
+                "keyed": self._key is not None,
+                "key_id": key_id(self._key) if self._key is not None else None,
+            }
             data = canonical_json({**checkpoint, "segment": segment}, "segment checkpoint")
-            row = _seal(self._last_seq + 1, "meta", CHECKPOINT_TYPE, _check_at(at), None, data, self._last_hash,
-                        self._key)
+            row = _seal(
+                self._last_seq + 1, "meta", CHECKPOINT_TYPE, _check_at(at), None, data, self._last_hash, self._key
+            )
             archived = segments.archive_path(self.path, number)
             if archived.exists():
                 raise JournalError(f"journal {self.path}: cannot rotate: {archived} exists already")
@@ -607,8 +657,9 @@ class Journal:
         """
         with self._lock:
             if seq + 1 >= self.first_record.seq:
-                rows = self._conn.execute(f"SELECT {_COLUMNS} FROM records WHERE seq > ? ORDER BY seq LIMIT ?",
-                                          (seq, limit)).fetchall()
+                rows = self._conn.execute(
+                    f"SELECT {_COLUMNS} FROM records WHERE seq > ? ORDER BY seq LIMIT ?", (seq, limit)
+                ).fetchall()
                 return [Record.from_row(row) for row in rows]
         # Behind a rotation: from the archived segments, outside the append lock (they never change).
         with self._archived_lock:
@@ -618,8 +669,10 @@ class Journal:
                 self._archived = segments.ArchivedPages(self.path)
             page = self._archived.page(seq, limit)
         if not page:
-            raise JournalError(f"journal {self.path}: record {seq + 1} is in no segment beside it (an archived "
-                               "segment moved away?); it cannot be read again until that segment is back")
+            raise JournalError(
+                f"journal {self.path}: record {seq + 1} is in no segment beside it (an archived "
+                "segment moved away?); it cannot be read again until that segment is back"
+            )
         return page
 
     def steps(self, after_seq: int = 0) -> Iterator[tuple[float, DeviceEvent, list[Decision]]]:
@@ -637,15 +690,17 @@ class Journal:
         if before_seq is not None:
             where, args = where + " AND seq < ?", (*args, before_seq)
         with self._lock:
-            row = self._conn.execute(f"SELECT {_COLUMNS} FROM records WHERE {where} ORDER BY seq DESC LIMIT 1",
-                                     args).fetchone()
+            row = self._conn.execute(
+                f"SELECT {_COLUMNS} FROM records WHERE {where} ORDER BY seq DESC LIMIT 1", args
+            ).fetchone()
         return None if row is None else Record.from_row(row)
 
     def first_meta(self, type: str) -> dict[str, Any] | None:
         """The ``data`` of the first ``meta`` record of this type in this file, or None."""
         with self._lock:
-            row = self._conn.execute(f"SELECT {_COLUMNS} FROM records WHERE kind = 'meta' AND type = ? "
-                                     "ORDER BY seq LIMIT 1", (type,)).fetchone()
+            row = self._conn.execute(
+                f"SELECT {_COLUMNS} FROM records WHERE kind = 'meta' AND type = ? ORDER BY seq LIMIT 1", (type,)
+            ).fetchone()
         return None if row is None else Record.from_row(row).data
 
     def size(self) -> int:
@@ -662,8 +717,9 @@ class Journal:
         return [Record.from_row(row).data for row in _rows(self._conn, 1, "AND kind = 'meta' AND type = ?", (type,))]
 
 
-def steps_of(records: Iterable[Record], on_meta: Callable[[Record], None] | None = None
-             ) -> Iterator[tuple[float, DeviceEvent, list[Decision]]]:
+def steps_of(
+    records: Iterable[Record], on_meta: Callable[[Record], None] | None = None
+) -> Iterator[tuple[float, DeviceEvent, list[Decision]]]:
     """The steps ``(at, event, decisions)`` the records make, events rebuilt (see :meth:`Journal.steps`).
 
     :param on_meta: called with each ``meta`` record once every step before it has been
@@ -757,16 +813,19 @@ class VerifyReport:
     #: The segments checked, oldest first (one for a journal never rotated): see :mod:`.segments`.
     segments: tuple[Any, ...] = ()
 
-
     def finding(self) -> str:
         """What is wrong, in the words ``tablehost journal verify`` prints (one line; '' when ok)."""
         chain = f"keyed, key id {self.key_id}" if self.keyed else "unkeyed"
         if self.ok:
             return ""
         if self.broken_seq is None:
-            return f"NOT VERIFIED: {self.problem}: {self.detail} (chain of {self.records_checked} records intact; {chain})"
-        return (f"BROKEN at record {self.broken_seq}: {self.problem}: {self.detail} "
-                f"({self.records_checked} records intact before it; {chain})")
+            return (
+                f"NOT VERIFIED: {self.problem}: {self.detail} (chain of {self.records_checked} records intact; {chain})"
+            )
+        return (
+            f"BROKEN at record {self.broken_seq}: {self.problem}: {self.detail} "
+            f"({self.records_checked} records intact before it; {chain})"
+        )
 
 
 class _Finding(NamedTuple):
@@ -775,8 +834,9 @@ class _Finding(NamedTuple):
     seq: int  # the first broken record
 
 
-def _check_row(row: tuple[Any, ...], *, expected_seq: int, prev_hash: str, key: bytes | None,
-               keyed: bool) -> _Finding | None:
+def _check_row(
+    row: tuple[Any, ...], *, expected_seq: int, prev_hash: str, key: bytes | None, keyed: bool
+) -> _Finding | None:
     """What is wrong with one stored row given its predecessor's hash (None: intact).
 
     Insertions are told apart from other broken links by :func:`_explain_insertion`.
@@ -800,7 +860,9 @@ def _check_row(row: tuple[Any, ...], *, expected_seq: int, prev_hash: str, key: 
         return _Finding(Problem.MALFORMED, "hash is not 64 lowercase hex digits", seq)
     if key is not None:
         if mac != hmac.digest(key, message, "sha256").hex():
-            return _Finding(Problem.BAD_MAC, "its MAC does not check with the key (altered or re-chained without the key)", seq)
+            return _Finding(
+                Problem.BAD_MAC, "its MAC does not check with the key (altered or re-chained without the key)", seq
+            )
     elif not keyed and mac is not None:
         return _Finding(Problem.MALFORMED, "a MAC in an unkeyed journal", seq)
     return None
@@ -874,25 +936,52 @@ def _verify_chain(conn: sqlite3.Connection, key: bytes | None, start: tuple[int,
     if found is None:
         found = _outside_chain(conn, first_seq, last_seq)
     if found is None and recorded_id != given_id:
-        problem = (Problem.NOT_KEYED if recorded_id is None else
-                   Problem.KEY_NEEDED if given_id is None else Problem.WRONG_KEY)
-        return VerifyReport(False, checked, recorded_id is not None, recorded_id, last_seq, prev_hash,
-                            first_seq if problem is Problem.NOT_KEYED else None, problem,
-                            _key_mismatch(recorded_id, given_id), first_seq=first_seq)
+        problem = (
+            Problem.NOT_KEYED if recorded_id is None else Problem.KEY_NEEDED if given_id is None else Problem.WRONG_KEY
+        )
+        return VerifyReport(
+            False,
+            checked,
+            recorded_id is not None,
+            recorded_id,
+            last_seq,
+            prev_hash,
+            first_seq if problem is Problem.NOT_KEYED else None,
+            problem,
+            _key_mismatch(recorded_id, given_id),
+            first_seq=first_seq,
+        )
     if found is None:
-        return VerifyReport(True, checked, recorded_id is not None, recorded_id, last_seq, prev_hash, first_seq=first_seq)
-    return VerifyReport(False, checked, recorded_id is not None, recorded_id, last_seq, prev_hash,
-                        found.seq, found.problem, found.detail, _record_at(conn, found.seq), first_seq=first_seq)
+        return VerifyReport(
+            True, checked, recorded_id is not None, recorded_id, last_seq, prev_hash, first_seq=first_seq
+        )
+    return VerifyReport(
+        False,
+        checked,
+        recorded_id is not None,
+        recorded_id,
+        last_seq,
+        prev_hash,
+        found.seq,
+        found.problem,
+        found.detail,
+        _record_at(conn, found.seq),
+        first_seq=first_seq,
+    )
 
 
 def _outside_chain(conn: sqlite3.Connection, first_seq: int, last_seq: int) -> _Finding | None:
     """A record stored outside seq ``first_seq``..``last_seq`` (e.g. the last record renumbered to 0)."""
-    stray = conn.execute("SELECT seq FROM records WHERE seq < ? OR seq > ? ORDER BY seq LIMIT 1",
-                         (first_seq, last_seq)).fetchone()
+    stray = conn.execute(
+        "SELECT seq FROM records WHERE seq < ? OR seq > ? ORDER BY seq LIMIT 1", (first_seq, last_seq)
+    ).fetchone()
     if stray is None:
         return None
-    return _Finding(Problem.MALFORMED, f"a record is stored at seq {stray[0]}, outside the chain "
-                    f"{first_seq}..{last_seq}", last_seq + 1)
+    return _Finding(
+        Problem.MALFORMED,
+        f"a record is stored at seq {stray[0]}, outside the chain {first_seq}..{last_seq}",
+        last_seq + 1,
+    )
 
 
 def _record_at(conn: sqlite3.Connection, seq: int) -> Record | None:
@@ -907,16 +996,19 @@ def _record_at(conn: sqlite3.Connection, seq: int) -> Record | None:
 def _explain_insertion(conn: sqlite3.Connection, row: tuple[Any, ...], seq: int) -> _Finding | None:
     """If ``row`` links to an earlier record than its predecessor, the records between were inserted."""
     try:
-        found = conn.execute("SELECT seq FROM records WHERE hash = ? AND seq < ? ORDER BY seq DESC LIMIT 1",
-                             (row[6], seq - 1)).fetchone()
+        found = conn.execute(
+            "SELECT seq FROM records WHERE hash = ? AND seq < ? ORDER BY seq DESC LIMIT 1", (row[6], seq - 1)
+        ).fetchone()
     except sqlite3.Error:
         return None
     if found is None:
         return None
     first = found[0] + 1
-    return _Finding(Problem.INSERTED,
-                    f"records {first}..{seq - 1} were inserted before record {seq}, which links to record {found[0]}",
-                    first)
+    return _Finding(
+        Problem.INSERTED,
+        f"records {first}..{seq - 1} were inserted before record {seq}, which links to record {found[0]}",
+        first,
+    )
 
 
 # --------------------------------------------------------------------------- exporting

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any, Protocol, Sequence, TextIO
+from collections.abc import Sequence
+from typing import Any, Protocol, TextIO
 
 from firmware_host.tables.decisions import Decision, for_outputs, for_surveillance_only
 
@@ -70,8 +71,10 @@ def _round_line(data: dict[str, Any]) -> str:
         return f"round {data.get('round')} VOID"
     if data.get("game") == "paigow":
         return f"round {data.get('round')}: dice {data.get('dice')} total {data.get('total')} start {data.get('start')}"
-    return (f"round {data.get('round')}: player {' '.join(data.get('player', []))} = {data.get('player_total')}, "
-            f"banker {' '.join(data.get('banker', []))} = {data.get('banker_total')}: {str(data.get('winner')).upper()}")
+    return (
+        f"round {data.get('round')}: player {' '.join(data.get('player', []))} = {data.get('player_total')}, "
+        f"banker {' '.join(data.get('banker', []))} = {data.get('banker_total')}: {str(data.get('winner')).upper()}"
+    )
 
 
 class Panel(Protocol):

@@ -33,13 +33,28 @@ import shutil
 import sqlite3
 import tempfile
 import time
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from firmware_host.errors import JournalError
 from firmware_host.host import journal as jr  # this module is the journal's companion: it uses its internals
 
-__all__ = ["Segment", "SegmentReport", "ArchivedPages", "segments_of", "archive_path", "partial_path",
-           "write_archive", "archive_and_cut", "finish_rotation", "opened", "connections", "verify_segments", "records", "COMPRESSED"]
+__all__ = [
+    "Segment",
+    "SegmentReport",
+    "ArchivedPages",
+    "segments_of",
+    "archive_path",
+    "partial_path",
+    "write_archive",
+    "archive_and_cut",
+    "finish_rotation",
+    "opened",
+    "connections",
+    "verify_segments",
+    "records",
+    "COMPRESSED",
+]
 
 log = logging.getLogger("tablehost.journal")
 
@@ -78,8 +93,14 @@ def archive_path(path: pathlib.Path, number: int) -> pathlib.Path:
 def segments_of(path: str | os.PathLike[str]) -> list[Segment]:
     """The journal's archived segments beside ``path`` (by number, compressed or not), then ``path``."""
     path = pathlib.Path(path)
-    pattern = re.compile(re.escape(path.stem) + r"\.(\d{%d})" % NUMBER_DIGITS + re.escape(path.suffix)
-                         + r"(" + "|".join(re.escape(s) for s in COMPRESSED) + r")?\Z")
+    pattern = re.compile(
+        re.escape(path.stem)
+        + rf"\.(\d{{{NUMBER_DIGITS}}})"
+        + re.escape(path.suffix)
+        + r"("
+        + "|".join(re.escape(s) for s in COMPRESSED)
+        + r")?\Z"
+    )
     found: dict[int, pathlib.Path] = {}
     if path.parent.is_dir():
         for entry in path.parent.iterdir():
@@ -87,8 +108,10 @@ def segments_of(path: str | os.PathLike[str]) -> list[Segment]:
             if match:
                 number = int(match.group(1))
                 if number in found:
-                    raise JournalError(f"journal {path}: segment {number} is there twice ({found[number].name}, "
-                                       f"{entry.name}); keep one")
+                    raise JournalError(
+                        f"journal {path}: segment {number} is there twice ({found[number].name}, "
+                        f"{entry.name}); keep one"
+                    )
                 found[number] = entry
     archived = [Segment(found[n], n, False) for n in sorted(found)]
     live_number = archived[-1].number + 1 if archived else 1
@@ -151,8 +174,9 @@ def archive_and_cut(conn: sqlite3.Connection, archived: pathlib.Path, opening: t
     try:
         conn.execute("VACUUM")  # give the cut segment's pages back (a failure only leaves them free)
     except sqlite3.Error as exc:
-        log.warning("journal rotated (the closed segment is %s), but the live file cannot be vacuumed: %s",
-                    archived, exc)
+        log.warning(
+            "journal rotated (the closed segment is %s), but the live file cannot be vacuumed: %s", archived, exc
+        )
 
 
 def finish_rotation(path: pathlib.Path, live_number: int, live_first_hash: str) -> None:
@@ -174,8 +198,10 @@ def finish_rotation(path: pathlib.Path, live_number: int, live_first_hash: str) 
         with jr._reading(archived) as conn:
             first = _opening(conn)
         if first is None or first.hash != live_first_hash:
-            raise JournalError(f"journal {path}: {archived.name} is named as segment {live_number}, which is the "
-                               "live file, but holds other records; move it away (tablehost journal verify)")
+            raise JournalError(
+                f"journal {path}: {archived.name} is named as segment {live_number}, which is the "
+                "live file, but holds other records; move it away (tablehost journal verify)"
+            )
         archived.unlink()
     fsync_directory(path.parent)
 
@@ -242,48 +268,85 @@ def verify_segments(path: str | os.PathLike[str], *, hmac_key: bytes | None = No
             report = jr._verify_chain(conn, hmac_key, (expected_seq, prev_hash))
         total += report.records_checked
         key_ids.add(report.key_id)
-        reports.append(SegmentReport(str(segment.path), segment.number, expected_seq, report.last_seq,
-                                     report.records_checked, time.perf_counter() - started))
+        reports.append(
+            SegmentReport(
+                str(segment.path),
+                segment.number,
+                expected_seq,
+                report.last_seq,
+                report.records_checked,
+                time.perf_counter() - started,
+            )
+        )
         if not report.ok or len(key_ids) > 1:
             detail = report.detail if len(key_ids) == 1 else f"segment {segment.number} is keyed with another key"
-            return dataclasses.replace(report, ok=False, records_checked=total, segments=tuple(reports),
-                                       detail=f"{segment.path.name}: {detail}",
-                                       problem=report.problem or jr.Problem.WRONG_KEY)
+            return dataclasses.replace(
+                report,
+                ok=False,
+                records_checked=total,
+                segments=tuple(reports),
+                detail=f"{segment.path.name}: {detail}",
+                problem=report.problem or jr.Problem.WRONG_KEY,
+            )
         expected_seq, prev_hash, expected_number = report.last_seq + 1, report.last_hash, segment.number + 1
     assert report is not None
     return dataclasses.replace(report, records_checked=total, first_seq=1, segments=tuple(reports))
 
 
-def _placement(conn: sqlite3.Connection, segment: Segment, expected_seq: int,
-               expected_number: int) -> tuple[jr.Problem, str, int] | None:
+def _placement(
+    conn: sqlite3.Connection, segment: Segment, expected_seq: int, expected_number: int
+) -> tuple[jr.Problem, str, int] | None:
     """Whether the segment holds what its place in the order says: its number, starting at ``expected_seq``."""
     first = _opening(conn)
     number = _number_in(first)
     if first is None or number is None:
         return None  # not a first record at all: verify_chain names it
     if number != segment.number:
-        return (jr.Problem.SEGMENT_SWAPPED, f"{segment.path.name} holds segment {number}, not segment "
-                f"{segment.number} (files renamed or swapped)", first.seq)
+        return (
+            jr.Problem.SEGMENT_SWAPPED,
+            f"{segment.path.name} holds segment {number}, not segment {segment.number} (files renamed or swapped)",
+            first.seq,
+        )
     if number > expected_number:
-        return (jr.Problem.SEGMENT_MISSING, f"segment{'s' if number - expected_number > 1 else ''} "
-                f"{expected_number}{'..' + str(number - 1) if number - expected_number > 1 else ''} missing "
-                f"before {segment.path.name} (records {expected_seq}..{first.seq - 1})", expected_seq)
+        return (
+            jr.Problem.SEGMENT_MISSING,
+            f"segment{'s' if number - expected_number > 1 else ''} "
+            f"{expected_number}{'..' + str(number - 1) if number - expected_number > 1 else ''} missing "
+            f"before {segment.path.name} (records {expected_seq}..{first.seq - 1})",
+            expected_seq,
+        )
     if first.seq > expected_seq:
-        return (jr.Problem.SEGMENT_CUT, f"segment {expected_number - 1} ends at record {expected_seq - 1} but "
-                f"{segment.path.name} starts at {first.seq}: records {expected_seq}..{first.seq - 1} were cut off",
-                expected_seq)
+        return (
+            jr.Problem.SEGMENT_CUT,
+            f"segment {expected_number - 1} ends at record {expected_seq - 1} but "
+            f"{segment.path.name} starts at {first.seq}: records {expected_seq}..{first.seq - 1} were cut off",
+            expected_seq,
+        )
     if first.seq < expected_seq:
-        return (jr.Problem.SEGMENT_SWAPPED, f"{segment.path.name} starts at record {first.seq}, which the segment "
-                f"before it holds already (up to {expected_seq - 1})", first.seq)
+        return (
+            jr.Problem.SEGMENT_SWAPPED,
+            f"{segment.path.name} starts at record {first.seq}, which the segment "
+            f"before it holds already (up to {expected_seq - 1})",
+            first.seq,
+        )
     return None
 
 
-def _segment_problem(report: jr.VerifyReport | None, total: int, expected_seq: int, prev_hash: str,
-                     reports: list[SegmentReport], problem: jr.Problem, detail: str, seq: int) -> jr.VerifyReport:
+def _segment_problem(
+    report: jr.VerifyReport | None,
+    total: int,
+    expected_seq: int,
+    prev_hash: str,
+    reports: list[SegmentReport],
+    problem: jr.Problem,
+    detail: str,
+    seq: int,
+) -> jr.VerifyReport:
     keyed = report.keyed if report is not None else False
     key = report.key_id if report is not None else None
-    return jr.VerifyReport(False, total, keyed, key, expected_seq - 1, prev_hash, seq, problem, detail,
-                           segments=tuple(reports))
+    return jr.VerifyReport(
+        False, total, keyed, key, expected_seq - 1, prev_hash, seq, problem, detail, segments=tuple(reports)
+    )
 
 
 def connections(path: str | os.PathLike[str]) -> Iterator[sqlite3.Connection]:
@@ -312,8 +375,10 @@ def records(path: str | os.PathLike[str], start_seq: int = 1) -> Iterator[jr.Rec
                     expected = last + 1 if last is not None else expected
                     continue
                 if expected is not None and first.seq != expected:
-                    raise JournalError(f"journal {path}: {segment.path.name} starts at record {first.seq}, not "
-                                       f"{expected}: a segment is missing or cut short (tablehost journal verify)")
+                    raise JournalError(
+                        f"journal {path}: {segment.path.name} starts at record {first.seq}, not "
+                        f"{expected}: a segment is missing or cut short (tablehost journal verify)"
+                    )
                 for row in jr._rows(conn, max(start_seq, first.seq)):
                     yield jr.Record.from_row(row)
             except sqlite3.Error as exc:
@@ -343,8 +408,11 @@ class ArchivedPages:
             self._open = self._find(wanted)
             if self._open is None:
                 return []
-        rows = self._open[0].execute(f"SELECT {jr._COLUMNS} FROM records WHERE seq > ? ORDER BY seq LIMIT ?",
-                                     (after_seq, limit)).fetchall()
+        rows = (
+            self._open[0]
+            .execute(f"SELECT {jr._COLUMNS} FROM records WHERE seq > ? ORDER BY seq LIMIT ?", (after_seq, limit))
+            .fetchall()
+        )
         return [jr.Record.from_row(row) for row in rows]
 
     def _find(self, wanted: int) -> tuple[sqlite3.Connection, int, int] | None:

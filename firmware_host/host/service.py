@@ -26,18 +26,29 @@ import logging
 import queue
 import threading
 import time
-from typing import Any, Callable, Iterable, Iterator, Protocol, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, Protocol
 
 from drivers.events import DeviceEvent
-from firmware_host.tables import state_tree
-from firmware_host.tables.events import ClockTick, SoftwareStarted
-from firmware_host.tables.decisions import Decision, for_surveillance_only
 from firmware_host.errors import ControllerError, JournalError
 from firmware_host.host import checkpoint, segments
 from firmware_host.host.journal import CHECKPOINT_TYPE, Journal, Record, steps_of
+from firmware_host.tables import state_tree
+from firmware_host.tables.decisions import Decision, for_surveillance_only
+from firmware_host.tables.events import ClockTick, SoftwareStarted
 
-__all__ = ["REPLAY_PROGRESS_EVERY", "ROTATION_RETRY_STEPS", "PRESENTATION", "Controller", "Output", "StepObserver", "Service",
-           "DevicePoints", "Step", "binding"]
+__all__ = [
+    "REPLAY_PROGRESS_EVERY",
+    "ROTATION_RETRY_STEPS",
+    "PRESENTATION",
+    "Controller",
+    "Output",
+    "StepObserver",
+    "Service",
+    "DevicePoints",
+    "Step",
+    "binding",
+]
 
 log = logging.getLogger("tablehost.service")
 
@@ -156,6 +167,13 @@ class Service:
         self._stopping = threading.Event()
         self.done = threading.Event()
 
+    @property
+    def _journal(self) -> Journal:
+        """The journal a running service appends to (one built only to replay has none)."""
+        if self.journal is None:
+            raise JournalError("this service only replays: it has no journal to write or read")
+        return self.journal
+
     def emit(self, event: DeviceEvent) -> None:
         """Queue an input event (thread-safe; never blocks)."""
         self._events.put(event)
@@ -208,7 +226,7 @@ class Service:
 
     def _steps_to_replay(self) -> Iterator[Step]:
         """The steps after the last loadable checkpoint (restored into the controller), or all of them."""
-        found = self.journal.last_checkpoint()
+        found = self._journal.last_checkpoint()
         if found is not None:
             pristine = state_tree.capture(self.controller, "controller")
             try:
@@ -216,26 +234,26 @@ class Service:
             except checkpoint.CheckpointError as exc:
                 state_tree.restore_into(self.controller, pristine, "controller")
                 self.steps, self.rounds_finished, self.latest_at = 0, 0, float("-inf")
-                log.warning("%s; replaying journal %s from its first record", exc, self.journal.path)
+                log.warning("%s; replaying journal %s from its first record", exc, self._journal.path)
             else:
                 self.recovered_from = found
-                return self.journal.steps(after_seq=found.seq)
-        if self.journal.first_record.seq == 1:
-            return self.journal.steps()
-        return steps_of(segments.records(self.journal.path))
+                return self._journal.steps(after_seq=found.seq)
+        if self._journal.first_record.seq == 1:
+            return self._journal.steps()
+        return steps_of(segments.records(self._journal.path))
 
     def checkpoint(self) -> int:
         """Journal a checkpoint of the table now; return its seq.
 
         :raises JournalError: the controller's state cannot be captured, or I/O fails.
         """
-        seq = self.journal.append_meta(CHECKPOINT_TYPE, self._checkpoint_data(), at=self._checkpoint_at())
+        seq = self._journal.append_meta(CHECKPOINT_TYPE, self._checkpoint_data(), at=self._checkpoint_at())
         self._since_checkpoint = 0
         return seq
 
     def rotate(self) -> None:
         """Close the journal's segment and continue in a new one opened by a checkpoint."""
-        self.journal.rotate(self._checkpoint_data(), at=self._checkpoint_at())
+        self._journal.rotate(self._checkpoint_data(), at=self._checkpoint_at())
         self._since_checkpoint = 0
 
     def _checkpoint_at(self) -> float:
@@ -245,17 +263,18 @@ class Service:
         """What a checkpoint of the table after the journal's last record holds."""
         devices = None
         if self.device_points is not None:
-            previous = self.journal.last_checkpoint()
+            previous = self._journal.last_checkpoint()
             start = previous.data.get("devices") if previous is not None else None
-            devices = self.device_points(start, self.journal.steps(after_seq=previous.seq if previous else 0))
-        return checkpoint.capture(self, self.journal.last_seq, devices, self.table_meta)
+            devices = self.device_points(start, self._journal.steps(after_seq=previous.seq if previous else 0))
+        return checkpoint.capture(self, self._journal.last_seq, devices, self.table_meta)
 
     def _after_step(self) -> None:
         """At a quiet moment, rotate or checkpoint as the policy says; a failure is logged, never fatal."""
         self._since_checkpoint += 1
         policy = self.policy
-        if not getattr(self.controller, "quiet", False) or not (policy.every_steps or policy.rotate_bytes
-                                                                 or policy.gaming_day_starts):
+        if not getattr(self.controller, "quiet", False) or not (
+            policy.every_steps or policy.rotate_bytes or policy.gaming_day_starts
+        ):
             return
         try:
             if self._rotation_due():
@@ -270,12 +289,15 @@ class Service:
         policy = self.policy
         if self.steps < self._rotation_retry_at:
             return False
-        if policy.rotate_bytes is not None and self.journal.size() >= policy.rotate_bytes:
+        if policy.rotate_bytes is not None and self._journal.size() >= policy.rotate_bytes:
             return True
-        opened_at = self.journal.first_record.at
-        return (policy.gaming_day_starts is not None and opened_at is not None
-                and checkpoint.gaming_day(self.latest_at, policy.gaming_day_starts)
-                != checkpoint.gaming_day(opened_at, policy.gaming_day_starts))
+        opened_at = self._journal.first_record.at
+        return (
+            policy.gaming_day_starts is not None
+            and opened_at is not None
+            and checkpoint.gaming_day(self.latest_at, policy.gaming_day_starts)
+            != checkpoint.gaming_day(opened_at, policy.gaming_day_starts)
+        )
 
     def run(self) -> None:
         """Run until :meth:`stop` or until ``stop_after_rounds`` rounds are in the journal."""
@@ -303,7 +325,7 @@ class Service:
         decisions = self._decide(event, at)
         if not decisions and isinstance(event, ClockTick):
             return decisions  # a tick that decides nothing changes nothing: not journaled
-        self.step_seq = self.journal.append_step(at, event, decisions)
+        self.step_seq = self._journal.append_step(at, event, decisions)
         self.steps += 1
         self._count_rounds(decisions)
         for output in self.outputs:
@@ -326,8 +348,9 @@ class Service:
         except ControllerError as exc:
             return [Decision("alert", {"code": "refused-input", "text": str(exc), "severity": "warning"})]
 
-    def _check_reworded(self, step: int, event: DeviceEvent, journaled: list[Decision],
-                        decided: list[Decision]) -> None:
+    def _check_reworded(
+        self, step: int, event: DeviceEvent, journaled: list[Decision], decided: list[Decision]
+    ) -> None:
         """Accept a step an earlier version decided and this one only words differently; else raise."""
         earlier = self.journal_version not in (None, self.version)
         if earlier and _version(self.journal_version) < PROTECTION_SINCE:
@@ -336,11 +359,19 @@ class Service:
         if earlier and binding(journaled) == binding(decided):
             self.reworded_steps += 1
             return
-        why = (f"; it was decided by tablehost {self.journal_version} and this is {self.version}, which decides it "
-               "differently: continue the journal with that version, or start a new journal (docs/recovery.md, "
-               "Upgrades)") if earlier else ""
-        raise JournalError(f"replay diverged at step {step} ({type(event).__name__}): journal has {_types(journaled)}, "
-                           f"controller now decides {_types(decided)}{why}")
+        why = (
+            (
+                f"; it was decided by tablehost {self.journal_version} and this is {self.version}, which decides it "
+                "differently: continue the journal with that version, or start a new journal (docs/recovery.md, "
+                "Upgrades)"
+            )
+            if earlier
+            else ""
+        )
+        raise JournalError(
+            f"replay diverged at step {step} ({type(event).__name__}): journal has {_types(journaled)}, "
+            f"controller now decides {_types(decided)}{why}"
+        )
 
     def _count_rounds(self, decisions: Sequence[Decision]) -> None:
         self.rounds_finished += sum(1 for d in decisions if d.type == "round_result")
@@ -352,8 +383,11 @@ class Service:
 def binding(decisions: Sequence[Decision]) -> list[Decision]:
     """What in a step's decisions binds the table: everything but :data:`PRESENTATION`
     decisions and the words (``text``) of the others."""
-    return [Decision(d.type, {k: v for k, v in d.data.items() if k != TEXT}, d.round)
-            for d in decisions if d.type not in PRESENTATION and d.type not in RECORDS]
+    return [
+        Decision(d.type, {k: v for k, v in d.data.items() if k != TEXT}, d.round)
+        for d in decisions
+        if d.type not in PRESENTATION and d.type not in RECORDS
+    ]
 
 
 def _version(text: str | None) -> tuple[int, ...]:

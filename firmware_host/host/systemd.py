@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import socket
 import time
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 
 __all__ = ["Notifier"]
 

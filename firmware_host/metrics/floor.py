@@ -10,8 +10,8 @@ a series) the last seq stored and when the floor last stored a message of it.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING
 
 from prometheus_client import CollectorRegistry, Histogram, Info
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
@@ -37,15 +37,20 @@ class FloorMetrics(Collector):
     :param clock: wall-clock seconds (when a table's message was stored).
     """
 
-    def __init__(self, stats: CollectorStats, store_kind: str, version: str,
-                 clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self, stats: CollectorStats, store_kind: str, version: str, clock: Callable[[], float] = time.time
+    ) -> None:
         self.stats, self.clock = stats, clock
         self.registry = CollectorRegistry()
-        Info("tablehost_floor", "The collector this endpoint serves.",
-             registry=self.registry).info({"store": store_kind, "version": version})
-        self.writes = Histogram("tablehost_floor_store_write_duration_seconds",
-                                "Seconds one store transaction of received messages took to commit.",
-                                buckets=WRITE_BUCKETS_S, registry=self.registry)
+        Info("tablehost_floor", "The collector this endpoint serves.", registry=self.registry).info(
+            {"store": store_kind, "version": version}
+        )
+        self.writes = Histogram(
+            "tablehost_floor_store_write_duration_seconds",
+            "Seconds one store transaction of received messages took to commit.",
+            buckets=WRITE_BUCKETS_S,
+            registry=self.registry,
+        )
         self.stored_at: dict[str, float] = {}
         stats.listeners.append(self._written)
         self.registry.register(self)
@@ -60,26 +65,39 @@ class FloorMetrics(Collector):
     def collect(self) -> Iterator[Metric]:
         """The collector's counters and per-table gauges, as they stand (Prometheus's scrape)."""
         stats = self.stats
-        messages = CounterMetricFamily("tablehost_floor_messages", "Messages received, by what became of them "
-                                       "(duplicate: dropped; refused: failed the checks).", labels=["outcome"])
+        messages = CounterMetricFamily(
+            "tablehost_floor_messages",
+            "Messages received, by what became of them (duplicate: dropped; refused: failed the checks).",
+            labels=["outcome"],
+        )
         for outcome in OUTCOMES:
             messages.add_metric([outcome], stats.counts.get(outcome, 0))
         yield messages
-        yield CounterMetricFamily("tablehost_floor_gaps", "Stored messages that left seqs missing below them.",
-                                  value=stats.gaps)
-        yield CounterMetricFamily("tablehost_floor_store_write_failures",
-                                  "Store transactions the database refused (retried).", value=stats.write_failures)
-        last_seq = GaugeMetricFamily("tablehost_floor_table_last_seq", "The highest seq stored of the table.",
-                                     labels=["table"])
+        yield CounterMetricFamily(
+            "tablehost_floor_gaps", "Stored messages that left seqs missing below them.", value=stats.gaps
+        )
+        yield CounterMetricFamily(
+            "tablehost_floor_store_write_failures",
+            "Store transactions the database refused (retried).",
+            value=stats.write_failures,
+        )
+        last_seq = GaugeMetricFamily(
+            "tablehost_floor_table_last_seq", "The highest seq stored of the table.", labels=["table"]
+        )
         for table, seq in sorted(stats.last_seq.items()):
             last_seq.add_metric([table], seq)
         yield last_seq
         now = self.clock()
-        stored = GaugeMetricFamily("tablehost_floor_table_last_stored_timestamp_seconds",
-                                   "When this collector last stored a message of the table (Unix time).",
-                                   labels=["table"])
-        lag = GaugeMetricFamily("tablehost_floor_table_lag_seconds",
-                                "Seconds since this collector last stored a message of the table.", labels=["table"])
+        stored = GaugeMetricFamily(
+            "tablehost_floor_table_last_stored_timestamp_seconds",
+            "When this collector last stored a message of the table (Unix time).",
+            labels=["table"],
+        )
+        lag = GaugeMetricFamily(
+            "tablehost_floor_table_lag_seconds",
+            "Seconds since this collector last stored a message of the table.",
+            labels=["table"],
+        )
         for table, at in sorted(self.stored_at.items()):
             stored.add_metric([table], at)
             lag.add_metric([table], max(0.0, now - at))

@@ -34,8 +34,13 @@ def metrics_app(registry: CollectorRegistry, policy: Policy = Policy()) -> Guard
         status = 404 if scope["path"] != PATH else 405 if scope["method"] not in ("GET", "HEAD") else 0
         if status:
             reason = b"not found\n" if status == 404 else b"only GET\n"
-            await send({"type": "http.response.start", "status": status,
-                        "headers": [(b"content-type", b"text/plain"), (b"content-length", str(len(reason)).encode())]})
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": status,
+                    "headers": [(b"content-type", b"text/plain"), (b"content-length", str(len(reason)).encode())],
+                }
+            )
             await send({"type": "http.response.body", "body": reason})
             return
         await exposition(scope, receive, send)
@@ -52,8 +57,13 @@ class MetricsServer(WebServer):
     :raises WebError: a bad address, or one off loopback without TLS.
     """
 
-    def __init__(self, registry: CollectorRegistry, listen: str, tls: tuple[Path, Path] | None = None,
-                 hosts: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        registry: CollectorRegistry,
+        listen: str,
+        tls: tuple[Path, Path] | None = None,
+        hosts: tuple[str, ...] = (),
+    ) -> None:
         host, port = parse_listen(listen)
         check_exposure("metrics", host, tls)
         super().__init__(metrics_app(registry, Policy.serving(host, hosts)), host, port, tls, name="metrics")

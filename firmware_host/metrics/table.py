@@ -11,8 +11,8 @@ thread, from values those parts keep for other threads, never from the journal's
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, Info
 
@@ -41,18 +41,29 @@ class TableMetrics:
         self.registry = CollectorRegistry()
         info = Info("tablehost_table", "The table this endpoint serves.", registry=self.registry)
         info.info({"table_id": table_id, "game": game, "version": version})
-        self.rounds = Counter("tablehost_rounds_total", "Rounds finished (a void round included).",
-                              ["status"], registry=self.registry)
+        self.rounds = Counter(
+            "tablehost_rounds_total", "Rounds finished (a void round included).", ["status"], registry=self.registry
+        )
         self.cards = Counter("tablehost_cards_read_total", "Cards the shoe read.", registry=self.registry)
-        self.dice = Counter("tablehost_dice_reads_total", "Dice readings from the dice sensor.",
-                            registry=self.registry)
-        self.alerts = Counter("tablehost_alerts_total", "Alerts raised, by code and severity.",
-                              ["code", "severity"], registry=self.registry)
-        self.online = Gauge("tablehost_device_online", "1 while the device is connected and identified.",
-                            ["device"], registry=self.registry)
-        self.steps = Histogram("tablehost_step_duration_seconds",
-                               "Seconds from an event's decision to its durable journaling and outputs.",
-                               buckets=STEP_BUCKETS_S, registry=self.registry)
+        self.dice = Counter("tablehost_dice_reads_total", "Dice readings from the dice sensor.", registry=self.registry)
+        self.alerts = Counter(
+            "tablehost_alerts_total",
+            "Alerts raised, by code and severity.",
+            ["code", "severity"],
+            registry=self.registry,
+        )
+        self.online = Gauge(
+            "tablehost_device_online",
+            "1 while the device is connected and identified.",
+            ["device"],
+            registry=self.registry,
+        )
+        self.steps = Histogram(
+            "tablehost_step_duration_seconds",
+            "Seconds from an event's decision to its durable journaling and outputs.",
+            buckets=STEP_BUCKETS_S,
+            registry=self.registry,
+        )
 
     # -- the service's step observer --------------------------------------------------------
 
@@ -76,17 +87,26 @@ class TableMetrics:
 
     def watch_journal(self, path: Path) -> None:
         """``tablehost_journal_bytes``: the live journal's file and its write-ahead log, on disk."""
-        gauge = Gauge("tablehost_journal_bytes", "Bytes of the live journal segment on disk (with its WAL).",
-                      registry=self.registry)
+        gauge = Gauge(
+            "tablehost_journal_bytes",
+            "Bytes of the live journal segment on disk (with its WAL).",
+            registry=self.registry,
+        )
         gauge.set_function(lambda: float(_file_bytes(path) + _file_bytes(Path(f"{path}-wal"))))
 
     def watch_feed(self, backlog: Callable[[], int], acked: Callable[[], int]) -> None:
         """The floor feed's backlog (journal records after the one the last acknowledged message
         came from) and the seq of the last message the broker acknowledged."""
-        Gauge("tablehost_feed_backlog_records", "Journal records the floor has not acknowledged yet.",
-              registry=self.registry).set_function(lambda: float(backlog()))
-        Gauge("tablehost_feed_acked_seq", "The seq of the last feed message the broker acknowledged.",
-              registry=self.registry).set_function(lambda: float(acked()))
+        Gauge(
+            "tablehost_feed_backlog_records",
+            "Journal records the floor has not acknowledged yet.",
+            registry=self.registry,
+        ).set_function(lambda: float(backlog()))
+        Gauge(
+            "tablehost_feed_acked_seq",
+            "The seq of the last feed message the broker acknowledged.",
+            registry=self.registry,
+        ).set_function(lambda: float(acked()))
 
 
 def _file_bytes(path: Path) -> int:
@@ -94,4 +114,3 @@ def _file_bytes(path: Path) -> int:
         return os.stat(path).st_size
     except OSError:
         return 0
-

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+from collections.abc import Mapping
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any, Mapping
+from typing import Any
 
 __all__ = ["resolved", "in_key_order"]
 

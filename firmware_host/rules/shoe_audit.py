@@ -36,8 +36,8 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
-from typing import Iterable, Sequence
 
 from firmware_host.rules.baccarat.cards import CARDS_PER_DECK, RANKS, Card, full_shoe, parse_card, shoe_composition
 from firmware_host.rules.shuffler import FAULT, WARNING, Notice

@@ -44,14 +44,20 @@ composition audit of :mod:`firmware_host.rules.shoe_audit`), :func:`idle_due` an
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from drivers.events import DeviceEvent
 from drivers.events.shuffler import (
-    BatchLoaded, BatchReleased, BatchStatus, ShuffleCompleted, ShuffleStarted, ShufflerFault,
+    BatchLoaded,
+    BatchReleased,
+    BatchStatus,
+    ShuffleCompleted,
+    ShufflerFault,
+    ShuffleStarted,
 )  # fmt: skip
-from firmware_host.rules.baccarat.cards import CARDS_PER_DECK
 from firmware_host.errors import ProfileError, RulesError
+from firmware_host.rules.baccarat.cards import CARDS_PER_DECK
 
 __all__ = [
     "BATCH_NAMES", "STAGES", "ShufflerConfig", "BatchRecord", "ShufflerState", "Notice", "Step",
@@ -351,7 +357,9 @@ def on_shuffle_completed(state: ShufflerState, batch: str, cards: int, digest: s
     problem = None
     if cards != expected:
         diff = cards - expected
-        problem = f"its shuffle counted {cards} cards, expected {expected} ({abs(diff)} {'extra' if diff > 0 else 'missing'})"
+        problem = (
+            f"its shuffle counted {cards} cards, expected {expected} ({abs(diff)} {'extra' if diff > 0 else 'missing'})"
+        )
         notices.append(Notice("card-count", f"batch {batch}: {problem}: it may not be dealt", FAULT, "541.3(b)(4)"))
     elif digest and digest in record.dealt_digests:
         text = "its shuffle produced the order of a shoe already dealt: the shuffler did not shuffle"
@@ -522,7 +530,9 @@ def load_shoe(state: ShufflerState, batch: str, at: float) -> Step:
     record = state.batch(batch)
     continuous = state.config.continuous
     if state.in_play is not None:
-        raise ShufflerRefusal("shoe-in-play", f"batch {state.in_play} is still in play: end its shoe first", "541.3(b)(6)")
+        raise ShufflerRefusal(
+            "shoe-in-play", f"batch {state.in_play} is still in play: end its shoe first", "541.3(b)(6)"
+        )
     if record.stage not in ("ready", "released"):
         why = record.problem or {
             "absent": "it is not at the table", "loaded": "it has not been shuffled",
@@ -615,7 +625,9 @@ def idle_table(state: ShufflerState, at: float, player_requests_reshuffle: bool 
     if player_requests_reshuffle and other is not None and other.stage in ("ready", "released"):
         problem = "a player asked to inspect it: spread it and shuffle it again"
         new = new._with(dataclasses.replace(other, stage="loaded", problem=problem))
-        notices.append(Notice("idle-reshuffle", f"batch {other.name}: {problem} before dealing", ATTENTION, "541.5(h)(2)"))
+        notices.append(
+            Notice("idle-reshuffle", f"batch {other.name}: {problem} before dealing", ATTENTION, "541.5(h)(2)")
+        )
     return Step(new, tuple(notices))
 
 

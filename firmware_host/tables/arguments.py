@@ -19,12 +19,25 @@ whatever was sent.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from firmware_host.errors import RulesError
 
-__all__ = ["Check", "NAME_LONGEST", "QUOTE_LONGEST", "check_command", "boolean", "either", "list_of", "map_of",
-           "named", "quoted", "text", "whole"]
+__all__ = [
+    "Check",
+    "NAME_LONGEST",
+    "QUOTE_LONGEST",
+    "check_command",
+    "boolean",
+    "either",
+    "list_of",
+    "map_of",
+    "named",
+    "quoted",
+    "text",
+    "whole",
+]
 
 #: A check of one argument's value: raises :class:`RulesError` naming ``what`` and why.
 Check = Callable[[object, str], None]
@@ -42,7 +55,11 @@ def quoted(value: object) -> str:
     """``value`` as a refusal names it: short text and numbers as written (text cut at
     :data:`QUOTE_LONGEST` characters), containers and other values by their kind and size."""
     if isinstance(value, str):
-        return repr(value) if len(value) <= QUOTE_LONGEST else repr(value[:QUOTE_LONGEST]) + f"... ({len(value)} characters)"
+        return (
+            repr(value)
+            if len(value) <= QUOTE_LONGEST
+            else repr(value[:QUOTE_LONGEST]) + f"... ({len(value)} characters)"
+        )
     if value is None or isinstance(value, (bool, float)):
         return repr(value)
     if isinstance(value, int):

@@ -40,19 +40,26 @@ Game controllers subclass it, declare their machine and handlers, and implement
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable, ClassVar, Collection, Mapping, NoReturn
+from collections.abc import Callable, Collection, Mapping
+from typing import Any, ClassVar, NoReturn
 
 from transitions import Machine, MachineError
 
 from drivers.events import DeviceEvent
 from drivers.events.lifecycle import DeviceFault, DeviceIdentified, DeviceLost, ProtocolError
-from firmware_host.tables.events import (AllowListLoaded, DealerCommand, FloorFeedStatus, RulesInForce, SoftwareStarted,
-                                        WagerPlaced)
-from firmware_host.tables.decisions import Decision
 from firmware_host.errors import RulesError
 from firmware_host.rules.devices import ApprovedIdentities
 from firmware_host.rules.options import in_key_order
 from firmware_host.tables.arguments import named, quoted
+from firmware_host.tables.decisions import Decision
+from firmware_host.tables.events import (
+    AllowListLoaded,
+    DealerCommand,
+    FloorFeedStatus,
+    RulesInForce,
+    SoftwareStarted,
+    WagerPlaced,
+)
 
 __all__ = ["CONSOLE_INPUTS", "REASON_LONGEST", "Refused", "TableController", "DeviceHealth"]
 
@@ -148,8 +155,14 @@ class TableController:
         :param machine_class: ``Machine`` or one of its extensions.
         :param options: further keyword arguments of ``machine_class``.
         """
-        return machine_class(model=model, states=cls.STATES, transitions=cls.TRANSITIONS, initial=cls.INITIAL,
-                             auto_transitions=False, **options)
+        return machine_class(
+            model=model,
+            states=cls.STATES,
+            transitions=cls.TRANSITIONS,
+            initial=cls.INITIAL,
+            auto_transitions=False,
+            **options,
+        )
 
     def register(self, event_class: type, handler: Callable[[Any], None]) -> None:
         """Have ``handler`` apply every ``event_class`` event (instead of :attr:`_HANDLERS`): how a
@@ -207,8 +220,11 @@ class TableController:
         """
         registered, handler = self._registered.get(type(event)), self._HANDLERS.get(type(event))
         if registered is None and handler is None:
-            self._alert("unknown-event", f"{event.device}: {type(event).__name__} means nothing at a "
-                        f"{self.game_title} table", "warning")
+            self._alert(
+                "unknown-event",
+                f"{event.device}: {type(event).__name__} means nothing at a {self.game_title} table",
+                "warning",
+            )
         else:
             made = len(self._out)  # what the handler decides from here is dropped if it fails
             try:
@@ -217,8 +233,9 @@ class TableController:
                 elif handler is not None:
                     handler(self, event)
             except MachineError:
-                self._refused(event, "wrong-state", f"{self.describe(event)}: not possible while "
-                              f"{self.state.replace('_', ' ')}")
+                self._refused(
+                    event, "wrong-state", f"{self.describe(event)}: not possible while {self.state.replace('_', ' ')}"
+                )
             except Refused as exc:
                 self._refused(event, exc.code, exc.text, exc.severity)
             except RulesError as exc:
@@ -228,8 +245,12 @@ class TableController:
                     raise
                 log.exception("%s failed; refused", self.describe(event))
                 del self._out[made:]
-                self._refused(event, "command-failed", f"{self.describe(event)}: failed ({type(exc).__name__}: "
-                              f"{quoted(str(exc))}); refused, its decisions dropped")
+                self._refused(
+                    event,
+                    "command-failed",
+                    f"{self.describe(event)}: failed ({type(exc).__name__}: "
+                    f"{quoted(str(exc))}); refused, its decisions dropped",
+                )
         self.after_game_event()
         self._emit_prompt()
         self._refresh_lamp()
@@ -242,10 +263,13 @@ class TableController:
         """Decide a refusal: a ``refused`` decision (journaled: what was refused and why), then
         the ``alert`` the dealer sees."""
         if len(text) > REASON_LONGEST:
-            text = text[:REASON_LONGEST - 3] + "..."
+            text = text[: REASON_LONGEST - 3] + "..."
         command = named(event.command) if isinstance(event, DealerCommand) else None
-        self.decide("refused", {"input": type(event).__name__, "command": command, "code": code, "reason": text},
-                    self._round_number())
+        self.decide(
+            "refused",
+            {"input": type(event).__name__, "command": command, "code": code, "reason": text},
+            self._round_number(),
+        )
         self._alert(code, text, severity)
 
     def after_game_event(self) -> None:
@@ -353,15 +377,22 @@ class TableController:
     # -- device health ------------------------------------------------------------------
     def allow_list(self) -> dict[str, dict[str, list[str]]]:
         """Each device's allow-list as :class:`AllowListLoaded` carries it."""
-        return {name: {"models": list(d.approved.models), "firmware": list(d.approved.firmware),
-                       "serials": list(d.approved.serials)} for name, d in self.devices.items()}
+        return {
+            name: {
+                "models": list(d.approved.models),
+                "firmware": list(d.approved.firmware),
+                "serials": list(d.approved.serials),
+            }
+            for name, d in self.devices.items()
+        }
 
     def _on_allow_list(self, event: AllowListLoaded) -> None:
         """The allow-list in force from now on; identities are checked against it when devices identify."""
         for name, lists in event.approved.items():
             if name in self.devices:
                 self.devices[name].approved = ApprovedIdentities(
-                    tuple(lists["models"]), tuple(lists["firmware"]), tuple(lists.get("serials", ())))
+                    tuple(lists["models"]), tuple(lists["firmware"]), tuple(lists.get("serials", ()))
+                )
         self.decide("allow_list", {"approved": self.allow_list()})
 
     def _on_identified(self, event: DeviceIdentified) -> None:
@@ -375,7 +406,9 @@ class TableController:
         if refusal is None and device.identity is not None and device.identity[1] != event.serial:
             # Issue 6 item 3: another unit on the same port is refused until a supervisor acknowledges it.
             device.pending_identity = identity
-            refusal = f"serial number changed from {device.identity[1]!r} to {event.serial!r}: supervisor must acknowledge"
+            refusal = (
+                f"serial number changed from {device.identity[1]!r} to {event.serial!r}: supervisor must acknowledge"
+            )
         elif refusal is None:
             device.identity = identity
         device.refusal = refusal

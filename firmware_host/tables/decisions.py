@@ -70,7 +70,8 @@ def for_surveillance_only(decision: Decision) -> bool:
     """Whether ``decision`` is game protection's (the odds, an advantage alert): the event feed
     carries it to surveillance; no display at the table shows it."""
     return decision.type in PROTECTION_DECISIONS or (
-        decision.type == "alert" and decision.data.get("code") in PROTECTION_ALERTS)
+        decision.type == "alert" and decision.data.get("code") in PROTECTION_ALERTS
+    )
 
 
 #: What an output shows in place of a withheld alert text.
@@ -83,4 +84,3 @@ def for_outputs(decision: Decision) -> Decision:
     if decision.type != "alert" or decision.data.get("code") not in DEVICE_BYTES_ALERTS:
         return decision
     return dataclasses.replace(decision, data={**decision.data, "text": WITHHELD_TEXT})
-

@@ -62,8 +62,10 @@ def _allowed(module: str) -> bool:
 
 def _class_name(cls: type) -> str:
     if not _allowed(cls.__module__):
-        raise StateTreeError(f"{cls.__module__}.{cls.__qualname__} is not a class a state tree may hold "
-                             f"(allowed: {', '.join(ALLOWED_MODULES)})")
+        raise StateTreeError(
+            f"{cls.__module__}.{cls.__qualname__} is not a class a state tree may hold "
+            f"(allowed: {', '.join(ALLOWED_MODULES)})"
+        )
     return f"{cls.__module__}:{cls.__qualname__}"
 
 
@@ -163,15 +165,23 @@ class _Capturer:
         if isinstance(value, tuple) and not _is_named_tuple(value):
             return {"tuple": [self.node(item, f"{where}[{i}]") for i, item in enumerate(value)]}
         if type(value) in (dict, Counter):
-            return {type(value).__name__.lower(): [[self.node(k, f"{where} key"), self.node(v, f"{where}[{k!r}]")]
-                                                   for k, v in value.items()]}
+            return {
+                type(value).__name__.lower(): [
+                    [self.node(k, f"{where} key"), self.node(v, f"{where}[{k!r}]")] for k, v in value.items()
+                ]
+            }
         if type(value) in (set, frozenset):
             items = sorted((self.node(item, f"{where} item") for item in value), key=_sort_key)
             return {type(value).__name__: items}
-        if isinstance(value, type) or callable(value) or not (dataclasses.is_dataclass(value) or _is_named_tuple(value)
-                                                              or hasattr(value, "__dict__")):
-            raise StateTreeError(f"{where}: a {type(value).__module__}.{type(value).__qualname__} cannot be "
-                                 "captured (not a value a state tree allows)")
+        if (
+            isinstance(value, type)
+            or callable(value)
+            or not (dataclasses.is_dataclass(value) or _is_named_tuple(value) or hasattr(value, "__dict__"))
+        ):
+            raise StateTreeError(
+                f"{where}: a {type(value).__module__}.{type(value).__qualname__} cannot be "
+                "captured (not a value a state tree allows)"
+            )
         fields = state_fields(value)
         names = tuple(fields)
         key = (type(value), names)
@@ -213,8 +223,12 @@ class _Rebuilder:
             raise StateTreeError(f"{where}: no class table")
         self.classes: list[tuple[type, list[str]]] = []
         for i, entry in enumerate(table):
-            if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[1], list)
-                    and all(isinstance(n, str) for n in entry[1])):
+            if not (
+                isinstance(entry, list)
+                and len(entry) == 2
+                and isinstance(entry[1], list)
+                and all(isinstance(n, str) for n in entry[1])
+            ):
                 raise StateTreeError(f"{where}: class table entry {i} is not [name, [fields]]")
             self.classes.append((_resolve(entry[0], f"{where} class {i}"), entry[1]))
 
@@ -271,8 +285,10 @@ class _Rebuilder:
         expected = set(fresh) if fresh is not None else _expected_fields(cls)
         if expected is not None and set(fields) != expected:
             missing, extra = sorted(expected - set(fields)), sorted(set(fields) - expected)
-            raise StateTreeError(f"{where}: {cls.__qualname__} has other state in this version "
-                                 f"(missing {missing or 'nothing'}, unknown {extra or 'nothing'})")
+            raise StateTreeError(
+                f"{where}: {cls.__qualname__} has other state in this version "
+                f"(missing {missing or 'nothing'}, unknown {extra or 'nothing'})"
+            )
         for name, subtree in fields.items():
             current = fresh.get(name) if fresh is not None else None
             kind: type = type(current)

@@ -15,7 +15,8 @@ import dataclasses
 import ipaddress
 import json
 import logging
-from typing import Any, Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
 
 from starlette.requests import ClientDisconnect
 
@@ -113,8 +114,15 @@ class Guard:
         except Exception as exc:  # the catch-all: a request never yields a 500 or a traceback per request
             held = self._errors.allow(type(exc).__name__)  # by kind only: a path is the peer's to vary
             if held is not None:
-                log.error("web: %s %s failed: %s: %s%s", scope.get("method"), scope.get("path"), type(exc).__name__,
-                          str(exc)[:200], f" (and {held} more like it)" if held else "", exc_info=held == 0)
+                log.error(
+                    "web: %s %s failed: %s: %s%s",
+                    scope.get("method"),
+                    scope.get("path"),
+                    type(exc).__name__,
+                    str(exc)[:200],
+                    f" (and {held} more like it)" if held else "",
+                    exc_info=held == 0,
+                )
             if not started:
                 await _answer(send, 400, "the request could not be served")
 
@@ -154,8 +162,12 @@ class Guard:
         parsed = host_name(authority) if sep else None
         scheme_now = scope.get("scheme", "http")
         default = 443 if scheme_now == "https" else 80
-        if parsed is None or scheme.lower() != scheme_now or parsed[0] != host[0] \
-                or (parsed[1] or default) != (host[1] or default):
+        if (
+            parsed is None
+            or scheme.lower() != scheme_now
+            or parsed[0] != host[0]
+            or (parsed[1] or default) != (host[1] or default)
+        ):
             raise BadRequest("the Origin is not this server", 403)
 
     def _limited(self, receive: Receive, declared: int | None) -> Receive:
@@ -181,8 +193,11 @@ class Guard:
 
 async def _answer(send: Send, status: int, reason: str) -> None:
     body = json.dumps({"error": reason}).encode()
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-               (b"cache-control", b"no-store")]
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        (b"cache-control", b"no-store"),
+    ]
     if status in (400, 413, 415):
         headers.append((b"connection", b"close"))  # what is left of the request is not read
     await send({"type": "http.response.start", "status": status, "headers": headers})

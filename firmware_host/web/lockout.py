@@ -20,7 +20,8 @@ import dataclasses
 import logging
 import threading
 import time
-from typing import Callable, TypeVar
+from collections.abc import Callable
+from typing import TypeVar
 
 from firmware_host.errors import TablehostError
 from firmware_host.web.logs import RateLimit
@@ -116,8 +117,12 @@ class Lockout:
             return attempt()
         except Exception as exc:  # an unusable secret file is refused at start; this is a wrong attempt, counted
             if (held := self._errors.allow(type(exc).__name__)) is not None:
-                log.error("web: a secret could not be checked: %s: %s%s", type(exc).__name__, exc,
-                          f" (and {held} more)" if held else "")
+                log.error(
+                    "web: a secret could not be checked: %s: %s%s",
+                    type(exc).__name__,
+                    exc,
+                    f" (and {held} more)" if held else "",
+                )
             return None
 
     def _reserve(self, client: str) -> list[_Count]:
@@ -127,8 +132,11 @@ class Lockout:
                 raise Busy()  # the Pi's own screen always gets in line
             address = self._address(client)
             counts = [address] if client in policy.reserved else [address, self._everyone]
-            for count, limit, why in zip(counts, (policy.max_failures, policy.budget),
-                                         ("too many wrong PINs", "too many wrong PINs at this table")):
+            for count, limit, why in zip(
+                counts,
+                (policy.max_failures, policy.budget),
+                ("too many wrong PINs", "too many wrong PINs at this table"),
+            ):
                 if now < count.locked_until:
                     raise Locked(count.locked_until - now, why)
                 while count.failures and count.failures[0] <= now - policy.window_s:
@@ -157,8 +165,13 @@ class Lockout:
                     count.locked_until = now + policy.lockout_s
                     count.failures.clear()
                     if count is self._everyone:
-                        log.warning("web: %d wrong PINs from the network within %.0f s: every address off the Pi "
-                                    "is refused for %.0f s", policy.budget, policy.window_s, policy.lockout_s)
+                        log.warning(
+                            "web: %d wrong PINs from the network within %.0f s: every address off the Pi "
+                            "is refused for %.0f s",
+                            policy.budget,
+                            policy.window_s,
+                            policy.lockout_s,
+                        )
 
     def _address(self, client: str) -> _Count:
         count = self._addresses.get(client)

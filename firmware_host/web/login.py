@@ -22,8 +22,9 @@ async def login_role(credentials: Credentials, refusals: Refusals, pin: str, cli
         role = await credentials.role(pin, client)
     except (Locked, Busy) as exc:
         refusals.note(client, "locked out" if isinstance(exc, Locked) else "busy", "login")
-        return JSONResponse({"error": str(exc)}, 429 if isinstance(exc, Locked) else 503,
-                            headers={"Retry-After": f"{exc.seconds:.0f}"})
+        return JSONResponse(
+            {"error": str(exc)}, 429 if isinstance(exc, Locked) else 503, headers={"Retry-After": f"{exc.seconds:.0f}"}
+        )
     if role is None:
         refusals.note(client, "wrong PIN", "login")
     return role

@@ -13,7 +13,8 @@ import collections
 import logging
 import threading
 import time
-from typing import Any, Callable, Hashable
+from collections.abc import Callable, Hashable
+from typing import Any
 
 __all__ = ["RateLimit", "RateLimitFilter", "loop_exception_handler", "INTERVAL_S", "MAX_KEYS"]
 
@@ -67,8 +68,9 @@ class RateLimitFilter(logging.Filter):
         return True
 
 
-def loop_exception_handler(logger: logging.Logger, limit: RateLimit | None = None
-                           ) -> Callable[[asyncio.AbstractEventLoop, dict[str, Any]], None]:
+def loop_exception_handler(
+    logger: logging.Logger, limit: RateLimit | None = None
+) -> Callable[[asyncio.AbstractEventLoop, dict[str, Any]], None]:
     """An event loop's exception handler that logs each kind of error once per interval (an
     ``accept()`` out of file descriptors, EMFILE, is retried by asyncio every second), one line
     without a traceback."""

@@ -15,8 +15,16 @@ from typing import Any
 
 from firmware_host.errors import TablehostError
 
-__all__ = ["BadRequest", "MAX_QUERY_BYTES", "MAX_JSON_DEPTH", "query_value", "parse_seq", "parse_json",
-           "media_type", "host_name"]
+__all__ = [
+    "BadRequest",
+    "MAX_QUERY_BYTES",
+    "MAX_JSON_DEPTH",
+    "query_value",
+    "parse_seq",
+    "parse_json",
+    "media_type",
+    "host_name",
+]
 
 #: Longest query string read (longer: 400).
 MAX_QUERY_BYTES = 2048
@@ -28,8 +36,10 @@ _SEQ = re.compile(r"[0-9]{1,18}")
 #: A JSON text (an unterminated one runs to the end), and every byte that is not a bracket.
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"?', re.S)
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
-_HOST = re.compile(r"(?P<name>[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252})|\[(?P<ip6>[0-9A-Fa-f:.]{2,45})\])"
-                   r"(?::(?P<port>[0-9]{1,5}))?")
+_HOST = re.compile(
+    r"(?P<name>[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252})|\[(?P<ip6>[0-9A-Fa-f:.]{2,45})\])"
+    r"(?::(?P<port>[0-9]{1,5}))?"
+)
 
 
 class BadRequest(TablehostError):
@@ -49,8 +59,14 @@ def query_value(query_string: bytes, name: str, default: str | None = None) -> s
     if len(query_string) > MAX_QUERY_BYTES:
         raise BadRequest(f"the query is longer than {MAX_QUERY_BYTES} bytes")
     try:
-        pairs = urllib.parse.parse_qsl(query_string.decode("ascii"), keep_blank_values=True, strict_parsing=False,
-                                       encoding="utf-8", errors="strict", max_num_fields=64)
+        pairs = urllib.parse.parse_qsl(
+            query_string.decode("ascii"),
+            keep_blank_values=True,
+            strict_parsing=False,
+            encoding="utf-8",
+            errors="strict",
+            max_num_fields=64,
+        )
     except (UnicodeDecodeError, ValueError):
         raise BadRequest("the query is not a URL-encoded UTF-8 query") from None
     values = [value for key, value in pairs if key == name]
@@ -82,7 +98,7 @@ def parse_json(body: bytes, max_depth: int = MAX_JSON_DEPTH) -> Any:
     """
     depth = 0
     for bracket in _STRING.sub(b"", body).translate(None, _NOT_BRACKETS):  # nesting, outside the texts,
-        depth += 1 if bracket in b"[{" else -1                             # bounded before the decoder sees it
+        depth += 1 if bracket in b"[{" else -1  # bounded before the decoder sees it
         if depth > max_depth:
             raise BadRequest(f"the body is nested deeper than {max_depth}")
     try:

@@ -27,15 +27,26 @@ from pathlib import Path
 from firmware_host.errors import TablehostError
 from firmware_host.web.lockout import Busy, Locked, Lockout, LockoutPolicy
 
-__all__ = ["ROLES", "MIN_PIN_DIGITS", "MAX_PIN_DIGITS", "PinError", "Locked", "Busy", "hash_pin", "verify_pin",
-           "write_pin_file", "read_pin_file", "Credentials"]
+__all__ = [
+    "ROLES",
+    "MIN_PIN_DIGITS",
+    "MAX_PIN_DIGITS",
+    "PinError",
+    "Locked",
+    "Busy",
+    "hash_pin",
+    "verify_pin",
+    "write_pin_file",
+    "read_pin_file",
+    "Credentials",
+]
 
 #: Who may act, lowest first: a supervisor may do whatever a dealer may.
 ROLES = ("dealer", "supervisor")
 #: Shortest PIN accepted when a PIN file is written.
 MIN_PIN_DIGITS = 4
 #: scrypt's cost: N = 2**14, r = 8, p = 1 (16 MiB, about 50 ms here and 0.2 s on a Pi 4 per check).
-SCRYPT_N, SCRYPT_R, SCRYPT_P = 2 ** 14, 8, 1
+SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1
 #: Bytes of salt and of derived key.
 SALT_BYTES, KEY_BYTES = 16, 32
 #: Wrong PINs from one client within the window before it is locked out, and for how long.
@@ -46,8 +57,10 @@ MAX_PIN_DIGITS = 32
 MAX_SCRYPT_BYTES = 32 * 1024 * 1024
 _SCHEME = "scrypt"
 #: ``scrypt$N$r$p$salt$key``: N, r, p decimal; salt 8 to 64 bytes and key 16 to 64 bytes, in hex.
-_STORED = re.compile(r"scrypt\$([0-9]{1,8})\$([0-9]{1,3})\$([0-9]{1,3})"
-                     r"\$((?:[0-9a-f]{2}){8,64})\$((?:[0-9a-f]{2}){16,64})")
+_STORED = re.compile(
+    r"scrypt\$([0-9]{1,8})\$([0-9]{1,3})\$([0-9]{1,3})"
+    r"\$((?:[0-9a-f]{2}){8,64})\$((?:[0-9a-f]{2}){16,64})"
+)
 
 
 class PinError(TablehostError):
@@ -66,8 +79,15 @@ def verify_pin(pin: str, stored: str) -> bool:
     scheme, n, r, p, salt, key = stored.split("$")
     if scheme != _SCHEME:
         raise PinError(f"unknown PIN hash scheme {scheme!r}")
-    derived = hashlib.scrypt(pin.encode(), salt=bytes.fromhex(salt), n=int(n), r=int(r), p=int(p),
-                             dklen=len(key) // 2, maxmem=MAX_SCRYPT_BYTES + 1024 * 1024)
+    derived = hashlib.scrypt(
+        pin.encode(),
+        salt=bytes.fromhex(salt),
+        n=int(n),
+        r=int(r),
+        p=int(p),
+        dklen=len(key) // 2,
+        maxmem=MAX_SCRYPT_BYTES + 1024 * 1024,
+    )
     return hmac.compare_digest(derived.hex(), key)
 
 
@@ -92,16 +112,20 @@ def read_pin_file(path: Path) -> str:
         with path.open("rb") as file:
             text = file.read(512).decode("ascii", "replace").strip()  # a PIN file is one line of ~180 characters
     except OSError as exc:
-        raise PinError(f"PIN file {path}: cannot read: {exc.strerror} (write it with `tablehost display pin ROLE "
-                       "FILE`; `make demo-pins` for the simulated tables)") from exc
+        raise PinError(
+            f"PIN file {path}: cannot read: {exc.strerror} (write it with `tablehost display pin ROLE "
+            "FILE`; `make demo-pins` for the simulated tables)"
+        ) from exc
     match = _STORED.fullmatch(text)
     if match is None:
         raise PinError(f"PIN file {path}: not a hashed PIN (write it with `tablehost display pin`)")
     n, r, p = (int(match[i]) for i in (1, 2, 3))
     if n < 2 or n & (n - 1) or not 1 <= r <= 32 or not 1 <= p <= 16 or 128 * r * n > MAX_SCRYPT_BYTES:
-        raise PinError(f"PIN file {path}: unusable scrypt cost N={n} r={r} p={p} (N a power of two, r 1 to 32, "
-                       f"p 1 to 16, 128 * r * N at most {MAX_SCRYPT_BYTES >> 20} MiB): write it again with "
-                       "`tablehost display pin`")
+        raise PinError(
+            f"PIN file {path}: unusable scrypt cost N={n} r={r} p={p} (N a power of two, r 1 to 32, "
+            f"p 1 to 16, 128 * r * N at most {MAX_SCRYPT_BYTES >> 20} MiB): write it again with "
+            "`tablehost display pin`"
+        )
     try:
         verify_pin("0", text)  # what a wrong PIN will meet: it must be computable here, now
     except (ValueError, MemoryError) as exc:
@@ -118,8 +142,7 @@ class Credentials:
     :param roles: the face's roles, lowest first (a higher one may do what a lower one may).
     """
 
-    def __init__(self, files: dict[str, Path], lockout: Lockout | None = None,
-                 roles: tuple[str, ...] = ROLES) -> None:
+    def __init__(self, files: dict[str, Path], lockout: Lockout | None = None, roles: tuple[str, ...] = ROLES) -> None:
         self.roles = roles
         with concurrent.futures.ThreadPoolExecutor(max(1, len(files))) as threads:  # the trial hashes side by side
             self.hashes = dict(zip(files, threads.map(read_pin_file, files.values())))

@@ -19,7 +19,8 @@ import concurrent.futures
 import dataclasses
 import logging
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 __all__ = ["Refusals", "WINDOW_S"]
 
@@ -47,9 +48,15 @@ class Refusals:
     :param clock: monotonic seconds (tests step it).
     """
 
-    def __init__(self, sink: Callable[[dict[str, Any]], None], *, window_s: float = WINDOW_S,
-                 max_addresses: int = 1024, max_records: int = 12,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        sink: Callable[[dict[str, Any]], None],
+        *,
+        window_s: float = WINDOW_S,
+        max_addresses: int = 1024,
+        max_records: int = 12,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.sink, self.window_s, self.clock = sink, window_s, clock
         self.max_addresses, self.max_records = max_addresses, max_records
         self._gathered: collections.OrderedDict[str, _Gathered] = collections.OrderedDict()
@@ -102,9 +109,13 @@ class Refusals:
         if not force and not self._room(self.clock()):
             self._fold(gathered, self.clock())
             return
-        record: dict[str, Any] = {"client": client, "count": gathered.count, "why": dict(gathered.why),
-                                  "commands": dict(gathered.commands),
-                                  "seconds": round(self.clock() - gathered.started, 1)}
+        record: dict[str, Any] = {
+            "client": client,
+            "count": gathered.count,
+            "why": dict(gathered.why),
+            "commands": dict(gathered.commands),
+            "seconds": round(self.clock() - gathered.started, 1),
+        }
         if client == OTHERS:
             record["addresses"] = gathered.addresses
         self._write(record, self.clock())
@@ -115,8 +126,9 @@ class Refusals:
         return len(self._written) < self.max_records
 
     def _gather_other(self, now: float, why: str, command: str | None) -> None:
-        self._fold(_Gathered(now, 1, collections.Counter({why: 1}),
-                             collections.Counter({command: 1} if command else {})), now)
+        self._fold(
+            _Gathered(now, 1, collections.Counter({why: 1}), collections.Counter({command: 1} if command else {})), now
+        )
 
     def _fold(self, gathered: _Gathered, now: float) -> None:
         others = self._others = self._others or _Gathered(now)

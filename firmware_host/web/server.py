@@ -29,8 +29,15 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from firmware_host.web.address import WebError, is_loopback, parse_listen
 from firmware_host.web.logs import RateLimit, RateLimitFilter, loop_exception_handler
 
-__all__ = ["WebServer", "WebError", "ConnectionLimits", "GuardedProtocol", "parse_listen", "is_loopback",
-           "check_exposure"]
+__all__ = [
+    "WebServer",
+    "WebError",
+    "ConnectionLimits",
+    "GuardedProtocol",
+    "parse_listen",
+    "is_loopback",
+    "check_exposure",
+]
 
 log = logging.getLogger("tablehost.web")
 
@@ -38,8 +45,10 @@ log = logging.getLogger("tablehost.web")
 LISTEN_BACKLOG = 2048
 #: Seconds :meth:`WebServer.start` waits for uvicorn to be serving.
 START_TIMEOUT_S = 10.0
-_TIMEOUT = b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain\r\ncontent-length: 27\r\nconnection: close" \
-           b"\r\n\r\nthe request took too long.\n"
+_TIMEOUT = (
+    b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain\r\ncontent-length: 27\r\nconnection: close"
+    b"\r\n\r\nthe request took too long.\n"
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -62,19 +71,26 @@ class ConnectionLimits:
     reserved: frozenset[str] = frozenset({"127.0.0.1", "::1"})
 
 
-def check_exposure(face: str, host: str, tls: tuple[Path, Path] | None,
-                   needs: tuple[tuple[str, bool], ...] = ()) -> None:
+def check_exposure(
+    face: str, host: str, tls: tuple[Path, Path] | None, needs: tuple[tuple[str, bool], ...] = ()
+) -> None:
     """Refuse an address other machines can reach unless TLS files (and whatever else ``needs``
     names, ``(what, given)``) are given; refuse a TLS file that is not there.
 
     :raises WebError: naming the face, what is missing and the way out (loopback).
     """
     if not is_loopback(host):
-        missing = [what for what, ok in ((f"TLS certificate and key files ([{face}] tls_cert, tls_key)",
-                                          tls is not None), *needs) if not ok]
+        missing = [
+            what
+            for what, ok in ((f"TLS certificate and key files ([{face}] tls_cert, tls_key)", tls is not None), *needs)
+            if not ok
+        ]
         if missing:
-            raise WebError(f"{face} on {host}, which other machines can reach, needs " + " and ".join(missing)
-                           + "; or listen on 127.0.0.1")
+            raise WebError(
+                f"{face} on {host}, which other machines can reach, needs "
+                + " and ".join(missing)
+                + "; or listen on 127.0.0.1"
+            )
     for path in tls or ():
         if not path.is_file():
             raise WebError(f"{face} TLS file {path}: no such file")
@@ -96,8 +112,12 @@ class GuardedProtocol(H11Protocol):
         peer = self.client[0] if self.client else ""
         if peer not in self.limits.reserved and len(self.connections) > self.limits.max_connections:
             if (held := self._refusals.allow("connections")) is not None:
-                log.warning("web: %d connections open: one from %s closed at once%s", self.limits.max_connections,
-                            peer, f" (and {held} more)" if held else "")
+                log.warning(
+                    "web: %d connections open: one from %s closed at once%s",
+                    self.limits.max_connections,
+                    peer,
+                    f" (and {held} more)" if held else "",
+                )
             transport.abort()
             return
         self._deadline = self.loop.call_later(self.limits.request_s, self._too_slow)
@@ -178,8 +198,15 @@ class WebServer:
     :param name: the face, in errors (``display``).
     """
 
-    def __init__(self, app: Any, host: str, port: int, tls: tuple[Path, Path] | None = None,
-                 limits: ConnectionLimits = ConnectionLimits(), name: str = "web") -> None:
+    def __init__(
+        self,
+        app: Any,
+        host: str,
+        port: int,
+        tls: tuple[Path, Path] | None = None,
+        limits: ConnectionLimits = ConnectionLimits(),
+        name: str = "web",
+    ) -> None:
         self.app, self.host, self.name, self.tls = app, host, name, tls
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         self._socket = socket.socket(family, socket.SOCK_STREAM)
@@ -193,11 +220,20 @@ class WebServer:
         self.port: int = self._socket.getsockname()[1]
         protocol = type("GuardedProtocol", (GuardedProtocol,), {"limits": limits, "_refusals": RateLimit()})
         config = uvicorn.Config(
-            app, log_level="warning", access_log=False, lifespan="auto", http=protocol,
-            ssl_certfile=str(tls[0]) if tls else None, ssl_keyfile=str(tls[1]) if tls else None,
-            timeout_graceful_shutdown=1, timeout_keep_alive=limits.keep_alive_s,
-            h11_max_incomplete_event_size=limits.max_head, server_header=False,
-            proxy_headers=bool(limits.trusted_proxies), forwarded_allow_ips=list(limits.trusted_proxies))
+            app,
+            log_level="warning",
+            access_log=False,
+            lifespan="auto",
+            http=protocol,
+            ssl_certfile=str(tls[0]) if tls else None,
+            ssl_keyfile=str(tls[1]) if tls else None,
+            timeout_graceful_shutdown=1,
+            timeout_keep_alive=limits.keep_alive_s,
+            h11_max_incomplete_event_size=limits.max_head,
+            server_header=False,
+            proxy_headers=bool(limits.trusted_proxies),
+            forwarded_allow_ips=list(limits.trusted_proxies),
+        )
         _install_log_filter()
         self._server = _Server(config)
         self._thread: threading.Thread | None = None
@@ -210,8 +246,9 @@ class WebServer:
 
     def start(self) -> None:
         """Serve in a new thread; return once it is serving."""
-        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._socket]},
-                                        name=f"{self.name}-http", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.run, kwargs={"sockets": [self._socket]}, name=f"{self.name}-http", daemon=True
+        )
         self._thread.start()
         deadline = time.monotonic() + START_TIMEOUT_S
         while not self._server.started and self._thread.is_alive() and time.monotonic() < deadline:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import collections
 import threading
-from typing import Any, AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 from starlette.responses import StreamingResponse
 
@@ -26,8 +27,9 @@ class StreamSlots:
     :param per_address: streams at once from one address.
     """
 
-    def __init__(self, total: int = 64, per_address: int = 8,
-                 reserved: frozenset[str] = frozenset({"127.0.0.1", "::1"})) -> None:
+    def __init__(
+        self, total: int = 64, per_address: int = 8, reserved: frozenset[str] = frozenset({"127.0.0.1", "::1"})
+    ) -> None:
         self.total, self.per_address, self.reserved = total, per_address, reserved
         self._open: collections.Counter[str] = collections.Counter()
         self._others = 0
@@ -70,8 +72,9 @@ class SlotStream(StreamingResponse):
     """
 
     def __init__(self, events: AsyncIterator[str], give_back: Callable[[], None]) -> None:
-        super().__init__(events, media_type="text/event-stream",
-                         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+        super().__init__(
+            events, media_type="text/event-stream", headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+        )
         self.give_back = give_back
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:

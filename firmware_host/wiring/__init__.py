@@ -18,35 +18,35 @@ import dataclasses
 import importlib
 import logging
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Protocol, TextIO, cast
+from typing import TYPE_CHECKING, Any, Protocol, TextIO, cast
 
 from drivers.capture import CaptureWriter
 from drivers.events import DeviceEvent
 from drivers.events.lifecycle import DeviceLost
-from firmware_host.tables.events import AllowListLoaded, DealerCommand, RulesInForce, SoftwareStarted
 from drivers.gpio import TablePanel, pin_factory
 from firmware_host import __version__
-from firmware_host.tables.base import TableController
-from firmware_host.errors import TablehostError
-from firmware_host.host.journal import Journal, load_key
-from firmware_host.host.outputs import DealerView, PanelOutput
 from firmware_host.config.profiles import TableProfile
-from firmware_host.host.checkpoint import CheckpointPolicy
-from sim.devices.resume import ResumePoints
-from firmware_host.host.service import Output, Service
+from firmware_host.errors import TablehostError
 from firmware_host.host import segments
-from firmware_host.host.journal import steps_of
-from firmware_host.wiring.resume import device_points, points_after
+from firmware_host.host.checkpoint import CheckpointPolicy
+from firmware_host.host.journal import Journal, load_key, steps_of
+from firmware_host.host.outputs import DealerView, PanelOutput
+from firmware_host.host.service import Output, Service
+from firmware_host.tables.base import TableController
+from firmware_host.tables.events import AllowListLoaded, DealerCommand, RulesInForce, SoftwareStarted
 from firmware_host.wiring.devices import DeviceContext, DeviceParts, build_device
+from firmware_host.wiring.resume import device_points, points_after
+from sim.devices.resume import ResumePoints
 
 if TYPE_CHECKING:  # a table of real devices imports no simulator (see wiring.backends)
-    from sim.dealers.base import SimDealer
-    from sim.devices.replay import Replay
     # Off unless configured, so imported only when configured (Starlette, uvicorn, asyncio, paho):
     from firmware_host.feed.publisher import FeedPublisher
     from firmware_host.metrics.server import MetricsServer
     from firmware_host.wiring.display import Display
+    from sim.dealers.base import SimDealer
+    from sim.devices.replay import Replay
 
 __all__ = ["Table", "build_table", "GameWiring", "TABLE_META"]
 
@@ -67,9 +67,17 @@ class GameWiring(Protocol):
     # Optional: ``outputs(profile, controller, devices) -> list[Output]``, what carries out the
     # controller's ``device_command`` decisions on the drivers (the Baccarat table's shuffler).
 
-    def dealer(self, profile: TableProfile, controller: TableController, devices: dict[str, DeviceParts],
-               emit: Callable[[DeviceEvent], None], press: Callable[[str], None], seed: int,
-               resume: ResumePoints, panel: TablePanel | None) -> SimDealer:
+    def dealer(
+        self,
+        profile: TableProfile,
+        controller: TableController,
+        devices: dict[str, DeviceParts],
+        emit: Callable[[DeviceEvent], None],
+        press: Callable[[str], None],
+        seed: int,
+        resume: ResumePoints,
+        panel: TablePanel | None,
+    ) -> SimDealer:
         """The simulated dealer of a simulated table, resumed where the journal stands (``resume``:
         where its simulated devices stand; ``panel``: the GPIO panel with mock pins, for a dealer
         who lifts a lid on a reed switch)."""
@@ -174,8 +182,9 @@ def build_table(
     journal_path.parent.mkdir(parents=True, exist_ok=True)
     journal = Journal.open(journal_path, hmac_key=key)
     try:
-        table = _build(profile, journal, seed, rounds, stream, quiet, extra_outputs, capture, spy_dir, replay,
-                       on_replay_progress)
+        table = _build(
+            profile, journal, seed, rounds, stream, quiet, extra_outputs, capture, spy_dir, replay, on_replay_progress
+        )
         table.display = _display(profile, table.service, journal, http)
         table.metrics = _metrics(table, metrics)
         if table.dealer is not None:
@@ -186,29 +195,60 @@ def build_table(
         raise
 
 
-def _build(profile: TableProfile, journal: Journal, seed: int, rounds: int | None, stream: TextIO,
-           quiet: bool, extra_outputs: tuple[Output, ...], capture: CaptureWriter | None = None,
-           spy_dir: Path | None = None, replay: Replay | None = None,
-           on_replay_progress: Callable[[int], None] | None = None) -> Table:
+def _build(
+    profile: TableProfile,
+    journal: Journal,
+    seed: int,
+    rounds: int | None,
+    stream: TextIO,
+    quiet: bool,
+    extra_outputs: tuple[Output, ...],
+    capture: CaptureWriter | None = None,
+    spy_dir: Path | None = None,
+    replay: Replay | None = None,
+    on_replay_progress: Callable[[int], None] | None = None,
+) -> Table:
     table_meta = _table_meta(profile, journal, seed)
     seed = int(table_meta.get("seed", seed))
     game = game_wiring(profile.game)
     controller = game.controller(profile)
     outputs: list[Output] = [DealerView(stream, profile.table_id, quiet_prompts=quiet), *extra_outputs]
     upkeep = profile.journal_upkeep
-    service = Service(controller, journal, outputs, tick_seconds=profile.tick_seconds, stop_after_rounds=rounds,
-                      version=__version__, table_meta=table_meta, device_points=device_points(profile),
-                      policy=CheckpointPolicy(upkeep.checkpoint_every_steps, upkeep.rotate_bytes,
-                                              upkeep.gaming_day_starts))
-    profile_list = {name: {"models": list(slot.model.approved.models), "firmware": list(slot.model.approved.firmware),
-                           "serials": list(slot.model.approved.serials)} for name, slot in profile.devices.items()}
+    service = Service(
+        controller,
+        journal,
+        outputs,
+        tick_seconds=profile.tick_seconds,
+        stop_after_rounds=rounds,
+        version=__version__,
+        table_meta=table_meta,
+        device_points=device_points(profile),
+        policy=CheckpointPolicy(upkeep.checkpoint_every_steps, upkeep.rotate_bytes, upkeep.gaming_day_starts),
+    )
+    profile_list = {
+        name: {
+            "models": list(slot.model.approved.models),
+            "firmware": list(slot.model.approved.firmware),
+            "serials": list(slot.model.approved.serials),
+        }
+        for name, slot in profile.devices.items()
+    }
     replayed = service.recover(on_replay_progress, started_by=table_meta.get("version"))
     if service.recovered_from is not None:
-        log.info("journal %s: started from the checkpoint at record %d, replayed %d step(s) after it", journal.path,
-                 service.recovered_from.seq, service.replayed_steps)
+        log.info(
+            "journal %s: started from the checkpoint at record %d, replayed %d step(s) after it",
+            journal.path,
+            service.recovered_from.seq,
+            service.replayed_steps,
+        )
     if service.journal_version != __version__:  # an upgrade: the journal says from which step on
-        log.warning("journal %s was written by tablehost %s; continuing it with %s (%d replayed step(s) worded "
-                    "differently)", journal.path, service.journal_version, __version__, service.reworded_steps)
+        log.warning(
+            "journal %s was written by tablehost %s; continuing it with %s (%d replayed step(s) worded differently)",
+            journal.path,
+            service.journal_version,
+            __version__,
+            service.reworded_steps,
+        )
         service.emit(SoftwareStarted(device="tablehost", version=__version__))
     # Replay decided with the allow-list each step was decided under (it is journaled as an
     # input); the profile's list applies from now on, journaled when it is new or changed.
@@ -227,9 +267,16 @@ def _build(profile: TableProfile, journal: Journal, seed: int, rounds: int | Non
         service.outputs.append(PanelOutput(lamp))
     # Simulated devices resume where the journal left them, as real ones would stand.
     resume = _resume_points(profile, service, journal) if replayed else ResumePoints()
-    context = DeviceContext(profile.path, seed, profile.decks, resume,
-                            lid_from_shaker=profile.gpio.lid_source == "shaker",
-                            capture=capture, spy_dir=spy_dir, replay=replay)
+    context = DeviceContext(
+        profile.path,
+        seed,
+        profile.decks,
+        resume,
+        lid_from_shaker=profile.gpio.lid_source == "shaker",
+        capture=capture,
+        spy_dir=spy_dir,
+        replay=replay,
+    )
     devices = {name: build_device(slot, emit, context) for name, slot in profile.devices.items()}
     device_outputs = getattr(game, "outputs", None)  # optional: a game whose controller commands devices
     if device_outputs is not None:
@@ -275,8 +322,13 @@ def _metrics(table: Table, listen: str | None) -> MetricsServer | None:
     return server
 
 
-def _feed(profile: TableProfile, journal: Journal, stream: TextIO, panel: TablePanel | None,
-          emit: Callable[[DeviceEvent], None]) -> tuple[FeedPublisher | None, Any]:
+def _feed(
+    profile: TableProfile,
+    journal: Journal,
+    stream: TextIO,
+    panel: TablePanel | None,
+    emit: Callable[[DeviceEvent], None],
+) -> tuple[FeedPublisher | None, Any]:
     """The floor feed's publisher and the panel the lamp output drives (see :func:`build_feed`);
     without ``[feed]`` there is none, and no MQTT client (paho) is imported."""
     if profile.feed is None:
@@ -291,8 +343,13 @@ def _table_meta(profile: TableProfile, journal: Journal, seed: int) -> dict[str,
     use; a later segment carries it in its opening checkpoint)."""
     first = recorded_table_meta(journal)
     if first is None:
-        first = {"table_id": profile.table_id, "game": profile.game, "profile": str(profile.path), "seed": seed,
-                 "version": __version__}
+        first = {
+            "table_id": profile.table_id,
+            "game": profile.game,
+            "profile": str(profile.path),
+            "seed": seed,
+            "version": __version__,
+        }
         journal.append_meta(TABLE_META, first)
         return first
     if first.get("table_id") != profile.table_id:
@@ -324,8 +381,9 @@ def _panel(profile: TableProfile, emit: Callable[[DeviceEvent], None]) -> TableP
     if not (gpio.buttons or gpio.lamp or gpio.lid is not None):
         return None
     lid = gpio.lid if gpio.lid_source == "gpio" else None
-    return TablePanel(emit, gpio.buttons, gpio.lamp, gpio.buzzer, lid, pin_factory(gpio.pin_factory),
-                      button_event=DealerCommand)
+    return TablePanel(
+        emit, gpio.buttons, gpio.lamp, gpio.buzzer, lid, pin_factory(gpio.pin_factory), button_event=DealerCommand
+    )
 
 
 def _presser(panel: TablePanel | None, emit: Callable[[DeviceEvent], None]) -> Callable[[str], None]:

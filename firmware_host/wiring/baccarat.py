@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from drivers.events import DeviceEvent
 from drivers.gpio import TablePanel
-from firmware_host.rules.baccarat.rules import RulesSubmission
-from firmware_host.tables.baccarat.controller import BaccaratTable
+from firmware_host.config.profiles import DeviceSlot, TableProfile
 from firmware_host.errors import ProfileError
 from firmware_host.host.outputs import ShufflerCommands
-from firmware_host.config.profiles import DeviceSlot, TableProfile
-from sim.devices.resume import ResumePoints, resume_shuffler
 from firmware_host.host.service import Output
+from firmware_host.rules.baccarat.rules import WAGER_KINDS, RulesSubmission
 from firmware_host.rules.shuffler import ShufflerConfig
+from firmware_host.tables.baccarat.controller import BaccaratTable
 from firmware_host.wiring.devices import DeviceParts
-from sim.dealers.baccarat import BaccaratDealer
 from firmware_host.wiring.simulated import sim_players
+from sim.dealers.baccarat import BaccaratDealer
+from sim.devices.resume import ResumePoints, resume_shuffler
 
 __all__ = ["controller", "outputs", "dealer", "shuffler_config"]
 
@@ -78,16 +79,32 @@ def outputs(profile: TableProfile, table: BaccaratTable, devices: dict[str, Devi
             if parts.slot.model.kind == "shuffler"]  # fmt: skip
 
 
-def dealer(profile: TableProfile, table: BaccaratTable, devices: dict[str, DeviceParts],
-           emit: Callable[[DeviceEvent], None], press: Callable[[str], None], seed: int,
-           resume: ResumePoints, panel: TablePanel | None) -> BaccaratDealer:
+def dealer(
+    profile: TableProfile,
+    table: BaccaratTable,
+    devices: dict[str, DeviceParts],
+    emit: Callable[[DeviceEvent], None],
+    press: Callable[[str], None],
+    seed: int,
+    resume: ResumePoints,
+    panel: TablePanel | None,
+) -> BaccaratDealer:
     """The simulated dealer at the simulated shoe (and shuffler), resumed where the journal stands."""
     shoe = next(parts.sim for parts in devices.values() if parts.slot.model.kind == "shoe")
+    assert shoe is not None  # a simulated table's shoe is simulated
     shuffler = next((parts.sim for parts in devices.values() if parts.slot.model.kind == "shuffler"), None)
     errors = {name: float(value) for name, value in profile.dealer.items()}
     exposed = () if table.shoe is None else tuple(table.shoe.exposed.elements())
-    sim_dealer = BaccaratDealer(emit, press, seed, shoe, offered=table.rules.offered_wagers, errors=errors,
-                                shuffler=shuffler, **sim_players(profile, table.rules, exposed))
+    sim_dealer = BaccaratDealer(
+        emit,
+        press,
+        seed,
+        shoe,
+        offered=[kind for kind in WAGER_KINDS if kind in table.rules.offered_wagers],  # one order, every process
+        errors=errors,
+        shuffler=shuffler,
+        **sim_players(profile, table.rules, exposed),
+    )
     sim_dealer.resume_after(table.rounds_finished)
     sim_dealer.resume_shoe(resume.shoe.shoes_loaded)
     if shuffler is not None:

@@ -11,7 +11,8 @@ whatever it is.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from drivers.capture import DeviceInfo, spy_url
 from drivers.device import Device, Identity
@@ -64,8 +65,9 @@ def _shoe(slot: DeviceSlot, emit: Emit, context: DeviceContext) -> DeviceParts:
     # The ascii dialect has no identity message: the profile's model stands in, unverified.
     identity = Identity(model.model, "unverified", model.approved.firmware[0], verified=False)
     url, hooks = _serial_port(slot, port.url, context)
-    driver = shoe_driver(model.dialect, slot.name, url, emit, identity=identity,
-                         timing=model.timeouts, baudrate=model.baudrate, **hooks)
+    driver = shoe_driver(
+        model.dialect, slot.name, url, emit, identity=identity, timing=model.timeouts, baudrate=model.baudrate, **hooks
+    )
     return DeviceParts(slot, driver, port.sim)
 
 
@@ -74,8 +76,15 @@ def _shaker(slot: DeviceSlot, emit: Emit, context: DeviceContext) -> DeviceParts
 
     model, port = slot.model, open_port(slot, context)
     url, hooks = _serial_port(slot, port.url, context)
-    driver = Shaker(slot.name, url, emit, lid_events=context.lid_from_shaker, timing=model.timeouts,
-                    baudrate=model.baudrate, **hooks)
+    driver = Shaker(
+        slot.name,
+        url,
+        emit,
+        lid_events=context.lid_from_shaker,
+        timing=model.timeouts,
+        baudrate=model.baudrate,
+        **hooks,
+    )
     return DeviceParts(slot, driver, port.sim)
 
 
@@ -90,13 +99,16 @@ def _shuffler(slot: DeviceSlot, emit: Emit, context: DeviceContext) -> DevicePar
     if context.capture is not None:
         tap = context.capture.tap(slot.name, device_info(slot, f"usb:{vendor:04x}:{product:04x}"))
         backend = tap.usb_backend(backend if backend is not None else default_backend())
-    driver = ShufflerDriver(slot.name, emit, vendor_id=vendor, product_id=product, backend=backend,
-                            timing=model.timeouts)
+    driver = ShufflerDriver(
+        slot.name, emit, vendor_id=vendor, product_id=product, backend=backend, timing=model.timeouts
+    )
     return DeviceParts(slot, driver, port.sim)
 
 
 _BUILDERS: dict[str, Callable[[DeviceSlot, Emit, DeviceContext], DeviceParts]] = {
-    "shoe": _shoe, "shaker": _shaker, "shuffler": _shuffler,
+    "shoe": _shoe,
+    "shaker": _shaker,
+    "shuffler": _shuffler,
 }
 
 

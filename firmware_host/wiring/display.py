@@ -11,7 +11,8 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
-from typing import TYPE_CHECKING, Any, Callable, cast
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, cast
 
 from firmware_host.config.profiles import TableProfile
 from firmware_host.display.app import build_app
@@ -70,9 +71,16 @@ def build_display(profile: TableProfile, service: Service, journal: Journal, lis
     hub.rebuild((r.seq, r.at, Decision(r.type, r.data, r.round)) for r in journal.records() if r.kind == "decision")
     service.outputs.append(hub)
     credentials = Credentials(pin_files) if pin_files else None
-    app = build_app(hub, profile.game, service.emit, credentials, _journal_refusal(journal),
-                    require_login=not is_loopback(host),
-                    tiles=_tiles(profile, service), policy=Policy.serving(host, config.allowed_hosts))
+    app = build_app(
+        hub,
+        profile.game,
+        service.emit,
+        credentials,
+        _journal_refusal(journal),
+        require_login=not is_loopback(host),
+        tiles=_tiles(profile, service),
+        policy=Policy.serving(host, config.allowed_hosts),
+    )
     limits = ConnectionLimits(trusted_proxies=config.trusted_proxies)
     return Display(hub, DisplayServer(app, host, port, config.tls, limits))
 
@@ -86,8 +94,10 @@ def _tiles(profile: TableProfile, service: Service) -> _Tiles | None:
 
 def _journal_refusal(journal: Journal) -> Callable[[dict[str, Any]], None]:
     """Journal a refused PIN as a meta record (never a step: it decides nothing at the table)."""
+
     def refused(data: dict[str, Any]) -> None:
         journal.append_meta(REFUSED_META, data, at=time.time())
+
     return refused
 
 

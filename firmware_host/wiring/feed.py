@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, TextIO
+from collections.abc import Callable
+from typing import Any, TextIO
 
 from drivers.events import DeviceEvent
-
 from firmware_host import __version__
 from firmware_host.config.profiles import TableProfile
 from firmware_host.feed.broker import BrokerSettings, client
@@ -17,8 +17,9 @@ from firmware_host.host.journal import Journal
 __all__ = ["build_feed"]
 
 
-def build_feed(profile: TableProfile, journal: Journal, stream: TextIO, panel: Any,
-               emit: Callable[[DeviceEvent], None]) -> tuple[FeedPublisher | None, Any]:
+def build_feed(
+    profile: TableProfile, journal: Journal, stream: TextIO, panel: Any, emit: Callable[[DeviceEvent], None]
+) -> tuple[FeedPublisher | None, Any]:
     """The table's publisher (None without ``[feed]``) and the panel its lamp output should drive.
 
     :param panel: the GPIO panel (None without one); with a feed it is wrapped in a :class:`TroubleLamp`.
@@ -27,19 +28,36 @@ def build_feed(profile: TableProfile, journal: Journal, stream: TextIO, panel: A
     config = profile.feed
     if config is None:
         return None, panel
-    settings = BrokerSettings(config.broker, config.username, config.password_file, config.ca_file,
-                              config.cert_file, config.key_file, config.keepalive_s)
+    settings = BrokerSettings(
+        config.broker,
+        config.username,
+        config.password_file,
+        config.ca_file,
+        config.cert_file,
+        config.key_file,
+        config.keepalive_s,
+    )
     client(settings, profile.table_id)  # a bad URL, secret or TLS file is an error now, not on the feed's thread
     from firmware_host.feed.signing import Signer, SigningKeyError  # cryptography: only with a feed
 
     if config.signing_key is None:
-        raise SigningKeyError("[feed] signing_key: the floor feed signs every message; give the table's key "
-                              "(tablehost feed keygen ID)")
+        raise SigningKeyError(
+            "[feed] signing_key: the floor feed signs every message; give the table's key (tablehost feed keygen ID)"
+        )
     signer = Signer.from_file(config.signing_key)
     lamp = TroubleLamp(panel) if panel is not None else None
-    publisher = FeedPublisher(journal, FeedCursor(journal.path, profile.table_id), settings, signer,
-                              table_id=profile.table_id, game=profile.game, version=__version__,
-                              topic_prefix=config.topic_prefix, window=config.window,
-                              warn_after_s=config.warn_after_s, ack_timeout_s=2.0 * config.keepalive_s,
-                              on_trouble=FeedTrouble(stream, profile.table_id, lamp, emit))
+    publisher = FeedPublisher(
+        journal,
+        FeedCursor(journal.path, profile.table_id),
+        settings,
+        signer,
+        table_id=profile.table_id,
+        game=profile.game,
+        version=__version__,
+        topic_prefix=config.topic_prefix,
+        window=config.window,
+        warn_after_s=config.warn_after_s,
+        ack_timeout_s=2.0 * config.keepalive_s,
+        on_trouble=FeedTrouble(stream, profile.table_id, lamp, emit),
+    )
     return publisher, (lamp if lamp is not None else panel)

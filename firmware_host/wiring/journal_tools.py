@@ -56,10 +56,12 @@ def table_profile(path: Path, profile: str | os.PathLike[str] | None) -> TablePr
     :raises TablehostError: no such profile, or the profile is another table's.
     """
     meta = _table_meta(path)
-    loaded = load_table(profile if profile is not None else meta.get("profile", ""))
+    loaded = load_table(Path(profile) if profile is not None else str(meta.get("profile", "")))
     if loaded.table_id != meta.get("table_id"):
-        raise TablehostError(f"journal {path} belongs to table {meta.get('table_id')!r}, "
-                             f"the profile {loaded.path} to {loaded.table_id!r}")
+        raise TablehostError(
+            f"journal {path} belongs to table {meta.get('table_id')!r}, "
+            f"the profile {loaded.path} to {loaded.table_id!r}"
+        )
     return loaded
 
 
@@ -108,8 +110,13 @@ def rotate_journal(path: Path, profile: TableProfile) -> Path:
         meta = recorded_table_meta(journal)
         if meta is None or journal.last_seq == journal.first_record.seq:
             raise JournalError(f"journal {path}: nothing to rotate (no table has played in this segment yet)")
-        service = Service(game_wiring(profile.game).controller(profile), journal, version=__version__,
-                          device_points=device_points(profile), table_meta=meta)
+        service = Service(
+            game_wiring(profile.game).controller(profile),
+            journal,
+            version=__version__,
+            device_points=device_points(profile),
+            table_meta=meta,
+        )
         service.recover(started_by=meta.get("version"))
         before = journal.segment_number
         service.rotate()

@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from drivers.events import DeviceEvent
 from drivers.gpio import TablePanel
-from firmware_host.errors import ProfileError
-from firmware_host.tables.paigow import WAGER_KIND, PaiGowTable
-from firmware_host.config.rules import load_paigow_rules
-from firmware_host.host.outputs import ShakerCommands
 from firmware_host.config.profiles import TableProfile
+from firmware_host.config.rules import load_paigow_rules
+from firmware_host.errors import ProfileError
+from firmware_host.host.outputs import ShakerCommands
 from firmware_host.host.service import Output
+from firmware_host.tables.paigow import WAGER_KIND, PaiGowTable
 from firmware_host.wiring.devices import DeviceParts
-from sim.devices.resume import ResumePoints
 from sim.dealers.paigow import CHOICES, Lid, PaiGowDealer, ResumedShaking
+from sim.devices.resume import ResumePoints
 
 __all__ = ["controller", "outputs", "dealer", "dealer_choices"]
 
@@ -32,20 +33,31 @@ def outputs(profile: TableProfile, table: PaiGowTable, devices: dict[str, Device
             if parts.slot.model.kind == "shaker"]  # fmt: skip
 
 
-def dealer(profile: TableProfile, table: PaiGowTable, devices: dict[str, DeviceParts],
-           emit: Callable[[DeviceEvent], None], press: Callable[[str], None], seed: int,
-           resume: ResumePoints, panel: TablePanel | None) -> PaiGowDealer:
+def dealer(
+    profile: TableProfile,
+    table: PaiGowTable,
+    devices: dict[str, DeviceParts],
+    emit: Callable[[DeviceEvent], None],
+    press: Callable[[str], None],
+    seed: int,
+    resume: ResumePoints,
+    panel: TablePanel | None,
+) -> PaiGowDealer:
     """The simulated dealer at the simulated shaker, resumed after the journal's finished rounds."""
     shaker = next(parts.sim for parts in devices.values() if parts.slot.model.kind == "shaker")
     assert shaker is not None  # a simulated table's shaker is simulated
     lid = _reed_switch(profile, panel, table.lid_open) if profile.gpio.lid_source == "gpio" else None
-    sim_dealer = PaiGowDealer(emit, press, seed, shaker, table.rules, table.view, lid=lid,
-                              choices=dealer_choices(profile))
+    sim_dealer = PaiGowDealer(
+        emit, press, seed, shaker, table.rules, table.view, lid=lid, choices=dealer_choices(profile)
+    )
     sim_dealer.resume_after(table.rounds_finished)
     if table.state == "shaking":
         round_ = table.round
-        sim_dealer.resume_shaking(ResumedShaking(shaker.covering, round_.shakes, round_.shaken_by, round_.bank_seat,
-                                                 round_.cut is not None, round_.style))
+        sim_dealer.resume_shaking(
+            ResumedShaking(
+                shaker.covering, round_.shakes, round_.shaken_by, round_.bank_seat, round_.cut is not None, round_.style
+            )
+        )
     if table.state == "betting":
         sim_dealer.resume_wagers((seat, WAGER_KIND) for seat in table.round.wagers)
     return sim_dealer
@@ -71,8 +83,11 @@ def _reed_switch(profile: TableProfile, panel: TablePanel | None, lid_open: bool
     """Set the lid's reed switch on its mock pin (it reads low while the lid is on), starting
     where the table believes the lid is (``lid_open``, from the journal)."""
     if panel is None or not panel.simulated or panel.lid is None:
-        raise ProfileError(profile.path, "gpio.pin_factory",
-                           'a simulated table with lid_source = "gpio" needs pin_factory = "mock" and a lid pin')
+        raise ProfileError(
+            profile.path,
+            "gpio.pin_factory",
+            'a simulated table with lid_source = "gpio" needs pin_factory = "mock" and a lid pin',
+        )
     panel.preset_mock_lid(lid_open)
     pin: Any = panel.lid.pin
 

@@ -7,7 +7,8 @@ checkpoints get them through :func:`device_points`.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from firmware_host.config.profiles import TableProfile
 from firmware_host.host.service import DevicePoints, Step

@@ -10,7 +10,8 @@ built.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
 from drivers.codecs import framed
 from firmware_host.config.profiles import DeviceSlot, TableProfile
@@ -48,8 +49,11 @@ def _sim_options(slot: DeviceSlot, context: DeviceContext) -> dict[str, Any]:
     known = SIM_OPTIONS[slot.model.kind]
     for key in slot.sim:
         if key not in known:
-            raise ProfileError(context.table_path, f"devices.{slot.name}.sim.{key}",
-                               f"unknown key (a simulated {slot.model.kind} takes: {', '.join(known)})")
+            raise ProfileError(
+                context.table_path,
+                f"devices.{slot.name}.sim.{key}",
+                f"unknown key (a simulated {slot.model.kind} takes: {', '.join(known)})",
+            )
     return dict(slot.sim)
 
 
@@ -75,10 +79,18 @@ def _shoe(slot: DeviceSlot, context: DeviceContext) -> Port:
         suit_first = suit_first_share(options.get("suit_first_burns", 0.0), model.dialect)
     except SimError as exc:
         raise ProfileError(context.table_path, f"devices.{slot.name}.sim.suit_first_burns", str(exc)) from None
-    sim = SimShoe(dialect=model.dialect, endpoint=options.get("endpoint", "pty"), seed=context.seed,
-                  decks=context.decks, faults=_faults(slot, context, ShoeFaults, options.get("faults")),
-                  suit_first_burns=suit_first, identity=_sim_identity(slot), heartbeat=model.timeouts.heartbeat,
-                  ack_timeout=model.timeouts.ack, **context.resume.shoe.sim_options())
+    sim = SimShoe(
+        dialect=model.dialect,
+        endpoint=options.get("endpoint", "pty"),
+        seed=context.seed,
+        decks=context.decks,
+        faults=_faults(slot, context, ShoeFaults, options.get("faults")),
+        suit_first_burns=suit_first,
+        identity=_sim_identity(slot),
+        heartbeat=model.timeouts.heartbeat,
+        ack_timeout=model.timeouts.ack,
+        **context.resume.shoe.sim_options(),
+    )
     return Port(url=sim.url, sim=sim)
 
 
@@ -86,10 +98,15 @@ def _shaker(slot: DeviceSlot, context: DeviceContext) -> Port:
     from sim.devices.shaker import ShakerFaults, SimShaker
 
     model, options = slot.model, _sim_options(slot, context)
-    sim = SimShaker(endpoint=options.get("endpoint", "pty"), seed=context.seed,
-                    faults=_faults(slot, context, ShakerFaults, options.get("faults")),
-                    identity=_sim_identity(slot), heartbeat=model.timeouts.heartbeat,
-                    ack_timeout=model.timeouts.ack, **context.resume.shaker.sim_options())
+    sim = SimShaker(
+        endpoint=options.get("endpoint", "pty"),
+        seed=context.seed,
+        faults=_faults(slot, context, ShakerFaults, options.get("faults")),
+        identity=_sim_identity(slot),
+        heartbeat=model.timeouts.heartbeat,
+        ack_timeout=model.timeouts.ack,
+        **context.resume.shaker.sim_options(),
+    )
     return Port(url=sim.url, sim=sim)
 
 
@@ -102,12 +119,21 @@ def shuffler_sim(slot: DeviceSlot, context: DeviceContext) -> SimulatedShuffler:
     from sim.devices.shuffler import SimulatedShuffler
 
     model, options, identity = slot.model, _sim_options(slot, context), _sim_identity(slot)
+    vendor, product = model.usb_vendor_id, model.usb_product_id
+    assert vendor is not None and product is not None  # load_table requires both of a USB device
     try:
-        return SimulatedShuffler(context.seed, decks_per_batch=context.decks, fault_rates=options.get("faults"),
-                                 recover_after_s=options.get("recover_after_s", 2.0),
-                                 shuffle_seconds=float(options.get("shuffle_seconds", 0.0)),
-                                 model=identity.model, serial=identity.serial, firmware=identity.firmware,
-                                 vendor_id=model.usb_vendor_id, product_id=model.usb_product_id)
+        return SimulatedShuffler(
+            context.seed,
+            decks_per_batch=context.decks,
+            fault_rates=options.get("faults"),
+            recover_after_s=options.get("recover_after_s", 2.0),
+            shuffle_seconds=float(options.get("shuffle_seconds", 0.0)),
+            model=identity.model,
+            serial=identity.serial,
+            firmware=identity.firmware,
+            vendor_id=vendor,
+            product_id=product,
+        )
     except SimError as exc:
         raise ProfileError(context.table_path, f"devices.{slot.name}.sim", str(exc)) from None
 
@@ -118,7 +144,9 @@ def _shuffler(slot: DeviceSlot, context: DeviceContext) -> Port:
 
 
 _SIMULATORS: dict[str, Callable[[DeviceSlot, DeviceContext], Port]] = {
-    "shoe": _shoe, "shaker": _shaker, "shuffler": _shuffler,
+    "shoe": _shoe,
+    "shaker": _shaker,
+    "shuffler": _shuffler,
 }
 
 
@@ -135,5 +163,4 @@ def sim_players(profile: TableProfile, rules: RulesSubmission, exposed: Iterable
 
     counter = CardCounter(rules, profile.decks)
     counter.resume(exposed)
-    return {"counters": players.counters, "counter": counter,
-            "counter_stake": COUNTER_STAKE_MINIMUMS * players.minimum}
+    return {"counters": players.counters, "counter": counter, "counter_stake": COUNTER_STAKE_MINIMUMS * players.minimum}

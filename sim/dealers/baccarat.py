@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import itertools
 import time
-from typing import Any, Callable, Iterable, Iterator, Mapping, Protocol, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Protocol
 
 from drivers.events import DeviceEvent
 from firmware_host.tables.baccarat.prompts import Action
-from sim.dealers.counter import CardCounter
 from firmware_host.tables.decisions import Decision
 from sim.dealers.base import SETTLE_POLL, Press, Reporting, SimDealer
+from sim.dealers.counter import CardCounter
 
 __all__ = ["BaccaratDealer", "SimShoe", "SimShuffler"]
 
@@ -86,11 +87,20 @@ class BaccaratDealer(SimDealer):
 
     REPEAT_AFTER = frozenset({("announce", "cover_card"), ("alert", "card-face-up")})
 
-    def __init__(self, emit: Callable[[DeviceEvent], None], press: Press, seed: int, shoe: SimShoe,
-                 seats: Sequence[int] = range(1, 8), offered: Sequence[str] = ("banker", "player", "tie"),
-                 errors: Mapping[str, float] | None = None, shuffler: SimShuffler | None = None,
-                 counters: Sequence[int] = (), counter: CardCounter | None = None,
-                 counter_stake: int = 25_000) -> None:
+    def __init__(
+        self,
+        emit: Callable[[DeviceEvent], None],
+        press: Press,
+        seed: int,
+        shoe: SimShoe,
+        seats: Sequence[int] = range(1, 8),
+        offered: Sequence[str] = ("banker", "player", "tie"),
+        errors: Mapping[str, float] | None = None,
+        shuffler: SimShuffler | None = None,
+        counters: Sequence[int] = (),
+        counter: CardCounter | None = None,
+        counter_stake: int = 25_000,
+    ) -> None:
         super().__init__(emit, press, seed, errors)
         if counters and counter is None:
             raise ValueError("counters need a CardCounter")
@@ -132,6 +142,7 @@ class BaccaratDealer(SimDealer):
         one) and the host has its report: a person sees a batch come out of the shuffler before
         loading the shoe, as a real shuffler lifts it out in moments. A shuffle is not waited
         for: it takes longer than loading a shoe."""
+
         def lifting() -> bool:
             return shuffler.releases < self._releases or shuffler.release_unread > 0
 

@@ -18,7 +18,8 @@ import queue
 import random
 import threading
 import time
-from typing import Any, Callable, Iterable, Iterator, Mapping, Protocol, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Protocol
 
 from drivers.events import DeviceEvent
 from firmware_host.tables.decisions import Decision
@@ -61,8 +62,9 @@ class SimDealer:
     :param errors: probability of each kind of dealer error, by name (from ``[sim.dealer]``).
     """
 
-    def __init__(self, emit: Callable[[DeviceEvent], None], press: Press, seed: int,
-                 errors: Mapping[str, float] | None = None) -> None:
+    def __init__(
+        self, emit: Callable[[DeviceEvent], None], press: Press, seed: int, errors: Mapping[str, float] | None = None
+    ) -> None:
         self.emit = emit
         self.press = press
         self.seed = seed

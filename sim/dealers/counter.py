@@ -13,8 +13,8 @@ counted), so it knows no more than a player could.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable, Sequence
 from fractions import Fraction
-from typing import Iterable, Sequence
 
 from firmware_host.errors import RulesError
 from firmware_host.rules.baccarat.cards import Card, parse_card

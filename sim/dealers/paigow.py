@@ -21,15 +21,16 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from typing import Any, Callable, Iterator, Mapping, Protocol, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, Protocol
 
 from drivers.events import DeviceEvent
-from firmware_host.tables.decisions import Decision
 from firmware_host.rules.paigow_dice.delivery import LEVELS, STACKS
 from firmware_host.rules.paigow_dice.position import SEATS
-from firmware_host.tables.paigow import SHAKES_REQUIRED, SURRENDER, WAGER_KIND, PaiGowTableRules
 from firmware_host.rules.paigow_tiles import TILE_SET, Tile, house_way, legal_settings
-from sim.dealers.base import CONSOLE, Press, Reporting, SimDealer, decision_key
+from firmware_host.tables.decisions import Decision
+from firmware_host.tables.paigow import SHAKES_REQUIRED, SURRENDER, WAGER_KIND, PaiGowTableRules
+from sim.dealers.base import Press, Reporting, SimDealer, decision_key
 
 __all__ = ["PaiGowDealer", "CHOICES", "SimShaker", "Lid", "ResumedShaking"]
 
@@ -115,9 +116,17 @@ class PaiGowDealer(SimDealer):
     :param choices: probabilities by :data:`CHOICES` key (missing keys take the default).
     """
 
-    def __init__(self, emit: Callable[[DeviceEvent], None], press: Press, seed: int, shaker: SimShaker,
-                 rules: PaiGowTableRules, view: Callable[[], Mapping[str, Any]], lid: Lid | None = None,
-                 choices: Mapping[str, float] | None = None) -> None:
+    def __init__(
+        self,
+        emit: Callable[[DeviceEvent], None],
+        press: Press,
+        seed: int,
+        shaker: SimShaker,
+        rules: PaiGowTableRules,
+        view: Callable[[], Mapping[str, Any]],
+        lid: Lid | None = None,
+        choices: Mapping[str, float] | None = None,
+    ) -> None:
         super().__init__(emit, press, seed, {**CHOICES, **(choices or {})})
         self.shaker = shaker
         self.rules = rules
@@ -194,8 +203,11 @@ class PaiGowDealer(SimDealer):
         if seat is None:
             self.console("no_bank")
             return
-        args: dict[str, Any] = {"seat": seat, "chips_confirmed": True,
-                                "co_bank": self.rules.dice.co_banking_offered and self.errs("co_bank")}
+        args: dict[str, Any] = {
+            "seat": seat,
+            "chips_confirmed": True,
+            "co_bank": self.rules.dice.co_banking_offered and self.errs("co_bank"),
+        }
         if not args["co_bank"] and self.errs("no_dealer_wager"):
             args["dealer_wager"] = 0
         self.console("bank", **args)
@@ -284,7 +296,7 @@ class PaiGowDealer(SimDealer):
         at the dealer's right as formed, each stack top tile first."""
         tiles = list(TILE_SET)
         self.rng("tiles").shuffle(tiles)
-        return [tiles[LEVELS * stack:LEVELS * (stack + 1)] for stack in range(STACKS)]
+        return [tiles[LEVELS * stack : LEVELS * (stack + 1)] for stack in range(STACKS)]
 
     def deal(self, hands: Sequence[Mapping[str, Any]]) -> None:
         """Hand each position the tiles the plan names (``"stack.level"``)."""

@@ -11,7 +11,8 @@ the CLI's ``--faults name=value,...`` both go through :func:`faults_from`.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Mapping, TypeVar
+from collections.abc import Mapping
+from typing import Any, TypeVar
 
 from sim.errors import SimError
 

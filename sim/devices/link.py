@@ -20,15 +20,16 @@ import select
 import threading
 import time
 from collections import deque
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from drivers.codecs import BadFrame, drain, framed
 from drivers.codecs.framed import Ack, Frame, Heartbeat, Identify, Identity, MessageTable, Nak
 from drivers.errors import CodecError
 from sim.devices.endpoint import Endpoint
-from sim.errors import SimError
-from sim.devices.worker import Worker
 from sim.devices.faults import LinkFaults
+from sim.devices.worker import Worker
+from sim.errors import SimError
 
 __all__ = ["SimLink", "FramedSimLink", "TextSimLink", "SimDevice"]
 
@@ -205,9 +206,20 @@ class FramedSimLink(SimLink):
         keeps retransmitting, 8 times slower (a frame is never dropped).
     """
 
-    def __init__(self, name: str, endpoint: Endpoint, faults: LinkFaults, seed: int, *, table: MessageTable,
-                 identity: Any, on_command: Callable[[Any], None] = lambda message: None,
-                 heartbeat: float = 1.0, ack_timeout: float = 0.25, retries: int = 5) -> None:
+    def __init__(
+        self,
+        name: str,
+        endpoint: Endpoint,
+        faults: LinkFaults,
+        seed: int,
+        *,
+        table: MessageTable,
+        identity: Any,
+        on_command: Callable[[Any], None] = lambda message: None,
+        heartbeat: float = 1.0,
+        ack_timeout: float = 0.25,
+        retries: int = 5,
+    ) -> None:
         super().__init__(name, endpoint, faults, seed)
         self.table, self._on_command = table, on_command
         self.identity = Identity(identity.model, identity.serial, identity.firmware)
@@ -317,8 +329,9 @@ class TextSimLink(SimLink):
     :param encode: message -> wire bytes.
     """
 
-    def __init__(self, name: str, endpoint: Endpoint, faults: LinkFaults, seed: int, *,
-                 encode: Callable[[Any], bytes]) -> None:
+    def __init__(
+        self, name: str, endpoint: Endpoint, faults: LinkFaults, seed: int, *, encode: Callable[[Any], bytes]
+    ) -> None:
         super().__init__(name, endpoint, faults, seed)
         self._encode = encode
 

@@ -59,16 +59,16 @@ import threading
 import time
 import tty
 from collections import Counter
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from drivers.capture import RX, Capture, Chunk, EventRecord
 from drivers.codecs import BadFrame, framed
 from drivers.codecs.framed import Ack, Heartbeat, Identify, Identity, MessageTable, Nak
 from drivers.errors import CodecError
 from drivers.events import DeviceEvent
+from sim.devices.replay_usb import ReplayedShuffler, UsbStep
 from sim.devices.worker import Worker
 from sim.errors import SimError
-from sim.devices.replay_usb import ReplayedShuffler, UsbStep
 
 __all__ = ["Replay", "Mismatch", "REPLAYABLE_DIALECTS", "USB_DIALECT"]
 
@@ -97,7 +97,9 @@ _LINK_EVENTS = frozenset({"DeviceIdentified", "DeviceLost", "ProtocolError", "Id
 #: first one wait for it too.
 _CONNECTION_EVENTS = frozenset({"DeviceIdentified", "IdentityUnverified"})
 #: DeviceFault codes a driver raises about the link itself (see :mod:`drivers.device`).
-_LINK_FAULT_CODES = frozenset({"port_missing", "port_failed", "no_handshake", "no_ack", "heartbeat", "unapproved", "link"})
+_LINK_FAULT_CODES = frozenset(
+    {"port_missing", "port_failed", "no_handshake", "no_ack", "heartbeat", "unapproved", "link"}
+)
 #: A timed step played later than this after it was due was held (by the host, a barrier),
 #: not merely woken late: the gaps after it count from when it was played, seconds.
 _JITTER_S = 0.02
@@ -346,13 +348,23 @@ class Replay:
     :raises SimError: naming a device the capture does not hold or cannot be replayed.
     """
 
-    def __init__(self, capture: Capture, *, speed: float | None = 1.0, devices: Iterable[str] | None = None,
-                 identity: Identity | None = None, barrier_timeout: float = DEFAULT_BARRIER_TIMEOUT_S) -> None:
+    def __init__(
+        self,
+        capture: Capture,
+        *,
+        speed: float | None = 1.0,
+        devices: Iterable[str] | None = None,
+        identity: Identity | None = None,
+        barrier_timeout: float = DEFAULT_BARRIER_TIMEOUT_S,
+    ) -> None:
         if speed is not None and speed <= 0:
             raise SimError(f"replay speed {speed} must be positive (or None: as fast as possible)")
         self.capture, self.speed, self.barrier_timeout = capture, speed, barrier_timeout
-        names = list(devices) if devices is not None else [
-            name for name, info in capture.devices.items() if info.dialect in REPLAYABLE_DIALECTS]
+        names = (
+            list(devices)
+            if devices is not None
+            else [name for name, info in capture.devices.items() if info.dialect in REPLAYABLE_DIALECTS]
+        )
         self._worker = Worker()
         self._lock = threading.Lock()
         #: Every mismatch between the replayed host and the capture, in order.
@@ -363,9 +375,13 @@ class Replay:
         for name in names:
             info = capture.devices.get(name)
             if info is None:
-                raise SimError(f"replay: {capture.path} holds no device {name!r} (it has: {', '.join(capture.devices)})")
+                raise SimError(
+                    f"replay: {capture.path} holds no device {name!r} (it has: {', '.join(capture.devices)})"
+                )
             if info.dialect not in REPLAYABLE_DIALECTS:
-                raise SimError(f"replay: {name} speaks {info.dialect!r}; a replay speaks {', '.join(REPLAYABLE_DIALECTS)}")
+                raise SimError(
+                    f"replay: {name} speaks {info.dialect!r}; a replay speaks {', '.join(REPLAYABLE_DIALECTS)}"
+                )
             if info.dialect == USB_DIALECT:
                 self._usb[name] = ReplayedShuffler(name, capture, report=functools.partial(self._mismatch, name),
                                                    wake=self._worker.wake)  # fmt: skip
@@ -419,7 +435,9 @@ class Replay:
         records = self.capture.records
         for position in range(len(records) + 1):
             for name, device in self._usb.items():  # its steps are placed by position (see sim.devices.replay_usb)
-                steps += [_Step(usb.t, name, after=_others(counted, name), usb=usb) for usb in device.steps.get(position, ())]
+                steps += [
+                    _Step(usb.t, name, after=_others(counted, name), usb=usb) for usb in device.steps.get(position, ())
+                ]
             record = records[position] if position < len(records) else None
             if isinstance(record, Chunk) and record.direction == RX and record.device in self._ports:
                 steps.append(_Step(record.t, record.device, data=record.data, after=_others(counted, record.device)))
@@ -442,8 +460,11 @@ class Replay:
         for port in self._ports.values():
             port.close()
         if self.mismatches:
-            _log.warning("replay: %d mismatch(es) between the host and the capture; the first: %s",
-                         len(self.mismatches), self.mismatches[0])
+            _log.warning(
+                "replay: %d mismatch(es) between the host and the capture; the first: %s",
+                len(self.mismatches),
+                self.mismatches[0],
+            )
         self._worker.close()
 
     def __enter__(self) -> Replay:
@@ -474,9 +495,16 @@ class Replay:
                     if self._held(met, now, deadlines):
                         break
                     if not met:
-                        what = type(step.event).__name__ if step.event is not None else f"the step of capture t={step.t:.3f}s"
-                        self._mismatch(step.device, f"{what} played after waiting {self.barrier_timeout:.1f}s for the "
-                                       f"driver events before it (want {dict(step.after)}, have {dict(self._delivered)})")
+                        what = (
+                            type(step.event).__name__
+                            if step.event is not None
+                            else f"the step of capture t={step.t:.3f}s"
+                        )
+                        self._mismatch(
+                            step.device,
+                            f"{what} played after waiting {self.barrier_timeout:.1f}s for the "
+                            f"driver events before it (want {dict(step.after)}, have {dict(self._delivered)})",
+                        )
                     waited_for_events = index
                 if step.event is not None:
                     if self._emit is not None:

@@ -32,15 +32,16 @@ from __future__ import annotations
 import array
 import dataclasses
 import errno
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from drivers.capture import BULK_WRITE, RX, TX, Capture, Chunk, Control, DeviceInfo, EventRecord, Link
 from drivers.codecs import BadFrame, drain, framed
 from drivers.codecs import shuffler as codec
 from drivers.errors import CodecError, DriverError
 from drivers.shuffler import shuffler_event
-from sim.errors import SimError
 from sim.devices.usb_bus import EP_IN, EP_OUT, LIBUSB_ERROR_PIPE, LIBUSB_ERROR_TIMEOUT, SimulatedUsbDevice, usb_error
+from sim.errors import SimError
 
 __all__ = ["ReplayedShuffler", "UsbStep", "IN", "OUT", "CONTROL", "LEAVE", "describe"]
 
@@ -52,7 +53,9 @@ _TYPE_MASK, _TYPE_VENDOR = 0x60, 0x40
 #: bmRequestType bit 7: the data stage goes device -> host (USB 2.0 § 9.3.1).
 _DEVICE_TO_HOST = 0x80
 #: The shuffler's vendor requests (``docs/protocols/shuffler.md`` § 3), which the capture replays.
-_VENDOR_REQUESTS = frozenset({codec.GET_IDENTITY, codec.GET_FIRMWARE, codec.RESET, codec.GET_STATUS, codec.SET_HEARTBEAT})
+_VENDOR_REQUESTS = frozenset(
+    {codec.GET_IDENTITY, codec.GET_FIRMWARE, codec.RESET, codec.GET_STATUS, codec.SET_HEARTBEAT}
+)
 #: How many of the device's next events are searched for the first one an IN transfer made.
 _EVENT_LOOKAHEAD = 64
 #: The string descriptors' identity when the capture has no GET_IDENTITY or GET_FIRMWARE answer.
@@ -203,13 +206,15 @@ class _Plan:
         made = []
         for item in drain(framed.decode, self._frames):
             try:
-                made.append(None if isinstance(item, BadFrame) else shuffler_event(self.name, codec.TABLE.message(item)))
+                made.append(
+                    None if isinstance(item, BadFrame) else shuffler_event(self.name, codec.TABLE.message(item))
+                )
             except DriverError:  # a frame the driver reports as a protocol error
                 continue
         expected = next((event for event in made if event is not None), None)
         if expected is None:  # heartbeats only, or frames the driver rejects
             return position
-        window = self._events[self._next_event:self._next_event + _EVENT_LOOKAHEAD]
+        window = self._events[self._next_event : self._next_event + _EVENT_LOOKAHEAD]
         for offset, (at, event) in enumerate(window):
             if at > position and event == expected:
                 self._next_event += offset + 1
@@ -250,8 +255,9 @@ class ReplayedShuffler(SimulatedUsbDevice):
         vendor = [r for _, r in records if isinstance(r, Control) and r.request in _VENDOR_REQUESTS]
         identity = _first_answer(vendor, codec.GET_IDENTITY, codec.unpack_identity, _NO_IDENTITY)
         firmware = _first_answer(vendor, codec.GET_FIRMWARE, codec.unpack_firmware, _NO_FIRMWARE)
-        super().__init__(identity=identity, firmware=firmware, manufacturer=_MANUFACTURER, vendor_id=vendor_id,
-                         product_id=product_id)
+        super().__init__(
+            identity=identity, firmware=firmware, manufacturer=_MANUFACTURER, vendor_id=vendor_id, product_id=product_id
+        )
         self.name, self._report, self._wake = name, report, wake
         self._outs = [r.data for _, r in records if isinstance(r, Chunk) and r.direction == TX]
         plan = _Plan(name, records)
@@ -306,7 +312,9 @@ class ReplayedShuffler(SimulatedUsbDevice):
     def missed(self, step: UsbStep) -> str:
         """The mismatch report of a host transfer the timeline waited for in vain."""
         if step.kind == OUT:
-            return f"the host did not make OUT transfer #{step.index + 1} (capture t={step.t:.3f}s: {describe(step.data)})"
+            return (
+                f"the host did not make OUT transfer #{step.index + 1} (capture t={step.t:.3f}s: {describe(step.data)})"
+            )
         control = self._sessions[step.session][step.index]
         return (f"the host did not make control transfer {_control_name(control.direction, control.request, control.value)}"
                 f" of handshake #{step.session + 1} (capture t={step.t:.3f}s)")  # fmt: skip
@@ -359,13 +367,19 @@ class ReplayedShuffler(SimulatedUsbDevice):
             session = self._sessions[self._session]
             expected = session[self._matched] if self._matched < len(session) else None
             sent = b"" if incoming else bytes(data or b"")
-            if expected is not None and (expected.direction, expected.request, expected.value, expected.index) == (
-                    direction, bRequest, wValue, wIndex) and (incoming or expected.data == sent):
+            if (
+                expected is not None
+                and (expected.direction, expected.request, expected.value, expected.index)
+                == (direction, bRequest, wValue, wIndex)
+                and (incoming or expected.data == sent)
+            ):
                 answer: Control | None = expected
                 self._matched += 1
                 self._wake()
             else:
-                what = "none" if expected is None else _control_name(expected.direction, expected.request, expected.value)
+                what = (
+                    "none" if expected is None else _control_name(expected.direction, expected.request, expected.value)
+                )
                 self._report(f"control transfer {_control_name(direction, bRequest, wValue)} of handshake "
                              f"#{self._session + 1} differs from the capture, which has {what} there")  # fmt: skip
                 answer = self._latest_answer(direction, bRequest)
@@ -379,7 +393,7 @@ class ReplayedShuffler(SimulatedUsbDevice):
 
     def _latest_answer(self, direction: str, request: int) -> Control | None:
         """The captured transfer with this request nearest before where the device stands (else the first after)."""
-        done = [c for s in self._sessions[:self._session] for c in s]
-        done += self._sessions[self._session][:self._matched]
+        done = [c for s in self._sessions[: self._session] for c in s]
+        done += self._sessions[self._session][: self._matched]
         later = [c for s in self._sessions for c in s]
         return next((c for c in [*reversed(done), *later] if (c.direction, c.request) == (direction, request)), None)

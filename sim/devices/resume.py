@@ -19,7 +19,8 @@ saved with a checkpoint continues with the steps after it.
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any, Collection, Iterable, Mapping, Protocol, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from sim.devices.shoe import SimShoe
@@ -62,7 +63,7 @@ class ShoeResumePoint:
     shoes_loaded: int = 0
     draws: int = 0
 
-    def sim_options(self) -> dict[str, int]:
+    def sim_options(self) -> dict[str, Any]:
         """The :class:`~sim.devices.shoe.SimShoe` arguments of a shoe that stands here (its
         seeded sequence starts at shoe 1, also before the table accepted a shoe)."""
         return {"shoe_number": max(self.shoes_loaded, 1), "position": self.draws}
@@ -124,15 +125,16 @@ class _ShakerFold:
     def __init__(self, since: ShakerResumePoint) -> None:
         self.lid_open, self.covering, self.shakes = since.lid_open, since.covering, since.shakes
 
-    def step(self, event: object, decisions: Sequence[Decision]) -> None:
+    def step(self, event: Any, decisions: Sequence[Decision]) -> None:  # matched by its type's name
         name = type(event).__name__
-        if name == "LidChanged" and not getattr(event, "open"):
+        if name == "LidChanged" and not event.open:
             self.covering, self.shakes = self.covering + 1, 0
         elif name == "ShakeDetected":
-            self.shakes = int(getattr(event, "count"))
-        if name == "LidChanged" and not any(d.type == "alert" and d.data.get("code") == "table-paused"
-                                            for d in decisions):
-            self.lid_open = bool(getattr(event, "open"))
+            self.shakes = int(event.count)
+        if name == "LidChanged" and not any(
+            d.type == "alert" and d.data.get("code") == "table-paused" for d in decisions
+        ):
+            self.lid_open = bool(event.open)
 
     def point(self) -> ShakerResumePoint:
         return ShakerResumePoint(self.lid_open, self.covering, self.shakes)
@@ -214,8 +216,9 @@ class _ShufflerFold:
         return ShufflerResumePoint(tuple(self.facts))
 
 
-def shuffler_resume_point(steps: Iterable[Step], device: str = "shuffler",
-                          since: ShufflerResumePoint = ShufflerResumePoint()) -> ShufflerResumePoint:
+def shuffler_resume_point(
+    steps: Iterable[Step], device: str = "shuffler", since: ShufflerResumePoint = ShufflerResumePoint()
+) -> ShufflerResumePoint:
     """What the journal's steps show of the shuffler named ``device``: what it reported, what
     the controller asked of it, what the dealer was asked to put into it, and each shoe's batch.
 
@@ -226,10 +229,10 @@ def shuffler_resume_point(steps: Iterable[Step], device: str = "shuffler",
     return fold.point()
 
 
-def _reported(name: str, event: object) -> list[ShufflerFact]:
+def _reported(name: str, event: Any) -> list[ShufflerFact]:
     """The fact a shuffler's event (or its device's loss or handshake) makes, if any."""
     if name == "DeviceLost":
-        return [ShufflerFact("restarted" if getattr(event, "reason") == RESTARTED else "lost")]
+        return [ShufflerFact("restarted" if event.reason == RESTARTED else "lost")]
     if name == "DeviceIdentified":
         return [ShufflerFact("found")]
     kind, batch = _SHUFFLER_REPORTS.get(name), getattr(event, "batch", None)
@@ -267,13 +270,21 @@ class ResumePoints:
         """The points :meth:`to_json` wrote (the defaults for the kinds it does not name)."""
         data = data or {}
         shuffler = data.get("shuffler")
-        return cls(ShoeResumePoint(**data.get("shoe", {})), ShakerResumePoint(**data.get("shaker", {})),
-                   ShufflerResumePoint(tuple(ShufflerFact(**fact) for fact in shuffler["facts"]))
-                   if shuffler else ShufflerResumePoint())
+        return cls(
+            ShoeResumePoint(**data.get("shoe", {})),
+            ShakerResumePoint(**data.get("shaker", {})),
+            ShufflerResumePoint(tuple(ShufflerFact(**fact) for fact in shuffler["facts"]))
+            if shuffler
+            else ShufflerResumePoint(),
+        )
 
 
-def resume_points(steps: Iterable[Step], kinds: Collection[str], shuffler_device: str = "shuffler",
-                  since: ResumePoints = ResumePoints()) -> ResumePoints:
+def resume_points(
+    steps: Iterable[Step],
+    kinds: Collection[str],
+    shuffler_device: str = "shuffler",
+    since: ResumePoints = ResumePoints(),
+) -> ResumePoints:
     """The resume points of the device ``kinds`` (``shoe``, ``shaker``, ``shuffler``) in one pass
     over the journal's steps; the other kinds keep ``since``'s (by default, a table that never ran).
 

@@ -105,8 +105,17 @@ class SimShaker(SimDevice):
         self._felt_limit: int | None = None  # few_shakes: shakes felt this covering at most
         self._lid_off_after: int | None = None  # early_lid: the lid comes off after this shake
         self.link: FramedSimLink = FramedSimLink(
-            "shaker", open_endpoint(endpoint, port), faults, seed, table=codec.TABLE, identity=identity,
-            on_command=self._on_command, heartbeat=heartbeat, ack_timeout=ack_timeout, retries=retries)
+            "shaker",
+            open_endpoint(endpoint, port),
+            faults,
+            seed,
+            table=codec.TABLE,
+            identity=identity,
+            on_command=self._on_command,
+            heartbeat=heartbeat,
+            ack_timeout=ack_timeout,
+            retries=retries,
+        )
         self._cover()
         self._count, self._faces = shakes, self._faces_after(shakes)
         self._lid_open = lid_open

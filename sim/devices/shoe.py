@@ -14,17 +14,26 @@ from __future__ import annotations
 import dataclasses
 import random
 import threading
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from drivers.codecs import shoe_ascii, shoe_framed
 from drivers.codecs.framed import Identity
 from drivers.codecs.shoe_messages import (
-    RANKS, SUITS, Card, CutCard, FaceUp, SetBurnMode, ShoeEmpty, ShoeMessage, Unreadable,
+    RANKS,
+    SUITS,
+    Card,
+    CutCard,
+    FaceUp,
+    SetBurnMode,
+    ShoeEmpty,
+    ShoeMessage,
+    Unreadable,
 )  # fmt: skip
 from sim.devices.endpoint import open_endpoint
-from sim.errors import SimError
 from sim.devices.faults import ShoeFaults
 from sim.devices.link import FramedSimLink, SimDevice, TextSimLink
+from sim.errors import SimError
 
 __all__ = ["SimShoe", "Draw", "CUT", "build_shoe", "cut_and_cover", "suit_first_share", "DIALECTS", "TEXT_DIALECTS"]
 
@@ -73,10 +82,15 @@ def cut_and_cover(cards: Sequence[str], rng: random.Random, cover_from_bottom: i
     cards = cards[cut:] + cards[:cut]
     # § 541.5(e): the second cover card at least 14 cards above the bottom; the first one
     # ends up at the very bottom, below every card (the shoe then reports itself empty).
-    depth = cover_from_bottom if cover_from_bottom is not None else rng.randint(
-        COVER_MIN_FROM_BOTTOM, COVER_MIN_FROM_BOTTOM + COVER_SPREAD)
+    depth = (
+        cover_from_bottom
+        if cover_from_bottom is not None
+        else rng.randint(COVER_MIN_FROM_BOTTOM, COVER_MIN_FROM_BOTTOM + COVER_SPREAD)
+    )
     if not COVER_MIN_FROM_BOTTOM <= depth < len(cards):
-        raise SimError(f"cover card: {depth} cards from the bottom; § 541.5(e) needs at least 14 in a shoe of {len(cards)}")
+        raise SimError(
+            f"cover card: {depth} cards from the bottom; § 541.5(e) needs at least 14 in a shoe of {len(cards)}"
+        )
     cards.insert(len(cards) - depth, CUT)
     return cards
 
@@ -151,9 +165,18 @@ class SimShoe(SimDevice):
         self._emptied = False
         where = open_endpoint(endpoint, port)
         if dialect == "framed":
-            self.link = FramedSimLink("shoe", where, faults, seed, table=shoe_framed.TABLE, identity=identity,
-                                      on_command=self._on_command, heartbeat=heartbeat,
-                                      ack_timeout=ack_timeout, retries=retries)
+            self.link = FramedSimLink(
+                "shoe",
+                where,
+                faults,
+                seed,
+                table=shoe_framed.TABLE,
+                identity=identity,
+                on_command=self._on_command,
+                heartbeat=heartbeat,
+                ack_timeout=ack_timeout,
+                retries=retries,
+            )
         else:
             self.link = TextSimLink("shoe", where, faults, seed, encode=_ascii_frame)
 
@@ -265,8 +288,10 @@ def suit_first_share(share: object, dialect: str) -> float:
     if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0.0 <= share <= 1.0:
         raise SimError(f"suit_first_burns: {share!r} is not a share between 0 and 1")
     if share and dialect not in TEXT_DIALECTS:
-        raise SimError(f"suit_first_burns: the {dialect} dialect sends a card as fixed fields (rank byte, suit byte), "
-                       f"so it has no suit-first order (dialects with one: {', '.join(TEXT_DIALECTS)})")
+        raise SimError(
+            f"suit_first_burns: the {dialect} dialect sends a card as fixed fields (rank byte, suit byte), "
+            f"so it has no suit-first order (dialects with one: {', '.join(TEXT_DIALECTS)})"
+        )
     return float(share)
 
 

@@ -47,7 +47,8 @@ import functools
 import itertools
 import logging
 import random
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from drivers.codecs import shuffler as codec
 from drivers.codecs.shoe_messages import RANKS, SUITS
@@ -135,8 +136,15 @@ class SimulatedShuffler(ShufflerProtocol):
         _check_faults(fault_rates or {})
         if not 1 <= decks_per_batch <= 8:
             raise SimError(f"shuffler sim: decks_per_batch {decks_per_batch} must be 1..8")
-        super().__init__(model=model, serial=serial, firmware=firmware, manufacturer=manufacturer,
-                         vendor_id=vendor_id, product_id=product_id, kernel_driver_active=kernel_driver_active)
+        super().__init__(
+            model=model,
+            serial=serial,
+            firmware=firmware,
+            manufacturer=manufacturer,
+            vendor_id=vendor_id,
+            product_id=product_id,
+            kernel_driver_active=kernel_driver_active,
+        )
         self.shuffle_seconds = shuffle_seconds
         self.fault_rates = dict(fault_rates or {})
         self.recover_after_s = recover_after_s
@@ -302,7 +310,9 @@ class SimulatedShuffler(ShufflerProtocol):
         elif self._jammed:
             refusal = codec.Fault(codec.FAULT_JAM, slot.batch, "jammed: clear the jam first")
         elif slot.state not in ("loaded", "shuffled") or any(s.state == "shuffling" for s in self._slots.values()):
-            refusal = codec.Fault(codec.FAULT_NOT_READY, slot.batch, f"cannot shuffle batch {slot.batch} now ({slot.state})")
+            refusal = codec.Fault(
+                codec.FAULT_NOT_READY, slot.batch, f"cannot shuffle batch {slot.batch} now ({slot.state})"
+            )
         if refusal is not None:
             self._send(refusal)
             return

@@ -14,10 +14,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from drivers.codecs import drain
-from drivers.codecs import framed
+from drivers.codecs import BadFrame, drain, framed
 from drivers.codecs import shuffler as codec
-from drivers.codecs import BadFrame
 from drivers.codecs.framed import Heartbeat
 from drivers.errors import CodecError
 from sim.devices.usb_bus import SimulatedUsbDevice
@@ -37,9 +35,14 @@ class ShufflerProtocol(SimulatedUsbDevice):
 
     def __init__(self, *, model: str, serial: str, firmware: str, manufacturer: str, vendor_id: int,
                  product_id: int, kernel_driver_active: bool) -> None:  # fmt: skip
-        super().__init__(identity=codec.DeviceIdentity(codec.PROTOCOL_VERSION, model, serial), firmware=firmware,
-                         manufacturer=manufacturer, vendor_id=vendor_id, product_id=product_id,
-                         kernel_driver_active=kernel_driver_active)
+        super().__init__(
+            identity=codec.DeviceIdentity(codec.PROTOCOL_VERSION, model, serial),
+            firmware=firmware,
+            manufacturer=manufacturer,
+            vendor_id=vendor_id,
+            product_id=product_id,
+            kernel_driver_active=kernel_driver_active,
+        )
         self._out = bytearray()  # host bytes not yet forming a whole frame
         self._seq = 0
         self._releases = 0  # RELEASE_BATCH commands received from the host

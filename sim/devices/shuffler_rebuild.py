@@ -136,7 +136,11 @@ class Rebuild:
         device sent of the batch before it (progress, which the facts leave out)."""
         outbox = self.device._outbox or []
         for index, message in enumerate(outbox):
-            if type(message) is _REPORTS.get(fact.kind) and getattr(message, "batch", None) == fact.batch and _matches(message, fact):
+            if (
+                type(message) is _REPORTS.get(fact.kind)
+                and getattr(message, "batch", None) == fact.batch
+                and _matches(message, fact)
+            ):
                 outbox[: index + 1] = [m for m in outbox[:index] if getattr(m, "batch", None) != fact.batch]
                 return True
         return False

@@ -25,7 +25,7 @@ import itertools
 import threading
 import time
 import types
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 import usb.backend
 import usb.core
@@ -223,7 +223,9 @@ class SimulatedUsbDevice(usb.backend.IBackend):
             extra_descriptors=[],
         )  # fmt: skip
 
-    def get_endpoint_descriptor(self, dev: _DeviceId, ep: int, intf: int, alt: int, config: int) -> types.SimpleNamespace:
+    def get_endpoint_descriptor(
+        self, dev: _DeviceId, ep: int, intf: int, alt: int, config: int
+    ) -> types.SimpleNamespace:
         if (intf, alt, config) != (0, 0, 0) or ep not in (0, 1):
             raise IndexError(f"endpoint {ep} of interface {intf}")
         return types.SimpleNamespace(

@@ -31,8 +31,14 @@ def lint_imports(root: Path) -> subprocess.CompletedProcess[str]:
     """``lint-imports`` on the packages under ``root`` with ``root``'s pyproject.toml (no cache:
     tests may run in parallel, and the source is read as it is now)."""
     env = {**os.environ, "PYTHONPATH": str(root)}
-    return subprocess.run([str(LINT_IMPORTS), "--no-cache", "--no-logo", str(root / "pyproject.toml")],
-                          capture_output=True, text=True, cwd=root, env=env, timeout=120)
+    return subprocess.run(
+        [str(LINT_IMPORTS), "--no-cache", "--no-logo", str(root / "pyproject.toml")],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        env=env,
+        timeout=120,
+    )
 
 
 def test_the_source_keeps_every_import_contract() -> None:
@@ -44,24 +50,60 @@ def test_the_source_keeps_every_import_contract() -> None:
 #: One or two wrong imports per contract: the module each goes into, the line, the contract it
 #: breaks, and how the report names the import.
 WRONG_IMPORTS = [
-    ("firmware_host/tables/base.py", "from firmware_host.host.journal import Journal",
-     "Layers: cli > wiring > outputs", "firmware_host.tables.base -> firmware_host.host.journal"),
-    ("firmware_host/host/outputs.py", "from firmware_host.config.profiles import Section",
-     "Layers: cli > wiring > outputs", "firmware_host.host.outputs -> firmware_host.config.profiles"),
-    ("drivers/gpio.py", "from firmware_host.tables.events import DealerCommand",
-     "drivers and sim.devices: no firmware_host", "drivers.gpio -> firmware_host.tables.events"),
-    ("sim/devices/shuffler.py", "from firmware_host.rules.baccarat.cards import full_shoe",
-     "drivers and sim.devices: no firmware_host", "sim.devices.shuffler -> firmware_host.rules.baccarat.cards"),
-    ("firmware_host/rules/baccarat/cards.py", "import serial",
-     "rules and tables touch no hardware", "firmware_host.rules.baccarat.cards -> serial"),
-    ("firmware_host/tables/paigow/round.py", "from drivers.gpio import TablePanel",
-     "rules and tables touch no hardware", "firmware_host.tables.paigow.round -> drivers.gpio"),
-    ("sim/dealers/paigow.py", "from firmware_host.tables.paigow.round import SHAKES_REQUIRED",
-     "sim.dealers take a controller's public surface", "sim.dealers.paigow -> firmware_host.tables.paigow.round"),
-    ("firmware_host/tables/baccarat/view.py", "from firmware_host.rules.paigow_tiles.tiles import parse_tiles",
-     "Baccarat imports no Pai Gow", "firmware_host.tables.baccarat.view -> firmware_host.rules.paigow_tiles.tiles"),
-    ("sim/dealers/paigow.py", "from sim.dealers.baccarat import BaccaratDealer",
-     "Pai Gow imports no Baccarat", "sim.dealers.paigow -> sim.dealers.baccarat"),
+    (
+        "firmware_host/tables/base.py",
+        "from firmware_host.host.journal import Journal",
+        "Layers: cli > wiring > outputs",
+        "firmware_host.tables.base -> firmware_host.host.journal",
+    ),
+    (
+        "firmware_host/host/outputs.py",
+        "from firmware_host.config.profiles import Section",
+        "Layers: cli > wiring > outputs",
+        "firmware_host.host.outputs -> firmware_host.config.profiles",
+    ),
+    (
+        "drivers/gpio.py",
+        "from firmware_host.tables.events import DealerCommand",
+        "drivers and sim.devices: no firmware_host",
+        "drivers.gpio -> firmware_host.tables.events",
+    ),
+    (
+        "sim/devices/shuffler.py",
+        "from firmware_host.rules.baccarat.cards import full_shoe",
+        "drivers and sim.devices: no firmware_host",
+        "sim.devices.shuffler -> firmware_host.rules.baccarat.cards",
+    ),
+    (
+        "firmware_host/rules/baccarat/cards.py",
+        "import serial",
+        "rules and tables touch no hardware",
+        "firmware_host.rules.baccarat.cards -> serial",
+    ),
+    (
+        "firmware_host/tables/paigow/round.py",
+        "from drivers.gpio import TablePanel",
+        "rules and tables touch no hardware",
+        "firmware_host.tables.paigow.round -> drivers.gpio",
+    ),
+    (
+        "sim/dealers/paigow.py",
+        "from firmware_host.tables.paigow.round import SHAKES_REQUIRED",
+        "sim.dealers take a controller's public surface",
+        "sim.dealers.paigow -> firmware_host.tables.paigow.round",
+    ),
+    (
+        "firmware_host/tables/baccarat/view.py",
+        "from firmware_host.rules.paigow_tiles.tiles import parse_tiles",
+        "Baccarat imports no Pai Gow",
+        "firmware_host.tables.baccarat.view -> firmware_host.rules.paigow_tiles.tiles",
+    ),
+    (
+        "sim/dealers/paigow.py",
+        "from sim.dealers.baccarat import BaccaratDealer",
+        "Pai Gow imports no Baccarat",
+        "sim.dealers.paigow -> sim.dealers.baccarat",
+    ),
 ]
 
 
@@ -84,11 +126,14 @@ def test_every_contract_catches_a_wrong_import(broken_copy: subprocess.Completed
     assert f"0 kept, {CONTRACTS} broken" in broken_copy.stdout
     broken = [text for text in broken_copy.stdout.splitlines() if " BROKEN" in text]  # "BROKEN (1 ignored import)"
     assert sorted({contract for _, _, contract, _ in WRONG_IMPORTS}) == sorted(
-        next(contract for _, _, contract, _ in WRONG_IMPORTS if text.startswith(contract)) for text in broken)
+        next(contract for _, _, contract, _ in WRONG_IMPORTS if text.startswith(contract)) for text in broken
+    )
 
 
-@pytest.mark.parametrize(("module", "line", "contract", "named"), WRONG_IMPORTS,
-                         ids=[wrong[3] for wrong in WRONG_IMPORTS])
-def test_the_report_names_the_wrong_import(broken_copy: subprocess.CompletedProcess[str], module: str, line: str,
-                                           contract: str, named: str) -> None:
+@pytest.mark.parametrize(
+    ("module", "line", "contract", "named"), WRONG_IMPORTS, ids=[wrong[3] for wrong in WRONG_IMPORTS]
+)
+def test_the_report_names_the_wrong_import(
+    broken_copy: subprocess.CompletedProcess[str], module: str, line: str, contract: str, named: str
+) -> None:
     assert named in broken_copy.stdout, broken_copy.stdout

@@ -32,21 +32,63 @@ with open(out, "w") as f:
 """
 
 #: What is off unless configured: the web display's server and the floor feed's client.
-OPTIONAL = ("starlette", "uvicorn", "anyio", "asyncio", "h11", "paho", "firmware_host.display", "firmware_host.web",
-            "prometheus_client", "firmware_host.metrics",
-            "firmware_host.feed", "firmware_host.floor", "firmware_host.wiring.display", "firmware_host.wiring.feed")
-BACCARAT = ("firmware_host.rules.baccarat", "firmware_host.tables.baccarat", "firmware_host.rules.shoe_audit",
-            "firmware_host.rules.shuffler", "sim.dealers.baccarat", "firmware_host.wiring.baccarat")
-PAIGOW = ("firmware_host.rules.paigow_tiles", "firmware_host.rules.paigow_dice", "firmware_host.tables.paigow",
-          "sim.dealers.paigow", "firmware_host.wiring.paigow")
+OPTIONAL = (
+    "starlette",
+    "uvicorn",
+    "anyio",
+    "asyncio",
+    "h11",
+    "paho",
+    "firmware_host.display",
+    "firmware_host.web",
+    "prometheus_client",
+    "firmware_host.metrics",
+    "firmware_host.feed",
+    "firmware_host.floor",
+    "firmware_host.wiring.display",
+    "firmware_host.wiring.feed",
+)
+BACCARAT = (
+    "firmware_host.rules.baccarat",
+    "firmware_host.tables.baccarat",
+    "firmware_host.rules.shoe_audit",
+    "firmware_host.rules.shuffler",
+    "sim.dealers.baccarat",
+    "firmware_host.wiring.baccarat",
+)
+PAIGOW = (
+    "firmware_host.rules.paigow_tiles",
+    "firmware_host.rules.paigow_dice",
+    "firmware_host.tables.paigow",
+    "sim.dealers.paigow",
+    "firmware_host.wiring.paigow",
+)
 
 
 def run_modules(profile: str, tmp_path: Path) -> set[str]:
     """The modules a 3-round ``tablehost run --profile profile`` has imported when it ends."""
     out = tmp_path / "modules.json"
-    done = subprocess.run([sys.executable, "-c", PROBE, str(out), "run", "--profile", str(REPO / profile),
-                           "--rounds", "3", "--seed", "1", "--journal", str(tmp_path / "journal.sqlite")],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            PROBE,
+            str(out),
+            "run",
+            "--profile",
+            str(REPO / profile),
+            "--rounds",
+            "3",
+            "--seed",
+            "1",
+            "--journal",
+            str(tmp_path / "journal.sqlite"),
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     report = json.loads(out.read_text())
     assert report["status"] == 0

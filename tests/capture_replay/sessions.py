@@ -5,20 +5,21 @@ from __future__ import annotations
 
 import contextlib
 import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from drivers.capture import CaptureWriter, DeviceInfo
 from drivers.device import Device, Identity
 from drivers.events import DeviceEvent
-from firmware_host.tables.events import DealerCommand
 from drivers.shoe import shoe_driver
 from drivers.timing import Timing
-from firmware_host.rules.baccarat.rules import RulesSubmission
-from firmware_host.tables.baccarat.controller import BaccaratTable
 from firmware_host.host.journal import Journal
-from firmware_host.rules.devices import ApprovedIdentities
 from firmware_host.host.service import Service
+from firmware_host.rules.baccarat.rules import RulesSubmission
+from firmware_host.rules.devices import ApprovedIdentities
+from firmware_host.tables.baccarat.controller import BaccaratTable
+from firmware_host.tables.events import DealerCommand
 from sim.dealers.baccarat import BaccaratDealer
 from sim.devices.shoe import SimShoe
 from tests.support.device_events import FAST
@@ -39,8 +40,9 @@ def shoe_info(dialect: str, url: str) -> DeviceInfo:
     return DeviceInfo("shoe", dialect, "serial", "TS-8" if dialect == "framed" else "ASCII-SHOE", url)
 
 
-def driver_for(dialect: str, url: str, emit: Callable[[DeviceEvent], None], timing: Timing = FAST,
-               **options: Any) -> Device:
+def driver_for(
+    dialect: str, url: str, emit: Callable[[DeviceEvent], None], timing: Timing = FAST, **options: Any
+) -> Device:
     """The shoe driver with the tests' short timing (or ``timing``)."""
     return shoe_driver(dialect, "shoe", url, emit, identity=ASCII_IDENTITY, timing=timing, **options)
 
@@ -52,8 +54,9 @@ def captured_shoe(path: Path, dialect: str, emit: Callable[[DeviceEvent], None],
     sim_options.setdefault("ack_timeout", timing.ack)
     with CaptureWriter(path) as writer, SimShoe(dialect=dialect, **sim_options) as sim:
         tap = writer.tap("shoe", shoe_info(dialect, sim.url))
-        driver = driver_for(dialect, sim.url, writer.tap_events(emit), timing,
-                            transport_factory=tap.transport_factory())
+        driver = driver_for(
+            dialect, sim.url, writer.tap_events(emit), timing, transport_factory=tap.transport_factory()
+        )
         driver.start()
         try:
             yield sim, driver, writer
@@ -75,12 +78,15 @@ def run_service(service: Service) -> None:
     if thread.is_alive():
         service.stop()
         thread.join(5)
-        raise AssertionError(f"the table did not finish {service.stop_after_rounds} rounds "
-                             f"in {SESSION_TIMEOUT}s ({service.rounds_finished} done)")
+        raise AssertionError(
+            f"the table did not finish {service.stop_after_rounds} rounds "
+            f"in {SESSION_TIMEOUT}s ({service.rounds_finished} done)"
+        )
 
 
-def record_table(capture: Path, journal_path: Path, dialect: str, rounds: int, seed: int, timing: Timing = FAST,
-                 **sim_options: Any) -> None:
+def record_table(
+    capture: Path, journal_path: Path, dialect: str, rounds: int, seed: int, timing: Timing = FAST, **sim_options: Any
+) -> None:
     """Play ``rounds`` rounds at a simulated table while capturing the shoe and every input."""
     service = baccarat_service(journal_path, rounds)
     try:

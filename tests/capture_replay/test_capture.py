@@ -9,16 +9,25 @@ from pathlib import Path
 import pytest
 
 from drivers.capture import (
-    FORMAT, RX, TX, CaptureError, CaptureWriter, Chunk, Control, DeviceInfo, EventRecord, Link, read_capture,
+    FORMAT,
+    RX,
+    TX,
+    CaptureError,
+    CaptureWriter,
+    Chunk,
+    Control,
+    DeviceInfo,
+    EventRecord,
+    Link,
+    read_capture,
 )  # fmt: skip
 from drivers.codecs import framed
-from drivers.codecs.shoe_messages import SetBurnMode
+from drivers.events.lifecycle import DeviceIdentified
 from drivers.events.shoe import CardRead
 from drivers.events.shuffler import BatchStatus, ShuffleCompleted
-from drivers.events.lifecycle import DeviceIdentified
-from firmware_host.tables.events import DealerCommand
 from drivers.shoe import FramedShoe
 from drivers.shuffler import ShufflerDriver
+from firmware_host.tables.events import DealerCommand
 from sim.devices.shuffler import SimulatedShuffler
 from tests.capture_replay.sessions import captured_shoe
 from tests.support.device_events import FAST, Events, eventually
@@ -44,8 +53,11 @@ def test_framed_shoe_capture_holds_both_directions_links_and_events(tmp_path: Pa
     assert b"TS-8" in received  # the IDENTITY answer
     links = [r.state for r in capture.records if isinstance(r, Link)]
     assert links == ["open", "closed"]
-    assert capture.events() == [DeviceIdentified("shoe", "TS-8", "SIM-0001", "2.1.0"),
-                                CardRead("shoe", "4", "S", burn=True), DealerCommand("console", "no_more_bets")]
+    assert capture.events() == [
+        DeviceIdentified("shoe", "TS-8", "SIM-0001", "2.1.0"),
+        CardRead("shoe", "4", "S", burn=True),
+        DealerCommand("console", "no_more_bets"),
+    ]
     times = [r.t for r in capture.records]
     assert times == sorted(times) and times[0] >= 0  # monotonic, from the capture's start
 
@@ -78,7 +90,9 @@ def test_usb_backend_tap_records_control_and_bulk_transfers(tmp_path: Path) -> N
     events = Events()
     with CaptureWriter(path) as writer:
         tap = writer.tap("shuffler", DeviceInfo("shuffler", "usb-framed", "usb", "SH-16", "usb"))
-        driver = ShufflerDriver("shuffler", writer.tap_events(events.queue.put), backend=tap.usb_backend(sim), timing=FAST)
+        driver = ShufflerDriver(
+            "shuffler", writer.tap_events(events.queue.put), backend=tap.usb_backend(sim), timing=FAST
+        )
         driver.start()
         try:
             events.next(BatchStatus)

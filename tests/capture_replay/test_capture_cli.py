@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from drivers.capture import RX, TX, read_capture
-from drivers.events.shoe import CardRead
 from drivers.events.lifecycle import DeviceIdentified
+from drivers.events.shoe import CardRead
 from firmware_host.cli import main
 from sim.devices.shoe import SimShoe
 from tests.support.paths import REPO
@@ -26,7 +26,9 @@ def bench_profile(tmp_path: Path, devices: str) -> Path:
     return path
 
 
-def test_capture_records_a_shoe_on_its_port_and_prints_its_events(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_capture_records_a_shoe_on_its_port_and_prints_its_events(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     with SimShoe(dialect="framed", endpoint="socket", cards=["4S", "KD"]) as sim:
         sim.draw()
         sim.draw()  # kept by the shoe until a host has identified it
@@ -37,17 +39,25 @@ def test_capture_records_a_shoe_on_its_port_and_prints_its_events(tmp_path: Path
     assert capture.devices["shoe"].dialect == "framed" and capture.devices["shoe"].port == sim.url
     assert capture.data("shoe", TX) and capture.data("shoe", RX)
     assert [ev for ev in capture.events("shoe") if isinstance(ev, (DeviceIdentified, CardRead))] == [
-        DeviceIdentified("shoe", "TS-8", "SIM-0001", "2.1.0"), CardRead("shoe", "4", "S"), CardRead("shoe", "K", "D")]
+        DeviceIdentified("shoe", "TS-8", "SIM-0001", "2.1.0"),
+        CardRead("shoe", "4", "S"),
+        CardRead("shoe", "K", "D"),
+    ]
     printed = capsys.readouterr().out
     assert "shoe CardRead rank=4 suit=S burn=False" in printed
     assert "shoe: " in printed and " bytes received" in printed
 
 
 def test_capture_records_a_simulated_shuffler(tmp_path: Path) -> None:
-    profile = bench_profile(tmp_path, '[devices.shoe]\nmodel = "tablehost-ts8-2026"\nport = "sim"\n\n'
-                                      '[devices.shuffler]\nmodel = "tablehost-sh16-2026"\nport = "sim"\n')
+    profile = bench_profile(
+        tmp_path,
+        '[devices.shoe]\nmodel = "tablehost-ts8-2026"\nport = "sim"\n\n'
+        '[devices.shuffler]\nmodel = "tablehost-sh16-2026"\nport = "sim"\n',
+    )
     out = tmp_path / "sim.capture"
-    assert main(["capture", "--profile", str(profile), "--out", str(out), "--seconds", "0.5", "--device", "shuffler"]) == 0
+    assert (
+        main(["capture", "--profile", str(profile), "--out", str(out), "--seconds", "0.5", "--device", "shuffler"]) == 0
+    )
     capture = read_capture(out)
     assert list(capture.devices) == ["shuffler"] and capture.devices["shuffler"].transport == "usb"
     assert any(type(ev).__name__ == "BatchStatus" for ev in capture.events("shuffler"))

@@ -8,15 +8,14 @@ where the pseudo-terminal cuts it).
 
 from __future__ import annotations
 
-import queue
 from pathlib import Path
 
 import pytest
 
 from drivers.capture import read_capture
 from drivers.events import DeviceEvent
-from drivers.events.shoe import ShoeEmpty
 from drivers.events.lifecycle import DeviceIdentified, ProtocolError
+from drivers.events.shoe import ShoeEmpty
 from sim.devices.replay import Replay
 from tests.capture_replay.sessions import driver_for
 from tests.support.device_events import Events

@@ -45,8 +45,9 @@ def test_capture_of_a_simulated_table_replays_to_the_same_journal_of_decisions(
         tmp_path: Path, dialect: str, speed: float | None) -> None:  # fmt: skip
     # Card faults are part of what the shoe says (§ 541.14(d) face up, unreadable), so they replay too.
     faults = ShoeFaults(unreadable_card=0.05, face_up_card=0.03)
-    record_table(tmp_path / "table.capture", tmp_path / "original.sqlite", dialect, ROUNDS, seed=11, timing=TIMING,
-                 faults=faults)
+    record_table(
+        tmp_path / "table.capture", tmp_path / "original.sqlite", dialect, ROUNDS, seed=11, timing=TIMING, faults=faults
+    )
     replay_table(tmp_path / "table.capture", tmp_path / "replayed.sqlite", dialect, speed)
     original, replayed = journal_steps(tmp_path / "original.sqlite"), journal_steps(tmp_path / "replayed.sqlite")
     assert sum(1 for _, decisions in original for d in decisions if d.type == "round_result") == ROUNDS

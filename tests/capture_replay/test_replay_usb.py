@@ -6,20 +6,20 @@ from __future__ import annotations
 import dataclasses
 import logging
 import types
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 import pytest
 
 from drivers.capture import CaptureWriter, DeviceInfo, Link, read_capture
 from drivers.events import DeviceEvent
-from drivers.events.shuffler import BatchReleased, BatchStatus, ShuffleCompleted, ShuffleStarted
 from drivers.events.lifecycle import DeviceIdentified, DeviceLost
-from firmware_host.cli.run import _report_mismatches
+from drivers.events.shuffler import BatchReleased, BatchStatus, ShuffleCompleted, ShuffleStarted
 from drivers.shuffler import ShufflerDriver
-from sim.errors import SimError
+from firmware_host.cli.run import _report_mismatches
 from sim.devices.replay import Mismatch, Replay
 from sim.devices.shuffler import SimulatedShuffler
+from sim.errors import SimError
 from tests.support.device_events import FAST, Events, eventually
 
 #: Fast, but heartbeats far enough apart that a replayed driver does not miss them once the capture ends.
@@ -40,8 +40,15 @@ def record(path: Path, *faults: str) -> list[DeviceEvent]:
                                 timing=TIMING)  # fmt: skip
         driver.start()
         try:
-            play(driver, events, shuffled=lambda ev: isinstance(ev, ShuffleCompleted) or (
-                isinstance(ev, BatchStatus) and ev.batch == "A" and ev.state == "shuffled"), arm=lambda: sim.arm(*faults))
+            play(
+                driver,
+                events,
+                shuffled=lambda ev: (
+                    isinstance(ev, ShuffleCompleted)
+                    or (isinstance(ev, BatchStatus) and ev.batch == "A" and ev.state == "shuffled")
+                ),
+                arm=lambda: sim.arm(*faults),
+            )
         finally:
             driver.stop()
     return events.seen
@@ -154,9 +161,10 @@ def test_a_usb_device_whose_port_names_no_ids_cannot_be_replayed(tmp_path: Path)
         Replay(read_capture(tmp_path / "c.jsonl"))
 
 
-
 def test_tablehost_run_reports_the_replays_mismatches_on_standard_error(capsys: pytest.CaptureFixture[str]) -> None:
     replayed = types.SimpleNamespace(mismatches=[Mismatch("shuffler", "unexpected OUT transfer #3")])
     _report_mismatches(replayed)  # type: ignore[arg-type]
     assert capsys.readouterr().err.splitlines() == [
-        "replay shuffler: unexpected OUT transfer #3", "replay: 1 mismatch(es) with the capture (docs/bench.md)"]
+        "replay shuffler: unexpected OUT transfer #3",
+        "replay: 1 mismatch(es) with the capture (docs/bench.md)",
+    ]

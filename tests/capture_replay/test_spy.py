@@ -8,12 +8,11 @@ import pytest
 import serial
 
 from drivers.capture import parse_spy_url, spy_url
-from drivers.events.shoe import CardRead
 from drivers.events.lifecycle import DeviceIdentified, DeviceLost
+from drivers.events.shoe import CardRead
 from sim.devices.shoe import SimShoe
 from tests.capture_replay.sessions import driver_for
 from tests.support.device_events import FAST, Events
-
 
 #: Columns of the hex bytes in a pyserial spy hexdump line: ``SSSSSS.mmm LBL  OOOO  XX XX ...``.
 HEX_COLUMNS = slice(22, 22 + 16 * 3 + 1)
@@ -35,7 +34,10 @@ def test_driver_works_through_the_spy_and_the_log_has_every_byte(tmp_path: Path,
             events.next(DeviceIdentified)
             sim.draw()
             sim.draw()
-            assert [events.next(CardRead), events.next(CardRead)] == [CardRead("shoe", "4", "S"), CardRead("shoe", "K", "D")]
+            assert [events.next(CardRead), events.next(CardRead)] == [
+                CardRead("shoe", "4", "S"),
+                CardRead("shoe", "K", "D"),
+            ]
         finally:
             driver.stop()
     text = log.read_text()

@@ -43,7 +43,11 @@ def framed_shoe_corrupt(path: Path) -> None:
 def ascii_shoe_garbage(path: Path) -> None:
     """An ASCII shoe sending garbage, a broken frame and a warning code between its cards."""
     events: queue.Queue[DeviceEvent] = queue.Queue()
-    with captured_shoe(path, "ascii", events.put, seed=5, cards=SCRIPT, faults=ShoeFaults(face_up_card=0.1)) as (sim, _, _):
+    with captured_shoe(path, "ascii", events.put, seed=5, cards=SCRIPT, faults=ShoeFaults(face_up_card=0.1)) as (
+        sim,
+        _,
+        _,
+    ):
         time.sleep(0.2)  # the driver has the port open: bytes before that would be flushed
         for index in range(len(SCRIPT) + 1):
             if index < len(ASCII_GARBAGE):

@@ -5,15 +5,15 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-from fractions import Fraction
 import subprocess
 import sys
+from fractions import Fraction
 
 import pytest
 
+from firmware_host.cli import main
 from firmware_host.rules.baccarat.cards import parse_cards
 from firmware_host.rules.baccarat.deal import resolve
-from firmware_host.cli import main
 
 RESOLVE_FIELDS = [
     "player",
@@ -29,14 +29,18 @@ RESOLVE_FIELDS = [
 ]
 
 
-def run_main(argv: list[str], stdin: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+def run_main(
+    argv: list[str], stdin: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> tuple[int, str, str]:
     monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
     status = main(argv)
     out, err = capsys.readouterr()
     return status, out, err
 
 
-def test_resolve_writes_one_json_object_per_line(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_resolve_writes_one_json_object_per_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     status, out, err = run_main(["baccarat", "resolve"], "9S 2H KD 5C 3D\n2s 3h ad 2c 6s 7h\n", monkeypatch, capsys)
     assert (status, err) == (0, "")
     first, second = (json.loads(line) for line in out.splitlines())
@@ -45,7 +49,9 @@ def test_resolve_writes_one_json_object_per_line(monkeypatch: pytest.MonkeyPatch
     assert (second["player"], second["banker"], second["cards_used"]) == (["2S", "AD", "6S"], ["3H", "2C", "7H"], 6)
 
 
-def test_resolve_commission_free_reports_lucky_six(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_resolve_commission_free_reports_lucky_six(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     line = "KS 3H KD 3C QS\n"
     _, out, _ = run_main(["baccarat", "resolve", "--variant", "commission-free"], line, monkeypatch, capsys)
     assert json.loads(out)["lucky_six"] == 2
@@ -53,7 +59,9 @@ def test_resolve_commission_free_reports_lucky_six(monkeypatch: pytest.MonkeyPat
     assert json.loads(out)["lucky_six"] is None
 
 
-def test_resolve_reports_bad_lines_by_number_and_goes_on(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_resolve_reports_bad_lines_by_number_and_goes_on(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     stdin = "9S 2H KD 5C\n9S ZZ KD 5C\n\n2S 3H\n7S 7H KD KC\n"
     status, out, err = run_main(["baccarat", "resolve"], stdin, monkeypatch, capsys)
     assert status == 1
@@ -136,7 +144,9 @@ def test_odds_of_a_mid_shoe_composition(capsys: pytest.CaptureFixture[str]) -> N
         (["--seen", "XQ"], "card 'XQ'"),
     ],
 )
-def test_odds_refuses_bad_input_with_a_clear_error(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_odds_refuses_bad_input_with_a_clear_error(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["baccarat", "odds", *argv]) == 2
     assert message in capsys.readouterr().err
 
@@ -146,8 +156,24 @@ def test_odds_json_prints_the_ev_object_of_the_odds_decision(capsys: pytest.Capt
     from firmware_host.rules.baccarat.rules import RulesSubmission
 
     seen = "9S 9H 9D 8C 8S 7D AS KD"
-    assert main(["baccarat", "odds", "--decks", "2", "--seen", seen, "--json", "--variant", "commission-free",
-                 "--lucky-six-on-six-six-tie", "push"]) == 0
+    assert (
+        main(
+            [
+                "baccarat",
+                "odds",
+                "--decks",
+                "2",
+                "--seen",
+                seen,
+                "--json",
+                "--variant",
+                "commission-free",
+                "--lucky-six-on-six-six-tie",
+                "push",
+            ]
+        )
+        == 0
+    )
     report = json.loads(capsys.readouterr().out)
     rules = RulesSubmission(variant="commission-free", lucky_six_on_six_six_tie="push")
     assert report["ev"] == evs_text(expected_values(rules, remaining_ranks(2, parse_cards(seen))))
@@ -163,13 +189,20 @@ def test_odds_json_of_a_standard_pay_table(capsys: pytest.CaptureFixture[str]) -
     assert report["ev_percent"]["banker"] > -1.06  # 4% commission is the better banker wager
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (["--variant", "commission-free", "--commission", "4"], "commission_percent: applies only to variant 'standard'"),
-    (["--tie-payout", "7"], "a tie pays at least 8 to 1"),
-    (["--variant", "poker"], "invalid choice"),
-])
-def test_odds_refuses_a_pay_table_the_rules_do_not_allow(argv: list[str], message: str,
-                                                         capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (
+            ["--variant", "commission-free", "--commission", "4"],
+            "commission_percent: applies only to variant 'standard'",
+        ),
+        (["--tie-payout", "7"], "a tie pays at least 8 to 1"),
+        (["--variant", "poker"], "invalid choice"),
+    ],
+)
+def test_odds_refuses_a_pay_table_the_rules_do_not_allow(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     with contextlib.suppress(SystemExit):
         assert main(["baccarat", "odds", *argv]) == 2
     assert message in capsys.readouterr().err

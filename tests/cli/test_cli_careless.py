@@ -79,9 +79,16 @@ RUN = [
 
 @pytest.mark.parametrize(("args", "why"), RUN, ids=[" ".join(a).replace(PROFILE, "P")[:60] for a, _ in RUN])
 def test_run_with_a_careless_argument_says_why_in_one_line(files: Path, args: list[str], why: str) -> None:
-    ran = subprocess.run([sys.executable, "-m", "firmware_host", "run", *args, "--rounds", "1"]
-                         if "--rounds" not in args else [sys.executable, "-m", "firmware_host", "run", *args],
-                         cwd=files, capture_output=True, text=True, timeout=120, check=False)
+    ran = subprocess.run(
+        [sys.executable, "-m", "firmware_host", "run", *args, "--rounds", "1"]
+        if "--rounds" not in args
+        else [sys.executable, "-m", "firmware_host", "run", *args],
+        cwd=files,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert why in _one_line(ran.returncode, ran.stderr)
     assert ran.stdout == ""
 
@@ -145,9 +152,12 @@ IN_PROCESS = [
 ]
 
 
-@pytest.mark.parametrize(("args", "why"), IN_PROCESS, ids=[" ".join(a).replace(PROFILE, "P")[:60] for a, _ in IN_PROCESS])
+@pytest.mark.parametrize(
+    ("args", "why"), IN_PROCESS, ids=[" ".join(a).replace(PROFILE, "P")[:60] for a, _ in IN_PROCESS]
+)
 def test_every_other_command_with_a_careless_argument_says_why_in_one_line(
-        files: Path, capsys: pytest.CaptureFixture[str], args: list[str], why: str) -> None:
+    files: Path, capsys: pytest.CaptureFixture[str], args: list[str], why: str
+) -> None:
     try:
         status = main(args)
     except SystemExit as exited:  # a usage error, from argparse
@@ -161,4 +171,7 @@ def test_a_usage_error_is_one_line_that_points_at_help(capsys: pytest.CaptureFix
         main(["baccarat", "odds", "--decks", "abc"])
     err = capsys.readouterr().err
     assert exited.value.code == 2 and err.count("\n") == 1
-    assert err.startswith("tablehost baccarat odds: error: argument --decks") and "(see tablehost baccarat odds --help)" in err
+    assert (
+        err.startswith("tablehost baccarat odds: error: argument --decks")
+        and "(see tablehost baccarat odds --help)" in err
+    )

@@ -40,7 +40,9 @@ def test_without_libusb_one_clear_line_and_the_serial_ports_all_the_same(capsys:
     assert "Traceback" not in out
 
 
-def test_sim_lists_the_simulated_shuffler_with_identity_firmware_and_approval(capsys: pytest.CaptureFixture[str]) -> None:
+def test_sim_lists_the_simulated_shuffler_with_identity_firmware_and_approval(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     report = json.loads(run(capsys, "--sim", "--json"))
     assert report["serial"][0]["port"] == "/dev/ttyUSB0" and report["serial"][0]["serial_number"] == "TS8-000123"
     assert "libusb-1.0-0" in report["usb_unavailable"]
@@ -54,7 +56,9 @@ def test_sim_lists_the_simulated_shuffler_with_identity_firmware_and_approval(ca
     assert "model SH-16, serial SH16-SIM-0001, firmware 3.2.0 (approved)" in text
 
 
-def test_a_device_with_unapproved_firmware_is_flagged(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_device_with_unapproved_firmware_is_flagged(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setattr(devices_cli, "default_backend", lambda: SimulatedShuffler(firmware="9.9.9"))
     out = run(capsys)
     assert "bus 1 address 1  1209:7ab1" in out
@@ -68,7 +72,9 @@ class _Mute(SimulatedShuffler):
         raise usb.core.USBError("Pipe error", -9, errno.EPIPE)
 
 
-def test_a_device_that_does_not_answer_is_listed_with_the_reason(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_device_that_does_not_answer_is_listed_with_the_reason(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setattr(devices_cli, "default_backend", lambda: _Mute())
     out = run(capsys)
     assert "1209:7ab1  (no strings)  [tablehost-sh16-2026]" in out

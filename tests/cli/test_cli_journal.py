@@ -10,9 +10,8 @@ import stat
 import pytest
 
 from firmware_host.cli import main
-from firmware_host.host.journal import export_rounds, export_shoes, key_id, load_key
 from firmware_host.errors import JournalError
-
+from firmware_host.host.journal import export_rounds, export_shoes, key_id, load_key
 from tests.support.journal_forge import KEY, build, execute
 
 
@@ -28,14 +27,18 @@ def test_verify_exits_0_for_an_intact_chain(tmp_path: pathlib.Path, capsys: pyte
     assert "intact: 11 records" in capsys.readouterr().out
 
 
-def test_verify_exits_0_for_a_keyed_chain_with_its_key_file(tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_verify_exits_0_for_a_keyed_chain_with_its_key_file(
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     build(tmp_path / "k.sqlite", key=KEY)
     key_file = write_key_file(tmp_path / "table.key")
     assert main(["journal", "verify", str(tmp_path / "k.sqlite"), "--key-file", str(key_file)]) == 0
     assert f"key id {key_id(KEY)}" in capsys.readouterr().out
 
 
-def test_verify_exits_1_and_prints_the_first_broken_record_and_why(tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_verify_exits_1_and_prints_the_first_broken_record_and_why(
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     build(tmp_path / "j.sqlite")
     execute(tmp_path / "j.sqlite", "UPDATE records SET data = '{\"amount\":1}' WHERE seq = 3")
     assert main(["journal", "verify", str(tmp_path / "j.sqlite")]) == 1
@@ -44,7 +47,9 @@ def test_verify_exits_1_and_prints_the_first_broken_record_and_why(tmp_path: pat
     assert json.loads(record_line)["seq"] == 3
 
 
-def test_verify_of_a_keyed_journal_without_the_key_exits_1(tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_verify_of_a_keyed_journal_without_the_key_exits_1(
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     build(tmp_path / "k.sqlite", key=KEY)
     assert main(["journal", "verify", str(tmp_path / "k.sqlite")]) == 1
     assert "key needed" in capsys.readouterr().out
@@ -52,7 +57,8 @@ def test_verify_of_a_keyed_journal_without_the_key_exits_1(tmp_path: pathlib.Pat
 
 @pytest.mark.parametrize("content", [None, b"plain text, not SQLite" * 50])
 def test_verify_of_a_missing_or_unreadable_file_exits_2_with_a_clear_error(
-        tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str], content: bytes | None) -> None:
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str], content: bytes | None
+) -> None:
     path = tmp_path / "j.sqlite"
     if content is not None:
         path.write_bytes(content)
@@ -68,7 +74,8 @@ def test_verify_with_a_missing_key_file_exits_2(tmp_path: pathlib.Path, capsys: 
 
 
 def test_541_12_c_export_rounds_prints_every_round_result_as_one_json_line(
-        tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     build(tmp_path / "j.sqlite")
     assert main(["journal", "export", str(tmp_path / "j.sqlite"), "--rounds"]) == 0
     lines = capsys.readouterr().out.splitlines()
@@ -83,11 +90,19 @@ def test_541_12_c_export_rounds_prints_every_round_result_as_one_json_line(
 def test_export_shoes_prints_every_shoe_result(tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
     build(tmp_path / "j.sqlite")
     assert main(["journal", "export", str(tmp_path / "j.sqlite"), "--shoes"]) == 0
-    figures = {"drop": 0, "win": 0, "theo": 0.0, "hold": None, "advantage_windows": 0, "advantage_play_alerts": 0,
-               "alert_count": 0}  # what 0.3.0 adds (docs/protection.md); the shoe's own round count stays
+    figures = {
+        "drop": 0,
+        "win": 0,
+        "theo": 0.0,
+        "hold": None,
+        "advantage_windows": 0,
+        "advantage_play_alerts": 0,
+        "alert_count": 0,
+    }  # what 0.3.0 adds (docs/protection.md); the shoe's own round count stays
     exported = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert [{k: v for k, v in shoe.items() if k != "rounds_per_hour"} for shoe in exported] == \
-        [{"shoe": 1, "rounds": 7, **figures}]
+    assert [{k: v for k, v in shoe.items() if k != "rounds_per_hour"} for shoe in exported] == [
+        {"shoe": 1, "rounds": 7, **figures}
+    ]
     assert list(export_shoes(tmp_path / "j.sqlite")) == [{"shoe": 1, "rounds": 7}]
 
 
@@ -96,7 +111,9 @@ def test_export_of_a_missing_journal_exits_2(tmp_path: pathlib.Path, capsys: pyt
     assert "no such file" in capsys.readouterr().err
 
 
-def test_keygen_writes_32_random_bytes_readable_by_the_owner_only(tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_keygen_writes_32_random_bytes_readable_by_the_owner_only(
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "table.key"
     assert main(["journal", "keygen", str(path)]) == 0
     assert stat.S_IMODE(path.stat().st_mode) == 0o400

@@ -14,8 +14,18 @@ from firmware_host.cli import GROUPS, build_parser, main, register_all
 from firmware_host.cli.paigow import TILE_COMMANDS
 
 #: Top-level packages no light command may import (the I/O, the simulators, the service).
-HEAVY = ("serial", "usb", "gpiozero", "transitions", "sim", "drivers", "firmware_host.wiring", "firmware_host.host",
-         "firmware_host.tables", "firmware_host.config")
+HEAVY = (
+    "serial",
+    "usb",
+    "gpiozero",
+    "transitions",
+    "sim",
+    "drivers",
+    "firmware_host.wiring",
+    "firmware_host.host",
+    "firmware_host.tables",
+    "firmware_host.config",
+)
 
 #: Runs ``main(argv)`` in a fresh interpreter, then prints the imported modules as JSON.
 PROBE = """
@@ -31,8 +41,9 @@ print(json.dumps({"status": status, "modules": sorted(sys.modules)}))
 
 def imported_by(*argv: str, stdin: str = "") -> tuple[int, set[str]]:
     """(exit status, modules imported) of ``tablehost argv...`` in a fresh interpreter."""
-    done = subprocess.run([sys.executable, "-c", PROBE, *argv], input=stdin, capture_output=True, text=True,
-                          check=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, *argv], input=stdin, capture_output=True, text=True, check=True, timeout=60
+    )
     report = json.loads(done.stdout.splitlines()[-1])
     return report["status"], set(report["modules"])
 
@@ -56,10 +67,13 @@ def test_the_program_itself_imports_no_command(argv: list[str]) -> None:
     assert ours == ["firmware_host.cli", *group]
 
 
-@pytest.mark.parametrize("argv", [
-    ["baccarat", "odds", "--decks", "1", "--json"],
-    ["baccarat", "resolve"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["baccarat", "odds", "--decks", "1", "--json"],
+        ["baccarat", "resolve"],
+    ],
+)
 def test_baccarat_commands_import_only_the_baccarat_rules(argv: list[str]) -> None:
     status, modules = imported_by(*argv, stdin="9S 2H KD 5C 3D\n")
     assert status == 0
@@ -101,7 +115,11 @@ def test_a_loaded_command_keeps_its_place_and_help_in_the_listing(capsys: pytest
     assert parser.format_help() == before
     with pytest.raises(SystemExit):
         parser.parse_args(["paigow", "--help"])  # the same parser: hand is loaded, compare is not
-    assert listed(capsys.readouterr().out) == ["start", *(name for name, _, _ in TILE_COMMANDS)] == ["start", "hand", "compare"]
+    assert (
+        listed(capsys.readouterr().out)
+        == ["start", *(name for name, _, _ in TILE_COMMANDS)]
+        == ["start", "hand", "compare"]
+    )
 
 
 def test_register_all_into_plain_argparse_registers_at_once() -> None:
@@ -139,8 +157,7 @@ def test_a_group_without_its_subcommand_is_still_a_usage_error(capsys: pytest.Ca
     assert "SUBCOMMAND" in capsys.readouterr().err
 
 
-def test_an_error_of_a_module_the_command_imported_is_one_line_and_status_2(
-        capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_error_of_a_module_the_command_imported_is_one_line_and_status_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["sim", "shoe", "--faults", "nonsense=2"]) == 2
     out, err = capsys.readouterr()
     assert err.startswith("tablehost: ") and err.count("\n") == 1

@@ -29,7 +29,13 @@ def test_535_8_c_2_json_for_a_total_of_15(capsys):
     status, out, _ = run(capsys, "--dice", "6,6,3", "--json")
     data = json.loads(out)
     assert status == 0
-    assert (data["total"], data["start"], data["style"], data["bank_seat"], data["cut"]) == (15, "6", "standard", None, None)
+    assert (data["total"], data["start"], data["style"], data["bank_seat"], data["cut"]) == (
+        15,
+        "6",
+        "standard",
+        None,
+        None,
+    )
     assert [hand["position"] for hand in data["plan"]] == ["6", "dead", "dealer", "1", "2", "3", "4", "5"]
     assert data["plan"][0]["tiles"][0] == {"stack": 1, "level": 1, "place": 1}
 
@@ -50,19 +56,22 @@ def test_every_style_is_accepted(capsys, style):
     assert status == 0 and json.loads(out)["style"] == style
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (["--dice", "3,7,1"], "'7' is not a face 1 to 6"),
-    (["--dice", "0,2,1"], "'0' is not a face 1 to 6"),
-    (["--dice", "1,2"], "give exactly 3 faces"),
-    (["--dice", "1,2,3,4"], "give exactly 3 faces"),
-    (["--dice", "1,2,3", "--bank-seat", "7"], "bank seat 7 is not a betting position"),
-    (["--dice", "1,2,3", "--bank-seat", "0"], "bank seat 0 is not a betting position"),
-    (["--dice", "1,2,3", "--bank-seat", "two"], "bank seat 'two' is not a betting position"),
-    (["--dice", "1,2,3", "--style", "pai-gow"], "unknown delivery style 'pai-gow': use one of standard, "),
-    (["--dice", "1,2,3", "--cut", "2"], "only a player bank may cut the tiles"),
-    (["--dice", "1,2,3", "--bank-seat", "1", "--cut", "right=1-2"], "leaves every stack where it was"),
-    (["--dice", "1,2,3", "--bank-seat", "1", "--cut", "sideways"], "cut 'sideways'"),
-])
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--dice", "3,7,1"], "'7' is not a face 1 to 6"),
+        (["--dice", "0,2,1"], "'0' is not a face 1 to 6"),
+        (["--dice", "1,2"], "give exactly 3 faces"),
+        (["--dice", "1,2,3,4"], "give exactly 3 faces"),
+        (["--dice", "1,2,3", "--bank-seat", "7"], "bank seat 7 is not a betting position"),
+        (["--dice", "1,2,3", "--bank-seat", "0"], "bank seat 0 is not a betting position"),
+        (["--dice", "1,2,3", "--bank-seat", "two"], "bank seat 'two' is not a betting position"),
+        (["--dice", "1,2,3", "--style", "pai-gow"], "unknown delivery style 'pai-gow': use one of standard, "),
+        (["--dice", "1,2,3", "--cut", "2"], "only a player bank may cut the tiles"),
+        (["--dice", "1,2,3", "--bank-seat", "1", "--cut", "right=1-2"], "leaves every stack where it was"),
+        (["--dice", "1,2,3", "--bank-seat", "1", "--cut", "sideways"], "cut 'sideways'"),
+    ],
+)
 def test_bad_input_is_one_clear_line_and_exit_2(capsys, argv, message):
     status, out, err = run(capsys, *argv)
     assert (status, out) == (2, "")

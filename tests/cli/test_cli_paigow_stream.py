@@ -16,8 +16,9 @@ HANDS = {"6-6,4-5,1-3,2-2": "pair_wong_gong", "5-4,6-6,2-2,1-3": "pair_wong_gong
 DEALER = "5-6,2-6/5-5,1-5"
 
 
-def run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], stdin: str,
-        *argv: str) -> tuple[int, list[dict], list[str]]:
+def run(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], stdin: str, *argv: str
+) -> tuple[int, list[dict], list[str]]:
     monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
     status = main(["paigow", *argv])
     out, err = capsys.readouterr()
@@ -61,17 +62,21 @@ def test_535_10_j_compare_lines_of_players_against_one_dealer(monkeypatch, capsy
     assert [a["low"]["dealer"]["tiles"] for a in answers] == [["2-2", "3-4"]] * 2
     assert len(errors) == 2
     assert errors[0].startswith("tablehost paigow compare: line 2: player: setting 1-3,2-2/6-6,4-5: the high hand")
-    assert errors[1] == ("tablehost paigow compare: line 3: expected the player's hands H/L, e.g. 6-6,4-5/1-3,2-2,"
-                         " got '6-6,4-5/1-3,2-2 extra'")
+    assert errors[1] == (
+        "tablehost paigow compare: line 3: expected the player's hands H/L, e.g. 6-6,4-5/1-3,2-2,"
+        " got '6-6,4-5/1-3,2-2 extra'"
+    )
 
 
 def test_535_10_f_compare_line_naming_which_hands_are_wrong(monkeypatch, capsys):
     stdin = f"6-6,4-5/1-3,2-2 {DEALER}\n6-6,4-5/1-3,2-2 6-6,6-6/5-5,1-5\nfoo\n6-6,4-5/1-3,2-2 5-6\n"
     status, answers, errors = run(monkeypatch, capsys, stdin, "compare")
     assert (status, len(answers)) == (1, 1)
-    assert [e.split(": ")[1:3] for e in errors] == [["line 2", "player/dealer"], ["line 3", "expected the player's"
-                                                    " and the dealer's hands H/L, e.g. 6-6,4-5/1-3,2-2 5-5,1-5/2-2,3-4,"
-                                                    " got 'foo'"], ["line 4", "dealer"]]
+    assert [e.split(": ")[1:3] for e in errors] == [
+        ["line 2", "player/dealer"],
+        ["line 3", "expected the player's and the dealer's hands H/L, e.g. 6-6,4-5/1-3,2-2 5-5,1-5/2-2,3-4, got 'foo'"],
+        ["line 4", "dealer"],
+    ]
 
 
 def test_535_10_f_a_bad_dealer_option_is_refused_before_any_line(monkeypatch, capsys):
@@ -87,13 +92,21 @@ def test_535_10_f_player_without_dealer_is_a_clear_error(monkeypatch, capsys):
 
 
 @pytest.mark.timeout(60)
-@pytest.mark.parametrize(("argv", "lines", "key"), [
-    (["hand"], ["6-6,4-5,1-3,2-2", "6-6,4-5,1-3"], "tiles"),
-    (["compare", "--dealer", DEALER], ["6-6,4-5/1-3,2-2", "2-2,1-3/4-5,6-6"], "result"),
-])
+@pytest.mark.parametrize(
+    ("argv", "lines", "key"),
+    [
+        (["hand"], ["6-6,4-5,1-3,2-2", "6-6,4-5,1-3"], "tiles"),
+        (["compare", "--dealer", DEALER], ["6-6,4-5/1-3,2-2", "2-2,1-3/4-5,6-6"], "result"),
+    ],
+)
 def test_535_10_each_answer_comes_before_the_next_line_and_a_bad_line_sets_the_status(argv, lines, key):
-    process = subprocess.Popen([sys.executable, "-m", "firmware_host", "paigow", *argv], stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "firmware_host", "paigow", *argv],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert process.stdin and process.stdout and process.stderr
     try:
         process.stdin.write(lines[0] + "\n")

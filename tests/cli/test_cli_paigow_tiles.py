@@ -55,12 +55,23 @@ def test_535_10_d_hand_json(capsys):
     assert status == 0
     assert data["tiles"] == ["4-5", "6-6", "2-2", "1-3"]
     assert [(s["high"]["tiles"], s["low"]["tiles"]) for s in data["settings"]] == [
-        (["6-6", "4-5"], ["1-3", "2-2"]), (["6-6", "2-2"], ["1-3", "4-5"]), (["6-6", "1-3"], ["2-2", "4-5"])]
+        (["6-6", "4-5"], ["1-3", "2-2"]),
+        (["6-6", "2-2"], ["1-3", "4-5"]),
+        (["6-6", "1-3"], ["2-2", "4-5"]),
+    ]
     house_way = data["house_way"]
     assert (house_way["high"]["pair"], house_way["low"]["value"]) == ("Wong (Twelve and Nine)", 8)
     assert (house_way["step"], house_way["section"]) == ("pair_wong_gong", "535.10(d)(2)")
-    assert set(house_way["high"]) == {"tiles", "pair", "pair_rank", "value", "highest_tile", "highest_tile_rank",
-                                      "supreme_tile_counted_as", "rank"}
+    assert set(house_way["high"]) == {
+        "tiles",
+        "pair",
+        "pair_rank",
+        "value",
+        "highest_tile",
+        "highest_tile_rank",
+        "supreme_tile_counted_as",
+        "rank",
+    }
 
 
 def test_535_10_h_2_compare_prints_the_result_and_why(capsys):
@@ -87,16 +98,23 @@ def test_535_10_j_compare_json(capsys):
     assert data["why"].startswith("win (§ 535.10(j)): high hand: player Wong")
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (["hand", "--tiles", "6-6,4-5,1-3"], "tablehost: --tiles: tiles '6-6,4-5,1-3': expected 4 tiles, got 3"),
-    (["hand", "--tiles", "6-6,4-5,1-3,9-9"], "tablehost: --tiles: tile '9-9': expected two spot counts"),
-    (["hand", "--tiles", "4-5,4-5,1-3,2-2"], "tablehost: --tiles: tile 4-5 appears 2 times; a set holds 1"),
-    (["compare", "--player", "1-3,2-2/6-6,4-5", "--dealer", "5-6,2-6/5-5,1-5"],
-     "tablehost: --player: setting 1-3,2-2/6-6,4-5: the high hand"),
-    (["compare", "--player", "6-6,4-5/1-3,2-2", "--dealer", "5-6,2-6"], "tablehost: --dealer: setting '5-6,2-6'"),
-    (["compare", "--player", "6-6,4-5/1-3,2-2", "--dealer", "6-6,6-6/5-5,1-5"],
-     "tablehost: --player/--dealer: tile 6-6 appears 3 times"),
-])
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["hand", "--tiles", "6-6,4-5,1-3"], "tablehost: --tiles: tiles '6-6,4-5,1-3': expected 4 tiles, got 3"),
+        (["hand", "--tiles", "6-6,4-5,1-3,9-9"], "tablehost: --tiles: tile '9-9': expected two spot counts"),
+        (["hand", "--tiles", "4-5,4-5,1-3,2-2"], "tablehost: --tiles: tile 4-5 appears 2 times; a set holds 1"),
+        (
+            ["compare", "--player", "1-3,2-2/6-6,4-5", "--dealer", "5-6,2-6/5-5,1-5"],
+            "tablehost: --player: setting 1-3,2-2/6-6,4-5: the high hand",
+        ),
+        (["compare", "--player", "6-6,4-5/1-3,2-2", "--dealer", "5-6,2-6"], "tablehost: --dealer: setting '5-6,2-6'"),
+        (
+            ["compare", "--player", "6-6,4-5/1-3,2-2", "--dealer", "6-6,6-6/5-5,1-5"],
+            "tablehost: --player/--dealer: tile 6-6 appears 3 times",
+        ),
+    ],
+)
 def test_bad_input_is_one_line_naming_the_option(capsys, argv, message):
     status, out, err = run(capsys, *argv)
     assert (status, out) == (2, "")
@@ -132,7 +150,11 @@ def test_535_10_b_hand_sets_the_tiles_by_a_casino_house_way(capsys, tmp_path):
         status, out, _ = run(capsys, "hand", "--tiles", TAJ_A, "--json", *casino)
         way = json.loads(out)["house_way"]
         assert (status, way["step"], way["high"]["tiles"], way["low"]["tiles"]) == (
-            0, "rules_submission", ["6-6", "1-1"], ["1-3", "5-5"])
+            0,
+            "rules_submission",
+            ["6-6", "1-1"],
+            ["1-3", "5-5"],
+        )
 
 
 def test_535_10_g_compare_plays_by_the_profiles_zero_value_rule(capsys, tmp_path):

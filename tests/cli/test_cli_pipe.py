@@ -34,8 +34,9 @@ def head_1(argv: list[str], tmp_path: Path, stdin: str = "") -> tuple[int, str, 
     feed, err = tmp_path / "stdin", tmp_path / "stderr"
     feed.write_text(stdin)
     line = f"{shlex.join(TABLEHOST + argv)} <{shlex.quote(str(feed))} 2>{shlex.quote(str(err))} | head -1"
-    done = subprocess.run(["bash", "-c", line + '; exit "${PIPESTATUS[0]}"'], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=120)
+    done = subprocess.run(
+        ["bash", "-c", line + '; exit "${PIPESTATUS[0]}"'], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
     return done.returncode, done.stdout, err.read_text()
 
 
@@ -46,8 +47,9 @@ def assert_quiet(err: str) -> None:
 
 def test_run_ends_at_a_closed_stdout_with_its_journal_whole(tmp_path: Path) -> None:
     path = tmp_path / "journal.sqlite"
-    status, out, err = head_1(["run", "--profile", str(SIM_BACCARAT), "--rounds", "50", "--seed", "1",
-                               "--journal", str(path)], tmp_path)
+    status, out, err = head_1(
+        ["run", "--profile", str(SIM_BACCARAT), "--rounds", "50", "--seed", "1", "--journal", str(path)], tmp_path
+    )
     assert status == pipes.EXIT_CLOSED_PIPE
     assert out.startswith("[SIM-BAC-1] ")
     assert_quiet(err)
@@ -56,8 +58,9 @@ def test_run_ends_at_a_closed_stdout_with_its_journal_whole(tmp_path: Path) -> N
     assert len(rounds) < 50  # ended by the reader going, not by --rounds
     # Every journaled step decides again as journaled (the step being written when the reader
     # left is whole), and the table it leaves continues: the replay checks each step.
-    deep = subprocess.run([*TABLEHOST, "journal", "verify", "--deep", str(path)], capture_output=True, text=True,
-                          timeout=120)
+    deep = subprocess.run(
+        [*TABLEHOST, "journal", "verify", "--deep", str(path)], capture_output=True, text=True, timeout=120
+    )
     assert deep.returncode == 0, deep.stdout + deep.stderr
     assert "0 wrong" in deep.stdout
 
@@ -68,8 +71,13 @@ def test_run_under_systemd_plays_on_when_its_stdout_refuses(tmp_path: Path) -> N
     read_end, write_end = os.pipe()
     stat = os.fstat(write_end)
     env = {**os.environ, "JOURNAL_STREAM": f"{stat.st_dev}:{stat.st_ino}"}
-    proc = subprocess.Popen([*TABLEHOST, "run", "--profile", str(SIM_BACCARAT), "--rounds", "3", "--seed", "1",
-                             "--journal", str(path)], stdout=write_end, stderr=subprocess.PIPE, env=env, text=True)
+    proc = subprocess.Popen(
+        [*TABLEHOST, "run", "--profile", str(SIM_BACCARAT), "--rounds", "3", "--seed", "1", "--journal", str(path)],
+        stdout=write_end,
+        stderr=subprocess.PIPE,
+        env=env,
+        text=True,
+    )
     os.close(write_end)
     with os.fdopen(read_end, "rb") as reader:
         assert reader.readline().startswith(b"[SIM-BAC-1] ")
@@ -90,11 +98,15 @@ def test_journal_export_ends_quietly(tmp_path: Path) -> None:
     assert journal.verify(path).ok
 
 
-@pytest.mark.parametrize(("argv", "line"), [
-    (["baccarat", "resolve"], "9S 2H KD 5C 3D\n"),
-    (["paigow", "hand"], "6-6,4-5,1-3,2-2\n"),
-    (["paigow", "compare", "--dealer", "5-5,1-5/2-2,3-4"], "6-6,4-5/1-3,2-2\n"),
-], ids=["baccarat resolve", "paigow hand", "paigow compare"])
+@pytest.mark.parametrize(
+    ("argv", "line"),
+    [
+        (["baccarat", "resolve"], "9S 2H KD 5C 3D\n"),
+        (["paigow", "hand"], "6-6,4-5,1-3,2-2\n"),
+        (["paigow", "compare", "--dealer", "5-5,1-5/2-2,3-4"], "6-6,4-5/1-3,2-2\n"),
+    ],
+    ids=["baccarat resolve", "paigow hand", "paigow compare"],
+)
 def test_a_command_answering_stdin_ends_quietly(tmp_path: Path, argv: list[str], line: str) -> None:
     status, out, err = head_1(argv, tmp_path, stdin=line * 20_000)
     assert status == pipes.EXIT_CLOSED_PIPE
@@ -115,11 +127,11 @@ def test_a_command_done_before_the_reader_left_exits_0(tmp_path: Path) -> None:
     assert json.loads(out)
 
 
-def test_a_broken_pipe_that_is_not_stdouts_is_not_silenced(monkeypatch: pytest.MonkeyPatch,
-                                                            capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_broken_pipe_that_is_not_stdouts_is_not_silenced(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Only standard output's reader going is quiet: EPIPE of a device or a socket is an error."""
-    from firmware_host.cli import main
-    from firmware_host.cli import baccarat
+    from firmware_host.cli import baccarat, main
 
     def broken(args: object) -> int:
         raise BrokenPipeError(32, "Broken pipe")

@@ -34,8 +34,9 @@ def test_standalone_sim_over_a_socket_plays_rounds_the_driver_hears() -> None:
         sim.wait(10)
 
 
-def test_enter_steps_through_a_round_and_keys_act(monkeypatch: pytest.MonkeyPatch,
-                                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_enter_steps_through_a_round_and_keys_act(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     keys = ["\n"] * 5 + ["o\n", "s\n", "c\n", "z\n", "q\n"]
     monkeypatch.setattr(sys, "stdin", iter(keys))
     assert main(["sim", "shaker", "--seed", "3", "--faults", "die_out=1"]) == 0

@@ -9,8 +9,8 @@ import sys
 import pytest
 
 from drivers.device import Timing
-from drivers.events.shoe import CardRead
 from drivers.events.lifecycle import DeviceIdentified
+from drivers.events.shoe import CardRead
 from drivers.shoe import shoe_driver
 from firmware_host.cli import main
 
@@ -69,7 +69,9 @@ def test_auto_offers_no_keys_it_does_not_read(device: str) -> None:
     assert "Enter" not in offer and "+ Enter" not in offer and "q: quit" not in offer
 
 
-def test_dealer_keys_are_offered_without_auto(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_dealer_keys_are_offered_without_auto(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setattr(sys, "stdin", iter(["q\n"]))
     assert main(["sim", "shoe", "--dialect", "ascii"]) == 0
     assert "Enter: pull a card; b + Enter: toggle burn mode, r + Enter: new shoe; q: quit" in capsys.readouterr().err

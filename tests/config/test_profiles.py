@@ -6,10 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from firmware_host.errors import ProfileError
 from firmware_host.config.profiles import load_device_model, load_table
+from firmware_host.errors import ProfileError
 from tests.support.paths import REPO
-from tests.support.table_profiles import GOOD, write_table as _table
+from tests.support.table_profiles import GOOD
+from tests.support.table_profiles import write_table as _table
 
 ROOT = REPO / "hardware-profiles"
 
@@ -38,8 +39,11 @@ def test_every_shipped_device_model_loads(path: Path) -> None:
         (GOOD + "[gpio]\nbuttons = { reveal = 40 }\n", "gpio.buttons.reveal", "outside 0..27"),
         (GOOD + "[table2]\n", "table2", "unknown key"),
         (GOOD.replace("[devices.shoe]", "[devices.shoe]\nbaud = 3"), "devices.shoe.baud", "unknown key"),
-        (GOOD.replace('model = "tablehost-ts8-2026"', 'model = "tablehost-ds3-2026"'), "devices.shoe.model",
-         "a shaker does not belong at a baccarat table"),
+        (
+            GOOD.replace('model = "tablehost-ts8-2026"', 'model = "tablehost-ds3-2026"'),
+            "devices.shoe.model",
+            "a shaker does not belong at a baccarat table",
+        ),
         ("[table\n", "(syntax)", "not valid TOML"),
     ],
 )
@@ -68,19 +72,24 @@ def test_usb_device_model_needs_its_ids(tmp_path: Path) -> None:
 
 
 def test_sim_players_name_the_counting_seats_and_the_minimum(tmp_path: Path) -> None:
-    path = _table(tmp_path, GOOD + "[sim.players]\ncounters = [3, 5]\n[display]\nlimits = { min = 1000, max = 50000 }\n")
+    path = _table(
+        tmp_path, GOOD + "[sim.players]\ncounters = [3, 5]\n[display]\nlimits = { min = 1000, max = 50000 }\n"
+    )
     players = load_table(path).players
     assert players.counters == (3, 5) and players.minimum == 1000  # the display's table minimum
 
 
-@pytest.mark.parametrize(("players", "why"), [
-    ("counters = [8]", "seat number 1 to 7"),
-    ("counters = [3, 3]", "named twice"),
-    ('counters = "3"', "expected a list of seat numbers"),
-    ("counters = [true]", "seat number 1 to 7"),
-    ("minimum = 0", "outside 1..10000000"),
-    ("seats = 3", "unknown key"),
-])
+@pytest.mark.parametrize(
+    ("players", "why"),
+    [
+        ("counters = [8]", "seat number 1 to 7"),
+        ("counters = [3, 3]", "named twice"),
+        ('counters = "3"', "expected a list of seat numbers"),
+        ("counters = [true]", "seat number 1 to 7"),
+        ("minimum = 0", "outside 1..10000000"),
+        ("seats = 3", "unknown key"),
+    ],
+)
 def test_broken_sim_players_name_the_key(tmp_path: Path, players: str, why: str) -> None:
     path = _table(tmp_path, GOOD + f"[sim.players]\n{players}\n")
     with pytest.raises(ProfileError) as caught:

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from firmware_host.config.profiles import load_table
 from firmware_host.config.protection import PAIGOW_HOUSE_WAY_EDGE
 from firmware_host.errors import ProfileError
-from tests.support.table_profiles import GOOD, write_table as _table
+from tests.support.table_profiles import GOOD
+from tests.support.table_profiles import write_table as _table
 
 
 def test_without_the_table_the_threshold_is_0_and_the_pai_gow_edge_the_house_way_s(tmp_path: Path) -> None:
@@ -49,10 +50,13 @@ def test_a_bad_protection_table_names_file_key_and_why(tmp_path: Path, lines: st
 
 
 @settings(max_examples=30, deadline=None)
-@given(value=st.one_of(st.integers(-10**6, 10**6), st.floats(allow_nan=False, allow_infinity=True)))
+@given(value=st.one_of(st.integers(-(10**6), 10**6), st.floats(allow_nan=False, allow_infinity=True)))
 def test_any_number_is_taken_exactly_or_refused_by_name(tmp_path_factory: pytest.TempPathFactory, value: float) -> None:
-    text = repr(value) if not isinstance(value, float) or value == value and abs(value) != float("inf") else \
-        ("inf" if value > 0 else "-inf")
+    text = (
+        repr(value)
+        if not isinstance(value, float) or value == value and abs(value) != float("inf")
+        else ("inf" if value > 0 else "-inf")
+    )
     path = _table(tmp_path_factory.mktemp("p"), GOOD + f"[protection]\nadvantage_threshold = {text}\n")
     try:
         threshold = load_table(path).protection.advantage_threshold

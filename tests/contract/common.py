@@ -19,7 +19,8 @@ def check_identity(rig: Rig) -> DeviceIdentified:
         assert rig.target.slot is not None
         approved = rig.target.slot.model.approved
         assert approved.refusal(identified.model, identified.serial, identified.firmware) is None, (
-            f"{rig.target.id}: {identified} is not on the device model's allow-list")
+            f"{rig.target.id}: {identified} is not on the device model's allow-list"
+        )
     assert identified.device == rig.driver.name and identified.model and identified.firmware
     return identified
 
@@ -28,7 +29,9 @@ def check_refused_identity_is_a_fault(rig: Rig) -> None:
     """An identity the allow-list refuses is a DeviceFault "unapproved", never an identification."""
     rig.driver.stop()  # one host on the port at a time
     events = Events()
-    driver = rig.driver_with(events.queue.put, refusal=lambda model, serial, firmware: f"model {model} not on the bench list")
+    driver = rig.driver_with(
+        events.queue.put, refusal=lambda model, serial, firmware: f"model {model} not on the bench list"
+    )
     driver.start()
     try:
         fault = events.next(DeviceFault, rig.bench.timeout)

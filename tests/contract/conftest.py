@@ -10,8 +10,9 @@ and prompts the person at the bench; one marked :func:`~tests.contract.bench.sim
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
@@ -19,8 +20,8 @@ from drivers.device import Device, Identity
 from drivers.shaker import Shaker
 from drivers.shoe import shoe_driver
 from drivers.shuffler import ShufflerDriver
-from firmware_host.errors import ProfileError
 from firmware_host.config.profiles import load_table
+from firmware_host.errors import ProfileError
 from sim.devices.shaker import SimShaker
 from sim.devices.shoe import CUT, SimShoe
 from sim.devices.shuffler import SimulatedShuffler

@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-
 from drivers.codecs.shaker import FAULTS
 from drivers.events.dice import DiceRead, LidChanged, ShakeDetected
 from drivers.events.lifecycle import DeviceFault, DeviceIdentified, ProtocolError
@@ -14,10 +13,12 @@ from sim.devices.faults import LinkFaults
 from sim.devices.shaker import ShakerFaults
 from tests.contract.bench import Rig, needs_person, sim_only
 from tests.contract.common import (
-    OUTAGE_S, check_identity, check_missing_device_is_reported_once, check_refused_identity_is_a_fault,
+    OUTAGE_S,
+    check_identity,
+    check_missing_device_is_reported_once,
+    check_refused_identity_is_a_fault,
     check_unplug_and_replug,
 )  # fmt: skip
-
 
 #: Shakes through a corrupting line: enough that at least one frame is damaged (1 - 0.3**6 of the time).
 SHAKES = 6
@@ -91,8 +92,10 @@ def test_535_12_b_die_out_is_in_the_reading(shaker: Rig) -> None:
 def test_shaker_fault_is_a_device_fault(shaker: Rig) -> None:
     shaker.expect(DeviceIdentified)
     code = next(iter(FAULTS))
-    shaker.bench.do("Make the shaker report a fault (e.g. cover the dice sensor) now",
-                    lambda: shaker.sim.report_fault(code, "sensor covered"))
+    shaker.bench.do(
+        "Make the shaker report a fault (e.g. cover the dice sensor) now",
+        lambda: shaker.sim.report_fault(code, "sensor covered"),
+    )
     fault = shaker.expect(DeviceFault)
     assert fault.code and fault.device == "shaker"
 

@@ -6,17 +6,28 @@ face up, too few cards): the controller relies on the driver reporting each of t
 
 from __future__ import annotations
 
-
-from drivers.codecs.shoe_messages import RANKS, SUITS, CutCard as CutCardMessage, Fault, Warning
-from drivers.events.shoe import CardFaceUp, CardRead, CardUnreadable, CutCard, IdentityUnverified, ShoeEmpty, ShoeWarning
+from drivers.codecs.shoe_messages import RANKS, SUITS, Fault, Warning
+from drivers.codecs.shoe_messages import CutCard as CutCardMessage
 from drivers.events.lifecycle import DeviceFault, DeviceIdentified, ProtocolError
+from drivers.events.shoe import (
+    CardFaceUp,
+    CardRead,
+    CardUnreadable,
+    CutCard,
+    IdentityUnverified,
+    ShoeEmpty,
+    ShoeWarning,
+)
 from sim.devices.faults import LinkFaults, ShoeFaults
 from tests.contract.bench import Rig, needs_person, sim_only
-from tests.support.device_events import eventually
 from tests.contract.common import (
-    OUTAGE_S, check_identity, check_missing_device_is_reported_once, check_refused_identity_is_a_fault,
+    OUTAGE_S,
+    check_identity,
+    check_missing_device_is_reported_once,
+    check_refused_identity_is_a_fault,
     check_unplug_and_replug,
 )  # fmt: skip
+from tests.support.device_events import eventually
 
 
 def _pull(rig: Rig, **faults: float) -> None:
@@ -55,8 +66,10 @@ def test_541_10_e_cut_card(shoe: Rig) -> None:
 @needs_person
 def test_card_unreadable(shoe: Rig) -> None:
     shoe.expect(DeviceIdentified)
-    shoe.bench.do("Pull a card the reader cannot read (cover its index with a blank sticker) now",
-                  lambda: _pull(shoe, unreadable_card=1.0))
+    shoe.bench.do(
+        "Pull a card the reader cannot read (cover its index with a blank sticker) now",
+        lambda: _pull(shoe, unreadable_card=1.0),
+    )
     assert shoe.expect(CardUnreadable).burn is False
 
 
@@ -74,7 +87,9 @@ def test_541_14_d_card_face_up(shoe: Rig) -> None:
 @needs_person
 def test_541_14_e_shoe_empty(shoe: Rig) -> None:
     shoe.expect(DeviceIdentified)
-    shoe.bench.do("Pull every card left in the shoe until it reports itself empty", lambda: _pull(shoe, empty_early=1.0))
+    shoe.bench.do(
+        "Pull every card left in the shoe until it reports itself empty", lambda: _pull(shoe, empty_early=1.0)
+    )
     assert shoe.expect(ShoeEmpty) == ShoeEmpty("shoe")
 
 
@@ -103,8 +118,10 @@ def test_541_5_g_burn_cards_are_flagged(shoe: Rig) -> None:
 @needs_person
 def test_alarm_is_a_device_fault_and_warning_codes_pass_through(shoe: Rig) -> None:
     shoe.expect(DeviceIdentified)
-    shoe.bench.do("Make the shoe raise an alarm (e.g. jam a card in the reader) now",
-                  lambda: shoe.sim.link.send(Fault("E3", "Card Not Read")))
+    shoe.bench.do(
+        "Make the shoe raise an alarm (e.g. jam a card in the reader) now",
+        lambda: shoe.sim.link.send(Fault("E3", "Card Not Read")),
+    )
     fault = shoe.expect(DeviceFault)
     assert fault.code and fault.text
     shoe.bench.do("Make the shoe raise a warning (e.g. low card stock) now", lambda: shoe.sim.link.send(Warning(7)))

@@ -6,14 +6,23 @@ faults are reported, and cleared): the controller relies on the driver reporting
 
 from __future__ import annotations
 
-from drivers.events.shuffler import (
-    BatchLoaded, BatchReleased, BatchStatus, ShuffleCompleted, ShuffleProgress, ShuffleStarted, ShufflerFault,
-    ShufflerFaultCleared,
-)  # fmt: skip
 from drivers.events.lifecycle import DeviceIdentified
+from drivers.events.shuffler import (
+    BatchLoaded,
+    BatchReleased,
+    BatchStatus,
+    ShuffleCompleted,
+    ShuffleProgress,
+    ShufflerFault,
+    ShufflerFaultCleared,
+    ShuffleStarted,
+)  # fmt: skip
 from tests.contract.bench import Rig, needs_person
 from tests.contract.common import (
-    check_identity, check_missing_device_is_reported_once, check_refused_identity_is_a_fault, check_unplug_and_replug,
+    check_identity,
+    check_missing_device_is_reported_once,
+    check_refused_identity_is_a_fault,
+    check_unplug_and_replug,
 )  # fmt: skip
 
 #: Cards in one deck: the simulated batches hold one deck each.
@@ -43,7 +52,9 @@ def test_541_3_b_shuffle_reports_start_progress_completion_then_release(shuffler
 @needs_person
 def test_541_3_b_batch_put_back_after_release_is_reported_loaded(shuffler: Rig) -> None:
     shuffler.expect(DeviceIdentified)
-    shuffler.bench.do("Make sure batch B is loaded and the door closed (the host shuffles and releases it)", lambda: None)
+    shuffler.bench.do(
+        "Make sure batch B is loaded and the door closed (the host shuffles and releases it)", lambda: None
+    )
     shuffler.driver.start_shuffle("B", DECK if shuffler.sim is not None else 0)  # type: ignore[attr-defined]
     shuffler.expect(ShuffleCompleted)
     shuffler.driver.release_batch("B")  # type: ignore[attr-defined]

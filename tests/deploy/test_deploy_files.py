@@ -36,8 +36,13 @@ def test_unit_runs_as_a_dedicated_user_in_a_writable_working_directory() -> None
 
 def test_unit_is_hardened() -> None:
     service = _unit()["Service"]
-    for key, value in {"NoNewPrivileges": "yes", "ProtectSystem": "strict", "ProtectHome": "yes",
-                       "PrivateTmp": "yes", "DevicePolicy": "closed"}.items():
+    for key, value in {
+        "NoNewPrivileges": "yes",
+        "ProtectSystem": "strict",
+        "ProtectHome": "yes",
+        "PrivateTmp": "yes",
+        "DevicePolicy": "closed",
+    }.items():
         assert service[key] == value, key
 
 

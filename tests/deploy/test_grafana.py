@@ -33,8 +33,12 @@ def _served(tmp_path: Path) -> set[str]:
 def test_every_panel_asks_for_a_served_metric(tmp_path: Path) -> None:
     served = _served(tmp_path)
     dashboard = json.loads(DASHBOARD.read_text())
-    asked = {name for panel in dashboard["panels"] for target in panel["targets"]
-             for name in re.findall(r"\btablehost_[a-z_]+", target["expr"])}
+    asked = {
+        name
+        for panel in dashboard["panels"]
+        for target in panel["targets"]
+        for name in re.findall(r"\btablehost_[a-z_]+", target["expr"])
+    }
     assert len(dashboard["panels"]) >= 10 and asked
     assert asked <= served, sorted(asked - served)
 

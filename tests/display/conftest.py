@@ -4,13 +4,21 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import pytest
 
 from bench.display.table import (  # noqa: F401 (DEALER_PIN, SUPERVISOR_PIN, TEST_SCRYPT_N: the tests' PINs)
-    BACCARAT, DEALER_PIN, PAIGOW, SUPERVISOR_PIN, TEST_SCRYPT_N, Running, start, write_profile,
+    BACCARAT,
+    DEALER_PIN,
+    PAIGOW,
+    SUPERVISOR_PIN,
+    TEST_SCRYPT_N,
+    Running,
+    start,
+    write_profile,
 )
 from firmware_host.display.app import build_app
 from firmware_host.display.hub import DisplayHub
@@ -28,11 +36,21 @@ def run_table(tmp_path: Path) -> Iterator[Callable[..., Running]]:
     """Start tables: ``run_table("baccarat", face_down=True, pace=0.05)``; all stopped after the test."""
     started: list[Running] = []
 
-    def run(game: str = "baccarat", *, face_down: bool = False, pace: float = 0.0, bank: float = 0.2,
-            journal: Path | None = None, **options: Any) -> Running:
+    def run(
+        game: str = "baccarat",
+        *,
+        face_down: bool = False,
+        pace: float = 0.0,
+        bank: float = 0.2,
+        journal: Path | None = None,
+        **options: Any,
+    ) -> Running:
         rules = 'initial_deal = "face_down"' if face_down else ""
-        text = BACCARAT.format(decks=options.pop("decks", 8), rules=rules) if game == "baccarat" \
+        text = (
+            BACCARAT.format(decks=options.pop("decks", 8), rules=rules)
+            if game == "baccarat"
             else PAIGOW.format(bank=bank)
+        )
         running = start(write_profile(tmp_path, text), journal or tmp_path / "journal.sqlite", pace=pace, **options)
         started.append(running)
         return running
@@ -42,18 +60,21 @@ def run_table(tmp_path: Path) -> Iterator[Callable[..., Running]]:
         running.stop()
 
 
-def enter_pin(page: Any, pin: str) -> None:
-    """Key ``pin`` in on the page's PIN pad, then OK."""
+def enter_pin(tab: Any, pin: str) -> None:
+    """Key ``pin`` in on the page's PIN pad (``tab``: a Playwright page), then OK."""
     for digit in pin:
-        page.click(f"#pin-keys button[data-key='{digit}']")
-    page.click("#pin-keys button[data-key='ok']")
+        tab.click(f"#pin-keys button[data-key='{digit}']")
+    tab.click("#pin-keys button[data-key='ok']")
 
 
 def inputs(running: Running, command: str) -> list[dict[str, Any]]:
     """The journaled DealerCommand inputs of ``command``."""
     journal = running.table.journal
-    return [r.data for r in journal.records() if r.kind == "input" and r.type == "DealerCommand"
-            and r.data["command"] == command]
+    return [
+        r.data
+        for r in journal.records()
+        if r.kind == "input" and r.type == "DealerCommand" and r.data["command"] == command
+    ]
 
 
 @dataclasses.dataclass
@@ -77,15 +98,21 @@ def serve(tmp_path: Path) -> Iterator[Callable[..., Served]]:
     display servers, all stopped after the test (the dealer's PIN is DEALER_PIN)."""
     started: list[Served] = []
 
-    def run(*, require_login: bool = False, limits: ConnectionLimits = ConnectionLimits(),
-            lockout: LockoutPolicy | None = None, streams: StreamSlots | None = None) -> Served:
+    def run(
+        *,
+        require_login: bool = False,
+        limits: ConnectionLimits = ConnectionLimits(),
+        lockout: LockoutPolicy | None = None,
+        streams: StreamSlots | None = None,
+    ) -> Served:
         write_pin_file(tmp_path / "d.pin", DEALER_PIN, n=TEST_SCRYPT_N)
         credentials = Credentials({"dealer": tmp_path / "d.pin"}, Lockout(lockout) if lockout else None)
         hub = DisplayHub(BaccaratView("T"), lambda: 0)
         refused: list[dict[str, Any]] = []
         emitted: list[Any] = []
-        app = build_app(hub, "baccarat", emitted.append, credentials, refused.append, require_login=require_login,
-                        streams=streams)
+        app = build_app(
+            hub, "baccarat", emitted.append, credentials, refused.append, require_login=require_login, streams=streams
+        )
         served = Served(DisplayServer(app, "127.0.0.1", 0, limits=limits), hub, credentials, refused, emitted)
         hub.start()
         served.server.start()

@@ -4,7 +4,8 @@ with who did it; a wrong PIN is refused, logged, journaled and rate-limited (iss
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import httpx2
 import pytest
@@ -35,8 +36,9 @@ def test_a_click_reaches_the_controller_and_the_journal(run_table: Callable[...,
     assert page.text_content("#toast") == "no more bets: sent (dealer)"
 
 
-def test_a_wrong_pin_is_refused_logged_and_journaled(run_table: Callable[..., Running], page: Any,
-                                                    caplog: pytest.LogCaptureFixture) -> None:
+def test_a_wrong_pin_is_refused_logged_and_journaled(
+    run_table: Callable[..., Running], page: Any, caplog: pytest.LogCaptureFixture
+) -> None:
     table = at_place_bets(run_table, page)
     page.click("button[data-command='no_more_bets']")
     with caplog.at_level(logging.WARNING, logger="tablehost.web"):
@@ -46,8 +48,9 @@ def test_a_wrong_pin_is_refused_logged_and_journaled(run_table: Callable[..., Ru
     assert page.get_attribute("#prompt", "data-action") == "place_bets"
     assert inputs(table, "no_more_bets") == []
     table.table.display.server.app.state.refusals.written()  # journaled by the refusals' own thread
-    assert table.table.journal.meta(REFUSED_META) == [{"command": "no_more_bets", "client": "127.0.0.1",
-                                                       "why": "wrong PIN"}]
+    assert table.table.journal.meta(REFUSED_META) == [
+        {"command": "no_more_bets", "client": "127.0.0.1", "why": "wrong PIN"}
+    ]
     assert "web: refused 127.0.0.1: {'why': 'wrong PIN', 'command': 'no_more_bets'}" in caplog.text
 
 
@@ -60,8 +63,9 @@ def test_voiding_a_round_needs_the_supervisor(run_table: Callable[..., Running],
     assert page.text_content("#pin-error") == "refused: needs the supervisor's PIN"
     enter_pin(page, SUPERVISOR_PIN)
     page.wait_for_selector("#outcome[data-winner='void']", timeout=WAIT_MS)
-    assert inputs(table, "void_round") == [{"device": "display:supervisor", "command": "void_round",
-                                            "args": {"reason": "voided at the dealer display"}}]
+    assert inputs(table, "void_round") == [
+        {"device": "display:supervisor", "command": "void_round", "args": {"reason": "voided at the dealer display"}}
+    ]
     results = [r.data for r in table.table.journal.records() if r.type == "round_result"]
     assert results[-1]["status"] == "void"
 
@@ -86,16 +90,20 @@ def test_bad_actions_are_named(run_table: Callable[..., Running]) -> None:
     table = run_table(hold_at={"place_bets"})
     with httpx2.Client(base_url=table.url) as client:
         unknown = client.post("/api/action", json={"command": "shoe_loaded", "pin": DEALER_PIN})
-        assert (unknown.status_code, unknown.json()) == (400, {"error": "'shoe_loaded' is not an action of the "
-                                                                        "baccarat display"})
+        assert (unknown.status_code, unknown.json()) == (
+            400,
+            {"error": "'shoe_loaded' is not an action of the baccarat display"},
+        )
         bad = client.post("/api/action", json={"command": "card_entered", "args": {"card": 9}, "pin": DEALER_PIN})
         assert bad.json() == {"error": "card_entered: card has the wrong type"}
-        assert client.post("/api/action", content=b"[1]", headers={"Content-Type": "application/json"}
-                           ).status_code == 400
+        assert (
+            client.post("/api/action", content=b"[1]", headers={"Content-Type": "application/json"}).status_code == 400
+        )
 
 
-def test_a_restarted_table_replays_display_actions_and_shows_the_journal(run_table: Callable[..., Running],
-                                                                        tmp_path: Any) -> None:
+def test_a_restarted_table_replays_display_actions_and_shows_the_journal(
+    run_table: Callable[..., Running], tmp_path: Any
+) -> None:
     table = run_table(hold_at={"place_bets"})
     with httpx2.Client(base_url=table.url) as client:
         assert client.post("/api/action", json={"command": "no_more_bets", "pin": DEALER_PIN}).status_code == 202
@@ -110,6 +118,6 @@ def test_a_restarted_table_replays_display_actions_and_shows_the_journal(run_tab
     again = run_table(journal=tmp_path / "journal.sqlite", hold_at={"place_bets"})  # replays: no divergence
     assert again.service.rounds_finished == finished >= 1
     state = httpx2.get(again.url + "/api/state").json()
-    assert state["results"][:len(before["results"])] == before["results"]
+    assert state["results"][: len(before["results"])] == before["results"]
     assert state["results"][0]["round"] == 1 and state["shoe"] == 1
     assert inputs(again, "no_more_bets")[0]["device"] == "display:dealer"

@@ -13,7 +13,8 @@ import asyncio
 import logging
 import socket
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx2
@@ -38,7 +39,7 @@ def raw(served: Served, data: bytes, wait: float = 5.0) -> bytes:
         while time.monotonic() < deadline:
             try:
                 chunk = sock.recv(65536)
-            except (socket.timeout, ConnectionResetError):
+            except (TimeoutError, ConnectionResetError):
                 break
             if not chunk:
                 break
@@ -48,8 +49,9 @@ def raw(served: Served, data: bytes, wait: float = 5.0) -> bytes:
 
 def client(local_address: str | None = None, **options: Any) -> httpx2.Client:
     """A client (from ``local_address``, a loopback address other than the Pi's own 127.0.0.1)."""
-    return httpx2.Client(transport=httpx2.HTTPTransport(verify=False, local_address=local_address), timeout=10,
-                         **options)
+    return httpx2.Client(
+        transport=httpx2.HTTPTransport(verify=False, local_address=local_address), timeout=10, **options
+    )
 
 
 def get(url: str, **options: Any) -> httpx2.Response:
@@ -73,8 +75,9 @@ def test_the_board_stream_is_read_from_the_parsed_query_never_its_text(serve: Ca
         assert board.status_code == 200  # the board stays open
 
 
-@pytest.mark.parametrize("headers", [{"Last-Event-ID": "9" * 4301}, {"Last-Event-ID": "٣".encode()},
-                                     {"Last-Event-ID": "-1"}])
+@pytest.mark.parametrize(
+    "headers", [{"Last-Event-ID": "9" * 4301}, {"Last-Event-ID": "٣".encode()}, {"Last-Event-ID": "-1"}]
+)
 def test_a_bad_last_event_id_is_400_not_500(serve: Callable[..., Served], headers: dict[str, Any]) -> None:
     # Issue 20: 4,301 digits passed isdecimal(), then int() raised: a 500 and a traceback.
     answer = get(serve().url + "/api/stream?view=dealer", headers=headers, timeout=5)
@@ -92,11 +95,15 @@ def test_a_deeply_nested_body_is_400_not_500(serve: Callable[..., Served], caplo
 def test_a_body_over_the_limit_is_413_before_it_is_read(serve: Callable[..., Served]) -> None:
     # Issue 20: two 200 MB bodies took the table from 44 MB to 2.4 GB.
     served = serve()
-    head = (b"POST /api/action HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-            b"Content-Length: 200000000\r\n\r\n")
+    head = (
+        b"POST /api/action HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        b"Content-Length: 200000000\r\n\r\n"
+    )
     assert raw(served, head).startswith(b"HTTP/1.1 413 ")  # on the declared length: not one byte read
-    chunked = (b"POST /api/action HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-               b"Transfer-Encoding: chunked\r\n\r\n" + (b"400\r\n" + b" " * 1024 + b"\r\n") * 64)
+    chunked = (
+        b"POST /api/action HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        b"Transfer-Encoding: chunked\r\n\r\n" + (b"400\r\n" + b" " * 1024 + b"\r\n") * 64
+    )
     assert raw(served, chunked).startswith(b"HTTP/1.1 413 ")  # counted as it streams in: 64 KiB never waited for
 
 
@@ -124,8 +131,13 @@ def test_the_host_header_names_this_server(serve: Callable[..., Served]) -> None
 def test_a_cross_site_post_is_refused(serve: Callable[..., Served]) -> None:
     served = serve()
     port = urlsplit(served.url).port
-    for headers in ({"Origin": "http://evil.example"}, {"Origin": "null"}, {"Origin": f"http://127.0.0.1:{port + 1}"},
-                    {"Origin": f"https://127.0.0.1:{port}"}, {"Sec-Fetch-Site": "cross-site"}):
+    for headers in (
+        {"Origin": "http://evil.example"},
+        {"Origin": "null"},
+        {"Origin": f"http://127.0.0.1:{port + 1}"},
+        {"Origin": f"https://127.0.0.1:{port}"},
+        {"Sec-Fetch-Site": "cross-site"},
+    ):
         answer = post(served, {"command": "reveal", "pin": DEALER_PIN}, headers=headers)
         assert answer.status_code == 403 and "cannot change" in answer.text or "Origin" in answer.text, headers
     assert served.emitted == []
@@ -137,8 +149,12 @@ def test_a_body_or_a_head_that_never_arrives_is_not_waited_for(serve: Callable[.
     # Issue 20: a body that never arrived was waited for forever (a connection, a task, a descriptor each).
     served = serve(limits=ConnectionLimits(request_s=0.5))
     started = time.monotonic()
-    answer = raw(served, b"POST /api/action HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                         b"Content-Length: 40\r\n\r\n{", wait=5)
+    answer = raw(
+        served,
+        b"POST /api/action HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        b"Content-Length: 40\r\n\r\n{",
+        wait=5,
+    )
     assert answer.startswith(b"HTTP/1.1 408 ") and time.monotonic() - started < 3
     assert raw(served, b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ", wait=5).startswith(b"HTTP/1.1 408 ")
     assert raw(served, b"", wait=5).startswith(b"HTTP/1.1 408 ")  # a connection that says nothing
@@ -150,10 +166,12 @@ def test_forty_wrong_pins_at_once_are_not_forty_hashes(serve: Callable[..., Serv
     served = serve()
 
     async def burst() -> list[int]:
-        async with httpx2.AsyncClient(base_url=served.url, timeout=20, verify=False,
-                                      limits=httpx2.Limits(max_connections=40)) as burster:
-            answers = await asyncio.gather(*(burster.post(ACTION, json={"command": "reveal", "pin": f"{1000 + i}"})
-                                             for i in range(40)))
+        async with httpx2.AsyncClient(
+            base_url=served.url, timeout=20, verify=False, limits=httpx2.Limits(max_connections=40)
+        ) as burster:
+            answers = await asyncio.gather(
+                *(burster.post(ACTION, json={"command": "reveal", "pin": f"{1000 + i}"}) for i in range(40))
+            )
         return [a.status_code for a in answers]
 
     statuses = asyncio.run(burst())
@@ -221,15 +239,20 @@ def test_streams_are_capped_per_address_and_in_all(serve: Callable[..., Served])
     # Issue 20: live streams were not capped; with 1,024 descriptors the dealer's own /api/state failed.
     served = serve(streams=StreamSlots(total=2, per_address=3))
     url = served.url + "/api/stream?view=scoreboard"
-    with client() as mine, client("127.0.0.2") as other, client("127.0.0.3") as third:
-        with other.stream("GET", url) as a, other.stream("GET", url) as b:
-            assert (a.status_code, b.status_code) == (200, 200)
-            assert third.get(url).status_code == 503  # every slot off the Pi is taken
-            streams = [mine.stream("GET", url) for _ in range(4)]
-            answers = [s.__enter__() for s in streams]
-            assert [a.status_code for a in answers] == [200, 200, 200, 429]  # the Pi's screen: its own share
-            for s in streams:
-                s.__exit__(None, None, None)
+    with (
+        client() as mine,
+        client("127.0.0.2") as other,
+        client("127.0.0.3") as third,
+        other.stream("GET", url) as a,
+        other.stream("GET", url) as b,
+    ):
+        assert (a.status_code, b.status_code) == (200, 200)
+        assert third.get(url).status_code == 503  # every slot off the Pi is taken
+        streams = [mine.stream("GET", url) for _ in range(4)]
+        answers = [s.__enter__() for s in streams]
+        assert [a.status_code for a in answers] == [200, 200, 200, 429]  # the Pi's screen: its own share
+        for s in streams:
+            s.__exit__(None, None, None)
     deadline = time.monotonic() + 5
     while served.hub.clients() and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -259,8 +282,9 @@ def test_a_reader_that_never_reads_is_cut_off(serve: Callable[..., Served]) -> N
     sock.close()
 
 
-def test_oversized_heads_are_400_and_not_a_log_line_each(serve: Callable[..., Served],
-                                                         caplog: pytest.LogCaptureFixture) -> None:
+def test_oversized_heads_are_400_and_not_a_log_line_each(
+    serve: Callable[..., Served], caplog: pytest.LogCaptureFixture
+) -> None:
     served = serve()
     head = b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: " + b"a" * 20_000  # 16 KiB and not done
     with caplog.at_level(logging.WARNING, logger="uvicorn.error"):

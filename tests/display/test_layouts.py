@@ -16,8 +16,9 @@ one browser per worker (tests.support.browser); a fresh page per size.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import httpx2
 import pytest
@@ -91,9 +92,15 @@ MEASURE = """() => {
 def _after(holder: list[Running], rounds: int, action: str, **fields: Any) -> Callable[[dict[str, Any]], bool]:
     """A gate test: the first prompt of ``action`` whose ``fields`` match (a value, or a test of
     the value) once ``rounds`` are finished."""
+
     def holds(prompt: dict[str, Any]) -> bool:
-        return (bool(holder) and holder[0].service.rounds_finished >= rounds and prompt.get("action") == action
-                and all(test(prompt.get(k)) if callable(test) else prompt.get(k) == test for k, test in fields.items()))
+        return (
+            bool(holder)
+            and holder[0].service.rounds_finished >= rounds
+            and prompt.get("action") == action
+            and all(test(prompt.get(k)) if callable(test) else prompt.get(k) == test for k, test in fields.items())
+        )
+
     return holds
 
 
@@ -124,8 +131,12 @@ def tables(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[str],
             folder: Path = tmp_path_factory.mktemp(state)
             text = BACCARAT.format(decks=8, rules="") if game == "baccarat" else PAIGOW.format(bank=0.3)
             holder: list[Running] = []
-            running = start(write_profile(folder, text), folder / "journal.sqlite", seed=seed,
-                            hold_at=_after(holder, rounds, action, **fields))
+            running = start(
+                write_profile(folder, text),
+                folder / "journal.sqlite",
+                seed=seed,
+                hold_at=_after(holder, rounds, action, **fields),
+            )
             holder.append(running)
             started[state] = running
             assert running.gate is not None and running.gate.holding.wait(60), f"{state}: never held"
@@ -178,10 +189,26 @@ def _open_tile_entry(page: Any) -> None:
 
 #: The most alerts the dealer display keeps (firmware_host.display.view.MAX_ALERTS), long ones.
 ALERTS = [
-    {"code": "shoe-lost", "severity": "fault", "text": "shoe: lost (the serial port closed: device disconnected); table paused"},
-    {"code": "shoe-fault", "severity": "fault", "text": "shoe: fault 12: a card is jammed at the exit; clear it, then acknowledge"},
-    {"code": "device-refused", "severity": "fault", "text": "shoe: its serial number changed since the last session; a supervisor acknowledges"},
-    {"code": "procedure", "severity": "attention", "text": "the burn card is shown face up before the shoe is played (§ 541.5(g))"},
+    {
+        "code": "shoe-lost",
+        "severity": "fault",
+        "text": "shoe: lost (the serial port closed: device disconnected); table paused",
+    },
+    {
+        "code": "shoe-fault",
+        "severity": "fault",
+        "text": "shoe: fault 12: a card is jammed at the exit; clear it, then acknowledge",
+    },
+    {
+        "code": "device-refused",
+        "severity": "fault",
+        "text": "shoe: its serial number changed since the last session; a supervisor acknowledges",
+    },
+    {
+        "code": "procedure",
+        "severity": "attention",
+        "text": "the burn card is shown face up before the shoe is played (§ 541.5(g))",
+    },
     {"code": "reading-ignored", "severity": "warning", "text": "shoe: a card reading while no card is due; ignored"},
     {"code": "table-paused", "severity": "attention", "text": "the table is paused until the shoe answers again"},
 ]
@@ -243,7 +270,9 @@ def shown(screen: tuple[Any, list[str]], tables: Callable[[str], Running]) -> It
             if opener is not None:
                 opener(page)
             page.view = view
-        page.evaluate("new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")  # laid out anew
+        page.evaluate(
+            "new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
+        )  # laid out anew
         page.measured = page.evaluate(MEASURE)
         return page
 
@@ -269,17 +298,25 @@ def test_the_page_fits_the_screen(shown: Callable[..., Any], view: str, size: tu
         assert len(commands) == ACTIONS[game] == len(set(commands))  # every action button, whole (above)
         prompt = page.evaluate("""(() => { const p = document.querySelector('#prompt'), r = p.getBoundingClientRect();
             return { size: parseFloat(getComputedStyle(p).fontSize), top: r.top, bottom: r.bottom, text: p.textContent }; })()""")
-        assert prompt["text"].strip() and 0 <= prompt["top"] and prompt["bottom"] <= height and prompt["size"] >= 20
+        assert prompt["text"].strip() and prompt["top"] >= 0 and prompt["bottom"] <= height and prompt["size"] >= 20
     if view.endswith("-alerts"):
         alerts = page.evaluate("""[...document.querySelectorAll('#alerts .alert')].map((a) => {
             const r = a.getBoundingClientRect(), box = a.parentElement.getBoundingClientRect();
             return { code: a.dataset.code, severity: a.dataset.severity,
                      whole: r.left >= box.left - 1 && r.right <= box.right + 1 && r.top >= box.top - 1 && r.bottom <= box.bottom + 1 }; })""")
-        assert len(alerts) == len(ALERTS) and alerts[0]["whole"], "the first alert is not on screen"  # the rest whole or folded (above)
+        assert len(alerts) == len(ALERTS) and alerts[0]["whole"], (
+            "the first alert is not on screen"
+        )  # the rest whole or folded (above)
         # Most severe first, newest first within a severity: what folds away on a small screen is
         # never a fault behind newer warnings.
-        assert [a["code"] for a in alerts] == ["device-refused", "shoe-fault", "shoe-lost", "table-paused", "procedure",
-                                               "reading-ignored"]
+        assert [a["code"] for a in alerts] == [
+            "device-refused",
+            "shoe-fault",
+            "shoe-lost",
+            "table-paused",
+            "procedure",
+            "reading-ignored",
+        ]
     if view == "paigow-dealer-results":
         assert page.text_content("#work h2") == "Result" and page.locator("#work .plan div").count() >= 2
     if view == "baccarat-dealer":
@@ -316,4 +353,4 @@ def roads_keep_six_rows(page: Any, height: int) -> None:
     for name, road in roads.items():
         assert road["height"] == pytest.approx(6 * road["cell"] + 1, abs=1), name  # six rows
         assert road["cell"] >= (24 if name == "big-road" else 14), (name, road)
-        assert road["marks"] and 0 <= road["top"] and road["bottom"] <= height and road["newestInside"], (name, road)
+        assert road["marks"] and road["top"] >= 0 and road["bottom"] <= height and road["newestInside"], (name, road)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from tests.display.conftest import Running
 
@@ -38,7 +39,9 @@ def test_the_scoreboard_draws_the_roads_of_api_roads(run_table: Callable[..., Ru
     drawn = page.evaluate("""() => [...document.querySelectorAll('#big-road .big-cell')].map(g => ({
         col: +g.dataset.col, row: +g.dataset.row, winner: g.dataset.winner, ties: +g.dataset.ties,
         player_pair: g.dataset.playerPair === 'true', banker_pair: g.dataset.bankerPair === 'true'}))""")
-    expected = [{"col": c, "row": r, **cell} for c, column in enumerate(roads["big_road"]) for r, cell in enumerate(column)]
+    expected = [
+        {"col": c, "row": r, **cell} for c, column in enumerate(roads["big_road"]) for r, cell in enumerate(column)
+    ]
     assert drawn == expected
     beads = page.evaluate("[...document.querySelectorAll('#bead-plate .bead')].map(g => g.dataset.letter)")
     assert beads == [letter for column in roads["bead_plate"] for letter in column]

@@ -13,12 +13,20 @@ import pytest
 
 from firmware_host.cli import main
 from firmware_host.display.pins import (
-    LOCKOUT_S, MAX_FAILURES, WINDOW_S, Credentials, Locked, PinError, hash_pin, read_pin_file, verify_pin,
+    LOCKOUT_S,
+    MAX_FAILURES,
+    WINDOW_S,
+    Credentials,
+    Locked,
+    PinError,
+    hash_pin,
+    read_pin_file,
+    verify_pin,
     write_pin_file,
 )
 from firmware_host.web.lockout import Lockout, LockoutPolicy
 
-N = 2 ** 10  # a cheap scrypt cost for tests
+N = 2**10  # a cheap scrypt cost for tests
 
 
 def test_a_pin_file_holds_a_salted_hash_never_the_pin(tmp_path: Path) -> None:
@@ -95,8 +103,10 @@ def test_what_is_not_a_pin_is_wrong_without_a_hash(tmp_path: Path) -> None:
     assert checker.lockout.checked == 0 and role(checker, "1" * 5000, "c") is None  # counted, never hashed
 
 
-@pytest.mark.parametrize("cost, why", [("3$8$1", "unusable scrypt cost N=3"), ("1048576$8$1", "N=1048576"),
-                                       ("1024$0$1", "r=0"), ("1024$8$99", "p=99")])
+@pytest.mark.parametrize(
+    "cost, why",
+    [("3$8$1", "unusable scrypt cost N=3"), ("1048576$8$1", "N=1048576"), ("1024$0$1", "r=0"), ("1024$8$99", "p=99")],
+)
 def test_an_unusable_pin_file_is_refused_at_start_naming_it(tmp_path: Path, cost: str, why: str) -> None:
     # Issue 20: such a file passed the format check, and the first wrong PIN met it as an uncounted 500.
     (tmp_path / "bad.pin").write_text(f"scrypt${cost}${'ab' * 16}${'cd' * 32}\n")
@@ -104,8 +114,9 @@ def test_an_unusable_pin_file_is_refused_at_start_naming_it(tmp_path: Path, cost
         Credentials({"dealer": tmp_path / "bad.pin"})
 
 
-def test_a_pin_file_that_cannot_be_written_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str],
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_pin_file_that_cannot_be_written_is_one_line_and_exit_2(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Issue 20: `tablehost display pin dealer /proc/nope/p.pin` ended in a traceback.
     monkeypatch.setattr(sys, "stdin", io.StringIO("24680\n"))
     assert main(["display", "pin", "dealer", "/proc/nope/p.pin"]) == 2
@@ -113,8 +124,9 @@ def test_a_pin_file_that_cannot_be_written_is_one_line_and_exit_2(capsys: pytest
     assert err.count("\n") == 1 and "PIN file /proc/nope/p.pin: cannot write" in err and "Traceback" not in err
 
 
-def test_the_cli_writes_a_pin_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_cli_writes_a_pin_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setattr(sys, "stdin", io.StringIO("24680\n"))
     assert main(["display", "pin", "supervisor", str(tmp_path / "s.pin")]) == 0
     assert verify_pin("24680", read_pin_file(tmp_path / "s.pin"))

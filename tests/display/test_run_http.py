@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from firmware_host.cli import main
-from tests.display.conftest import DEALER_PIN, TEST_SCRYPT_N
 from firmware_host.display.pins import write_pin_file
+from tests.display.conftest import DEALER_PIN, TEST_SCRYPT_N
 from tests.support.paths import REPO
 
 PROFILE = REPO / "hardware-profiles" / "tables" / "sim-baccarat.toml"
@@ -20,14 +20,30 @@ def sim_profile(tmp_path: Path) -> Path:
     shutil.copytree(REPO / "hardware-profiles" / "devices", tmp_path / "devices")
     (tmp_path / "tables").mkdir()
     write_pin_file(tmp_path / "d.pin", DEALER_PIN, n=TEST_SCRYPT_N)
-    text = PROFILE.read_text().replace("../../run/dealer.pin", "../d.pin").replace("../../run/supervisor.pin", "../d.pin")
+    text = (
+        PROFILE.read_text().replace("../../run/dealer.pin", "../d.pin").replace("../../run/supervisor.pin", "../d.pin")
+    )
     (tmp_path / "tables" / "sim.toml").write_text(text)
     return tmp_path / "tables" / "sim.toml"
 
 
 def test_run_serves_the_display_and_says_where(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    status = main(["run", "--profile", str(sim_profile(tmp_path)), "--rounds", "2", "--seed", "3", "--quiet",
-                   "--journal", str(tmp_path / "j.sqlite"), "--http", "127.0.0.1:0"])
+    status = main(
+        [
+            "run",
+            "--profile",
+            str(sim_profile(tmp_path)),
+            "--rounds",
+            "2",
+            "--seed",
+            "3",
+            "--quiet",
+            "--journal",
+            str(tmp_path / "j.sqlite"),
+            "--http",
+            "127.0.0.1:0",
+        ]
+    )
     out = capsys.readouterr().out
     assert status == 0
     line = next(line for line in out.splitlines() if "dealer display" in line)
@@ -35,8 +51,19 @@ def test_run_serves_the_display_and_says_where(tmp_path: Path, capsys: pytest.Ca
 
 
 def test_an_address_off_loopback_needs_tls_and_pins(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    status = main(["run", "--profile", str(PROFILE), "--rounds", "1", "--journal", str(tmp_path / "j.sqlite"),
-                   "--http", "0.0.0.0:0"])
+    status = main(
+        [
+            "run",
+            "--profile",
+            str(PROFILE),
+            "--rounds",
+            "1",
+            "--journal",
+            str(tmp_path / "j.sqlite"),
+            "--http",
+            "0.0.0.0:0",
+        ]
+    )
     assert status == 2
     assert "display on 0.0.0.0, which other machines can reach, needs TLS certificate" in capsys.readouterr().err
 
@@ -44,8 +71,19 @@ def test_an_address_off_loopback_needs_tls_and_pins(tmp_path: Path, capsys: pyte
 def test_a_missing_pin_file_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     profile = sim_profile(tmp_path)
     (tmp_path / "d.pin").unlink()
-    status = main(["run", "--profile", str(profile), "--rounds", "1", "--journal", str(tmp_path / "j.sqlite"),
-                   "--http", "127.0.0.1:0"])
+    status = main(
+        [
+            "run",
+            "--profile",
+            str(profile),
+            "--rounds",
+            "1",
+            "--journal",
+            str(tmp_path / "j.sqlite"),
+            "--http",
+            "127.0.0.1:0",
+        ]
+    )
     assert status == 2
     assert f"PIN file {tmp_path / 'd.pin'}: cannot read: No such file or directory" in capsys.readouterr().err
 
@@ -61,8 +99,19 @@ def test_an_unusable_pin_file_is_refused_at_start_naming_it(tmp_path: Path, caps
     # wrong PIN, as an uncounted 500 (so the lockout never started).
     profile = sim_profile(tmp_path)
     (tmp_path / "d.pin").write_text(f"scrypt$1048576$8$1${'ab' * 16}${'cd' * 32}\n")
-    status = main(["run", "--profile", str(profile), "--rounds", "1", "--journal", str(tmp_path / "j.sqlite"),
-                   "--http", "127.0.0.1:0"])
+    status = main(
+        [
+            "run",
+            "--profile",
+            str(profile),
+            "--rounds",
+            "1",
+            "--journal",
+            str(tmp_path / "j.sqlite"),
+            "--http",
+            "127.0.0.1:0",
+        ]
+    )
     err = capsys.readouterr().err
     assert status == 2 and err.count("\n") == 1
     assert f"PIN file {tmp_path / 'd.pin'}: unusable scrypt cost N=1048576 r=8 p=1" in err

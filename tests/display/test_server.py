@@ -31,8 +31,11 @@ def test_listen_addresses() -> None:
 
 def test_off_loopback_needs_tls_and_pin_files(tmp_path: Path) -> None:
     check_listen("127.0.0.1", None, False)  # the kiosk on the Pi: nothing needed
-    with pytest.raises(DisplayError, match=r"needs TLS certificate and key files \(\[display\] tls_cert, tls_key\) "
-                                           r"and PIN files"):
+    with pytest.raises(
+        DisplayError,
+        match=r"needs TLS certificate and key files \(\[display\] tls_cert, tls_key\) "
+        r"and PIN files",
+    ):
         check_listen("0.0.0.0", None, False)
     with pytest.raises(DisplayError, match="needs PIN files"):
         check_listen("0.0.0.0", (tmp_path / "c", tmp_path / "k"), False)
@@ -41,10 +44,16 @@ def test_off_loopback_needs_tls_and_pin_files(tmp_path: Path) -> None:
 
 
 def login_app(tmp_path: Path) -> TestClient:
-    write_pin_file(tmp_path / "d.pin", "1357", n=2 ** 10)
+    write_pin_file(tmp_path / "d.pin", "1357", n=2**10)
     hub = DisplayHub(BaccaratView("T"), lambda: 0)
-    app = build_app(hub, "baccarat", lambda event: None, Credentials({"dealer": tmp_path / "d.pin"}),
-                    lambda data: None, require_login=True)
+    app = build_app(
+        hub,
+        "baccarat",
+        lambda event: None,
+        Credentials({"dealer": tmp_path / "d.pin"}),
+        lambda data: None,
+        require_login=True,
+    )
     return TestClient(app)
 
 
@@ -66,12 +75,32 @@ def test_off_loopback_the_dealer_pages_need_credentials_the_board_does_not(tmp_p
 @pytest.mark.skipif(shutil.which("openssl") is None, reason="needs openssl (make deps installs it)")
 def test_the_display_serves_tls(tmp_path: Path) -> None:
     cert, key = tmp_path / "display.crt", tmp_path / "display.key"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert),
-                    "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+            "-days",
+            "1",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+        ],
+        check=True,
+        capture_output=True,
+    )
     hub = DisplayHub(BaccaratView("T"), lambda: 0)
-    server = DisplayServer(build_app(hub, "baccarat", lambda event: None, None, lambda data: None), "127.0.0.1", 0,
-                           (cert, key))
+    server = DisplayServer(
+        build_app(hub, "baccarat", lambda event: None, None, lambda data: None), "127.0.0.1", 0, (cert, key)
+    )
     server.start()
     try:
         assert server.url.startswith("https://127.0.0.1:")

@@ -9,8 +9,8 @@ from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from drivers.events import DeviceEvent
 from drivers.events.dice import LidChanged
-from firmware_host.tables.events import DealerCommand
 from drivers.gpio import GpioError, TablePanel, pin_factory
+from firmware_host.tables.events import DealerCommand
 
 BUTTONS = {"no_more_bets": 17, "reveal": 27, "acknowledge": 24}
 LAMP = {"green": 5, "amber": 6, "red": 13}
@@ -26,8 +26,9 @@ def factory() -> Iterator[MockFactory]:
 @pytest.fixture
 def panel(factory: MockFactory) -> Iterator[tuple[TablePanel, list[DeviceEvent]]]:
     events: list[DeviceEvent] = []
-    table_panel = TablePanel(events.append, BUTTONS, LAMP, buzzer=19, lid=4, factory=factory,
-                             button_event=DealerCommand)
+    table_panel = TablePanel(
+        events.append, BUTTONS, LAMP, buzzer=19, lid=4, factory=factory, button_event=DealerCommand
+    )
     yield table_panel, events
     table_panel.close()
 
@@ -37,21 +38,24 @@ def test_button_press_becomes_a_dealer_command(panel, factory: MockFactory) -> N
     factory.pin(17).drive_low()
     factory.pin(17).drive_high()
     factory.pin(24).drive_low()
-    assert events == [DealerCommand(device="buttons", command="no_more_bets"),
-                      DealerCommand(device="buttons", command="acknowledge")]
+    assert events == [
+        DealerCommand(device="buttons", command="no_more_bets"),
+        DealerCommand(device="buttons", command="acknowledge"),
+    ]
 
 
 def test_535_11_i_lid_reed_switch_reports_lid_removed_and_replaced(panel, factory: MockFactory) -> None:
     # § 535.11(i): the controller must know when the lid comes off; the reed switch opens then.
     table_panel, events = panel
-    factory.pin(4).drive_low()   # magnet on the switch: lid on
+    factory.pin(4).drive_low()  # magnet on the switch: lid on
     factory.pin(4).drive_high()  # lid lifted
     assert events == [LidChanged(device="lid", open=False), LidChanged(device="lid", open=True)]
 
 
 @pytest.mark.parametrize("lid_open", [False, True])
-def test_a_mock_lid_is_preset_where_the_journal_left_it_without_a_report(panel, factory: MockFactory,
-                                                                         lid_open: bool) -> None:
+def test_a_mock_lid_is_preset_where_the_journal_left_it_without_a_report(
+    panel, factory: MockFactory, lid_open: bool
+) -> None:
     table_panel, events = panel
     table_panel.preset_mock_lid(lid_open)
     assert (events, table_panel.lid.is_pressed) == ([], not lid_open)
@@ -83,7 +87,7 @@ def test_lamp_shows_exactly_one_colour(panel, factory: MockFactory) -> None:
 def test_buzzer_sounds_once(panel, factory: MockFactory) -> None:
     table_panel, _ = panel
     table_panel.buzz()
-    table_panel.buzzer._blink_thread.join(2)  # noqa: SLF001 - wait for the background blink to end
+    table_panel.buzzer._blink_thread.join(2)
     assert any(state.state for state in factory.pin(19).states)
     assert not factory.pin(19).state
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -12,20 +13,26 @@ from drivers.events import DeviceEvent
 from drivers.events.dice import DiceRead, LidChanged, ShakeDetected
 from drivers.events.lifecycle import DeviceFault, DeviceIdentified, DeviceLost, ProtocolError
 from drivers.shaker import DIALECTS, Shaker
-from firmware_host.tables.decisions import Decision
 from firmware_host.host.outputs import ShakerCommands
 from firmware_host.rules.paigow_dice.dice import (
-    INVALID_READING, NO_ROLL_DIE_OUT, NO_ROLL_NOT_FLAT, DieReading, RollVerdict, validate_reading,
+    INVALID_READING,
+    NO_ROLL_DIE_OUT,
+    NO_ROLL_NOT_FLAT,
+    DieReading,
+    RollVerdict,
+    validate_reading,
 )  # fmt: skip
-from sim.errors import SimError
+from firmware_host.tables.decisions import Decision
 from sim.devices.faults import faults_from
 from sim.devices.shaker import ShakerFaults, SimShaker
+from sim.errors import SimError
 from tests.support.device_events import FAST, Events, eventually
 
 
 @contextlib.contextmanager
-def shaker_and_driver(endpoint: str = "pty", seed: int = 5, lid_events: bool = True,
-                      **sim_options: Any) -> Iterator[tuple[SimShaker, Shaker, Events]]:
+def shaker_and_driver(
+    endpoint: str = "pty", seed: int = 5, lid_events: bool = True, **sim_options: Any
+) -> Iterator[tuple[SimShaker, Shaker, Events]]:
     """A started sim and a started driver on its endpoint, handshake done."""
     events = Events()
     with SimShaker(endpoint=endpoint, seed=seed, ack_timeout=FAST.ack, **sim_options) as sim:
@@ -144,7 +151,7 @@ def test_535_11_i_lid_removed_before_the_third_shake() -> None:
     lid_at = got.index(LidChanged("shaker", True))
     shakes = [ev.count for ev in got[:lid_at] if isinstance(ev, ShakeDetected)]
     assert 1 <= len(shakes) < 3 and shakes == list(range(1, len(shakes) + 1))
-    assert counted[len(shakes):] == [None] * (3 - len(shakes))  # no shake counted with the lid off
+    assert counted[len(shakes) :] == [None] * (3 - len(shakes))  # no shake counted with the lid off
 
 
 def test_535_8_a_fewer_than_three_shakes_felt() -> None:
@@ -177,8 +184,12 @@ def test_disconnect_is_device_lost_then_reconnect_identifies_again_nothing_lost(
         reading = sim.open_lid()
         later = events.until(lambda ev: isinstance(ev, DiceRead))
     assert any(isinstance(ev, DeviceIdentified) for ev in later)
-    assert dice_events(events.seen) == [ShakeDetected("shaker", 1), ShakeDetected("shaker", 2),
-                                        LidChanged("shaker", True), as_event(reading)]
+    assert dice_events(events.seen) == [
+        ShakeDetected("shaker", 1),
+        ShakeDetected("shaker", 2),
+        LidChanged("shaker", True),
+        as_event(reading),
+    ]
 
 
 def test_seeded_disconnect_fault_per_shake_over_a_socket() -> None:
@@ -190,8 +201,10 @@ def test_seeded_disconnect_fault_per_shake_over_a_socket() -> None:
         eventually(lambda: sim.pending == 0)
         sim.shake()
         events.until(lambda ev: ev == ShakeDetected("shaker", 2))
-    assert [ev for ev in events.seen if isinstance(ev, ShakeDetected)] == [ShakeDetected("shaker", 1),
-                                                                          ShakeDetected("shaker", 2)]
+    assert [ev for ev in events.seen if isinstance(ev, ShakeDetected)] == [
+        ShakeDetected("shaker", 1),
+        ShakeDetected("shaker", 2),
+    ]
 
 
 def test_lid_events_off_when_the_lid_is_read_on_gpio() -> None:
@@ -242,7 +255,8 @@ def test_535_8_b_a_shaker_restarted_with_the_lid_off_reads_the_dice_when_asked_a
     with shaker_and_driver(lid_open=True) as (sim, driver, events):
         assert sim.lid_open
         ShakerCommands("shaker", driver).on_decisions(
-            [Decision("device_command", {"device": "shaker", "command": "request_reading"})])
+            [Decision("device_command", {"device": "shaker", "command": "request_reading"})]
+        )
         asked = events.next(DiceRead)
         assert verdict(asked).valid
         sim.close_lid()

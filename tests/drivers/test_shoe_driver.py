@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import socket
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -13,8 +14,8 @@ from drivers.codecs.shoe_messages import ShoeEmpty as ShoeEmptyMessage
 from drivers.device import Device, Identity, Timing
 from drivers.errors import DeviceNotFound
 from drivers.events import DeviceEvent
-from drivers.events.shoe import CardFaceUp, CardRead, CardUnreadable, CutCard, IdentityUnverified, ShoeEmpty
 from drivers.events.lifecycle import DeviceFault, DeviceIdentified, DeviceLost, ProtocolError
+from drivers.events.shoe import CardFaceUp, CardRead, CardUnreadable, CutCard, IdentityUnverified, ShoeEmpty
 from drivers.shoe import FramedShoe, shoe_driver
 from drivers.transport import SerialTransport
 from sim.devices.faults import ShoeFaults
@@ -102,7 +103,10 @@ def test_heartbeat_loss_is_device_lost_then_reconnect_identifies_again_pty() -> 
         sim.draw()  # drawn while the shoe is silent: delivered once it is back
         later = events.until(lambda ev: isinstance(ev, CardRead) and ev.rank == "K")
         assert any(isinstance(ev, DeviceIdentified) for ev in later)
-        assert [ev for ev in events.seen if isinstance(ev, CardRead)] == [CardRead("shoe", "4", "S"), CardRead("shoe", "K", "D")]
+        assert [ev for ev in events.seen if isinstance(ev, CardRead)] == [
+            CardRead("shoe", "4", "S"),
+            CardRead("shoe", "K", "D"),
+        ]
 
 
 @pytest.mark.parametrize("dialect", ["framed", "ascii"])
@@ -222,8 +226,14 @@ def test_missing_port_is_reported_once_and_retried_until_it_appears() -> None:
 def test_refused_identity_is_a_fault_and_no_identification() -> None:
     events = Events()
     with SimShoe(dialect="framed", endpoint="pty", cards=SCRIPT) as sim:
-        driver = shoe_driver("framed", "shoe", sim.url, events.queue.put, timing=FAST,
-                             refusal=lambda model, serial, firmware: f"firmware {firmware!r} is not approved")
+        driver = shoe_driver(
+            "framed",
+            "shoe",
+            sim.url,
+            events.queue.put,
+            timing=FAST,
+            refusal=lambda model, serial, firmware: f"firmware {firmware!r} is not approved",
+        )
         driver.start()
         try:
             fault = events.next(DeviceFault)
@@ -251,7 +261,9 @@ def test_unknown_dialect_and_missing_identity_are_clear_errors() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize(("dialect", "endpoint"), [("framed", "pty"), ("ascii", "socket")])
 def test_whole_eight_deck_shoe_with_wire_faults_loses_no_card(dialect: str, endpoint: str) -> None:
-    faults = ShoeFaults(corrupt_byte=0.02, drop_frame=0.02, duplicate_frame=0.02) if dialect == "framed" else ShoeFaults()
+    faults = (
+        ShoeFaults(corrupt_byte=0.02, drop_frame=0.02, duplicate_frame=0.02) if dialect == "framed" else ShoeFaults()
+    )
     with shoe_and_driver(dialect, endpoint, cards=None, decks=8, faults=faults) as (sim, _, events):
         events.next(DeviceIdentified)
         drawn = []
@@ -260,7 +272,6 @@ def test_whole_eight_deck_shoe_with_wire_faults_loses_no_card(dialect: str, endp
         got = events.until(lambda ev: isinstance(ev, ShoeEmpty), timeout=60)
     read = [f"{ev.rank}{ev.suit}" if isinstance(ev, CardRead) else CUT for ev in game_events(got)[:-1]]
     assert read == drawn and len([c for c in drawn if c != CUT]) == 416
-
 
 
 class _CorruptFirstCommand(SerialTransport):
@@ -279,8 +290,9 @@ def test_command_damaged_on_the_way_is_nakked_by_the_shoe_and_sent_again() -> No
     events = Events()
     with SimShoe(dialect="framed", endpoint="pty", cards=SCRIPT, ack_timeout=FAST.ack) as sim:
         slow_acks = Timing(ack=30.0, retries=3, heartbeat=0.1, handshake=0.15)  # only a NAK can resend in time
-        driver = shoe_driver("framed", "shoe", sim.url, events.queue.put, timing=slow_acks,
-                             transport_factory=_CorruptFirstCommand)
+        driver = shoe_driver(
+            "framed", "shoe", sim.url, events.queue.put, timing=slow_acks, transport_factory=_CorruptFirstCommand
+        )
         driver.start()
         try:
             events.next(DeviceIdentified)

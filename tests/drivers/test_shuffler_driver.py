@@ -4,21 +4,28 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 import usb.backend.libusb1
 
 from drivers.device import Timing
-from drivers.events.shuffler import (
-    BatchLoaded, BatchReleased, BatchStatus, ShuffleCompleted, ShuffleProgress, ShuffleStarted, ShufflerFault,
-    ShufflerFaultCleared,
-)  # fmt: skip
 from drivers.events.lifecycle import DeviceFault, DeviceIdentified, DeviceLost, ProtocolError
+from drivers.events.shuffler import (
+    BatchLoaded,
+    BatchReleased,
+    BatchStatus,
+    ShuffleCompleted,
+    ShuffleProgress,
+    ShufflerFault,
+    ShufflerFaultCleared,
+    ShuffleStarted,
+)  # fmt: skip
 from drivers.shuffler import ShufflerDriver
 from drivers.usb import UsbUnavailable
-from sim.errors import SimError
 from sim.devices.shuffler import SimulatedShuffler
+from sim.errors import SimError
 from tests.support.device_events import Events
 
 #: Quick reconnection; a heartbeat slow enough that a busy machine does not look like a lost device.
@@ -27,7 +34,9 @@ FULL = 8 * 52
 
 
 @contextlib.contextmanager
-def shuffler(seed: int = 11, handshake: bool = True, **sim_options: Any) -> Iterator[tuple[SimulatedShuffler, ShufflerDriver, Events]]:
+def shuffler(
+    seed: int = 11, handshake: bool = True, **sim_options: Any
+) -> Iterator[tuple[SimulatedShuffler, ShufflerDriver, Events]]:
     """A simulated shuffler and a started driver on it (handshake done unless told not to wait)."""
     events = Events()
     sim = SimulatedShuffler(seed, **sim_options)
@@ -67,7 +76,8 @@ def test_541_3_b_4_a_shuffle_reports_progress_the_card_count_and_the_order_diges
         driver.start_shuffle("A", FULL)
         got = events.until(lambda ev: isinstance(ev, ShuffleCompleted))
         assert [ev for ev in got if isinstance(ev, (ShuffleStarted, ShuffleProgress))] == [
-            ShuffleStarted("shuffler", "A"), *(ShuffleProgress("shuffler", "A", p) for p in (25, 50, 75))
+            ShuffleStarted("shuffler", "A"),
+            *(ShuffleProgress("shuffler", "A", p) for p in (25, 50, 75)),
         ]
         completed = got[-1]
         assert (completed.batch, completed.cards) == ("A", FULL)
@@ -263,16 +273,17 @@ def test_lost_frames_are_reported_as_a_protocol_error() -> None:
         assert events.next(BatchReleased).batch == "A"
 
 
-def test_without_libusb_the_driver_refuses_to_start_with_the_package_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_libusb_the_driver_refuses_to_start_with_the_package_to_install(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setattr(usb.backend.libusb1, "get_backend", lambda *args, **kwargs: None)
     with pytest.raises(UsbUnavailable, match="libusb-1.0-0"):
         ShufflerDriver("shuffler", lambda ev: None)
 
 
 def test_a_bad_batch_name_fails_in_the_callers_thread() -> None:
-    with shuffler() as (sim, driver, events):
-        with pytest.raises(ValueError, match="'C' is not 'A' or 'B'"):
-            driver.start_shuffle("C", FULL)
+    with shuffler() as (sim, driver, events), pytest.raises(ValueError, match="'C' is not 'A' or 'B'"):
+        driver.start_shuffle("C", FULL)
 
 
 def test_random_faults_come_from_the_seed() -> None:

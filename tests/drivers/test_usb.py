@@ -33,7 +33,8 @@ def test_pyusb_finds_the_simulated_device_with_its_descriptors_and_strings() -> 
         interface = device[0][(0, 0)]
         assert interface.bInterfaceClass == 0xFF
         assert [(ep.bEndpointAddress, usb.util.endpoint_type(ep.bmAttributes)) for ep in interface] == [
-            (0x01, usb.util.ENDPOINT_TYPE_BULK), (0x81, usb.util.ENDPOINT_TYPE_BULK)
+            (0x01, usb.util.ENDPOINT_TYPE_BULK),
+            (0x81, usb.util.ENDPOINT_TYPE_BULK),
         ]
     finally:
         usb.util.dispose_resources(device)
@@ -103,7 +104,9 @@ class _Flaky(SimulatedShuffler):
         (usb.core.USBError("Pipe error", -9, errno.EPIPE), UsbError, "failed: .*Pipe error"),
     ],
 )
-def test_transfer_errors_are_translated_with_the_device_name(error: usb.core.USBError, expected: type, text: str) -> None:
+def test_transfer_errors_are_translated_with_the_device_name(
+    error: usb.core.USBError, expected: type, text: str
+) -> None:
     sim = _Flaky(1)
     pipe = transport(sim)
     pipe.open()

@@ -34,8 +34,9 @@ def test_records_after_never_sees_a_step_half_written(tmp_path: Path) -> None:
         reader = threading.Thread(target=read)
         reader.start()
         for n in range(200):  # each step is an input and two decisions: three records at once
-            journal.append_step(float(n), CardRead(device="shoe", rank="9", suit="S"),
-                                [Decision("x", {}), Decision("y", {})])
+            journal.append_step(
+                float(n), CardRead(device="shoe", rank="9", suit="S"), [Decision("x", {}), Decision("y", {})]
+            )
         stop.set()
         reader.join()
     assert seen and all(count % 3 == 0 for count in seen)

@@ -6,8 +6,8 @@ import contextlib
 import socket
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from bench.feed.broker import MOSQUITTO, TlsFiles, free_port, make_ca, make_client_cert
 from tests.support.floor_run import collecting
@@ -19,17 +19,24 @@ MUTUAL_TLS = ("#require_certificate true", "#use_identity_as_username true")
 
 
 @contextlib.contextmanager
-def deployed(tmp_path: Path, tls: TlsFiles,
-             uncomment: tuple[str, ...] = ()) -> Iterator[tuple[subprocess.Popen[str], int]]:
+def deployed(
+    tmp_path: Path, tls: TlsFiles, uncomment: tuple[str, ...] = ()
+) -> Iterator[tuple[subprocess.Popen[str], int]]:
     """Mosquitto running tablehost.conf, its paths moved under ``tmp_path``, on a free port,
     with the ``uncomment`` lines uncommented: ``(the process, its port)``."""
     passwd = tmp_path / "passwd"
     subprocess.run(["mosquitto_passwd", "-c", "-b", str(passwd), "tablehost-floor", "x"], check=True)
     text, port = (DEPLOY / "tablehost.conf").read_text(), free_port()
-    moved = {"listener 8883": f"listener {port} 127.0.0.1", "/etc/mosquitto/certs/floor-ca.crt": str(tls.ca),
-             "/etc/mosquitto/certs/broker.crt": str(tls.cert), "/etc/mosquitto/certs/broker.key": str(tls.key),
-             "/etc/mosquitto/tablehost.passwd": str(passwd), "/etc/mosquitto/tablehost.acl": str(DEPLOY / "acl"),
-             "/var/lib/mosquitto/": f"{tmp_path}/", **{line: line[1:] for line in uncomment}}
+    moved = {
+        "listener 8883": f"listener {port} 127.0.0.1",
+        "/etc/mosquitto/certs/floor-ca.crt": str(tls.ca),
+        "/etc/mosquitto/certs/broker.crt": str(tls.cert),
+        "/etc/mosquitto/certs/broker.key": str(tls.key),
+        "/etc/mosquitto/tablehost.passwd": str(passwd),
+        "/etc/mosquitto/tablehost.acl": str(DEPLOY / "acl"),
+        "/var/lib/mosquitto/": f"{tmp_path}/",
+        **{line: line[1:] for line in uncomment},
+    }
     for old, new in moved.items():
         assert old in text, old
         text = text.replace(old, new)
@@ -72,7 +79,7 @@ def test_the_floor_brokers_config_with_client_certificates_takes_the_cn_as_the_u
 def test_the_acl_confines_each_table_to_its_own_id_and_lets_the_collector_only_read() -> None:
     rules = [line.split() for line in (DEPLOY / "acl").read_text().splitlines() if line and not line.startswith("#")]
     assert ["pattern", "write", "tablehost/%u/events"] in rules and ["pattern", "write", "tablehost/%u/status"] in rules
-    collector = rules[rules.index(["user", "tablehost-floor"]) + 1:]
+    collector = rules[rules.index(["user", "tablehost-floor"]) + 1 :]
     assert collector == [["topic", "read", "tablehost/+/events"], ["topic", "read", "tablehost/+/status"]]
 
 

@@ -17,10 +17,8 @@ FACE_DOWN = ("7S", "6H", "8D", "4C")
 
 def published_text(journal: Journal, state: FeedState) -> tuple[str, FeedState]:
     """Every payload published after ``state``, and the state after them."""
-    text = ""
-    for message, state in schema.derive("T1", journal.records_after(state.journal_seq, 10_000), state):
-        text += schema.encode(message).decode()
-    return text, state
+    made = list(schema.derive("T1", journal.records_after(state.journal_seq, 10_000), state))
+    return "".join(schema.encode(message).decode() for message, _ in made), made[-1][1] if made else state
 
 
 def named(text: str) -> list[str]:
@@ -29,9 +27,16 @@ def named(text: str) -> list[str]:
 
 def test_541_9_c_2_no_face_down_card_is_published_before_the_reveal(tmp_path: Path) -> None:
     driver = Driver(initial_cards_face_down=True)
-    steps = [SHOE_UP, command("shoe_loaded", decks=8), *cards(BURN, burn=True), command("no_more_bets"), *cards("7S 6H"),
-             # a garbled frame of the third face-down card: its bytes are quoted in the driver's text
-             ProtocolError(device="shoe", text="malformed frame: b'[G]<Card:8D'"), *cards("8D 4C")]
+    steps = [
+        SHOE_UP,
+        command("shoe_loaded", decks=8),
+        *cards(BURN, burn=True),
+        command("no_more_bets"),
+        *cards("7S 6H"),
+        # a garbled frame of the third face-down card: its bytes are quoted in the driver's text
+        ProtocolError(device="shoe", text="malformed frame: b'[G]<Card:8D'"),
+        *cards("8D 4C"),
+    ]
     with Journal.open(tmp_path / "journal.sqlite") as journal:
         state, before = FeedState(), ""
         for event in steps:

@@ -14,22 +14,35 @@ from pathlib import Path
 import paho.mqtt.client as mqtt
 import pytest
 
+from bench.feed.broker import Broker
 from firmware_host.cli import main
 from firmware_host.feed import schema
-from firmware_host.host import segments
 from firmware_host.floor.store import FloorStore
-from bench.feed.broker import Broker
+from firmware_host.host import segments
 from tests.support.floor_db import FloorDb, as_floor_db
-from tests.support.floor_run import (collecting, floor_keys, floor_seq, journal_rounds, start_table, table_profile, wait_for,
-                                     wait_for_the_floor)
+from tests.support.floor_run import (
+    collecting,
+    floor_keys,
+    floor_seq,
+    journal_rounds,
+    start_table,
+    table_profile,
+    wait_for,
+    wait_for_the_floor,
+)
 from tests.support.paths import REPO
 from tests.support.tcp_proxy import TcpProxy
 
 ROUNDS = 24
 
 
-def assert_complete(db: Path | FloorDb, journal: Path, table: subprocess.Popen[str] | None = None,
-                    profile: Path | None = None, url: str = "") -> None:
+def assert_complete(
+    db: Path | FloorDb,
+    journal: Path,
+    table: subprocess.Popen[str] | None = None,
+    profile: Path | None = None,
+    url: str = "",
+) -> None:
     """The floor holds the table's journal exactly: same rounds, every seq once, chain intact,
     anchors match (``profile``, ``url``: see :func:`~tests.support.floor_run.wait_for_the_floor`)."""
     if table is not None:
@@ -48,15 +61,23 @@ def assert_complete(db: Path | FloorDb, journal: Path, table: subprocess.Popen[s
         store.close()
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        assert main(["journal", "verify", str(journal), "--floor", db.spec] +
-                    (["--floor-password-file", str(db.password_file)] if db.password_file else [])) == 0, out.getvalue()
+        assert (
+            main(
+                ["journal", "verify", str(journal), "--floor", db.spec]
+                + (["--floor-password-file", str(db.password_file)] if db.password_file else [])
+            )
+            == 0
+        ), out.getvalue()
 
 
 @pytest.fixture
 def paths(tmp_path: Path) -> tuple[Path, Path, Path]:
     """(profile, journal, floor db)."""
-    return table_profile(tmp_path, feed='broker = "mqtt://127.0.0.1:1"\nkeepalive_s = 2'), \
-        tmp_path / "journal.sqlite", tmp_path / "floor.sqlite"
+    return (
+        table_profile(tmp_path, feed='broker = "mqtt://127.0.0.1:1"\nkeepalive_s = 2'),
+        tmp_path / "journal.sqlite",
+        tmp_path / "floor.sqlite",
+    )
 
 
 @pytest.fixture
@@ -81,8 +102,11 @@ def test_the_broker_stopped_and_restarted(tmp_path: Path, paths: tuple[Path, Pat
 def test_the_broker_stopped_while_the_journal_rotates(tmp_path: Path) -> None:
     """The feed's cursor falls behind rotations while the broker is away; it then resends from
     the archived segments: the floor ends with every record of every segment, once."""
-    profile = table_profile(tmp_path, feed='broker = "mqtt://127.0.0.1:1"\nkeepalive_s = 2',
-                            journal="rotate_mb = 0.05\ncheckpoint_every_steps = 20")
+    profile = table_profile(
+        tmp_path,
+        feed='broker = "mqtt://127.0.0.1:1"\nkeepalive_s = 2',
+        journal="rotate_mb = 0.05\ncheckpoint_every_steps = 20",
+    )
     journal, db = tmp_path / "journal.sqlite", tmp_path / "floor.sqlite"
     with Broker(tmp_path / "broker") as broker, collecting(db, broker.url):
         table = start_table(profile, journal, ROUNDS, broker.url)
@@ -123,8 +147,18 @@ def test_the_table_killed_mid_publish_and_restarted(paths: tuple[Path, Path, Pat
 
 def test_the_collector_killed_and_restarted(on_each_store: tuple[Path, Path, FloorDb], broker: Broker) -> None:
     profile, journal, db = on_each_store
-    command = [sys.executable, "-m", "firmware_host", "floor", "--broker", broker.url, *db.args(), "--keys",
-               str(floor_keys(db.directory)), "-v"]
+    command = [
+        sys.executable,
+        "-m",
+        "firmware_host",
+        "floor",
+        "--broker",
+        broker.url,
+        *db.args(),
+        "--keys",
+        str(floor_keys(db.directory)),
+        "-v",
+    ]
     log = db.directory / "collector.log"
     with collecting(db, broker.url):  # makes the collector's persistent session, then leaves
         pass
@@ -147,8 +181,9 @@ def test_the_collector_killed_and_restarted(on_each_store: tuple[Path, Path, Flo
     assert collector.returncode == 0
 
 
-def test_a_forged_and_a_replayed_message_are_detected(on_each_store: tuple[Path, Path, FloorDb],
-                                                      broker: Broker) -> None:
+def test_a_forged_and_a_replayed_message_are_detected(
+    on_each_store: tuple[Path, Path, FloorDb], broker: Broker
+) -> None:
     profile, journal, db = on_each_store
     with collecting(db, broker.url) as floor:
         table = start_table(profile, journal, ROUNDS, broker.url)
@@ -173,15 +208,17 @@ def test_a_forged_and_a_replayed_message_are_detected(on_each_store: tuple[Path,
     store = db.open(read_only=True)
     try:
         assert [p["reason"] for p in store.refusals("SIM-BAC-1")] == [
-            "message 10000: its content does not match its hash"]
+            "message 10000: its content does not match its hash"
+        ]
         assert store.problems("SIM-BAC-1") == []
         assert store.status("SIM-BAC-1").duplicates >= 1 and store.status("SIM-BAC-1").gaps == []
     finally:
         store.close()
 
 
-def test_forgeries_with_correct_hashes_never_displace_the_tables_messages(paths: tuple[Path, Path, Path],
-                                                                          broker: Broker) -> None:
+def test_forgeries_with_correct_hashes_never_displace_the_tables_messages(
+    paths: tuple[Path, Path, Path], broker: Broker
+) -> None:
     """Issue 20: a forgery chained to the last stored message, with its hash correctly computed,
     and a forged seq of 10**9, arrive while the table plays. Neither is signed by the table: both
     are refused, the table's own messages are stored, and ``journal verify --floor`` matches."""
@@ -193,8 +230,7 @@ def test_forgeries_with_correct_hashes_never_displace_the_tables_messages(paths:
         last = list(store.messages("SIM-BAC-1"))[-1]
         store.close()
         body = {k: v for k, v in last.items() if k not in ("hash", "key_id", "sig")}
-        chained = schema.seal({**body, "seq": last["seq"] + 1, "prev_hash": last["hash"],
-                               "data": {"forged": True}})
+        chained = schema.seal({**body, "seq": last["seq"] + 1, "prev_hash": last["hash"], "data": {"forged": True}})
         far = schema.seal({**body, "seq": 10**9, "journal_seq": 10**9})
         attacker = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
         attacker.connect("127.0.0.1", broker.port)
@@ -214,7 +250,9 @@ def test_forgeries_with_correct_hashes_never_displace_the_tables_messages(paths:
         status = store.status("SIM-BAC-1")
         assert (status.gaps, status.breaks, status.refused, status.max_seq) == ([], 0, 2, status.last_seq)
         assert [r["reason"].split(":")[0] for r in store.refusals("SIM-BAC-1")] == [
-            "not signed by the table", "unsigned"]
+            "not signed by the table",
+            "unsigned",
+        ]
     finally:
         store.close()
     out_verify = io.StringIO()

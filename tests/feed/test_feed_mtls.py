@@ -7,8 +7,8 @@ from __future__ import annotations
 import logging
 import subprocess
 import threading
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -17,8 +17,16 @@ from firmware_host.cli import main
 from firmware_host.feed.broker import BrokerError, BrokerSettings, client
 from firmware_host.floor.collector import Collector
 from firmware_host.floor.store import FloorStore
-from tests.support.floor_run import (collecting, floor_seq, journal_rounds, run_table, start_table, table_profile,
-                                     wait_for, wait_for_the_floor)
+from tests.support.floor_run import (
+    collecting,
+    floor_seq,
+    journal_rounds,
+    run_table,
+    start_table,
+    table_profile,
+    wait_for,
+    wait_for_the_floor,
+)
 
 TABLE, OTHER, FLOOR = "SIM-BAC-1", "SIM-BAC-2", "tablehost-floor"
 #: The passwords of the broker that checks a password as well as the certificate.
@@ -52,12 +60,18 @@ def floor_settings(broker: Broker, cert: ClientCert, password: Path | None = Non
 
 @pytest.mark.parametrize("login", ["certificate as identity", "certificate and password"])
 def test_a_table_with_its_client_certificate_publishes_every_round_over_mutual_tls(
-        tmp_path: Path, pki: TlsFiles, login: str) -> None:
+    tmp_path: Path, pki: TlsFiles, login: str
+) -> None:
     by_identity = login == "certificate as identity"
     table, floor = (make_client_cert(pki, tmp_path / "certs", cn) for cn in (TABLE, FLOOR))
     db, journal = tmp_path / "floor.sqlite", tmp_path / "journal.sqlite"
-    with Broker(tmp_path / "broker", tls=pki, require_certificate=True, use_identity_as_username=by_identity,
-                users=None if by_identity else USERS) as broker:
+    with Broker(
+        tmp_path / "broker",
+        tls=pki,
+        require_certificate=True,
+        use_identity_as_username=by_identity,
+        users=None if by_identity else USERS,
+    ) as broker:
         if by_identity:  # no username, no password: the certificate says who the table is
             table_login, floor_password = "", None
         else:
@@ -86,7 +100,8 @@ def run_until_said(profile: Path, journal: Path, text: str) -> list[subprocess.C
 
 @pytest.mark.parametrize("case", ["no client certificate", "a certificate signed by another CA"])
 def test_a_table_the_broker_refuses_for_its_certificate_plays_on_and_says_why(
-        tmp_path: Path, pki: TlsFiles, identity: Broker, case: str) -> None:
+    tmp_path: Path, pki: TlsFiles, identity: Broker, case: str
+) -> None:
     rogue = case == "a certificate signed by another CA"
     cert = make_client_cert(make_ca(tmp_path / "rogue"), tmp_path / "rogue", TABLE) if rogue else None
     profile = table_profile(tmp_path, feed=feed_section(identity, cert))
@@ -97,14 +112,18 @@ def test_a_table_the_broker_refuses_for_its_certificate_plays_on_and_says_why(
     done = runs[-1]
     assert journal_rounds(journal) == 3 and "WARNING: floor feed down" in runs[0].stdout
     assert said in done.stderr
-    assert (f"does this to one it does not accept: is {cert.cert} signed by the broker's CA" if rogue else
-            "does this to a client without one (cert_file, key_file)") in done.stderr
+    assert (
+        f"does this to one it does not accept: is {cert.cert} signed by the broker's CA"
+        if rogue
+        else "does this to a client without one (cert_file, key_file)"
+    ) in done.stderr
     assert floor_seq(db) == 0
     assert ("certificate verify failed" if rogue else "peer did not return a certificate") in identity.log.read_text()
 
 
 def test_a_collector_without_its_certificate_is_refused_and_says_why(
-        tmp_path: Path, identity: Broker, caplog: pytest.LogCaptureFixture) -> None:
+    tmp_path: Path, identity: Broker, caplog: pytest.LogCaptureFixture
+) -> None:
     store = FloorStore(tmp_path / "floor.sqlite")
     collector = Collector(store, BrokerSettings(identity.url, ca_file=identity.tls.ca), None)
     caplog.set_level(logging.WARNING, "tablehost.floor")
@@ -120,11 +139,13 @@ def test_a_collector_without_its_certificate_is_refused_and_says_why(
 
 
 def test_a_certificate_with_another_tables_cn_cannot_publish_to_this_tables_topic(
-        tmp_path: Path, pki: TlsFiles, identity: Broker) -> None:
+    tmp_path: Path, pki: TlsFiles, identity: Broker
+) -> None:
     certs = tmp_path / "certs"
     # SIM-BAC-1's profile with SIM-BAC-2's certificate; its username says SIM-BAC-1, to no avail
-    profile = table_profile(tmp_path, feed=feed_section(identity, make_client_cert(pki, certs, OTHER),
-                                                        f'username = "{TABLE}"\n'))
+    profile = table_profile(
+        tmp_path, feed=feed_section(identity, make_client_cert(pki, certs, OTHER), f'username = "{TABLE}"\n')
+    )
     db = tmp_path / "floor.sqlite"
     refused = f"the broker refused seq 1 on tablehost/{TABLE}/events (reason code 0x87"  # Not authorized
     with collecting(db, identity.url, **floor_settings(identity, make_client_cert(pki, certs, FLOOR))):
@@ -135,8 +156,9 @@ def test_a_certificate_with_another_tables_cn_cannot_publish_to_this_tables_topi
     assert f"u'{OTHER}')" in identity.log.read_text() and f"u'{TABLE}')" not in identity.log.read_text()
 
 
-def test_a_table_whose_client_key_others_can_read_does_not_start(tmp_path: Path, pki: TlsFiles,
-                                                                 identity: Broker) -> None:
+def test_a_table_whose_client_key_others_can_read_does_not_start(
+    tmp_path: Path, pki: TlsFiles, identity: Broker
+) -> None:
     cert = make_client_cert(pki, tmp_path / "certs", TABLE)
     cert.key.chmod(0o644)
     table = start_table(table_profile(tmp_path, feed=feed_section(identity, cert)), tmp_path / "journal.sqlite", 1)
@@ -147,14 +169,27 @@ def test_a_table_whose_client_key_others_can_read_does_not_start(tmp_path: Path,
 
 def _encrypted(key: Path) -> Path:
     encrypted = key.with_name("encrypted.key")
-    subprocess.run(["openssl", "ec", "-in", str(key), "-aes256", "-passout", "pass:x", "-out", str(encrypted)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        ["openssl", "ec", "-in", str(key), "-aes256", "-passout", "pass:x", "-out", str(encrypted)],
+        check=True,
+        capture_output=True,
+    )
     return encrypted
 
 
-@pytest.mark.parametrize("case", ["certificate without key", "key without certificate", "missing certificate",
-                                  "missing CA", "CA not a certificate", "another certificate's key",
-                                  "certificate not PEM", "encrypted key"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "certificate without key",
+        "key without certificate",
+        "missing certificate",
+        "missing CA",
+        "CA not a certificate",
+        "another certificate's key",
+        "certificate not PEM",
+        "encrypted key",
+    ],
+)
 def test_bad_tls_files_are_clear_errors_naming_the_file(tmp_path: Path, pki: TlsFiles, case: str) -> None:
     cert = make_client_cert(pki, tmp_path / "certs", TABLE)
     other = make_client_cert(pki, tmp_path / "certs", OTHER)
@@ -166,10 +201,18 @@ def test_bad_tls_files_are_clear_errors_naming_the_file(tmp_path: Path, pki: Tls
         "missing certificate": (pki.ca, missing, cert.key, f"client certificate file {missing}: cannot read: No such"),
         "missing CA": (missing, cert.cert, cert.key, f"CA file {missing}: cannot read: No such file"),
         "CA not a certificate": (junk, cert.cert, cert.key, f"CA file {junk}: no PEM certificate in it"),
-        "another certificate's key": (pki.ca, cert.cert, other.key,
-                                      f"client key file {other.key}: not the key of the client certificate"),
-        "certificate not PEM": (pki.ca, junk, cert.key, f"client certificate file {junk}, key file {cert.key}: "
-                                                        "cannot load them"),
+        "another certificate's key": (
+            pki.ca,
+            cert.cert,
+            other.key,
+            f"client key file {other.key}: not the key of the client certificate",
+        ),
+        "certificate not PEM": (
+            pki.ca,
+            junk,
+            cert.key,
+            f"client certificate file {junk}, key file {cert.key}: cannot load them",
+        ),
         "encrypted key": (pki.ca, cert.cert, _encrypted(cert.key), "encrypted.key: encrypted with a pass phrase"),
     }[case]
     with pytest.raises(BrokerError) as raised:
@@ -178,9 +221,25 @@ def test_bad_tls_files_are_clear_errors_naming_the_file(tmp_path: Path, pki: Tls
 
 
 def test_the_collector_with_a_certificate_and_no_key_stops_before_it_opens_the_floor(
-        tmp_path: Path, pki: TlsFiles, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, pki: TlsFiles, capsys: pytest.CaptureFixture[str]
+) -> None:
     cert = make_client_cert(pki, tmp_path / "certs", FLOOR)
     db = tmp_path / "floor.sqlite"
-    assert main(["floor", "--broker", "mqtts://127.0.0.1:1", "--db", str(db), "--ca-file", str(pki.ca),
-                 "--cert-file", str(cert.cert), "--unsigned"]) == 2
+    assert (
+        main(
+            [
+                "floor",
+                "--broker",
+                "mqtts://127.0.0.1:1",
+                "--db",
+                str(db),
+                "--ca-file",
+                str(pki.ca),
+                "--cert-file",
+                str(cert.cert),
+                "--unsigned",
+            ]
+        )
+        == 2
+    )
     assert "a client certificate needs its key file" in capsys.readouterr().err and not db.exists()

@@ -6,12 +6,13 @@ import io
 import json
 import signal
 import threading
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import paho.mqtt.client as mqtt
 import pytest
 
+from bench.feed.broker import Broker, free_port
 from drivers.events.shoe import CardRead
 from firmware_host.feed.broker import BrokerSettings
 from firmware_host.feed.cursor import FeedCursor
@@ -21,7 +22,6 @@ from firmware_host.feed.warning import FeedTrouble, TroubleLamp
 from firmware_host.host.journal import Journal, verify
 from firmware_host.tables.decisions import Decision
 from firmware_host.tables.events import FloorFeedStatus
-from bench.feed.broker import Broker, free_port
 from tests.support.floor_run import collecting, floor_seq, provision, start_table, table_profile, wait_for
 from tests.support.tcp_proxy import TcpProxy
 
@@ -29,9 +29,11 @@ from tests.support.tcp_proxy import TcpProxy
 def play(journal: Journal, rounds: int, first: int = 1) -> None:
     """Per round: a card (not published), a prompt (not published) and a round_result."""
     for n in range(first, first + rounds):
-        journal.append_step(float(n), CardRead(device="shoe", rank="9", suit="S"),
-                            [Decision("prompt", {"action": "deal"}, n),
-                             Decision("round_result", {"round": n, "winner": "banker"}, n)])
+        journal.append_step(
+            float(n),
+            CardRead(device="shoe", rank="9", suit="S"),
+            [Decision("prompt", {"action": "deal"}, n), Decision("round_result", {"round": n, "winner": "banker"}, n)],
+        )
 
 
 @pytest.fixture
@@ -47,8 +49,16 @@ def signer(journal: Journal) -> Signer:
 
 def publisher(journal: Journal, url: str, **options: object) -> FeedPublisher:
     settings = BrokerSettings(url, keepalive_s=int(options.pop("keepalive_s", 15)))  # type: ignore[call-overload]
-    return FeedPublisher(journal, FeedCursor(journal.path, "T1"), settings, signer(journal), table_id="T1", game="baccarat",
-                         version="9.9", **options)  # type: ignore[arg-type]
+    return FeedPublisher(
+        journal,
+        FeedCursor(journal.path, "T1"),
+        settings,
+        signer(journal),
+        table_id="T1",
+        game="baccarat",
+        version="9.9",
+        **options,
+    )  # type: ignore[arg-type]
 
 
 class Subscriber:
@@ -87,8 +97,9 @@ def test_every_message_is_acknowledged_and_the_cursor_follows(tmp_path: Path, br
     assert verify(journal.path).ok  # the cursor's table leaves the journal's chain alone
 
 
-def test_no_more_than_the_window_is_unacknowledged_and_a_black_hole_is_left(tmp_path: Path, broker: Broker,
-                                                                            journal: Journal) -> None:
+def test_no_more_than_the_window_is_unacknowledged_and_a_black_hole_is_left(
+    tmp_path: Path, broker: Broker, journal: Journal
+) -> None:
     play(journal, 5)
     db = tmp_path / "floor.sqlite"
     with TcpProxy(broker.port) as proxy, collecting(db, broker.url):
@@ -131,8 +142,9 @@ def test_the_retained_status_says_online_then_offline_at_a_clean_stop(broker: Br
 
 def test_a_table_killed_leaves_its_will_offline_retained(tmp_path: Path, broker: Broker) -> None:
     floor = Subscriber(broker.port, "tablehost/SIM-BAC-1/events")
-    table = start_table(table_profile(tmp_path, feed='broker = "mqtt://127.0.0.1:1"'), tmp_path / "journal.sqlite",
-                        10_000, broker.url)
+    table = start_table(
+        table_profile(tmp_path, feed='broker = "mqtt://127.0.0.1:1"'), tmp_path / "journal.sqlite", 10_000, broker.url
+    )
     status = Subscriber(broker.port, "tablehost/SIM-BAC-1/status")
     try:
         wait_for(lambda: (status.last() or {}).get("state") == "online", what="online")
@@ -221,8 +233,15 @@ def test_the_service_thread_only_wakes_the_publisher(broker: Broker, journal: Jo
             readers.add(threading.current_thread().name)
             return journal.records_after(seq, limit)
 
-    feed = FeedPublisher(Watched(), FeedCursor(journal.path, "T1"), BrokerSettings(broker.url), signer(journal), table_id="T1",
-                         game="baccarat", version="9.9")
+    feed = FeedPublisher(
+        Watched(),
+        FeedCursor(journal.path, "T1"),
+        BrokerSettings(broker.url),
+        signer(journal),
+        table_id="T1",
+        game="baccarat",
+        version="9.9",
+    )
     floor = Subscriber(broker.port, "tablehost/T1/events")
     try:
         feed.start()

@@ -8,13 +8,21 @@ from pathlib import Path
 import paho.mqtt.client as mqtt
 import pytest
 
+from bench.feed.broker import Broker, make_ca, write_secret
 from firmware_host.errors import JournalError, TablehostError
 from firmware_host.feed import schema
 from firmware_host.feed.broker import BrokerError, BrokerSettings, client, parse_url, read_secret
 from firmware_host.host import segments
-from bench.feed.broker import Broker, make_ca, write_secret
-from tests.support.floor_run import (collecting, floor_seq, journal_export, run_table, start_table, table_profile,
-                                     wait_for, wait_for_the_floor)
+from tests.support.floor_run import (
+    collecting,
+    floor_seq,
+    journal_export,
+    run_table,
+    start_table,
+    table_profile,
+    wait_for,
+    wait_for_the_floor,
+)
 
 USERS = {"SIM-BAC-1": "table-one-secret", "SIM-BAC-2": "table-two-secret", "tablehost-floor": "floor-secret"}
 
@@ -30,14 +38,18 @@ def secured(tmp_path: Path) -> Broker:
 
 
 def floor_settings(tmp_path: Path, broker: Broker) -> dict[str, object]:
-    return {"username": "tablehost-floor", "password_file": write_secret(tmp_path / "floor.pw", "floor-secret"),
-            "ca_file": broker.tls.ca}
+    return {
+        "username": "tablehost-floor",
+        "password_file": write_secret(tmp_path / "floor.pw", "floor-secret"),
+        "ca_file": broker.tls.ca,
+    }
 
 
 def test_a_table_with_its_credentials_publishes_over_tls(tmp_path: Path, secured: Broker) -> None:
     password = write_secret(tmp_path / "table.pw", USERS["SIM-BAC-1"])
-    profile = table_profile(tmp_path, feed=feed_section(secured.url, "SIM-BAC-1", password,
-                                                        f'ca_file = "{secured.tls.ca}"'))
+    profile = table_profile(
+        tmp_path, feed=feed_section(secured.url, "SIM-BAC-1", password, f'ca_file = "{secured.tls.ca}"')
+    )
     db, journal = tmp_path / "floor.sqlite", tmp_path / "journal.sqlite"
     with collecting(db, secured.url, **floor_settings(tmp_path, secured)):
         run_table(profile, journal, 4)
@@ -59,8 +71,11 @@ def test_a_table_the_broker_refuses_plays_on_and_warns(tmp_path: Path, secured: 
             table.send_signal(signal.SIGTERM)
             out, err = table.communicate(timeout=60)
     assert table.returncode == 0 and "WARNING: floor feed down" in out
-    assert ("refused the connection: Not authorized" in err if case == "wrong password"
-            else "CERTIFICATE_VERIFY_FAILED" in err)
+    assert (
+        "refused the connection: Not authorized" in err
+        if case == "wrong password"
+        else "CERTIFICATE_VERIFY_FAILED" in err
+    )
     assert floor_seq(db) == 0
     said = troubles_journaled(journal)  # the trouble, and why, is on record
     assert said[0].startswith("floor feed down") and f"WARNING: {said[0]}" in out
@@ -76,20 +91,35 @@ def troubles_journaled(journal: Path) -> list[str]:
 
 def _raw_client(broker: Broker, user: str) -> tuple[mqtt.Client, list[tuple[int, bool]]]:
     acks: list[tuple[int, bool]] = []
-    raw = client(BrokerSettings(broker.url, user, write_secret(broker.directory / f"{user}.pw", USERS[user]),
-                                broker.tls.ca), f"raw-{user}")
+    raw = client(
+        BrokerSettings(broker.url, user, write_secret(broker.directory / f"{user}.pw", USERS[user]), broker.tls.ca),
+        f"raw-{user}",
+    )
     raw.on_publish = lambda _c, _u, mid, reason, _p: acks.append((mid, reason.is_failure))
     raw.connect("127.0.0.1", broker.port)
     raw.loop_start()
     return raw, acks
 
 
-def test_a_table_publishing_under_another_tables_topic_is_refused_by_the_broker(tmp_path: Path,
-                                                                               secured: Broker) -> None:
+def test_a_table_publishing_under_another_tables_topic_is_refused_by_the_broker(
+    tmp_path: Path, secured: Broker
+) -> None:
     db = tmp_path / "floor.sqlite"
-    genuine = schema.encode(schema.seal({"table": "SIM-BAC-2", "seq": 1, "journal_seq": 1, "journal_hash": "1" * 64,
-                                         "at": 1.0, "round": None, "type": "journal_opened", "data": {},
-                                         "prev_hash": schema.GENESIS_HASH}))
+    genuine = schema.encode(
+        schema.seal(
+            {
+                "table": "SIM-BAC-2",
+                "seq": 1,
+                "journal_seq": 1,
+                "journal_hash": "1" * 64,
+                "at": 1.0,
+                "round": None,
+                "type": "journal_opened",
+                "data": {},
+                "prev_hash": schema.GENESIS_HASH,
+            }
+        )
+    )
     with collecting(db, secured.url, **floor_settings(tmp_path, secured)) as floor:
         impostor, acks = _raw_client(secured, "SIM-BAC-1")
         try:
@@ -134,12 +164,15 @@ def test_a_table_with_a_loose_password_file_does_not_start(tmp_path: Path) -> No
     assert table.returncode == 2 and f"password file {loose}: mode 0640 lets others read it" in err
 
 
-@pytest.mark.parametrize("url, why", [
-    ("http://h:1", "scheme must be mqtt:// or mqtts://"),
-    ("mqtt://user:pw@h:1", "credentials go in files"),
-    ("mqtt://h:99999", "Port out of range"),
-    ("mqtts://", "expected mqtts://host:port"),
-])
+@pytest.mark.parametrize(
+    "url, why",
+    [
+        ("http://h:1", "scheme must be mqtt:// or mqtts://"),
+        ("mqtt://user:pw@h:1", "credentials go in files"),
+        ("mqtt://h:99999", "Port out of range"),
+        ("mqtts://", "expected mqtts://host:port"),
+    ],
+)
 def test_bad_broker_urls_are_clear_errors(url: str, why: str) -> None:
     with pytest.raises(TablehostError, match=why):
         parse_url(url)

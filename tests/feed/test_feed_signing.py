@@ -44,10 +44,13 @@ def test_keygen_never_overwrites_a_key(tmp_path: Path) -> None:
     assert (tmp_path / "BAC-12.key").read_bytes() == before
 
 
-@pytest.mark.parametrize("argv, why", [
-    (["feed", "keygen", "../etc/x"], "table id '../etc/x': expected"),
-    (["feed", "keygen", "T1", "--out", "/proc/nope"], "--out /proc/nope: not a directory"),
-])
+@pytest.mark.parametrize(
+    "argv, why",
+    [
+        (["feed", "keygen", "../etc/x"], "table id '../etc/x': expected"),
+        (["feed", "keygen", "T1", "--out", "/proc/nope"], "--out /proc/nope: not a directory"),
+    ],
+)
 def test_keygen_careless_arguments_are_one_line(argv: list[str], why: str) -> None:
     status, _, err = cli(*argv)
     assert status == 2 and err.count("\n") == 1 and why in err
@@ -95,8 +98,9 @@ def test_a_feed_section_without_a_signing_key_is_refused(tmp_path: Path) -> None
 def test_the_collector_needs_keys_or_an_explicit_unsigned(tmp_path: Path) -> None:
     status, _, err = cli("floor", "--broker", "mqtt://127.0.0.1:1", "--db", str(tmp_path / "f.sqlite"))
     assert status == 2 and "give --keys DIR (the tables' public keys), or --unsigned" in err
-    status, _, err = cli("floor", "--broker", "mqtt://127.0.0.1:1", "--db", str(tmp_path / "f.sqlite"),
-                         "--keys", str(tmp_path / "none"))
+    status, _, err = cli(
+        "floor", "--broker", "mqtt://127.0.0.1:1", "--db", str(tmp_path / "f.sqlite"), "--keys", str(tmp_path / "none")
+    )
     assert status == 2 and err.count("\n") == 1 and f"public key directory {tmp_path / 'none'}: cannot read" in err
 
 
@@ -106,15 +110,22 @@ def test_a_signature_covers_every_field_and_not_the_chain_of_keys() -> None:
     message = signer.sign(schema.check_message(payloads()[-1]))
     assert signing.verify(message, keys) is None
     assert signer.sign(message) == message  # deterministic: a resend is the same bytes
-    for name, value in [("data", {"round": 1, "winner": "player"}), ("seq", 7), ("table", "T2"), ("at", 1.0),
-                        ("hash", "1" * 64), ("key_id", "0" * 16)]:
+    for name, value in [
+        ("data", {"round": 1, "winner": "player"}),
+        ("seq", 7),
+        ("table", "T2"),
+        ("at", 1.0),
+        ("hash", "1" * 64),
+        ("key_id", "0" * 16),
+    ]:
         assert signing.verify({**message, name: value}, keys) is not None, name
     assert signing.verify({**message, "sig": "zz"}, keys) == "key_id is not 16 hex digits, or sig not 128"
     assert schema.message_hash(message) == message["hash"]  # the hash leaves the signature out
 
 
-def test_the_keyring_reads_each_tables_file_and_sees_a_rotation(tmp_path: Path,
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_keyring_reads_each_tables_file_and_sees_a_rotation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(signing, "RELOAD_EVERY_S", 0.0)
     old_id = signing.keygen(tmp_path / "T1.key", tmp_path / "T1.pub")
     keys = tmp_path / "keys"
@@ -124,8 +135,9 @@ def test_the_keyring_reads_each_tables_file_and_sees_a_rotation(tmp_path: Path,
     keyring = Keyring(keys)
     assert keyring.tables == {"T1"} and set(keyring.keys("T1")) == {old_id}
     new = Ed25519PrivateKey.generate().public_key()
-    both = (tmp_path / "T1.pub").read_bytes() + new.public_bytes(serialization.Encoding.PEM,
-                                                                 serialization.PublicFormat.SubjectPublicKeyInfo)
+    both = (tmp_path / "T1.pub").read_bytes() + new.public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
     (keys / "T1.pub.tmp").write_bytes(both)
     os.replace(keys / "T1.pub.tmp", keys / "T1.pub")  # renamed into place, as docs/feed.md says
     assert set(keyring.keys("T1")) == {old_id, signing.key_id(new)}

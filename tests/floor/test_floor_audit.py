@@ -14,6 +14,7 @@ import pytest
 from tests.support.floor_audit import ROUNDS, play, publish, verify
 from tests.support.journal_forge import execute, rechain
 
+
 @pytest.fixture
 def table(tmp_path: Path) -> tuple[Path, Path]:
     journal, db = tmp_path / "journal.sqlite", tmp_path / "floor.sqlite"
@@ -40,8 +41,9 @@ def test_a_journal_cut_short_is_reported_though_its_chain_is_intact(table: tuple
 
 def test_a_journal_rewritten_with_a_rebuilt_chain_names_the_record_changed(table: tuple[Path, Path]) -> None:
     journal, db = table
-    seq, data = execute(journal, "SELECT seq, data FROM records WHERE type = 'round_result' ORDER BY seq LIMIT 1 "
-                                 "OFFSET 2")[0]
+    seq, data = execute(
+        journal, "SELECT seq, data FROM records WHERE type = 'round_result' ORDER BY seq LIMIT 1 OFFSET 2"
+    )[0]
     execute(journal, "UPDATE records SET data = ? WHERE seq = ?", data.replace("banker", "player"), seq)
     rechain(journal, seq)
     status, out = verify(journal, db)
@@ -54,8 +56,12 @@ def test_a_rewritten_record_the_floor_holds_no_copy_of_is_bounded_by_anchors(tab
     rounds = [s for (s,) in execute(journal, "SELECT seq FROM records WHERE type = 'round_result' ORDER BY seq")]
     card = rounds[2] - 3  # the first card input of round 3: raw card events are never published
     assert execute(journal, "SELECT type FROM records WHERE seq = ?", card) == [("CardRead",)]
-    execute(journal, "UPDATE records SET data = ? WHERE seq = ?",
-            json.dumps({"device": "shoe", "rank": "A", "suit": "S", "burn": False}, separators=(",", ":")), card)
+    execute(
+        journal,
+        "UPDATE records SET data = ? WHERE seq = ?",
+        json.dumps({"device": "shoe", "rank": "A", "suit": "S", "burn": False}, separators=(",", ":")),
+        card,
+    )
     rechain(journal, card)
     status, out = verify(journal, db)
     assert status == 1

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from firmware_host.cli import main
 from bench.feed.broker import Broker, have_mosquitto
+from firmware_host.cli import main
 from tests.support.floor_run import floor_keys, run_table, table_profile, wait_for, wait_for_the_floor
 from tests.support.paths import REPO
 
@@ -30,8 +30,24 @@ def cli(*argv: str) -> tuple[int, str]:
 def test_a_table_run_with_feed_reaches_the_floor_collector(tmp_path: Path) -> None:
     db, journal = tmp_path / "floor.sqlite", tmp_path / "journal.sqlite"
     with Broker(tmp_path / "broker") as broker:
-        collector = subprocess.Popen([sys.executable, "-m", "firmware_host", "floor", "--broker", broker.url,
-                                      "--db", str(db), "--keys", str(floor_keys(tmp_path)), "-v"], cwd=REPO, stderr=subprocess.PIPE, text=True)
+        collector = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "firmware_host",
+                "floor",
+                "--broker",
+                broker.url,
+                "--db",
+                str(db),
+                "--keys",
+                str(floor_keys(tmp_path)),
+                "-v",
+            ],
+            cwd=REPO,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         try:
             wait_for(lambda: db.exists() and "session new" in (collector.stderr.readline() or ""), 20, "subscribed")
             profile = table_profile(tmp_path, feed='broker = "mqtt://127.0.0.1:1"')
@@ -44,7 +60,11 @@ def test_a_table_run_with_feed_reaches_the_floor_collector(tmp_path: Path) -> No
     status, out = cli("floor", "status", "--db", str(db), "--json")
     table = json.loads(out)
     assert status == 0 and (table["table"], table["online"], table["gaps"], table["breaks"]) == (
-        "SIM-BAC-1", False, [], 0)  # a clean stop says offline
+        "SIM-BAC-1",
+        False,
+        [],
+        0,
+    )  # a clean stop says offline
     assert table["last_seq"] == table["max_seq"] > 6 and table["game"] == "baccarat"
     status, out = cli("floor", "status", "--db", str(db))
     assert out.startswith("SIM-BAC-1: offline, last seq ")

@@ -27,8 +27,9 @@ def db(tmp_path: Path) -> Path:
     path = tmp_path / "floor.sqlite"
     store = FloorStore(path)
     store.ingest(admit(payloads()))
-    store.ingest(admit([b'{"table": "T1", "state": "online", "version": "0.2.0", "game": "baccarat", "seq": 6}'],
-                       leaf="status"))
+    store.ingest(
+        admit([b'{"table": "T1", "state": "online", "version": "0.2.0", "game": "baccarat", "seq": 6}'], leaf="status")
+    )
     store.ingest(admit(payloads("T2"), table="T2"))
     store.close()
     return path
@@ -40,14 +41,32 @@ def damage(db: Path, sql: str) -> None:
         conn.commit()
 
 
-@pytest.mark.parametrize("sql, named", [
-    ("UPDATE messages SET at = 'yesterday' WHERE table_id = 'T1' AND seq = 6", "message 6: cannot read it: at is 'yesterday'"),
-    ("UPDATE messages SET round = 'three' WHERE table_id = 'T1' AND seq = 6", "message 6: cannot read it: round is 'three'"),
-    ("UPDATE messages SET data = 'not json' WHERE table_id = 'T1' AND seq = 6", "message 6: cannot read it: data: not a JSON"),
-    ("UPDATE messages SET data = '[1]' WHERE table_id = 'T1' AND seq = 6", "message 6: cannot read it: data is not a JSON object"),
-    ("UPDATE messages SET data = x'ff00' WHERE table_id = 'T1' AND seq = 6", "message 6: cannot read it: data"),
-    ("UPDATE messages SET journal_seq = 'ten' WHERE table_id = 'T1' AND seq = 6", "message 6: cannot read it: journal_seq"),
-])
+@pytest.mark.parametrize(
+    "sql, named",
+    [
+        (
+            "UPDATE messages SET at = 'yesterday' WHERE table_id = 'T1' AND seq = 6",
+            "message 6: cannot read it: at is 'yesterday'",
+        ),
+        (
+            "UPDATE messages SET round = 'three' WHERE table_id = 'T1' AND seq = 6",
+            "message 6: cannot read it: round is 'three'",
+        ),
+        (
+            "UPDATE messages SET data = 'not json' WHERE table_id = 'T1' AND seq = 6",
+            "message 6: cannot read it: data: not a JSON",
+        ),
+        (
+            "UPDATE messages SET data = '[1]' WHERE table_id = 'T1' AND seq = 6",
+            "message 6: cannot read it: data is not a JSON object",
+        ),
+        ("UPDATE messages SET data = x'ff00' WHERE table_id = 'T1' AND seq = 6", "message 6: cannot read it: data"),
+        (
+            "UPDATE messages SET journal_seq = 'ten' WHERE table_id = 'T1' AND seq = 6",
+            "message 6: cannot read it: journal_seq",
+        ),
+    ],
+)
 def test_status_and_export_name_a_record_they_cannot_read(db: Path, sql: str, named: str) -> None:
     damage(db, sql)
     status, out, err = cli("floor", "status", "--db", str(db))
@@ -63,7 +82,9 @@ def test_status_and_export_name_a_record_they_cannot_read(db: Path, sql: str, na
 def test_a_status_column_that_is_not_json_is_named(db: Path) -> None:
     damage(db, "UPDATE tables SET status = '{not json' WHERE table_id = 'T1'")
     status, out, _ = cli("floor", "status", "--db", str(db))
-    assert status == 1 and "T1: no status, last seq 6" in out and "T1: UNREADABLE table 'T1' status: cannot read it" in out
+    assert (
+        status == 1 and "T1: no status, last seq 6" in out and "T1: UNREADABLE table 'T1' status: cannot read it" in out
+    )
     status, out, _ = cli("floor", "status", "--db", str(db), "--json")
     assert status == 1 and '"unreadable": ["table \'T1\' status: cannot read it' in out
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import paho.mqtt.client as mqtt
 import pytest
@@ -70,11 +71,15 @@ def collector(floor_db: FloorDb, keyed: tuple[Signer, Keyring]) -> Iterator[Coll
 
 
 @pytest.mark.parametrize("name", ISSUE_20)
-def test_an_issue_20_message_is_refused_and_the_batch_goes_on(collector: Collector, keyed: tuple[Signer, Keyring],
-                                                              name: str) -> None:
+def test_an_issue_20_message_is_refused_and_the_batch_goes_on(
+    collector: Collector, keyed: tuple[Signer, Keyring], name: str
+) -> None:
     sent = payloads("T1", keyed[0])
-    batch = [("tablehost/T1/events", p) for p in sent[:3]] + [("tablehost/T1/events", ISSUE_20[name])] + \
-        [("tablehost/T1/events", p) for p in sent[3:]]
+    batch = (
+        [("tablehost/T1/events", p) for p in sent[:3]]
+        + [("tablehost/T1/events", ISSUE_20[name])]
+        + [("tablehost/T1/events", p) for p in sent[3:]]
+    )
     kinds = [o.kind for o in collector.process(batch)]
     assert kinds == ["stored"] * 3 + ["refused"] + ["stored"] * 3
     status = collector.store.status("T1")
@@ -82,22 +87,29 @@ def test_an_issue_20_message_is_refused_and_the_batch_goes_on(collector: Collect
     assert len(collector.store.refusals("T1")[0]["excerpt"]) <= 200 * 4  # bounded (escapes aside)
 
 
-@pytest.mark.parametrize("payload", [b'{"table": "T1", "seq": 6, "x": "\x00"}', b"\x00" * 300,
-                                     b'{"table": "T1", "seq": 6, "x": "\\u0000"}'], ids=["NUL in JSON", "NULs", "u0000"])
+@pytest.mark.parametrize(
+    "payload",
+    [b'{"table": "T1", "seq": 6, "x": "\x00"}', b"\x00" * 300, b'{"table": "T1", "seq": 6, "x": "\\u0000"}'],
+    ids=["NUL in JSON", "NULs", "u0000"],
+)
 def test_a_nul_byte_is_refused_and_kept_on_either_store(collector: Collector, payload: bytes) -> None:
     """PostgreSQL's text cannot hold NUL: the refusal's excerpt shows it escaped, the batch goes on."""
-    kinds = [o.kind for o in collector.process([("tablehost/T1/events", payload), ("tablehost/T1\x00/events", payload)])]
+    kinds = [
+        o.kind for o in collector.process([("tablehost/T1/events", payload), ("tablehost/T1\x00/events", payload)])
+    ]
     assert kinds == ["refused", "refused"]
     assert all("\x00" not in r["excerpt"] + r["topic"] for r in collector.store.refusals(limit=10))
 
 
-def test_floor_status_exits_1_and_counts_refusals(collector: Collector, keyed: tuple[Signer, Keyring],
-                                                  floor_db: FloorDb, capsys: pytest.CaptureFixture[str]) -> None:
+def test_floor_status_exits_1_and_counts_refusals(
+    collector: Collector, keyed: tuple[Signer, Keyring], floor_db: FloorDb, capsys: pytest.CaptureFixture[str]
+) -> None:
     from firmware_host.cli import main
 
-    collector.process([("tablehost/T1/events", p) for p in payloads("T1", keyed[0])]
-                      + [("tablehost/T1/events", ISSUE_20["NaN at"]), ("tablehost/NOBODY/events", b"{}"),
-                         ("elsewhere/x", b"")])
+    collector.process(
+        [("tablehost/T1/events", p) for p in payloads("T1", keyed[0])]
+        + [("tablehost/T1/events", ISSUE_20["NaN at"]), ("tablehost/NOBODY/events", b"{}"), ("elsewhere/x", b"")]
+    )
     assert main(["floor", "status", *floor_db.args()]) == 1  # was 0, with "gaps none"
     out = capsys.readouterr().out
     assert "gaps none, breaks 0, refused 1 (last: not a JSON message: NaN is not a JSON number)" in out
@@ -107,14 +119,18 @@ def test_floor_status_exits_1_and_counts_refusals(collector: Collector, keyed: t
     assert [(r["topic"], r["table"]) for r in kept] == [("elsewhere/x", ""), ("tablehost/NOBODY/events", "")]
 
 
-def test_a_flood_grows_the_refused_table_only_to_its_bounds(collector: Collector, keyed: tuple[Signer, Keyring],
-                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_flood_grows_the_refused_table_only_to_its_bounds(
+    collector: Collector, keyed: tuple[Signer, Keyring], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(store_module, "REFUSED_KEPT_PER_TABLE", 50)
     monkeypatch.setattr(store_module, "REFUSED_KEPT_TOTAL", 120)
     collector.process([("tablehost/T1/events", payloads("T1", keyed[0])[0])])
     for burst in range(3):
-        collector.process([(f"tablehost/FAKE-{burst}-{n}/events", b"x" * 10_000) for n in range(100)]
-                          + [("tablehost/T1/events", b"[]")] * 100 + [("#/junk", b"\xff" * 300)] * 100)
+        collector.process(
+            [(f"tablehost/FAKE-{burst}-{n}/events", b"x" * 10_000) for n in range(100)]
+            + [("tablehost/T1/events", b"[]")] * 100
+            + [("#/junk", b"\xff" * 300)] * 100
+        )
     store = collector.store
     assert store.tables() == ["T1"]  # made-up table ids never add a table
     assert store.status("T1").refused == 300 and store.refused_unknown() == 600
@@ -139,29 +155,40 @@ def test_refusals_are_logged_at_a_rate_limit(caplog: pytest.LogCaptureFixture) -
 
 def topics() -> st.SearchStrategy[str]:
     level = st.text(st.characters(blacklist_categories=("Cs",)), max_size=12)
-    return st.one_of(st.builds("/".join, st.lists(level, max_size=5)),
-                     st.builds(lambda t, leaf: f"tablehost/{t}/{leaf}", st.sampled_from(["T1", "T2", "", "+"]) | level,
-                               st.sampled_from(["events", "status", "x"])))
+    return st.one_of(
+        st.builds("/".join, st.lists(level, max_size=5)),
+        st.builds(
+            lambda t, leaf: f"tablehost/{t}/{leaf}",
+            st.sampled_from(["T1", "T2", "", "+"]) | level,
+            st.sampled_from(["events", "status", "x"]),
+        ),
+    )
 
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
-    max_leaves=8)
+    max_leaves=8,
+)
 
 
 def payload_strategy(signer: Signer) -> st.SearchStrategy[bytes]:
     fields = st.fixed_dictionaries({}, optional={f: json_values for f in (*schema.FIELDS, "key_id", "sig")})
-    mutated = st.builds(lambda body, c: json.dumps({**body, **c}, allow_nan=True).encode(),
-                        st.just(signer.sign(schema.check_message(payloads()[-1]))), fields)
-    return st.one_of(st.binary(max_size=300), mutated,
-                     st.builds(lambda v: json.dumps(v, allow_nan=True).encode(), json_values))
+    mutated = st.builds(
+        lambda body, c: json.dumps({**body, **c}, allow_nan=True).encode(),
+        st.just(signer.sign(schema.check_message(payloads()[-1]))),
+        fields,
+    )
+    return st.one_of(
+        st.binary(max_size=300), mutated, st.builds(lambda v: json.dumps(v, allow_nan=True).encode(), json_values)
+    )
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
-def test_arbitrary_messages_never_raise_and_the_real_table_is_stored(keyed: tuple[Signer, Keyring],
-                                                                     data: st.DataObject) -> None:
+def test_arbitrary_messages_never_raise_and_the_real_table_is_stored(
+    keyed: tuple[Signer, Keyring], data: st.DataObject
+) -> None:
     """Any topic and payload, among a real table's messages: the collector never raises, refuses
     what is not the real table's, and stores every real message, once."""
     signer, keyring = keyed
@@ -174,7 +201,7 @@ def test_arbitrary_messages_never_raise_and_the_real_table_is_stored(keyed: tupl
         collector = Collector(store, BrokerSettings("mqtt://127.0.0.1:1"), keyring)
         outcomes = collector.process(batch)
         assert len(outcomes) == len(batch)
-        assert [o.kind for o in outcomes[cut:cut + 3]] == ["stored"] * 3
+        assert [o.kind for o in outcomes[cut : cut + 3]] == ["stored"] * 3
         assert [m["seq"] for m in store.messages("T1")] == [1, 2, 3, 4, 5, 6]
         assert store.gaps("T1") == [] and store.status("T1").breaks == 0 and store.tables() == ["T1"]
     finally:
@@ -198,15 +225,17 @@ def publish_all(port: int, messages: list[tuple[str, bytes]]) -> None:
 
 @pytestmark_mqtt
 def test_over_mosquitto_each_bad_message_is_acknowledged_once_and_never_stops_the_floor(
-        tmp_path: Path, keyed: tuple[Signer, Keyring]) -> None:
+    tmp_path: Path, keyed: tuple[Signer, Keyring]
+) -> None:
     """Against a real broker: the messages of issue 20 arrive among a table's; the collector stays
     up, stores the table's, and acknowledges the bad ones, so a restart is not sent them again."""
     db, sent = tmp_path / "floor.sqlite", payloads("T1", keyed[0])
     bad = [("tablehost/T1/events", p) for p in ISSUE_20.values()]
     with Broker(tmp_path / "broker") as broker:
         with collecting(db, broker.url) as floor:
-            publish_all(broker.port, [("tablehost/T1/events", sent[0]), *bad, *(("tablehost/T1/events", p)
-                                                                                  for p in sent[1:])])
+            publish_all(
+                broker.port, [("tablehost/T1/events", sent[0]), *bad, *(("tablehost/T1/events", p) for p in sent[1:])]
+            )
             wait_for(lambda: floor.collector.counts["stored"] == 6, what="the table's six messages")
             assert floor.collector.counts["refused"] == len(ISSUE_20) and floor._thread.is_alive()
         with collecting(db, broker.url) as again:  # the same persistent session, resumed

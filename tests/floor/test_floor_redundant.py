@@ -12,8 +12,8 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import paho.mqtt.client as mqtt
 import pytest
@@ -25,8 +25,17 @@ from firmware_host.feed.signing import Keyring, Signer
 from firmware_host.floor.collector import Collector
 from tests.support.feed_records import payloads
 from tests.support.floor_db import FloorDb
-from tests.support.floor_run import (floor_keys, floor_seq, journal_export, journal_rounds, provision, start_table,
-                                     table_profile, wait_for, wait_for_the_floor)
+from tests.support.floor_run import (
+    floor_keys,
+    floor_seq,
+    journal_export,
+    journal_rounds,
+    provision,
+    start_table,
+    table_profile,
+    wait_for,
+    wait_for_the_floor,
+)
 from tests.support.paths import REPO
 
 pytestmark = pytest.mark.skipif(not have_mosquitto(), reason="needs the Debian package mosquitto (make deps)")
@@ -39,8 +48,9 @@ def two_collectors(db: FloorDb, url: str) -> Iterator[list[Collector]]:
     """Collectors ``floor-a`` and ``floor-b`` on threads, each with its own store and session."""
     keyring = Keyring(floor_keys(db.directory))
     stores = [db.open(), db.open()]
-    collectors = [Collector(store, BrokerSettings(url), keyring, client_id=f"floor-{name}")
-                  for store, name in zip(stores, "ab")]
+    collectors = [
+        Collector(store, BrokerSettings(url), keyring, client_id=f"floor-{name}") for store, name in zip(stores, "ab")
+    ]
     threads = [threading.Thread(target=c.run, daemon=True) for c in collectors]
     for thread in threads:
         thread.start()
@@ -69,7 +79,8 @@ def publish(port: int, table: str, messages: list[bytes]) -> None:
 
 
 def test_two_collectors_store_each_message_once_and_report_a_gap_and_its_repair_once(
-        tmp_path: Path, postgres_db: FloorDb) -> None:
+    tmp_path: Path, postgres_db: FloorDb
+) -> None:
     signer = Signer.from_file(provision(tmp_path, "T1"))
     sent = payloads("T1", signer)
     with Broker(tmp_path / "broker") as broker, two_collectors(postgres_db, broker.url) as collectors:
@@ -87,24 +98,41 @@ def test_two_collectors_store_each_message_once_and_report_a_gap_and_its_repair_
 
 
 def collector_command(db: FloorDb, url: str, name: str) -> list[str]:
-    return [sys.executable, "-m", "firmware_host", "floor", "--broker", url, *db.args(), "--keys",
-            str(floor_keys(db.directory)), "--client-id", f"floor-{name}", "-v"]
+    return [
+        sys.executable,
+        "-m",
+        "firmware_host",
+        "floor",
+        "--broker",
+        url,
+        *db.args(),
+        "--keys",
+        str(floor_keys(db.directory)),
+        "--client-id",
+        f"floor-{name}",
+        "-v",
+    ]
 
 
 def start_collector(db: FloorDb, url: str, name: str) -> subprocess.Popen[str]:
     """``tablehost floor`` in a child process, returned once it is connected."""
-    child = subprocess.Popen(collector_command(db, url, name), cwd=REPO, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE, text=True)
-    wait_for(lambda: "floor: connected" in (child.stderr.readline() or "") or child.poll() is not None, 30,  # type: ignore[union-attr]
-             f"collector {name} connected")
+    child = subprocess.Popen(
+        collector_command(db, url, name), cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
+    wait_for(
+        lambda: "floor: connected" in (child.stderr.readline() or "") or child.poll() is not None,
+        30,  # type: ignore[union-attr]
+        f"collector {name} connected",
+    )
     assert child.poll() is None, f"collector {name} exited {child.returncode}"
     threading.Thread(target=child.stderr.read, daemon=True).start()  # type: ignore[union-attr]  # never blocks it
     return child
 
 
 @pytest.mark.slow
-def test_two_collectors_killed_in_turn_and_together_lose_and_duplicate_nothing(tmp_path: Path,
-                                                                               postgres_db: FloorDb) -> None:
+def test_two_collectors_killed_in_turn_and_together_lose_and_duplicate_nothing(
+    tmp_path: Path, postgres_db: FloorDb
+) -> None:
     profile = table_profile(tmp_path, feed='broker = "mqtt://127.0.0.1:1"\nkeepalive_s = 2')
     journal = tmp_path / "journal.sqlite"
     with Broker(tmp_path / "broker") as broker:
@@ -140,12 +168,26 @@ def test_two_collectors_killed_in_turn_and_together_lose_and_duplicate_nothing(t
         store.close()
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        assert main(["journal", "verify", str(journal), "--floor", postgres_db.spec, "--floor-password-file",
-                     str(postgres_db.password_file)]) == 0, out.getvalue()
+        assert (
+            main(
+                [
+                    "journal",
+                    "verify",
+                    str(journal),
+                    "--floor",
+                    postgres_db.spec,
+                    "--floor-password-file",
+                    str(postgres_db.password_file),
+                ]
+            )
+            == 0
+        ), out.getvalue()
     assert journal_export(journal)
 
 
-def test_a_collector_rides_out_a_postgresql_restart(tmp_path: Path, postgres_db: FloorDb, postgres_server: object) -> None:
+def test_a_collector_rides_out_a_postgresql_restart(
+    tmp_path: Path, postgres_db: FloorDb, postgres_server: object
+) -> None:
     """The store cannot be written while the server restarts: the batch stays unacknowledged and
     is written once the server is back, nothing lost, nothing twice."""
     signer = Signer.from_file(provision(tmp_path, "T1"))
@@ -178,9 +220,9 @@ def test_a_broken_link_is_found_when_two_collectors_store_its_ends_at_once(postg
         sent = payloads("T1")
         bad = schema.encode(schema.seal({**schema.check_message(sent[4]), "prev_hash": "1" * 64}))
         first.ingest(admit(sent[:3]))
-        with first._db() as db:  # noqa: SLF001 - collector A's transaction, held open
-            first._begin(db, ["T1"])  # noqa: SLF001
-            assert first._one(db, admit([bad])[0], time.time()).kind == "stored"  # type: ignore[arg-type]  # noqa: SLF001
+        with first._db() as db:
+            first._begin(db, ["T1"])
+            assert first._one(db, admit([bad])[0], time.time()).kind == "stored"  # type: ignore[arg-type]
             other = threading.Thread(target=second.ingest, args=(admit([sent[3]]),))
             other.start()
             other.join(1.0)
@@ -190,7 +232,8 @@ def test_a_broken_link_is_found_when_two_collectors_store_its_ends_at_once(postg
         status = second.status("T1")
         assert (status.max_seq, status.gaps, status.breaks) == (5, [], 1)
         assert [p["detail"] for p in second.problems("T1") if p["kind"] == "break"] == [
-            "prev_hash is not the hash of message 4"]
+            "prev_hash is not the hash of message 4"
+        ]
     finally:
         first.close()
         second.close()

@@ -14,8 +14,8 @@ from firmware_host.feed.schema import FeedState
 from firmware_host.feed.signing import Keyring, Signer
 from firmware_host.floor.store import FloorStore
 from firmware_host.host.segments import records as read_records
-from tests.support.floor_audit import play, verify
 from tests.support.feed_records import admit
+from tests.support.floor_audit import play, verify
 from tests.support.floor_run import floor_keys, provision
 
 
@@ -24,7 +24,12 @@ def table(tmp_path: Path) -> tuple[Path, Path, Signer, Keyring]:
     """A journal, its floor database and T1's provisioned keys (nothing stored yet)."""
     journal = tmp_path / "journal.sqlite"
     play(journal)
-    return journal, tmp_path / "floor.sqlite", Signer.from_file(provision(tmp_path, "T1")), Keyring(floor_keys(tmp_path))
+    return (
+        journal,
+        tmp_path / "floor.sqlite",
+        Signer.from_file(provision(tmp_path, "T1")),
+        Keyring(floor_keys(tmp_path)),
+    )
 
 
 def feed(journal: Path) -> list[dict[str, Any]]:
@@ -42,14 +47,20 @@ def store_all(db: Path, keyring: Keyring, payloads: list[bytes]) -> list[str]:
 def forge_next(genuine: list[dict[str, Any]], upto: int, **changes: Any) -> dict[str, Any]:
     """Message ``upto + 1`` made up, its hash correctly computed and chained to message ``upto``."""
     real = genuine[upto]
-    return schema.seal({**{k: v for k, v in real.items() if k != "hash"},
-                        "data": {**real["data"], "winner": "player"}, "prev_hash": genuine[upto - 1]["hash"],
-                        **changes})
+    return schema.seal(
+        {
+            **{k: v for k, v in real.items() if k != "hash"},
+            "data": {**real["data"], "winner": "player"},
+            "prev_hash": genuine[upto - 1]["hash"],
+            **changes,
+        }
+    )
 
 
 @pytest.mark.parametrize("signature", ["none", "another key", "a genuine message's", "the table's key id"])
 def test_a_forgery_chained_to_the_last_stored_message_is_refused_and_the_genuine_one_stored(
-        table: tuple[Path, Path, Signer, Keyring], signature: str) -> None:
+    table: tuple[Path, Path, Signer, Keyring], signature: str
+) -> None:
     journal, db, signer, keyring = table
     genuine = feed(journal)
     assert store_all(db, keyring, [schema.encode(signer.sign(m)) for m in genuine[:4]]) == ["stored"] * 4
@@ -66,8 +77,9 @@ def test_a_forgery_chained_to_the_last_stored_message_is_refused_and_the_genuine
     try:
         status = store.status("T1")
         assert (status.breaks, status.gaps, status.refused) == (0, [], 1)
-        assert store.refusals("T1")[0]["reason"].startswith("unsigned: no key_id and no sig" if signature == "none"
-                                                            else "not signed by the table: ")
+        assert store.refusals("T1")[0]["reason"].startswith(
+            "unsigned: no key_id and no sig" if signature == "none" else "not signed by the table: "
+        )
         assert [m["hash"] for m in store.messages("T1")] == [m["hash"] for m in genuine]
     finally:
         store.close()
@@ -78,8 +90,7 @@ def test_a_forgery_chained_to_the_last_stored_message_is_refused_and_the_genuine
 def test_a_forged_seq_of_a_billion_leaves_no_gap_and_no_cut_short(table: tuple[Path, Path, Signer, Keyring]) -> None:
     journal, db, signer, keyring = table
     genuine = feed(journal)
-    forged = schema.seal({**{k: v for k, v in genuine[-1].items() if k != "hash"}, "seq": 10**9,
-                          "journal_seq": 10**9})
+    forged = schema.seal({**{k: v for k, v in genuine[-1].items() if k != "hash"}, "seq": 10**9, "journal_seq": 10**9})
     kinds = store_all(db, keyring, [schema.encode(forged), *(schema.encode(signer.sign(m)) for m in genuine)])
     assert kinds == ["refused"] + ["stored"] * len(genuine)
     store = FloorStore(db, read_only=True)
@@ -91,7 +102,9 @@ def test_a_forged_seq_of_a_billion_leaves_no_gap_and_no_cut_short(table: tuple[P
     assert status == 0 and "CUT SHORT" not in out
 
 
-def test_a_message_signed_by_another_table_is_refused(tmp_path: Path, table: tuple[Path, Path, Signer, Keyring]) -> None:
+def test_a_message_signed_by_another_table_is_refused(
+    tmp_path: Path, table: tuple[Path, Path, Signer, Keyring]
+) -> None:
     journal, db, _, _ = table
     other = Signer.from_file(provision(tmp_path, "T2"))
     keyring = Keyring(floor_keys(tmp_path))
@@ -102,8 +115,9 @@ def test_a_message_signed_by_another_table_is_refused(tmp_path: Path, table: tup
     store.close()
 
 
-def test_a_message_re_signed_under_a_new_key_is_a_duplicate(tmp_path: Path,
-                                                           table: tuple[Path, Path, Signer, Keyring]) -> None:
+def test_a_message_re_signed_under_a_new_key_is_a_duplicate(
+    tmp_path: Path, table: tuple[Path, Path, Signer, Keyring]
+) -> None:
     """A rotation: the table restarts with its new key and resends; the floor keeps what it has."""
     journal, db, old, _ = table
     new = Signer(Ed25519PrivateKey.generate())
@@ -111,15 +125,18 @@ def test_a_message_re_signed_under_a_new_key_is_a_duplicate(tmp_path: Path,
     rotated.mkdir()
     from cryptography.hazmat.primitives import serialization
 
-    pems = [key.public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
-            for key in (old._private.public_key(), new._private.public_key())]
+    pems = [
+        key.public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+        for key in (old._private.public_key(), new._private.public_key())
+    ]
     (rotated / "T1.pub").write_bytes(b"".join(pems))  # both keys during the rotation
     keyring = Keyring(rotated)
     genuine = feed(journal)
     assert set(keyring.keys("T1")) == {old.key_id, new.key_id}
     assert store_all(db, keyring, [schema.encode(old.sign(m)) for m in genuine[:3]]) == ["stored"] * 3
     assert store_all(db, keyring, [schema.encode(new.sign(m)) for m in genuine]) == (
-        ["duplicate"] * 3 + ["stored"] * (len(genuine) - 3))
+        ["duplicate"] * 3 + ["stored"] * (len(genuine) - 3)
+    )
     store = FloorStore(db, read_only=True)
     try:
         assert [m["key_id"] for m in store.messages("T1")][2:4] == [old.key_id, new.key_id]

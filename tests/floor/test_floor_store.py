@@ -3,8 +3,9 @@ the same on both stores (SQLite and a real PostgreSQL, the ``floor_db`` fixture)
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 

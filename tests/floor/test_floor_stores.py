@@ -36,8 +36,13 @@ def fill(db: FloorDb) -> None:
         sent = payloads()
         store.ingest(admit([*sent[:3], sent[5], sent[1], b"[]"]))
         store.ingest(admit(payloads("T2"), "T2"))
-        store.ingest(admit([b'{"table": "T2", "state": "online", "version": "0.1.0", "game": "baccarat", "seq": 0}'],
-                           "T2", "status"))
+        store.ingest(
+            admit(
+                [b'{"table": "T2", "state": "online", "version": "0.1.0", "game": "baccarat", "seq": 0}'],
+                "T2",
+                "status",
+            )
+        )
     finally:
         store.close()
 
@@ -46,14 +51,18 @@ def outputs(db: FloorDb) -> dict[str, object]:
     """What every read command prints (``last_seen`` and ``lag_s``, times of arrival, aside)."""
     made: dict[str, object] = {}
     status, out, _ = cli("floor", "status", *db.args(), "--json")
-    made["status"] = status, [{k: v for k, v in json.loads(line).items() if k not in ("last_seen", "lag_s")}
-                              for line in out.splitlines()]
+    made["status"] = (
+        status,
+        [{k: v for k, v in json.loads(line).items() if k not in ("last_seen", "lag_s")} for line in out.splitlines()],
+    )
     for what in ("--rounds", "--messages", "--shoes"):
         for table in ("T1", "T2"):
             made[f"export {what} {table}"] = cli("floor", "export", *db.args(), "--table", table, what)[:2]
     refused = cli("floor", "export", *db.args(), "--table", "T1", "--refused")
-    made["refused"] = refused[0], [{k: v for k, v in json.loads(line).items() if k != "at"}
-                                   for line in refused[1].splitlines()]
+    made["refused"] = (
+        refused[0],
+        [{k: v for k, v in json.loads(line).items() if k != "at"} for line in refused[1].splitlines()],
+    )
     made["unknown table"] = cli("floor", "export", *db.args(), "--table", "T9", "--rounds")[0]
     return made
 
@@ -75,7 +84,7 @@ def test_the_schema_is_migrated_by_version_once(postgres_db: FloorDb) -> None:
         postgres_db.open().close()
     store = postgres_db.open(read_only=True)
     try:
-        with store._db() as db:  # noqa: SLF001 - the table of applied steps itself
+        with store._db() as db:
             rows = db.execute("SELECT version FROM schema_version ORDER BY version").fetchall()
     finally:
         store.close()
@@ -113,15 +122,32 @@ def test_an_unreachable_server_is_one_line_and_exit_2(tmp_path: Path) -> None:
     secret = tmp_path / "pw"
     secret.write_text("x\n")
     secret.chmod(0o600)
-    status, _, err = cli("floor", "export", "--db", "postgresql://floor@127.0.0.1:1/floor", "--db-password-file",
-                         str(secret), "--table", "T1", "--rounds")
+    status, _, err = cli(
+        "floor",
+        "export",
+        "--db",
+        "postgresql://floor@127.0.0.1:1/floor",
+        "--db-password-file",
+        str(secret),
+        "--table",
+        "T1",
+        "--rounds",
+    )
     assert status == 2 and len(err.strip().splitlines()) == 1 and "postgresql://floor@127.0.0.1:1/floor" in err
 
 
 def test_a_plain_run_never_imports_psycopg(tmp_path: Path) -> None:
     fill(FloorDb(str(tmp_path / "floor.sqlite"), tmp_path))
-    code = ("import sys; from firmware_host.cli import main; main(['floor', 'status', '--db', sys.argv[1]]); "
-            "print('psycopg' in sys.modules)")
-    done = subprocess.run([sys.executable, "-c", code, str(tmp_path / "floor.sqlite")], capture_output=True, text=True,
-                          cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=60)
+    code = (
+        "import sys; from firmware_host.cli import main; main(['floor', 'status', '--db', sys.argv[1]]); "
+        "print('psycopg' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "floor.sqlite")],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        timeout=60,
+    )
     assert done.stdout.splitlines()[-1] == "False", done.stderr

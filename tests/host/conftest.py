@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import socket
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 import pytest
 
@@ -37,4 +37,5 @@ def notifications(notify_socket: tuple[str, socket.socket]) -> Callable[[], list
                 received.append(sock.recv(4096).decode().split("\n"))
         except BlockingIOError:
             return received
+
     return pending

@@ -5,17 +5,31 @@ from __future__ import annotations
 import io
 import json
 
-from firmware_host.tables.decisions import Decision
 from firmware_host.host.outputs import DealerView, EventFeed, PanelOutput, ShufflerCommands
+from firmware_host.tables.decisions import Decision
 from tests.support.fake_drivers import RecordingShuffler
 
-ROUND = Decision("round_result", {"round": 4, "game": "baccarat", "status": "completed", "player": ["9S", "KD"],
-                                  "banker": ["2H", "5C"], "player_total": 9, "banker_total": 7, "winner": "player"}, 4)
+ROUND = Decision(
+    "round_result",
+    {
+        "round": 4,
+        "game": "baccarat",
+        "status": "completed",
+        "player": ["9S", "KD"],
+        "banker": ["2H", "5C"],
+        "player_total": 9,
+        "banker_total": 7,
+        "winner": "player",
+    },
+    4,
+)
 
 
 def test_dealer_view_names_table_and_round_and_summarises_the_outcome() -> None:
     out = io.StringIO()
-    DealerView(out, "BAC-7").on_decisions([ROUND, Decision("alert", {"text": "card face up", "severity": "attention"}, 4)])
+    DealerView(out, "BAC-7").on_decisions(
+        [ROUND, Decision("alert", {"text": "card face up", "severity": "attention"}, 4)]
+    )
     assert out.getvalue().splitlines() == [
         "[BAC-7 r4] round 4: player 9S KD = 9, banker 2H 5C = 7: PLAYER",
         "[BAC-7 r4] ATTENTION: card face up",
@@ -41,11 +55,13 @@ class FakePanel:
 
 def test_panel_follows_lamp_and_buzzes_on_faults_only() -> None:
     panel = FakePanel()
-    PanelOutput(panel).on_decisions([
-        Decision("lamp", {"colour": "red"}),
-        Decision("alert", {"text": "x", "severity": "warning"}),
-        Decision("alert", {"text": "y", "severity": "fault"}),
-    ])
+    PanelOutput(panel).on_decisions(
+        [
+            Decision("lamp", {"colour": "red"}),
+            Decision("alert", {"text": "x", "severity": "warning"}),
+            Decision("alert", {"text": "y", "severity": "fault"}),
+        ]
+    )
     assert panel.calls == ["red", "buzz"]
 
 

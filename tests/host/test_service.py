@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from drivers.events import DeviceEvent
-from firmware_host.tables.events import ClockTick, DealerCommand
-from firmware_host.tables.decisions import Decision
 from firmware_host.errors import ControllerError, JournalError
 from firmware_host.host.journal import Journal
 from firmware_host.host.service import Service
+from firmware_host.tables.decisions import Decision
+from firmware_host.tables.events import ClockTick, DealerCommand
 
 
 class CountingController:
@@ -111,9 +111,8 @@ def test_recover_refuses_a_journal_the_controller_now_decides_differently(tmp_pa
     path = tmp_path / "j.sqlite"
     with Journal.open(path) as journal:
         Service(CountingController(), journal, clock=_clock()).step(DealerCommand(device="d", command="finish"))
-    with Journal.open(path) as journal:
-        with pytest.raises(JournalError, match="replay diverged at step 1"):
-            Service(CountingController(offset=7), journal).recover()
+    with Journal.open(path) as journal, pytest.raises(JournalError, match="replay diverged at step 1"):
+        Service(CountingController(offset=7), journal).recover()
 
 
 def test_a_tick_that_decides_nothing_is_not_journaled(tmp_path: Path) -> None:

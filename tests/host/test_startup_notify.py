@@ -9,15 +9,15 @@ from typing import Any
 
 import pytest
 
+from bench.soak.profiles import make_profile
 from drivers.events import DeviceEvent
-from firmware_host.tables.events import DealerCommand
 from firmware_host.cli import main
 from firmware_host.cli.run import STARTUP_EXTENSION_S
-from firmware_host.tables.decisions import Decision
 from firmware_host.host.journal import Journal
 from firmware_host.host.service import REPLAY_PROGRESS_EVERY, Service
 from firmware_host.host.systemd import Notifier
-from bench.soak.profiles import make_profile
+from firmware_host.tables.decisions import Decision
+from firmware_host.tables.events import DealerCommand
 
 
 class DecidesNothing:
@@ -33,8 +33,11 @@ def test_extend_timeout_sends_microseconds_and_the_status_in_one_datagram(notify
     notifier.extend_timeout(30, "replaying journal: 1000 steps")
     notifier.extend_timeout(0.1)  # 0.1 * 1e6 is 100000.00000000001 in floating point
     notifier.extend_timeout(2.5e-6)
-    assert notifications() == [["EXTEND_TIMEOUT_USEC=30000000", "STATUS=replaying journal: 1000 steps"],
-                               ["EXTEND_TIMEOUT_USEC=100000"], ["EXTEND_TIMEOUT_USEC=2"]]
+    assert notifications() == [
+        ["EXTEND_TIMEOUT_USEC=30000000", "STATUS=replaying journal: 1000 steps"],
+        ["EXTEND_TIMEOUT_USEC=100000"],
+        ["EXTEND_TIMEOUT_USEC=2"],
+    ]
 
 
 @pytest.mark.parametrize("seconds", [0, -1.0])
@@ -63,8 +66,8 @@ def test_recover_reports_progress_every_replay_progress_every_steps(tmp_path: Pa
 
 
 def test_tablehost_run_extends_the_start_timeout_while_replaying_before_ready(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
-        notify_socket, notifications) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], notify_socket, notifications
+) -> None:
     # Without checkpoints, so that the whole journal is replayed.
     profile, journal = make_profile(tmp_path, journal="checkpoint_every_steps = 0"), tmp_path / "j.sqlite"
     monkeypatch.delenv("NOTIFY_SOCKET", raising=False)
@@ -81,7 +84,11 @@ def test_tablehost_run_extends_the_start_timeout_while_replaying_before_ready(
     sent = notifications()
     ready = next(i for i, lines in enumerate(sent) if "READY=1" in lines)
     window = f"EXTEND_TIMEOUT_USEC={round(STARTUP_EXTENSION_S * 1e6)}"
-    assert sent[:ready] == [[window, f"STATUS=opening journal {journal}"],
-                            *([window, f"STATUS=replaying journal: {n} steps"]
-                              for n in range(REPLAY_PROGRESS_EVERY, steps + 1, REPLAY_PROGRESS_EVERY))]
+    assert sent[:ready] == [
+        [window, f"STATUS=opening journal {journal}"],
+        *(
+            [window, f"STATUS=replaying journal: {n} steps"]
+            for n in range(REPLAY_PROGRESS_EVERY, steps + 1, REPLAY_PROGRESS_EVERY)
+        ),
+    ]
     assert not any(lines[0].startswith("EXTEND_TIMEOUT_USEC") for lines in sent[ready:])

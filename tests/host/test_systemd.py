@@ -36,7 +36,9 @@ def test_watchdog_pings_at_half_of_watchdog_sec(notify_socket) -> None:
 
 
 def test_watchdog_meant_for_another_pid_is_ignored() -> None:
-    notifier = Notifier({"NOTIFY_SOCKET": "/nonexistent", "WATCHDOG_USEC": "1000", "WATCHDOG_PID": str(os.getpid() + 1)})
+    notifier = Notifier(
+        {"NOTIFY_SOCKET": "/nonexistent", "WATCHDOG_USEC": "1000", "WATCHDOG_PID": str(os.getpid() + 1)}
+    )
     assert notifier.ping_interval is None
 
 

@@ -13,15 +13,28 @@ from pathlib import Path
 
 import pytest
 
-from firmware_host.rules.baccarat.cards import parse_card, shoe_composition
+from bench.soak.profiles import make_profile
 from firmware_host.cli import main
 from firmware_host.host.journal import Journal, export_rounds, export_shoes, verify
-from bench.soak.profiles import make_profile
+from firmware_host.rules.baccarat.cards import parse_card, shoe_composition
 from tests.support.sim_runs import check_rounds_against_resolve
 
+
 def run_table(profile: Path, journal: Path, rounds: int, seed: int = 3) -> None:
-    status = main(["run", "--profile", str(profile), "--rounds", str(rounds), "--seed", str(seed),
-                   "--journal", str(journal), "--quiet"])
+    status = main(
+        [
+            "run",
+            "--profile",
+            str(profile),
+            "--rounds",
+            str(rounds),
+            "--seed",
+            str(seed),
+            "--journal",
+            str(journal),
+            "--quiet",
+        ]
+    )
     assert status == 0
 
 
@@ -50,8 +63,12 @@ def test_ascii_dialect_shoe_runs_the_same_service(tmp_path: Path) -> None:
     # a corrupted or duplicated card frame cannot be told from a real one, so only the
     # device's own faults are injected here (docs/protocols/shoe.md, "ASCII dialect").
     # Half its burn cards (§ 541.5(g)) are written suit first, as the market shoe has been seen to.
-    profile = make_profile(tmp_path, model="generic-ascii-shoe-2019",
-                           faults="unreadable_card = 0.02, face_up_card = 0.01", shoe_sim="suit_first_burns = 0.5")
+    profile = make_profile(
+        tmp_path,
+        model="generic-ascii-shoe-2019",
+        faults="unreadable_card = 0.02, face_up_card = 0.01",
+        shoe_sim="suit_first_burns = 0.5",
+    )
     journal = tmp_path / "j.sqlite"
     run_table(profile, journal, rounds=20)
     assert verify(journal).ok
@@ -62,14 +79,20 @@ def test_ascii_dialect_shoe_runs_the_same_service(tmp_path: Path) -> None:
     assert any(r.type == "CardRead" and r.data["burn"] for r in records)  # read whichever order they came in
 
 
-@pytest.mark.parametrize(("model", "share", "why"), [
-    ("generic-ascii-shoe-2019", "1.5", "1.5 is not a share between 0 and 1"),
-    ("tablehost-ts8-2026", "0.5", "the framed dialect sends a card as fixed fields"),
-])
-def test_suit_first_burns_in_the_profile_is_checked(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                    model: str, share: str, why: str) -> None:
+@pytest.mark.parametrize(
+    ("model", "share", "why"),
+    [
+        ("generic-ascii-shoe-2019", "1.5", "1.5 is not a share between 0 and 1"),
+        ("tablehost-ts8-2026", "0.5", "the framed dialect sends a card as fixed fields"),
+    ],
+)
+def test_suit_first_burns_in_the_profile_is_checked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], model: str, share: str, why: str
+) -> None:
     profile = make_profile(tmp_path, model=model, shoe_sim=f"suit_first_burns = {share}")
-    status = main(["run", "--profile", str(profile), "--rounds", "1", "--journal", str(tmp_path / "j.sqlite"), "--quiet"])
+    status = main(
+        ["run", "--profile", str(profile), "--rounds", "1", "--journal", str(tmp_path / "j.sqlite"), "--quiet"]
+    )
     err = capsys.readouterr().err
     assert status == 2 and "devices.shoe.sim.suit_first_burns" in err and why in err
 
@@ -88,8 +111,10 @@ def test_whole_shoes_with_every_fault_injected(tmp_path: Path) -> None:
     """Several shoes (cover card, last hand, reshuffle) with every shoe fault and dealer error."""
     profile = make_profile(
         tmp_path,
-        faults=("corrupt_byte = 0.02, drop_frame = 0.02, duplicate_frame = 0.02, unreadable_card = 0.01, "
-                "face_up_card = 0.005, empty_early = 0.0015, disconnect = 0.002, disconnect_seconds = 0.5"),
+        faults=(
+            "corrupt_byte = 0.02, drop_frame = 0.02, duplicate_frame = 0.02, unreadable_card = 0.01, "
+            "face_up_card = 0.005, empty_early = 0.0015, disconnect = 0.002, disconnect_seconds = 0.5"
+        ),
         dealer="card_drawn_in_error = 0.02\ncard_disclosed = 0.5",
     )
     journal = tmp_path / "j.sqlite"
@@ -115,9 +140,41 @@ def test_a_captured_run_replays_to_the_same_rounds(tmp_path: Path) -> None:
     """Issue 7: `tablehost run --replay` plays a capture through the whole service again."""
     profile = make_profile(tmp_path, faults="corrupt_byte = 0.03, duplicate_frame = 0.03")
     capture, spy = tmp_path / "cap.jsonl", tmp_path / "spy"
-    assert main(["run", "--profile", str(profile), "--rounds", "10", "--seed", "9", "--journal",
-                 str(tmp_path / "a.sqlite"), "--quiet", "--capture", str(capture), "--spy", str(spy)]) == 0
-    assert main(["run", "--profile", str(profile), "--journal", str(tmp_path / "b.sqlite"), "--quiet",
-                 "--replay", str(capture)]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--profile",
+                str(profile),
+                "--rounds",
+                "10",
+                "--seed",
+                "9",
+                "--journal",
+                str(tmp_path / "a.sqlite"),
+                "--quiet",
+                "--capture",
+                str(capture),
+                "--spy",
+                str(spy),
+            ]
+        )
+        == 0
+    )
+    assert (
+        main(
+            [
+                "run",
+                "--profile",
+                str(profile),
+                "--journal",
+                str(tmp_path / "b.sqlite"),
+                "--quiet",
+                "--replay",
+                str(capture),
+            ]
+        )
+        == 0
+    )
     assert list(export_rounds(tmp_path / "b.sqlite")) == list(export_rounds(tmp_path / "a.sqlite"))
     assert (spy / "shoe.spy").stat().st_size > 0

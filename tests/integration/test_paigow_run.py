@@ -17,9 +17,9 @@ and bank keying in the tiles. The exported rounds must show (issue 4, issue 8):
 from __future__ import annotations
 
 import collections
-import shutil
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -32,7 +32,6 @@ from bench.soak.profiles import PAIGOW_SEED as SEED
 from firmware_host.host.journal import Journal
 from tests.support.paths import REPO
 
-
 PROFILES = REPO / "hardware-profiles" / "tables"
 SHAKER_LID = PROFILES / "sim-paigow.toml"
 GPIO_LID = PROFILES / "sim-paigow-gpio-lid.toml"
@@ -41,14 +40,21 @@ GPIO_LID = PROFILES / "sim-paigow-gpio-lid.toml"
 def tablehost(*args: str | Path) -> subprocess.CompletedProcess[str]:
     """Run ``python -m firmware_host ARGS`` from the repository root."""
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    return subprocess.run([sys.executable, "-m", "firmware_host", *map(str, args)], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "firmware_host", *map(str, args)],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def run_table(profile: Path, rounds: int, journal: Path) -> list[dict[str, Any]]:
     """Run ``rounds`` rounds, verify the journal, and return the exported rounds."""
-    run = tablehost("run", "--profile", profile, "--rounds", str(rounds), "--seed", str(SEED), "--journal", journal,
-                    "--quiet")
+    run = tablehost(
+        "run", "--profile", profile, "--rounds", str(rounds), "--seed", str(SEED), "--journal", journal, "--quiet"
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     verify = tablehost("journal", "verify", journal)
     assert verify.returncode == 0, verify.stdout + verify.stderr

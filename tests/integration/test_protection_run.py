@@ -55,11 +55,18 @@ def test_theo_of_every_wager_is_its_amount_times_minus_the_round_s_ev(played: tu
 
 def test_the_shoe_s_theo_drop_win_and_hold_sum_its_rounds(played: tuple[Path, Path]) -> None:
     rounds = [r for r in rounds_of(played[1]) if r["status"] == "completed"]
-    theo = sum((line["amount"] * -parse_ev(r["odds"]["ev"][line["kind"]]) for r in rounds for line in r["settlement"]),
-               Fraction(0))
+    theo = sum(
+        (line["amount"] * -parse_ev(r["odds"]["ev"][line["kind"]]) for r in rounds for line in r["settlement"]),
+        Fraction(0),
+    )
     drop = sum(line["amount"] for r in rounds for line in r["settlement"])
-    win = sum(line["commission"] + (line["amount"] if line["outcome"] == "lose" else 0)
-              - (line["payout"] if line["outcome"] == "win" else 0) for r in rounds for line in r["settlement"])
+    win = sum(
+        line["commission"]
+        + (line["amount"] if line["outcome"] == "lose" else 0)
+        - (line["payout"] if line["outcome"] == "win" else 0)
+        for r in rounds
+        for line in r["settlement"]
+    )
     (shoe,) = [json.loads(line) for line in cli("journal", "report", str(played[1]), "--json").splitlines()]
     assert (shoe["shoe"], shoe["rounds"], shoe["drop"], shoe["win"]) == (1, ROUNDS, drop, win)
     assert shoe["theo"] == float(theo) and shoe["hold"] == win / drop
@@ -96,12 +103,21 @@ def test_theo_drop_and_hold_of_a_pai_gow_table_use_the_per_wager_edge(tmp_path: 
     profile = Path(__file__).parents[2] / "hardware-profiles" / "tables" / "sim-paigow.toml"
     journal = tmp_path / "p.sqlite"
     cli("run", "--profile", str(profile), "--rounds", "4", "--seed", "2", "--journal", str(journal), "--quiet")
-    rounds = [json.loads(line) for line in cli("journal", "export", str(journal), "--rounds",
-                                                "--paigow-edge", "2.5").splitlines()]
+    rounds = [
+        json.loads(line)
+        for line in cli("journal", "export", str(journal), "--rounds", "--paigow-edge", "2.5").splitlines()
+    ]
     results = [r for round_ in rounds for r in round_["settlement"]["results"]]
-    assert results and all(r["theo"] == (0.0 if round_["settlement"]["bank_position"] is not None else
-                                         float(Fraction(r["amount"]) * Fraction(25, 1000)))
-                           for round_ in rounds for r in round_["settlement"]["results"])
+    assert results and all(
+        r["theo"]
+        == (
+            0.0
+            if round_["settlement"]["bank_position"] is not None
+            else float(Fraction(r["amount"]) * Fraction(25, 1000))
+        )
+        for round_ in rounds
+        for r in round_["settlement"]["results"]
+    )
     (day,) = [json.loads(line) for line in cli("journal", "report", str(journal), "--by", "day", "--json").splitlines()]
     assert day["rounds"] == 4 and day["drop"] == sum(r["amount"] for r in results)
     # the profile's [protection] paigow_edge_percent, when --paigow-edge is not given
@@ -109,6 +125,8 @@ def test_theo_drop_and_hold_of_a_pai_gow_table_use_the_per_wager_edge(tmp_path: 
     (tmp_path / "devices").symlink_to(profile.parents[1] / "devices")
     own = tmp_path / "tables" / "own.toml"
     own.write_text(profile.read_text().split("[journal]")[0] + "\n[protection]\npaigow_edge_percent = 2.5\n")
-    again = [json.loads(line) for line in cli("journal", "export", str(journal), "--rounds", "--profile",
-                                               str(own)).splitlines()]
+    again = [
+        json.loads(line)
+        for line in cli("journal", "export", str(journal), "--rounds", "--profile", str(own)).splitlines()
+    ]
     assert again == rounds

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from drivers.capture import Link, read_capture
-from drivers.events.shuffler import ShuffleStarted, ShufflerFault
+from drivers.events.shuffler import ShufflerFault, ShuffleStarted
 from firmware_host.cli import main
 from firmware_host.host.journal import export_rounds, export_shoes
 from tests.support.sim_runs import shuffler_table

@@ -20,19 +20,21 @@ from typing import Any
 
 import pytest
 
-from drivers.events.shuffler import ShufflerFault
 from drivers.events.lifecycle import DeviceLost
-from firmware_host.rules.baccarat.cards import parse_card, shoe_composition
+from drivers.events.shuffler import ShufflerFault
 from firmware_host.cli import main
 from firmware_host.host.journal import Journal, export_shoes, verify
-from tests.support.sim_runs import check_rounds_against_resolve, run_armed, shuffler_table
+from firmware_host.rules.baccarat.cards import parse_card, shoe_composition
 from tests.support.paths import REPO
+from tests.support.sim_runs import check_rounds_against_resolve, run_armed, shuffler_table
 
 SHIPPED = REPO / "hardware-profiles" / "tables" / "sim-baccarat-shuffler.toml"
 #: Shoe faults as in the shipped profile, framing faults doubled: the framed dialect retransmits,
 #: the dealer keys in unreadable cards, face-up cards are discarded (§ 541.14(d)).
-SHOE_FAULTS = ("corrupt_byte = 0.02, drop_frame = 0.02, duplicate_frame = 0.02, unreadable_card = 0.005, "
-               "face_up_card = 0.002, disconnect = 0.001")
+SHOE_FAULTS = (
+    "corrupt_byte = 0.02, drop_frame = 0.02, duplicate_frame = 0.02, unreadable_card = 0.005, "
+    "face_up_card = 0.002, disconnect = 0.001"
+)
 
 
 def cards_by_shoe(journal: Path) -> dict[int, Counter[str]]:

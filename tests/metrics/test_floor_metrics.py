@@ -22,8 +22,15 @@ def test_the_counters_are_the_collectors() -> None:
     now = [100.0]
     stats = CollectorStats()
     counted = FloorMetrics(stats, "sqlite", "0", clock=lambda: now[0])
-    stats.written([Outcome("stored", "T1", 1), Outcome("stored", "T1", 3, gap=(2, 2)), Outcome("duplicate", "T1", 1),
-                   Outcome("refused", None, None, "bad")], 0.02)
+    stats.written(
+        [
+            Outcome("stored", "T1", 1),
+            Outcome("stored", "T1", 3, gap=(2, 2)),
+            Outcome("duplicate", "T1", 1),
+            Outcome("refused", None, None, "bad"),
+        ],
+        0.02,
+    )
     now[0] = 130.0
     value = counted.registry.get_sample_value
     assert value("tablehost_floor_messages_total", {"outcome": "stored"}) == 2
@@ -41,9 +48,25 @@ def test_floor_metrics_serves_what_the_collector_stored(tmp_path: Path) -> None:
     with Broker(tmp_path / "broker") as broker:
         profile = table_profile(tmp_path, feed=f'broker = "{broker.url}"')
         collector = subprocess.Popen(
-            [sys.executable, "-m", "firmware_host", "floor", "--broker", broker.url, "--db", str(tmp_path / "f.sqlite"),
-             "--keys", str(floor_keys(tmp_path)), "--metrics", "127.0.0.1:0"],
-            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            [
+                sys.executable,
+                "-m",
+                "firmware_host",
+                "floor",
+                "--broker",
+                broker.url,
+                "--db",
+                str(tmp_path / "f.sqlite"),
+                "--keys",
+                str(floor_keys(tmp_path)),
+                "--metrics",
+                "127.0.0.1:0",
+            ],
+            cwd=REPO,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         try:
             line = collector.stdout.readline() if collector.stdout else ""
             url = re.search(r"metrics on (http://\S+)", line)
@@ -66,9 +89,25 @@ def test_floor_metrics_serves_what_the_collector_stored(tmp_path: Path) -> None:
 
 
 def test_floor_metrics_off_loopback_needs_tls(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "firmware_host", "floor", "--broker", "mqtt://127.0.0.1:1",
-                           "--db", str(tmp_path / "f.sqlite"), "--unsigned", "--metrics", "0.0.0.0:0"],
-                          cwd=REPO, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "firmware_host",
+            "floor",
+            "--broker",
+            "mqtt://127.0.0.1:1",
+            "--db",
+            str(tmp_path / "f.sqlite"),
+            "--unsigned",
+            "--metrics",
+            "0.0.0.0:0",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 2
     assert "metrics on 0.0.0.0, which other machines can reach, needs TLS" in done.stderr
     assert "Traceback" not in done.stderr

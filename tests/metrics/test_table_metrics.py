@@ -35,16 +35,26 @@ def _get(port: int, path: str = "/metrics", method: str = "GET", host: str | Non
 
 
 def _samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
-    return {(sample.name, tuple(sorted(sample.labels.items()))): sample.value
-            for family in text_string_to_metric_families(text) for sample in family.samples}
+    return {
+        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+    }
 
 
 @pytest.fixture
 def scraped(tmp_path: Path) -> tuple[dict[tuple[str, tuple[tuple[str, str], ...]], float], Path, int]:
     """Three rounds of the simulated Baccarat table with ``/metrics`` on, scraped once they are done."""
     profile = load_table(PROFILE)
-    table = build_table(profile, journal_path=tmp_path / "j.sqlite", seed=5, rounds=3, quiet=True,
-                        stream=io.StringIO(), metrics="127.0.0.1:0")
+    table = build_table(
+        profile,
+        journal_path=tmp_path / "j.sqlite",
+        seed=5,
+        rounds=3,
+        quiet=True,
+        stream=io.StringIO(),
+        metrics="127.0.0.1:0",
+    )
     assert table.metrics is not None
     table.start()
     loop = threading.Thread(target=table.service.run)
@@ -75,8 +85,15 @@ def test_the_counts_are_the_journals(scraped: tuple[dict, Path, int]) -> None:
     assert samples[("tablehost_device_online", (("device", "shoe"),))] == 1
     assert samples[("tablehost_step_duration_seconds_count", ())] > rounds
     assert samples[("tablehost_journal_bytes", ())] > 0
-    assert samples[("tablehost_table_info", (("game", "baccarat"), ("table_id", "SIM-BAC-1"),
-                                             ("version", __import__("firmware_host").__version__)))] == 1
+    assert (
+        samples[
+            (
+                "tablehost_table_info",
+                (("game", "baccarat"), ("table_id", "SIM-BAC-1"), ("version", __import__("firmware_host").__version__)),
+            )
+        ]
+        == 1
+    )
 
 
 def test_names_follow_prometheus_conventions(scraped: tuple[dict, Path, int]) -> None:
@@ -90,8 +107,9 @@ def test_names_follow_prometheus_conventions(scraped: tuple[dict, Path, int]) ->
 
 def test_only_get_metrics_is_served(tmp_path: Path) -> None:
     profile = load_table(PROFILE)
-    table = build_table(profile, journal_path=tmp_path / "j.sqlite", rounds=1, stream=io.StringIO(),
-                        metrics="127.0.0.1:0")
+    table = build_table(
+        profile, journal_path=tmp_path / "j.sqlite", rounds=1, stream=io.StringIO(), metrics="127.0.0.1:0"
+    )
     assert table.metrics is not None
     table.metrics.start()
     try:
@@ -107,14 +125,26 @@ def test_only_get_metrics_is_served(tmp_path: Path) -> None:
 
 def test_off_loopback_needs_tls(tmp_path: Path) -> None:
     with pytest.raises(WebError, match="metrics on 0.0.0.0, which other machines can reach, needs TLS"):
-        build_table(load_table(PROFILE), journal_path=tmp_path / "j.sqlite", rounds=1, stream=io.StringIO(),
-                    metrics="0.0.0.0:0")
+        build_table(
+            load_table(PROFILE), journal_path=tmp_path / "j.sqlite", rounds=1, stream=io.StringIO(), metrics="0.0.0.0:0"
+        )
 
 
 def test_a_bad_address_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exited:  # refused by the argument's parser, before the journal opens
-        main(["run", "--profile", str(PROFILE), "--rounds", "1", "--journal", str(tmp_path / "j.sqlite"),
-              "--metrics", "nowhere"])
+        main(
+            [
+                "run",
+                "--profile",
+                str(PROFILE),
+                "--rounds",
+                "1",
+                "--journal",
+                str(tmp_path / "j.sqlite"),
+                "--metrics",
+                "nowhere",
+            ]
+        )
     err = capsys.readouterr().err
     assert exited.value.code == 2 and not (tmp_path / "j.sqlite").exists()
     assert "listen address 'nowhere': expected HOST:PORT" in err and "Traceback" not in err
@@ -123,21 +153,32 @@ def test_a_bad_address_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.Cap
 def test_an_observer_that_fails_never_stops_the_table() -> None:
     # The observer runs in the service loop: a bad decision shape is counted or ignored, never raised.
     counted = TableMetrics("T", "baccarat", "0")
-    counted(CardRead(device="shoe", rank="A", suit="S"), [Decision("alert", {"code": "x"}), Decision("device", {})], 0.01)
+    counted(
+        CardRead(device="shoe", rank="A", suit="S"), [Decision("alert", {"code": "x"}), Decision("device", {})], 0.01
+    )
     assert counted.registry.get_sample_value("tablehost_alerts_total", {"code": "x", "severity": ""}) == 1
     assert counted.registry.get_sample_value("tablehost_cards_read_total") == 1
 
 
-@pytest.mark.skipif(not __import__("bench.feed.broker", fromlist=["have_mosquitto"]).have_mosquitto(),
-                    reason="needs the Debian package mosquitto (make deps)")
+@pytest.mark.skipif(
+    not __import__("bench.feed.broker", fromlist=["have_mosquitto"]).have_mosquitto(),
+    reason="needs the Debian package mosquitto (make deps)",
+)
 def test_the_feed_gauges_follow_the_brokers_acknowledgements(tmp_path: Path) -> None:
     from bench.feed.broker import Broker
     from tests.support.floor_run import collecting, table_profile, wait_for
 
     with Broker(tmp_path / "broker") as broker, collecting(tmp_path / "floor.sqlite", broker.url):
         profile = load_table(table_profile(tmp_path, feed=f'broker = "{broker.url}"'))
-        table = build_table(profile, journal_path=tmp_path / "j.sqlite", seed=2, rounds=2, quiet=True,
-                            stream=io.StringIO(), metrics="127.0.0.1:0")
+        table = build_table(
+            profile,
+            journal_path=tmp_path / "j.sqlite",
+            seed=2,
+            rounds=2,
+            quiet=True,
+            stream=io.StringIO(),
+            metrics="127.0.0.1:0",
+        )
         assert table.metrics is not None and table.feed is not None
         table.start()
         loop = threading.Thread(target=table.service.run)
@@ -151,6 +192,8 @@ def test_the_feed_gauges_follow_the_brokers_acknowledgements(tmp_path: Path) -> 
             assert samples[("tablehost_feed_acked_seq", ())] == feed.acked.seq > 0
             # What the floor has not acknowledged: the records after the last acknowledged message's
             # (the latest prompt is held back until the table moves on, so it is never 0 mid-shoe).
-            assert samples[("tablehost_feed_backlog_records", ())] == table.journal.last_seq - feed.acked.journal_seq >= 0
+            assert (
+                samples[("tablehost_feed_backlog_records", ())] == table.journal.last_seq - feed.acked.journal_seq >= 0
+            )
         finally:
             table.stop()

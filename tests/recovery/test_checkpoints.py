@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
+from bench.soak.killloop import Run, kill_loop
+from bench.soak.profiles import CHECKPOINTS, write_profile
 from firmware_host.config.profiles import load_table
 from firmware_host.host.journal import CHECKPOINT_TYPE, Journal, export_rounds, verify
 from firmware_host.host.service import Service
 from firmware_host.wiring import game_wiring
 from firmware_host.wiring.journal_tools import verify_deep
-from bench.soak.killloop import Run, kill_loop
-from bench.soak.profiles import CHECKPOINTS, write_profile
 from tests.support.journals_010 import JOURNALS, copy_journal
 
 #: A segment of a few rounds: the run below rotates a dozen times.
@@ -28,8 +28,12 @@ ROTATE = "rotate_mb = 0.05"
 
 
 def test_kills_during_checkpoints_and_rotations_lose_and_duplicate_nothing(tmp_path: Path, key_file: Path) -> None:
-    profile = write_profile(tmp_path, faults="drop_frame = 0.01, unreadable_card = 0.02", key_file=key_file,
-                            journal=f"{CHECKPOINTS}\n{ROTATE}")
+    profile = write_profile(
+        tmp_path,
+        faults="drop_frame = 0.01, unreadable_card = 0.02",
+        key_file=key_file,
+        journal=f"{CHECKPOINTS}\n{ROTATE}",
+    )
     run = Run(profile, tmp_path / "journal.sqlite", rounds=60, seed=5)
     report = kill_loop(run, kills=15, seed=5)
     assert len(report.kills) == 15
@@ -44,7 +48,8 @@ def test_kills_during_checkpoints_and_rotations_lose_and_duplicate_nothing(tmp_p
 
 
 def test_a_checkpoint_this_version_cannot_load_is_said_and_the_journal_replayed_from_its_start(
-        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     """Upgrades: a checkpoint an earlier version wrote with other state is not loaded; the
     journal is replayed from its first record instead, and the log says so."""
     fixture = next(f for f in JOURNALS if f.name == "paigow")
@@ -76,8 +81,8 @@ def _rewrite_checkpoint(path: Path, change: object) -> None:
 
     with sqlite3.connect(path) as conn:
         seq, kind, type_, at, round_, data, prev, _, mac = conn.execute(
-            f"SELECT {jr._COLUMNS} FROM records WHERE type = ? ORDER BY seq DESC LIMIT 1",
-            (CHECKPOINT_TYPE,)).fetchone()
+            f"SELECT {jr._COLUMNS} FROM records WHERE type = ? ORDER BY seq DESC LIMIT 1", (CHECKPOINT_TYPE,)
+        ).fetchone()
         parsed = json.loads(data)
         change(parsed)  # type: ignore[operator]
         row = jr._seal(seq, kind, type_, at, round_, jr.canonical_json(parsed, "checkpoint"), prev, None)

@@ -12,28 +12,35 @@ must decide the same and show the same clocks.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 import pytest
 
 from drivers.events import DeviceEvent
-from firmware_host.tables.events import ClockTick
+from firmware_host.host.journal import Journal
+from firmware_host.host.service import Service
 from firmware_host.rules import shuffler as shuffling
 from firmware_host.rules.baccarat.rules import RulesSubmission
+from firmware_host.rules.shuffler import ShufflerConfig
 from firmware_host.tables.baccarat.controller import BaccaratTable
 from firmware_host.tables.base import TableController
 from firmware_host.tables.decisions import Decision
-from firmware_host.host.journal import Journal
+from firmware_host.tables.events import ClockTick
 from firmware_host.tables.paigow import PaiGowTable, PaiGowTableRules
-from firmware_host.host.service import Service
-from firmware_host.rules.shuffler import ShufflerConfig
+from tests.support.table_driver import command
 from tests.tables.baccarat.shuffler_table import (
-    APPROVED_WITH_SHUFFLER, DECKS, SHUFFLER, SHUFFLER_UP, released, shuffled, status,
+    APPROVED_WITH_SHUFFLER,
+    DECKS,
+    SHUFFLER,
+    SHUFFLER_UP,
+    released,
+    shuffled,
+    status,
 )
 from tests.tables.baccarat.table import SHOE_UP, cards
 from tests.tables.paigow.table import APPROVED, SHAKER_UP, lid, roll, shakes, wager
-from tests.support.table_driver import command
 
 HOUR = 3600.0
 MINUTE = 60.0
@@ -78,8 +85,9 @@ class Table:
         return Table(self.path, self.make, self.clock)
 
 
-def both_decide(restarted: Table, uninterrupted: Any, *events: DeviceEvent | Iterable[DeviceEvent],
-                gap: float = 1.0) -> list[Decision]:
+def both_decide(
+    restarted: Table, uninterrupted: Any, *events: DeviceEvent | Iterable[DeviceEvent], gap: float = 1.0
+) -> list[Decision]:
     """Feed the same events to the restarted table and to the one never stopped; they must agree."""
     decided: list[Decision] = []
     for event in [e for item in events for e in ([item] if isinstance(item, DeviceEvent) else item)]:
@@ -104,8 +112,15 @@ def paigow() -> PaiGowTable:
 
 def paigow_round(seat: int = 3) -> list[DeviceEvent]:
     """One round as the dealer plays it: wager, no more bets, the roll, delivery, the lid back, a shake, done."""
-    return [wager(seat), command("no_more_bets"), *roll(3, 5, 1), command("delivered"), lid(False), *shakes(1),
-            command("round_complete")]
+    return [
+        wager(seat),
+        command("no_more_bets"),
+        *roll(3, 5, 1),
+        command("delivered"),
+        lid(False),
+        *shakes(1),
+        command("round_complete"),
+    ]
 
 
 def open_paigow(tmp_path: Path) -> Table:
@@ -158,8 +173,9 @@ def test_535_5_c_a_clock_stepped_back_before_a_restart_does_not_move_the_dice_cl
 
 def baccarat_with_shuffler(**config: Any) -> Callable[[], BaccaratTable]:
     shuffler = ShufflerConfig(decks_per_batch=DECKS, **config)
-    return lambda: BaccaratTable("T1", APPROVED_WITH_SHUFFLER, RulesSubmission(), DECKS, shuffler=shuffler,
-                                 shuffler_device=SHUFFLER)
+    return lambda: BaccaratTable(
+        "T1", APPROVED_WITH_SHUFFLER, RulesSubmission(), DECKS, shuffler=shuffler, shuffler_device=SHUFFLER
+    )
 
 
 def open_baccarat(tmp_path: Path, **config: Any) -> Table:

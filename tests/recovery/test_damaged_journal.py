@@ -26,14 +26,31 @@ FIXTURE = next(f for f in JOURNALS if f.name == "paigow")
 
 
 def tablehost(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "firmware_host", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=120, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "firmware_host", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 def run(journal: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
     """``tablehost run`` resuming ``journal`` (the rounds it holds: it stops at once if it opens)."""
-    return tablehost("run", "--profile", str(FIXTURE.profile_path), "--rounds", str(FIXTURE.rounds),
-                     "--seed", str(FIXTURE.seed), "--journal", str(journal), "--quiet", cwd=cwd)
+    return tablehost(
+        "run",
+        "--profile",
+        str(FIXTURE.profile_path),
+        "--rounds",
+        str(FIXTURE.rounds),
+        "--seed",
+        str(FIXTURE.seed),
+        "--journal",
+        str(journal),
+        "--quiet",
+        cwd=cwd,
+    )
 
 
 @pytest.fixture
@@ -63,8 +80,9 @@ def _refused_in_one_line(ran: subprocess.CompletedProcess[str]) -> str:
     return lines[0]
 
 
-def test_run_refuses_a_journal_changed_before_its_last_checkpoint(checkpointed: tuple[Path, int],
-                                                                  tmp_path: Path) -> None:
+def test_run_refuses_a_journal_changed_before_its_last_checkpoint(
+    checkpointed: tuple[Path, int], tmp_path: Path
+) -> None:
     path, checkpoint_seq = checkpointed
     before = execute(path, "SELECT count(*) FROM records")[0][0]
     _change(path, 5)
@@ -76,18 +94,24 @@ def test_run_refuses_a_journal_changed_before_its_last_checkpoint(checkpointed: 
     assert checkpoint_seq > 5
 
 
-def test_run_names_the_record_changed_after_the_checkpoint_not_a_replay_step(checkpointed: tuple[Path, int],
-                                                                             tmp_path: Path) -> None:
+def test_run_names_the_record_changed_after_the_checkpoint_not_a_replay_step(
+    checkpointed: tuple[Path, int], tmp_path: Path
+) -> None:
     path, checkpoint_seq = checkpointed
     with Journal.open(path) as journal:  # steps after the checkpoint (journal of this version)
         profile = load_table(FIXTURE.profile_path)
         service = Service(game_wiring(profile.game).controller(profile), journal)
         service.recover(started_by="0.1.0")
         from firmware_host.tables.events import DealerCommand
+
         service.step(DealerCommand(device="console", command="new_dice"))
         last = journal.last_seq
-    changed = next(seq for (seq,) in execute(path, "SELECT seq FROM records WHERE seq > ? AND kind = 'decision' "
-                                                   "ORDER BY seq", checkpoint_seq))
+    changed = next(
+        seq
+        for (seq,) in execute(
+            path, "SELECT seq FROM records WHERE seq > ? AND kind = 'decision' ORDER BY seq", checkpoint_seq
+        )
+    )
     assert changed <= last
     _change(path, changed)
     line = _refused_in_one_line(run(path, tmp_path))
@@ -96,7 +120,8 @@ def test_run_names_the_record_changed_after_the_checkpoint_not_a_replay_step(che
 
 @pytest.mark.parametrize("content", [b"", b"tablehost journal? no: a text file\n" * 40, "sqlite"])
 def test_run_refuses_an_empty_or_foreign_file_instead_of_starting_a_journal_in_it(
-        content: bytes | str, tmp_path: Path) -> None:
+    content: bytes | str, tmp_path: Path
+) -> None:
     path = tmp_path / "journal.sqlite"
     if content == "sqlite":
         with sqlite3.connect(path) as conn:

@@ -17,15 +17,15 @@ from typing import Any
 
 import pytest
 
-from firmware_host.tables.events import DealerCommand
-from firmware_host.tables.decisions import Decision
-from firmware_host.host.journal import Journal, verify
-from firmware_host.config.profiles import load_table
-from firmware_host.host.service import Service
-from firmware_host.wiring import game_wiring
 from bench.soak.audit import audit
 from bench.soak.killloop import FOREVER, Run, Tracker, follow, run_to_end
 from bench.soak.profiles import PAIGOW_SEED, SHOE_MODEL, paigow_profile, set_approved, write_profile
+from firmware_host.config.profiles import load_table
+from firmware_host.host.journal import Journal, verify
+from firmware_host.host.service import Service
+from firmware_host.tables.decisions import Decision
+from firmware_host.tables.events import DealerCommand
+from firmware_host.wiring import game_wiring
 
 #: An outage of the simulated shoe now and then (one draw in 20).
 OUTAGES = "disconnect = 0.05, disconnect_seconds = 0.5"
@@ -51,7 +51,9 @@ def of(decisions: list[Decision], type_: str) -> list[dict[str, Any]]:
         pytest.param("pty", marks=pytest.mark.slow),  # the shoe falls silent: the driver misses its heartbeats
     ],
 )
-def test_shoe_lost_mid_round_pauses_red_with_an_alert_and_resumes_after_the_handshake(tmp_path: Path, endpoint: str) -> None:
+def test_shoe_lost_mid_round_pauses_red_with_an_alert_and_resumes_after_the_handshake(
+    tmp_path: Path, endpoint: str
+) -> None:
     profile = write_profile(tmp_path, faults=OUTAGES, shoe_sim=f'endpoint = "{endpoint}"')
     run = Run(profile, tmp_path / "journal.sqlite", rounds=30 if endpoint == "socket" else 60, seed=2)
     assert run_to_end(run) == 0
@@ -72,7 +74,7 @@ def paused_and_resumed(journal_path: Path) -> list[str]:
             assert of(decisions, "lamp") == [{"colour": "red"}]
             assert of(decisions, "prompt")[-1]["action"] == "wait"
             found = next(i for i in range(index + 1, len(journal)) if journal[i][0] == "DeviceIdentified")
-            assert all(step[0] == "DeviceLost" or "Wager" in step[0] for step in journal[index + 1:found])
+            assert all(step[0] == "DeviceLost" or "Wager" in step[0] for step in journal[index + 1 : found])
             back = journal[found][2]  # the driver handshook again
             assert of(back, "device")[0]["online"] is True and of(back, "device")[0]["refusal"] is None
             assert of(back, "lamp") != [{"colour": "red"}]
@@ -87,13 +89,17 @@ def test_535_the_shaker_lost_mid_round_pauses_the_table_and_resumes_it_after_the
     # The shaker's link goes down now and then (one shake in 20), mid-shaking and mid-reveal too.
     profile = paigow_profile(tmp_path)
     text = profile.read_text().replace("disconnect = 0.001", OUTAGES)
-    profile.write_text(text.replace("[devices.shaker.sim]", '[devices.shaker.sim]\nendpoint = "socket"'))  # a pulled cable
+    profile.write_text(
+        text.replace("[devices.shaker.sim]", '[devices.shaker.sim]\nendpoint = "socket"')
+    )  # a pulled cable
     run = Run(profile, tmp_path / "journal.sqlite", rounds=40, seed=PAIGOW_SEED)
     assert run_to_end(run) == 0
     assert audit(run).problems == []  # every round's rolls, start, tiles and money check out
     resumed = paused_and_resumed(run.journal)
     # An outage follows a shake: the table was shaking, revealing or closing the round.
-    assert resumed and set(resumed) <= {"shake", "reshake", "reveal", "read_dice", "collect_and_cover", "set_hands"}, resumed
+    assert resumed and set(resumed) <= {"shake", "reshake", "reveal", "read_dice", "collect_and_cover", "set_hands"}, (
+        resumed
+    )
 
 
 @pytest.mark.parametrize(
@@ -143,12 +149,19 @@ def test_a_shoe_with_another_serial_number_is_refused_until_a_supervisor_acknowl
         service = Service(game_wiring(table.game).controller(table), journal)
         service.recover()
         acknowledged = service.step(DealerCommand(device="console", command="acknowledge"))
-    assert of(acknowledged, "device") == [{"device": "shoe", "online": True, "model": "TS-8", "serial": "TS8-0002",
-                                           "firmware": "2.1.1", "refusal": None, "acknowledged": True}]
+    assert of(acknowledged, "device") == [
+        {
+            "device": "shoe",
+            "online": True,
+            "model": "TS-8",
+            "serial": "TS8-0002",
+            "firmware": "2.1.1",
+            "refusal": None,
+            "acknowledged": True,
+        }
+    ]
     assert run_to_end(run) == 0
     assert audit(run).problems == []
-
-
 
 
 @pytest.mark.parametrize(

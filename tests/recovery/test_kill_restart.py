@@ -14,16 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from drivers.events import DeviceEvent
-from drivers.events.shoe import CardRead, CardUnreadable
-from drivers.events.lifecycle import DeviceIdentified
-from firmware_host.tables.events import DealerCommand
-from firmware_host.config.profiles import load_table
-from firmware_host.wiring import build_table
-
 from bench.soak.audit import audit, compare_runs, seeded_shoe
 from bench.soak.killloop import FOREVER, KillLoopReport, Run, Tracker, follow, kill, kill_loop, run_to_end
 from bench.soak.profiles import PAIGOW_SEED, paigow_profile, write_profile
+from drivers.events import DeviceEvent
+from drivers.events.lifecycle import DeviceIdentified
+from drivers.events.shoe import CardRead, CardUnreadable
+from firmware_host.config.profiles import load_table
+from firmware_host.tables.events import DealerCommand
+from firmware_host.wiring import build_table
 
 #: The sim profile's link faults, raised so that every run retransmits.
 LINK_FAULTS = "corrupt_byte = 0.01, drop_frame = 0.01, duplicate_frame = 0.01"
@@ -113,7 +112,8 @@ def test_535_twenty_kills_of_a_paigow_table_lose_and_duplicate_nothing(tmp_path:
 @pytest.mark.slow
 @pytest.mark.parametrize("table", ["sim-paigow.toml", "sim-paigow-gpio-lid.toml"])
 def test_535_a_killed_paigow_run_plays_the_same_rounds_as_an_uninterrupted_run_of_the_same_seed(
-        tmp_path: Path, table: str) -> None:
+    tmp_path: Path, table: str
+) -> None:
     # The shaker's dice are seeded by covering and shake, and a restarted dealer finishes the
     # shaking (and the bank's choices) the kill cut short. No link outages: a pause makes the
     # simulated people wait, and how long is timing's.

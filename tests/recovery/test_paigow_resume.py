@@ -10,16 +10,15 @@ import io
 from pathlib import Path
 from typing import Any
 
+from bench.soak.profiles import paigow_profile
 from drivers.events import DeviceEvent
 from drivers.events.dice import LidChanged, ShakeDetected
 from drivers.events.lifecycle import DeviceIdentified, DeviceLost
-from firmware_host.tables.events import DealerCommand, WagerPlaced
 from firmware_host.config.profiles import load_table
 from firmware_host.host.journal import Journal
-from sim.devices.resume import ShakerResumePoint, shaker_resume_point
+from firmware_host.tables.events import DealerCommand, WagerPlaced
 from firmware_host.wiring import Table, build_table
-
-from bench.soak.profiles import paigow_profile
+from sim.devices.resume import ShakerResumePoint, shaker_resume_point
 
 SHAKER_UP = DeviceIdentified(device="shaker", model="DS-3", serial="SIM-0001", firmware="1.0.4")
 
@@ -41,14 +40,20 @@ def played(directory: Path, *events: DeviceEvent) -> Path:
 
 
 def restarted(directory: Path, journal: Path) -> Table:
-    return build_table(load_table(directory / "tables" / "sim-paigow.toml"), journal_path=journal, seed=4,
-                       stream=io.StringIO())
+    return build_table(
+        load_table(directory / "tables" / "sim-paigow.toml"), journal_path=journal, seed=4, stream=io.StringIO()
+    )
 
 
 def to_the_reveal() -> list[DeviceEvent]:
     shakes = [ShakeDetected(device="shaker", count=n) for n in (1, 2, 3)]
-    return [WagerPlaced(device="console", seat=3, kind="paigow", amount=1000), console("no_more_bets"),
-            console("no_bank"), *shakes, LidChanged(device="shaker", open=True)]
+    return [
+        WagerPlaced(device="console", seat=3, kind="paigow", amount=1000),
+        console("no_more_bets"),
+        console("no_bank"),
+        *shakes,
+        LidChanged(device="shaker", open=True),
+    ]
 
 
 def test_535_8_b_a_restarted_shaker_starts_with_the_lid_off_as_journaled(tmp_path: Path) -> None:
@@ -70,8 +75,10 @@ def test_each_time_the_lid_goes_back_on_is_a_new_covering_with_no_shakes(tmp_pat
 
 def test_a_lid_change_ignored_while_paused_does_not_count(tmp_path: Path) -> None:
     # The lid came off while the shaker was lost: the table ignored it, so the restarted shaker's lid is on.
-    events = to_the_reveal()[:-1] + [DeviceLost(device="shaker", reason="unplugged"),
-                                     LidChanged(device="shaker", open=True)]
+    events = to_the_reveal()[:-1] + [
+        DeviceLost(device="shaker", reason="unplugged"),
+        LidChanged(device="shaker", open=True),
+    ]
     table = restarted(tmp_path, played(tmp_path, *events))
     try:
         assert not shaker_resume_point(table.journal.steps()).lid_open
@@ -85,7 +92,8 @@ def test_535_8_b_the_restarted_table_asks_for_the_reading_a_reveal_is_owed(tmp_p
     try:
         back = table.service.step(SHAKER_UP)  # the handshake after the restart
         assert [d.data for d in back if d.type == "device_command"] == [
-            {"device": "shaker", "command": "request_reading"}]
+            {"device": "shaker", "command": "request_reading"}
+        ]
     finally:
         table.stop()
 
@@ -96,7 +104,9 @@ def test_535_7_a_a_restarted_dealer_does_not_place_the_journaled_wagers_again(tm
     journal = tmp_path / "journal.sqlite"
     first = build_table(load_table(paigow_profile(tmp_path)), journal_path=journal, seed=4, stream=io.StringIO())
     assert first.dealer is not None
-    bets = [WagerPlaced(device="console", seat=seat, kind=kind, amount=amount) for seat, kind, amount in first.dealer.bets()]
+    bets = [
+        WagerPlaced(device="console", seat=seat, kind=kind, amount=amount) for seat, kind, amount in first.dealer.bets()
+    ]
     assert len(bets) >= 3
     for event in (SHAKER_UP, console("new_dice"), *bets[:2]):
         first.service.step(event)

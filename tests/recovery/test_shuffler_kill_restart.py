@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from firmware_host.host.journal import export_rounds
 from bench.soak.audit import audit, shoes_played
 from bench.soak.killloop import Run, kill_at_shoe_changes, kill_loop, run_to_end
 from bench.soak.profiles import shuffler_profile
 from bench.soak.shuffler_audit import shuffler_troubles
+from firmware_host.host.journal import export_rounds
 
 #: A seed whose shuffler jams, opens its door and miscounts in an uninterrupted run.
 SEED = 10

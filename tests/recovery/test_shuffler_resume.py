@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import io
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
 import usb.core
@@ -24,18 +24,18 @@ import usb.util
 
 from drivers.codecs import drain, framed
 from drivers.codecs import shuffler as codec
+from drivers.events.lifecycle import DeviceIdentified, DeviceLost
 from drivers.events.shoe import CardRead
 from drivers.events.shuffler import BatchLoaded, BatchReleased, BatchStatus, ShuffleCompleted, ShuffleStarted
-from drivers.events.lifecycle import DeviceIdentified, DeviceLost
-from firmware_host.tables.events import DealerCommand
-from firmware_host.rules.baccarat.cards import full_shoe
-from firmware_host.host.journal import Journal
 from firmware_host.config.profiles import load_table
-from sim.devices.resume import RESTARTED, ShufflerFact, ShufflerResumePoint, resume_shuffler, shuffler_resume_point
+from firmware_host.host.journal import Journal
+from firmware_host.rules.baccarat.cards import full_shoe
+from firmware_host.tables.events import DealerCommand
 from firmware_host.wiring import build_table
-from sim.errors import SimError
+from sim.devices.resume import RESTARTED, ShufflerFact, ShufflerResumePoint, resume_shuffler, shuffler_resume_point
 from sim.devices.shoe import SimShoe
 from sim.devices.shuffler import EP_IN, EP_OUT, FAULTS, SimulatedShuffler
+from sim.errors import SimError
 from tests.support.sim_runs import shuffler_table
 
 SEED = 7
@@ -243,8 +243,9 @@ def _an_order_repeated(host: Host) -> bool:
         pytest.param({"door_open": 0.5}, 0, _reported_fault("door_open"), id="door-open"),
         pytest.param({"unplug": 0.5}, 0, lambda host: ShufflerFact("lost") in host.facts, id="cable-pulled"),
         pytest.param({"unplug": 0.5, "jam": 0.5}, 0, _status_showed(codec.FAULT_JAM), id="cable-pulled-and-jam"),
-        pytest.param({"unplug": 0.5, "door_open": 0.5}, 0, _status_showed(codec.FAULT_DOOR_OPEN),
-                     id="cable-pulled-and-door-open"),
+        pytest.param(
+            {"unplug": 0.5, "door_open": 0.5}, 0, _status_showed(codec.FAULT_DOOR_OPEN), id="cable-pulled-and-door-open"
+        ),
         pytest.param({"missing_card": 0.5, "extra_card": 0.5}, 0, _wrong_cards_right_count, id="missing-and-extra"),
         pytest.param({"extra_card": 0.5}, 0, _reported_fault("card_count"), id="extra-card"),
         pytest.param({"same_order": 0.5}, 1, _an_order_repeated, id="same-order"),

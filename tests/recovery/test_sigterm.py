@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from firmware_host.host.journal import Journal, verify
-from firmware_host.config.profiles import load_table
-from firmware_host.host.service import Service
-from firmware_host.wiring import game_wiring
 from bench.soak.audit import audit
 from bench.soak.killloop import FOREVER, STARTUP_SECONDS, Run, Tracker, follow, run_to_end
 from bench.soak.profiles import write_profile
+from firmware_host.config.profiles import load_table
+from firmware_host.host.journal import Journal, verify
+from firmware_host.host.service import Service
+from firmware_host.wiring import game_wiring
 
 LINK_FAULTS = "corrupt_byte = 0.01, drop_frame = 0.01"
 

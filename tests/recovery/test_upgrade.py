@@ -18,21 +18,20 @@ from typing import Any
 
 import pytest
 
-from drivers.events.shoe import CardRead
-from drivers.events.lifecycle import DeviceIdentified
-from firmware_host.tables.events import DealerCommand, SoftwareStarted
-from firmware_host import __version__
-from firmware_host.cli import main as tablehost_main
-from firmware_host.tables.baccarat.controller import BaccaratTable
-from firmware_host.tables.base import TableController
-from firmware_host.errors import JournalError
-from firmware_host.host.journal import Journal
-from firmware_host.config.profiles import load_table
-from firmware_host.wiring import build_table
-
-from tests.support.journals_010 import JOURNALS, WRITTEN_BY, Fixture, as_0_1_0_exported, copy_journal, golden
 from bench.soak.audit import seeded_shoe
 from bench.soak.profiles import write_profile
+from drivers.events.lifecycle import DeviceIdentified
+from drivers.events.shoe import CardRead
+from firmware_host import __version__
+from firmware_host.cli import main as tablehost_main
+from firmware_host.config.profiles import load_table
+from firmware_host.errors import JournalError
+from firmware_host.host.journal import Journal
+from firmware_host.tables.baccarat.controller import BaccaratTable
+from firmware_host.tables.base import TableController
+from firmware_host.tables.events import DealerCommand, SoftwareStarted
+from firmware_host.wiring import build_table
+from tests.support.journals_010 import JOURNALS, WRITTEN_BY, Fixture, as_0_1_0_exported, copy_journal, golden
 
 EARLIER = "0.0.9"
 SHOE_UP = DeviceIdentified(device="shoe", model="TS-8", serial="SIM-0001", firmware="2.1.1")
@@ -79,7 +78,8 @@ def software_steps(journal: Path) -> list[str]:
 
 
 def test_a_newer_version_continues_a_journal_it_words_differently_and_journals_the_upgrade(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     profile, journal = play_with_earlier_version(tmp_path, monkeypatch)
     reworded_prompts(monkeypatch)
     table = restart(profile, journal)
@@ -99,7 +99,8 @@ def test_a_newer_version_continues_a_journal_it_words_differently_and_journals_t
 
 
 def test_a_newer_version_that_would_change_a_binding_decision_refuses_the_journal(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     profile, journal = play_with_earlier_version(tmp_path, monkeypatch)
     monkeypatch.setattr(TableController, "decide", _decide_with_another_field(TableController.decide))
     with pytest.raises(JournalError, match=f"decided by tablehost {EARLIER} and this is {__version__}"):
@@ -117,8 +118,10 @@ def test_the_same_version_must_replay_exactly_even_its_words(tmp_path: Path, mon
 
 def _decide_with_another_field(decide: Any) -> Any:
     """A version whose announcements carry one more field: a binding difference."""
+
     def deciding(self: TableController, type: str, data: dict[str, Any], round: int | None = None) -> None:
         decide(self, type, {**data, "new": True} if type == "announce" else data, round)
+
     return deciding
 
 
@@ -128,14 +131,30 @@ MORE_ROUNDS = 3
 
 
 def _tablehost(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "firmware_host", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=300, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "firmware_host", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
 
 
 def _continue_args(fixture: Fixture, journal: Path, rounds: int) -> list[str]:
     """``tablehost run`` arguments continuing the fixture's journal until it holds ``rounds`` rounds."""
-    return ["run", "--profile", str(fixture.profile_path), "--rounds", str(rounds), "--seed", str(fixture.seed),
-            "--journal", str(journal), "--quiet"]
+    return [
+        "run",
+        "--profile",
+        str(fixture.profile_path),
+        "--rounds",
+        str(rounds),
+        "--seed",
+        str(fixture.seed),
+        "--journal",
+        str(journal),
+        "--quiet",
+    ]
 
 
 @pytest.mark.parametrize("fixture", JOURNALS, ids=[f.name for f in JOURNALS])
@@ -151,12 +170,13 @@ def test_this_version_continues_a_journal_0_1_0_wrote(fixture: Fixture, tmp_path
     rounds = _tablehost("journal", "export", str(journal), "--rounds", cwd=tmp_path).stdout.splitlines(keepends=True)
     assert len(rounds) == fixture.rounds + MORE_ROUNDS
     # as 0.1.0 exported them, less what 0.3.0's export adds (docs/protection.md)
-    kept = "".join(as_0_1_0_exported(line, "rounds") for line in rounds[:fixture.rounds])
+    kept = "".join(as_0_1_0_exported(line, "rounds") for line in rounds[: fixture.rounds])
     assert kept == golden(fixture, "rounds.jsonl").read_text()
 
 
 def test_a_newer_version_continues_a_journal_0_1_0_wrote_and_journals_the_upgrade_once(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     newer = f"{WRITTEN_BY}+next"
     monkeypatch.setattr("firmware_host.wiring.__version__", newer)
     fixture = JOURNALS[-1]  # the Pai Gow table plays fastest

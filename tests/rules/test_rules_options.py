@@ -15,9 +15,16 @@ from firmware_host.rules.paigow_dice.rules import PaiGowRules
 from firmware_host.rules.shuffler import ShufflerConfig
 
 
-@pytest.mark.parametrize("options", [RulesSubmission(), RulesSubmission(Variant.COMMISSION_FREE),
-                                     PaiGowRules(delivery_styles=("pin-say-from-the-left",)), ShufflerConfig()],
-                         ids=["baccarat", "commission-free", "paigow-dice", "shuffler"])
+@pytest.mark.parametrize(
+    "options",
+    [
+        RulesSubmission(),
+        RulesSubmission(Variant.COMMISSION_FREE),
+        PaiGowRules(delivery_styles=("pin-say-from-the-left",)),
+        ShufflerConfig(),
+    ],
+    ids=["baccarat", "commission-free", "paigow-dice", "shuffler"],
+)
 def test_every_option_is_recorded_json_plain(options: object) -> None:
     plain = resolved(options)
     assert list(plain) == [field.name for field in dataclasses.fields(options)]  # type: ignore[arg-type]
@@ -28,7 +35,9 @@ def test_enums_by_value_sets_sorted_tuples_as_lists() -> None:
     plain = resolved(RulesSubmission(offered_wagers=frozenset({"tie", "banker", "player"})))
     assert plain["variant"] == "standard" and plain["offered_wagers"] == ["banker", "player", "tie"]
     assert resolved(PaiGowRules(delivery_styles=("pin-say-from-the-left",)))["delivery_styles"] == [
-        "standard", "pin-say-from-the-left"]
+        "standard",
+        "pin-say-from-the-left",
+    ]
 
 
 def test_what_has_no_json_form_is_refused() -> None:

@@ -9,16 +9,40 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from drivers.events.shuffler import (
-    BatchLoaded, BatchReleased, BatchStatus, ShuffleCompleted, ShuffleStarted, ShufflerFault,
+    BatchLoaded,
+    BatchReleased,
+    BatchStatus,
+    ShuffleCompleted,
+    ShufflerFault,
+    ShuffleStarted,
 )  # fmt: skip
-from firmware_host.tables.events import ClockTick
 from firmware_host.errors import ProfileError, RulesError
 from firmware_host.rules.shuffler import (
-    ShufflerConfig, ShufflerRefusal, ShufflerState, Step, check_round_start, deck_clock, end_shoe, expected_cards,
-    idle_due, idle_table, load_shoe, new_state, next_batch, on_batch_loaded, on_batch_released, on_batch_status,
-    on_event, on_shuffle_abandoned, on_shuffle_completed, on_shuffle_started, record_activity, retire_batch,
+    ShufflerConfig,
+    ShufflerRefusal,
+    ShufflerState,
+    Step,
+    check_round_start,
+    deck_clock,
+    end_shoe,
+    expected_cards,
+    idle_due,
+    idle_table,
+    load_shoe,
+    new_state,
+    next_batch,
+    on_batch_loaded,
+    on_batch_released,
+    on_batch_status,
+    on_event,
+    on_shuffle_abandoned,
+    on_shuffle_completed,
+    on_shuffle_started,
+    record_activity,
+    retire_batch,
     to_shuffle,
 )  # fmt: skip
+from firmware_host.tables.events import ClockTick
 
 HOUR = 3600.0
 FULL = 8 * 52
@@ -32,7 +56,9 @@ def loaded(config: ShufflerConfig = ShufflerConfig(), at: float = 0.0) -> Shuffl
     return state
 
 
-def shuffled(state: ShufflerState, batch: str, at: float = 0.0, cards: int | None = None, digest: str | None = None) -> Step:
+def shuffled(
+    state: ShufflerState, batch: str, at: float = 0.0, cards: int | None = None, digest: str | None = None
+) -> Step:
     state = on_shuffle_started(state, batch, at).state
     return on_shuffle_completed(state, batch, expected_cards(state, batch) if cards is None else cards,
                                 digest or f"{batch}-{at}", at)  # fmt: skip
@@ -248,7 +274,9 @@ def test_541_15_continuous_mode_uses_one_batch_without_alternation() -> None:
     assert load_shoe(state, "A", 4).state.shoes == 2  # the same batch again
     with pytest.raises(RulesError, match="this table uses batch A"):
         state.batch("B")
-    refusal("541.3(c)", load_shoe, shuffled(end_shoe(load_shoe(state, "A", 5).state, 6).state, "A", 7).state, "A", 4 * HOUR)
+    refusal(
+        "541.3(c)", load_shoe, shuffled(end_shoe(load_shoe(state, "A", 5).state, 6).state, "A", 7).state, "A", 4 * HOUR
+    )
 
 
 # -- the shuffler's own evidence: repeated orders, status after a reconnection --------------------------
@@ -310,7 +338,9 @@ ACTIONS = st.lists(
 
 @settings(max_examples=200, deadline=None)
 @given(ACTIONS)
-def test_any_sequence_keeps_alternation_one_batch_in_play_and_only_verified_shoes(actions: list[tuple[str, str]]) -> None:
+def test_any_sequence_keeps_alternation_one_batch_in_play_and_only_verified_shoes(
+    actions: list[tuple[str, str]],
+) -> None:
     state = new_state(ShufflerConfig())
     shoes: list[str] = []
     for at, (action, batch) in enumerate(actions):

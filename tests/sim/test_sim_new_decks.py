@@ -12,4 +12,3 @@ from sim.devices.shuffler import new_decks
 @pytest.mark.parametrize("decks", [1, 6, 8])
 def test_new_decks_are_the_full_shoe_in_its_order(decks: int) -> None:
     assert new_decks(decks) == [str(card) for card in full_shoe(decks)]
-

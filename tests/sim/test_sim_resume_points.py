@@ -14,14 +14,22 @@ from drivers.events.shoe import CardRead, CardUnreadable, CutCard
 from drivers.events.shuffler import BatchLoaded
 from firmware_host.tables.decisions import Decision
 from sim.devices.resume import (
-    RESTARTED, ResumePoints, ShakerResumePoint, ShoeResumePoint, ShufflerFact, resume_points, shaker_resume_point,
-    shoe_resume_point, shuffler_resume_point,
+    RESTARTED,
+    ResumePoints,
+    ShakerResumePoint,
+    ShoeResumePoint,
+    ShufflerFact,
+    resume_points,
+    shaker_resume_point,
+    shoe_resume_point,
+    shuffler_resume_point,
 )
 
 SHOE = Decision("announce", {"announce": "shoe", "batch": "A"})
 PAUSED = Decision("alert", {"code": "table-paused"})
-SHUFFLE = Decision("device_command", {"device": "shuffler", "command": "start_shuffle", "batch": "B",
-                                      "expected_cards": 416})
+SHUFFLE = Decision(
+    "device_command", {"device": "shuffler", "command": "start_shuffle", "batch": "B", "expected_cards": 416}
+)
 STEPS = [
     (1.0, BatchLoaded(device="shuffler", batch="A", decks=8, back_colour="red"), [SHUFFLE]),
     (2.0, CardRead(device="shoe", rank="9", suit="S"), [SHOE]),  # the shoe accepted: draws start again
@@ -41,8 +49,11 @@ def test_each_fold_reads_only_steps_with_duck_typed_decisions() -> None:
     assert shoe_resume_point(STEPS) == ShoeResumePoint(shoes_loaded=1, draws=3)
     assert shaker_resume_point(STEPS) == ShakerResumePoint(lid_open=False, covering=2, shakes=1)
     assert shuffler_resume_point(STEPS).facts == (
-        ShufflerFact("loaded", "A"), ShufflerFact("asked_shuffle", "B", cards=416), ShufflerFact("shoe", "A"),
-        ShufflerFact("restarted"))
+        ShufflerFact("loaded", "A"),
+        ShufflerFact("asked_shuffle", "B", cards=416),
+        ShufflerFact("shoe", "A"),
+        ShufflerFact("restarted"),
+    )
 
 
 def test_one_pass_gives_the_points_of_the_kinds_asked_only() -> None:

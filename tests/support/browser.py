@@ -11,7 +11,8 @@ Use it from a test package's ``conftest.py``: ``from tests.support.browser impor
 from __future__ import annotations
 
 import shutil
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -35,8 +36,7 @@ def browser() -> Iterator[Any]:
         pytest.skip(f"no Chromium at {CHROMIUM} (make deps installs it)")
     if not _SHARED:
         playwright = _SHARED["playwright"] = sync_api.sync_playwright().start()
-        _SHARED["chromium"] = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS,
-                                                         headless=True)
+        _SHARED["chromium"] = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS, headless=True)
     _HOLDERS.append(None)
     try:
         yield _SHARED["chromium"]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import queue
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from drivers.device import Timing
 from drivers.events import DeviceEvent

@@ -10,8 +10,9 @@ from firmware_host.floor.admission import Admission, Admitted, Refusal
 __all__ = ["Rec", "RECORDS", "payloads", "admit"]
 
 
-def admit(items: list[bytes], table: str = "T1", leaf: str = "events",
-          keyring: Keyring | None = None) -> list[Admitted | Refusal]:
+def admit(
+    items: list[bytes], table: str = "T1", leaf: str = "events", keyring: Keyring | None = None
+) -> list[Admitted | Refusal]:
     """What the collector's :class:`Admission` makes of ``items`` on ``tablehost/<table>/<leaf>``
     (unsigned without a ``keyring``)."""
     admission = Admission("tablehost", keyring)

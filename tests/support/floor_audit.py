@@ -26,10 +26,14 @@ def play(path: Path, rounds: int = ROUNDS, start: float = 100.0) -> None:
     with Journal.open(path) as journal:
         journal.append_meta("table", {"table_id": "T1", "game": "baccarat"}, at=start)
         for n in range(1, rounds + 1):
-            journal.append_step(start + n, CardRead(device="shoe", rank="9", suit="S"),
-                                [Decision("prompt", {"action": "deal"}, n)])
-            journal.append_step(start + n + 0.5, CardRead(device="shoe", rank="K", suit="D"),
-                                [Decision("round_result", {"round": n, "winner": "banker"}, n)])
+            journal.append_step(
+                start + n, CardRead(device="shoe", rank="9", suit="S"), [Decision("prompt", {"action": "deal"}, n)]
+            )
+            journal.append_step(
+                start + n + 0.5,
+                CardRead(device="shoe", rank="K", suit="D"),
+                [Decision("round_result", {"round": n, "winner": "banker"}, n)],
+            )
 
 
 def publish(journal: Path, db: Path) -> None:

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import dataclasses
 import secrets
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 

@@ -20,8 +20,8 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 from firmware_host.cli import main
 from firmware_host.feed import signing
@@ -30,8 +30,21 @@ from firmware_host.floor.collector import Collector
 from tests.support.floor_db import FloorDb, as_floor_db
 from tests.support.paths import REPO
 
-__all__ = ["provision", "floor_keys", "table_profile", "run_table", "start_table", "CollectorThread", "journal_export", "floor_export",
-           "wait_for", "wait_for_the_floor", "floor_seq", "journal_rounds", "collecting"]
+__all__ = [
+    "provision",
+    "floor_keys",
+    "table_profile",
+    "run_table",
+    "start_table",
+    "CollectorThread",
+    "journal_export",
+    "floor_export",
+    "wait_for",
+    "wait_for_the_floor",
+    "floor_seq",
+    "journal_rounds",
+    "collecting",
+]
 
 SIM_PROFILE = REPO / "hardware-profiles" / "tables" / "sim-baccarat.toml"
 
@@ -71,23 +84,45 @@ def table_profile(tmp_path: Path, table_id: str = "SIM-BAC-1", feed: str = "", j
 
 
 def _command(profile: Path, journal: Path, rounds: int, feed_url: str | None, seed: int) -> list[str]:
-    command = [sys.executable, "-m", "firmware_host", "run", "--profile", str(profile), "--journal", str(journal),
-               "--rounds", str(rounds), "--seed", str(seed), "--quiet"]
+    command = [
+        sys.executable,
+        "-m",
+        "firmware_host",
+        "run",
+        "--profile",
+        str(profile),
+        "--journal",
+        str(journal),
+        "--rounds",
+        str(rounds),
+        "--seed",
+        str(seed),
+        "--quiet",
+    ]
     return command + (["--feed", feed_url] if feed_url else [])
 
 
-def start_table(profile: Path, journal: Path, rounds: int, feed_url: str | None = None,
-                seed: int = 1) -> subprocess.Popen[str]:
+def start_table(
+    profile: Path, journal: Path, rounds: int, feed_url: str | None = None, seed: int = 1
+) -> subprocess.Popen[str]:
     """Start ``tablehost run`` in a child process (stdout: the dealer view)."""
-    return subprocess.Popen(_command(profile, journal, rounds, feed_url, seed), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, cwd=REPO, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    return subprocess.Popen(
+        _command(profile, journal, rounds, feed_url, seed),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
 
 
-def run_table(profile: Path, journal: Path, rounds: int, feed_url: str | None = None, seed: int = 1,
-              timeout: float = 120) -> subprocess.CompletedProcess[str]:
+def run_table(
+    profile: Path, journal: Path, rounds: int, feed_url: str | None = None, seed: int = 1, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
     """Run ``tablehost run`` to the end; raise if it fails."""
-    done = subprocess.run(_command(profile, journal, rounds, feed_url, seed), capture_output=True, text=True,
-                          cwd=REPO, timeout=timeout)
+    done = subprocess.run(
+        _command(profile, journal, rounds, feed_url, seed), capture_output=True, text=True, cwd=REPO, timeout=timeout
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return done
 
@@ -150,7 +185,9 @@ def floor_seq(db: Path | FloorDb, table: str = "SIM-BAC-1") -> int:
         store.close()
 
 
-def wait_for_the_floor(db: Path | FloorDb, journal: Path, profile: Path | None = None, url: str = "", rounds: int = 0) -> None:
+def wait_for_the_floor(
+    db: Path | FloorDb, journal: Path, profile: Path | None = None, url: str = "", rounds: int = 0
+) -> None:
     """Wait until the floor's rounds are the journal's.
 
     A clean stop publishes the backlog for up to 3 s and leaves the rest to the next start: on

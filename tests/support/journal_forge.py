@@ -9,9 +9,9 @@ import sqlite3
 from typing import Any
 
 from drivers.events import DeviceEvent, event
-from firmware_host.tables.events import DealerCommand, WagerPlaced
-from firmware_host.tables.decisions import Decision
 from firmware_host.host.journal import Journal, encode
+from firmware_host.tables.decisions import Decision
+from firmware_host.tables.events import DealerCommand, WagerPlaced
 
 KEY = bytes(range(32))
 OTHER_KEY = bytes(range(1, 33))
@@ -31,12 +31,19 @@ def sample_steps() -> list[tuple[float, DeviceEvent, list[Decision]]]:
     return [
         (1000.25, WagerPlaced("dealer", 3, "banker", 2500), []),
         (1001.5, DealerCommand("buttons", "no_more_bets"), [Decision("prompt", {"action": "deal", "to": "player"}, 7)]),
-        (1002.0, JournalTestReading("shoe", (9, 2), "ünïcode", {"k": [1, 2]}),
-         [Decision("announce", {"text": "Player 1"}, 7), Decision("lamp", {"colour": "amber"}, 7)]),
-        (1003.75, JournalTestReading("shoe", (), None), [
-            Decision("round_result", {"round": 7, "winner": "banker", "cards": ["9S", "2H", "KD", "5C"]}, 7),
-            Decision("shoe_result", {"shoe": 1, "rounds": 7}, None),
-        ]),
+        (
+            1002.0,
+            JournalTestReading("shoe", (9, 2), "ünïcode", {"k": [1, 2]}),
+            [Decision("announce", {"text": "Player 1"}, 7), Decision("lamp", {"colour": "amber"}, 7)],
+        ),
+        (
+            1003.75,
+            JournalTestReading("shoe", (), None),
+            [
+                Decision("round_result", {"round": 7, "winner": "banker", "cards": ["9S", "2H", "KD", "5C"]}, 7),
+                Decision("shoe_result", {"shoe": 1, "rounds": 7}, None),
+            ],
+        ),
     ]
 
 
@@ -70,7 +77,7 @@ def rechain(path: pathlib.Path, from_seq: int) -> None:
     """Recompute every hash from ``from_seq`` on, as an attacker without the key can (MACs stay as they were)."""
     all_rows = rows(path)
     prev = all_rows[from_seq - 2][7] if from_seq > 1 else "0" * 64
-    for seq, kind, type_, at, round_, data, _prev, _hash, _mac in all_rows[from_seq - 1:]:
+    for seq, kind, type_, at, round_, data, _prev, _hash, _mac in all_rows[from_seq - 1 :]:
         new_hash = hashlib.sha256(encode(seq, kind, type_, at, round_, data, prev)).hexdigest()
         execute(path, "UPDATE records SET prev_hash = ?, hash = ? WHERE seq = ?", prev, new_hash, seq)
         prev = new_hash

@@ -14,22 +14,36 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from drivers.events import DeviceEvent
 from firmware_host import __version__
-from firmware_host.tables.decisions import Decision
+from firmware_host.config.profiles import load_table
 from firmware_host.errors import ControllerError
 from firmware_host.host.journal import Journal
-from firmware_host.config.profiles import load_table
 from firmware_host.host.service import RECORDS, Service
+from firmware_host.tables.decisions import Decision
 from firmware_host.wiring import TABLE_META, game_wiring
 from tests.support.paths import REPO
 
-__all__ = ["FIXTURES", "WRITTEN_BY", "JOURNALS", "JOURNALS_020", "Fixture", "golden", "copy_journal",
-           "replay_lines", "tablehost", "as_0_1_0_exported", "exported_less_0_3_0", "resume_without_playing",
-           "SHOE_FIGURES", "decided_since_0_2_0"]
+__all__ = [
+    "FIXTURES",
+    "WRITTEN_BY",
+    "JOURNALS",
+    "JOURNALS_020",
+    "Fixture",
+    "golden",
+    "copy_journal",
+    "replay_lines",
+    "tablehost",
+    "as_0_1_0_exported",
+    "exported_less_0_3_0",
+    "resume_without_playing",
+    "SHOE_FIGURES",
+    "decided_since_0_2_0",
+]
 
 #: The fixtures' folder: profiles in ``tables/``, device models of 0.1.0 in ``devices/``, the
 #: journals, and the golden outputs of 0.1.0 in ``golden/``.
@@ -86,8 +100,9 @@ def decided_since_0_2_0(decision: dict[str, Any]) -> bool:
     """Whether a replayed decision is one 0.3.0 makes that 0.2.0 (and 0.1.0) did not: game
     protection's ``odds`` and advantage alerts (docs/protection.md), and the ``refused`` record
     beside each refusal's alert (issue 20 item 3, :data:`~firmware_host.host.service.RECORDS`)."""
-    return (decision["type"] in ("odds", *RECORDS)
-            or (decision["type"] == "alert" and decision["data"].get("code") in ("advantage-window", "advantage-play")))
+    return decision["type"] in ("odds", *RECORDS) or (
+        decision["type"] == "alert" and decision["data"].get("code") in ("advantage-window", "advantage-play")
+    )
 
 
 def golden(fixture: Fixture, what: str) -> Path:
@@ -143,13 +158,27 @@ def replay_lines(profile: Path, journal: Path) -> Iterator[str]:
 
 def tablehost(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     """``python -m firmware_host ARGS`` in ``cwd``, its output captured."""
-    return subprocess.run([sys.executable, "-m", "firmware_host", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=120, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "firmware_host", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 #: What 0.3.0 adds to every shoe of ``journal export --shoes`` (docs/protection.md).
-SHOE_FIGURES = ("drop", "win", "theo", "hold", "rounds_per_hour", "advantage_windows", "advantage_play_alerts",
-                "alert_count")
+SHOE_FIGURES = (
+    "drop",
+    "win",
+    "theo",
+    "hold",
+    "rounds_per_hour",
+    "advantage_windows",
+    "advantage_play_alerts",
+    "alert_count",
+)
 
 
 def as_0_1_0_exported(line: str, what: str) -> str:
@@ -183,8 +212,19 @@ def resume_without_playing(fixture: Fixture, directory: Path) -> Path:
     already in it: it replays every step (refusing any diverging decision) and stops at once.
     Returns the copy."""
     journal = copy_journal(fixture, directory)
-    ran = tablehost("run", "--profile", str(fixture.profile_path), "--rounds", str(fixture.rounds),
-                    "--seed", str(fixture.seed), "--journal", str(journal), "--quiet", cwd=directory)
+    ran = tablehost(
+        "run",
+        "--profile",
+        str(fixture.profile_path),
+        "--rounds",
+        str(fixture.rounds),
+        "--seed",
+        str(fixture.seed),
+        "--journal",
+        str(journal),
+        "--quiet",
+        cwd=directory,
+    )
     assert ran.returncode == 0, ran.stderr
     steps = len(golden(fixture, "replay.jsonl").read_text().splitlines())
     assert re.search(rf"recovered {steps} steps from .* \({fixture.rounds} rounds finished\)", ran.stdout), ran.stdout

@@ -24,8 +24,28 @@ CH535_CH541 = "pa-58-ch535-paigow-ch541-minibaccarat.txt"
 ORDINALS = {
     word: rank
     for rank, word in enumerate(
-        "First Second Third Fourth Fifth Sixth Seventh Eighth Ninth Tenth Eleventh Twelfth Thirteenth "
-        "Fourteenth Fifteenth Sixteenth Seventeenth Eighteenth Nineteenth Twentieth".split(),
+        [
+            "First",
+            "Second",
+            "Third",
+            "Fourth",
+            "Fifth",
+            "Sixth",
+            "Seventh",
+            "Eighth",
+            "Ninth",
+            "Tenth",
+            "Eleventh",
+            "Twelfth",
+            "Thirteenth",
+            "Fourteenth",
+            "Fifteenth",
+            "Sixteenth",
+            "Seventeenth",
+            "Eighteenth",
+            "Nineteenth",
+            "Twentieth",
+        ],
         start=1,
     )
 }
@@ -44,7 +64,7 @@ def regulation_text(name: str) -> str:
 def subsection(text: str, section: str, letter: str) -> str:
     """Subsection ``(letter)`` of ``§ section`` up to the next subsection or section."""
     start = text.index(f"§ {section}. ")
-    body = text[start:text.index("§ ", start + 2)]
+    body = text[start : text.index("§ ", start + 2)]
     match = re.search(rf"(?m)^\({letter}\) (.*?)(?=^\([a-z]\) |\Z)", body, re.S)
     if match is None:
         raise AssertionError(f"§ {section}({letter}) not found in the rules text")

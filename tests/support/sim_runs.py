@@ -8,8 +8,9 @@ with an automatic shuffler; :func:`run_armed` runs it in-process with each shuff
 from __future__ import annotations
 
 import io
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from bench.soak.profiles import make_profile
 from firmware_host.config.profiles import load_table
@@ -49,8 +50,9 @@ class ArmShuffles:
     faults meet the batch meant whatever the order the two batches' shuffles come in). It runs
     before the command output, so the faults meet that very shuffle."""
 
-    def __init__(self, script: Iterable[Sequence[str]] = (),
-                 by_batch: Mapping[str, Iterable[Sequence[str]]] | None = None) -> None:
+    def __init__(
+        self, script: Iterable[Sequence[str]] = (), by_batch: Mapping[str, Iterable[Sequence[str]]] | None = None
+    ) -> None:
         self.script = [tuple(faults) for faults in script]
         self.by_batch = {batch: [tuple(faults) for faults in listed] for batch, listed in (by_batch or {}).items()}
         self.sim: Any = None
@@ -68,8 +70,14 @@ class ArmShuffles:
                 self.armed.append((batch, faults))
 
 
-def run_armed(profile: Path, journal: Path, rounds: int, script: Iterable[Sequence[str]] = (), seed: int = 3,
-              by_batch: Mapping[str, Iterable[Sequence[str]]] | None = None) -> ArmShuffles:
+def run_armed(
+    profile: Path,
+    journal: Path,
+    rounds: int,
+    script: Iterable[Sequence[str]] = (),
+    seed: int = 3,
+    by_batch: Mapping[str, Iterable[Sequence[str]]] | None = None,
+) -> ArmShuffles:
     """``tablehost run`` in-process (as the CLI builds and serves the table), with shuffles armed
     (:class:`ArmShuffles`)."""
     armer = ArmShuffles(script, by_batch)

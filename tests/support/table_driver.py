@@ -6,12 +6,13 @@ test folder subclasses it with the table it builds and the game's own event help
 
 from __future__ import annotations
 
-from typing import Any, Generic, Iterable, TypeVar
+from collections.abc import Iterable
+from typing import Any, Generic, TypeVar
 
 from drivers.events import DeviceEvent
-from firmware_host.tables.events import DealerCommand
 from firmware_host.tables.base import TableController
 from firmware_host.tables.decisions import Decision
+from firmware_host.tables.events import DealerCommand
 
 __all__ = ["TableDriver", "command"]
 

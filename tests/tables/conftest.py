@@ -18,11 +18,10 @@ from typing import Any
 import pytest
 
 from drivers.events import DeviceEvent
-from firmware_host.tables.decisions import Decision
 from firmware_host.tables.base import TableController
+from firmware_host.tables.decisions import Decision
 from firmware_host.tables.state_tree import capture, restore_into
 from tests.support.table_driver import TableDriver
-
 
 #: Property tests check one step in this many (their random streams reach the same states many
 #: times), and so do other tests after their first :data:`EVERY_STEP_UP_TO` steps (whole shoes).
@@ -40,6 +39,7 @@ _BUILT_WITH: weakref.WeakKeyDictionary[Any, tuple[type, tuple[Any, ...], dict[st
 
 def _record_construction(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every controller class records the arguments it was built with (the outermost constructor's)."""
+
     def classes(cls: type) -> list[type]:
         return [cls, *(sub for child in cls.__subclasses__() for sub in classes(child))]
 
@@ -47,7 +47,9 @@ def _record_construction(monkeypatch: pytest.MonkeyPatch) -> None:
         if "__init__" not in cls.__dict__:
             continue
 
-        def init(self: Any, *args: Any, __init: Any = cls.__dict__["__init__"], __cls: type = cls, **kwargs: Any) -> None:
+        def init(
+            self: Any, *args: Any, __init: Any = cls.__dict__["__init__"], __cls: type = cls, **kwargs: Any
+        ) -> None:
             if type(self) is __cls:
                 _BUILT_WITH[self] = (__cls, args, kwargs)
             __init(self, *args, **kwargs)

@@ -10,8 +10,9 @@ refused leaves the round as it was, and every decision stays small whatever was 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -28,8 +29,8 @@ from firmware_host.rules.baccarat.variant import Variant
 from firmware_host.rules.shuffler import ShufflerConfig
 from firmware_host.tables import paigow
 from firmware_host.tables.arguments import check_command
-from firmware_host.tables.base import REASON_LONGEST
 from firmware_host.tables.baccarat.controller import TAKES as BACCARAT_TAKES
+from firmware_host.tables.base import REASON_LONGEST
 from firmware_host.tables.decisions import Decision
 from firmware_host.tables.events import ClockTick, DealerCommand
 from firmware_host.tables.paigow.commands import TAKES as PAIGOW_TAKES
@@ -176,21 +177,42 @@ PAIGOW_STATES: dict[str, Callable[[], TableDriver[Any]]] = {
 
 def test_the_drivers_reach_every_state_of_both_machines() -> None:
     reached = {name: make().table.state for name, make in {**BACCARAT_STATES, **PAIGOW_STATES}.items()}
-    assert {reached[n] for n in BACCARAT_STATES} >= {"awaiting_shoe", "burning", "betting", "dealing", "revealing",
-                                                     "settling_pairs", "reading_out"}
-    assert {reached[n] for n in PAIGOW_STATES} == {"betting", "bank", "shaking", "reading", "delivering", "closing",
-                                                   "hands"}
+    assert {reached[n] for n in BACCARAT_STATES} >= {
+        "awaiting_shoe",
+        "burning",
+        "betting",
+        "dealing",
+        "revealing",
+        "settling_pairs",
+        "reading_out",
+    }
+    assert {reached[n] for n in PAIGOW_STATES} == {
+        "betting",
+        "bank",
+        "shaking",
+        "reading",
+        "delivering",
+        "closing",
+        "hands",
+    }
     assert _awaiting_entry().table.irregular.awaiting is not None
     assert _paused_baccarat().table.paused and _paused_paigow().table.paused
 
 
 # -- arbitrary commands ------------------------------------------------------------------------
-_SCALARS = (st.none() | st.booleans() | st.integers() | st.integers(min_value=10**300, max_value=10**320)
-            | st.floats(allow_nan=True) | st.text(max_size=12) | st.sampled_from(["9" * 5000, "A" * 100_000, "10D",
-                                                                                  "5-5,1-5/2-2,3-4", "6-6"]))
+_SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.integers(min_value=10**300, max_value=10**320)
+    | st.floats(allow_nan=True)
+    | st.text(max_size=12)
+    | st.sampled_from(["9" * 5000, "A" * 100_000, "10D", "5-5,1-5/2-2,3-4", "6-6"])
+)
 _KEYS = st.text(max_size=6) | st.sampled_from(["3", " 3 ", "9" * 5000, "٣"])
-_JSON = st.recursive(_SCALARS, lambda inner: st.lists(inner, max_size=6) | st.dictionaries(_KEYS, inner, max_size=6),
-                     max_leaves=12)
+_JSON = st.recursive(
+    _SCALARS, lambda inner: st.lists(inner, max_size=6) | st.dictionaries(_KEYS, inner, max_size=6), max_leaves=12
+)
 
 
 def _commands(takes: dict[str, dict[str, Any]]) -> st.SearchStrategy[DealerCommand]:
@@ -237,14 +259,16 @@ _SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[Hea
 @_SETTINGS
 @given(state=st.sampled_from(sorted(BACCARAT_STATES)), event=_commands(BACCARAT_TAKES))
 def test_any_command_at_a_baccarat_table_in_any_state_is_applied_or_refused_never_fatal(
-        state: str, event: DealerCommand) -> None:
+    state: str, event: DealerCommand
+) -> None:
     _check_hostile(BACCARAT_STATES[state](), event, BACCARAT_TAKES)
 
 
 @_SETTINGS
 @given(state=st.sampled_from(sorted(PAIGOW_STATES)), event=_commands(PAIGOW_TAKES))
 def test_any_command_at_a_paigow_table_in_any_state_is_applied_or_refused_never_fatal(
-        state: str, event: DealerCommand) -> None:
+    state: str, event: DealerCommand
+) -> None:
     _check_hostile(PAIGOW_STATES[state](), event, PAIGOW_TAKES)
 
 
@@ -262,12 +286,15 @@ def test_a_tiles_hands_key_of_5000_digits_is_refused_and_the_round_waits() -> No
 
 
 def test_the_5000_digit_key_is_refused_by_the_tiles_entry_itself_too() -> None:
-    from firmware_host.tables.paigow.tiles_entry import settle_entered_tiles
     from firmware_host.tables.paigow.rules import PaiGowTableRules
+    from firmware_host.tables.paigow.tiles_entry import settle_entered_tiles
 
     with pytest.raises(RulesError, match="hands position"):
-        settle_entered_tiles({"dealer": ["6-6", "4-5", "1-3", "2-2"], "hands": {"3" * 5000: "surrender"}},
-                             {3: 1000}, PaiGowTableRules().tiles)
+        settle_entered_tiles(
+            {"dealer": ["6-6", "4-5", "1-3", "2-2"], "hands": {"3" * 5000: "surrender"}},
+            {3: 1000},
+            PaiGowTableRules().tiles,
+        )
 
 
 @pytest.mark.parametrize("card", ["A" * 1_000_000, "10DX10", "9S" * 3])
@@ -293,6 +320,7 @@ def test_an_unknown_argument_or_a_non_object_is_refused_by_name(game: str) -> No
 
 def _exploding(monkeypatch: pytest.MonkeyPatch) -> None:
     """A Pai Gow ``new_dice`` handler with a bug: it raises after deciding something."""
+
     def new_dice(self: Any, args: Any) -> None:
         self.table._announce("dice", "half done")
         raise ZeroDivisionError("division by zero")
@@ -301,7 +329,8 @@ def _exploding(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_an_unexpected_exception_in_a_command_is_refused_never_fatal_and_replays_the_same(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     _exploding(monkeypatch)
     path = tmp_path / "journal.sqlite"
     with Journal.open(path) as journal:
@@ -319,8 +348,10 @@ def test_an_unexpected_exception_in_a_command_is_refused_never_fatal_and_replays
 
 
 def test_an_unexpected_exception_from_a_device_event_is_still_a_bug_that_stops_the_table(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Only console inputs are refused on any exception: a device event's failure is the code's."""
+
     def read(self: Any, event: Any) -> None:
         raise ZeroDivisionError("a bug")
 

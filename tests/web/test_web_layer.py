@@ -10,7 +10,8 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import httpx2
 import pytest
@@ -39,6 +40,7 @@ def run(coroutine: Any) -> Any:
 
 # -- the lockout ----------------------------------------------------------------------------
 
+
 def test_the_lockout_is_taken_before_the_check_runs() -> None:
     lockout = Lockout(LockoutPolicy(max_failures=3, budget=100, concurrent=2, waiting=100))
     running = []
@@ -48,8 +50,7 @@ def test_the_lockout_is_taken_before_the_check_runs() -> None:
         time.sleep(0.05)
 
     async def burst() -> list[Any]:
-        return await asyncio.gather(*(lockout.check("10.0.0.1", slow_wrong) for _ in range(40)),
-                                    return_exceptions=True)
+        return await asyncio.gather(*(lockout.check("10.0.0.1", slow_wrong) for _ in range(40)), return_exceptions=True)
 
     results = run(burst())
     assert lockout.checked == 3 and len(running) == 3
@@ -122,7 +123,7 @@ def test_an_attempt_that_raises_is_a_counted_wrong_attempt(caplog: pytest.LogCap
 
 
 def test_the_addresses_remembered_are_bounded() -> None:
-    lockout = Lockout(LockoutPolicy(max_failures=5, budget=10 ** 6, max_addresses=100))
+    lockout = Lockout(LockoutPolicy(max_failures=5, budget=10**6, max_addresses=100))
 
     async def many() -> None:
         for i in range(1000):
@@ -134,6 +135,7 @@ def test_the_addresses_remembered_are_bounded() -> None:
 
 
 # -- the refusal summaries ------------------------------------------------------------------
+
 
 def test_one_record_per_address_per_minute() -> None:
     clock = [0.0]
@@ -167,6 +169,7 @@ def test_rotating_addresses_cannot_write_more_than_the_cap() -> None:
 
 # -- logging at a rate limit ----------------------------------------------------------------
 
+
 def test_a_flood_of_one_message_is_one_line_a_minute(caplog: pytest.LogCaptureFixture) -> None:
     clock = [0.0]
     logger = logging.getLogger("tests.web.flood")
@@ -178,7 +181,9 @@ def test_a_flood_of_one_message_is_one_line_a_minute(caplog: pytest.LogCaptureFi
             for _ in range(100):
                 logger.warning("Invalid HTTP request received.")
     assert [r.getMessage() for r in caplog.records] == [
-        "Invalid HTTP request received.", "Invalid HTTP request received. (and 5999 more like it in the last 60 s)"]
+        "Invalid HTTP request received.",
+        "Invalid HTTP request received. (and 5999 more like it in the last 60 s)",
+    ]
     logger.removeFilter(limiter)
 
 
@@ -212,8 +217,14 @@ server.stop()
 
 def test_out_of_descriptors_the_accept_error_is_one_line(tmp_path: Any) -> None:
     # Issue 20: with 1,024 descriptors, 74 MB of "accept" tracebacks were logged in 30 s.
-    child = subprocess.Popen([sys.executable, "-c", SERVE_FEW_DESCRIPTORS], cwd=REPO, stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        [sys.executable, "-c", SERVE_FEW_DESCRIPTORS],
+        cwd=REPO,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert child.stdout is not None and child.stdin is not None
     port = int(child.stdout.readline())
     sockets = []
@@ -231,6 +242,7 @@ def test_out_of_descriptors_the_accept_error_is_one_line(tmp_path: Any) -> None:
 
 # -- the server: catch-all and connection cap -----------------------------------------------
 
+
 @pytest.fixture
 def broken_server() -> Iterator[WebServer]:
     async def fails(request: Request) -> Response:
@@ -246,8 +258,9 @@ def broken_server() -> Iterator[WebServer]:
     server.stop()
 
 
-def test_an_app_failure_is_400_and_one_traceback_a_minute(broken_server: WebServer,
-                                                          caplog: pytest.LogCaptureFixture) -> None:
+def test_an_app_failure_is_400_and_one_traceback_a_minute(
+    broken_server: WebServer, caplog: pytest.LogCaptureFixture
+) -> None:
     with caplog.at_level(logging.ERROR), httpx2.Client(transport=httpx2.HTTPTransport(verify=False)) as client:
         answers = [client.get(broken_server.url + "/fails") for _ in range(20)]
     assert {a.status_code for a in answers} == {400}
@@ -257,8 +270,9 @@ def test_an_app_failure_is_400_and_one_traceback_a_minute(broken_server: WebServ
 
 def test_connections_past_the_cap_are_closed_at_once_but_the_pis_own_are_not(broken_server: WebServer) -> None:
     port = broken_server.port
-    idle = [socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.2", 0))
-            for _ in range(5)]  # idle, from the network
+    idle = [
+        socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.2", 0)) for _ in range(5)
+    ]  # idle, from the network
     extra = socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.3", 0))
     extra.settimeout(5)
     assert extra.recv(10) == b""  # closed at once: its descriptor is freed
@@ -268,9 +282,15 @@ def test_connections_past_the_cap_are_closed_at_once_but_the_pis_own_are_not(bro
         sock.close()
 
 
-def guard_answer(headers: dict[str, str], server: tuple[str, int], method: str = "POST",
-                 scheme: str = "http", hosts: frozenset[str] = frozenset()) -> int:
+def guard_answer(
+    headers: dict[str, str],
+    server: tuple[str, int],
+    method: str = "POST",
+    scheme: str = "http",
+    hosts: frozenset[str] = frozenset(),
+) -> int:
     """The status the Guard (over an app answering 204) gives a request."""
+
     async def app(scope: Any, receive: Any, send: Any) -> None:
         await send({"type": "http.response.start", "status": 204, "headers": []})
         await send({"type": "http.response.body", "body": b""})
@@ -283,8 +303,15 @@ def guard_answer(headers: dict[str, str], server: tuple[str, int], method: str =
     async def send(message: dict[str, Any]) -> None:
         sent.append(message)
 
-    scope = {"type": "http", "method": method, "scheme": scheme, "server": server, "client": ("10.0.0.9", 5000),
-             "path": "/api/action", "headers": [(k.lower().encode(), v.encode()) for k, v in headers.items()]}
+    scope = {
+        "type": "http",
+        "method": method,
+        "scheme": scheme,
+        "server": server,
+        "client": ("10.0.0.9", 5000),
+        "path": "/api/action",
+        "headers": [(k.lower().encode(), v.encode()) for k, v in headers.items()],
+    }
     run(Guard(app, Policy(hosts=hosts))(scope, receive, send))
     return int(sent[0]["status"])
 
@@ -297,10 +324,18 @@ def test_same_origin_is_the_requests_own_scheme_and_host() -> None:
     proxied = {"Host": "table.example", "Origin": "https://table.example", **json_post}
     named = frozenset({"table.example"})
     assert guard_answer(proxied, ("10.0.0.5", 8080), scheme="https", hosts=named) == 204
-    assert guard_answer({**proxied, "Origin": "https://table.example:8443"}, ("10.0.0.5", 8080), scheme="https",
-                        hosts=named) == 403
+    assert (
+        guard_answer(
+            {**proxied, "Origin": "https://table.example:8443"}, ("10.0.0.5", 8080), scheme="https", hosts=named
+        )
+        == 403
+    )
     assert guard_answer(proxied, ("10.0.0.5", 8080), scheme="https") == 400  # a name not configured: DNS rebinding
-    assert guard_answer({"Host": "10.0.0.5:8080", "Origin": "http://10.0.0.5:8081", **json_post},
-                        ("10.0.0.5", 8080)) == 403
-    assert guard_answer({"Host": "10.0.0.5:8080", "Origin": "http://10.0.0.5:8080", **json_post},
-                        ("10.0.0.5", 8080)) == 204
+    assert (
+        guard_answer({"Host": "10.0.0.5:8080", "Origin": "http://10.0.0.5:8081", **json_post}, ("10.0.0.5", 8080))
+        == 403
+    )
+    assert (
+        guard_answer({"Host": "10.0.0.5:8080", "Origin": "http://10.0.0.5:8080", **json_post}, ("10.0.0.5", 8080))
+        == 204
+    )

@@ -5,10 +5,17 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from firmware_host.web.parse import (
-    MAX_JSON_DEPTH, BadRequest, host_name, media_type, parse_json, parse_seq, query_value,
+    MAX_JSON_DEPTH,
+    BadRequest,
+    host_name,
+    media_type,
+    parse_json,
+    parse_seq,
+    query_value,
 )
 
 FAST = settings(max_examples=150, deadline=None)
@@ -26,12 +33,30 @@ def test_a_query_is_a_value_or_a_bad_request(query: bytes, name: str) -> None:
 
 
 @FAST
-@given(st.lists(st.sampled_from(["view=dealer", "view=scoreboard", "x=view=scoreboard", "y=1", "view%3Dscoreboard",
-                                 "v%69ew=scoreboard", "view=", "&"]), max_size=6))
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "view=dealer",
+                "view=scoreboard",
+                "x=view=scoreboard",
+                "y=1",
+                "view%3Dscoreboard",
+                "v%69ew=scoreboard",
+                "view=",
+                "&",
+            ]
+        ),
+        max_size=6,
+    )
+)
 def test_view_is_read_as_the_parser_reads_it_never_as_text(parts: list[str]) -> None:
     query = "&".join(parts).encode()
-    given_views = [p.split("=", 1)[1] for p in "&".join(parts).replace("v%69ew", "view").split("&")
-                   if p.split("=", 1)[0] == "view" and "=" in p]
+    given_views = [
+        p.split("=", 1)[1]
+        for p in "&".join(parts).replace("v%69ew", "view").split("&")
+        if p.split("=", 1)[0] == "view" and "=" in p
+    ]
     if len(given_views) > 1:
         with pytest.raises(BadRequest, match="given"):
             query_value(query, "view")
@@ -57,7 +82,7 @@ def test_a_last_event_id_is_a_seq_or_a_bad_request(text: str) -> None:
     except BadRequest:
         assert not (text.isascii() and text.isdigit() and 0 < len(text) <= 18)
     else:
-        assert seq is None and text == "" or 0 <= seq < 10 ** 18  # type: ignore[operator]
+        assert seq is None and text == "" or 0 <= seq < 10**18  # type: ignore[operator]
 
 
 def test_a_last_event_id_of_4301_digits_is_refused() -> None:
@@ -67,9 +92,11 @@ def test_a_last_event_id_of_4301_digits_is_refused() -> None:
     assert parse_seq("123") == 123 and parse_seq(None) is None
 
 
-json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=10),
-                           lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner,
-                                                                                       max_size=3), max_leaves=12)
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=10),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=12,
+)
 
 
 @FAST
@@ -101,8 +128,14 @@ def test_json_within_the_nesting_cap_reads_back(value: object, ascii_only: bool)
 
 
 def test_deep_nesting_and_constants_are_refused() -> None:
-    for body in (b"[" * 100_000 + b"]" * 100_000, b"[" * (MAX_JSON_DEPTH + 1) + b"]" * (MAX_JSON_DEPTH + 1),
-                 b"NaN", b"[Infinity]", b"1" * 5000, b"\xff"):
+    for body in (
+        b"[" * 100_000 + b"]" * 100_000,
+        b"[" * (MAX_JSON_DEPTH + 1) + b"]" * (MAX_JSON_DEPTH + 1),
+        b"NaN",
+        b"[Infinity]",
+        b"1" * 5000,
+        b"\xff",
+    ):
         with pytest.raises(BadRequest):
             parse_json(body)
     assert parse_json(b'["[[[[[[[[[["]') == ["[[[[[[[[[["]  # brackets in a text are not nesting

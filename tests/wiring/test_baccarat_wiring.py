@@ -27,8 +27,10 @@ def _profile(tmp_path: Path, rules: str, shuffler: bool = True, decks: int = 8) 
     (tmp_path / "tables").mkdir()
     path = tmp_path / "tables" / "t.toml"
     device = '[devices.shuffler]\nmodel = "tablehost-sh16-2026"\nport = "sim"\n' if shuffler else ""
-    path.write_text(f'[table]\nid = "T"\ngame = "baccarat"\ndecks = {decks}\n[rules]\n{rules}\n'
-                    f'[devices.shoe]\nmodel = "tablehost-ts8-2026"\nport = "sim"\n{device}')
+    path.write_text(
+        f'[table]\nid = "T"\ngame = "baccarat"\ndecks = {decks}\n[rules]\n{rules}\n'
+        f'[devices.shoe]\nmodel = "tablehost-ts8-2026"\nport = "sim"\n{device}'
+    )
     return path
 
 
@@ -39,8 +41,11 @@ def test_the_shipped_shuffler_profile_builds_a_table_of_two_8_deck_batches() -> 
 
 
 def test_the_rules_keys_reach_the_table_and_rules_shuffler_is_not_a_rules_key(tmp_path: Path) -> None:
-    path = _profile(tmp_path, 'initial_deal = "face_down"\nface_up_discards = "face_value"\n'
-                              '[rules.shuffler]\nback_colours = ["green", "gold"]')
+    path = _profile(
+        tmp_path,
+        'initial_deal = "face_down"\nface_up_discards = "face_value"\n'
+        '[rules.shuffler]\nback_colours = ["green", "gold"]',
+    )
     table = wiring.controller(load_table(path))
     assert table.initial_cards_face_down and table._face_up_counts["K"] == 10
     assert table.shuffler is not None and table.shuffler.state.config.back_colours == ("green", "gold")

@@ -40,11 +40,14 @@ def test_an_unknown_backend_is_an_error_naming_the_known_ones() -> None:
         backend("can")
 
 
-@pytest.mark.parametrize(("port", "name"), [
-    ("sim", "sim"),
-    ("/dev/serial/by-id/usb-tablehost_TS-8_TS8-000123-if00-port0", "serial"),
-    ("socket://127.0.0.1:9", "serial"),
-])
+@pytest.mark.parametrize(
+    ("port", "name"),
+    [
+        ("sim", "sim"),
+        ("/dev/serial/by-id/usb-tablehost_TS-8_TS8-000123-if00-port0", "serial"),
+        ("socket://127.0.0.1:9", "serial"),
+    ],
+)
 def test_the_port_names_the_backend(tmp_path: Path, port: str, name: str) -> None:
     slot = slot_at(tmp_path, port)
     assert (slot.backend, backend_name(slot, DeviceContext(tmp_path, 0))) == (name, name)

@@ -21,8 +21,9 @@ def test_the_paigow_profiles_load_with_their_dealer_choices() -> None:
         assert dealer_choices(profile)["bank"] == 0.15
 
 
-@pytest.mark.parametrize(("line", "why"), [("bnak = 0.1", "unknown key"), ("bank = 1.5", "probability"),
-                                            ("bank = true", "probability")])
+@pytest.mark.parametrize(
+    ("line", "why"), [("bnak = 0.1", "unknown key"), ("bank = 1.5", "probability"), ("bank = true", "probability")]
+)
 def test_a_bad_dealer_choice_is_a_profile_error_naming_the_key(tmp_path: Path, line: str, why: str) -> None:
     text = (PROFILES / "sim-paigow.toml").read_text().replace("bank = 0.15", line)
     path = tmp_path / "tables" / "bad.toml"

@@ -16,9 +16,28 @@ from tests.support.paths import REPO
 
 
 def run(profile: Path, journal: Path, rounds: int) -> None:
-    done = subprocess.run([sys.executable, "-m", "firmware_host", "run", "--profile", str(profile), "--journal",
-                           str(journal), "--rounds", str(rounds), "--seed", "4", "--quiet"],
-                          cwd=REPO, capture_output=True, text=True, timeout=120, check=False)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "firmware_host",
+            "run",
+            "--profile",
+            str(profile),
+            "--journal",
+            str(journal),
+            "--rounds",
+            str(rounds),
+            "--seed",
+            "4",
+            "--quiet",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
 
 

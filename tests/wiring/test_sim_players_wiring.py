@@ -42,18 +42,23 @@ def _with(tmp_path: Path, extra: str) -> Path:
 
 
 def test_the_detection_keys_reach_the_table(tmp_path: Path) -> None:
-    path = _with(tmp_path, '[protection]\nalpha = "1/100"\nbig_wager = 20000\nlate_share = 0.75\nday_starts = "04:00"\n')
+    path = _with(
+        tmp_path, '[protection]\nalpha = "1/100"\nbig_wager = 20000\nlate_share = 0.75\nday_starts = "04:00"\n'
+    )
     policy = wiring.controller(load_table(path)).advantage_play.policy
     assert (policy.alpha, policy.big_wager, policy.late_share, policy.day_starts) == \
         (Fraction(1, 100), 20_000, Fraction(3, 4), 4 * 3600)  # fmt: skip
 
 
-@pytest.mark.parametrize(("line", "key"), [
-    ("alpha = 1", "protection.alpha"),
-    ('alpha = "a/b"', "protection.alpha"),
-    ("big_wager = 2.5", "protection.big_wager"),
-    ('day_starts = "6"', "protection.day_starts"),
-])
+@pytest.mark.parametrize(
+    ("line", "key"),
+    [
+        ("alpha = 1", "protection.alpha"),
+        ('alpha = "a/b"', "protection.alpha"),
+        ("big_wager = 2.5", "protection.big_wager"),
+        ('day_starts = "6"', "protection.day_starts"),
+    ],
+)
 def test_a_wrong_detection_key_is_named(tmp_path: Path, line: str, key: str) -> None:
     with pytest.raises(ProfileError) as caught:
         load_table(_with(tmp_path, f"[protection]\n{line}\n"))

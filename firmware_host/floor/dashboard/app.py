@@ -28,8 +28,9 @@ import hashlib
 import json
 import re
 import time
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
-from typing import Any, AsyncIterator, Awaitable, Callable
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -43,8 +44,8 @@ from firmware_host.floor.dashboard.floor import Floor, Subscriber
 from firmware_host.floor.dashboard.tables import SURVEILLANCE
 from firmware_host.floor.dashboard.views import ViewLog
 from firmware_host.web.guard import Guard, Policy, client_of
-from firmware_host.web.parse import BadRequest
 from firmware_host.web.login import login_role
+from firmware_host.web.parse import BadRequest
 from firmware_host.web.pins import Credentials
 from firmware_host.web.refusals import Refusals
 from firmware_host.web.streams import SlotStream, StreamSlots
@@ -54,7 +55,9 @@ __all__ = ["build_app", "STATIC", "SHARED", "LOGIN_TTL_S"]
 #: The dashboard's pages.
 STATIC = Path(__file__).with_name("static")
 #: The table display's drawing scripts the dashboard reuses (its roads): served as ``/shared/<name>``.
-SHARED = {name: Path(__file__).resolve().parents[2] / "display" / "static" / name for name in ("display.js", "roads.js")}
+SHARED = {
+    name: Path(__file__).resolve().parents[2] / "display" / "static" / name for name in ("display.js", "roads.js")
+}
 #: Seconds a right login is remembered (no scrypt per request), and how many are.
 LOGIN_TTL_S, MAX_LOGINS = 300.0, 64
 #: Seconds between SSE comments on an idle stream; the browser's reconnect delay, milliseconds.
@@ -63,8 +66,14 @@ _USER = re.compile(r"[A-Za-z0-9._@-]{1,32}")
 _ROUND = re.compile(r"[0-9]{1,16}")
 
 
-def build_app(floor: Floor, credentials: Credentials, *, policy: Policy = Policy(),
-              streams: StreamSlots | None = None, views: ViewLog | None = None) -> Starlette:
+def build_app(
+    floor: Floor,
+    credentials: Credentials,
+    *,
+    policy: Policy = Policy(),
+    streams: StreamSlots | None = None,
+    views: ViewLog | None = None,
+) -> Starlette:
     """The app.
 
     :param floor: the tables (polled by its own thread).
@@ -102,8 +111,9 @@ def build_app(floor: Floor, credentials: Credentials, *, policy: Policy = Policy
         return JSONResponse({"user": name, "role": role})
 
     async def tiles(request: Request) -> Response:
-        return Response(floor.snapshot(viewed(request, "map")), media_type="application/json",
-                        headers={"Cache-Control": "no-store"})
+        return Response(
+            floor.snapshot(viewed(request, "map")), media_type="application/json", headers={"Cache-Control": "no-store"}
+        )
 
     async def stream(request: Request) -> Response:
         role = viewed(request, "map")
@@ -127,8 +137,11 @@ def build_app(floor: Floor, credentials: Credentials, *, policy: Policy = Policy
         found = await asyncio.to_thread(floor.record, table_id, int(text))
         if found is None:
             return JSONResponse({"error": f"the floor holds no round {int(text)} of table {table_id}"}, 404)
-        return Response(json.dumps(found, sort_keys=True, ensure_ascii=False) + "\n", media_type="application/json",
-                        headers={"Cache-Control": "no-store"})
+        return Response(
+            json.dumps(found, sort_keys=True, ensure_ascii=False) + "\n",
+            media_type="application/json",
+            headers={"Cache-Control": "no-store"},
+        )
 
     async def view_log(request: Request) -> Response:
         if viewed(request, "views") != SURVEILLANCE:
@@ -142,13 +155,21 @@ def build_app(floor: Floor, credentials: Credentials, *, policy: Policy = Policy
         refusals.close()
 
     routes = [
-        Route("/", map_page), Route("/table/{table}", table_page), Route("/shared/{name}", shared),
-        Route("/api/me", me), Route("/api/tiles", tiles), Route("/api/stream", stream),
-        Route("/api/tables/{table}", table), Route("/api/tables/{table}/rounds/{round}", record),
-        Route("/api/views", view_log), Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        Route("/", map_page),
+        Route("/table/{table}", table_page),
+        Route("/shared/{name}", shared),
+        Route("/api/me", me),
+        Route("/api/tiles", tiles),
+        Route("/api/stream", stream),
+        Route("/api/tables/{table}", table),
+        Route("/api/tables/{table}/rounds/{round}", record),
+        Route("/api/views", view_log),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    middleware = [Middleware(Guard, policy=policy, refused=refusals.note),
-                  Middleware(_Login, credentials=credentials, refusals=refusals)]
+    middleware = [
+        Middleware(Guard, policy=policy, refused=refusals.note),
+        Middleware(_Login, credentials=credentials, refusals=refusals),
+    ]
     app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
     app.state.refusals, app.state.refused, app.state.streams, app.state.views = refusals, refused, slots, viewlog
     return app
@@ -168,7 +189,7 @@ async def _events(floor: Floor, snapshot: str, subscriber: Subscriber) -> AsyncI
         while True:
             try:
                 batch = await asyncio.wait_for(subscriber.queue.get(), KEEPALIVE_S)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 yield ": keepalive\n\n"
                 continue
             if batch is None:
@@ -179,8 +200,11 @@ async def _events(floor: Floor, snapshot: str, subscriber: Subscriber) -> AsyncI
 
 
 def _login_needed() -> Response:
-    return Response("the floor dashboard needs a surveillance or pit login", 401,
-                    headers={"WWW-Authenticate": 'Basic realm="tablehost floor"'})
+    return Response(
+        "the floor dashboard needs a surveillance or pit login",
+        401,
+        headers={"WWW-Authenticate": 'Basic realm="tablehost floor"'},
+    )
 
 
 class _Login:
@@ -197,7 +221,7 @@ class _Login:
     async def _login(self, scope: dict[str, Any]) -> Response | None:
         """None when the request carries a role's PIN (and sets the user and role); else the answer."""
         header = Request(scope).headers.get("authorization", "")
-        if not header[:6].lower() == "basic ":
+        if header[:6].lower() != "basic ":
             return _login_needed()
         key = hashlib.sha256(header.encode("utf-8", "replace")).digest()
         known = self.logins.get(key)

@@ -14,8 +14,9 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from fractions import Fraction
-from typing import Any, Mapping
+from typing import Any
 
 __all__ = ["Figures", "lines_of", "house_win"]
 
@@ -49,7 +50,9 @@ def house_win(line: Mapping[str, Any]) -> int:
     """What the house kept of one settled wager, cents."""
     if isinstance(line.get("net"), int):
         return -int(line["net"])
-    amount, payout, commission = (int(line[k]) if isinstance(line.get(k), int) else 0 for k in ("amount", "payout", "commission"))
+    amount, payout, commission = (
+        int(line[k]) if isinstance(line.get(k), int) else 0 for k in ("amount", "payout", "commission")
+    )
     kept = amount if line.get("outcome") == "lose" else 0
     return kept - payout + commission
 
@@ -82,7 +85,10 @@ class Figures:
 
     def to_json(self) -> dict[str, Any]:
         """Cents (theo rounded to the cent), and hold as a percentage (None before any drop)."""
-        return {"rounds": self.rounds, "drop": self.drop, "win": self.win,
-                "theo": round(self.theo) if self.theo_rounds else None,
-                "hold": None if not self.drop else round(100 * self.win / self.drop, 2)}
-
+        return {
+            "rounds": self.rounds,
+            "drop": self.drop,
+            "win": self.win,
+            "theo": round(self.theo) if self.theo_rounds else None,
+            "hold": None if not self.drop else round(100 * self.win / self.drop, 2),
+        }

@@ -18,11 +18,12 @@ import json
 import logging
 import threading
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from firmware_host.floor.dashboard.tables import ROLES, TableWatch
-from firmware_host.host import figures
 from firmware_host.floor.model import FloorError, Store, Unreadable
+from firmware_host.host import figures
 
 __all__ = ["Floor", "Subscriber", "POLL_S", "QUEUE"]
 
@@ -114,8 +115,11 @@ class Floor:
                 if watch is None:
                     watch = self.watches[table] = TableWatch(table)
             if status.max_seq > watch.seq:
-                new = [m for m in store.read(table, after=watch.seq)  # only what is new, outside the lock
-                       if not isinstance(m, Unreadable)]
+                new = [
+                    m
+                    for m in store.read(table, after=watch.seq)  # only what is new, outside the lock
+                    if not isinstance(m, Unreadable)
+                ]
                 with self._lock:
                     watch.fold_all(new)
             with self._lock:
@@ -132,8 +136,14 @@ class Floor:
     def _broadcast(self, changed: list[str]) -> None:
         with self._lock:
             self.batches += 1
-            encoded = {role: json.dumps({"batch": self.batches, "tiles": [self._tiles[role][t] for t in changed]},
-                                        separators=(",", ":"), allow_nan=False) for role in ROLES}
+            encoded = {
+                role: json.dumps(
+                    {"batch": self.batches, "tiles": [self._tiles[role][t] for t in changed]},
+                    separators=(",", ":"),
+                    allow_nan=False,
+                )
+                for role in ROLES
+            }
             for subscriber in list(self._subscribers):
                 subscriber.loop.call_soon_threadsafe(self._deliver, subscriber, encoded[subscriber.role])
 
@@ -154,8 +164,9 @@ class Floor:
         """Every tile ``role`` sees, encoded: the first message of a stream."""
         with self._lock:
             tiles = [self._tiles[role][t] for t in sorted(self._tiles[role])]
-            return json.dumps({"batch": self.batches, "snapshot": True, "tiles": tiles}, separators=(",", ":"),
-                              allow_nan=False)
+            return json.dumps(
+                {"batch": self.batches, "snapshot": True, "tiles": tiles}, separators=(",", ":"), allow_nan=False
+            )
 
     def subscribe(self, role: str) -> tuple[str, Subscriber]:
         """A new stream's snapshot and its subscriber (on the running loop)."""

@@ -9,8 +9,8 @@ the table's display: loopback unless TLS files are there (:func:`check_listen`).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from firmware_host.floor.dashboard.app import build_app
 from firmware_host.floor.dashboard.floor import Floor
@@ -27,8 +27,10 @@ def credential_files(directory: Path) -> dict[str, Path]:
     """The roles' PIN files in ``directory`` (:class:`WebError` when there is none)."""
     files = {role: directory / f"{role}.pin" for role in ROLES if (directory / f"{role}.pin").is_file()}
     if not files:
-        raise WebError(f"floor dashboard: {directory} holds no surveillance.pin or pit.pin (write one with "
-                       "`tablehost display pin supervisor FILE`)")
+        raise WebError(
+            f"floor dashboard: {directory} holds no surveillance.pin or pit.pin (write one with "
+            "`tablehost display pin supervisor FILE`)"
+        )
     return files
 
 
@@ -38,8 +40,10 @@ def check_listen(host: str, directory: Path) -> tuple[Path, Path] | None:
     if all(path.is_file() for path in tls):
         return tls
     if not is_loopback(host):
-        raise WebError(f"floor dashboard on {host}, which other machines can reach, needs {tls[0]} and {tls[1]}; "
-                       "or listen on 127.0.0.1")
+        raise WebError(
+            f"floor dashboard on {host}, which other machines can reach, needs {tls[0]} and {tls[1]}; "
+            "or listen on 127.0.0.1"
+        )
     return None
 
 
@@ -53,8 +57,15 @@ class Dashboard:
     :param limits: the protocol's limits.
     """
 
-    def __init__(self, listen: str, open_store: Callable[[], Store], directory: Path, *, poll_s: float = 0.5,
-                 limits: ConnectionLimits = ConnectionLimits()) -> None:
+    def __init__(
+        self,
+        listen: str,
+        open_store: Callable[[], Store],
+        directory: Path,
+        *,
+        poll_s: float = 0.5,
+        limits: ConnectionLimits = ConnectionLimits(),
+    ) -> None:
         host, port = parse_listen(listen)
         tls = check_listen(host, directory)
         credentials = Credentials(credential_files(directory), roles=ROLES)  # an unusable file: one line

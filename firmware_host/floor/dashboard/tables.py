@@ -12,12 +12,13 @@ from __future__ import annotations
 import collections
 import re
 import time
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
+from firmware_host.errors import RulesError
 from firmware_host.floor.dashboard.figures import Figures, lines_of
 from firmware_host.floor.model import TableStatus
 from firmware_host.rules.baccarat.roads import outcome_from_json, roads
-from firmware_host.errors import RulesError
 from firmware_host.tables.decisions import PROTECTION_ALERTS
 
 __all__ = ["TableWatch", "SURVEILLANCE", "PIT", "ROLES", "PROTECTION_ALERTS", "visible", "SEVERITIES"]
@@ -69,8 +70,13 @@ def _result_text(data: Mapping[str, Any]) -> str:
         return f"dice {shown} ({data.get('total')})"
     winner = _text(data.get("winner"), 16) or "?"
     player, banker = _int(data.get("player_total")), _int(data.get("banker_total"))
-    totals = f" {banker}-{player}" if winner == "banker" and None not in (player, banker) else \
-        f" {player}-{banker}" if None not in (player, banker) else ""
+    totals = (
+        f" {banker}-{player}"
+        if winner == "banker" and None not in (player, banker)
+        else f" {player}-{banker}"
+        if None not in (player, banker)
+        else ""
+    )
     return winner.capitalize() + totals
 
 
@@ -116,10 +122,17 @@ class TableWatch:
         if kind == "round_result":
             self._round(message, data)
         elif kind == "alert":
-            self.alerts.append({"code": _text(data.get("code"), 64), "text": _text(data.get("text")),
-                                "severity": data.get("severity") if data.get("severity") in SEVERITIES else "attention",
-                                "section": self._section(data), "round": _int(message.get("round")),
-                                "at": self.at, "seq": message["seq"]})
+            self.alerts.append(
+                {
+                    "code": _text(data.get("code"), 64),
+                    "text": _text(data.get("text")),
+                    "severity": data.get("severity") if data.get("severity") in SEVERITIES else "attention",
+                    "section": self._section(data),
+                    "round": _int(message.get("round")),
+                    "at": self.at,
+                    "seq": message["seq"],
+                }
+            )
         elif kind == "odds" and _int(data.get("round")) is not None and isinstance(data.get("ev"), dict):
             self.odds[int(data["round"])] = data["ev"]  # the last of a round is the one at no more bets
             self.odds.move_to_end(int(data["round"]))
@@ -154,10 +167,20 @@ class TableWatch:
         alone = Figures()
         for figures in (self.shoe_figures, self.day_figures, alone):
             figures.add(data.get("settlement"), ev)
-        self.rounds.append({"round": number, "shoe": shoe, "status": _text(data.get("status"), 32), "result": self.last,
-                            "at": self.at, "seq": message["seq"], "wagers": len(lines_of(data.get("settlement"))),
-                            **{k: v for k, v in alone.to_json().items() if k != "rounds"}, "settlement": data.get("settlement"),
-                            "irregularities": data.get("irregularities") or []})
+        self.rounds.append(
+            {
+                "round": number,
+                "shoe": shoe,
+                "status": _text(data.get("status"), 32),
+                "result": self.last,
+                "at": self.at,
+                "seq": message["seq"],
+                "wagers": len(lines_of(data.get("settlement"))),
+                **{k: v for k, v in alone.to_json().items() if k != "rounds"},
+                "settlement": data.get("settlement"),
+                "irregularities": data.get("irregularities") or [],
+            }
+        )
         if self.game == "baccarat" and data.get("status") != "void":
             self.outcomes.append({k: data.get(k) for k in ("winner", "player_pair", "banker_pair", "natural")})
         if isinstance(data.get("rolls"), list):
@@ -189,11 +212,18 @@ class TableWatch:
         status = self.status
         alerts = self.open_alerts(role)
         return {
-            "table": self.table, "game": self.game or (status.game if status else None),
-            "online": status.online if status else None, "shoe": self.shoe, "round": self.round, "last": self.last,
-            "lag_s": status.lag_s if status else None, "last_seen": status.last_seen if status else None,
-            "gaps": len(status.gaps) if status else 0, "breaks": status.breaks if status else 0,
-            "refused": status.refused if status else 0, "seq": self.seq,
+            "table": self.table,
+            "game": self.game or (status.game if status else None),
+            "online": status.online if status else None,
+            "shoe": self.shoe,
+            "round": self.round,
+            "last": self.last,
+            "lag_s": status.lag_s if status else None,
+            "last_seen": status.last_seen if status else None,
+            "gaps": len(status.gaps) if status else 0,
+            "breaks": status.breaks if status else 0,
+            "refused": status.refused if status else 0,
+            "seq": self.seq,
             "devices_offline": sorted(d for d, online in self.devices.items() if not online),
             "severity": alerts[0]["severity"] if alerts else None,
             "alerts": [{k: a[k] for k in ("code", "severity", "text")} for a in alerts[:3]],
@@ -212,10 +242,17 @@ class TableWatch:
             "alerts": [a for a in reversed(self.alerts) if visible(a, role)],
             "open_alerts": self.open_alerts(role),
             "figures": {"shoe": self.shoe_figures.to_json(), "day": {**self.day_figures.to_json(), "day": self.day}},
-            "continuity": None if status is None else {"last_seq": status.last_seq, "max_seq": status.max_seq,
-                                                       "gaps": [list(g) for g in status.gaps], "breaks": status.breaks,
-                                                       "refused": status.refused, "duplicates": status.duplicates,
-                                                       "unreadable": len(status.unreadable)},
+            "continuity": None
+            if status is None
+            else {
+                "last_seq": status.last_seq,
+                "max_seq": status.max_seq,
+                "gaps": [list(g) for g in status.gaps],
+                "breaks": status.breaks,
+                "refused": status.refused,
+                "duplicates": status.duplicates,
+                "unreadable": len(status.unreadable),
+            },
             "devices": dict(sorted(self.devices.items())),
         }
 

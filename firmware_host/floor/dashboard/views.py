@@ -16,7 +16,8 @@ import dataclasses
 import logging
 import threading
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 __all__ = ["ViewLog", "WINDOW_S"]
 
@@ -86,8 +87,15 @@ class ViewLog:
 
     def _write_out(self, user: str, minute: _Minute) -> None:
         if minute.views:  # the first view of the minute is written already
-            self._write({"user": user, "role": minute.role, "views": dict(minute.views),
-                         "seconds": round(self.clock() - minute.started, 1), "at": round(self.clock(), 3)})
+            self._write(
+                {
+                    "user": user,
+                    "role": minute.role,
+                    "views": dict(minute.views),
+                    "seconds": round(self.clock() - minute.started, 1),
+                    "at": round(self.clock(), 3),
+                }
+            )
 
     def _write(self, record: dict[str, Any]) -> None:
         self.kept.append(record)

@@ -45,8 +45,9 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Iterable, Mapping
 from fractions import Fraction
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from firmware_host.errors import ProfileError, RulesError
 from firmware_host.rules.baccarat.rules import WAGER_KINDS
@@ -301,7 +302,7 @@ def _fraction(value: Any, source: str, key: str) -> Fraction:
             raise ValueError
         return Fraction(str(value)) if isinstance(value, float) else Fraction(value)
     except (ValueError, ZeroDivisionError):
-        raise ProfileError(source, key, f"{value!r} is not a number (0.05 or \"1/20\")") from None
+        raise ProfileError(source, key, f'{value!r} is not a number (0.05 or "1/20")') from None
 
 
 def _seconds_of_day(value: Any, source: str, key: str) -> int:
@@ -409,8 +410,9 @@ class Watch:
         played = self.shoes_played.get(seat, 0)
         return played > 0 and self.shoes_late.get(seat, 0) == played and (seat, kind) in self.big_in_window
 
-    def observe(self, policy: DetectionPolicy, day: int, shoe: int, dealt: Fraction, windows: Iterable[str],
-                wagers: Wagers) -> tuple[Watch, list[Evidence]]:
+    def observe(
+        self, policy: DetectionPolicy, day: int, shoe: int, dealt: Fraction, windows: Iterable[str], wagers: Wagers
+    ) -> tuple[Watch, list[Evidence]]:
         """One round closed for betting: what it was a window for, and every seat's wagers.
 
         :param policy: the detection policy.
@@ -450,8 +452,9 @@ class Watch:
                                     last_shoe=last)  # fmt: skip
         return watch.review(policy, looked)
 
-    def review(self, policy: DetectionPolicy,
-               keys: Iterable[tuple[int, str, str]] | None = None) -> tuple[Watch, list[Evidence]]:
+    def review(
+        self, policy: DetectionPolicy, keys: Iterable[tuple[int, str, str]] | None = None
+    ) -> tuple[Watch, list[Evidence]]:
         """Test ``keys`` (seat, kind, check; None: every one with a bet in a window) and raise
         the alarms due, one per seat and kind a day (presence tested first). :meth:`observe` tests those that just bet in a window; the caller may
         review all at other moments (the end of a shoe): Ville's bound holds at any moments."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from typing import Iterable
+from collections.abc import Iterable
 
 from firmware_host.errors import RulesError
 

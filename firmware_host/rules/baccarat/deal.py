@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
+from firmware_host.errors import RulesError
 from firmware_host.rules.baccarat.cards import Card, point_count
 from firmware_host.rules.baccarat.variant import Variant
-from firmware_host.errors import RulesError
 
 #: § 541.1: a natural is a point count of 8 or 9 on the first two cards.
 NATURAL_MIN = 8

@@ -28,8 +28,8 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections import Counter
+from collections.abc import Iterable, Mapping
 from fractions import Fraction
-from typing import Iterable, Mapping
 
 from firmware_host.errors import RulesError
 from firmware_host.rules.baccarat.cards import RANK_VALUES, RANKS, SUITS, Card, _check_decks

@@ -9,9 +9,9 @@ from __future__ import annotations
 import dataclasses
 import enum
 
+from firmware_host.errors import RulesError
 from firmware_host.rules.baccarat.cards import Card
 from firmware_host.rules.baccarat.deal import Deal, Slot
-from firmware_host.errors import RulesError
 
 
 class IrregularityAction(enum.StrEnum):

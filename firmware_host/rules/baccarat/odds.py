@@ -19,9 +19,11 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections import Counter
+from collections.abc import Callable
 from fractions import Fraction
-from typing import Callable, Protocol
+from typing import Protocol
 
+from firmware_host.errors import RulesError
 from firmware_host.rules.baccarat.cards import RANK_VALUES, Card, shoe_composition
 from firmware_host.rules.baccarat.deal import NATURAL_MIN, banker_draws, player_draws
 from firmware_host.rules.baccarat.rules import (
@@ -34,7 +36,6 @@ from firmware_host.rules.baccarat.rules import (
     RulesSubmission,
 )
 from firmware_host.rules.baccarat.variant import Variant
-from firmware_host.errors import RulesError
 
 #: The most cards one round can use (two hands of three, § 541.10(d)).
 CARDS_PER_ROUND_MAX = 6

@@ -19,13 +19,25 @@ docs/rules-interpretations/roads.md):
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from firmware_host.errors import RulesError
 
 __all__ = [
-    "BEAD_ROWS", "DERIVED", "GRID_ROWS", "RED", "BLUE", "Outcome", "Cell", "Roads", "RoadBuilder",
-    "roads", "derived_mark", "big_road_grid", "outcome_from_json",
+    "BEAD_ROWS",
+    "DERIVED",
+    "GRID_ROWS",
+    "RED",
+    "BLUE",
+    "Outcome",
+    "Cell",
+    "Roads",
+    "RoadBuilder",
+    "roads",
+    "derived_mark",
+    "big_road_grid",
+    "outcome_from_json",
 ]
 
 #: Rows of the bead plate: it fills columns of six.
@@ -72,7 +84,12 @@ class Cell:
 
     def to_json_dict(self) -> dict[str, Any]:
         """``{"winner", "ties", "player_pair", "banker_pair"}``."""
-        return {"winner": self.winner, "ties": self.ties, "player_pair": self.player_pair, "banker_pair": self.banker_pair}
+        return {
+            "winner": self.winner,
+            "ties": self.ties,
+            "player_pair": self.player_pair,
+            "banker_pair": self.banker_pair,
+        }
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -155,8 +172,12 @@ class RoadBuilder:
         cell = _with_round(Cell(outcome.winner), outcome, ties=0)
         if self._leading is not None:
             lead, self._leading = self._leading, None
-            cell = dataclasses.replace(cell, ties=lead.ties, player_pair=cell.player_pair or lead.player_pair,
-                                       banker_pair=cell.banker_pair or lead.banker_pair)
+            cell = dataclasses.replace(
+                cell,
+                ties=lead.ties,
+                player_pair=cell.player_pair or lead.player_pair,
+                banker_pair=cell.banker_pair or lead.banker_pair,
+            )
         if self._columns and self._columns[-1][0].winner == outcome.winner:
             self._columns[-1].append(cell)
             self._lengths[-1] += 1
@@ -181,7 +202,7 @@ class RoadBuilder:
         """The roads as they stand."""
         return Roads(
             rounds=len(self._bead),
-            bead_plate=tuple(tuple(self._bead[i:i + BEAD_ROWS]) for i in range(0, len(self._bead), BEAD_ROWS)),
+            bead_plate=tuple(tuple(self._bead[i : i + BEAD_ROWS]) for i in range(0, len(self._bead), BEAD_ROWS)),
             big_road=tuple(tuple(column) for column in self._columns),
             derived={name: tuple(tuple(column) for column in columns) for name, columns in self._derived.items()},
             next={side: self.ask(side) for side in _SIDES},
@@ -191,8 +212,12 @@ class RoadBuilder:
 
 def _with_round(cell: Cell, outcome: Outcome, ties: int) -> Cell:
     """``cell`` with one more round on it: its ties and its pair marks."""
-    return dataclasses.replace(cell, ties=cell.ties + ties, player_pair=cell.player_pair or outcome.player_pair,
-                               banker_pair=cell.banker_pair or outcome.banker_pair)
+    return dataclasses.replace(
+        cell,
+        ties=cell.ties + ties,
+        player_pair=cell.player_pair or outcome.player_pair,
+        banker_pair=cell.banker_pair or outcome.banker_pair,
+    )
 
 
 def _stack(columns: list[list[str]], mark: str) -> None:
@@ -249,5 +274,4 @@ def outcome_from_json(data: Mapping[str, Any]) -> Outcome | None:
     winner = data.get("winner")
     if winner not in _BEAD_LETTERS:
         raise RulesError(f"winner {winner!r} is not one of banker, player, tie")
-    return Outcome(str(winner), bool(data.get("player_pair")), bool(data.get("banker_pair")),
-                   bool(data.get("natural")))
+    return Outcome(str(winner), bool(data.get("player_pair")), bool(data.get("banker_pair")), bool(data.get("natural")))

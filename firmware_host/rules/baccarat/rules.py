@@ -10,11 +10,12 @@ that is wrong. The readings we took where the regulation is ambiguous are in
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable, Mapping
 from fractions import Fraction
-from typing import Any, Iterable, Mapping, NamedTuple
+from typing import Any, NamedTuple
 
-from firmware_host.rules.baccarat.variant import Variant
 from firmware_host.errors import ProfileError, RulesError
+from firmware_host.rules.baccarat.variant import Variant
 
 #: Every wager kind this engine settles, in the order a seat's wagers are listed.
 WAGER_KINDS: tuple[str, ...] = ("banker", "player", "tie", "player_pair", "banker_pair", "lucky_six")
@@ -155,15 +156,15 @@ class RulesSubmission:
                 raise ProfileError(source, f"rules.{key}", f"unknown key (known: {', '.join(fields)})")
             expected = _KEY_TYPES[key]
             if not _is_of_type(value, expected):
-                raise ProfileError(
-                    source, f"rules.{key}", f"must be {_TYPE_NAMES[expected]}, not {value!r}"
-                )
+                raise ProfileError(source, f"rules.{key}", f"must be {_TYPE_NAMES[expected]}, not {value!r}")
         values: dict[str, Any] = {name: field.default for name, field in fields.items()} | dict(mapping)
         if values["variant"] not in set(Variant):
             raise ProfileError(
                 source, "rules.variant", f"{values['variant']!r} is not one of {', '.join(v.value for v in Variant)}"
             )
-        problem = _presence_problem(set(mapping), Variant(values["variant"]), bool(values["tie_commission_alternative"]))
+        problem = _presence_problem(
+            set(mapping), Variant(values["variant"]), bool(values["tie_commission_alternative"])
+        )
         if problem is None:
             values["offered_wagers"] = frozenset(values["offered_wagers"])
             if "offered_wagers" in mapping:
@@ -214,13 +215,18 @@ def _presence_problem(keys: set[str], variant: Variant, tie_alternative: bool) -
     if variant is Variant.COMMISSION_FREE:
         misplaced = sorted(keys & _STANDARD_ONLY_KEYS)
         if misplaced:
-            return misplaced[0], "applies only to variant 'standard': commission-free Baccarat collects no commission (§ 631c.5(a))"
+            return misplaced[
+                0
+            ], "applies only to variant 'standard': commission-free Baccarat collects no commission (§ 631c.5(a))"
         return None
     if "lucky_six_on_six_six_tie" in keys:
         return "lucky_six_on_six_six_tie", "applies only to variant 'commission-free', the only one with Lucky Six"
     misplaced = sorted(keys & _COMMISSION_KEYS) if tie_alternative else []
     if misplaced:
-        return misplaced[0], "does not apply with tie_commission_alternative: the § 541.13(c) commission may not be collected (§ 541.13(f))"
+        return (
+            misplaced[0],
+            "does not apply with tie_commission_alternative: the § 541.13(c) commission may not be collected (§ 541.13(f))",
+        )
     return None
 
 
@@ -238,7 +244,10 @@ def _value_problem(rules: RulesSubmission) -> tuple[str, str] | None:
     if rules.commission_percent not in COMMISSION_PERCENTS:
         return "commission_percent", f"{rules.commission_percent!r} is not 4 or 5 (§ 541.13(c))"
     if rules.commission_collection not in COMMISSION_COLLECTIONS:
-        return "commission_collection", f"{rules.commission_collection!r} is not one of {', '.join(COMMISSION_COLLECTIONS)}"
+        return (
+            "commission_collection",
+            f"{rules.commission_collection!r} is not one of {', '.join(COMMISSION_COLLECTIONS)}",
+        )
     if rules.tie_commission_alternative and rules.commission_collection != "at_payout":
         return "commission_collection", "the 25% tie vigorish is collected at the end of the round (§ 541.13(f))"
     if isinstance(rules.tie_payout, bool) or not isinstance(rules.tie_payout, int) or rules.tie_payout < MIN_TIE_PAYOUT:
@@ -259,6 +268,7 @@ def _value_problem(rules: RulesSubmission) -> tuple[str, str] | None:
     if rules.initial_deal not in INITIAL_DEALS:
         return "initial_deal", f"{rules.initial_deal!r} is not one of {', '.join(INITIAL_DEALS)} (§ 541.9(c)(1), (2))"
     if rules.face_up_discards not in FACE_UP_DISCARD_READINGS:
-        return "face_up_discards", (f"{rules.face_up_discards!r} is not one of "
-                                    f"{', '.join(FACE_UP_DISCARD_READINGS)} (§ 541.14(d))")
+        return "face_up_discards", (
+            f"{rules.face_up_discards!r} is not one of {', '.join(FACE_UP_DISCARD_READINGS)} (§ 541.14(d))"
+        )
     return None

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from typing import Iterable
+from collections.abc import Iterable
 
+from firmware_host.errors import RulesError
 from firmware_host.rules.baccarat.deal import Deal, RoundResult
 from firmware_host.rules.baccarat.rules import (
     BANKER_ODDS,
@@ -32,7 +33,6 @@ from firmware_host.rules.baccarat.rules import (
     RulesSubmission,
 )
 from firmware_host.rules.baccarat.variant import Variant
-from firmware_host.errors import RulesError
 
 #: § 541.2(a): seats are numbered 1 to 7.
 SEATS = range(1, 8)
@@ -283,7 +283,9 @@ def _settle_banker(wager: Wager, result: RoundResult, rules: RulesSubmission) ->
         return _no_payout(wager, WagerOutcome.LOSE, "541.8(a)(1)(ii)")
     if result.winner == "tie":
         if rules.tie_commission_alternative:
-            charge = vigorish(wager.amount, TIE_COMMISSION_PERCENT, round_up_to_5_cents=rules.round_commission_up_to_5_cents)
+            charge = vigorish(
+                wager.amount, TIE_COMMISSION_PERCENT, round_up_to_5_cents=rules.round_commission_up_to_5_cents
+            )
             return _no_payout(wager, WagerOutcome.PUSH, "541.8(a)(1)(iii)(B), 541.13(f)", charge)
         return _no_payout(wager, WagerOutcome.PUSH, "541.8(a)(1)(iii)(A)")
     if rules.variant is Variant.COMMISSION_FREE:

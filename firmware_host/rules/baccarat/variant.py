@@ -24,6 +24,4 @@ class Variant(enum.StrEnum):
         try:
             return cls(name)
         except ValueError:
-            raise RulesError(
-                f"variant {name!r}: not one of {', '.join(variant.value for variant in cls)}"
-            ) from None
+            raise RulesError(f"variant {name!r}: not one of {', '.join(variant.value for variant in cls)}") from None

@@ -16,7 +16,8 @@ Seats stand for players: the state follows betting positions 1..6, not people.
 from __future__ import annotations
 
 import dataclasses
-from typing import Collection, Final, Literal, cast
+from collections.abc import Collection
+from typing import Final, Literal, cast
 
 from firmware_host.errors import RulesError
 from firmware_host.rules.paigow_dice.delivery import Cut
@@ -80,8 +81,9 @@ def _barred(state: BankState, seat: int) -> str | None:
     if seat == state.last_bank:
         return f"seat {seat} banked the last round: no player banks two consecutive rounds (§ 535.11(c))"
     if seat not in state.wagered_against_dealer:
-        return (f"seat {seat} placed no wager against the dealer in the last round without a player "
-                "bank (§ 535.11(d)(1))")
+        return (
+            f"seat {seat} placed no wager against the dealer in the last round without a player bank (§ 535.11(d)(1))"
+        )
     return None
 
 
@@ -114,8 +116,9 @@ def bank_refusal(state: BankState, seat: int, rules: PaiGowRules, *, covers_wage
     return why
 
 
-def take_bank(state: BankState, seat: int, rules: PaiGowRules, *, covers_wagers: bool,
-              co_bank: bool = False) -> BankRound:
+def take_bank(
+    state: BankState, seat: int, rules: PaiGowRules, *, covers_wagers: bool, co_bank: bool = False
+) -> BankRound:
     """The player at ``seat`` accepts the bank.
 
     :param co_bank: the bank asks the casino to co-bank (§ 535.11(e)).
@@ -136,8 +139,9 @@ def check_bank_areas(bank: BankRound, areas: Collection[int]) -> None:
     :raises RulesError: if that is not exactly the bank's own area.
     """
     if set(areas) != {bank.seat}:
-        raise RulesError(f"the bank at seat {bank.seat} may wager on its own betting area only (§ 535.11(f)), "
-                         f"not on {sorted(areas)}")
+        raise RulesError(
+            f"the bank at seat {bank.seat} may wager on its own betting area only (§ 535.11(f)), not on {sorted(areas)}"
+        )
 
 
 def check_cut(bank: BankRound | None, cut: Cut | None) -> None:
@@ -156,8 +160,7 @@ def _seat_after(seat: int, rules: PaiGowRules) -> int | Literal["dealer"]:
     return DEALER_TURN if rules.bank_offer_returns_to_dealer else SEATS[0]
 
 
-def after_round(state: BankState, bank: BankRound | None, wagered: Collection[int],
-                rules: PaiGowRules) -> BankState:
+def after_round(state: BankState, bank: BankRound | None, wagered: Collection[int], rules: PaiGowRules) -> BankState:
     """The state for the next round once a round is finished.
 
     :param bank: the round's player bank, or ``None`` if the dealer banked.

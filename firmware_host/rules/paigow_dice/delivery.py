@@ -16,7 +16,8 @@ twin, place ``p`` becoming place ``9 - p``. See docs/paigow-delivery.md for work
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from firmware_host.errors import RulesError
 from firmware_host.rules.paigow_dice.position import Position, check_position, following, label
@@ -62,11 +63,13 @@ def _dragon_and_phoenix() -> Hands:
     eight; each dragon turn takes the top two tiles of both, each phoenix turn the top tile
     of each of the four stacks on the left.
     """
-    tall = [[(upper, level) for level in range(1, 5)] + [(lower, level) for level in range(1, 5)]
-            for upper, lower in ((1, 3), (2, 4))]
+    tall = [
+        [(upper, level) for level in range(1, 5)] + [(lower, level) for level in range(1, 5)]
+        for upper, lower in ((1, 3), (2, 4))
+    ]
     hands: Hands = []
     for turn in range(LEVELS):
-        hands.append([spot for stack in tall for spot in stack[2 * turn:2 * turn + 2]])
+        hands.append([spot for stack in tall for spot in stack[2 * turn : 2 * turn + 2]])
         hands.append([(place, turn + 1) for place in PLACES[4:]])
     return hands
 
@@ -184,8 +187,11 @@ class Cut:
 
     def describe(self) -> str:
         """Text form accepted back by :meth:`parse` (stacks listed one by one)."""
-        ends = [f"{end}={'+'.join(map(str, stacks))}" for end, stacks in
-                (("right", self.to_right_end), ("left", self.to_left_end)) if stacks]
+        ends = [
+            f"{end}={'+'.join(map(str, stacks))}"
+            for end, stacks in (("right", self.to_right_end), ("left", self.to_left_end))
+            if stacks
+        ]
         return ",".join(ends)
 
     def to_json_dict(self) -> dict[str, Any]:
@@ -247,9 +253,13 @@ class DeliveryPlan:
 
     def to_json_dict(self) -> dict[str, Any]:
         """JSON-ready form: style, start, cut, arrangement and the hands in delivery order."""
-        return {"style": self.style, "start": label(self.start),
-                "cut": None if self.cut is None else self.cut.to_json_dict(),
-                "arrangement": list(self.arrangement), "plan": [h.to_json_dict() for h in self.hands]}
+        return {
+            "style": self.style,
+            "start": label(self.start),
+            "cut": None if self.cut is None else self.cut.to_json_dict(),
+            "arrangement": list(self.arrangement),
+            "plan": [h.to_json_dict() for h in self.hands],
+        }
 
 
 def delivery_plan(start: Position, style: str = "standard", cut: Cut | int | None = None) -> DeliveryPlan:
@@ -267,7 +277,9 @@ def delivery_plan(start: Position, style: str = "standard", cut: Cut | int | Non
         cut = Cut.rotation(cut)
     arrangement = cut.arrangement() if cut is not None else PLACES
     hands = tuple(
-        HandDelivery(following(start, order),
-                     tuple(StackTile(arrangement[place - 1], level, place) for place, level in hand))
-        for order, hand in enumerate(spots))
+        HandDelivery(
+            following(start, order), tuple(StackTile(arrangement[place - 1], level, place) for place, level in hand)
+        )
+        for order, hand in enumerate(spots)
+    )
     return DeliveryPlan(style, start, cut, arrangement, hands)

@@ -11,7 +11,8 @@ sensor fault and never yields a starting position.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Literal, Sequence
+from collections.abc import Sequence
+from typing import Any, Literal
 
 from firmware_host.errors import RulesError
 
@@ -72,8 +73,13 @@ class RollVerdict:
 
     def to_json_dict(self) -> dict[str, Any]:
         """JSON-ready form for the journal's ``rolls``."""
-        return {"valid": self.valid, "reason": self.reason, "section": self.section,
-                "text": self.text, "total": self.total}
+        return {
+            "valid": self.valid,
+            "reason": self.reason,
+            "section": self.section,
+            "text": self.text,
+            "total": self.total,
+        }
 
 
 def _is_face(value: object) -> bool:
@@ -111,8 +117,11 @@ def validate_reading(dice: Sequence[DieReading], dice_in_shaker: int) -> RollVer
         return RollVerdict(False, INVALID_READING, f"invalid reading, not a roll: {why}")
     if dice_in_shaker < DICE_PER_ROLL:
         missing = DICE_PER_ROLL - dice_in_shaker
-        return RollVerdict(False, NO_ROLL_DIE_OUT,
-                           f"no roll: {missing} {'die' if missing == 1 else 'dice'} out of the shaker (§ 535.12(b))")
+        return RollVerdict(
+            False,
+            NO_ROLL_DIE_OUT,
+            f"no roll: {missing} {'die' if missing == 1 else 'dice'} out of the shaker (§ 535.12(b))",
+        )
     cocked = [number for number, die in enumerate(dice, start=1) if not die.flat]
     if cocked:
         which = ", ".join(map(str, cocked))
@@ -170,8 +179,9 @@ class DiceClock:
         return self.state in ("ok", "warn")
 
 
-def dice_clock(registered_at: float | None, now: float, *, max_hours: float = DICE_MAX_HOURS,
-               warning_minutes: float = 0) -> DiceClock:
+def dice_clock(
+    registered_at: float | None, now: float, *, max_hours: float = DICE_MAX_HOURS, warning_minutes: float = 0
+) -> DiceClock:
     """Check the dice set registered at ``registered_at`` at time ``now`` (both in seconds).
 
     The limit counts as reached at exactly ``max_hours``: any round started then would

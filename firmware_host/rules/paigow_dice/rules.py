@@ -59,9 +59,18 @@ class PaiGowRules:
     dice_warning_minutes: float = 60.0
 
     #: Keys of the ``[rules]`` table this class reads.
-    KEYS: ClassVar[frozenset[str]] = frozenset({
-        "player_bank_offered", "co_banking_offered", "delivery_styles", "bank_may_choose_any_style",
-        "bank_offer_next", "bank_offer_returns_to_dealer", "dice_max_hours", "dice_warning_minutes"})
+    KEYS: ClassVar[frozenset[str]] = frozenset(
+        {
+            "player_bank_offered",
+            "co_banking_offered",
+            "delivery_styles",
+            "bank_may_choose_any_style",
+            "bank_offer_next",
+            "bank_offer_returns_to_dealer",
+            "dice_max_hours",
+            "dice_warning_minutes",
+        }
+    )
 
     def __post_init__(self) -> None:
         for style in self.delivery_styles:
@@ -70,14 +79,17 @@ class PaiGowRules:
         if "standard" not in self.delivery_styles:
             object.__setattr__(self, "delivery_styles", ("standard", *self.delivery_styles))
         if self.bank_offer_next not in BANK_OFFER_NEXT:
-            raise OptionError("bank_offer_next",
-                               f"{self.bank_offer_next!r} is not one of {', '.join(BANK_OFFER_NEXT)}")
+            raise OptionError("bank_offer_next", f"{self.bank_offer_next!r} is not one of {', '.join(BANK_OFFER_NEXT)}")
         if not 0 < self.dice_max_hours <= DICE_MAX_HOURS:
-            raise OptionError("dice_max_hours",
-                               f"{self.dice_max_hours:g} must be over 0 and at most {DICE_MAX_HOURS} (§ 535.5(c))")
+            raise OptionError(
+                "dice_max_hours", f"{self.dice_max_hours:g} must be over 0 and at most {DICE_MAX_HOURS} (§ 535.5(c))"
+            )
         if not 0 <= self.dice_warning_minutes < self.dice_max_hours * 60:
-            raise OptionError("dice_warning_minutes", f"{self.dice_warning_minutes:g} must be 0 or more and "
-                               f"under {self.dice_max_hours * 60:g} (dice_max_hours)")
+            raise OptionError(
+                "dice_warning_minutes",
+                f"{self.dice_warning_minutes:g} must be 0 or more and "
+                f"under {self.dice_max_hours * 60:g} (dice_max_hours)",
+            )
 
     def styles_for(self, bank_seat: int | None) -> tuple[str, ...]:
         """Delivery styles allowed in a round with this bank (``None``: the dealer banks)."""
@@ -89,8 +101,10 @@ class PaiGowRules:
         """Return ``style`` if it may be used in this round, else raise :class:`RulesError`."""
         allowed = self.styles_for(bank_seat)
         if check_style(style) not in allowed:
-            raise RulesError(f"delivery style {style!r} is not in this casino's Rules Submission (§ 535.9(a)): "
-                             f"use {', '.join(allowed)}")
+            raise RulesError(
+                f"delivery style {style!r} is not in this casino's Rules Submission (§ 535.9(a)): "
+                f"use {', '.join(allowed)}"
+            )
         return style
 
     def dice_clock(self, registered_at: float | None, now: float) -> DiceClock:

@@ -15,7 +15,7 @@ The flow of § 535.11(n)-(r) (§ 621a.9(n)-(r) reads the same):
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from firmware_host.errors import RulesError
 from firmware_host.rules.paigow_tiles.compare import Outcome, compare_settings
@@ -194,6 +194,4 @@ def _check_bank(
         if wager.position == bank_position:
             raise RulesError(f"betting area {bank_position} is the bank's; it cannot also hold a wager")
         if bank_player is not None and wager.player == bank_player:
-            raise RulesError(
-                f"the bank ({bank_player!r}) may wager on only one betting area, its own (§ 535.11(f))"
-            )
+            raise RulesError(f"the bank ({bank_player!r}) may wager on only one betting area, its own (§ 535.11(f))")

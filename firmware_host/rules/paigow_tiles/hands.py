@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from firmware_host.errors import RulesError
 from firmware_host.rules.paigow_tiles.tiles import TILE_KINDS, Tile, check_drawable, parse_tiles, tiles_text
@@ -222,7 +223,7 @@ def legal_settings(tiles: Iterable[Tile]) -> tuple[Setting, ...]:
     return _settings_of(tuple(sorted(four, key=lambda tile: tile.index)))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _settings_of(four: tuple[Tile, Tile, Tile, Tile]) -> tuple[Setting, ...]:
     a, b, c, d = four
     settings = {

@@ -46,14 +46,24 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 from firmware_host.errors import RulesError
 from firmware_host.rules.paigow_tiles.hands import PAIR_TABLE, Hand, Setting, legal_settings
 from firmware_host.rules.paigow_tiles.tiles import TILE_KINDS, TILES_BY_TEXT, Tile
 
-__all__ = ["DEFAULT_CHOOSER", "Chooser", "FourTiles", "Play", "Pattern", "parse_chooser", "parse_pattern", "parse_play",
-           "reject_unknown"]
+__all__ = [
+    "DEFAULT_CHOOSER",
+    "Chooser",
+    "FourTiles",
+    "Play",
+    "Pattern",
+    "parse_chooser",
+    "parse_pattern",
+    "parse_play",
+    "reject_unknown",
+]
 
 #: A place of a rule: the tiles it stands for, in § 535.4(f) order (so expansion is deterministic).
 Pattern = tuple[Tile, ...]
@@ -68,8 +78,9 @@ _PLAY_KEYS: dict[str, frozenset[str]] = {
     "two_pairs": frozenset({"name", "play"}),
     "choose": frozenset({"name", "play"}),
 }
-_CHOOSE_KEYS = frozenset({"name", "maximise_high_when_best_low_below", "maximise_high_when_best_high_at_least",
-                          "exception"})
+_CHOOSE_KEYS = frozenset(
+    {"name", "maximise_high_when_best_low_below", "maximise_high_when_best_high_at_least", "exception"}
+)
 _EXCEPTION_KEYS = frozenset({"name", "low_high", "or_more", "holds", "high_hand_holds"})
 _MAX_POINTS = 9
 _MAX_PATTERN_ALTERNATIVES = len(TILE_KINDS)
@@ -94,8 +105,10 @@ def _one_pattern(raw: object, where: str) -> tuple[Tile, ...]:
         tiles = tuple(tile for tile in TILE_KINDS if tile.spots == int(raw) and not tile.is_supreme)
         if tiles:
             return tiles
-    raise RulesError(f"{where}: tiles: {raw!r} is neither a tile such as \"4-5\" (low end first)"
-                     f" nor a spot count 2-12 of a tile other than 1-2 and 2-4")
+    raise RulesError(
+        f'{where}: tiles: {raw!r} is neither a tile such as "4-5" (low end first)'
+        f" nor a spot count 2-12 of a tile other than 1-2 and 2-4"
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -180,19 +193,22 @@ def parse_chooser(raw: object) -> Chooser:
     if threshold is not None:
         where = "choose.maximise_high_when_best_low_below"
         if not isinstance(threshold, str):
-            raise RulesError(f"{where}: expected a hand such as \"3-3,1-6\", got {threshold!r}")
+            raise RulesError(f'{where}: expected a hand such as "3-3,1-6", got {threshold!r}')
         try:
             low_below = Hand.parse(threshold).rank.strength
         except RulesError as exc:
             raise RulesError(f"{where}: {exc}") from None
-    high_at_least = _points_value(raw.get("maximise_high_when_best_high_at_least", 0),
-                                  "choose.maximise_high_when_best_high_at_least")
+    high_at_least = _points_value(
+        raw.get("maximise_high_when_best_high_at_least", 0), "choose.maximise_high_when_best_high_at_least"
+    )
     exceptions = raw.get("exception", [])
     if not isinstance(exceptions, list):
         raise RulesError(f"choose.exception: expected [[choose.exception]] tables, got {type(exceptions).__name__}")
-    return Chooser(low_below, high_at_least * _POINT_STRENGTH,
-                   tuple(_parse_exception(one, f"choose.exception {number}")
-                         for number, one in enumerate(exceptions, start=1)))
+    return Chooser(
+        low_below,
+        high_at_least * _POINT_STRENGTH,
+        tuple(_parse_exception(one, f"choose.exception {number}") for number, one in enumerate(exceptions, start=1)),
+    )
 
 
 def _parse_exception(raw: object, where: str) -> _Exception:
@@ -212,8 +228,9 @@ def _parse_exception(raw: object, where: str) -> _Exception:
         raise RulesError(f"{where}: holds: expected up to four tiles, got {holds!r}")
     held = frozenset(_tile(text, f"{where}: holds") for text in holds)
     wanted = raw.get("high_hand_holds")
-    return _Exception(name, (low, high), or_more, held,
-                      None if wanted == "highest" else _tile(wanted, f"{where}: high_hand_holds"))
+    return _Exception(
+        name, (low, high), or_more, held, None if wanted == "highest" else _tile(wanted, f"{where}: high_hand_holds")
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -248,7 +265,7 @@ class FourTiles:
         return cls(four, settings, tuple(pairs))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _four_tiles(four: tuple[Tile, ...]) -> FourTiles:
     return FourTiles._build(four)
 
@@ -282,8 +299,12 @@ class Play:
         split = [setting for setting in four.settings if setting.high not in pairs and setting.low not in pairs]
         if self.makes_at_least is not None:
             low, high = self.makes_at_least
-            split = [setting for setting in split if setting.low.rank.strength >= low * _POINT_STRENGTH
-                     and setting.high.rank.strength >= high * _POINT_STRENGTH]
+            split = [
+                setting
+                for setting in split
+                if setting.low.rank.strength >= low * _POINT_STRENGTH
+                and setting.high.rank.strength >= high * _POINT_STRENGTH
+            ]
         return split
 
     def _others_match(self, rest: tuple[Tile, Tile]) -> bool:
@@ -321,8 +342,9 @@ def _is_pair(hand: Hand) -> bool:
 
 
 #: The pair kinds a ``pair`` list may name: "supreme" and the spot counts of § 535.4(a)'s pairs.
-PAIR_KINDS = frozenset({"supreme"} | {str(TILES_BY_TEXT[row.tiles[0][0]].spots) for row in PAIR_TABLE
-                                      if row.group in ("matched", "mixed")})
+PAIR_KINDS = frozenset(
+    {"supreme"} | {str(TILES_BY_TEXT[row.tiles[0][0]].spots) for row in PAIR_TABLE if row.group in ("matched", "mixed")}
+)
 
 
 def parse_play(rule: Mapping[str, Any], where: str) -> Play:
@@ -343,14 +365,22 @@ def parse_play(rule: Mapping[str, Any], where: str) -> Play:
         if not isinstance(partners, list) or not 0 < len(partners) <= _MAX_PATTERN_ALTERNATIVES:
             raise RulesError(f"{where}: partners: expected a list of tile patterns, got {partners!r}")
         holds = rule.get("high_hand_holds")
-        return Play(name, play, tile=parse_pattern(rule.get("tile"), where),
-                    partners=tuple(parse_pattern(group, where) for group in partners),
-                    high_hand_holds=None if holds is None else _tile(holds, f"{where}: high_hand_holds"))
+        return Play(
+            name,
+            play,
+            tile=parse_pattern(rule.get("tile"), where),
+            partners=tuple(parse_pattern(group, where) for group in partners),
+            high_hand_holds=None if holds is None else _tile(holds, f"{where}: high_hand_holds"),
+        )
     kinds = rule.get("pair")
-    if (not isinstance(kinds, list) or not kinds
-            or not all(isinstance(kind, str) and kind in PAIR_KINDS for kind in kinds)):
-        raise RulesError(f"{where}: pair: expected a list of pair kinds ({', '.join(sorted(PAIR_KINDS, key=len))}),"
-                         f" got {kinds!r}")
+    if (
+        not isinstance(kinds, list)
+        or not kinds
+        or not all(isinstance(kind, str) and kind in PAIR_KINDS for kind in kinds)
+    ):
+        raise RulesError(
+            f"{where}: pair: expected a list of pair kinds ({', '.join(sorted(PAIR_KINDS, key=len))}), got {kinds!r}"
+        )
     raw_others = rule.get("others")
     others = None
     if raw_others is not None:
@@ -377,7 +407,7 @@ def _points_value(raw: object, where: str) -> int:
 
 def _tile(raw: object, where: str) -> Tile:
     if not isinstance(raw, str) or raw not in TILES_BY_TEXT:
-        raise RulesError(f"{where}: expected a tile such as \"6-6\" (low end first), got {raw!r}")
+        raise RulesError(f'{where}: expected a tile such as "6-6" (low end first), got {raw!r}')
     return TILES_BY_TEXT[raw]
 
 

@@ -27,7 +27,8 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from collections import Counter
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from firmware_host.errors import RulesError
 from firmware_host.rules.paigow_tiles.hands import Hand, legal_settings
@@ -74,8 +75,11 @@ class HouseWayDocument:
 
 def every_four_tiles() -> list[tuple[Tile, ...]]:
     """Every four tile kinds one set can deal together (8,130), in § 535.4(f) order."""
-    return [kinds for kinds in itertools.combinations_with_replacement(TILE_KINDS, 4)
-            if all(count <= tile.copies for tile, count in Counter(kinds).items())]
+    return [
+        kinds
+        for kinds in itertools.combinations_with_replacement(TILE_KINDS, 4)
+        if all(count <= tile.copies for tile, count in Counter(kinds).items())
+    ]
 
 
 def compile_house_way(document: object) -> HouseWayDocument:
@@ -110,10 +114,16 @@ def compile_house_way(document: object) -> HouseWayDocument:
         missing = [kinds for kinds in every_four_tiles() if house_way_key(kinds) not in table]
         if missing:
             example = ",".join(tile.text for tile in missing[0])
-            raise RulesError(f"house_way.complete is true but {len(missing)} four-tile hands are not set,"
-                             f" e.g. {example}")
-    return HouseWayDocument(name, source, complete, {",".join(key): text for key, (text, _) in table.items()},
-                            {",".join(key): rule for key, (_, rule) in table.items()})
+            raise RulesError(
+                f"house_way.complete is true but {len(missing)} four-tile hands are not set, e.g. {example}"
+            )
+    return HouseWayDocument(
+        name,
+        source,
+        complete,
+        {",".join(key): text for key, (text, _) in table.items()},
+        {",".join(key): rule for key, (_, rule) in table.items()},
+    )
 
 
 #: A compiled ``[[rule]]``: its name, and either its fixed entries (``together``) or its play.
@@ -129,8 +139,9 @@ def _compile_rule(rule: object, where: str) -> _Rule:
     return (str(rule["name"]), entries)
 
 
-def _first_rule_setting(rules: list[_Rule], kinds: tuple[Tile, ...], key: HouseWayKey,
-                        chooser: Chooser) -> tuple[str, str] | None:
+def _first_rule_setting(
+    rules: list[_Rule], kinds: tuple[Tile, ...], key: HouseWayKey, chooser: Chooser
+) -> tuple[str, str] | None:
     """(setting text, rule name) of the first rule that applies to ``kinds``, else ``None``."""
     four: FourTiles | None = None
     for name, rule in rules:
@@ -155,9 +166,12 @@ def _rule_entries(rule: object, where: str) -> dict[HouseWayKey, str]:
         raise RulesError(f"{where}: tiles: expected four tiles or spot counts, got {patterns!r}")
     choices = [parse_pattern(pattern, where) for pattern in patterns]
     together = rule.get("together")
-    if (not isinstance(together, list) or len(together) != 2 or len(set(together)) != 2
-            or not all(isinstance(place, int) and not isinstance(place, bool) and 1 <= place <= 4
-                       for place in together)):
+    if (
+        not isinstance(together, list)
+        or len(together) != 2
+        or len(set(together)) != 2
+        or not all(isinstance(place, int) and not isinstance(place, bool) and 1 <= place <= 4 for place in together)
+    ):
         raise RulesError(f"{where}: together: expected two different places 1-4, got {together!r}")
     entries: dict[HouseWayKey, str] = {}
     for tiles in itertools.product(*choices):
@@ -165,8 +179,11 @@ def _rule_entries(rule: object, where: str) -> dict[HouseWayKey, str]:
             continue  # more of a tile than a set holds
         one = Hand(tiles[together[0] - 1], tiles[together[1] - 1])
         other = Hand(*(tile for place, tile in enumerate(tiles, start=1) if place not in together))
-        setting = next(setting for setting in legal_settings(tiles) if one in (setting.high, setting.low)
-                       and other in (setting.high, setting.low))
+        setting = next(
+            setting
+            for setting in legal_settings(tiles)
+            if one in (setting.high, setting.low) and other in (setting.high, setting.low)
+        )
         entries.setdefault(house_way_key(tiles), setting.text)
     if not entries:
         raise RulesError(f"{where}: no four tiles of one set match {patterns!r}")

@@ -17,7 +17,8 @@ from __future__ import annotations
 import dataclasses
 import enum
 import functools
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from firmware_host.rules.paigow_tiles.hands import Hand, Setting, legal_settings
 from firmware_host.rules.paigow_tiles.rules import DEFAULT_RULES, HouseWayTieBreak, PaiGowTileRules, house_way_key
@@ -102,7 +103,7 @@ def follows_house_way(setting: Setting, rules: PaiGowTileRules = DEFAULT_RULES) 
     return house_way(setting.tiles, rules).setting.strengths == setting.strengths
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _regulation_way(settings: tuple[Setting, ...], tie_break: HouseWayTieBreak) -> HouseWaySetting:
     preference = _PREFERENCES[tie_break]
     supreme = [setting for setting in settings if _pair_rank(setting.high) == _SUPREME_PAIR_RANK]

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from firmware_host.errors import RulesError
 from firmware_host.rules.paigow_tiles.hands import Setting
@@ -80,11 +81,19 @@ def exposed_tile(
             raise RulesError(f"exposed player tile: position {position!r} is not a betting area 1-6")
         if elects_void:
             return Ruling(
-                "535.12(d)", False, False, (position,), None,
+                "535.12(d)",
+                False,
+                False,
+                (position,),
+                None,
                 f"tile of position {position} exposed: the player voids the hand and the wager is returned",
             )
         return Ruling(
-            "535.12(d)", False, False, (), None,
+            "535.12(d)",
+            False,
+            False,
+            (),
+            None,
             f"tile of position {position} exposed: the player plays the hand out",
         )
     if holder is TileHolder.BANK and rules.bank_tile_exposed is BankTileExposed.BANK_MAY_VOID and not elects_void:
@@ -97,7 +106,11 @@ def exposed_tile(
     }[holder]
     section = "535.12(d)" if holder is TileHolder.BANK and elects_void else "535.12(e)"
     return Ruling(
-        section, True, True, (), None,
+        section,
+        True,
+        True,
+        (),
+        None,
         f"tile of {where} exposed: all hands are void, all wagers returned, and the tiles reshuffled",
     )
 
@@ -111,7 +124,11 @@ def check_dealer_setting(setting: Setting, rules: PaiGowTileRules = DEFAULT_RULE
         return None
     expected = house_way(setting.tiles, rules)
     return Ruling(
-        "535.12(f)", False, False, (), expected.setting,
+        "535.12(f)",
+        False,
+        False,
+        (),
+        expected.setting,
         f"dealer's hands {setting.text} are not set the house way: reset to {expected.setting.text}"
         f" (§ {expected.step.section}: {expected.step.explanation}) and complete the round",
     )
@@ -121,6 +138,5 @@ def apply_ruling(wagers: Sequence[Wager], ruling: Ruling) -> tuple[Wager, ...]:
     """The wagers after a ruling: voided ones marked :attr:`WagerAction.VOID` (returned, not settled)."""
     voided = set(POSITIONS) if ruling.void_round else set(ruling.void_positions)
     return tuple(
-        dataclasses.replace(wager, action=WagerAction.VOID) if wager.position in voided else wager
-        for wager in wagers
+        dataclasses.replace(wager, action=WagerAction.VOID) if wager.position in voided else wager for wager in wagers
     )

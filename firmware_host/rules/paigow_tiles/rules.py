@@ -22,8 +22,9 @@ import dataclasses
 import decimal
 import enum
 import types
+from collections.abc import Callable, Collection, Iterable, Mapping
 from decimal import Decimal
-from typing import Any, Callable, ClassVar, Collection, Iterable, Mapping
+from typing import Any, ClassVar
 
 from firmware_host.errors import ProfileError, RulesError
 from firmware_host.rules.paigow_dice.rules import PaiGowRules
@@ -168,6 +169,7 @@ _PARSERS: dict[str, Callable[[Any], Any]] = {
     "co_bank_odd_cent": _enum_parser(OddCent),
     "bank_tile_exposed": _enum_parser(BankTileExposed),
 }
+
 
 @dataclasses.dataclass(frozen=True)
 class PaiGowTileRules:

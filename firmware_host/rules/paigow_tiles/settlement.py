@@ -23,7 +23,8 @@ from __future__ import annotations
 import dataclasses
 import enum
 from collections import Counter, defaultdict
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from firmware_host.errors import RulesError
 from firmware_host.rules.paigow_tiles.compare import Comparison, Outcome, check_same_set, compare_settings

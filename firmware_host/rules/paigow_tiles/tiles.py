@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections import Counter
-from typing import Iterable
+from collections.abc import Iterable
 
 from firmware_host.errors import RulesError
 
@@ -146,9 +146,7 @@ def check_drawable(tiles: Iterable[Tile]) -> None:
     """
     for tile, seen in Counter(tiles).items():
         if seen > tile.copies:
-            raise RulesError(
-                f"tile {tile.text} appears {seen} times; a set holds {tile.copies} (§ 535.4(f))"
-            )
+            raise RulesError(f"tile {tile.text} appears {seen} times; a set holds {tile.copies} (§ 535.4(f))")
 
 
 def check_tile_set(tiles: Iterable[Tile]) -> None:

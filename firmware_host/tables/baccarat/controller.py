@@ -43,8 +43,9 @@ appears at all (the journal's input record holds it).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from transitions import Machine
 
@@ -58,16 +59,16 @@ from firmware_host.rules.baccarat.settlement import SEATS, CommissionLedger
 from firmware_host.rules.devices import ApprovedIdentities
 from firmware_host.rules.options import resolved
 from firmware_host.rules.shuffler import ShufflerConfig
+from firmware_host.tables.arguments import Check, check_command, named, text, whole
+from firmware_host.tables.baccarat.advantage_play import AdvantagePlayWatch
 from firmware_host.tables.baccarat.irregularities import FACE_UP_DISCARD_COUNTS, Irregularities
+from firmware_host.tables.baccarat.prompts import Prompt, prompt
+from firmware_host.tables.baccarat.protection import Protection
 from firmware_host.tables.baccarat.round import Round, RoundPlay
 from firmware_host.tables.baccarat.shoe import BURN_COUNT, IN_ROUND, Shoe, ShoeLife
 from firmware_host.tables.baccarat.shuffler import ShufflerSide
 from firmware_host.tables.baccarat.supply import HandShuffled, ShoeSupply
-from firmware_host.tables.baccarat.prompts import Prompt, prompt
-from firmware_host.tables.baccarat.advantage_play import AdvantagePlayWatch
-from firmware_host.tables.baccarat.protection import Protection
 from firmware_host.tables.baccarat.view import OpenAlerts, dealer_view
-from firmware_host.tables.arguments import Check, check_command, named, text, whole
 from firmware_host.tables.base import TableController
 from firmware_host.tables.decisions import Decision
 from firmware_host.tables.events import DealerCommand, WagerPlaced
@@ -80,7 +81,7 @@ DEFAULT_DECKS = 8
 #: Dealer commands (``DealerCommand.command``) this controller understands, with their args.
 COMMANDS: dict[str, str] = {
     "shoe_loaded": '{"decks": N, "batch": "A"|"B"} (optional; default: the constructor\'s decks, the batch '
-                   'the shuffler released): a shuffled shoe is in',
+    "the shuffler released): a shuffled shoe is in",
     "no_more_bets": "no more bets (§ 541.8(c), § 541.9(b)); dealing starts",
     "reveal": "the face-down initial cards are turned up (§ 541.9(c)(2), § 541.10(a))",
     "pairs_settled": "the pair wagers are settled; third cards may be dealt (§ 631c.5(d))",
@@ -169,6 +170,7 @@ class BaccaratTable(TableController):
     NOT_STATE = ("rules", "decks", "initial_cards_face_down", "_face_up_counts", "_registered", "_commands", "supply")
 
     if TYPE_CHECKING:  # the triggers the machine adds to the table (TRANSITIONS, ShufflerSide.TRANSITIONS)
+
         def shoe_loaded(self, decks: int, batch: str | None = None) -> bool: ...
         def burn_done(self) -> bool: ...
         def no_more_bets(self) -> bool: ...
@@ -241,8 +243,9 @@ class BaccaratTable(TableController):
         self.build_machine(self, shuffler=self.shuffler is not None)
 
     @classmethod
-    def build_machine(cls, model: Any, machine_class: type[Machine] = Machine, *, shuffler: bool = True,
-                      **options: Any) -> Machine:
+    def build_machine(
+        cls, model: Any, machine_class: type[Machine] = Machine, *, shuffler: bool = True, **options: Any
+    ) -> Machine:
         """As :meth:`TableController.build_machine`, with the shuffler side's states and
         transitions unless ``shuffler`` is false (the diagram draws them). A transition of the
         side goes just before the table's first one with the same trigger, so it is tried first.
@@ -255,8 +258,9 @@ class BaccaratTable(TableController):
             for extra in ShufflerSide.TRANSITIONS:
                 same = (i for i, known in enumerate(transitions) if known["trigger"] == extra["trigger"])
                 transitions.insert(next(same, len(transitions)), extra)
-        return machine_class(model=model, states=states, transitions=transitions, initial=cls.INITIAL,
-                             auto_transitions=False, **options)
+        return machine_class(
+            model=model, states=states, transitions=transitions, initial=cls.INITIAL, auto_transitions=False, **options
+        )
 
     # -- the input contract (events are dispatched by the base class to the registered handlers) --
     def handle(self, event: DeviceEvent, at: float) -> list[Decision]:

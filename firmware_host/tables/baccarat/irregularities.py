@@ -16,7 +16,8 @@ each is recorded in the open round's ``irregularities`` and alerted.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from drivers.events import DeviceEvent
 from firmware_host.rules.baccarat.cards import RANK_VALUES, Card, parse_card
@@ -119,7 +120,9 @@ class Irregularities:
         outcome = self._out_of_turn(shoe, shoe.held.pop(), disclosed=True)
         self.table.protection.expose(outcome.card)
         shoe.discards_down += outcome.extra_discards
-        text = f"card {outcome.card} drawn in error was disclosed: discard it and {outcome.extra_discards} more face down"
+        text = (
+            f"card {outcome.card} drawn in error was disclosed: discard it and {outcome.extra_discards} more face down"
+        )
         self.record(outcome.section, "card-disclosed", text, open_until="discard")
 
     def face_up(self, card: Card) -> None:

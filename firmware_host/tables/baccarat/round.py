@@ -11,7 +11,8 @@ settles pairs before third cards (§ 631c.5(d)) and the rest at the end (§ 541.
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from firmware_host.errors import RulesError
 from firmware_host.rules.baccarat.cards import Card

@@ -14,7 +14,15 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from drivers.events import DeviceEvent
-from drivers.events.shoe import CardFaceUp, CardRead, CardUnreadable, CutCard, IdentityUnverified, ShoeEmpty, ShoeWarning
+from drivers.events.shoe import (
+    CardFaceUp,
+    CardRead,
+    CardUnreadable,
+    CutCard,
+    IdentityUnverified,
+    ShoeEmpty,
+    ShoeWarning,
+)
 from firmware_host.rules.baccarat.cards import RANK_VALUES, RANKS, Card, parse_card, shoe_composition
 from firmware_host.rules.baccarat.deal import INITIAL_ORDER, Deal
 

@@ -23,13 +23,20 @@ repeated an order is taken out of the shuffler and replaced by new decks.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from drivers.events import DeviceEvent
 from drivers.events.lifecycle import DeviceLost
 from drivers.events.shuffler import (
-    BatchLoaded, BatchReleased, BatchStatus, ShuffleCompleted, ShuffleProgress, ShuffleStarted, ShufflerFault,
+    BatchLoaded,
+    BatchReleased,
+    BatchStatus,
+    ShuffleCompleted,
+    ShuffleProgress,
+    ShufflerFault,
     ShufflerFaultCleared,
+    ShuffleStarted,
 )  # fmt: skip
 from firmware_host.errors import RulesError
 from firmware_host.rules import shuffler as shuffling
@@ -71,7 +78,12 @@ class ShufflerSide:
     STATES: ClassVar[list[Any]] = [{"name": "reading_out", "on_enter": "_start_read_out"}]
     #: Its transitions, tried before the table's own for the same trigger (conditions named on the table).
     TRANSITIONS: ClassVar[list[dict[str, Any]]] = [
-        {"trigger": "round_over", "source": IN_ROUND, "dest": "reading_out", "conditions": ["reshuffle_due", "reads_out"]},
+        {
+            "trigger": "round_over",
+            "source": IN_ROUND,
+            "dest": "reading_out",
+            "conditions": ["reshuffle_due", "reads_out"],
+        },
         {"trigger": "shoe_over", "source": ["burning", *IN_ROUND], "dest": "reading_out", "conditions": "reads_out"},
         {"trigger": "read_out_done", "source": "reading_out", "dest": "awaiting_shoe"},
     ]
@@ -314,7 +326,11 @@ class ShufflerSide:
         if batch is not None:
             self._ask("start_shuffle", batch, expected_cards=shuffling.expected_cards(state, batch))
         prompt = self.table.prompt()
-        if prompt["action"] == Action.WAIT and prompt.get("reason") == "shuffler" and state.batch(prompt["batch"]).stage == "ready":
+        if (
+            prompt["action"] == Action.WAIT
+            and prompt.get("reason") == "shuffler"
+            and state.batch(prompt["batch"]).stage == "ready"
+        ):
             self._ask("release_batch", prompt["batch"])
 
     def _why_new_decks(self, state: ShufflerState, record: BatchRecord) -> str | None:

@@ -7,7 +7,8 @@ closes them, and records every alert in the shoe's result.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from drivers.events.lifecycle import DeviceFault
 from firmware_host.rules.baccarat.deal import INITIAL_ORDER

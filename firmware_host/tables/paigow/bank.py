@@ -10,7 +10,8 @@ by replaying the journal.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from firmware_host.errors import RulesError
 from firmware_host.rules.paigow_dice.bank import (
@@ -92,8 +93,11 @@ class PlayerBank:
         table.round.offer = bank_offer_order(self.rotation, SEATS, table.rules.dice)
         table.no_more_bets()
         if table.state == "bank":
-            table._announce("bank_offer", "offer the bank in this order: " + ", ".join(map(str, table.round.offer)),
-                            order=list(table.round.offer))
+            table._announce(
+                "bank_offer",
+                "offer the bank in this order: " + ", ".join(map(str, table.round.offer)),
+                order=list(table.round.offer),
+            )
 
     def take_bank(self, args: Mapping[str, Any]) -> None:
         """§ 535.11(c)-(f), (h): the player at ``seat`` accepts the bank."""
@@ -101,19 +105,28 @@ class PlayerBank:
         table._require_state("bank", "bank")
         seat = check_seat(args.get("seat"))
         co_bank = flag(args, "co_bank")
-        bank = take_bank(self.rotation, seat, table.rules.dice, covers_wagers=flag(args, "chips_confirmed"),
-                         co_bank=co_bank)
+        bank = take_bank(
+            self.rotation, seat, table.rules.dice, covers_wagers=flag(args, "chips_confirmed"), co_bank=co_bank
+        )
         check_bank_areas(bank, seats(args.get("areas", [seat]), "bank areas"))
         directs = args.get("dealer_wager")
         table.round.dealer_wager = dealer_wager_against_bank(
-            table.rules.tiles, last_wager_against_dealer=self.last_wagers_against_dealer.get(seat, 0),
-            bank_directs=directs, co_banking=co_bank)
+            table.rules.tiles,
+            last_wager_against_dealer=self.last_wagers_against_dealer.get(seat, 0),
+            bank_directs=directs,
+            co_banking=co_bank,
+        )
         table.round.bank = bank
         own = table.round.wagers.get(seat)
         chips = f"; the {own} cents on area {seat} are the bank's, not a wager" if own else ""
-        table._announce("bank", f"seat {seat} {'co-banks with the house' if co_bank else 'banks'}; the dealer "
-                        f"wagers {table.round.dealer_wager} cents against the bank{chips}",
-                        seat=seat, co_bank=co_bank, dealer_wager=table.round.dealer_wager)
+        table._announce(
+            "bank",
+            f"seat {seat} {'co-banks with the house' if co_bank else 'banks'}; the dealer "
+            f"wagers {table.round.dealer_wager} cents against the bank{chips}",
+            seat=seat,
+            co_bank=co_bank,
+            dealer_wager=table.round.dealer_wager,
+        )
         table.bank_settled()
 
     def no_bank(self, args: Mapping[str, Any]) -> None:

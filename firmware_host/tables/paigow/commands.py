@@ -10,7 +10,8 @@ and list arguments, refusing anything else by name.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from firmware_host.errors import RulesError
 from firmware_host.rules.paigow_dice.delivery import STACKS
@@ -23,20 +24,20 @@ __all__ = ["ADVANCING", "COMMANDS", "REASON_LONGEST", "TAKES", "flag", "seats"]
 COMMANDS: dict[str, str] = {
     "no_more_bets": "no more bets (§ 535.7(c), § 535.8(a)); refused without a registered, unexpired dice set",
     "bank": '{"seat": K, "co_bank": bool, "chips_confirmed": true, "dealer_wager": cents (optional: the bank '
-            'directs less, § 535.11(h)), "areas": [K] (optional: every area the player wagers on, § 535.11(f))}: '
-            "the player at K accepts the bank (§ 535.11(c)-(f))",
+    'directs less, § 535.11(h)), "areas": [K] (optional: every area the player wagers on, § 535.11(f))}: '
+    "the player at K accepts the bank (§ 535.11(c)-(f))",
     "no_bank": "no player accepts the bank: the dealer banks the round (§ 535.11(c))",
     "style": '{"name": STYLE}: delivery style (§ 535.9, § 535.11(i)); before the first shake',
     "cut": '{"to_right_end": [stacks], "to_left_end": [stacks]} or {"stacks": N}: the player bank\'s cut '
-           "(§ 535.11(g)); before the first shake",
+    "(§ 535.11(g)); before the first shake",
     "reveal": "the dealer removes the lid (§ 535.8(b)); a reveal before the third shake is a no roll",
     "lid_removed_by_bank": "the player bank lifted the lid: no roll, cover and reshake (§ 535.11(i))",
     "delivered": "every stack is delivered as prompted (§ 535.8(d), § 535.11(k))",
     "tiles": '{"dealer": [4 tiles] or "H/L", "hands": {"K": "H/L" | "a,b,c,d" | "surrender"}}: '
-             "the tiles at the table; house way, compare, settle (§ 535.10, § 535.11(n)-(r))",
+    "the tiles at the table; house way, compare, settle (§ 535.10, § 535.11(n)-(r))",
     "round_complete": "the round is settled by hand without entering the tiles",
     "tile_exposed": '{"holder": "player"|"dealer"|"dead_hand"|"unwagered"|"bank", "seat": K, "void": bool}: '
-                    "a dealt tile was exposed (§ 535.12(d), (e))",
+    "a dealt tile was exposed (§ 535.12(d), (e))",
     "void_round": '{"reason": text} (optional): void the round, wagers returned (e.g. § 535.12(c))',
     "new_dice": "a new dice set is in the shaker: the 24-hour clock restarts (§ 535.5(c))",
     "new_game": "the tiles were restacked (§ 535.6): a new game, the first round has no player bank (§ 535.11(b))",
@@ -54,17 +55,28 @@ _STACK = whole(1, STACKS)
 #: The arguments each command takes (:func:`~firmware_host.tables.arguments.check_command`).
 TAKES: dict[str, dict[str, Check]] = {
     "no_more_bets": {},
-    "bank": {"seat": _SEAT, "co_bank": boolean(), "chips_confirmed": boolean(), "dealer_wager": _CENTS,
-             "areas": list_of(_SEAT, len(SEATS))},
+    "bank": {
+        "seat": _SEAT,
+        "co_bank": boolean(),
+        "chips_confirmed": boolean(),
+        "dealer_wager": _CENTS,
+        "areas": list_of(_SEAT, len(SEATS)),
+    },
     "no_bank": {},
     "style": {"name": text(64)},
-    "cut": {"to_right_end": list_of(_STACK, STACKS), "to_left_end": list_of(_STACK, STACKS),
-            "stacks": whole(1, STACKS - 1)},
+    "cut": {
+        "to_right_end": list_of(_STACK, STACKS),
+        "to_left_end": list_of(_STACK, STACKS),
+        "stacks": whole(1, STACKS - 1),
+    },
     "reveal": {},
     "lid_removed_by_bank": {},
     "delivered": {},
     # A position's key is text as JSON gives it ("3"), or the number itself.
-    "tiles": {"dealer": _HAND, "hands": map_of(either(text(2), _SEAT, expected="a position 1 to 6"), _HAND, len(SEATS))},
+    "tiles": {
+        "dealer": _HAND,
+        "hands": map_of(either(text(2), _SEAT, expected="a position 1 to 6"), _HAND, len(SEATS)),
+    },
     "round_complete": {},
     "tile_exposed": {"holder": text(16), "seat": _SEAT, "void": boolean()},
     "void_round": {"reason": text(REASON_LONGEST)},

@@ -45,16 +45,17 @@ Decisions (data JSON-plain): ``prompt`` (see :meth:`PaiGowTable.prompt`), ``anno
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from firmware_host.errors import RulesError
 from firmware_host.rules.devices import ApprovedIdentities
 from firmware_host.rules.options import resolved
 from firmware_host.rules.paigow_dice.dice import DiceClock
+from firmware_host.tables.arguments import check_command
 from firmware_host.tables.base import TableController
 from firmware_host.tables.events import DealerCommand
 from firmware_host.tables.paigow.bank import PlayerBank
-from firmware_host.tables.arguments import check_command
 from firmware_host.tables.paigow.commands import ADVANCING, TAKES
 from firmware_host.tables.paigow.delivery import Delivery
 from firmware_host.tables.paigow.dice_set import DiceSet
@@ -100,8 +101,12 @@ class PaiGowTable(TableController):
         {"trigger": "no_more_bets", "source": "betting", "dest": "shaking"},
         {"trigger": "bank_settled", "source": "bank", "dest": "shaking"},
         {"trigger": "reveal", "source": "shaking", "dest": "reading"},
-        {"trigger": "reshake", "source": ["shaking", "reading", "delivering"], "dest": "shaking",
-         "after": "_cover_for_reshake"},
+        {
+            "trigger": "reshake",
+            "source": ["shaking", "reading", "delivering"],
+            "dest": "shaking",
+            "after": "_cover_for_reshake",
+        },
         {"trigger": "roll_accepted", "source": "reading", "dest": "delivering"},
         {"trigger": "delivered", "source": "delivering", "dest": "closing"},
         {"trigger": "shaker_closed", "source": "closing", "dest": "hands"},
@@ -114,6 +119,7 @@ class PaiGowTable(TableController):
     NOT_STATE = ("rules", "shaker_device", "_registered", "_commands")
 
     if TYPE_CHECKING:  # the triggers the machine adds to the table (TRANSITIONS)
+
         def no_more_bets(self) -> bool: ...
         def bank_settled(self) -> bool: ...
         def reveal(self) -> bool: ...
@@ -123,8 +129,13 @@ class PaiGowTable(TableController):
         def shaker_closed(self) -> bool: ...
         def round_over(self) -> bool: ...
 
-    def __init__(self, table_id: str, approved: Mapping[str, ApprovedIdentities], rules: PaiGowTableRules,
-                 shaker_device: str = "shaker") -> None:
+    def __init__(
+        self,
+        table_id: str,
+        approved: Mapping[str, ApprovedIdentities],
+        rules: PaiGowTableRules,
+        shaker_device: str = "shaker",
+    ) -> None:
         super().__init__(table_id, approved)
         self.rules = rules
         self.shaker_device = shaker_device

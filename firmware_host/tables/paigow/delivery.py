@@ -10,7 +10,8 @@ every stack is delivered (§ 535.8(d), § 535.11(k)).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from firmware_host.errors import RulesError
 from firmware_host.rules.paigow_dice.bank import check_cut
@@ -55,8 +56,10 @@ class Delivery:
         if "stacks" in args:
             cut = Cut.rotation(args["stacks"])
         else:
-            cut = Cut(tuple(seats(args.get("to_right_end", []), "cut to_right_end", check=False)),
-                      tuple(seats(args.get("to_left_end", []), "cut to_left_end", check=False)))
+            cut = Cut(
+                tuple(seats(args.get("to_right_end", []), "cut to_right_end", check=False)),
+                tuple(seats(args.get("to_left_end", []), "cut to_left_end", check=False)),
+            )
         check_cut(round_.bank, cut)
         round_.cut = cut
         self.table._announce("cut", f"the bank cuts: {cut.describe()}", cut=cut.to_json_dict())
@@ -77,9 +80,13 @@ class Delivery:
         table.roll_accepted()
         counted = "the dealer" if round_.bank is None else f"the bank at position {round_.bank_seat}"
         section = "535.8(c)" if round_.bank is None else "535.11(j)"
-        table._announce("total", f"{text}: counting from {counted} as one, {_spoken(label(start))} receives the "
-                        f"first tiles (§ {section})", dice=list(round_.rolls[-1].dice), total=total,
-                        start=label(start))
+        table._announce(
+            "total",
+            f"{text}: counting from {counted} as one, {_spoken(label(start))} receives the first tiles (§ {section})",
+            dice=list(round_.rolls[-1].dice),
+            total=total,
+            start=label(start),
+        )
 
     def delivered(self, args: Mapping[str, Any]) -> None:
         """``delivered``: every stack is delivered as prompted (§ 535.8(d), § 535.11(k))."""

@@ -9,7 +9,8 @@ the prompt asks for new dice, while no set is registered or the limit is reached
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from firmware_host.errors import RulesError
 from firmware_host.rules.paigow_dice.dice import DiceClock
@@ -56,9 +57,12 @@ class DiceSet:
         self.registered_at = table.now
         self.alerted = "ok"
         expires = table.now + table.rules.dice.dice_max_hours * _HOUR
-        table._announce("new_dice", f"new dice registered; they leave the table within "
-                        f"{table.rules.dice.dice_max_hours:g} hours (§ 535.5(c))",
-                        registered_at=table.now, expires_at=expires)
+        table._announce(
+            "new_dice",
+            f"new dice registered; they leave the table within {table.rules.dice.dice_max_hours:g} hours (§ 535.5(c))",
+            registered_at=table.now,
+            expires_at=expires,
+        )
 
     def check(self) -> None:
         """Warn once inside the lead and once at the limit (§ 535.5(c))."""

@@ -30,39 +30,64 @@ def prompt(table: PaiGowTable) -> dict[str, Any]:
     if state == "betting":
         clock = table.dice_clock()
         if not clock.may_start_round:
-            return {"action": "replace_dice", "clock": clock.state,
-                    "text": f"{clock_text(clock)}: put a new dice set in the shaker and press new dice"}
+            return {
+                "action": "replace_dice",
+                "clock": clock.state,
+                "text": f"{clock_text(clock)}: put a new dice set in the shaker and press new dice",
+            }
         return {"action": "place_bets", "round": table.current_round, "text": "place your bets, then no more bets"}
     if state == "bank":
         order = list(round_.offer)
-        return {"action": "offer_bank", "order": order,
-                "text": "offer the bank to seats " + ", ".join(map(str, order)) + " in turn; confirm the chips "
-                "of the player who accepts (§ 535.11(c), (d)), or no bank"}
+        return {
+            "action": "offer_bank",
+            "order": order,
+            "text": "offer the bank to seats " + ", ".join(map(str, order)) + " in turn; confirm the chips "
+            "of the player who accepts (§ 535.11(c), (d)), or no bank",
+        }
     if state == "shaking" and round_.shakes >= SHAKES_REQUIRED:
         return {"action": "reveal", "text": "the dealer removes the lid (§ 535.8(b), § 535.11(i))"}
     if state == "shaking" or (state == "reading" and round_.reveal_fault is not None):
         who = "the bank" if round_.bank is not None else "the dealer"
         if round_.reshake_reason is not None:
-            return {"action": "reshake", "by": round_.shaken_by, "at_least": SHAKES_REQUIRED,
-                    "reason": round_.reshake_reason,
-                    "text": f"no roll ({round_.reshake_reason.replace('_', ' ')}): cover the shaker; {who} "
-                    f"shakes it at least {SHAKES_REQUIRED} times"}
-        return {"action": "shake", "by": round_.shaken_by, "at_least": SHAKES_REQUIRED,
-                "text": f"{who} shakes the shaker at least {SHAKES_REQUIRED} times (§ 535.8(a), § 535.11(i))"}
+            return {
+                "action": "reshake",
+                "by": round_.shaken_by,
+                "at_least": SHAKES_REQUIRED,
+                "reason": round_.reshake_reason,
+                "text": f"no roll ({round_.reshake_reason.replace('_', ' ')}): cover the shaker; {who} "
+                f"shakes it at least {SHAKES_REQUIRED} times",
+            }
+        return {
+            "action": "shake",
+            "by": round_.shaken_by,
+            "at_least": SHAKES_REQUIRED,
+            "text": f"{who} shakes the shaker at least {SHAKES_REQUIRED} times (§ 535.8(a), § 535.11(i))",
+        }
     if state == "reading":
         return {"action": "read_dice", "text": "the dice sensor reads the dice"}
     if state == "delivering":
         return _deliver_prompt(table)
     if state == "closing":
         dead = round_.to_dead_hand()
-        collect = (f"collect the stacks of {', '.join(dead)} to the Dead Hand without exposing them "
-                   "(§ 535.8(e)); then " if dead else "")
-        return {"action": "collect_and_cover", "to_dead_hand": dead,
-                "text": collect + "cover the shaker and shake it once (§ 535.8(f))"}
+        collect = (
+            f"collect the stacks of {', '.join(dead)} to the Dead Hand without exposing them (§ 535.8(e)); then "
+            if dead
+            else ""
+        )
+        return {
+            "action": "collect_and_cover",
+            "to_dead_hand": dead,
+            "text": collect + "cover the shaker and shake it once (§ 535.8(f))",
+        }
     positions = [str(seat) for seat in round_.playing]
     dealer = round_.bank is None or round_.dealer_wager > 0
-    return {"action": "set_hands", "positions": positions, "dealer": dealer, "bank": round_.bank_seat,
-            "text": "players set their hands; enter the tiles to settle, or round complete"}
+    return {
+        "action": "set_hands",
+        "positions": positions,
+        "dealer": dealer,
+        "bank": round_.bank_seat,
+        "text": "players set their hands; enter the tiles to settle, or round complete",
+    }
 
 
 def _deliver_prompt(table: PaiGowTable) -> dict[str, Any]:
@@ -73,7 +98,12 @@ def _deliver_prompt(table: PaiGowTable) -> dict[str, Any]:
     hands = round_.plan_summary()
     assert hands is not None
     steps = "; ".join(f"{hand['position']} <- {' '.join(hand['tiles'])}" for hand in hands)
-    return {"action": "deliver", "start": label(plan.start), "style": plan.style,
-            "cut": None if plan.cut is None else plan.cut.to_json_dict(), "hands": hands,
-            "text": f"deliver {plan.style} from {label(plan.start)} (stack.level, stacks from the dealer's right "
-            f"as stacked, level 1 on top): {steps}"}
+    return {
+        "action": "deliver",
+        "start": label(plan.start),
+        "style": plan.style,
+        "cut": None if plan.cut is None else plan.cut.to_json_dict(),
+        "hands": hands,
+        "text": f"deliver {plan.style} from {label(plan.start)} (stack.level, stacks from the dealer's right "
+        f"as stacked, level 1 on top): {steps}",
+    }

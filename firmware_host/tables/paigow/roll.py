@@ -12,7 +12,8 @@ every reading is kept in the round as a :class:`~.round.Roll` (see :mod:`.round`
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from drivers.events import DeviceEvent
 from drivers.events.dice import DiceRead, LidChanged, ShakeDetected
@@ -70,8 +71,12 @@ class RollReader:
         elif table.state == "closing":
             table._alert("procedure", "cover the shaker before shaking it once (§ 535.8(f))", "warning")
         else:
-            table._alert("shake-ignored", f"{event.device}: a shake while {table.state.replace('_', ' ')} is not "
-                         "counted (§ 535.8(a): no more bets, then at least three shakes)", "warning")
+            table._alert(
+                "shake-ignored",
+                f"{event.device}: a shake while {table.state.replace('_', ' ')} is not "
+                "counted (§ 535.8(a): no more bets, then at least three shakes)",
+                "warning",
+            )
 
     def on_lid(self, event: LidChanged) -> None:
         """The lid came off (the reveal, § 535.8(b)) or went back on (a reveal without a reading is no roll)."""
@@ -94,16 +99,22 @@ class RollReader:
         if self._shaker_paused(event):
             return
         if table.state not in ("shaking", "reading"):
-            table._alert("reading-ignored", f"{event.device}: a dice reading while {table.state.replace('_', ' ')} "
-                         "is not a roll; ignored", "warning")
+            table._alert(
+                "reading-ignored",
+                f"{event.device}: a dice reading while {table.state.replace('_', ' ')} is not a roll; ignored",
+                "warning",
+            )
             return
         verdict = validate_reading([die_reading(die) for die in event.dice], event.dice_in_shaker)  # type: ignore[misc]
         round_ = table.round
         if table.state == "shaking":
             reason = TOO_FEW_SHAKES if round_.shakes < SHAKES_REQUIRED else NOT_REVEALED
             round_.rolls.append(Roll.of(event, False, reason))
-            table._alert("reading-before-reveal", f"a reading came after {round_.shakes} shake(s) without the lid "
-                         "coming off: not a roll", "warning")
+            table._alert(
+                "reading-before-reveal",
+                f"a reading came after {round_.shakes} shake(s) without the lid coming off: not a roll",
+                "warning",
+            )
             section = "535.8(a)" if reason == TOO_FEW_SHAKES else None
             self._no_roll(reason, "no roll: reshake, then remove the lid", section)
             table.reshake()
@@ -175,8 +186,9 @@ class RollReader:
         lid goes back on."""
         table = self.table
         if not table.paused and table.state == "reading" and table.round.reveal_fault is None:
-            table.decide("device_command", {"device": table.shaker_device, "command": "request_reading"},
-                         table._round_number())
+            table.decide(
+                "device_command", {"device": table.shaker_device, "command": "request_reading"}, table._round_number()
+            )
 
     # -- the roll's steps -------------------------------------------------------------------------
     def _reveal_now(self) -> None:
@@ -191,8 +203,12 @@ class RollReader:
 
     def _too_few_shakes(self) -> None:
         """§ 535.8(a): the lid came off before the third shake: a no roll."""
-        self._no_roll(TOO_FEW_SHAKES, f"no roll: the lid came off after {self.table.round.shakes} shake(s), "
-                      f"at least {SHAKES_REQUIRED} are required", "535.8(a)")
+        self._no_roll(
+            TOO_FEW_SHAKES,
+            f"no roll: the lid came off after {self.table.round.shakes} shake(s), "
+            f"at least {SHAKES_REQUIRED} are required",
+            "535.8(a)",
+        )
 
     def _no_roll(self, reason: str, text: str, section: str | None) -> None:
         """Call a no roll: announce it and prompt the reshake (§ 535.12(a),(b), § 535.8(a), § 535.11(i))."""
@@ -200,8 +216,9 @@ class RollReader:
         table.round.reveal_fault = reason
         table.round.reshake_reason = reason
         cited = f"(§ {section})"
-        table._announce("no_roll", text if not section or cited in text else f"{text} {cited}", reason=reason,
-                        section=section)
+        table._announce(
+            "no_roll", text if not section or cited in text else f"{text} {cited}", reason=reason, section=section
+        )
         table._prompt_again()  # every no roll prompts its reshake, even one like the last
 
     def _shaker_paused(self, event: DeviceEvent) -> bool:

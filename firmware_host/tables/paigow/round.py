@@ -28,8 +28,15 @@ from firmware_host.rules.paigow_dice.delivery import Cut, DeliveryPlan
 from firmware_host.rules.paigow_dice.dice import DieReading
 from firmware_host.rules.paigow_dice.position import SEATS, label
 
-__all__ = ["Roll", "RoundState", "die_reading", "TOO_FEW_SHAKES", "LID_REMOVED_BY_BANK", "NOT_REVEALED",
-           "SHAKES_REQUIRED"]
+__all__ = [
+    "Roll",
+    "RoundState",
+    "die_reading",
+    "TOO_FEW_SHAKES",
+    "LID_REMOVED_BY_BANK",
+    "NOT_REVEALED",
+    "SHAKES_REQUIRED",
+]
 
 #: § 535.8(a), § 535.11(i): the shaker is shaken at least three times before the reveal.
 SHAKES_REQUIRED = 3
@@ -66,12 +73,18 @@ class Roll:
     @classmethod
     def of(cls, event: DiceRead, valid: bool, reason: str | None) -> Roll:
         pairs = [die if isinstance(die, (tuple, list)) and len(die) == 2 else (None, None) for die in event.dice]
-        return cls(tuple(face for face, _ in pairs), tuple(flat for _, flat in pairs), event.dice_in_shaker,
-                   valid, reason)
+        return cls(
+            tuple(face for face, _ in pairs), tuple(flat for _, flat in pairs), event.dice_in_shaker, valid, reason
+        )
 
     def to_json(self) -> dict[str, Any]:
-        return {"dice": list(self.dice), "flat": list(self.flat), "dice_in_shaker": self.dice_in_shaker,
-                "valid": self.valid, "reason": self.reason}
+        return {
+            "dice": list(self.dice),
+            "flat": list(self.flat),
+            "dice_in_shaker": self.dice_in_shaker,
+            "valid": self.valid,
+            "reason": self.reason,
+        }
 
 
 @dataclasses.dataclass
@@ -127,8 +140,10 @@ class RoundState:
         a tile is ``stack.level``, stacks 1-8 from the dealer's right as stacked, level 1 the top."""
         if self.plan is None:
             return None
-        return [{"position": label(hand.position), "tiles": [f"{tile.stack}.{tile.level}" for tile in hand.tiles]}
-                for hand in self.plan.hands]
+        return [
+            {"position": label(hand.position), "tiles": [f"{tile.stack}.{tile.level}" for tile in hand.tiles]}
+            for hand in self.plan.hands
+        ]
 
     def result(self, number: int, status: str, settlement: dict[str, Any] | None) -> dict[str, Any]:
         """The ``round_result`` data: the export fields of ``journal export --rounds`` (PRODUCT.md),

@@ -11,7 +11,8 @@ void the round (e.g. § 535.12(c)). Whichever way it ends, the ``round_result`` 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from firmware_host.errors import RulesError
 from firmware_host.rules.paigow_dice.position import check_seat
@@ -45,16 +46,26 @@ class Settlement:
         table = self.table
         table._require_state("tiles", "hands")
         round_ = table.round
-        entered = settle_entered_tiles(args, round_.playing, table.rules.tiles, bank=round_.bank,
-                                       dealer_wager=round_.dealer_wager, void_seats=round_.void_seats)
+        entered = settle_entered_tiles(
+            args,
+            round_.playing,
+            table.rules.tiles,
+            bank=round_.bank,
+            dealer_wager=round_.dealer_wager,
+            void_seats=round_.void_seats,
+        )
         for reset in entered.resets:
             table._alert("house-way-reset", f"{reset.text} (§ {reset.section})", "attention")
         if entered.dealer is not None:
-            table._announce("house_way", f"dealer's hands: {entered.dealer.setting.text}",
-                            setting=entered.dealer.setting.text)
+            table._announce(
+                "house_way", f"dealer's hands: {entered.dealer.setting.text}", setting=entered.dealer.setting.text
+            )
         results = entered.settlement["results"]
-        table._announce("results", "; ".join(f"position {r['position']}: {r['outcome']}" for r in results),
-                        results=[{"position": r["position"], "outcome": r["outcome"]} for r in results])
+        table._announce(
+            "results",
+            "; ".join(f"position {r['position']}: {r['outcome']}" for r in results),
+            results=[{"position": r["position"], "outcome": r["outcome"]} for r in results],
+        )
         self.finish("completed", entered.to_json())
 
     def round_complete(self, args: Mapping[str, Any]) -> None:
@@ -78,8 +89,12 @@ class Settlement:
                 holder = TileHolder.BANK
             elif seat not in table.round.wagers:
                 holder = TileHolder.UNWAGERED  # § 535.12(e): a position without a wager
-        ruling = exposed_tile(holder, table.rules.tiles, position=seat if holder is TileHolder.PLAYER else None,
-                              elects_void=flag(args, "void"))
+        ruling = exposed_tile(
+            holder,
+            table.rules.tiles,
+            position=seat if holder is TileHolder.PLAYER else None,
+            elects_void=flag(args, "void"),
+        )
         table._alert("tile-exposed", f"{ruling.text} (§ {ruling.section})", "attention")
         if ruling.void_round:
             self.finish("void", None)
@@ -91,8 +106,7 @@ class Settlement:
         table = self.table
         table._require_state("void_round", *table.ROUND_STATES)
         reason = str(args.get("reason", "voided by the dealer"))
-        table._alert("round-void", f"round {table.current_round} void: {reason}; all wagers are returned",
-                     "attention")
+        table._alert("round-void", f"round {table.current_round} void: {reason}; all wagers are returned", "attention")
         self.finish("void", None)
 
     def finish(self, status: str, settlement: dict[str, Any] | None) -> None:
@@ -104,6 +118,11 @@ class Settlement:
         table.decide("round_result", data, number)
         table.rounds_finished += 1
         table.player_bank.round_finished(round_)
-        table.last_result = {"round": number, "status": status, "total": data["total"], "start": data["start"],
-                             "bank_seat": data["bank_seat"]}
+        table.last_result = {
+            "round": number,
+            "status": status,
+            "total": data["total"],
+            "start": data["start"],
+            "bank_seat": data["bank_seat"],
+        }
         table.round_over()

@@ -20,7 +20,8 @@ so the round can be reconstructed from the journal (§ 535.10(l)).
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Collection, Mapping
+from collections.abc import Collection, Mapping
+from typing import Any
 
 from firmware_host.errors import RulesError
 from firmware_host.rules.paigow_dice.bank import BankRound
@@ -60,8 +61,11 @@ class _Hands:
     reset: Ruling | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"setting": self.setting.text, "set_by": self.how,
-                "reset": None if self.reset is None else self.reset.to_json()}
+        return {
+            "setting": self.setting.text,
+            "set_by": self.how,
+            "reset": None if self.reset is None else self.reset.to_json(),
+        }
 
 
 @dataclasses.dataclass(frozen=True)
@@ -83,9 +87,12 @@ class EnteredTiles:
 
     def to_json(self) -> dict[str, Any]:
         """The ``settlement`` field of the round result (JSON-plain)."""
-        return {"dealer": None if self.dealer is None else self.dealer.to_json(),
-                "bank": None if self.bank is None else self.bank.to_json(),
-                "hands": dict(self.hands), **self.settlement}
+        return {
+            "dealer": None if self.dealer is None else self.dealer.to_json(),
+            "bank": None if self.bank is None else self.bank.to_json(),
+            "hands": dict(self.hands),
+            **self.settlement,
+        }
 
 
 def settle_entered_tiles(
@@ -139,9 +146,15 @@ def settle_entered_tiles(
         settlement = settle_against_dealer(dealer.setting, played, rules)
     else:
         assert bank_hands is not None
-        settlement = settle_with_bank(bank_hands.setting, bank.seat, played, rules,
-                                      dealer=None if dealer is None else dealer.setting,
-                                      dealer_wager=dealer_wager, co_banking=bank.co_bank)
+        settlement = settle_with_bank(
+            bank_hands.setting,
+            bank.seat,
+            played,
+            rules,
+            dealer=None if dealer is None else dealer.setting,
+            dealer_wager=dealer_wager,
+            co_banking=bank.co_bank,
+        )
     resets = tuple(hands.reset for hands in (dealer, bank_hands) if hands is not None and hands.reset is not None)
     return EnteredTiles(dealer, bank_hands, shown, settlement.to_json(), resets)
 
@@ -196,8 +209,10 @@ def _dealer_hands(value: object, rules: PaiGowTileRules, *, needed: bool) -> _Ha
     if value is None and needed:
         raise RulesError("tiles: enter the dealer's four tiles ('dealer')")
     if value is not None and not needed:
-        raise RulesError("tiles: the dealer places no wager against the bank, so the dealer's tiles "
-                         "went to the Dead Hand (§ 535.11(l)): leave 'dealer' out")
+        raise RulesError(
+            "tiles: the dealer places no wager against the bank, so the dealer's tiles "
+            "went to the Dead Hand (§ 535.11(l)): leave 'dealer' out"
+        )
     return None if value is None else _house_way_hands(value, "dealer", rules)
 
 

@@ -28,8 +28,9 @@ def dealer_view(table: PaiGowTable) -> dict[str, Any]:
         "round": table.current_round,
         "prompt": table.prompt(),
         "wagers": [{"seat": seat, "amount": amount} for seat, amount in sorted(round_.wagers.items())],
-        "bank": None if round_.bank is None else {"seat": round_.bank.seat, "co_bank": round_.bank.co_bank,
-                                                 "dealer_wager": round_.dealer_wager},
+        "bank": None
+        if round_.bank is None
+        else {"seat": round_.bank.seat, "co_bank": round_.bank.co_bank, "dealer_wager": round_.dealer_wager},
         "bank_offer": list(round_.offer),
         "style": round_.style,
         "cut": None if round_.cut is None else round_.cut.to_json_dict(),
@@ -39,8 +40,11 @@ def dealer_view(table: PaiGowTable) -> dict[str, Any]:
         "total": round_.total,
         "start": None if round_.plan is None else label(round_.plan.start),
         "plan": round_.plan_summary(),
-        "dice_clock": {"state": clock.state, "seconds_left": clock.seconds_left,
-                       "registered_at": table.dice.registered_at},
+        "dice_clock": {
+            "state": clock.state,
+            "seconds_left": clock.seconds_left,
+            "registered_at": table.dice.registered_at,
+        },
         "last_result": table.last_result,
         "lamp": table.lamp_colour(),
     }

@@ -3,18 +3,23 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from drivers.codecs import BAD_CRC, BAD_LENGTH, GARBAGE, BadFrame
-from drivers.codecs import framed
+from drivers.codecs import BAD_CRC, BAD_LENGTH, GARBAGE, BadFrame, framed
 from drivers.codecs.framed import Ack, Frame, Heartbeat, Identify, Identity, Nak, crc16, decode, encode
 from drivers.codecs.shoe_framed import TABLE
 from drivers.codecs.shoe_messages import (
-    Card, CutCard, FaceUp, Fault, SetBurnMode, ShoeEmpty, Unreadable, Warning,
+    Card,
+    CutCard,
+    FaceUp,
+    Fault,
+    SetBurnMode,
+    ShoeEmpty,
+    Unreadable,
+    Warning,
 )  # fmt: skip
 from drivers.errors import CodecError
 from tests.support.codec_chunks import decode_in_chunks

@@ -2,21 +2,31 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from drivers.codecs import framed
 from drivers.codecs.framed import Ack, Frame, Heartbeat, Identify, Identity, Nak, decode
 from drivers.codecs.shaker import (
-    TABLE, Die, Lid, Reading, RequestReading, Reset, Shake, ShakerFault, fault_name,
+    TABLE,
+    Die,
+    Lid,
+    Reading,
+    RequestReading,
+    Reset,
+    Shake,
+    ShakerFault,
+    fault_name,
 )  # fmt: skip
 from drivers.errors import CodecError
 from tests.support.paths import REPO
 
 GOLDEN = [
     (Identify(1000), 0, "A5 02 00 80 03 E8 47 A0"),
-    (Identity("DS-3", "DS3-0117", "1.0.4"), 0, "A5 14 00 01 04 44 53 2D 33 08 44 53 33 2D 30 31 31 37 05 31 2E 30 2E 34 2E 03"),
+    (
+        Identity("DS-3", "DS3-0117", "1.0.4"),
+        0,
+        "A5 14 00 01 04 44 53 2D 33 08 44 53 33 2D 30 31 31 37 05 31 2E 30 2E 34 2E 03",
+    ),
     (Heartbeat(), 0, "A5 00 00 02 EC DE"),
     (Ack(), 1, "A5 00 01 03 CF CE"),
     (Nak(framed.NAK_BAD_CRC), 0, "A5 01 00 04 01 2E 91"),

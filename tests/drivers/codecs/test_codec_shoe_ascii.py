@@ -97,7 +97,9 @@ def test_valid_frames_survive_any_chunking(sent: list[tuple[object, bool]], chun
     assert decode_in_chunks(decode, stream, chunks) == [m for m, _ in sent]
 
 
-@given(st.binary(max_size=40).filter(lambda b: b"[" not in b and b"<" not in b), st.lists(messages, min_size=1, max_size=5))
+@given(
+    st.binary(max_size=40).filter(lambda b: b"[" not in b and b"<" not in b), st.lists(messages, min_size=1, max_size=5)
+)
 def test_frames_after_garbage_are_recovered(garbage: bytes, sent: list[object]) -> None:
     items = decode_in_chunks(decode, garbage + b"".join(encode(m) for m in sent))  # type: ignore[arg-type]
     assert [i for i in items if not isinstance(i, BadFrame)] == sent

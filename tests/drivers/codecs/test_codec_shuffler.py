@@ -3,8 +3,6 @@ and no byte string crashes a decoder."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -13,8 +11,19 @@ from drivers.codecs import BadFrame, drain, framed
 from drivers.codecs import shuffler as codec
 from drivers.codecs.framed import Frame, Heartbeat
 from drivers.codecs.shuffler import (
-    TABLE, BatchLoaded, BatchReleased, BatchState, DeviceIdentity, DeviceStatus, Fault, FaultCleared,
-    ReleaseBatch, ShuffleComplete, ShuffleProgress, ShuffleStarted, StartShuffle,
+    TABLE,
+    BatchLoaded,
+    BatchReleased,
+    BatchState,
+    DeviceIdentity,
+    DeviceStatus,
+    Fault,
+    FaultCleared,
+    ReleaseBatch,
+    ShuffleComplete,
+    ShuffleProgress,
+    ShuffleStarted,
+    StartShuffle,
 )  # fmt: skip
 from drivers.errors import CodecError
 from tests.support.paths import REPO
@@ -40,8 +49,11 @@ GOLDEN = [
 IDENTITY = (DeviceIdentity(1, "SH-16", "SH16-000042"), "01 05 53 48 2D 31 36 0B 53 48 31 36 2D 30 30 30 30 34 32")
 FIRMWARE = ("3.2.0", "05 33 2E 32 2E 30")
 STATUS = (
-    DeviceStatus(False, 0, (BatchState("A", "shuffled", 8, "red", 416, 100, DIGEST),
-                            BatchState("B", "released", 8, "blue", 416, 100))),
+    DeviceStatus(
+        False,
+        0,
+        (BatchState("A", "shuffled", 8, "red", 416, 100, DIGEST), BatchState("B", "released", 8, "blue", 416, 100)),
+    ),
     f"00 00 02 41 03 08 03 72 65 64 01 A0 64 {DIGEST_HEX} 42 04 08 04 62 6C 75 65 01 A0 64 " + " ".join(["00"] * 32),
 )
 
@@ -128,7 +140,9 @@ def test_no_byte_string_crashes_the_frame_decoder_or_the_message_table(data: byt
 
 
 @given(st.integers(0x10, 0x16), st.binary(max_size=64), st.integers(0, 255))
-def test_any_payload_under_a_shuffler_type_decodes_or_is_a_codec_error(frame_type: int, payload: bytes, seq: int) -> None:
+def test_any_payload_under_a_shuffler_type_decodes_or_is_a_codec_error(
+    frame_type: int, payload: bytes, seq: int
+) -> None:
     try:
         message = TABLE.message(Frame(seq, frame_type, payload))
     except CodecError:

@@ -46,8 +46,9 @@ def test_record_with_wrong_fields_is_refused() -> None:
 
 def test_two_events_with_one_name_are_refused() -> None:
     with pytest.raises(EventError, match="two events are named"):
+
         @event
-        class DealerCommand(DeviceEvent):  # noqa: F811 - the clash is the point
+        class DealerCommand(DeviceEvent):
             pass
 
 

@@ -8,11 +8,17 @@ import pytest
 
 from drivers.events import DeviceEvent, from_record, to_record
 from drivers.events.all import registered
-from drivers.events.shuffler import (
-    BatchLoaded, BatchReleased, BatchStatus, ShuffleCompleted, ShuffleProgress, ShuffleStarted, ShufflerFault,
-    ShufflerFaultCleared,
-)  # fmt: skip
 from drivers.events.lifecycle import DeviceFault
+from drivers.events.shuffler import (
+    BatchLoaded,
+    BatchReleased,
+    BatchStatus,
+    ShuffleCompleted,
+    ShuffleProgress,
+    ShufflerFault,
+    ShufflerFaultCleared,
+    ShuffleStarted,
+)  # fmt: skip
 
 EVENTS = [
     BatchLoaded("shuffler", "A", 8, "red"),

@@ -16,8 +16,9 @@ import json
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from firmware_host.feed import schema
 from firmware_host.feed.schema import FeedState
@@ -30,7 +31,7 @@ from tests.support.feed_records import RECORDS, Rec
 from tests.support.floor_run import run_table, table_profile
 
 PIT_PIN, SURVEILLANCE_PIN = "2468", "13579"
-TEST_SCRYPT_N = 2 ** 10
+TEST_SCRYPT_N = 2**10
 
 
 def messages_of(journal: Path, table: str) -> list[dict[str, Any]]:
@@ -44,8 +45,9 @@ def current_round(messages: list[dict[str, Any]]) -> int:
     return max(m["round"] for m in messages if m.get("round") is not None)
 
 
-def store_messages(db: Path, messages: list[dict[str, Any]], status: str | None = "online",
-                   offline: frozenset[str] = frozenset()) -> None:
+def store_messages(
+    db: Path, messages: list[dict[str, Any]], status: str | None = "online", offline: frozenset[str] = frozenset()
+) -> None:
     """Admit and store ``messages`` (unsigned, as ``--unsigned`` does), and each table's retained
     status (``offline`` for the tables in ``offline``)."""
     admission = Admission("tablehost", None)
@@ -59,8 +61,9 @@ def store_messages(db: Path, messages: list[dict[str, Any]], status: str | None 
             for table, items in by_table.items():
                 game = "paigow" if "PG" in table else "baccarat"
                 state = "offline" if table in offline else status
-                text = schema.encode({"table": table, "state": state, "version": "0.3.0", "game": game,
-                                      "seq": len(items)})
+                text = schema.encode(
+                    {"table": table, "state": state, "version": "0.3.0", "game": game, "seq": len(items)}
+                )
                 batch.append(admission.admit(f"tablehost/{table}/status", text))
         store.ingest(batch)
     finally:
@@ -70,10 +73,26 @@ def store_messages(db: Path, messages: list[dict[str, Any]], status: str | None 
 def protection_messages(table: str) -> list[dict[str, Any]]:
     """A chained feed with a round, a device alert and an advantage-window alert (game protection)."""
     records = RECORDS + [
-        Rec(11, "decision", "alert", {"code": "advantage-window", "text": "banker EV +1.2% at 40 cards seen",
-                                      "severity": "attention", "wager": "banker", "ev": "3/250"}, round=2),
-        Rec(12, "decision", "alert", {"code": "device-lost", "text": "shoe: lost (§ 541.5(b))", "severity": "fault"},
-            round=2),
+        Rec(
+            11,
+            "decision",
+            "alert",
+            {
+                "code": "advantage-window",
+                "text": "banker EV +1.2% at 40 cards seen",
+                "severity": "attention",
+                "wager": "banker",
+                "ev": "3/250",
+            },
+            round=2,
+        ),
+        Rec(
+            12,
+            "decision",
+            "alert",
+            {"code": "device-lost", "text": "shoe: lost (§ 541.5(b))", "severity": "fault"},
+            round=2,
+        ),
     ]
     now = time.time()  # a table's clock: the lag is the store's
     return [m for m, _ in schema.derive(table, [dataclasses.replace(r, at=now) for r in records], FeedState())]
@@ -96,8 +115,9 @@ def pin_dir(directory: Path) -> Path:
     return pins
 
 
-def get(url: str, user: str | None = "ann", pin: str | None = SURVEILLANCE_PIN,
-        headers: dict[str, str] | None = None) -> tuple[int, Any]:
+def get(
+    url: str, user: str | None = "ann", pin: str | None = SURVEILLANCE_PIN, headers: dict[str, str] | None = None
+) -> tuple[int, Any]:
     """GET ``url`` with HTTP Basic ``user``/``pin``: (status, JSON or text)."""
     sent = dict(headers or {})
     if user is not None:

@@ -20,8 +20,17 @@ from firmware_host.floor.dashboard.serve import Dashboard
 from firmware_host.floor.dashboard.views import ViewLog
 from firmware_host.floor.store import FloorStore
 from firmware_host.web.server import WebError
-from tests.floor.dashboard.support import (PIT_PIN, SURVEILLANCE_PIN, current_round, get, messages_of, pin_dir,
-                                           protection_messages, serving, store_messages)
+from tests.floor.dashboard.support import (
+    PIT_PIN,
+    SURVEILLANCE_PIN,
+    current_round,
+    get,
+    messages_of,
+    pin_dir,
+    protection_messages,
+    serving,
+    store_messages,
+)
 from tests.support.floor_run import floor_export, run_table
 from tests.support.paths import REPO
 
@@ -49,7 +58,8 @@ def test_the_view_log_is_the_surveillance_rooms_and_pit_gets_403(tmp_path: Path,
         status, views = get(served.url + "/api/views")
         assert status == 200
         assert {"user": "bob", "role": "pit", "views": {"table BAC-01": 1}} in [
-            {k: v for k, v in record.items() if k != "at"} for record in views]
+            {k: v for k, v in record.items() if k != "at"} for record in views
+        ]
 
 
 def test_the_protection_alerts_are_shown_to_surveillance_not_to_the_pit(tmp_path: Path) -> None:
@@ -58,7 +68,11 @@ def test_the_protection_alerts_are_shown_to_surveillance_not_to_the_pit(tmp_path
     with serving(db, tmp_path) as served:
         _, seen = get(served.url + "/api/tiles")
         (tile,) = seen["tiles"]
-        assert [a["code"] for a in tile["alerts"]] == ["device-lost", "advantage-window", "protocol-error"]  # by severity
+        assert [a["code"] for a in tile["alerts"]] == [
+            "device-lost",
+            "advantage-window",
+            "protocol-error",
+        ]  # by severity
         assert tile["severity"] == "fault"
         _, pit = get(served.url + "/api/tiles", user="bob", pin=PIT_PIN)
         assert "advantage-window" not in [a["code"] for a in pit["tiles"][0]["alerts"]]
@@ -108,9 +122,12 @@ def test_the_round_record_is_what_floor_export_prints(tmp_path: Path, journal: P
     store_messages(db, messages_of(journal, "BAC-01"))
     exported = floor_export(db, "BAC-01").splitlines()
     with serving(db, tmp_path) as served:
-        with urllib.request.urlopen(urllib.request.Request(
-                served.url + "/api/tables/BAC-01/rounds/7", headers={"Authorization": "Basic " + base64.b64encode(
-                    f"ann:{SURVEILLANCE_PIN}".encode()).decode()})) as answer:
+        with urllib.request.urlopen(
+            urllib.request.Request(
+                served.url + "/api/tables/BAC-01/rounds/7",
+                headers={"Authorization": "Basic " + base64.b64encode(f"ann:{SURVEILLANCE_PIN}".encode()).decode()},
+            )
+        ) as answer:
             assert answer.read().decode() == exported[6] + "\n"
         assert get(served.url + "/api/tables/BAC-01/rounds/999")[0] == 404
         assert get(served.url + "/api/tables/BAC-01/rounds/x7")[0] == 400
@@ -119,13 +136,24 @@ def test_the_round_record_is_what_floor_export_prints(tmp_path: Path, journal: P
 
 def test_figures_drop_win_theo_hold_from_settlements() -> None:
     figures = Figures()
-    figures.add([{"kind": "player", "amount": 10000, "outcome": "lose", "payout": 0, "commission": 0},
-                 {"kind": "banker", "amount": 10000, "outcome": "win", "payout": 10000, "commission": 500},
-                 {"kind": "tie", "amount": 1000, "outcome": "push", "payout": 0, "commission": 0}],
-                {"player": "-1/80", "banker": "-1/100"})
-    figures.add({"settlement": {"results": [{"position": 1, "amount": 2000, "net": 1900}]}})  # Pai Gow: the wagerer's net
-    assert figures.to_json() == {"rounds": 2, "drop": 23000, "win": 10000 - 9500 - 1900, "theo": round(
-        Fraction(10000, 80) + Fraction(10000, 100)), "hold": round(100 * (10000 - 9500 - 1900) / 23000, 2)}
+    figures.add(
+        [
+            {"kind": "player", "amount": 10000, "outcome": "lose", "payout": 0, "commission": 0},
+            {"kind": "banker", "amount": 10000, "outcome": "win", "payout": 10000, "commission": 500},
+            {"kind": "tie", "amount": 1000, "outcome": "push", "payout": 0, "commission": 0},
+        ],
+        {"player": "-1/80", "banker": "-1/100"},
+    )
+    figures.add(
+        {"settlement": {"results": [{"position": 1, "amount": 2000, "net": 1900}]}}
+    )  # Pai Gow: the wagerer's net
+    assert figures.to_json() == {
+        "rounds": 2,
+        "drop": 23000,
+        "win": 10000 - 9500 - 1900,
+        "theo": round(Fraction(10000, 80) + Fraction(10000, 100)),
+        "hold": round(100 * (10000 - 9500 - 1900) / 23000, 2),
+    }
 
 
 def test_views_are_one_summary_per_user_per_minute() -> None:
@@ -148,8 +176,11 @@ def test_the_web_layer_stands_in_front(tmp_path: Path, journal: Path) -> None:
         assert get(served.url + "/api/tiles", headers={"Host": "evil.example"})[0] == 400  # DNS rebinding
         host, port = served.url.removeprefix("http://").split(":")
         connection = http.client.HTTPConnection(host, int(port), timeout=10)
-        connection.request("GET", "/api/tables/BAC-01?x=" + "a" * 5000, headers={
-            "Authorization": "Basic " + base64.b64encode(f"ann:{SURVEILLANCE_PIN}".encode()).decode()})
+        connection.request(
+            "GET",
+            "/api/tables/BAC-01?x=" + "a" * 5000,
+            headers={"Authorization": "Basic " + base64.b64encode(f"ann:{SURVEILLANCE_PIN}".encode()).decode()},
+        )
         assert connection.getresponse().status in (200, 400)  # never a 500
         for _ in range(6):
             get(served.url + "/api/tiles", user="eve", pin="9999")
@@ -165,9 +196,27 @@ def test_off_loopback_needs_tls_and_a_bad_listen_is_one_line(tmp_path: Path) -> 
         Dashboard("0.0.0.0:0", lambda: FloorStore(db, read_only=True), pin_dir(tmp_path))
     with pytest.raises(WebError, match="holds no surveillance.pin"):
         Dashboard("127.0.0.1:0", lambda: FloorStore(db, read_only=True), tmp_path / "empty")
-    done = subprocess.run([sys.executable, "-m", "firmware_host", "floor", "--broker", "mqtt://127.0.0.1:1", "--db",
-                           str(db), "--unsigned", "--http", "0.0.0.0:0", "--http-dir", str(pin_dir(tmp_path))],
-                          capture_output=True, text=True, cwd=REPO, timeout=60)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "firmware_host",
+            "floor",
+            "--broker",
+            "mqtt://127.0.0.1:1",
+            "--db",
+            str(db),
+            "--unsigned",
+            "--http",
+            "0.0.0.0:0",
+            "--http-dir",
+            str(pin_dir(tmp_path)),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=60,
+    )
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1 and "tls.crt" in done.stderr
 
 

@@ -9,15 +9,23 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
 from bench.display.chromium import VIEWPORT
-from tests.floor.dashboard.support import (PIT_PIN, SURVEILLANCE_PIN, current_round, make_journal, messages_of,
-                                           protection_messages,
-                                           serving, store_messages)
+from tests.floor.dashboard.support import (
+    PIT_PIN,
+    SURVEILLANCE_PIN,
+    current_round,
+    make_journal,
+    messages_of,
+    protection_messages,
+    serving,
+    store_messages,
+)
 from tests.support.floor_run import floor_export, run_table
 from tests.support.paths import REPO
 
@@ -31,8 +39,9 @@ def login(browser: Any) -> Iterator[Any]:
     errors: list[str] = []
 
     def open_page(user: str = "ann", pin: str | None = SURVEILLANCE_PIN) -> Any:
-        context = browser.new_context(viewport=VIEWPORT, **(
-            {"http_credentials": {"username": user, "password": pin}} if pin is not None else {}))
+        context = browser.new_context(
+            viewport=VIEWPORT, **({"http_credentials": {"username": user, "password": pin}} if pin is not None else {})
+        )
         contexts.append(context)
         page = context.new_page()
         page.on("pageerror", lambda error: errors.append(str(error)))
@@ -56,12 +65,18 @@ def test_the_map_shows_a_tile_per_stored_table_and_updates_it_live(tmp_path: Pat
         page = login()
         page.goto(served.url + "/")
         page.wait_for_selector("body[data-tiles='3']")
-        assert [t.get_attribute("data-table") for t in page.query_selector_all(".tile")] == ["BAC-01", "BAC-02", "BAC-03"]
+        assert [t.get_attribute("data-table") for t in page.query_selector_all(".tile")] == [
+            "BAC-01",
+            "BAC-02",
+            "BAC-03",
+        ]
         before = page.get_attribute(".tile[data-table='BAC-01']", "data-seq")
         frames = int(page.get_attribute("body", "data-frames"))
         store_messages(db, first[30:])  # the rest of table 1's feed arrives
         last = json.loads(floor_export(db, "BAC-01").splitlines()[-1])
-        page.wait_for_function(f"document.querySelector(\".tile[data-table='BAC-01']\").dataset.seq === '{first[-1]['seq']}'")
+        page.wait_for_function(
+            f"document.querySelector(\".tile[data-table='BAC-01']\").dataset.seq === '{first[-1]['seq']}'"
+        )
         assert before != str(first[-1]["seq"]) and f"round {current_round(first)}" in tile_text(page, "BAC-01")
         assert current_round(first) >= last["round"]
         assert int(page.get_attribute("body", "data-frames")) > frames
@@ -70,8 +85,9 @@ def test_the_map_shows_a_tile_per_stored_table_and_updates_it_live(tmp_path: Pat
         assert [t.get_attribute("data-table") for t in page.query_selector_all(".tile:not([hidden])")] == ["BAC-02"]
 
 
-def test_the_drill_down_shows_roads_rounds_figures_and_the_record_link(tmp_path: Path, journal: Path,
-                                                                          login: Any) -> None:
+def test_the_drill_down_shows_roads_rounds_figures_and_the_record_link(
+    tmp_path: Path, journal: Path, login: Any
+) -> None:
     db = tmp_path / "floor.sqlite"
     store_messages(db, messages_of(journal, "BAC-01"))
     rounds = [json.loads(line) for line in floor_export(db, "BAC-01").splitlines()]
@@ -95,14 +111,17 @@ def test_the_drill_down_shows_roads_rounds_figures_and_the_record_link(tmp_path:
             page.screenshot(path=str(SCREENSHOTS / "floor-table.png"))
 
 
-def test_without_a_login_the_page_is_401_and_pit_cannot_read_the_view_log(tmp_path: Path, journal: Path,
-                                                                             login: Any) -> None:
+def test_without_a_login_the_page_is_401_and_pit_cannot_read_the_view_log(
+    tmp_path: Path, journal: Path, login: Any
+) -> None:
     db = tmp_path / "floor.sqlite"
     store_messages(db, messages_of(journal, "BAC-01"))
     with serving(db, tmp_path) as served:
         # Chromium shows no login dialog headless (the page fails ERR_INVALID_AUTH_CREDENTIALS): its requests say 401
         assert login(pin=None).request.get(served.url + "/").status == 401
-        assert login("bob", "1111").request.get(served.url + "/api/tiles").status == 401  # Chromium gives up on the page
+        assert (
+            login("bob", "1111").request.get(served.url + "/api/tiles").status == 401
+        )  # Chromium gives up on the page
         pit = login("bob", PIT_PIN)
         assert pit.goto(served.url + "/").status == 200
         pit.wait_for_selector("#who:has-text('pit')")
@@ -130,15 +149,20 @@ def test_500_tiles_are_drawn_and_follow_a_batch_of_500_changes(tmp_path: Path, l
         store_messages(db, [m for table in tables for m in feeds[table][-8:]], offline=offline)
         stored = time.perf_counter()
         last = {table: str(feeds[table][-1]["seq"]) for table in tables}
-        page.wait_for_function("(want) => Object.entries(want).every(([id, seq]) => "
-                               "document.querySelector(`.tile[data-table='${id}']`).dataset.seq === seq)",
-                               arg=last, timeout=60_000)
+        page.wait_for_function(
+            "(want) => Object.entries(want).every(([id, seq]) => "
+            "document.querySelector(`.tile[data-table='${id}']`).dataset.seq === seq)",
+            arg=last,
+            timeout=60_000,
+        )
         followed = time.perf_counter() - stored
         batches = page.evaluate("window.floor.batches")
         frames_after = int(page.get_attribute("body", "data-frames")) - frames
-        print(f"\n500 tiles: drawn {drawn:.2f} s after the page was asked for; a change to every table shown "
-              f"{followed:.2f} s after it was stored ({batches} SSE messages, {frames_after} frames drawn; "
-              f"pass over the store {served.dashboard.floor.pass_s:.2f} s)")
+        print(
+            f"\n500 tiles: drawn {drawn:.2f} s after the page was asked for; a change to every table shown "
+            f"{followed:.2f} s after it was stored ({batches} SSE messages, {frames_after} frames drawn; "
+            f"pass over the store {served.dashboard.floor.pass_s:.2f} s)"
+        )
         assert len(page.query_selector_all(".tile")) == 500
         assert page.inner_text("#n-offline") == str(len(offline))
         if os.environ.get("TABLEHOST_SCREENSHOTS"):

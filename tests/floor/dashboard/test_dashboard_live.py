@@ -32,10 +32,28 @@ def test_the_collectors_dashboard_follows_a_table_through_mosquitto(tmp_path: Pa
     url = f"http://127.0.0.1:{free_port()}"
     with Broker(tmp_path / "broker") as broker:
         floor = subprocess.Popen(
-            [sys.executable, "-m", "firmware_host", "floor", "--broker", broker.url, "--db", str(db), "--keys",
-             str(floor_keys(tmp_path)), "--http", url.removeprefix("http://"), "--http-dir", str(pin_dir(tmp_path))],
-            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+            [
+                sys.executable,
+                "-m",
+                "firmware_host",
+                "floor",
+                "--broker",
+                broker.url,
+                "--db",
+                str(db),
+                "--keys",
+                str(floor_keys(tmp_path)),
+                "--http",
+                url.removeprefix("http://"),
+                "--http-dir",
+                str(pin_dir(tmp_path)),
+            ],
+            cwd=REPO,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
         try:
             wait_for(lambda: _status(url) == 200, 30, "the dashboard serving")
             run_table(profile, journal, 6, broker.url)

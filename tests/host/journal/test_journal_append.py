@@ -10,12 +10,11 @@ import sqlite3
 import pytest
 
 from drivers.events import DeviceEvent
-from firmware_host.tables.events import ClockTick, DealerCommand
-from firmware_host.tables.decisions import Decision
 from firmware_host.errors import JournalError
 from firmware_host.host.journal import GENESIS_PREV_HASH, Journal, verify, writer_lock_path
-
-from tests.support.journal_forge import KEY, OTHER_KEY, JournalTestReading, build, rows, sample_steps
+from firmware_host.tables.decisions import Decision
+from firmware_host.tables.events import ClockTick, DealerCommand
+from tests.support.journal_forge import KEY, OTHER_KEY, JournalTestReading, build, rows
 
 
 def test_541_12_c_steps_rebuild_every_event_and_decision_equal_to_the_originals(tmp_path: pathlib.Path) -> None:
@@ -61,7 +60,10 @@ def test_a_step_is_its_input_then_its_decisions_all_stamped_with_the_inputs_time
         seq = journal.append_step(42.5, DealerCommand("buttons", "reveal", {"seat": 2}), decisions)
         records = list(journal.records(seq))
     assert [(r.kind, r.type, r.at, r.round) for r in records] == [
-        ("input", "DealerCommand", 42.5, None), ("decision", "prompt", 42.5, 3), ("decision", "alert", 42.5, 3)]
+        ("input", "DealerCommand", 42.5, None),
+        ("decision", "prompt", 42.5, 3),
+        ("decision", "alert", 42.5, 3),
+    ]
     assert records[0].data == {"device": "buttons", "command": "reveal", "args": {"seat": 2}}
 
 
@@ -116,9 +118,8 @@ def test_an_unregistered_event_is_refused(tmp_path: pathlib.Path) -> None:
     class NotRegistered(DeviceEvent):
         pass
 
-    with Journal.open(tmp_path / "j.sqlite") as journal:
-        with pytest.raises(JournalError, match="NotRegistered"):
-            journal.append_step(1.0, NotRegistered("x"), [])
+    with Journal.open(tmp_path / "j.sqlite") as journal, pytest.raises(JournalError, match="NotRegistered"):
+        journal.append_step(1.0, NotRegistered("x"), [])
 
 
 def test_a_round_beyond_64_bits_is_refused(tmp_path: pathlib.Path) -> None:
@@ -183,4 +184,3 @@ def test_records_iterate_across_many_pages_in_order(tmp_path: pathlib.Path) -> N
         steps = list(journal.steps())
     assert seqs == list(range(1, 1 + 1 + 7 * 201))
     assert [len(d) for _, _, d in steps] == [200] * 7
-

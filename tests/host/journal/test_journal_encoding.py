@@ -7,7 +7,6 @@ import hashlib
 import hmac
 
 from firmware_host.host.journal import GENESIS_PREV_HASH, encode, key_id
-
 from tests.support.journal_forge import KEY
 
 DOCUMENTED_HEAD = bytes.fromhex(
@@ -24,8 +23,11 @@ def test_the_worked_example_of_the_docs_encodes_hashes_and_macs_as_documented() 
     message = encode(2, "input", "ClockTick", 1.5, None, '{"device":"clock"}', GENESIS_PREV_HASH)
     assert message == DOCUMENTED_HEAD + b"0" * 64
     assert hashlib.sha256(message).hexdigest() == "42a9b251658ae8a990c75c063ae93bc548c37781c4f8012ebd20252bd60038c5"
-    assert KEY == bytes(range(32))
-    assert hmac.new(KEY, message, "sha256").hexdigest() == "1f914408ed95307b4d0de8e12440e717ad759f795a43a449733f715ddf480993"
+    assert bytes(range(32)) == KEY
+    assert (
+        hmac.new(KEY, message, "sha256").hexdigest()
+        == "1f914408ed95307b4d0de8e12440e717ad759f795a43a449733f715ddf480993"
+    )
     assert key_id(KEY) == "0763eac00c15f665"
 
 

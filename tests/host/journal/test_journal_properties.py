@@ -15,10 +15,9 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from firmware_host.tables.events import DealerCommand, WagerPlaced
-from firmware_host.tables.decisions import Decision
 from firmware_host.host.journal import Journal, verify
-
+from firmware_host.tables.decisions import Decision
+from firmware_host.tables.events import DealerCommand, WagerPlaced
 from tests.support.journal_forge import KEY, JournalTestReading, build, rows
 
 INT64 = st.integers(-(2**63), 2**63 - 1)
@@ -31,8 +30,13 @@ json_objects = st.dictionaries(st.text(max_size=6), json_values, max_size=4)
 events = st.one_of(
     st.builds(WagerPlaced, st.just("dealer"), st.integers(1, 7), st.text(max_size=8), INT64),
     st.builds(DealerCommand, st.text(min_size=1, max_size=8), st.text(max_size=12), st.none() | json_objects),
-    st.builds(JournalTestReading, st.just("shoe"), st.lists(INT64, max_size=4).map(tuple),
-              st.none() | st.text(max_size=8), st.none() | json_objects),
+    st.builds(
+        JournalTestReading,
+        st.just("shoe"),
+        st.lists(INT64, max_size=4).map(tuple),
+        st.none() | st.text(max_size=8),
+        st.none() | json_objects,
+    ),
 )
 decisions = st.builds(Decision, st.text(min_size=1, max_size=12), json_objects, st.none() | INT64)
 times = st.floats(allow_nan=False, allow_infinity=False)
@@ -44,7 +48,8 @@ appends = st.lists(st.one_of(steps.map(lambda s: ("step", s)), metas.map(lambda 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(appends=appends, keyed=st.booleans())
 def test_any_sequence_of_appends_verifies_and_replays_to_what_was_appended(
-        appends: list[tuple[str, Any]], keyed: bool) -> None:
+    appends: list[tuple[str, Any]], keyed: bool
+) -> None:
     key = KEY if keyed else None
     with tempfile.TemporaryDirectory() as tmp:
         path = pathlib.Path(tmp) / "j.sqlite"
@@ -60,8 +65,7 @@ def test_any_sequence_of_appends_verifies_and_replays_to_what_was_appended(
         report = verify(path, hmac_key=key)
     assert report.ok, report
     assert report.records_checked == count == 1 + sum(1 if w == "meta" else 1 + len(a[2]) for w, a in appends)
-    assert replayed == [(at + 0.0, ev, ds) for w, (at, ev, ds) in
-                        ((w, a) for w, a in appends if w == "step")]
+    assert replayed == [(at + 0.0, ev, ds) for w, (at, ev, ds) in ((w, a) for w, a in appends if w == "step")]
 
 
 # ---------------------------------------------------------------- single-byte edits
@@ -97,10 +101,16 @@ def _edit_byte(value: Any, index: int, new_byte: int) -> Any:
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(keyed=st.booleans(), pick=st.integers(0, 10**6), field=st.sampled_from(FIELDS),
-       index=st.integers(0, 10**6), new_byte=st.integers(0, 255))
+@given(
+    keyed=st.booleans(),
+    pick=st.integers(0, 10**6),
+    field=st.sampled_from(FIELDS),
+    index=st.integers(0, 10**6),
+    new_byte=st.integers(0, 255),
+)
 def test_any_single_byte_edit_of_any_field_is_caught(
-        templates: dict[bool, pathlib.Path], keyed: bool, pick: int, field: str, index: int, new_byte: int) -> None:
+    templates: dict[bool, pathlib.Path], keyed: bool, pick: int, field: str, index: int, new_byte: int
+) -> None:
     key = KEY if keyed else None
     with tempfile.TemporaryDirectory() as tmp:
         path = pathlib.Path(tmp) / "j.sqlite"

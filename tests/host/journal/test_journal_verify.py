@@ -11,11 +11,10 @@ import shutil
 
 import pytest
 
-from firmware_host.tables.events import ClockTick
-from firmware_host.tables.decisions import Decision
 from firmware_host.errors import JournalError
 from firmware_host.host.journal import GENESIS_PREV_HASH, Journal, Problem, encode, verify
-
+from firmware_host.tables.decisions import Decision
+from firmware_host.tables.events import ClockTick
 from tests.support.journal_forge import KEY, OTHER_KEY, build, execute, rechain, rows
 
 
@@ -73,9 +72,17 @@ def test_an_inserted_record_is_found_where_it_was_inserted(path: pathlib.Path, k
     execute(path, "UPDATE records SET seq = -seq - 1 WHERE seq >= 4")
     execute(path, "UPDATE records SET seq = -seq WHERE seq < 0")
     prev = rows(path)[2][7]
-    data = json.dumps({"device": "dealer", "seat": 1, "kind": "player", "amount": 100000}, separators=(",", ":"), sort_keys=True)
+    data = json.dumps(
+        {"device": "dealer", "seat": 1, "kind": "player", "amount": 100000}, separators=(",", ":"), sort_keys=True
+    )
     new_hash = hashlib.sha256(encode(4, "input", "WagerPlaced", 1001.0, None, data, prev)).hexdigest()
-    execute(path, "INSERT INTO records VALUES (4, 'input', 'WagerPlaced', 1001.0, NULL, ?, ?, ?, NULL)", data, prev, new_hash)
+    execute(
+        path,
+        "INSERT INTO records VALUES (4, 'input', 'WagerPlaced', 1001.0, NULL, ?, ?, ?, NULL)",
+        data,
+        prev,
+        new_hash,
+    )
     report = verify(path)  # even without the key
     assert (report.ok, report.broken_seq, report.problem) == (False, 4, Problem.INSERTED)
     assert report.record is not None and report.record.data["amount"] == 100000
@@ -127,8 +134,15 @@ def test_an_appended_forgery_in_a_keyed_journal_fails_on_its_mac(tmp_path: pathl
     last = rows(path)[-1]
     seq, data = last[0] + 1, '{"winner":"player"}'
     new_hash = hashlib.sha256(encode(seq, "decision", "round_result", 2000.0, 8, data, last[7])).hexdigest()
-    execute(path, "INSERT INTO records VALUES (?, 'decision', 'round_result', 2000.0, 8, ?, ?, ?, ?)",
-            seq, data, last[7], new_hash, "0" * 64)
+    execute(
+        path,
+        "INSERT INTO records VALUES (?, 'decision', 'round_result', 2000.0, 8, ?, ?, ?, ?)",
+        seq,
+        data,
+        last[7],
+        new_hash,
+        "0" * 64,
+    )
     report = verify(path, hmac_key=KEY)
     assert (report.broken_seq, report.problem) == (seq, Problem.BAD_MAC)
 

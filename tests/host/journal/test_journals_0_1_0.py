@@ -14,8 +14,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.journals_010 import JOURNALS, Fixture, copy_journal, decided_since_0_2_0, exported_less_0_3_0, \
-    golden, replay_lines, resume_without_playing, tablehost
+from tests.support.journals_010 import (
+    JOURNALS,
+    Fixture,
+    copy_journal,
+    decided_since_0_2_0,
+    exported_less_0_3_0,
+    golden,
+    replay_lines,
+    resume_without_playing,
+    tablehost,
+)
 
 pytestmark = pytest.mark.parametrize("fixture", JOURNALS, ids=[f.name for f in JOURNALS])
 
@@ -23,8 +32,10 @@ pytestmark = pytest.mark.parametrize("fixture", JOURNALS, ids=[f.name for f in J
 def test_it_verifies_intact_as_0_1_0_said(fixture: Fixture, tmp_path: Path) -> None:
     copy_journal(fixture, tmp_path)  # the same file name: the output names it
     verified = tablehost("journal", "verify", fixture.journal.name, cwd=tmp_path)
-    assert (verified.stdout, verified.returncode) == (golden(fixture, "verify.txt").read_text(),
-                                                      int(golden(fixture, "verify.rc").read_text()))
+    assert (verified.stdout, verified.returncode) == (
+        golden(fixture, "verify.txt").read_text(),
+        int(golden(fixture, "verify.rc").read_text()),
+    )
     assert verified.returncode == 0 and ": intact: " in verified.stdout
 
 
@@ -57,8 +68,12 @@ def test_a_fresh_controller_replays_every_decision_as_0_1_0_made_it(fixture: Fix
     assert len(replayed) == len(expected)
     for line, (got, want) in enumerate(zip(replayed, expected), 1):
         assert as_0_1_0_prompted(got) == want, f"step {line} of {fixture.name} replays differently"
-    deal_prompts = [d for line in replayed for d in json.loads(line).get("decisions", [])
-                    if d["type"] == "prompt" and d["data"].get("action") == "deal"]
+    deal_prompts = [
+        d
+        for line in replayed
+        for d in json.loads(line).get("decisions", [])
+        if d["type"] == "prompt" and d["data"].get("action") == "deal"
+    ]
     assert (fixture.name == "paigow") == (not deal_prompts)
     assert all("exposed" in d["data"] for d in deal_prompts)
     odds = [d for line in replayed for d in json.loads(line).get("decisions", []) if d["type"] == "odds"]
@@ -77,14 +92,25 @@ def test_tablehost_run_resumes_it_without_playing(fixture: Fixture, tmp_path: Pa
 def test_the_fixture_holds_what_it_is_kept_for(fixture: Fixture) -> None:
     """A new set of fixtures must be as rich as this one: the irregularities, shoes and banks named here."""
     rounds = [json.loads(line) for line in golden(fixture, "rounds.jsonl").read_text().splitlines()]
-    alerts = {step["data"].get("code") for line in golden(fixture, "replay.jsonl").read_text().splitlines()
-              for step in json.loads(line).get("decisions", []) if step["type"] == "alert"}
+    alerts = {
+        step["data"].get("code")
+        for line in golden(fixture, "replay.jsonl").read_text().splitlines()
+        for step in json.loads(line).get("decisions", [])
+        if step["type"] == "alert"
+    }
     shoes = len(golden(fixture, "shoes.jsonl").read_text().splitlines())
     assert len(rounds) == fixture.rounds
     if fixture.name == "baccarat-irregularities":
         # § 541.14(a), (c), (d), (e), a card the shoe could not read, a bad link, the shoe lost
-        assert {"card-drawn-in-error", "card-disclosed", "card-face-up", "shoe-empty", "card-unreadable",
-                "protocol-error", "device-lost"} <= alerts
+        assert {
+            "card-drawn-in-error",
+            "card-disclosed",
+            "card-face-up",
+            "shoe-empty",
+            "card-unreadable",
+            "protocol-error",
+            "device-lost",
+        } <= alerts
         assert shoes >= 2
     elif fixture.name == "baccarat-shuffler":
         assert {"shuffler-fault", "shuffle-abandoned", "card-count", "new-decks", "device-lost"} <= alerts

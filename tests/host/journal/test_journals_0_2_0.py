@@ -13,8 +13,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.journals_010 import JOURNALS_020, Fixture, copy_journal, decided_since_0_2_0, exported_less_0_3_0, \
-    golden, replay_lines, resume_without_playing, tablehost
+from tests.support.journals_010 import (
+    JOURNALS_020,
+    Fixture,
+    copy_journal,
+    decided_since_0_2_0,
+    exported_less_0_3_0,
+    golden,
+    replay_lines,
+    resume_without_playing,
+    tablehost,
+)
 
 pytestmark = pytest.mark.parametrize("fixture", JOURNALS_020, ids=[f.name for f in JOURNALS_020])
 

@@ -15,8 +15,8 @@ import sqlite3
 import pytest
 
 from drivers.events.lifecycle import DeviceLost
-from firmware_host.host import segments
 from firmware_host.errors import JournalError
+from firmware_host.host import segments
 from firmware_host.host.journal import CHECKPOINT_TYPE, Journal, Problem, export_rounds, verify
 from firmware_host.tables.decisions import Decision
 
@@ -25,8 +25,9 @@ KEY = bytes(range(32))
 
 def play(journal: Journal, rounds: range) -> None:
     for number in rounds:
-        journal.append_step(float(number), DeviceLost(device="shoe", reason="x"),
-                            [Decision("round_result", {"round": number}, number)])
+        journal.append_step(
+            float(number), DeviceLost(device="shoe", reason="x"), [Decision("round_result", {"round": number}, number)]
+        )
 
 
 def rotated(tmp_path: pathlib.Path, times: int = 3) -> pathlib.Path:
@@ -41,8 +42,11 @@ def rotated(tmp_path: pathlib.Path, times: int = 3) -> pathlib.Path:
 
 
 def all_seqs(path: pathlib.Path) -> list[int]:
-    return [seq for segment in segments.segments_of(path) for (seq,) in
-            sqlite3.connect(segment.path).execute("SELECT seq FROM records ORDER BY seq")]
+    return [
+        seq
+        for segment in segments.segments_of(path)
+        for (seq,) in sqlite3.connect(segment.path).execute("SELECT seq FROM records ORDER BY seq")
+    ]
 
 
 def test_rotation_keeps_seq_gapless_and_the_chain_whole_under_the_key(tmp_path: pathlib.Path) -> None:
@@ -112,11 +116,8 @@ def test_a_segment_cut_short_is_named(tmp_path: pathlib.Path) -> None:
     assert f"records {last - 1}..{last} were cut off" in report.detail
 
 
-
-
 @pytest.mark.parametrize("stage", ["copy-half-written", "copy-whole", "copy-archived", "mid-cut", "after-cut"])
-def test_sigkill_at_any_moment_of_a_rotation_loses_and_duplicates_nothing(tmp_path: pathlib.Path,
-                                                                         stage: str) -> None:
+def test_sigkill_at_any_moment_of_a_rotation_loses_and_duplicates_nothing(tmp_path: pathlib.Path, stage: str) -> None:
     """A child process rotates and SIGKILLs itself at one moment of it; the journal then opens,
     verifies, holds every record once, and takes further steps."""
     path = tmp_path / "t.sqlite"
@@ -227,4 +228,6 @@ def test_records_after_pages_a_reader_behind_rotations_through_the_archives(tmp_
         with pytest.raises(JournalError, match="record 2 is in no segment beside it"):
             journal.records_after(1, 10)
         assert [r.seq for r in journal.records_after(journal.first_record.seq - 1, 2)] == [
-            journal.first_record.seq, journal.first_record.seq + 1]
+            journal.first_record.seq,
+            journal.first_record.seq + 1,
+        ]

@@ -3,7 +3,6 @@ alarms bounded by Ville's inequality, and the day's watch that raises each alarm
 
 from __future__ import annotations
 
-import itertools
 import random
 from fractions import Fraction
 
@@ -247,5 +246,8 @@ def test_the_records_do_not_depend_on_the_order_a_set_of_windows_iterates_in() -
     backward = frozenset(["lucky_six", "banker_pair", "player_pair"])
     one, _ = Watch.for_kinds(KINDS).observe(POLICY, 1, 1, Fraction(0), forward, {})
     two, _ = Watch.for_kinds(KINDS).observe(POLICY, 1, 1, Fraction(0), backward, {})
-    assert list(one.windows.items()) == list(two.windows.items()) == [
-        ("player_pair", 1), ("banker_pair", 1), ("lucky_six", 1)]
+    assert (
+        list(one.windows.items())
+        == list(two.windows.items())
+        == [("player_pair", 1), ("banker_pair", 1), ("lucky_six", 1)]
+    )

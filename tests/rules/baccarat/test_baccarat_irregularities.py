@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from firmware_host.errors import RulesError
 from firmware_host.rules.baccarat.cards import parse_card, parse_cards
 from firmware_host.rules.baccarat.deal import Deal, Slot
 from firmware_host.rules.baccarat.irregularities import IrregularityAction, card_out_of_turn
-from firmware_host.errors import RulesError
 
 
 def dealt(text: str) -> Deal:

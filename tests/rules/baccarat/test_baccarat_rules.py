@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
+from firmware_host.errors import ProfileError, RulesError
 from firmware_host.rules.baccarat.rules import (
     COMMISSION_FREE_BANKER_SIX_ODDS,
     PAIR_ODDS,
     RulesSubmission,
 )
 from firmware_host.rules.baccarat.variant import Variant
-from firmware_host.errors import ProfileError, RulesError
 
 
 def from_toml(text: str) -> RulesSubmission:
@@ -82,7 +82,7 @@ def test_631c_5_commission_free_offers_the_optional_wagers() -> None:
         ('offered_wagers = ["lucky_six"]', "rules.offered_wagers", "not a wager of standard"),
         ('lucky_six_on_six_six_tie = "push"', "rules.lucky_six_on_six_six_tie", "only to variant 'commission-free'"),
         (
-            'tie_commission_alternative = true\ncommission_percent = 4',
+            "tie_commission_alternative = true\ncommission_percent = 4",
             "rules.commission_percent",
             "§ 541.13(f)",
         ),
@@ -92,7 +92,11 @@ def test_631c_5_commission_free_offers_the_optional_wagers() -> None:
             "§ 541.13(f)",
         ),
         ('variant = "commission-free"\ncommission_percent = 5', "rules.commission_percent", "§ 631c.5(a)"),
-        ('variant = "commission-free"\ntie_commission_alternative = false', "rules.tie_commission_alternative", "§ 631c.5(a)"),
+        (
+            'variant = "commission-free"\ntie_commission_alternative = false',
+            "rules.tie_commission_alternative",
+            "§ 631c.5(a)",
+        ),
         ('variant = "commission-free"\ntie_payout = 9', "rules.tie_payout", "8 to 1 (§ 631c.5(j))"),
         ('variant = "commission-free"\nlucky_six_on_six_six_tie = "win"', "rules.lucky_six_on_six_six_tie", "'win'"),
     ],

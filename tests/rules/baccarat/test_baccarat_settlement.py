@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from firmware_host.errors import RulesError
 from firmware_host.rules.baccarat.cards import RANKS, SUITS, Card, parse_cards
 from firmware_host.rules.baccarat.deal import Deal, RoundResult, resolve
 from firmware_host.rules.baccarat.rules import RulesSubmission
@@ -18,7 +19,6 @@ from firmware_host.rules.baccarat.settlement import (
     settle_pairs,
     vigorish,
 )
-from firmware_host.errors import RulesError
 
 STANDARD = RulesSubmission()
 COMMISSION_FREE = RulesSubmission(variant="commission-free")

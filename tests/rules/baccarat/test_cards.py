@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from firmware_host.errors import RulesError
 from firmware_host.rules.baccarat.cards import (
     RANKS,
     SUITS,
@@ -19,7 +20,6 @@ from firmware_host.rules.baccarat.cards import (
     remove_seen,
     shoe_composition,
 )
-from firmware_host.errors import RulesError
 
 every_card = st.builds(Card, st.sampled_from(RANKS), st.sampled_from(SUITS))
 

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
+from firmware_host.errors import RulesError
 from firmware_host.rules.baccarat.cards import Card, parse_cards
 from firmware_host.rules.baccarat.deal import Deal, RoundResult, Slot, resolve
-from firmware_host.errors import RulesError
 
 #: A card of each § 541.6(a) value, for building hands with chosen point counts.
 CARD_OF_VALUE = {0: Card("K", "C"), **{v: Card("A" if v == 1 else str(v), "D") for v in range(1, 10)}}
@@ -210,7 +210,12 @@ def test_resolve_reads_no_more_cards_than_needed_from_an_iterator() -> None:
 
 @pytest.mark.parametrize(
     ("text", "missing"),
-    [("", "player's card 1"), ("2S 3H 2D", "banker's card 2"), ("2S 3H 2D 2C", "player's card 3"), ("2S 3H 2D 2C 6S", "banker's card 3")],
+    [
+        ("", "player's card 1"),
+        ("2S 3H 2D", "banker's card 2"),
+        ("2S 3H 2D 2C", "player's card 3"),
+        ("2S 3H 2D 2C 6S", "banker's card 3"),
+    ],
 )
 def test_541_14_e_resolve_refuses_too_few_cards(text: str, missing: str) -> None:
     with pytest.raises(RulesError, match=f"too few cards.*{missing}"):

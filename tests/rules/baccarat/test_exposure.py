@@ -74,8 +74,11 @@ def _pay(kind: str, deal: Deal, rules: RulesSubmission) -> Fraction:
 
 def brute_force_evs(ranks: dict[str, int], rules: RulesSubmission) -> dict[str, Fraction]:
     """Every card sequence a round can take from ``ranks``, one card at a time, with its probability."""
-    kinds = [kind for kind in ("banker", "player", "tie", "player_pair", "banker_pair", "lucky_six")
-             if kind in rules.offered_wagers]
+    kinds = [
+        kind
+        for kind in ("banker", "player", "tie", "player_pair", "banker_pair", "lucky_six")
+        if kind in rules.offered_wagers
+    ]
     totals = dict.fromkeys(kinds, Fraction(0))
     left = dict(ranks)
 
@@ -110,11 +113,19 @@ MID_SHOE = (
 
 
 @pytest.mark.parametrize("counts", MID_SHOE, ids=lambda c: "".join(f"{r}{n}" for r, n in c.items()))
-@pytest.mark.parametrize("rules", [STANDARD, RulesSubmission(tie_commission_alternative=True), COMMISSION_FREE,
-                                   RulesSubmission(variant="commission-free", lucky_six_on_six_six_tie="push")],
-                         ids=["standard", "tie-commission", "commission-free", "lucky-six-push"])
-def test_evs_at_mid_shoe_states_equal_an_independent_enumeration(counts: dict[str, int],
-                                                                 rules: RulesSubmission) -> None:
+@pytest.mark.parametrize(
+    "rules",
+    [
+        STANDARD,
+        RulesSubmission(tie_commission_alternative=True),
+        COMMISSION_FREE,
+        RulesSubmission(variant="commission-free", lucky_six_on_six_six_tie="push"),
+    ],
+    ids=["standard", "tie-commission", "commission-free", "lucky-six-push"],
+)
+def test_evs_at_mid_shoe_states_equal_an_independent_enumeration(
+    counts: dict[str, int], rules: RulesSubmission
+) -> None:
     assert expected_values(rules, ranks_of(counts)) == brute_force_evs(counts, rules)
 
 
@@ -141,8 +152,9 @@ def test_pairs_are_by_rank_not_by_point_value() -> None:
         ("lucky_six", COMMISSION_FREE, "-16.6836"),  # § 631c.5(k), Wizard of Odds "Macau" 12/20 table
     ],
 )
-def test_with_nothing_seen_the_evs_are_the_published_eight_deck_edges(kind: str, rules: RulesSubmission,
-                                                                      published_percent: str) -> None:
+def test_with_nothing_seen_the_evs_are_the_published_eight_deck_edges(
+    kind: str, rules: RulesSubmission, published_percent: str
+) -> None:
     ev = expected_values(rules, full_shoe_ranks(8))[kind]
     assert round(ev * 100, 4) == Fraction(published_percent)
 
@@ -189,8 +201,10 @@ def test_suits_never_matter(seen: list[Card], suits: list[str], rules: RulesSubm
 
 
 @settings(max_examples=25, deadline=None)
-@given(counts=st.lists(st.integers(0, 8), min_size=13, max_size=13).filter(lambda c: sum(c) >= 6),
-       order=st.permutations(range(13)))
+@given(
+    counts=st.lists(st.integers(0, 8), min_size=13, max_size=13).filter(lambda c: sum(c) >= 6),
+    order=st.permutations(range(13)),
+)
 def test_the_pair_ev_depends_only_on_the_rank_counts(counts: list[int], order: list[int]) -> None:
     """The pair EV is a function of the multiset of rank counts: which ranks hold them, and
     what the ranks count (§ 541.6(a)), do not matter; it is 12 sum n(n-1) / N(N-1) - 1."""

@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from firmware_host.errors import RulesError
 from firmware_host.rules.baccarat.cards import RANKS, SUITS, Card, parse_cards, remove_seen, shoe_composition
 from firmware_host.rules.baccarat.deal import resolve
 from firmware_host.rules.baccarat.odds import exact_odds, house_edge, house_edges, shoe_odds
 from firmware_host.rules.baccarat.rules import RulesSubmission
-from firmware_host.errors import RulesError
 
 EIGHT_DECKS = shoe_odds(8)
 STANDARD = RulesSubmission()

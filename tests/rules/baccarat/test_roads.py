@@ -3,26 +3,39 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from firmware_host.errors import RulesError
 from firmware_host.rules.baccarat.roads import (
-    DERIVED, GRID_ROWS, Outcome, RoadBuilder, big_road_grid, derived_mark, outcome_from_json, roads,
+    DERIVED,
+    GRID_ROWS,
+    Outcome,
+    RoadBuilder,
+    big_road_grid,
+    derived_mark,
+    outcome_from_json,
+    roads,
 )
 
 
 def shoe(text: str) -> list[Outcome]:
     """``"B P T"`` as outcomes (``b``/``p`` lower case: with a banker/player pair)."""
     names = {"B": "banker", "P": "player", "T": "tie"}
-    return [Outcome(names[word[0].upper()], player_pair="p" in word[1:], banker_pair="b" in word[1:])
-            for word in text.split()]
+    return [
+        Outcome(names[word[0].upper()], player_pair="p" in word[1:], banker_pair="b" in word[1:])
+        for word in text.split()
+    ]
 
 
-outcomes = st.lists(st.builds(Outcome, st.sampled_from(["banker", "player", "tie"]), st.booleans(), st.booleans(),
-                              st.booleans()), max_size=90)
+outcomes = st.lists(
+    st.builds(Outcome, st.sampled_from(["banker", "player", "tie"]), st.booleans(), st.booleans(), st.booleans()),
+    max_size=90,
+)
 
 
 # -- worked examples ---------------------------------------------------------------------
+
 
 def test_bead_plate_keeps_every_round_in_columns_of_six() -> None:
     road = roads(shoe("B P T B B P T"))
@@ -32,8 +45,10 @@ def test_bead_plate_keeps_every_round_in_columns_of_six() -> None:
 
 def test_ties_go_on_the_current_cell_and_leading_ties_on_the_first() -> None:
     road = roads(shoe("T T B P T T T P"))
-    assert [[(c.winner, c.ties) for c in column] for column in road.big_road] == [[("banker", 2)],
-                                                                                 [("player", 3), ("player", 0)]]
+    assert [[(c.winner, c.ties) for c in column] for column in road.big_road] == [
+        [("banker", 2)],
+        [("player", 3), ("player", 0)],
+    ]
 
 
 def test_pair_marks_go_on_the_cell() -> None:
@@ -72,8 +87,11 @@ def test_first_cell_of_a_column_compares_the_two_columns_before() -> None:
 
 def test_each_derived_road_starts_at_its_own_column() -> None:
     road = roads(shoe("B P B P B P"))  # six columns of one: every mark red
-    assert road.derived == {"big_eye_boy": (("red",) * 4,), "small_road": (("red",) * 3,),
-                            "cockroach_pig": (("red",) * 2,)}
+    assert road.derived == {
+        "big_eye_boy": (("red",) * 4,),
+        "small_road": (("red",) * 3,),
+        "cockroach_pig": (("red",) * 2,),
+    }
 
 
 def test_ask_the_road() -> None:
@@ -111,6 +129,7 @@ def test_counts() -> None:
 
 # -- properties ----------------------------------------------------------------------------
 
+
 @given(outcomes, st.data())
 def test_a_tie_changes_no_derived_road(shoe_outcomes: list[Outcome], data: st.DataObject) -> None:
     at = data.draw(st.integers(0, len(shoe_outcomes)))
@@ -124,8 +143,9 @@ def test_a_tie_changes_no_derived_road(shoe_outcomes: list[Outcome], data: st.Da
 def test_each_derived_road_has_one_mark_per_cell_from_its_start(shoe_outcomes: list[Outcome]) -> None:
     road = roads(shoe_outcomes)
     for name, k in DERIVED.items():
-        due = sum(1 for c, column in enumerate(road.big_road) for r in range(len(column))
-                  if (c == k and r >= 1) or c > k)
+        due = sum(
+            1 for c, column in enumerate(road.big_road) for r in range(len(column)) if (c == k and r >= 1) or c > k
+        )
         assert sum(map(len, road.derived[name])) == due
 
 

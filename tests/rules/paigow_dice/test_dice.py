@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from firmware_host.errors import RulesError
 from firmware_host.rules.paigow_dice.dice import (
-    INVALID_READING, NO_ROLL_DIE_OUT, NO_ROLL_NOT_FLAT, DieReading, dice_clock, parse_dice,
-    total, validate_reading,
+    INVALID_READING,
+    NO_ROLL_DIE_OUT,
+    NO_ROLL_NOT_FLAT,
+    DieReading,
+    dice_clock,
+    parse_dice,
+    total,
+    validate_reading,
 )
 
 
@@ -25,7 +32,12 @@ def test_three_flat_dice_are_a_valid_roll_with_their_total():
 def test_535_12_a_a_die_not_flat_is_a_no_roll():
     dice = (DieReading(3, True), DieReading(5, False), DieReading(1, True))
     verdict = validate_reading(dice, 3)
-    assert (verdict.valid, verdict.reason, verdict.no_roll, verdict.section) == (False, NO_ROLL_NOT_FLAT, True, "535.12(a)")
+    assert (verdict.valid, verdict.reason, verdict.no_roll, verdict.section) == (
+        False,
+        NO_ROLL_NOT_FLAT,
+        True,
+        "535.12(a)",
+    )
     assert verdict.total is None
     assert "die 2 not flat" in verdict.text
 
@@ -38,24 +50,32 @@ def test_535_12_a_a_cocked_die_has_no_face_so_its_face_is_not_checked():
 @pytest.mark.parametrize("in_shaker", [0, 1, 2])
 def test_535_12_b_a_die_out_of_the_shaker_is_a_no_roll(in_shaker):
     verdict = validate_reading(flat(*[4] * in_shaker), in_shaker)
-    assert (verdict.valid, verdict.reason, verdict.no_roll, verdict.section) == (False, NO_ROLL_DIE_OUT, True, "535.12(b)")
+    assert (verdict.valid, verdict.reason, verdict.no_roll, verdict.section) == (
+        False,
+        NO_ROLL_DIE_OUT,
+        True,
+        "535.12(b)",
+    )
 
 
 def test_535_12_b_die_out_is_reported_before_a_die_not_flat():
     assert validate_reading((DieReading(4, False), DieReading(2, True)), 2).reason == NO_ROLL_DIE_OUT
 
 
-@pytest.mark.parametrize(("dice", "in_shaker", "why"), [
-    (flat(3, 7, 1), 3, "face 7"),
-    (flat(0, 2, 1), 3, "face 0"),
-    (flat(1, 2, 3, 4), 4, "4 dice"),
-    (flat(1, 2, 3), 4, "4 dice"),
-    (flat(1, 2), 3, "2 dice read but 3"),
-    (flat(1, 2, 3), -1, "not a count"),
-    (flat(1, 2, 3), True, "not a count"),
-    ((DieReading(True, True), DieReading(2, True), DieReading(3, True)), 3, "face True"),
-    (("3", DieReading(2, True), DieReading(3, True)), 3, "not a die reading"),
-])
+@pytest.mark.parametrize(
+    ("dice", "in_shaker", "why"),
+    [
+        (flat(3, 7, 1), 3, "face 7"),
+        (flat(0, 2, 1), 3, "face 0"),
+        (flat(1, 2, 3, 4), 4, "4 dice"),
+        (flat(1, 2, 3), 4, "4 dice"),
+        (flat(1, 2), 3, "2 dice read but 3"),
+        (flat(1, 2, 3), -1, "not a count"),
+        (flat(1, 2, 3), True, "not a count"),
+        ((DieReading(True, True), DieReading(2, True), DieReading(3, True)), 3, "face True"),
+        (("3", DieReading(2, True), DieReading(3, True)), 3, "not a die reading"),
+    ],
+)
 def test_impossible_readings_are_invalid_not_a_no_roll(dice, in_shaker, why):
     verdict = validate_reading(dice, in_shaker)
     assert (verdict.valid, verdict.reason, verdict.no_roll, verdict.total) == (False, INVALID_READING, False, None)
@@ -64,7 +84,12 @@ def test_impossible_readings_are_invalid_not_a_no_roll(dice, in_shaker, why):
 
 def test_verdict_json_for_the_journal_rolls():
     assert validate_reading(flat(6, 6, 6), 3).to_json_dict() == {
-        "valid": True, "reason": None, "section": None, "text": "6+6+6 = 18", "total": 18}
+        "valid": True,
+        "reason": None,
+        "section": None,
+        "text": "6+6+6 = 18",
+        "total": 18,
+    }
     assert validate_reading(flat(6, 6), 2).to_json_dict()["section"] == "535.12(b)"
 
 
@@ -81,8 +106,15 @@ def test_total_of_anything_but_a_valid_roll_is_a_rules_error(dice):
 
 def test_parse_dice():
     assert parse_dice("3, 5,1") == flat(3, 5, 1)
-    for bad, why in [("3,5", "exactly 3"), ("3,5,1,2", "exactly 3"), ("3,7,1", "'7' is not a face"),
-                     ("3,x,1", "'x'"), ("3,²,1", "'²'"), ("", "exactly 3"), ("3,-1,2", "'-1'")]:
+    for bad, why in [
+        ("3,5", "exactly 3"),
+        ("3,5,1,2", "exactly 3"),
+        ("3,7,1", "'7' is not a face"),
+        ("3,x,1", "'x'"),
+        ("3,²,1", "'²'"),
+        ("", "exactly 3"),
+        ("3,-1,2", "'-1'"),
+    ]:
         with pytest.raises(RulesError, match=why):
             parse_dice(bad)
 

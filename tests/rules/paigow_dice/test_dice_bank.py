@@ -5,12 +5,20 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from firmware_host.errors import RulesError
 from firmware_host.rules.paigow_dice.bank import (
-    BankRound, BankState, after_round, bank_offer_order, bank_refusal, check_bank_areas, check_cut,
-    new_game, take_bank,
+    BankRound,
+    BankState,
+    after_round,
+    bank_offer_order,
+    bank_refusal,
+    check_bank_areas,
+    check_cut,
+    new_game,
+    take_bank,
 )
 from firmware_host.rules.paigow_dice.delivery import Cut
 from firmware_host.rules.paigow_dice.rules import PaiGowRules
@@ -142,8 +150,11 @@ def test_bank_seat_outside_1_to_6_is_a_rules_error(seat):
         bank_refusal(play(new_game()), seat, RULES, covers_wagers=True)
 
 
-@given(st.lists(st.tuples(st.frozensets(st.integers(1, 6)), st.integers(0, 6), st.booleans()), max_size=40),
-       st.sampled_from(["rotate", "after-bank"]), st.booleans())
+@given(
+    st.lists(st.tuples(st.frozensets(st.integers(1, 6)), st.integers(0, 6), st.booleans()), max_size=40),
+    st.sampled_from(["rotate", "after-bank"]),
+    st.booleans(),
+)
 def test_any_sequence_of_rounds_keeps_the_bank_rules(rounds, offer_next, dealer_turn):
     rules = dataclasses.replace(RULES, bank_offer_next=offer_next, bank_offer_returns_to_dealer=dealer_turn)
     state, previous_bank, last_dealer_round_wagers = new_game(), None, frozenset()

@@ -5,11 +5,16 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import assume, given, strategies as st
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
 from firmware_host.errors import RulesError
 from firmware_host.rules.paigow_dice.delivery import (
-    ALTERNATIVE_STYLES, STYLES, Cut, check_style, delivery_plan,
+    ALTERNATIVE_STYLES,
+    STYLES,
+    Cut,
+    check_style,
+    delivery_plan,
 )
 from firmware_host.rules.paigow_dice.position import TABLE_ORDER, following
 from tests.support.paths import REPO
@@ -63,10 +68,18 @@ def _as_spots(plan) -> list[list[tuple[int, int]]]:
 
 def test_the_ten_styles_are_named_as_the_regulation_orders_them():
     assert STYLES == (
-        "standard", "house-way-from-the-left", "cup-say-from-the-right", "cup-say-from-the-left",
-        "jung-quat", "chee-yee", "pin-say-from-the-right", "pin-say-from-the-left",
-        "dragon-head-phoenix-tail-from-the-right", "dragon-head-phoenix-tail-from-the-left")
-    assert ALTERNATIVE_STYLES == STYLES[1:]
+        "standard",
+        "house-way-from-the-left",
+        "cup-say-from-the-right",
+        "cup-say-from-the-left",
+        "jung-quat",
+        "chee-yee",
+        "pin-say-from-the-right",
+        "pin-say-from-the-left",
+        "dragon-head-phoenix-tail-from-the-right",
+        "dragon-head-phoenix-tail-from-the-left",
+    )
+    assert STYLES[1:] == ALTERNATIVE_STYLES
     assert set(HAND_WORKED) == set(STYLES)
 
 
@@ -97,52 +110,77 @@ def test_535_11_g_cut_then_standard_delivery_starts_from_the_new_right_end():
     plan = delivery_plan(3, "standard", cut=2)
     assert plan.arrangement == (3, 4, 5, 6, 7, 8, 1, 2)
     assert [(hand.position, hand.tiles[0].stack, hand.tiles[0].place) for hand in plan.hands] == [
-        (3, 3, 1), (4, 4, 2), (5, 5, 3), (6, 6, 4), ("dead", 7, 5), ("dealer", 8, 6), (1, 1, 7), (2, 2, 8)]
+        (3, 3, 1),
+        (4, 4, 2),
+        (5, 5, 3),
+        (6, 6, 4),
+        ("dead", 7, 5),
+        ("dealer", 8, 6),
+        (1, 1, 7),
+        (2, 2, 8),
+    ]
 
 
 def test_535_11_g_cut_then_chee_yee_takes_the_ends_of_the_cut_stacks():
     plan = delivery_plan("dealer", "chee-yee", cut=Cut(to_right_end=(4, 5)))
     assert plan.arrangement == (4, 5, 1, 2, 3, 6, 7, 8)
-    assert [(t.stack, t.level, t.place) for t in plan.tiles_for("dealer")] == [(4, 1, 1), (4, 2, 1), (8, 1, 8), (8, 2, 8)]
+    assert [(t.stack, t.level, t.place) for t in plan.tiles_for("dealer")] == [
+        (4, 1, 1),
+        (4, 2, 1),
+        (8, 1, 8),
+        (8, 2, 8),
+    ]
 
 
-@pytest.mark.parametrize(("cut", "arrangement"), [
-    (Cut.rotation(2), (3, 4, 5, 6, 7, 8, 1, 2)),  # (g)(1) two on the right to the left end
-    (Cut(to_right_end=(4, 5)), (4, 5, 1, 2, 3, 6, 7, 8)),  # (g)(1) middle stacks to the right end
-    (Cut(to_left_end=(3,)), (1, 2, 4, 5, 6, 7, 8, 3)),  # (g)(1) one stack to the left end
-    (Cut(to_right_end=(8,)), (8, 1, 2, 3, 4, 5, 6, 7)),  # (g)(1) left end stack to the right end
-    (Cut((4,), (5, 6)), (4, 1, 2, 3, 7, 8, 5, 6)),  # (g)(2) split between the two ends
-    (Cut((6, 7), (5,)), (6, 7, 1, 2, 3, 4, 8, 5)),  # (g)(2)
-    (Cut((1,), (2,)), (1, 3, 4, 5, 6, 7, 8, 2)),  # (g)(2) stack 1 stays at its end
-])
+@pytest.mark.parametrize(
+    ("cut", "arrangement"),
+    [
+        (Cut.rotation(2), (3, 4, 5, 6, 7, 8, 1, 2)),  # (g)(1) two on the right to the left end
+        (Cut(to_right_end=(4, 5)), (4, 5, 1, 2, 3, 6, 7, 8)),  # (g)(1) middle stacks to the right end
+        (Cut(to_left_end=(3,)), (1, 2, 4, 5, 6, 7, 8, 3)),  # (g)(1) one stack to the left end
+        (Cut(to_right_end=(8,)), (8, 1, 2, 3, 4, 5, 6, 7)),  # (g)(1) left end stack to the right end
+        (Cut((4,), (5, 6)), (4, 1, 2, 3, 7, 8, 5, 6)),  # (g)(2) split between the two ends
+        (Cut((6, 7), (5,)), (6, 7, 1, 2, 3, 4, 8, 5)),  # (g)(2)
+        (Cut((1,), (2,)), (1, 3, 4, 5, 6, 7, 8, 2)),  # (g)(2) stack 1 stays at its end
+    ],
+)
 def test_535_11_g_cut_arrangements(cut, arrangement):
     assert cut.arrangement() == arrangement
     assert Cut.parse(cut.describe()) == cut
 
 
-@pytest.mark.parametrize(("make", "why"), [
-    (lambda: Cut(), "at least one stack"),
-    (lambda: Cut((2, 4)), "adjacent"),
-    (lambda: Cut((2,), (5,)), "adjacent"),
-    (lambda: Cut((3,), (3,)), "named twice"),
-    (lambda: Cut((9,)), "9 is not a stack"),
-    (lambda: Cut((0,)), "0 is not a stack"),
-    (lambda: Cut((True,)), "True is not a stack"),
-    (lambda: Cut((1, 2)), "leaves every stack"),
-    (lambda: Cut(to_left_end=(7, 8)), "leaves every stack"),
-    (lambda: Cut((1, 2, 3, 4, 5, 6, 7, 8)), "leaves every stack"),
-    (lambda: Cut.rotation(0), "move 1 to 7"),
-    (lambda: Cut.rotation(8), "move 1 to 7"),
-])
+@pytest.mark.parametrize(
+    ("make", "why"),
+    [
+        (lambda: Cut(), "at least one stack"),
+        (lambda: Cut((2, 4)), "adjacent"),
+        (lambda: Cut((2,), (5,)), "adjacent"),
+        (lambda: Cut((3,), (3,)), "named twice"),
+        (lambda: Cut((9,)), "9 is not a stack"),
+        (lambda: Cut((0,)), "0 is not a stack"),
+        (lambda: Cut((True,)), "True is not a stack"),
+        (lambda: Cut((1, 2)), "leaves every stack"),
+        (lambda: Cut(to_left_end=(7, 8)), "leaves every stack"),
+        (lambda: Cut((1, 2, 3, 4, 5, 6, 7, 8)), "leaves every stack"),
+        (lambda: Cut.rotation(0), "move 1 to 7"),
+        (lambda: Cut.rotation(8), "move 1 to 7"),
+    ],
+)
 def test_535_11_g_bad_cuts_are_rules_errors(make, why):
     with pytest.raises(RulesError, match=why):
         make()
 
 
-@pytest.mark.parametrize(("text", "cut"), [
-    ("3", Cut.rotation(3)), ("right=4-5", Cut((4, 5))), ("left=3", Cut((), (3,))),
-    ("right=4, left=5-6", Cut((4,), (5, 6))), ("left=5+6,right=4", Cut((4,), (5, 6))),
-])
+@pytest.mark.parametrize(
+    ("text", "cut"),
+    [
+        ("3", Cut.rotation(3)),
+        ("right=4-5", Cut((4, 5))),
+        ("left=3", Cut((), (3,))),
+        ("right=4, left=5-6", Cut((4,), (5, 6))),
+        ("left=5+6,right=4", Cut((4,), (5, 6))),
+    ],
+)
 def test_cut_parse(text, cut):
     assert Cut.parse(text) == cut
 
@@ -173,9 +211,15 @@ def test_plan_json():
     assert data["start"] == "6" and data["style"] == "jung-quat"
     assert data["cut"] == {"to_right_end": [], "to_left_end": [1]}
     assert data["arrangement"] == [2, 3, 4, 5, 6, 7, 8, 1]
-    assert data["plan"][0] == {"position": "6", "tiles": [
-        {"stack": 5, "level": 1, "place": 4}, {"stack": 5, "level": 2, "place": 4},
-        {"stack": 6, "level": 1, "place": 5}, {"stack": 6, "level": 2, "place": 5}]}
+    assert data["plan"][0] == {
+        "position": "6",
+        "tiles": [
+            {"stack": 5, "level": 1, "place": 4},
+            {"stack": 5, "level": 2, "place": 4},
+            {"stack": 6, "level": 1, "place": 5},
+            {"stack": 6, "level": 2, "place": 5},
+        ],
+    }
     assert [hand["position"] for hand in data["plan"]] == ["6", "dead", "dealer", "1", "2", "3", "4", "5"]
 
 
@@ -198,7 +242,7 @@ def cuts(draw) -> Cut | None:
 def test_every_plan_delivers_all_32_tiles_once_four_to_each_of_the_8_positions(start, style, cut):
     plan = delivery_plan(start, style, cut)
     tiles = [(t.stack, t.level) for hand in plan.hands for t in hand.tiles]
-    assert sorted(tiles) == [(s, l) for s in range(1, 9) for l in range(1, 5)]
+    assert sorted(tiles) == [(s, lane) for s in range(1, 9) for lane in range(1, 5)]
     assert all(len(hand.tiles) == 4 for hand in plan.hands)
     assert [hand.position for hand in plan.hands] == [following(start, n) for n in range(8)]
     assert all(plan.arrangement[t.place - 1] == t.stack for hand in plan.hands for t in hand.tiles)

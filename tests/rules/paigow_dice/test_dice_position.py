@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from firmware_host.errors import RulesError
 from firmware_host.rules.paigow_dice.position import (
-    TABLE_ORDER, following, label, parse_position, starting_position,
+    TABLE_ORDER,
+    following,
+    label,
+    parse_position,
+    starting_position,
 )
 
 # Worked by hand, counting on a drawing of the table: counterclockwise from the dealer come

@@ -35,16 +35,18 @@ def tables(draw: st.DrawFn, *, seats: int = 6) -> tuple[Setting, tuple[Wager, ..
     positions = draw(st.lists(st.integers(1, 6), min_size=1, max_size=seats, unique=True))
     wagers = []
     for slot, position in enumerate(positions, start=1):
-        hand = tiles[4 * slot:4 * slot + 4]
+        hand = tiles[4 * slot : 4 * slot + 4]
         settings = legal_settings(hand)
         action = draw(st.sampled_from([WagerAction.PLAY] * 4 + [WagerAction.SURRENDER, WagerAction.VOID]))
-        wagers.append(Wager(
-            position,
-            draw(st.integers(1, 10**7)),
-            settings[draw(st.integers(0, len(settings) - 1))],
-            action,
-        ))
-    spare = tuple(house_way(tiles[4 * slot:4 * slot + 4]).setting for slot in range(len(positions) + 1, 8))
+        wagers.append(
+            Wager(
+                position,
+                draw(st.integers(1, 10**7)),
+                settings[draw(st.integers(0, len(settings) - 1))],
+                action,
+            )
+        )
+    spare = tuple(house_way(tiles[4 * slot : 4 * slot + 4]).setting for slot in range(len(positions) + 1, 8))
     return banker, tuple(wagers), spare
 
 
@@ -62,4 +64,5 @@ def expected_net(result: WagerResult, rules: PaiGowTileRules) -> int:
 def gross(result: WagerResult) -> int:
     """What the wager wins or loses before vigorish."""
     return {Outcome.WIN: result.amount, Outcome.LOSE: -result.amount, Outcome.SURRENDER: -result.amount}.get(
-        result.outcome, 0)
+        result.outcome, 0
+    )

@@ -53,8 +53,12 @@ def test_535_11_h_amounts_are_whole_cents(amount):
 
 def test_535_11_n_o_q_surplus_goes_to_the_bank_less_vigorish():
     settlement = settle_with_bank(
-        BANK_HANDS, 4, [Wager(1, 1000, WINS), Wager(2, 5000, LOSES), Wager(3, 2000, TIES)],
-        dealer=DEALER_WINS, dealer_wager=1000)
+        BANK_HANDS,
+        4,
+        [Wager(1, 1000, WINS), Wager(2, 5000, LOSES), Wager(3, 2000, TIES)],
+        dealer=DEALER_WINS,
+        dealer_wager=1000,
+    )
     assert settlement.dealer_result.outcome is Outcome.WIN
     assert [r.outcome for r in settlement.results] == [Outcome.WIN, Outcome.LOSE, Outcome.TIE]
     assert settlement.ledger == (
@@ -65,15 +69,15 @@ def test_535_11_n_o_q_surplus_goes_to_the_bank_less_vigorish():
         Movement(POT, VIGORISH, 150, "vigorish on the bank's surplus (§ 535.11(o), § 535.10(k))"),
         Movement(POT, BANK, 2850, "the rest of the surplus to the bank (§ 535.11(o))"),
     )
-    assert settlement.nets() == {
-        "position 1": 950, "position 2": -5000, HOUSE: 1000, VIGORISH: 200, BANK: 2850, POT: 0}
+    assert settlement.nets() == {"position 1": 950, "position 2": -5000, HOUSE: 1000, VIGORISH: 200, BANK: 2850, POT: 0}
     assert (settlement.payment_order, settlement.shortfall, settlement.surplus) == ((None, 1), 0, 3000)
     json.dumps(settlement.to_json())
 
 
 def test_535_11_o_centre_runs_short_and_the_bank_puts_in_the_remaining_winning_wagers():
     settlement = settle_with_bank(
-        BANK_HANDS, 4, [Wager(1, 5000, WINS), Wager(2, 1000, LOSES)], dealer=DEALER_WINS, dealer_wager=2000)
+        BANK_HANDS, 4, [Wager(1, 5000, WINS), Wager(2, 1000, LOSES)], dealer=DEALER_WINS, dealer_wager=2000
+    )
     assert settlement.ledger == (
         Movement("position 2", POT, 1000, "losing wager to the centre (§ 535.11(o))"),
         Movement(BANK, POT, 6000, "centre short: the bank covers the remaining winning wagers (§ 535.11(o))"),
@@ -81,16 +85,21 @@ def test_535_11_o_centre_runs_short_and_the_bank_puts_in_the_remaining_winning_w
         Movement(POT, "position 1", 5000, "winning wager paid 1 to 1 (§ 535.11(o))"),
         Movement("position 1", VIGORISH, 250, "vigorish on the amount won (§ 535.11(q), § 535.10(k))"),
     )
-    assert settlement.nets() == {"position 1": 4750, "position 2": -1000, HOUSE: 2000, VIGORISH: 250, BANK: -6000,
-                                 POT: 0}
+    assert settlement.nets() == {
+        "position 1": 4750,
+        "position 2": -1000,
+        HOUSE: 2000,
+        VIGORISH: 250,
+        BANK: -6000,
+        POT: 0,
+    }
     assert (settlement.shortfall, settlement.surplus) == (6000, 0)
 
 
 def test_535_11_n_dealer_loses_and_the_wager_goes_to_the_centre():
     settlement = settle_with_bank(BANK_HANDS, 4, [Wager(1, 1000, WINS)], dealer=DEALER_LOSES, dealer_wager=1500)
     assert settlement.dealer_result.outcome is Outcome.LOSE
-    assert settlement.ledger[0] == Movement(
-        HOUSE, POT, 1500, "dealer's losing wager moved to the centre (§ 535.11(n))")
+    assert settlement.ledger[0] == Movement(HOUSE, POT, 1500, "dealer's losing wager moved to the centre (§ 535.11(n))")
     assert settlement.nets() == {HOUSE: -1500, "position 1": 950, VIGORISH: 75, BANK: 475, POT: 0}
     assert settlement.payment_order == (1,)
 
@@ -109,8 +118,14 @@ def test_535_11_r_co_bank_short_halves_with_the_house_odd_cent_per_rules():
         Movement(BANK, POT, 2001, "centre short: the co-bank covers half the remaining winnings (§ 535.11(r))"),
         Movement(HOUSE, POT, 2000, "centre short: the house covers half the remaining winnings (§ 535.11(r))"),
     )
-    assert settlement.nets() == {"position 1": 4750, "position 2": -1000, BANK: -2001, HOUSE: -2000, VIGORISH: 251,
-                                 POT: 0}
+    assert settlement.nets() == {
+        "position 1": 4750,
+        "position 2": -1000,
+        BANK: -2001,
+        HOUSE: -2000,
+        VIGORISH: 251,
+        POT: 0,
+    }
     other = settle_with_bank(BANK_HANDS, 4, wagers, HOUSE_TAKES_ODD_CENT, co_banking=True)
     assert (other.net(BANK), other.net(HOUSE)) == (-2000, -2001)
 
@@ -123,8 +138,7 @@ def test_535_11_r_co_bank_surplus_half_to_the_house_then_vigorish_on_the_banks_h
         Movement(POT, VIGORISH, 101, "vigorish on the bank's surplus (§ 535.11(r), § 535.10(k))"),
         Movement(POT, BANK, 1900, "the rest of the surplus to the bank (§ 535.11(r))"),
     )
-    assert settlement.nets() == {"position 1": 950, "position 2": -5001, HOUSE: 2000, VIGORISH: 151, BANK: 1900,
-                                 POT: 0}
+    assert settlement.nets() == {"position 1": 950, "position 2": -5001, HOUSE: 2000, VIGORISH: 151, BANK: 1900, POT: 0}
     other = settle_with_bank(BANK_HANDS, 4, wagers, HOUSE_TAKES_ODD_CENT, co_banking=True)
     assert (other.net(HOUSE), other.net(BANK), other.net(VIGORISH)) == (2001, 1900, 150)
 
@@ -139,7 +153,8 @@ def test_535_11_q_quarter_rounding_applies_to_players_and_the_surplus():
 def test_535_10_e_surrender_against_the_bank_goes_to_the_centre():
     settlement = settle_with_bank(BANK_HANDS, 4, [Wager(2, 1000, action="surrender")])
     assert settlement.ledger[0] == Movement(
-        "position 2", POT, 1000, "surrendered wager to the centre (§ 535.10(e), § 535.11(o))")
+        "position 2", POT, 1000, "surrendered wager to the centre (§ 535.10(e), § 535.11(o))"
+    )
     assert settlement.results[0].outcome is Outcome.SURRENDER
 
 
@@ -149,11 +164,17 @@ def test_split_in_two():
     assert split_in_two(0, OddCent.BANK) == (0, 0)
 
 
-@pytest.mark.parametrize(("kwargs", "why"), [
-    ({"co_banking": True, "dealer": DEALER_WINS, "dealer_wager": 100}, r"may not wager against the bank while co-bank"),
-    ({"dealer_wager": 100}, "the dealer's hands are missing"),
-    ({"dealer_wager": -100, "dealer": DEALER_WINS}, "whole number of cents"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "why"),
+    [
+        (
+            {"co_banking": True, "dealer": DEALER_WINS, "dealer_wager": 100},
+            r"may not wager against the bank while co-bank",
+        ),
+        ({"dealer_wager": 100}, "the dealer's hands are missing"),
+        ({"dealer_wager": -100, "dealer": DEALER_WINS}, "whole number of cents"),
+    ],
+)
 def test_535_11_e_h_n_dealer_wager_errors(kwargs, why):
     with pytest.raises(RulesError, match=why):
         settle_with_bank(BANK_HANDS, 4, [Wager(1, 100, WINS)], **kwargs)
@@ -191,11 +212,13 @@ def test_535_11_money_is_conserved_to_the_cent(table, rules, co_banking, bank_ta
     assume(free)
     bank_position = data.draw(st.sampled_from(free))
     odd = OddCent.BANK if bank_takes_odd else OddCent.HOUSE
-    rules = PaiGowTileRules(commission_percent=rules.commission_percent,
-                            commission_rounding=rules.commission_rounding, co_bank_odd_cent=odd)
+    rules = PaiGowTileRules(
+        commission_percent=rules.commission_percent, commission_rounding=rules.commission_rounding, co_bank_odd_cent=odd
+    )
     dealer_wager = 0 if co_banking else dealer_wager
-    settlement = settle_with_bank(bank, bank_position, wagers, rules, dealer=spare[0], dealer_wager=dealer_wager,
-                                  co_banking=co_banking)
+    settlement = settle_with_bank(
+        bank, bank_position, wagers, rules, dealer=spare[0], dealer_wager=dealer_wager, co_banking=co_banking
+    )
     nets = settlement.nets()
     assert sum(nets.values()) == 0
     assert nets.get(POT, 0) == 0  # the centre of the table ends empty

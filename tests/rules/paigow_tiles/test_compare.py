@@ -102,9 +102,11 @@ def test_535_10_h_1_issue_example_all_four_hands_zero_is_a_tie():
     result = compare("1-3,1-5/1-3,3-3", Setting.parse("3-3,2-2/5-6,4-5"))
     assert (result.outcome, result.section) == (Outcome.TIE, "535.10(h)(1)")
     assert (result.high.winner, result.high.reason, result.high.section) == (
-        Side.PLAYER, Reason.HIGHEST_TILE, "535.4(e)")
-    assert (result.low.winner, result.low.reason, result.low.section) == (
-        Side.BANKER, Reason.ZERO_VALUE, "535.10(g)")
+        Side.PLAYER,
+        Reason.HIGHEST_TILE,
+        "535.4(e)",
+    )
+    assert (result.low.winner, result.low.reason, result.low.section) == (Side.BANKER, Reason.ZERO_VALUE, "535.10(g)")
 
 
 def test_535_10_g_both_hands_option_makes_the_issue_example_lose():

@@ -90,8 +90,10 @@ def test_pair_rule_c_splits_2s_and_12s_to_make_6_8_or_better() -> None:
 
 def test_pair_rule_c_splits_2s_and_12s_when_the_other_two_are_9_and_11() -> None:
     # 12+9 Wong, 12+11 = 3: not 6/8, split by the second half of rule C.
-    assert sets("6-6,6-6,3-6,5-6") == ("6-6,3-6/6-6,5-6",
-                                       "Pair C: split 2s and 12s when the other two tiles are 9 and 11")
+    assert sets("6-6,6-6,3-6,5-6") == (
+        "6-6,3-6/6-6,5-6",
+        "Pair C: split 2s and 12s when the other two tiles are 9 and 11",
+    )
     assert sets("1-1,1-1,4-5,5-6")[1] == "Pair C: split 2s and 12s when the other two tiles are 9 and 11"
 
 
@@ -123,9 +125,14 @@ def test_reading_two_pairs_are_played_as_two_hands() -> None:
 def test_two_pairs_are_never_worse_in_either_hand_than_any_other_setting() -> None:
     for kinds in every_four_tiles():
         settings = legal_settings(kinds)
-        two_pairs = [setting for setting in settings if setting.high.rank.pair and setting.low.rank.pair
-                     and setting.high.rank.pair.group not in ("wong", "gong")
-                     and setting.low.rank.pair.group not in ("wong", "gong")]
+        two_pairs = [
+            setting
+            for setting in settings
+            if setting.high.rank.pair
+            and setting.low.rank.pair
+            and setting.high.rank.pair.group not in ("wong", "gong")
+            and setting.low.rank.pair.group not in ("wong", "gong")
+        ]
         for pairs in two_pairs:
             for other in settings:
                 assert pairs.strengths[0] >= other.strengths[0] and pairs.strengths[1] >= other.strengths[1]
@@ -148,14 +155,17 @@ def test_wong_gong_high_nine_plays_the_12_in_the_high_hand() -> None:
 
 
 def test_wong_gong_high_nine_exception_a_wong_over_gong_with_an_11() -> None:
-    assert sets("6-6,4-5,4-4,5-6") == ("6-6,4-5/4-4,5-6", "Wong, Gong, High Nine, exception A: Wong over Gong"
-                                                          " when the fourth tile is an 11")
+    assert sets("6-6,4-5,4-4,5-6") == (
+        "6-6,4-5/4-4,5-6",
+        "Wong, Gong, High Nine, exception A: Wong over Gong when the fourth tile is an 11",
+    )
 
 
 def test_wong_gong_high_nine_exception_b_wong_over_high_nine_with_an_11() -> None:
-    assert sets("1-1,3-6,2-5,5-6") == ("1-1,3-6/5-6,2-5",
-                                       "Wong, Gong, High Nine, exception B: Wong over High Nine when the fourth tile"
-                                       " is an 11")
+    assert sets("1-1,3-6,2-5,5-6") == (
+        "1-1,3-6/5-6,2-5",
+        "Wong, Gong, High Nine, exception B: Wong over High Nine when the fourth tile is an 11",
+    )
 
 
 def test_wong_gong_high_nine_exception_c_gong_over_high_nine_with_a_4_or_a_low_8_and_a_5() -> None:
@@ -226,5 +236,8 @@ def test_535_10_b_tablehost_paigow_hand_plays_by_foxwoods_on_request(capsys: pyt
     assert json.loads(capsys.readouterr().out)["house_way"]["high"]["tiles"] == ["1-1", "4-4"]
     assert main(["paigow", "hand", "--tiles", "6-6,1-1,4-4,1-6", "--json", "--house-way", str(FOXWOODS)]) == 0
     way = json.loads(capsys.readouterr().out)["house_way"]
-    assert (way["step"], way["high"]["tiles"], way["low"]["tiles"]) == ("rules_submission", ["6-6", "4-4"],
-                                                                       ["1-1", "1-6"])
+    assert (way["step"], way["high"]["tiles"], way["low"]["tiles"]) == (
+        "rules_submission",
+        ["6-6", "4-4"],
+        ["1-1", "1-6"],
+    )

@@ -71,16 +71,19 @@ def test_535_4_a_only_the_listed_pairings_are_pairs_and_every_pair_outranks_ever
     assert all(hand.rank.strength < lowest_pair for hand in hands if hand.rank.pair is None)
 
 
-@pytest.mark.parametrize(("text", "value"), [
-    ("1-1,3-3", 8),  # § 535.4(c)(1): two and six
-    ("5-6,1-6", 8),  # § 535.4(c)(2): 18, the left digit discarded
-    ("5-5,4-6", 0),  # 20
-    ("6-6,5-6", 3),  # 23
-    ("4-5,1-4", 4),
-    ("6-6,1-6", 9),  # 19: no pair, a plain nine
-    ("1-1,2-2", 6),  # two matched tiles of different kinds are no pair
-    ("1-5,3-3", 2),  # two Sixes that are not a listed pair
-])
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("1-1,3-3", 8),  # § 535.4(c)(1): two and six
+        ("5-6,1-6", 8),  # § 535.4(c)(2): 18, the left digit discarded
+        ("5-5,4-6", 0),  # 20
+        ("6-6,5-6", 3),  # 23
+        ("4-5,1-4", 4),
+        ("6-6,1-6", 9),  # 19: no pair, a plain nine
+        ("1-1,2-2", 6),  # two matched tiles of different kinds are no pair
+        ("1-5,3-3", 2),  # two Sixes that are not a listed pair
+    ],
+)
 def test_535_4_c_value_is_the_last_digit_of_the_spots(text, value):
     rank = Hand.parse(text).rank
     assert (rank.pair, rank.value) == (None, value)
@@ -124,21 +127,28 @@ def test_535_4_g_copy_value_hand_goes_to_the_dealer_or_bank():
     assert compare_hands(Hand.parse("4-5,5-5"), Hand.parse("3-6,5-5")).reason is Reason.COPY
 
 
-@pytest.mark.parametrize(("text", "value", "counted_as", "high_tile", "high_tile_rank"), [
-    ("1-2,6-6", 8, 6, "6-6", 1),   # 12+3=15 -> 5, 12+6=18 -> 8
-    ("2-4,6-6", 8, 6, "6-6", 1),
-    ("2-4,5-5", 6, 6, "5-5", 5),   # 10+3 -> 3, 10+6 -> 6
-    ("1-2,1-4", 8, 3, "1-4", 16),  # 3+5 -> 8, 6+5 -> 1
-    ("2-4,3-3", 9, 3, "3-3", 6),   # 6+3 -> 9, 6+6 -> 2
-    ("2-4,1-3", 7, 3, "1-3", 4),   # 4+3 -> 7, 4+6 -> 0
-    ("1-2,4-4", 4, 6, "4-4", 3),   # 8+3 -> 1, 8+6 -> 4
-    ("1-2,5-6", 7, 6, "5-6", 8),   # 11+3 -> 4, 11+6 -> 7
-    ("2-4,2-3", 8, 3, "2-3", 16),  # counted as 3 the 2-4 ranks seventeenth: the Five is the highest tile
-])
+@pytest.mark.parametrize(
+    ("text", "value", "counted_as", "high_tile", "high_tile_rank"),
+    [
+        ("1-2,6-6", 8, 6, "6-6", 1),  # 12+3=15 -> 5, 12+6=18 -> 8
+        ("2-4,6-6", 8, 6, "6-6", 1),
+        ("2-4,5-5", 6, 6, "5-5", 5),  # 10+3 -> 3, 10+6 -> 6
+        ("1-2,1-4", 8, 3, "1-4", 16),  # 3+5 -> 8, 6+5 -> 1
+        ("2-4,3-3", 9, 3, "3-3", 6),  # 6+3 -> 9, 6+6 -> 2
+        ("2-4,1-3", 7, 3, "1-3", 4),  # 4+3 -> 7, 4+6 -> 0
+        ("1-2,4-4", 4, 6, "4-4", 3),  # 8+3 -> 1, 8+6 -> 4
+        ("1-2,5-6", 7, 6, "5-6", 8),  # 11+3 -> 4, 11+6 -> 7
+        ("2-4,2-3", 8, 3, "2-3", 16),  # counted as 3 the 2-4 ranks seventeenth: the Five is the highest tile
+    ],
+)
 def test_535_4_d_supreme_pair_tile_used_apart_counts_3_or_6(text, value, counted_as, high_tile, high_tile_rank):
     rank = Hand.parse(text).rank
     assert (rank.value, rank.supreme_count, rank.high_tile.text, rank.high_tile_rank) == (
-        value, counted_as, high_tile, high_tile_rank)
+        value,
+        counted_as,
+        high_tile,
+        high_tile_rank,
+    )
 
 
 def test_535_4_d_2_4_counted_as_3_loses_its_fifteenth_rank():

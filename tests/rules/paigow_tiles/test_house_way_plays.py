@@ -16,8 +16,10 @@ from firmware_host.rules.paigow_tiles.tiles import parse_tiles
 
 
 def document(*rules: dict[str, Any], choose: dict[str, Any] | None = None) -> dict[str, Any]:
-    doc: dict[str, Any] = {"house_way": {"name": "test", "source": "a test"},
-                           "rule": [{"name": f"r{number}", **rule} for number, rule in enumerate(rules, start=1)]}
+    doc: dict[str, Any] = {
+        "house_way": {"name": "test", "source": "a test"},
+        "rule": [{"name": f"r{number}", **rule} for number, rule in enumerate(rules, start=1)],
+    }
     if choose is not None:
         doc["choose"] = choose
     return doc
@@ -88,32 +90,44 @@ def test_a_list_pattern_stands_for_any_of_its_tiles() -> None:
     assert entries["6-6,5-6,4-5,4-4"] == "6-6,4-5/4-4,5-6" and entries["1-1,5-6,3-6,2-6"] == "1-1,3-6/5-6,2-6"
 
 
-@pytest.mark.parametrize(("rule", "choose", "why"), [
-    ({"play": "shuffle"}, None, "play: expected one of"),
-    ({"play": "keep_pair"}, None, "pair: expected a list of pair kinds"),
-    ({"play": "keep_pair", "pair": ["3"]}, None, "pair: expected a list of pair kinds"),
-    ({"play": "keep_pair", "pair": [["8"]]}, None, "pair: expected a list of pair kinds"),  # was a TypeError
-    ({"play": "keep_pair", "pair": ["8"], "makes_at_least": [6, 8]}, None, "makes_at_least: unknown key"),
-    ({"play": "split_pair", "pair": ["8"], "others": ["2"]}, None, "others: expected two tile patterns"),
-    ({"play": "split_pair", "pair": ["8"], "others": ["2", "13"]}, None, "'13' is neither a tile"),
-    ({"play": "split_pair", "pair": ["8"], "makes_at_least": [6, 10]}, None, "expected points 0-9"),
-    ({"play": "split_pair", "pair": ["8"], "makes_at_least": [6, 8], "others": ["2", "2"]}, None,
-     "give one or the other"),
-    ({"play": "combine", "tile": ["1-1"], "partners": []}, None, "partners: expected a list"),
-    ({"play": "combine", "tile": ["1-1"], "partners": [["7"]], "high_hand_holds": "7"}, None,
-     "high_hand_holds: expected a tile"),
-    ({"play": "choose", "tiles": ["1-1"]}, None, "tiles: unknown key"),
-    ({"play": "choose"}, {"maximise_high_when_best_low_below": "3-3"}, "expected 2 tiles"),
-    ({"play": "choose"}, {"maximise_high_when_best_low_below": 3}, "expected a hand"),
-    ({"play": "choose"}, {"maximise_high_when_best_high_at_least": True}, "expected points 0-9"),
-    ({"play": "choose"}, {"colour": "red"}, "choose.colour: unknown key"),
-    ({"play": "choose"}, {"exception": {"name": "x"}}, "expected \\[\\[choose.exception\\]\\] tables"),
-    ({"play": "choose"}, {"exception": [{"name": "x", "low_high": [8]}]}, "low_high: expected \\[LOW, HIGH\\]"),
-    ({"play": "choose"}, {"exception": [{"name": "x", "low_high": [8, 9], "holds": ["9-9"]}]},
-     "holds: expected a tile"),
-    ({"play": "choose"}, {"exception": [{"low_high": [8, 9]}]}, "name: expected text"),
-    ({"play": "choose"}, "max", "\\[choose\\]: expected a table"),
-])
+@pytest.mark.parametrize(
+    ("rule", "choose", "why"),
+    [
+        ({"play": "shuffle"}, None, "play: expected one of"),
+        ({"play": "keep_pair"}, None, "pair: expected a list of pair kinds"),
+        ({"play": "keep_pair", "pair": ["3"]}, None, "pair: expected a list of pair kinds"),
+        ({"play": "keep_pair", "pair": [["8"]]}, None, "pair: expected a list of pair kinds"),  # was a TypeError
+        ({"play": "keep_pair", "pair": ["8"], "makes_at_least": [6, 8]}, None, "makes_at_least: unknown key"),
+        ({"play": "split_pair", "pair": ["8"], "others": ["2"]}, None, "others: expected two tile patterns"),
+        ({"play": "split_pair", "pair": ["8"], "others": ["2", "13"]}, None, "'13' is neither a tile"),
+        ({"play": "split_pair", "pair": ["8"], "makes_at_least": [6, 10]}, None, "expected points 0-9"),
+        (
+            {"play": "split_pair", "pair": ["8"], "makes_at_least": [6, 8], "others": ["2", "2"]},
+            None,
+            "give one or the other",
+        ),
+        ({"play": "combine", "tile": ["1-1"], "partners": []}, None, "partners: expected a list"),
+        (
+            {"play": "combine", "tile": ["1-1"], "partners": [["7"]], "high_hand_holds": "7"},
+            None,
+            "high_hand_holds: expected a tile",
+        ),
+        ({"play": "choose", "tiles": ["1-1"]}, None, "tiles: unknown key"),
+        ({"play": "choose"}, {"maximise_high_when_best_low_below": "3-3"}, "expected 2 tiles"),
+        ({"play": "choose"}, {"maximise_high_when_best_low_below": 3}, "expected a hand"),
+        ({"play": "choose"}, {"maximise_high_when_best_high_at_least": True}, "expected points 0-9"),
+        ({"play": "choose"}, {"colour": "red"}, "choose.colour: unknown key"),
+        ({"play": "choose"}, {"exception": {"name": "x"}}, "expected \\[\\[choose.exception\\]\\] tables"),
+        ({"play": "choose"}, {"exception": [{"name": "x", "low_high": [8]}]}, "low_high: expected \\[LOW, HIGH\\]"),
+        (
+            {"play": "choose"},
+            {"exception": [{"name": "x", "low_high": [8, 9], "holds": ["9-9"]}]},
+            "holds: expected a tile",
+        ),
+        ({"play": "choose"}, {"exception": [{"low_high": [8, 9]}]}, "name: expected text"),
+        ({"play": "choose"}, "max", "\\[choose\\]: expected a table"),
+    ],
+)
 def test_a_broken_play_or_choose_names_the_key_and_why(rule: dict[str, Any], choose: Any, why: str) -> None:
     doc = document(rule)
     if choose is not None:
@@ -122,20 +136,38 @@ def test_a_broken_play_or_choose_names_the_key_and_why(rule: dict[str, Any], cho
         compile_house_way(doc)
 
 
-_KEYS = {"name", "play", "pair", "others", "makes_at_least", "tile", "partners", "high_hand_holds", "low_high",
-         "or_more", "holds", "exception", "maximise_high_when_best_low_below", "maximise_high_when_best_high_at_least"}
+_KEYS = {
+    "name",
+    "play",
+    "pair",
+    "others",
+    "makes_at_least",
+    "tile",
+    "partners",
+    "high_hand_holds",
+    "low_high",
+    "or_more",
+    "holds",
+    "exception",
+    "maximise_high_when_best_low_below",
+    "maximise_high_when_best_high_at_least",
+}
 #: TOML-like values: what a hostile or mistaken house-way file can hold.
 _VALUES = st.recursive(
-    st.none() | st.booleans() | st.integers(-3, 20) | st.sampled_from(["", "8", "12", "supreme", "6-6", "1-1",
-                                                                       "3-3,1-6", "highest", "x", "9-9"]),
+    st.none()
+    | st.booleans()
+    | st.integers(-3, 20)
+    | st.sampled_from(["", "8", "12", "supreme", "6-6", "1-1", "3-3,1-6", "highest", "x", "9-9"]),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.sampled_from(sorted(_KEYS)), inner, max_size=4),
-    max_leaves=12)
-
+    max_leaves=12,
+)
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.dictionaries(st.sampled_from(sorted(_KEYS)), _VALUES, max_size=6),
-       st.sampled_from(["keep_pair", "split_pair", "combine", "two_pairs", "choose", "other"]))
+@given(
+    st.dictionaries(st.sampled_from(sorted(_KEYS)), _VALUES, max_size=6),
+    st.sampled_from(["keep_pair", "split_pair", "combine", "two_pairs", "choose", "other"]),
+)
 def test_a_hostile_play_rule_is_refused_with_a_rules_error_or_built(raw: dict[str, Any], play: str) -> None:
     try:
         built = parse_play({"name": "r", **raw, "play": play}, "rule 1")

@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from tests.support.paths import REPO
 from firmware_host.errors import RulesError
 from firmware_host.rules.paigow_tiles.house_way_rules import compile_house_way, every_four_tiles
 from firmware_host.rules.paigow_tiles.houseway import HouseWayStep, house_way
 from firmware_host.rules.paigow_tiles.rules import PaiGowTileRules
 from firmware_host.rules.paigow_tiles.tiles import parse_tiles
+from tests.support.paths import REPO
 
 HOUSE_WAYS = REPO / "hardware-profiles" / "house-ways"
 TAJ_MAHAL = HOUSE_WAYS / "taj-mahal-two-small-tiles.toml"
@@ -86,22 +86,27 @@ def test_a_spot_count_does_not_stand_for_the_supreme_pair_tiles() -> None:
         compile_house_way(document(tiles=["6-6", "1-1", "3", "4"], together=[1, 2]))
 
 
-@pytest.mark.parametrize(("doc", "why"), [
-    ({"house_way": {"name": "x"}}, "source: expected text"),
-    ({"house_way": {"name": "x", "source": "y", "author": "z"}}, "house_way.author: unknown key"),
-    ({"house_way": {"name": "x", "source": "y"}, "extra": 1}, "extra: unknown key"),
-    ({"house_way": {"name": "x", "source": "y", "complete": "yes"}}, "house_way.complete: expected true or false"),
-    ({"house_way": {"name": "x", "source": "y", "complete": True}}, "8130 four-tile hands are not set"),
-    ({"house_way": {"name": "x", "source": "y"}, "settings": {"6-6,6-6,4-5,3-6": "6-6,4-5/6-6,1-1"}},
-     "settings: entry '6-6,6-6,4-5,3-6': the setting"),
-    (document(tiles=["1-1", "6-6", "4"], together=[1, 2]), "rule 1 \\('r'\\): tiles: expected four"),
-    (document(tiles=["1-1", "6-6", "4", "13"], together=[1, 2]), "'13' is neither a tile"),
-    (document(tiles=["1-1", "6-6", "4", "6-1"], together=[1, 2]), "'6-1' is neither a tile"),
-    (document(tiles=["1-1", "6-6", "4", "10"], together=[1, 1]), "together: expected two different places"),
-    (document(tiles=["1-1", "6-6", "4", "10"], together=[0, 5]), "together: expected two different places"),
-    (document(tiles=["2-4", "2-4", "4", "10"], together=[1, 2]), "no four tiles of one set match"),
-    ({"house_way": {"name": "x", "source": "y"}, "rule": {"name": "r"}}, "rule: expected \\[\\[rule\\]\\] tables"),
-])
+@pytest.mark.parametrize(
+    ("doc", "why"),
+    [
+        ({"house_way": {"name": "x"}}, "source: expected text"),
+        ({"house_way": {"name": "x", "source": "y", "author": "z"}}, "house_way.author: unknown key"),
+        ({"house_way": {"name": "x", "source": "y"}, "extra": 1}, "extra: unknown key"),
+        ({"house_way": {"name": "x", "source": "y", "complete": "yes"}}, "house_way.complete: expected true or false"),
+        ({"house_way": {"name": "x", "source": "y", "complete": True}}, "8130 four-tile hands are not set"),
+        (
+            {"house_way": {"name": "x", "source": "y"}, "settings": {"6-6,6-6,4-5,3-6": "6-6,4-5/6-6,1-1"}},
+            "settings: entry '6-6,6-6,4-5,3-6': the setting",
+        ),
+        (document(tiles=["1-1", "6-6", "4"], together=[1, 2]), "rule 1 \\('r'\\): tiles: expected four"),
+        (document(tiles=["1-1", "6-6", "4", "13"], together=[1, 2]), "'13' is neither a tile"),
+        (document(tiles=["1-1", "6-6", "4", "6-1"], together=[1, 2]), "'6-1' is neither a tile"),
+        (document(tiles=["1-1", "6-6", "4", "10"], together=[1, 1]), "together: expected two different places"),
+        (document(tiles=["1-1", "6-6", "4", "10"], together=[0, 5]), "together: expected two different places"),
+        (document(tiles=["2-4", "2-4", "4", "10"], together=[1, 2]), "no four tiles of one set match"),
+        ({"house_way": {"name": "x", "source": "y"}, "rule": {"name": "r"}}, "rule: expected \\[\\[rule\\]\\] tables"),
+    ],
+)
 def test_a_broken_house_way_names_the_key_and_why(doc: dict[str, Any], why: str) -> None:
     with pytest.raises(RulesError, match=why):
         compile_house_way(doc)

@@ -22,29 +22,35 @@ def dealer_sets(tiles: str, rules: PaiGowTileRules = PaiGowTileRules()) -> tuple
 
 
 # Each example is worked by hand; the values in the comments are the spots' last digit.
-@pytest.mark.parametrize(("tiles", "expected"), [
-    # 2-4,1-2 is the Supreme Pair; 6-6+5-5 = 22 -> 2 is what is left.
-    ("6-6,2-4,5-5,1-2", "2-4,1-2/6-6,5-5"),
-    # Splitting it would give 2-4+6-6 = 18 -> 8 and 1-2+4-5 = 12/15 -> 5; the Supreme Pair stays.
-    ("6-6,4-5,2-4,1-2", "2-4,1-2/6-6,4-5"),
-])
+@pytest.mark.parametrize(
+    ("tiles", "expected"),
+    [
+        # 2-4,1-2 is the Supreme Pair; 6-6+5-5 = 22 -> 2 is what is left.
+        ("6-6,2-4,5-5,1-2", "2-4,1-2/6-6,5-5"),
+        # Splitting it would give 2-4+6-6 = 18 -> 8 and 1-2+4-5 = 12/15 -> 5; the Supreme Pair stays.
+        ("6-6,4-5,2-4,1-2", "2-4,1-2/6-6,4-5"),
+    ],
+)
 def test_535_10_d_1_supreme_pair_is_played_as_the_supreme_pair(tiles, expected):
     assert dealer_sets(tiles) == (expected, HouseWayStep.SUPREME_PAIR)
 
 
-@pytest.mark.parametrize(("tiles", "expected"), [
-    # Wong 6-6,4-5 over the splits 6-6+1-3 = 16 -> 6 / 4-5+2-2 = 13 -> 3, and 6-6+2-2 -> 6 / 4-5+1-3 -> 3.
-    ("6-6,4-5,1-3,2-2", "6-6,4-5/1-3,2-2"),
-    # Pair of Eights is played although 4-4+5-6 = 19 -> 9 with 4-4+1-6 = 15 -> 5 looks stronger.
-    ("4-4,4-4,5-6,1-6", "4-4,4-4/5-6,1-6"),
-    # Mixed Fives 1-4,2-3 with 5-5+5-6 = 21 -> 1.
-    ("5-5,1-4,2-3,5-6", "1-4,2-3/5-5,5-6"),
-    # Gong 1-1,3-5; the rest 5-5+1-5 = 16 -> 6.
-    ("1-1,3-5,5-5,1-5", "1-1,3-5/5-5,1-5"),
-    # Two pairs beat two Wongs: Pair of Twelves with Mixed Nines, both hands stronger than
-    # Wong (Twelve and Nine) with Wong (Twelve and Nine).
-    ("6-6,6-6,4-5,3-6", "6-6,6-6/3-6,4-5"),
-])
+@pytest.mark.parametrize(
+    ("tiles", "expected"),
+    [
+        # Wong 6-6,4-5 over the splits 6-6+1-3 = 16 -> 6 / 4-5+2-2 = 13 -> 3, and 6-6+2-2 -> 6 / 4-5+1-3 -> 3.
+        ("6-6,4-5,1-3,2-2", "6-6,4-5/1-3,2-2"),
+        # Pair of Eights is played although 4-4+5-6 = 19 -> 9 with 4-4+1-6 = 15 -> 5 looks stronger.
+        ("4-4,4-4,5-6,1-6", "4-4,4-4/5-6,1-6"),
+        # Mixed Fives 1-4,2-3 with 5-5+5-6 = 21 -> 1.
+        ("5-5,1-4,2-3,5-6", "1-4,2-3/5-5,5-6"),
+        # Gong 1-1,3-5; the rest 5-5+1-5 = 16 -> 6.
+        ("1-1,3-5,5-5,1-5", "1-1,3-5/5-5,1-5"),
+        # Two pairs beat two Wongs: Pair of Twelves with Mixed Nines, both hands stronger than
+        # Wong (Twelve and Nine) with Wong (Twelve and Nine).
+        ("6-6,6-6,4-5,3-6", "6-6,6-6/3-6,4-5"),
+    ],
+)
 def test_535_10_d_2_dealer_plays_a_pair_wong_or_gong_when_possible(tiles, expected):
     assert dealer_sets(tiles) == (expected, HouseWayStep.PAIR_WONG_GONG)
 
@@ -57,12 +63,15 @@ def test_535_10_d_2_tie_break_between_a_wong_and_a_gong():
     assert dealer_sets(tiles, STRONGEST_HIGH) == ("6-6,4-5/4-4,1-5", HouseWayStep.PAIR_WONG_GONG)
 
 
-@pytest.mark.parametrize(("tiles", "expected"), [
-    # 2-2+1-4 = 9 and 5-6+1-6 = 18 -> 8; the other splits are 5/2 and 6/1.
-    ("5-6,1-6,2-2,1-4", "2-2,1-4/5-6,1-6"),
-    # 2-4 counted as 3 with 3-3 makes 9; 5-5+1-6 = 17 -> 7.
-    ("5-5,3-3,1-6,2-4", "3-3,2-4/5-5,1-6"),
-])
+@pytest.mark.parametrize(
+    ("tiles", "expected"),
+    [
+        # 2-2+1-4 = 9 and 5-6+1-6 = 18 -> 8; the other splits are 5/2 and 6/1.
+        ("5-6,1-6,2-2,1-4", "2-2,1-4/5-6,1-6"),
+        # 2-4 counted as 3 with 3-3 makes 9; 5-5+1-6 = 17 -> 7.
+        ("5-5,3-3,1-6,2-4", "3-3,2-4/5-5,1-6"),
+    ],
+)
 def test_535_10_d_3_dealer_plays_nine_eight_or_seven_together(tiles, expected):
     assert dealer_sets(tiles) == (expected, HouseWayStep.NINE_EIGHT_SEVEN)
 
@@ -75,22 +84,24 @@ def test_535_10_d_3_tie_break_between_nine_eight_and_seven():
     assert dealer_sets(tiles, STRONGEST_HIGH) == ("5-5,3-6/1-6,2-6", HouseWayStep.NINE_EIGHT_SEVEN)
 
 
-@pytest.mark.parametrize(("tiles", "expected"), [
-    # Sums 5-5+1-5 = 6, 5-5+2-3 = 5, 5-5+3-3 = 6, 1-5+2-3 = 1, 1-5+3-3 = 2, 2-3+3-3 = 1:
-    # no pair, no 9/8/7. Highest 5-5 (fifth) with lowest 2-3 (sixteenth): 5, leaving 3-3+1-5 = 2.
-    ("5-5,1-5,2-3,3-3", "5-5,2-3/3-3,1-5"),
-    # 4-4 (third) with 1-2 (seventeenth) = 11/14 -> 4; 1-6+2-5 = 14 -> 4 with a lower highest tile.
-    ("4-4,1-6,2-5,1-2", "4-4,1-2/1-6,2-5"),
-    # 4-4 with 1-2 = 4 becomes the low hand under 1-6+2-6 = 15 -> 5.
-    ("4-4,1-6,2-6,1-2", "1-6,2-6/4-4,1-2"),
-])
+@pytest.mark.parametrize(
+    ("tiles", "expected"),
+    [
+        # Sums 5-5+1-5 = 6, 5-5+2-3 = 5, 5-5+3-3 = 6, 1-5+2-3 = 1, 1-5+3-3 = 2, 2-3+3-3 = 1:
+        # no pair, no 9/8/7. Highest 5-5 (fifth) with lowest 2-3 (sixteenth): 5, leaving 3-3+1-5 = 2.
+        ("5-5,1-5,2-3,3-3", "5-5,2-3/3-3,1-5"),
+        # 4-4 (third) with 1-2 (seventeenth) = 11/14 -> 4; 1-6+2-5 = 14 -> 4 with a lower highest tile.
+        ("4-4,1-6,2-5,1-2", "4-4,1-2/1-6,2-5"),
+        # 4-4 with 1-2 = 4 becomes the low hand under 1-6+2-6 = 15 -> 5.
+        ("4-4,1-6,2-6,1-2", "1-6,2-6/4-4,1-2"),
+    ],
+)
 def test_535_10_d_4_dealer_plays_highest_ranking_tile_with_lowest(tiles, expected):
     assert dealer_sets(tiles) == (expected, HouseWayStep.HIGHEST_WITH_LOWEST)
 
 
 def test_535_10_d_rules_submission_table_replaces_the_steps_for_its_tiles():
-    rules = PaiGowTileRules.from_mapping(
-        {"house_way_table": {"6-6,6-6,4-5,3-6": "6-6,4-5/6-6,3-6"}}, "table.toml")
+    rules = PaiGowTileRules.from_mapping({"house_way_table": {"6-6,6-6,4-5,3-6": "6-6,4-5/6-6,3-6"}}, "table.toml")
     assert dealer_sets("3-6,6-6,4-5,6-6", rules) == ("6-6,4-5/6-6,3-6", HouseWayStep.RULES_SUBMISSION)
     assert dealer_sets("6-6,4-5,1-3,2-2", rules) == ("6-6,4-5/1-3,2-2", HouseWayStep.PAIR_WONG_GONG)
     assert house_way(parse_tiles("6-6,6-6,4-5,3-6"), rules).to_json()["section"] == "535.10(b), 535.12(f)"

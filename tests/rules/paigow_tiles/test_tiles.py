@@ -19,6 +19,7 @@ from firmware_host.rules.paigow_tiles.tiles import (
 )
 from tests.support.regulations import CH535_CH541, ORDINALS, REGULATIONS, regulation_text, subsection
 
+
 def _ranking_535_4_f() -> list[tuple[str, str, int, int]]:
     """§ 535.4(f) read from the rules text itself: (tile, name, ranking, number of tiles in set)."""
     table = subsection(regulation_text(CH535_CH541), "535.4", "f")
@@ -34,8 +35,22 @@ def test_535_4_f_individual_ranking_row(text, name, rank, copies):
     tile = parse_tile(text)
     assert (tile.text, tile.name, tile.rank, tile.copies) == (text, name, rank, copies)
     # The name is the number of spots (§ 535.4(f) "Twelve (6-6)").
-    assert tile.spots == {"Two": 2, "Three": 3, "Four": 4, "Five": 5, "Six": 6, "Seven": 7, "Eight": 8,
-                          "Nine": 9, "Ten": 10, "Eleven": 11, "Twelve": 12}[name]
+    assert (
+        tile.spots
+        == {
+            "Two": 2,
+            "Three": 3,
+            "Four": 4,
+            "Five": 5,
+            "Six": 6,
+            "Seven": 7,
+            "Eight": 8,
+            "Nine": 9,
+            "Ten": 10,
+            "Eleven": 11,
+            "Twelve": 12,
+        }[name]
+    )
 
 
 def test_535_4_f_the_whole_ranking_is_read_from_the_rules_text():
@@ -111,11 +126,14 @@ def test_tiles_of_one_kind_are_one_object():
     assert parse_tile("4-5") != parse_tile("3-6")
 
 
-@pytest.mark.parametrize(("text", "counts"), [
-    ("1-2", ((3, 17), (6, 15))),  # § 535.4(d): as 6 it ranks fifteenth instead of seventeenth
-    ("2-4", ((3, 17), (6, 15))),  # § 535.4(d): as 3 it ranks seventeenth instead of fifteenth
-    ("6-6", ((12, 1),)),
-    ("1-4", ((5, 16),)),
-])
+@pytest.mark.parametrize(
+    ("text", "counts"),
+    [
+        ("1-2", ((3, 17), (6, 15))),  # § 535.4(d): as 6 it ranks fifteenth instead of seventeenth
+        ("2-4", ((3, 17), (6, 15))),  # § 535.4(d): as 3 it ranks seventeenth instead of fifteenth
+        ("6-6", ((12, 1),)),
+        ("1-4", ((5, 16),)),
+    ],
+)
 def test_535_4_d_supreme_pair_tiles_count_3_or_6_with_changed_rank(text, counts):
     assert parse_tile(text).counts() == counts

@@ -45,12 +45,15 @@ def test_535_12_d_player_tile_needs_a_betting_area(position):
         exposed_tile(TileHolder.PLAYER, position=position)
 
 
-@pytest.mark.parametrize(("holder", "where"), [
-    (TileHolder.DEALER, "the dealer"),
-    (TileHolder.DEAD_HAND, "the Dead Hand"),
-    (TileHolder.UNWAGERED, "a position without a wager"),
-    ("bank", "the bank"),
-])
+@pytest.mark.parametrize(
+    ("holder", "where"),
+    [
+        (TileHolder.DEALER, "the dealer"),
+        (TileHolder.DEAD_HAND, "the Dead Hand"),
+        (TileHolder.UNWAGERED, "a position without a wager"),
+        ("bank", "the bank"),
+    ],
+)
 def test_535_12_e_exposed_dealer_dead_hand_or_unwagered_tile_voids_every_hand(holder, where):
     ruling = exposed_tile(holder)
     assert (ruling.section, ruling.void_round, ruling.reshuffle) == ("535.12(e)", True, True)
@@ -74,10 +77,14 @@ def test_535_12_f_dealer_hands_set_the_house_way_stand():
 def test_535_12_f_dealer_hands_set_otherwise_are_reset():
     ruling = check_dealer_setting(Setting.parse("6-6,2-2/1-3,4-5"))
     assert (ruling.section, ruling.void_round, ruling.dealer_setting) == (
-        "535.12(f)", False, Setting.parse("6-6,4-5/1-3,2-2"))
+        "535.12(f)",
+        False,
+        Setting.parse("6-6,4-5/1-3,2-2"),
+    )
     assert ruling.text == (
         "dealer's hands 6-6,2-2/1-3,4-5 are not set the house way: reset to 6-6,4-5/1-3,2-2"
-        " (§ 535.10(d)(2): a pair, Wong or Gong is played when possible) and complete the round")
+        " (§ 535.10(d)(2): a pair, Wong or Gong is played when possible) and complete the round"
+    )
     assert ruling.to_json()["dealer_setting"] == "6-6,4-5/1-3,2-2"
 
 

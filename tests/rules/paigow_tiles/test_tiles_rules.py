@@ -7,8 +7,8 @@ from decimal import Decimal
 
 import pytest
 
-from firmware_host.errors import ProfileError, RulesError
 from firmware_host.config.rules import paigow_dice_rules
+from firmware_host.errors import ProfileError, RulesError
 from firmware_host.rules.paigow_dice.rules import PaiGowRules
 from firmware_host.rules.paigow_tiles.hands import Setting
 from firmware_host.rules.paigow_tiles.rules import (
@@ -65,29 +65,35 @@ def test_to_mapping_round_trips():
     assert PaiGowTileRules.from_mapping(DEFAULT_RULES.to_mapping(), "journal") == DEFAULT_RULES
 
 
-@pytest.mark.parametrize(("mapping", "key", "why"), [
-    ({"comission_percent": 5}, "rules.comission_percent", "unknown option"),
-    ({"commission_percent": True}, "rules.commission_percent", "expected a percentage"),
-    ({"commission_percent": "five"}, "rules.commission_percent", "expected a percentage"),
-    ({"commission_percent": 100}, "rules.commission_percent", "from 0 up to"),
-    ({"commission_percent": -1}, "rules.commission_percent", "from 0 up to"),
-    ({"commission_percent": "nan"}, "rules.commission_percent", "from 0 up to"),
-    ({"commission_percent": 4.125}, "rules.commission_percent", "two decimal places"),
-    ({"commission_rounding": "dime"}, "rules.commission_rounding", "expected one of 'cent', 'quarter'"),
-    ({"house_way_tie_break": 1}, "rules.house_way_tie_break", "expected one of"),
-    ({"zero_value_rule": "never"}, "rules.zero_value_rule", "expected one of"),
-    ({"two_adjacent_areas": "yes"}, "rules.two_adjacent_areas", "expected true or false"),
-    ({"dealer_wager_against_bank": 10.5}, "rules.dealer_wager_against_bank", "whole number of cents"),
-    ({"dealer_wager_against_bank": -100}, "rules.dealer_wager_against_bank", "whole number of cents"),
-    ({"co_bank_odd_cent": "player"}, "rules.co_bank_odd_cent", "expected one of"),
-    ({"bank_tile_exposed": "ignore"}, "rules.bank_tile_exposed", "expected one of"),
-    ({"house_way_table": ["6-6"]}, "rules.house_way_table", "expected a table"),
-    ({"house_way_table": {"6-6,6-6,4-5,3-6": 3}}, "rules.house_way_table", "expected \"TILES\""),
-    ({"house_way_table": {"6-6,6-6,4-5": "6-6,4-5/6-6,3-6"}}, "rules.house_way_table", "expected 4 tiles"),
-    ({"house_way_table": {"6-6,6-6,4-5,3-6": "6-6,6-6/3-6,4-5", "3-6,4-5,6-6,6-6": "6-6,4-5/6-6,3-6"}},
-     "rules.house_way_table", "already have an entry"),
-    ({"house_way_table": {"6-6,6-6,1-3,2-2": "1-3,2-2/6-6,6-6"}}, "rules.house_way_table", "ranks below"),
-])
+@pytest.mark.parametrize(
+    ("mapping", "key", "why"),
+    [
+        ({"comission_percent": 5}, "rules.comission_percent", "unknown option"),
+        ({"commission_percent": True}, "rules.commission_percent", "expected a percentage"),
+        ({"commission_percent": "five"}, "rules.commission_percent", "expected a percentage"),
+        ({"commission_percent": 100}, "rules.commission_percent", "from 0 up to"),
+        ({"commission_percent": -1}, "rules.commission_percent", "from 0 up to"),
+        ({"commission_percent": "nan"}, "rules.commission_percent", "from 0 up to"),
+        ({"commission_percent": 4.125}, "rules.commission_percent", "two decimal places"),
+        ({"commission_rounding": "dime"}, "rules.commission_rounding", "expected one of 'cent', 'quarter'"),
+        ({"house_way_tie_break": 1}, "rules.house_way_tie_break", "expected one of"),
+        ({"zero_value_rule": "never"}, "rules.zero_value_rule", "expected one of"),
+        ({"two_adjacent_areas": "yes"}, "rules.two_adjacent_areas", "expected true or false"),
+        ({"dealer_wager_against_bank": 10.5}, "rules.dealer_wager_against_bank", "whole number of cents"),
+        ({"dealer_wager_against_bank": -100}, "rules.dealer_wager_against_bank", "whole number of cents"),
+        ({"co_bank_odd_cent": "player"}, "rules.co_bank_odd_cent", "expected one of"),
+        ({"bank_tile_exposed": "ignore"}, "rules.bank_tile_exposed", "expected one of"),
+        ({"house_way_table": ["6-6"]}, "rules.house_way_table", "expected a table"),
+        ({"house_way_table": {"6-6,6-6,4-5,3-6": 3}}, "rules.house_way_table", 'expected "TILES"'),
+        ({"house_way_table": {"6-6,6-6,4-5": "6-6,4-5/6-6,3-6"}}, "rules.house_way_table", "expected 4 tiles"),
+        (
+            {"house_way_table": {"6-6,6-6,4-5,3-6": "6-6,6-6/3-6,4-5", "3-6,4-5,6-6,6-6": "6-6,4-5/6-6,3-6"}},
+            "rules.house_way_table",
+            "already have an entry",
+        ),
+        ({"house_way_table": {"6-6,6-6,1-3,2-2": "1-3,2-2/6-6,6-6"}}, "rules.house_way_table", "ranks below"),
+    ],
+)
 def test_bad_option_is_a_profile_error_naming_file_key_and_why(mapping, key, why):
     with pytest.raises(ProfileError) as caught:
         PaiGowTileRules.from_mapping(mapping, "tables/pg-01.toml")

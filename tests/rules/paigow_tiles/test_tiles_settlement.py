@@ -27,16 +27,19 @@ from .deals import ALSO_WINS, LOSES, NINE_OVER_SIX, TIES, WINS, expected_net, gr
 QUARTER = PaiGowTileRules(commission_rounding=CommissionRounding.QUARTER)
 
 
-@pytest.mark.parametrize(("won", "cent", "quarter"), [
-    (1000, 50, 50),    # 5% exactly, already a multiple of 25
-    (1010, 51, 75),    # 50.5 cents: up to 51, or up to the next multiple of 25
-    (100, 5, 25),      # under 25 cents rounds up to 25 cents
-    (500, 25, 25),
-    (510, 26, 50),     # 25.5
-    (2000, 100, 100),
-    (10, 1, 10),       # 0.5 cent; the quarter never exceeds the amount won
-    (1, 1, 1),
-])
+@pytest.mark.parametrize(
+    ("won", "cent", "quarter"),
+    [
+        (1000, 50, 50),  # 5% exactly, already a multiple of 25
+        (1010, 51, 75),  # 50.5 cents: up to 51, or up to the next multiple of 25
+        (100, 5, 25),  # under 25 cents rounds up to 25 cents
+        (500, 25, 25),
+        (510, 26, 50),  # 25.5
+        (2000, 100, 100),
+        (10, 1, 10),  # 0.5 cent; the quarter never exceeds the amount won
+        (1, 1, 1),
+    ],
+)
 def test_535_10_k_vigorish_is_5_percent_rounded_up(won, cent, quarter):
     assert commission_on(won) == cent
     assert commission_on(won, QUARTER) == quarter
@@ -66,10 +69,21 @@ TABLE = (
 def test_535_10_e_to_k_a_full_table_settled_in_order():
     settlement = settle_against_dealer(NINE_OVER_SIX, reversed(TABLE))
     assert [(r.position, r.outcome) for r in settlement.results] == [
-        (1, Outcome.WIN), (2, Outcome.LOSE), (3, Outcome.TIE), (4, Outcome.SURRENDER), (5, Outcome.VOID),
-        (6, Outcome.WIN)]
+        (1, Outcome.WIN),
+        (2, Outcome.LOSE),
+        (3, Outcome.TIE),
+        (4, Outcome.SURRENDER),
+        (5, Outcome.VOID),
+        (6, Outcome.WIN),
+    ]
     assert [r.section for r in settlement.results] == [
-        "535.10(j)", "535.10(g)", "535.10(h)(1)", "535.10(e)", "535.12(d)", "535.10(j)"]
+        "535.10(j)",
+        "535.10(g)",
+        "535.10(h)(1)",
+        "535.10(e)",
+        "535.12(d)",
+        "535.10(j)",
+    ]
     assert settlement.ledger == (
         Movement("position 4", HOUSE, 700, "surrendered wager collected (§ 535.10(e))"),
         Movement("position 2", HOUSE, 2000, "losing wager collected (§ 535.10(g))"),
@@ -80,7 +94,13 @@ def test_535_10_e_to_k_a_full_table_settled_in_order():
     )
     assert settlement.payment_order == (1, 6)
     assert settlement.nets() == {
-        "position 1": 950, "position 2": -2000, "position 4": -700, "position 6": 959, HOUSE: 690, VIGORISH: 101}
+        "position 1": 950,
+        "position 2": -2000,
+        "position 4": -700,
+        "position 6": 959,
+        HOUSE: 690,
+        VIGORISH: 101,
+    }
     assert settlement.net("position 3") == settlement.net("position 5") == 0
     assert settlement.commission == 101
     assert [r.net for r in settlement.results] == [950, -2000, 0, -700, 0, 959]
@@ -115,16 +135,19 @@ def test_535_10_g_both_hands_option_collects_the_same_wager():
     assert settlement.nets() == {"position 1": -1000, HOUSE: 1000}
 
 
-@pytest.mark.parametrize(("kwargs", "why"), [
-    ({"position": 0, "amount": 100}, "expected a betting area 1-6"),
-    ({"position": 7, "amount": 100}, "expected a betting area 1-6"),
-    ({"position": True, "amount": 100}, "expected a betting area 1-6"),
-    ({"position": 1, "amount": 0}, "more than 0 cents"),
-    ({"position": 1, "amount": -5}, "whole number of cents"),
-    ({"position": 1, "amount": 10.0}, "whole number of cents"),
-    ({"position": 1, "amount": 100}, "needs the player's set hands"),
-    ({"position": 1, "amount": 100, "action": "fold"}, "action 'fold' is not one of play, surrender, void"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "why"),
+    [
+        ({"position": 0, "amount": 100}, "expected a betting area 1-6"),
+        ({"position": 7, "amount": 100}, "expected a betting area 1-6"),
+        ({"position": True, "amount": 100}, "expected a betting area 1-6"),
+        ({"position": 1, "amount": 0}, "more than 0 cents"),
+        ({"position": 1, "amount": -5}, "whole number of cents"),
+        ({"position": 1, "amount": 10.0}, "whole number of cents"),
+        ({"position": 1, "amount": 100}, "needs the player's set hands"),
+        ({"position": 1, "amount": 100, "action": "fold"}, "action 'fold' is not one of play, surrender, void"),
+    ],
+)
 def test_wager_refuses_bad_fields(kwargs, why):
     with pytest.raises(RulesError, match=why):
         Wager(**kwargs)

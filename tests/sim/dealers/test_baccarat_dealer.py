@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from drivers.events import DeviceEvent
 from firmware_host.tables.decisions import Decision
 from firmware_host.tables.events import DealerCommand
 from sim.dealers.baccarat import BaccaratDealer
-
 
 # -- the simulated dealer at a shuffler table ----------------------------------------------------
 

@@ -33,15 +33,26 @@ class BlindShoe:
 
 
 def _dealer(decks: int = 1) -> BaccaratDealer:
-    return BaccaratDealer(lambda event: None, lambda name: None, 5, BlindShoe(), offered=RULES.offered_wagers,
-                          counters=(3,), counter=CardCounter(RULES, decks), counter_stake=25_000)
+    return BaccaratDealer(
+        lambda event: None,
+        lambda name: None,
+        5,
+        BlindShoe(),
+        offered=RULES.offered_wagers,
+        counters=(3,),
+        counter=CardCounter(RULES, decks),
+        counter_stake=25_000,
+    )
 
 
 def _shown(dealer: BaccaratDealer, burn: str, rounds: list[list[str]], status: str = "completed") -> None:
-    decisions = [Decision("announce", {"announce": "shoe", "shoe": 1, "text": "shoe 1"}),
-                 Decision("announce", {"announce": "burn_card", "card": burn, "burn": 1, "text": "burn"})]
-    decisions += [Decision("round_result", {"round": n, "status": status, "cards": cards}, n)
-                  for n, cards in enumerate(rounds, 1)]
+    decisions = [
+        Decision("announce", {"announce": "shoe", "shoe": 1, "text": "shoe 1"}),
+        Decision("announce", {"announce": "burn_card", "card": burn, "burn": 1, "text": "burn"}),
+    ]
+    decisions += [
+        Decision("round_result", {"round": n, "status": status, "cards": cards}, n) for n, cards in enumerate(rounds, 1)
+    ]
     dealer.on_decisions(decisions)
 
 

@@ -12,28 +12,37 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from drivers.events import DeviceEvent
-from firmware_host.tables.events import DealerCommand
-from firmware_host.tables.decisions import Decision
 from firmware_host.rules.paigow_dice.delivery import PLACES, STYLES, Cut, delivery_plan
 from firmware_host.rules.paigow_dice.position import TABLE_ORDER, label
-from firmware_host.tables.paigow import PaiGowTableRules
 from firmware_host.rules.paigow_tiles import TILE_SET, Setting
+from firmware_host.tables.decisions import Decision
+from firmware_host.tables.events import DealerCommand
+from firmware_host.tables.paigow import PaiGowTableRules
 from sim.dealers.paigow import PaiGowDealer
 
 
 def plan_hands(start: Any = "dealer", style: str = "standard", cut: Cut | None = None) -> list[dict[str, Any]]:
     """A delivery plan as the ``deliver`` prompt gives it."""
     plan = delivery_plan(start, style, cut)
-    return [{"position": label(hand.position), "tiles": [f"{tile.stack}.{tile.level}" for tile in hand.tiles]}
-            for hand in plan.hands]
+    return [
+        {"position": label(hand.position), "tiles": [f"{tile.stack}.{tile.level}" for tile in hand.tiles]}
+        for hand in plan.hands
+    ]
 
 
 def dealer(seed: int = 3, view: dict[str, Any] | None = None, **choices: float) -> tuple[PaiGowDealer, list[Any]]:
     """A dealer without a shaker, and the list its console commands and wagers go to."""
     sent: list[Any] = []
     table_view = view or {}
-    return PaiGowDealer(sent.append, sent.append, seed, None, PaiGowTableRules(),  # type: ignore[arg-type]
-                        lambda: table_view, choices=choices), sent
+    return PaiGowDealer(
+        sent.append,
+        sent.append,
+        seed,
+        None,
+        PaiGowTableRules(),  # type: ignore[arg-type]
+        lambda: table_view,
+        choices=choices,
+    ), sent
 
 
 @pytest.mark.parametrize("style", STYLES)
@@ -63,8 +72,11 @@ def test_the_shuffle_is_the_rounds_own_and_repeats_with_the_seed() -> None:
 @given(st.integers(0, 10**6))
 def test_535_11_g_every_cut_the_bank_makes_moves_adjacent_stacks(seed: int) -> None:
     args = PaiGowDealer._cut(random.Random(seed))
-    cut = Cut.rotation(args["stacks"]) if "stacks" in args else Cut(tuple(args["to_right_end"]),
-                                                                     tuple(args["to_left_end"]))
+    cut = (
+        Cut.rotation(args["stacks"])
+        if "stacks" in args
+        else Cut(tuple(args["to_right_end"]), tuple(args["to_left_end"]))
+    )
     assert cut.arrangement() != PLACES
 
 

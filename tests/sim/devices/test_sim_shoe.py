@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 
 from drivers.codecs.shoe_messages import Card, CutCard, FaceUp, ShoeEmpty, Unreadable
 from firmware_host.rules.baccarat.cards import full_shoe
-from sim.errors import SimError
 from sim.devices.faults import LinkFaults, ShoeFaults, faults_from
 from sim.devices.shoe import COVER_MIN_FROM_BOTTOM, CUT, CUT_MIN_FROM_END, SimShoe, build_shoe
+from sim.errors import SimError
 
 
 @given(st.integers(1, 8), st.integers(0, 2**32))
@@ -117,8 +117,12 @@ def test_bad_scripts_and_settings_are_clear_errors() -> None:
 
 
 def test_faults_from_profile_mapping_and_cli_text() -> None:
-    assert faults_from(ShoeFaults, {"corrupt_byte": 0.01, "disconnect": 0.001}) == ShoeFaults(corrupt_byte=0.01, disconnect=0.001)
-    assert faults_from(ShoeFaults, "drop_frame=0.5, unreadable_card=1") == ShoeFaults(drop_frame=0.5, unreadable_card=1.0)
+    assert faults_from(ShoeFaults, {"corrupt_byte": 0.01, "disconnect": 0.001}) == ShoeFaults(
+        corrupt_byte=0.01, disconnect=0.001
+    )
+    assert faults_from(ShoeFaults, "drop_frame=0.5, unreadable_card=1") == ShoeFaults(
+        drop_frame=0.5, unreadable_card=1.0
+    )
     assert faults_from(LinkFaults, None) == LinkFaults()
     with pytest.raises(SimError, match="unknown fault jam"):
         faults_from(ShoeFaults, {"jam": 0.1})
@@ -188,8 +192,9 @@ def _wire(sim: SimShoe, frames: int) -> list[str]:
 
 
 def _burn_all(share: float, position: int = 0) -> list[str]:
-    with SimShoe(dialect="ascii", endpoint="socket", seed=9, cards=BURN_SCRIPT, suit_first_burns=share,
-                 position=position) as sim:
+    with SimShoe(
+        dialect="ascii", endpoint="socket", seed=9, cards=BURN_SCRIPT, suit_first_burns=share, position=position
+    ) as sim:
         sim.burn_mode = True
         for _ in BURN_SCRIPT[position:]:
             sim.draw()
@@ -226,13 +231,16 @@ def test_suit_first_game_cards_stay_rank_first() -> None:
         assert _wire(sim, 2) == ["[Game]<Card:9S>", "[Game]<Card:TH>"]
 
 
-@pytest.mark.parametrize(("dialect", "share", "why"), [
-    ("ascii", 1.5, "1.5 is not a share between 0 and 1"),
-    ("ascii", -0.1, "is not a share between 0 and 1"),
-    ("ascii", "half", "'half' is not a share"),
-    ("ascii", True, "True is not a share"),
-    ("framed", 0.2, "the framed dialect sends a card as fixed fields"),
-])
+@pytest.mark.parametrize(
+    ("dialect", "share", "why"),
+    [
+        ("ascii", 1.5, "1.5 is not a share between 0 and 1"),
+        ("ascii", -0.1, "is not a share between 0 and 1"),
+        ("ascii", "half", "'half' is not a share"),
+        ("ascii", True, "True is not a share"),
+        ("framed", 0.2, "the framed dialect sends a card as fixed fields"),
+    ],
+)
 def test_suit_first_burns_share_is_checked(dialect: str, share: object, why: str) -> None:
     with pytest.raises(SimError, match=f"suit_first_burns: .*{why}"):
         SimShoe(dialect=dialect, suit_first_burns=share)  # type: ignore[arg-type]

@@ -8,16 +8,17 @@ who never errs: the burn, no more bets, every card, the read-out after the last 
 from __future__ import annotations
 
 import random
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
+from drivers.events.lifecycle import DeviceIdentified
 from drivers.events.shoe import CutCard, ShoeEmpty
 from drivers.events.shuffler import BatchLoaded, BatchReleased, BatchStatus, ShuffleCompleted, ShuffleStarted
-from drivers.events.lifecycle import DeviceIdentified
 from firmware_host.rules.baccarat.rules import RulesSubmission
-from firmware_host.tables.baccarat.controller import BaccaratTable
-from firmware_host.tables.decisions import Decision
 from firmware_host.rules.devices import ApprovedIdentities
 from firmware_host.rules.shuffler import ShufflerConfig
+from firmware_host.tables.baccarat.controller import BaccaratTable
+from firmware_host.tables.decisions import Decision
 from sim.devices.shoe import CUT, build_shoe, cut_and_cover
 
 from .table import APPROVED, SHOE_UP, Driver, cards, command
@@ -33,14 +34,26 @@ FULL = DECKS * 52
 def status(batch: str, state: str = "loaded", cards: int = 0, digest: str = "") -> BatchStatus:
     """The shuffler's status of one batch after a handshake."""
     colour = {"A": "red", "B": "blue"}[batch]
-    return BatchStatus(device=SHUFFLER, batch=batch, state=state, decks=DECKS, back_colour=colour, cards=cards,
-                       percent=100 if state == "shuffled" else 0, order_digest=digest)
+    return BatchStatus(
+        device=SHUFFLER,
+        batch=batch,
+        state=state,
+        decks=DECKS,
+        back_colour=colour,
+        cards=cards,
+        percent=100 if state == "shuffled" else 0,
+        order_digest=digest,
+    )
 
 
 def shuffled(batch: str, count: int = FULL, digest: str | None = None) -> list[Any]:
     """A shuffle of ``batch`` started and completed with ``count`` cards."""
-    return [ShuffleStarted(device=SHUFFLER, batch=batch),
-            ShuffleCompleted(device=SHUFFLER, batch=batch, cards=count, order_digest=digest or f"{batch}-{random.random()}")]
+    return [
+        ShuffleStarted(device=SHUFFLER, batch=batch),
+        ShuffleCompleted(
+            device=SHUFFLER, batch=batch, cards=count, order_digest=digest or f"{batch}-{random.random()}"
+        ),
+    ]
 
 
 def released(batch: str, count: int = FULL) -> BatchReleased:
@@ -71,8 +84,17 @@ class ShufflerDriver(Driver):
 
     def __init__(self, config: ShufflerConfig | None = None, **options: Any) -> None:
         config = config or ShufflerConfig(decks_per_batch=DECKS)
-        super(Driver, self).__init__(BaccaratTable("T1", APPROVED_WITH_SHUFFLER, RulesSubmission(), config.decks_per_batch,
-                                                   shuffler=config, shuffler_device=SHUFFLER, **options))
+        super(Driver, self).__init__(
+            BaccaratTable(
+                "T1",
+                APPROVED_WITH_SHUFFLER,
+                RulesSubmission(),
+                config.decks_per_batch,
+                shuffler=config,
+                shuffler_device=SHUFFLER,
+                **options,
+            )
+        )
 
     def commands(self, decisions: Iterable[Decision] | None = None) -> list[tuple[str, str]]:
         """The ``(command, batch)`` of every ``device_command`` decided."""
@@ -106,6 +128,11 @@ class ShufflerDriver(Driver):
                 assert action in ("burn", "deal", "discard", "read_out"), self.prompt()
                 card = next(draws, None)
                 burn = action == "burn"
-                self.feed(ShoeEmpty(device="shoe") if card is None else CutCard(device="shoe") if card == CUT
-                          else cards(card, burn=burn))
+                self.feed(
+                    ShoeEmpty(device="shoe")
+                    if card is None
+                    else CutCard(device="shoe")
+                    if card == CUT
+                    else cards(card, burn=burn)
+                )
         raise AssertionError(f"the shoe did not end: {self.prompt()}")

@@ -7,16 +7,17 @@ and keeps every decision; ``cards("9S 2H")`` builds ``CardRead`` events from car
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
-from drivers.events.shoe import CardRead
 from drivers.events.lifecycle import DeviceIdentified
-from firmware_host.tables.events import WagerPlaced
+from drivers.events.shoe import CardRead
 from firmware_host.rules.baccarat.cards import parse_card
 from firmware_host.rules.baccarat.rules import RulesSubmission
+from firmware_host.rules.devices import ApprovedIdentities
 from firmware_host.tables.baccarat.controller import BaccaratTable
 from firmware_host.tables.decisions import Decision
-from firmware_host.rules.devices import ApprovedIdentities
+from firmware_host.tables.events import WagerPlaced
 from tests.support.table_driver import TableDriver, command
 
 APPROVED = {"shoe": ApprovedIdentities(models=("SHOE-1",), firmware=("1.0",))}
@@ -27,7 +28,9 @@ BURN = "AH 2C"
 
 def cards(text: str, burn: bool = False) -> list[CardRead]:
     """``CardRead`` events for blank-separated cards, e.g. ``cards("9S 2H KD 5C")``."""
-    return [CardRead(device="shoe", rank=card.rank, suit=card.suit, burn=burn) for card in map(parse_card, text.split())]
+    return [
+        CardRead(device="shoe", rank=card.rank, suit=card.suit, burn=burn) for card in map(parse_card, text.split())
+    ]
 
 
 def wager(seat: int, kind: str, amount: int) -> WagerPlaced:

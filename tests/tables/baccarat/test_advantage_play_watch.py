@@ -47,8 +47,13 @@ def _play_shoe(driver: Driver, rng: random.Random, counter: CardCounter, bets: l
                 if rng.random() < 0.8:
                     driver.feed(wager(seat, rng.choice(sorted(RULES.offered_wagers)), rng.choice((500, 2500, 10_000))))
             odds = driver.of("odds")[-1]
-            bets.append({"round": odds["round"], "favoured": set(favoured),
-                         "positive": {kind for kind, ev in odds["ev"].items() if parse_ev(ev) > 0}})
+            bets.append(
+                {
+                    "round": odds["round"],
+                    "favoured": set(favoured),
+                    "positive": {kind for kind, ev in odds["ev"].items() if parse_ev(ev) > 0},
+                }
+            )
             driver.feed(command("no_more_bets"))
         elif action in ("reveal", "pairs_settled", "settle_pairs"):
             driver.feed(command("reveal" if action == "reveal" else "pairs_settled"))

@@ -36,10 +36,16 @@ def test_every_prompt_is_an_action_and_journals_as_its_plain_text() -> None:
     driver.play_shoe(shoe_cards(1))
     plain = Driver()
     plain.start()
-    follow_prompts(plain, iter("2S 3H 4D 5C".split()))
+    follow_prompts(plain, iter(["2S", "3H", "4D", "5C"]))
     prompts = driver.of("prompt") + plain.of("prompt")
-    assert {Action(prompt["action"]) for prompt in prompts} >= {Action.LOAD_SHOE, Action.BURN, Action.PLACE_BETS,
-                                                                 Action.DEAL, Action.READ_OUT, Action.RETURN_BATCH}
+    assert {Action(prompt["action"]) for prompt in prompts} >= {
+        Action.LOAD_SHOE,
+        Action.BURN,
+        Action.PLACE_BETS,
+        Action.DEAL,
+        Action.READ_OUT,
+        Action.RETURN_BATCH,
+    }
     for prompt in prompts:
         text = json.dumps(prompt, sort_keys=True)
         assert json.loads(text) == prompt and f'"action": "{Action(prompt["action"]).value}"' in text

@@ -10,14 +10,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from drivers.events import DeviceEvent
-from drivers.events.shoe import CardFaceUp, CardRead, CardUnreadable, CutCard, ShoeEmpty
 from drivers.events.lifecycle import DeviceFault, DeviceLost
-from firmware_host.tables.events import ClockTick, DealerCommand, WagerPlaced
+from drivers.events.shoe import CardFaceUp, CardRead, CardUnreadable, CutCard, ShoeEmpty
 from firmware_host.rules.baccarat.cards import RANKS, SUITS, full_shoe, parse_cards
 from firmware_host.rules.baccarat.deal import resolve
 from firmware_host.rules.baccarat.rules import WAGER_KINDS, RulesSubmission
 from firmware_host.rules.baccarat.variant import Variant
 from firmware_host.tables.baccarat.controller import BURN_COUNT, COMMANDS
+from firmware_host.tables.events import ClockTick, DealerCommand, WagerPlaced
 
 from .table import SHOE_UP, Driver, cards, command, follow_prompts, wager
 
@@ -126,13 +126,25 @@ _OTHER = st.one_of(
     st.just(DeviceFault(device="shoe", code="E1", text="jam")),
     st.just(ClockTick(device="clock")),
     st.builds(DealerCommand, device=st.just("buttons"), command=st.sampled_from([*COMMANDS, "bogus"]), args=_ARGS),
-    st.builds(WagerPlaced, device=st.just("console"), seat=st.integers(0, 8), kind=st.sampled_from([*WAGER_KINDS, "x"]),
-              amount=st.integers(-5, 5000)),  # fmt: skip
+    st.builds(
+        WagerPlaced,
+        device=st.just("console"),
+        seat=st.integers(0, 8),
+        kind=st.sampled_from([*WAGER_KINDS, "x"]),
+        amount=st.integers(-5, 5000),
+    ),  # fmt: skip
 )
 #: Events that keep a fuzzed table moving: the shoe back, a shoe loaded, bets closed, a reveal.
 _PROGRESS = st.sampled_from(
-    [SHOE_UP, command("shoe_loaded", decks=1), command("no_more_bets"), command("reveal"), command("pairs_settled"),
-     command("acknowledge"), command("card_entered", card="5H")]  # fmt: skip
+    [
+        SHOE_UP,
+        command("shoe_loaded", decks=1),
+        command("no_more_bets"),
+        command("reveal"),
+        command("pairs_settled"),
+        command("acknowledge"),
+        command("card_entered", card="5H"),
+    ]  # fmt: skip
 )
 #: Mostly cards, so that fuzzed tables play rounds and whole shoes, not only refuse input.
 _EVENTS = st.one_of(_CARD, _CARD, _CARD, _CARD, _PROGRESS, _PROGRESS, _OTHER)

@@ -3,8 +3,8 @@ and the ``advantage-window`` alert (docs/protection.md)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from fractions import Fraction
-from typing import Iterator
 
 from firmware_host.rules.baccarat.cards import Card, full_shoe, parse_card, parse_cards
 from firmware_host.rules.baccarat.exposure import evs_text, expected_values, parse_ev, remaining_ranks
@@ -38,7 +38,7 @@ def play_until_late(driver: Driver, stock: list[str], keep: int = len(LATE)) -> 
         assert len(driver.results()) == before + 1
         used = driver.results()[-1]["cards"]
         taken.append(used)
-        left = left[len(used):]
+        left = left[len(used) :]
     return taken
 
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from firmware_host.rules.baccarat.deal import resolve
-from firmware_host.rules.baccarat.cards import parse_cards
-from firmware_host.rules.baccarat.rules import RulesSubmission
 from drivers.events.shoe import CutCard, ShoeEmpty
+from firmware_host.rules.baccarat.cards import parse_cards
+from firmware_host.rules.baccarat.deal import resolve
+from firmware_host.rules.baccarat.rules import RulesSubmission
 
 from .table import Driver, cards, command, wager
 
@@ -71,8 +71,12 @@ def test_541_9_c_1_and_541_10_c_each_card_dealt_face_up_shows_in_the_next_deal_p
     assert driver.prompt()["exposed"] == {"player": ["2S", "2D"], "banker": ["3H", "2C"], "player_total": 4,
                                           "banker_total": 5}  # fmt: skip
     driver.feed(cards("4H"))  # § 541.10(c): dealt face up; the banker's third card is due (Table 1)
-    assert driver.prompt() == {**driver.prompt(), "to": "banker", "card": 3, "exposed": {
-        "player": ["2S", "2D", "4H"], "banker": ["3H", "2C"], "player_total": 8, "banker_total": 5}}
+    assert driver.prompt() == {
+        **driver.prompt(),
+        "to": "banker",
+        "card": 3,
+        "exposed": {"player": ["2S", "2D", "4H"], "banker": ["3H", "2C"], "player_total": 8, "banker_total": 5},
+    }
 
 
 def test_541_12_a_outcome_announced_with_both_counts_and_tie_hand() -> None:
@@ -190,14 +194,21 @@ def test_541_13_c_d_banker_win_pays_even_money_less_5_percent_rounded_up_to_5_ce
     driver.start()
     driver.feed(wager(2, "banker", 1010), command("no_more_bets"), cards("2S 9H KD KC 5D"))
     (line,) = driver.results()[-1]["settlement"]
-    assert (line["outcome"], line["payout"], line["commission"], line["commission_deferred"]) == ("win", 1010, 55, False)
+    assert (line["outcome"], line["payout"], line["commission"], line["commission_deferred"]) == (
+        "win",
+        1010,
+        55,
+        False,
+    )
 
 
 def test_541_13_e_deferred_commission_is_marked_per_seat_and_collected_before_the_reshuffle() -> None:
     driver = Driver(RulesSubmission(commission_collection="deferred"))
     driver.start()
     for _ in range(2):
-        driver.feed(wager(2, "banker", 1000), wager(5, "banker", 2000), command("no_more_bets"), cards("2S 9H KD KC 5D"))
+        driver.feed(
+            wager(2, "banker", 1000), wager(5, "banker", 2000), command("no_more_bets"), cards("2S 9H KD KC 5D")
+        )
     assert driver.table.view()["commission_owed"] == [{"seat": 2, "amount": 100}, {"seat": 5, "amount": 200}]
     driver.feed(command("seat_left", seat=2))  # § 541.13(e): or when the player leaves
     assert driver.prompt()["action"] != "collect_commission"
@@ -226,7 +237,13 @@ def test_view_gives_the_next_card_totals_last_outcome_and_last_hand() -> None:
     assert view["wagers"] == [{"seat": 2, "kind": "player", "amount": 500}]
     driver.feed(cards("5C"), CutCard(device="shoe"))
     view = driver.table.view()
-    assert view["last_outcome"] == {"round": 1, "winner": "player", "player_total": 9, "banker_total": 7, "lucky_six": None}
+    assert view["last_outcome"] == {
+        "round": 1,
+        "winner": "player",
+        "player_total": 9,
+        "banker_total": 7,
+        "lucky_six": None,
+    }
     assert (view["next"], view["last_hand"], view["lamp"]) == (None, False, "green")
 
 

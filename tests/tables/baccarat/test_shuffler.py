@@ -4,19 +4,29 @@ from __future__ import annotations
 
 import pytest
 
+from drivers.events.lifecycle import DeviceLost
 from drivers.events.shoe import ShoeEmpty
 from drivers.events.shuffler import ShuffleProgress, ShufflerFault, ShufflerFaultCleared
-from drivers.events.lifecycle import DeviceLost
-from firmware_host.tables.events import ClockTick
-from firmware_host.rules.baccarat.rules import RulesSubmission
-from firmware_host.tables.baccarat.controller import BaccaratTable
 from firmware_host.errors import RulesError
+from firmware_host.rules.baccarat.rules import RulesSubmission
 from firmware_host.rules.shuffler import ShufflerConfig
+from firmware_host.tables.baccarat.controller import BaccaratTable
+from firmware_host.tables.events import ClockTick
 from sim.devices.shoe import CUT
 
 from .shuffler_table import (
-    APPROVED_WITH_SHUFFLER, DECKS, FULL, SHUFFLER, SHUFFLER_UP, ShufflerDriver, doctored, loaded, released,
-    shoe_cards, shuffled, status,
+    APPROVED_WITH_SHUFFLER,
+    DECKS,
+    FULL,
+    SHUFFLER,
+    SHUFFLER_UP,
+    ShufflerDriver,
+    doctored,
+    loaded,
+    released,
+    shoe_cards,
+    shuffled,
+    status,
 )  # fmt: skip
 from .table import SHOE_UP, Driver, cards, command
 
@@ -33,8 +43,13 @@ def test_541_3_b_4_each_batch_is_shuffled_one_at_a_time_then_the_first_shoe_is_r
     assert driver.commands()[1:] == [("start_shuffle", "B"), ("release_batch", "A")]
     assert driver.prompt()["action"] == "wait" and driver.prompt()["batch"] == "A"
     driver.feed(released("A"))
-    assert driver.prompt() == {"action": "load_shoe", "batch": "A", "decks": DECKS, "back_colour": "red",
-                               "text": "load batch A (red backs) into the shoe, then press shoe loaded"}
+    assert driver.prompt() == {
+        "action": "load_shoe",
+        "batch": "A",
+        "decks": DECKS,
+        "back_colour": "red",
+        "text": "load batch A (red backs) into the shoe, then press shoe loaded",
+    }
 
 
 def test_a_command_is_decided_once_until_the_shuffler_reports_it_done() -> None:
@@ -56,7 +71,16 @@ def test_541_3_b_5_batches_alternate_shoe_by_shoe_and_every_card_is_read() -> No
         driver.feed(loaded(batch), shuffled(batch), released(other))
     assert [r["batch"] for r in results] == ["A", "B", "A"]
     assert all(r["cards_read"] == FULL and r["composition_ok"] and r["decks"] == DECKS for r in results)
-    assert sorted(results[0]) == ["alerts", "batch", "burned", "cards_read", "composition_ok", "decks", "rounds", "shoe"]
+    assert sorted(results[0]) == [
+        "alerts",
+        "batch",
+        "burned",
+        "cards_read",
+        "composition_ok",
+        "decks",
+        "rounds",
+        "shoe",
+    ]
 
 
 def test_541_3_b_5_the_batch_of_the_previous_shoe_is_refused() -> None:
@@ -120,7 +144,9 @@ def test_541_3_b_4_a_wrong_count_is_never_dealt_the_batch_comes_out_for_new_deck
 
 def test_541_5_a_a_shuffle_repeating_a_dealt_order_is_replaced_not_dealt() -> None:
     driver = ShufflerDriver()
-    driver.feed(SHOE_UP, SHUFFLER_UP, status("A"), status("B"), shuffled("A", digest="d1"), shuffled("B"), released("A"))
+    driver.feed(
+        SHOE_UP, SHUFFLER_UP, status("A"), status("B"), shuffled("A", digest="d1"), shuffled("B"), released("A")
+    )
     driver.play_shoe(shoe_cards(5))
     driver.feed(loaded("A"))
     out = driver.feed(shuffled("A", digest="d1"))
@@ -142,8 +168,10 @@ def test_a_jam_stops_the_shuffler_until_cleared_then_the_shuffle_is_asked_again(
 def test_a_refused_command_is_not_repeated_until_the_shuffler_reports_news() -> None:
     driver = ShufflerDriver()
     driver.feed(SHOE_UP, SHUFFLER_UP, status("A"), status("B"))
-    out = driver.feed(ShufflerFault(device=SHUFFLER, code="not_ready", text="cannot shuffle batch A now", batch="A"),
-                      ClockTick(device="clock"))
+    out = driver.feed(
+        ShufflerFault(device=SHUFFLER, code="not_ready", text="cannot shuffle batch A now", batch="A"),
+        ClockTick(device="clock"),
+    )
     assert driver.commands(out) == [] and "refused" in driver.prompt()["text"]
     assert driver.commands(driver.feed(status("A"))) == [("start_shuffle", "A")]
 
@@ -200,8 +228,13 @@ def test_541_5_h_2_a_table_without_activity_ends_its_shoe_into_the_shuffler() ->
 def test_an_alert_between_shoes_goes_into_the_next_shoe_result() -> None:
     driver = ShufflerDriver()
     driver.feed(SHOE_UP, SHUFFLER_UP, status("A"), status("B"), shuffled("A")[:1])
-    driver.feed(ShufflerFault(device=SHUFFLER, code="jam", text="jammed", batch="A"),
-                ShufflerFaultCleared(device=SHUFFLER, code="jam"), shuffled("A"), shuffled("B"), released("A"))
+    driver.feed(
+        ShufflerFault(device=SHUFFLER, code="jam", text="jammed", batch="A"),
+        ShufflerFaultCleared(device=SHUFFLER, code="jam"),
+        shuffled("A"),
+        shuffled("B"),
+        released("A"),
+    )
     result = driver.play_shoe(shoe_cards(7))
     assert {"shuffler-jam", "shuffle-abandoned"} <= {a["code"] for a in result["alerts"]}
 
@@ -228,8 +261,14 @@ def test_a_shuffler_must_hold_shoes_of_the_table_s_decks_and_be_one_of_its_devic
     with pytest.raises(RulesError, match="541.3"):
         BaccaratTable("T1", APPROVED_WITH_SHUFFLER, RulesSubmission(), 8, shuffler=ShufflerConfig(decks_per_batch=6))
     with pytest.raises(RulesError, match="not a device"):
-        BaccaratTable("T1", APPROVED_WITH_SHUFFLER, RulesSubmission(), 6, shuffler=ShufflerConfig(decks_per_batch=6),
-                      shuffler_device="usb-shuffler")
+        BaccaratTable(
+            "T1",
+            APPROVED_WITH_SHUFFLER,
+            RulesSubmission(),
+            6,
+            shuffler=ShufflerConfig(decks_per_batch=6),
+            shuffler_device="usb-shuffler",
+        )
 
 
 def test_a_card_read_out_after_the_last_hand_is_dealt_to_no_one() -> None:

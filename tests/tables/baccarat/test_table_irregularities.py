@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from drivers.events.shoe import CardFaceUp, CardUnreadable, CutCard, ShoeEmpty
 from drivers.events.lifecycle import DeviceFault, DeviceLost
+from drivers.events.shoe import CardFaceUp, CardUnreadable, CutCard, ShoeEmpty
 
 from .table import SHOE_UP, Driver, cards, command, wager
 
@@ -176,7 +176,9 @@ def test_541_14_a_the_prompt_names_which_unread_card_to_key_in_when_two_are_out(
     driver = Driver()
     driver.start(burn="3D")
     before = driver.table.shoe.cards_read if driver.table.shoe else 0
-    driver.feed(command("no_more_bets"), cards("9S 2H KD"), CardUnreadable(device="shoe"), CardUnreadable(device="shoe"))
+    driver.feed(
+        command("no_more_bets"), cards("9S 2H KD"), CardUnreadable(device="shoe"), CardUnreadable(device="shoe")
+    )
     assert driver.prompt()["card"] == before + 4
     assert driver.prompt()["text"].startswith(f"key in card {before + 4} of the shoe")
     driver.feed(command("card_entered", card="TC"))  # player 9 against banker 2: a natural, the round is over
@@ -228,7 +230,9 @@ def test_dealer_button_in_the_wrong_state_is_an_alert_never_an_exception() -> No
     driver = Driver()
     driver.start()
     driver.feed(command("no_more_bets"), cards("9S"))
-    decided = driver.feed(command("no_more_bets"), command("pairs_settled"), command("shoe_loaded"), command("nonsense"))
+    decided = driver.feed(
+        command("no_more_bets"), command("pairs_settled"), command("shoe_loaded"), command("nonsense")
+    )
     assert driver.alerts(decided) == ["wrong-state", "wrong-state", "wrong-state", "unknown-command"]
     assert driver.table.state == "dealing" and driver.prompt()["to"] == "banker"
 
@@ -246,7 +250,10 @@ def test_paused_table_keeps_every_card_read_refuses_advancing_and_resumes_when_t
     driver.feed(cards("5C"))
     assert driver.results()[-1]["cards"] == ["9S", "2H", "KD", "5C"]
     driver.feed(DeviceLost(device="shoe", reason="unplugged"))
-    assert driver.alerts(driver.feed(command("no_more_bets"), wager(1, "player", 100))) == ["table-paused", "wager-refused"]
+    assert driver.alerts(driver.feed(command("no_more_bets"), wager(1, "player", 100))) == [
+        "table-paused",
+        "wager-refused",
+    ]
 
 
 def test_device_fault_lights_red_until_acknowledged() -> None:

@@ -7,16 +7,17 @@ and keeps every decision; ``roll(3, 5, 1)`` is three shakes, the lid off and the
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from drivers.events import DeviceEvent
 from drivers.events.dice import DiceRead, LidChanged, ShakeDetected
 from drivers.events.lifecycle import DeviceIdentified
-from firmware_host.tables.events import WagerPlaced
-from firmware_host.tables.decisions import Decision
-from firmware_host.rules.paigow_dice.rules import PaiGowRules
-from firmware_host.tables.paigow import PaiGowTable, PaiGowTableRules
 from firmware_host.rules.devices import ApprovedIdentities
+from firmware_host.rules.paigow_dice.rules import PaiGowRules
+from firmware_host.tables.decisions import Decision
+from firmware_host.tables.events import WagerPlaced
+from firmware_host.tables.paigow import PaiGowTable, PaiGowTableRules
 from tests.support.table_driver import TableDriver, command
 
 APPROVED = {"shaker": ApprovedIdentities(models=("SH-1",), firmware=("1.0",))}
@@ -42,8 +43,9 @@ def lid(open_: bool) -> LidChanged:
 def reading(*faces: Any, flat: Iterable[bool] | None = None, in_shaker: int | None = None) -> DiceRead:
     """A reading of the dice: every die flat and in the shaker unless told otherwise."""
     flats = list(flat) if flat is not None else [True] * len(faces)
-    return DiceRead(device="shaker", dice=tuple(zip(faces, flats)),
-                    dice_in_shaker=len(faces) if in_shaker is None else in_shaker)
+    return DiceRead(
+        device="shaker", dice=tuple(zip(faces, flats)), dice_in_shaker=len(faces) if in_shaker is None else in_shaker
+    )
 
 
 def roll(*faces: int, shaken: int = 3) -> list[DeviceEvent]:
@@ -72,9 +74,14 @@ class Driver(TableDriver[PaiGowTable]):
         """After an accepted roll: delivered, cover, shake once (§ 535.8(d)-(f))."""
         return self.feed(command("delivered"), lid(False), shakes(1))
 
-    def play_round(self, faces: tuple[int, int, int] = (3, 5, 1), wagers: dict[int, int] | None = None,
-                   bank: dict[str, Any] | None = None, tiles: dict[str, Any] | None = None,
-                   before_roll: Iterable[DeviceEvent] = ()) -> dict[str, Any]:
+    def play_round(
+        self,
+        faces: tuple[int, int, int] = (3, 5, 1),
+        wagers: dict[int, int] | None = None,
+        bank: dict[str, Any] | None = None,
+        tiles: dict[str, Any] | None = None,
+        before_roll: Iterable[DeviceEvent] = (),
+    ) -> dict[str, Any]:
         """One round from the first wager to its result; ``bank`` is the ``bank`` command's args."""
         self.feed([wager(seat, amount) for seat, amount in (wagers or {3: 1000}).items()])
         self.feed(command("no_more_bets"))

@@ -6,9 +6,8 @@ rebuilds the clock exactly.
 
 from __future__ import annotations
 
-from firmware_host.tables.events import ClockTick
-
 from firmware_host.rules.paigow_dice.rules import PaiGowRules
+from firmware_host.tables.events import ClockTick
 from firmware_host.tables.paigow import PaiGowTableRules
 
 from .table import SHAKER_UP, Driver, command, roll, wager

@@ -56,8 +56,9 @@ def test_535_8_a_lid_off_before_the_third_shake_is_a_no_roll_and_reshake(shaken:
 def test_535_8_a_a_reed_switch_that_overtakes_the_last_shake_report_costs_no_roll() -> None:
     # The lid is read on GPIO: its edge reaches the host before the shaker's third SHAKE frame.
     driver = shaking()
-    driver.feed(shakes(2), LidChanged(device="lid", open=True), ShakeDetected(device="shaker", count=3),
-                reading(3, 5, 1))
+    driver.feed(
+        shakes(2), LidChanged(device="lid", open=True), ShakeDetected(device="shaker", count=3), reading(3, 5, 1)
+    )
     assert driver.announced("no_roll") == []
     assert driver.announced("total")[-1]["total"] == 9
 
@@ -72,8 +73,13 @@ def test_535_8_a_the_lid_back_on_before_a_reading_after_too_few_shakes_is_that_n
 def test_535_8_b_reveal_by_the_dealer_button_then_the_reading() -> None:
     driver = shaking()
     driver.feed(shakes(3), command("reveal"), reading(4, 4, 4))
-    assert driver.announced("total")[-1] == {"announce": "total", "dice": [4, 4, 4], "total": 12, "start": "3",
-                                             "text": driver.announced("total")[-1]["text"]}
+    assert driver.announced("total")[-1] == {
+        "announce": "total",
+        "dice": [4, 4, 4],
+        "total": 12,
+        "start": "3",
+        "text": driver.announced("total")[-1]["text"],
+    }
 
 
 def test_535_8_a_a_reveal_while_shaking_is_a_no_roll_never_a_start() -> None:

@@ -10,7 +10,6 @@ from firmware_host.tables.paigow import PaiGowTableRules
 from .table import BANK_RULES, Driver, after_first_round, command, lid, reading, roll, shakes, to_bank_offer, wager
 
 
-
 def test_535_11_b_no_player_bank_in_the_first_round_of_the_game() -> None:
     driver = Driver(BANK_RULES)
     driver.open()
@@ -156,8 +155,9 @@ def test_535_11_i_any_style_for_the_bank_the_listed_ones_for_the_dealer() -> Non
 def test_535_11_i_lid_removed_by_bank_before_the_reveal_is_a_no_roll() -> None:
     driver = after_first_round()
     to_bank_offer(driver)
-    decided = driver.feed(command("bank", seat=2, chips_confirmed=True), shakes(3), command("lid_removed_by_bank"),
-                          reading(3, 5, 1))
+    decided = driver.feed(
+        command("bank", seat=2, chips_confirmed=True), shakes(3), command("lid_removed_by_bank"), reading(3, 5, 1)
+    )
     assert driver.announced("no_roll", decided)[-1]["section"] == "535.11(i)"
     assert driver.prompt()["action"] == "reshake" and driver.prompt()["by"] == "bank"
     assert driver.announced("total", decided) == []

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from firmware_host.tables.events import DealerCommand
 from firmware_host.rules.paigow_dice.delivery import STYLES, delivery_plan
 from firmware_host.rules.paigow_dice.rules import PaiGowRules
+from firmware_host.tables.events import DealerCommand
 from firmware_host.tables.paigow import PaiGowTableRules
 
 from .table import BANK_RULES, Driver, command, lid, roll, shakes, wager
@@ -15,8 +15,12 @@ from .table import BANK_RULES, Driver, command, lid, roll, shakes, wager
 EVERY_STYLE = PaiGowTableRules(PaiGowRules(delivery_styles=STYLES))
 
 
-def rolled(faces: tuple[int, int, int] = (3, 5, 1), wagers: tuple[int, ...] = (2, 5),
-           rules: PaiGowTableRules | None = None, style: str | None = None) -> Driver:
+def rolled(
+    faces: tuple[int, int, int] = (3, 5, 1),
+    wagers: tuple[int, ...] = (2, 5),
+    rules: PaiGowTableRules | None = None,
+    style: str | None = None,
+) -> Driver:
     driver = Driver(rules)
     driver.open()
     driver.feed([wager(seat) for seat in wagers], command("no_more_bets"))
@@ -41,8 +45,10 @@ def test_535_9_every_style_the_prompt_is_the_plan_of_that_style(style: str) -> N
     expected = delivery_plan("dealer", style).to_json_dict()["plan"]
     hands = driver.prompt()["hands"]
     assert [hand["position"] for hand in hands] == [hand["position"] for hand in expected]
-    assert hands == [{"position": hand["position"],
-                      "tiles": [f"{tile['stack']}.{tile['level']}" for tile in hand["tiles"]]} for hand in expected]
+    assert hands == [
+        {"position": hand["position"], "tiles": [f"{tile['stack']}.{tile['level']}" for tile in hand["tiles"]]}
+        for hand in expected
+    ]
     driver.deal_and_close()
     driver.feed(command("round_complete"))
     assert driver.results()[-1]["style"] == style
@@ -104,8 +110,13 @@ def test_535_8_f_shaker_covered_then_shaken_once_completes_the_deal() -> None:
     decided = driver.feed(lid(False), shakes(1))
     assert driver.announced("shaker_closed", decided)
     assert driver.table.state == "hands"
-    assert driver.prompt() == {"action": "set_hands", "positions": ["2", "5"], "dealer": True, "bank": None,
-                               "text": driver.prompt()["text"]}
+    assert driver.prompt() == {
+        "action": "set_hands",
+        "positions": ["2", "5"],
+        "dealer": True,
+        "bank": None,
+        "text": driver.prompt()["text"],
+    }
 
 
 def test_535_8_f_a_shaker_covered_before_delivered_needs_only_the_shake() -> None:
@@ -128,11 +139,24 @@ def test_the_round_result_has_exactly_the_export_fields_cut_plan_and_settlement(
     driver.deal_and_close()
     driver.feed(command("round_complete"))
     result = driver.results()[-1]
-    assert list(result) == ["round", "game", "status", "dice", "total", "bank_seat", "start", "style", "rolls",
-                            "cut", "plan", "settlement"]
+    assert list(result) == [
+        "round",
+        "game",
+        "status",
+        "dice",
+        "total",
+        "bank_seat",
+        "start",
+        "style",
+        "rolls",
+        "cut",
+        "plan",
+        "settlement",
+    ]
     assert result["round"] == 1 and result["game"] == "paigow" and result["status"] == "completed"
-    assert result["rolls"] == [{"dice": [3, 5, 1], "flat": [True, True, True], "dice_in_shaker": 3, "valid": True,
-                                "reason": None}]
+    assert result["rolls"] == [
+        {"dice": [3, 5, 1], "flat": [True, True, True], "dice_in_shaker": 3, "valid": True, "reason": None}
+    ]
     assert (result["bank_seat"], result["cut"], result["settlement"]) == (None, None, None)
     assert len(result["plan"]) == 8
 
@@ -155,8 +179,10 @@ def test_wagers_after_no_more_bets_are_refused() -> None:
     assert "535.7(c)" in driver.of("alert", decided)[0]["text"]
 
 
-@pytest.mark.parametrize(("seat", "kind", "amount"), [(0, "paigow", 100), (7, "paigow", 100), (3, "banker", 100),
-                                                      (3, "paigow", 0), (3, "paigow", -5)])
+@pytest.mark.parametrize(
+    ("seat", "kind", "amount"),
+    [(0, "paigow", 100), (7, "paigow", 100), (3, "banker", 100), (3, "paigow", 0), (3, "paigow", -5)],
+)
 def test_bad_wagers_are_clear_alerts(seat: int, kind: str, amount: int) -> None:
     driver = Driver()
     driver.open()

@@ -7,17 +7,25 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.paths import REPO
-from firmware_host.errors import ProfileError
-from firmware_host.config.rules import load_paigow_rules
 from firmware_host.config.profiles import Section
+from firmware_host.config.rules import load_paigow_rules
+from firmware_host.errors import ProfileError
+from tests.support.paths import REPO
 
 SOURCE = "tables/pai-gow-1.toml"
 
 
 def test_each_module_gets_its_own_keys() -> None:
-    rules = load_paigow_rules({"player_bank_offered": True, "co_banking_offered": True, "dice_warning_minutes": 30,
-                               "commission_percent": 4, "commission_rounding": "quarter"}, SOURCE)
+    rules = load_paigow_rules(
+        {
+            "player_bank_offered": True,
+            "co_banking_offered": True,
+            "dice_warning_minutes": 30,
+            "commission_percent": 4,
+            "commission_rounding": "quarter",
+        },
+        SOURCE,
+    )
     assert rules.dice.player_bank_offered and rules.dice.co_banking_offered
     assert rules.dice.dice_warning_minutes == 30
     assert rules.tiles.commission_percent == Decimal(4)
@@ -40,8 +48,10 @@ def test_a_key_neither_module_knows_is_refused() -> None:
     assert (caught.value.path, caught.value.key, caught.value.why) == (SOURCE, "rules.comission_percent", "unknown key")
 
 
-@pytest.mark.parametrize(("mapping", "key"), [({"dice_max_hours": 30}, "rules.dice_max_hours"),
-                                              ({"commission_rounding": "dime"}, "rules.commission_rounding")])
+@pytest.mark.parametrize(
+    ("mapping", "key"),
+    [({"dice_max_hours": 30}, "rules.dice_max_hours"), ({"commission_rounding": "dime"}, "rules.commission_rounding")],
+)
 def test_a_bad_value_names_its_key(mapping: dict[str, object], key: str) -> None:
     with pytest.raises(ProfileError) as caught:
         load_paigow_rules(mapping, SOURCE)
@@ -65,10 +75,13 @@ def test_535_10_b_the_rules_submission_selects_a_house_way_file(tmp_path: Path) 
     table = {",".join(key): setting.text for key, setting in rules.tiles.house_way_table.items()}
     assert len(table) == 36 and table["6-6,1-1,1-3,4-6"] == "6-6,1-1/1-3,4-6"
     # The profile's own entries win for the same tiles.
-    refined = load_paigow_rules({"house_way": str(HOUSE_WAY),
-                                 "house_way_table": {"1-1,6-6,1-3,4-6": "1-1,1-3/6-6,4-6"}}, profile)
+    refined = load_paigow_rules(
+        {"house_way": str(HOUSE_WAY), "house_way_table": {"1-1,6-6,1-3,4-6": "1-1,1-3/6-6,4-6"}}, profile
+    )
     assert len(refined.tiles.house_way_table) == 36
-    assert {",".join(k): v.text for k, v in refined.tiles.house_way_table.items()}["6-6,1-1,1-3,4-6"] == "1-1,1-3/6-6,4-6"
+    assert {",".join(k): v.text for k, v in refined.tiles.house_way_table.items()}[
+        "6-6,1-1,1-3,4-6"
+    ] == "1-1,1-3/6-6,4-6"
 
 
 def test_a_missing_or_broken_house_way_file_names_the_file_and_why(tmp_path: Path) -> None:

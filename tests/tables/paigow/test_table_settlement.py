@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from firmware_host.tables.paigow import PaiGowTableRules
 from firmware_host.rules.paigow_tiles import PaiGowTileRules
+from firmware_host.tables.paigow import PaiGowTableRules
 
 from .table import BANK_RULES, Driver, command, roll, wager
 
@@ -49,21 +49,38 @@ def test_535_10_dealer_house_way_win_lose_tie_surrender_with_the_vigorish() -> N
     driver = Driver()
     driver.open()
     to_hands(driver, {1: 1000, 3: 2000, 4: 400, 5: 500, 6: 700})
-    decided = driver.feed(command("tiles", dealer=DEALER, hands={
-        "1": "4-4,4-4/2-3,1-3",      # pair of eights beats the Wong; 9 beats 8: wins (§ 535.10(j))
-        "3": "5-5,1-5/2-2,3-4",      # loses both (§ 535.10(g))
-        "4": "3-3,5-6,2-6,1-6",      # four tiles: set the house way at the player's request (§ 535.10(b))
-        "5": "1-1,1-1/1-4,1-2",      # wins the high hand only: a tie (§ 535.10(h)(1))
-        "6": "surrender",            # § 535.10(e)
-    }))
+    decided = driver.feed(
+        command(
+            "tiles",
+            dealer=DEALER,
+            hands={
+                "1": "4-4,4-4/2-3,1-3",  # pair of eights beats the Wong; 9 beats 8: wins (§ 535.10(j))
+                "3": "5-5,1-5/2-2,3-4",  # loses both (§ 535.10(g))
+                "4": "3-3,5-6,2-6,1-6",  # four tiles: set the house way at the player's request (§ 535.10(b))
+                "5": "1-1,1-1/1-4,1-2",  # wins the high hand only: a tie (§ 535.10(h)(1))
+                "6": "surrender",  # § 535.10(e)
+            },
+        )
+    )
     settlement = settled(decided, driver)
     assert settlement["dealer"] == {"setting": "6-6,4-5/1-3,2-2", "set_by": "house_way", "reset": None}
-    assert settlement["hands"] == {"1": "4-4,4-4/1-3,2-3", "3": "5-5,1-5/2-2,3-4", "4": "3-3,5-6/1-6,2-6",
-                                   "5": "1-1,1-1/1-4,1-2", "6": "surrender"}
+    assert settlement["hands"] == {
+        "1": "4-4,4-4/1-3,2-3",
+        "3": "5-5,1-5/2-2,3-4",
+        "4": "3-3,5-6/1-6,2-6",
+        "5": "1-1,1-1/1-4,1-2",
+        "6": "surrender",
+    }
     outcomes = {r["position"]: r["outcome"] for r in settlement["results"]}
     assert outcomes == {1: "win", 3: "lose", 4: "lose", 5: "tie", 6: "surrender"}
-    assert settlement["nets"] == {"position 1": 950, "vigorish": 50, "position 3": -2000, "position 4": -400,
-                                  "position 6": -700, "house": 3100 - 1000}
+    assert settlement["nets"] == {
+        "position 1": 950,
+        "vigorish": 50,
+        "position 3": -2000,
+        "position 4": -400,
+        "position 6": -700,
+        "house": 3100 - 1000,
+    }
     assert driver.announced("house_way", decided)[0]["setting"] == "6-6,4-5/1-3,2-2"
 
 
@@ -86,11 +103,17 @@ def bank_round(co_bank: bool = False, **bank: Any) -> Driver:
 
 def test_535_11_n_o_p_q_the_dealers_wager_then_each_player_against_the_bank() -> None:
     driver = bank_round()
-    decided = driver.feed(command("tiles", dealer=["1-1", "4-4", "2-2", "3-3"], hands={
-        "2": "5-5,5-5,3-5,1-6",      # the bank's tiles, set the house way at its request
-        "1": "6-6,6-6/4-5,3-6",      # pair of twelves; mixed nines: beats the bank
-        "4": "1-1,2-4/1-5,2-5",      # loses to the bank
-    }))
+    decided = driver.feed(
+        command(
+            "tiles",
+            dealer=["1-1", "4-4", "2-2", "3-3"],
+            hands={
+                "2": "5-5,5-5,3-5,1-6",  # the bank's tiles, set the house way at its request
+                "1": "6-6,6-6/4-5,3-6",  # pair of twelves; mixed nines: beats the bank
+                "4": "1-1,2-4/1-5,2-5",  # loses to the bank
+            },
+        )
+    )
     settlement = settled(decided, driver)
     assert settlement["bank"]["setting"] == "5-5,5-5/1-6,3-5"
     assert settlement["bank_position"] == 2 and settlement["co_banking"] is False
@@ -104,11 +127,16 @@ def test_535_11_n_o_p_q_the_dealers_wager_then_each_player_against_the_bank() ->
 
 def test_535_11_e_r_co_bank_hands_set_by_the_house_way_and_the_house_half() -> None:
     driver = bank_round(co_bank=True)
-    decided = driver.feed(command("tiles", hands={
-        "2": "5-5,3-5/5-5,1-6",      # not the house way: the dealer resets it (§ 535.11(e), § 535.12(f))
-        "1": "6-6,6-6/4-5,3-6",
-        "4": "1-1,2-4/1-5,2-5",
-    }))
+    decided = driver.feed(
+        command(
+            "tiles",
+            hands={
+                "2": "5-5,3-5/5-5,1-6",  # not the house way: the dealer resets it (§ 535.11(e), § 535.12(f))
+                "1": "6-6,6-6/4-5,3-6",
+                "4": "1-1,2-4/1-5,2-5",
+            },
+        )
+    )
     settlement = settled(decided, driver)
     assert settlement["bank"]["setting"] == "5-5,5-5/1-6,3-5"
     assert settlement["bank"]["reset"]["section"] == "535.12(f)"
@@ -121,8 +149,9 @@ def test_535_11_e_r_co_bank_hands_set_by_the_house_way_and_the_house_half() -> N
 
 def test_535_11_l_the_dealers_tiles_are_refused_when_the_dealer_does_not_wager() -> None:
     driver = bank_round(dealer_wager=0)
-    decided = driver.feed(command("tiles", dealer=DEALER, hands={"2": "5-5,5-5,3-5,1-6", "1": "6-6,6-6/4-5,3-6",
-                                                                  "4": "1-1,2-4/1-5,2-5"}))
+    decided = driver.feed(
+        command("tiles", dealer=DEALER, hands={"2": "5-5,5-5,3-5,1-6", "1": "6-6,6-6/4-5,3-6", "4": "1-1,2-4/1-5,2-5"})
+    )
     assert driver.alerts(decided) == ["refused-input"]
     assert driver.table.state == "hands"
 
@@ -149,10 +178,12 @@ def test_535_12_d_the_player_plays_the_exposed_hand_out() -> None:
     assert settled(decided, driver)["nets"]["position 3"] == -2000
 
 
-@pytest.mark.parametrize(("holder", "seat"), [("dealer", None), ("dead_hand", None), ("unwagered", None),
-                                              ("player", 6)])
+@pytest.mark.parametrize(
+    ("holder", "seat"), [("dealer", None), ("dead_hand", None), ("unwagered", None), ("player", 6)]
+)
 def test_535_12_e_an_exposed_tile_of_the_dealer_dead_hand_or_unwagered_position_voids_all(
-        holder: str, seat: int | None) -> None:
+    holder: str, seat: int | None
+) -> None:
     driver = Driver()
     driver.open()
     to_hands(driver, {1: 1000, 3: 2000})

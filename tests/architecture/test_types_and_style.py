@@ -1,0 +1,34 @@
+"""Checked types and one style (issue 23 item 4): mypy and ruff, as configured in pyproject.toml.
+
+mypy is strict on the pure core (``firmware_host.rules``, ``firmware_host.tables``,
+``drivers.codecs``) and mypy's default elsewhere; ruff lints and formats the whole tree.
+Each runs as the project's own tool, in a child process, and must find nothing.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from tests.support.paths import REPO
+
+
+def _run(*command: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", *command], cwd=REPO, capture_output=True, text=True, timeout=600,
+                          check=False)
+
+
+def test_mypy_finds_no_error_strict_on_the_core() -> None:
+    checked = _run("mypy", "--no-incremental")
+    assert checked.returncode == 0, checked.stdout[-4000:] + checked.stderr[-2000:]
+    assert "Success: no issues found" in checked.stdout
+
+
+def test_ruff_finds_nothing_to_lint() -> None:
+    checked = _run("ruff", "check", "--no-cache", ".")
+    assert checked.returncode == 0, checked.stdout[-4000:]
+
+
+def test_every_file_is_formatted_as_ruff_formats_it() -> None:
+    checked = _run("ruff", "format", "--check", "--no-cache", ".")
+    assert checked.returncode == 0, checked.stdout[-4000:]
