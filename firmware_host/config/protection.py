@@ -21,14 +21,16 @@ import math
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from firmware_host.rules.edges import PAIGOW_HOUSE_WAY_EDGE
+
+
 if TYPE_CHECKING:
     from firmware_host.config.profiles import Section
     from firmware_host.rules.baccarat.advantage_play import DetectionPolicy
 
 __all__ = ["PAIGOW_HOUSE_WAY_EDGE", "ProtectionConfig", "protection_config"]
 
-#: The exact house edge per wager of Pai Gow played by the regulation's house way: 2.5820160%.
-PAIGOW_HOUSE_WAY_EDGE = Fraction("0.025820160")
+
 
 
 @dataclasses.dataclass(frozen=True)

@@ -29,11 +29,11 @@ from collections.abc import Iterable, Iterator
 from fractions import Fraction
 from typing import Any
 
-from firmware_host.config.protection import PAIGOW_HOUSE_WAY_EDGE
 from firmware_host.errors import JournalError
 from firmware_host.host import checkpoint, segments
 from firmware_host.host.journal import ROUND_RESULT, SHOE_RESULT, Record
 from firmware_host.rules.baccarat.exposure import parse_ev
+from firmware_host.rules.edges import PAIGOW_HOUSE_WAY_EDGE
 from firmware_host.tables.decisions import ADVANTAGE_PLAY, ADVANTAGE_WINDOW
 
 __all__ = [

@@ -9,7 +9,7 @@ import pytest
 
 from bench.feed.broker import Broker
 from firmware_host.floor.store import FloorStore
-from tests.support.floor_run import collecting, run_table, wait_for_the_floor
+from tests.support.floor_run import provision, collecting, run_table, wait_for_the_floor
 from tests.support.paths import REPO
 
 #: Enough rounds for the counter's first shoe (seed 4: flagged on Lucky Six near its end).
@@ -23,7 +23,8 @@ def test_the_counter_s_advantage_play_alert_reaches_the_collector(tmp_path: Path
     profile = tmp_path / "tables" / "counters.toml"
     shipped = (REPO / "hardware-profiles" / "tables" / "sim-baccarat-counters.toml").read_text()
     shipped = shipped.replace('id = "SIM-BAC-CTR"', 'id = "SIM-BAC-1"')  # the id floor_run's helpers watch
-    profile.write_text(shipped.split("[journal]")[0])  # the journal is given on the command line
+    key = provision(tmp_path)  # the table signs its feed; the collector holds its public key
+    profile.write_text(shipped.split("[journal]")[0] + f'\n[feed]\nbroker = "{broker.url}"\nsigning_key = "{key}"\n')
     db, journal = tmp_path / "floor.sqlite", tmp_path / "journal.sqlite"
     with collecting(db, broker.url):
         run_table(profile, journal, ROUNDS, broker.url, seed=4, timeout=300)

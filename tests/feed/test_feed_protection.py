@@ -16,7 +16,7 @@ THRESHOLD = "-0.013"
 
 
 def test_advantage_windows_and_odds_reach_the_collector(tmp_path: Path, broker: Broker) -> None:
-    profile = table_profile(tmp_path)
+    profile = table_profile(tmp_path, feed=f'broker = "{broker.url}"')  # with its provisioned signing key
     profile.write_text(profile.read_text() + f"\n[protection]\nadvantage_threshold = {THRESHOLD}\n")
     db, journal = tmp_path / "floor.sqlite", tmp_path / "journal.sqlite"
     with collecting(db, broker.url):
