@@ -23,14 +23,11 @@ from typing import TYPE_CHECKING, Any
 
 from firmware_host.rules.edges import PAIGOW_HOUSE_WAY_EDGE
 
-
 if TYPE_CHECKING:
     from firmware_host.config.profiles import Section
     from firmware_host.rules.baccarat.advantage_play import DetectionPolicy
 
 __all__ = ["PAIGOW_HOUSE_WAY_EDGE", "ProtectionConfig", "protection_config"]
-
-
 
 
 @dataclasses.dataclass(frozen=True)

@@ -14,8 +14,9 @@ from tests.support.paths import REPO
 
 
 def _run(*command: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", *command], cwd=REPO, capture_output=True, text=True, timeout=600,
-                          check=False)
+    return subprocess.run(
+        [sys.executable, "-m", *command], cwd=REPO, capture_output=True, text=True, timeout=600, check=False
+    )
 
 
 def test_mypy_finds_no_error_strict_on_the_core() -> None:

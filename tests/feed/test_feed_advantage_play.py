@@ -9,7 +9,7 @@ import pytest
 
 from bench.feed.broker import Broker
 from firmware_host.floor.store import FloorStore
-from tests.support.floor_run import provision, collecting, run_table, wait_for_the_floor
+from tests.support.floor_run import collecting, provision, run_table, wait_for_the_floor
 from tests.support.paths import REPO
 
 #: Enough rounds for the counter's first shoe (seed 4: flagged on Lucky Six near its end).

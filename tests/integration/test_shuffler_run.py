@@ -24,8 +24,8 @@ from drivers.events.lifecycle import DeviceLost
 from drivers.events.shuffler import ShufflerFault
 from firmware_host.cli import main
 from firmware_host.host.journal import Journal, export_shoes, verify
+from firmware_host.rules.baccarat.cards import parse_card, shoe_composition
 from tests.support.journals_010 import SHOE_FIGURES
-from tests.support.sim_runs import check_rounds_against_resolve, run_armed, shuffler_table
 from tests.support.paths import REPO
 from tests.support.sim_runs import check_rounds_against_resolve, run_armed, shuffler_table
 
