@@ -26,17 +26,8 @@ from firmware_host.web.lockout import Busy, Locked, Lockout, LockoutPolicy
 from firmware_host.web.logs import RateLimit, RateLimitFilter, loop_exception_handler
 from firmware_host.web.refusals import Refusals
 from firmware_host.web.server import ConnectionLimits, WebServer
+from tests.support.loops import run
 from tests.support.paths import REPO
-
-
-def run(coroutine: Any) -> Any:
-    """Run ``coroutine`` on a loop of its own thread (whatever loop this thread may be running)."""
-    result: list[Any] = []
-    thread = threading.Thread(target=lambda: result.append(asyncio.run(coroutine)))
-    thread.start()
-    thread.join()
-    return result[0]
-
 
 # -- the lockout ----------------------------------------------------------------------------
 
