@@ -59,9 +59,16 @@ def test_the_collectors_dashboard_follows_a_table_through_mosquitto(tmp_path: Pa
             run_table(profile, journal, 6, broker.url)
             last = json.loads(journal_export(journal).splitlines()[-1])
 
-            def shown() -> bool:
+            def shown() -> bool:  # the tile and the drill-down, which the same pass over the store updates
                 tiles = get(url + "/api/tiles")[1]["tiles"]
-                return bool(tiles) and tiles[0]["table"] == "SIM-BAC-1" and tiles[0]["round"] >= last["round"]
+                rounds = get(url + "/api/tables/SIM-BAC-1")[1].get("rounds") if tiles else None
+                return (
+                    bool(tiles)
+                    and tiles[0]["table"] == "SIM-BAC-1"
+                    and tiles[0]["round"] >= last["round"]
+                    and bool(rounds)
+                    and rounds[0]["round"] == last["round"]
+                )
 
             wait_for(shown, 60, "the table's last round on its tile")
             _, detail = get(url + "/api/tables/SIM-BAC-1")
