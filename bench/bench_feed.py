@@ -26,7 +26,7 @@ sys.path.insert(0, str(REPO))
 
 import paho.mqtt.client as mqtt  # noqa: E402
 
-from bench.feed.broker import Broker  # noqa: E402
+from bench.feed.broker import Broker, floor_command  # noqa: E402
 from drivers.events.shoe import CardRead  # noqa: E402
 from firmware_host.feed.broker import BrokerSettings  # noqa: E402
 from firmware_host.feed.cursor import FeedCursor  # noqa: E402
@@ -261,20 +261,7 @@ def wind_down(
 def many_tables(tmp: Path, broker: Broker, tables: int, rounds: int) -> None:
     db = tmp / "floor-50.sqlite"
     collector = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "firmware_host",
-            "floor",
-            "--broker",
-            broker.url,
-            "--db",
-            str(db),
-            "--keys",
-            str(keys_dir(tmp)),
-            "--client-id",
-            "bench-floor",
-        ],
+        floor_command(broker.url, db, "--client-id", "bench-floor", keys=keys_dir(tmp)),
         cwd=REPO,
     )
     journals = backlogged(tmp, "table", tables, rounds)

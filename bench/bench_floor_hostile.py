@@ -33,7 +33,7 @@ import paho.mqtt.client as mqtt  # noqa: E402
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey  # noqa: E402
 
 from bench.bench_feed import PUBLISHED_PER_ROUND, backlogged, keys_dir, proc_stats, publisher, wind_down  # noqa: E402
-from bench.feed.broker import Broker  # noqa: E402
+from bench.feed.broker import Broker, floor_command  # noqa: E402
 from firmware_host.feed import schema  # noqa: E402
 from firmware_host.feed.signing import Signer  # noqa: E402
 from firmware_host.floor.store import FloorStore  # noqa: E402
@@ -139,21 +139,7 @@ def run(tmp: Path, broker: Broker, tables: int, rounds: int, hostile: int, label
     journals = backlogged(tmp, f"{label}-table", tables, rounds)
     feeds = [publisher(journal, f"T{t}", broker.url) for t, journal in enumerate(journals)]  # keys provisioned
     collector = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "firmware_host",
-            "floor",
-            "--broker",
-            broker.url,
-            "--db",
-            str(db),
-            "--keys",
-            str(keys_dir(tmp)),
-            "--client-id",
-            client_id,
-            "-v",
-        ],
+        floor_command(broker.url, db, "--client-id", client_id, "-v", keys=keys_dir(tmp)),
         cwd=REPO,
         stderr=subprocess.PIPE,
         text=True,

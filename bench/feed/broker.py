@@ -15,16 +15,42 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["Broker", "TlsFiles", "ClientCert", "make_ca", "make_client_cert", "free_port", "MOSQUITTO", "write_secret"]
+__all__ = [
+    "Broker",
+    "floor_command",
+    "TlsFiles",
+    "ClientCert",
+    "make_ca",
+    "make_client_cert",
+    "free_port",
+    "MOSQUITTO",
+    "write_secret",
+]
 
 MOSQUITTO = "/usr/sbin/mosquitto"
 #: The ACL the deploy files ship (deploy/mosquitto/acl).
 ACL = Path(__file__).resolve().parents[2] / "deploy" / "mosquitto" / "acl"
 #: Days the test certificates are valid.
 DAYS = "2"
+
+
+def floor_command(
+    broker_url: str, db: str | Path | Sequence[str], *options: str, keys: Path | None = None
+) -> list[str]:
+    """The argv of ``tablehost floor`` collecting from ``broker_url`` into ``db``, for a child process.
+
+    :param db: the floor database's path or DSN, or its whole ``--db ...`` arguments.
+    :param options: further arguments (``--client-id``, ``--http``, ``-v``, ...).
+    :param keys: the tables' public keys (``--keys``); None: ``--unsigned``.
+    """
+    db_args = ["--db", str(db)] if isinstance(db, str | Path) else list(db)
+    signed = ["--keys", str(keys)] if keys is not None else ["--unsigned"]
+    return [sys.executable, "-m", "firmware_host", "floor", "--broker", broker_url, *db_args, *signed, *options]
 
 
 def free_port() -> int:

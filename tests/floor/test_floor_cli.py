@@ -7,12 +7,11 @@ import io
 import json
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from bench.feed.broker import Broker, have_mosquitto
+from bench.feed.broker import Broker, floor_command, have_mosquitto
 from firmware_host.cli import main
 from tests.support.floor_run import floor_keys, run_table, table_profile, wait_for, wait_for_the_floor
 from tests.support.paths import REPO
@@ -31,19 +30,7 @@ def test_a_table_run_with_feed_reaches_the_floor_collector(tmp_path: Path) -> No
     db, journal = tmp_path / "floor.sqlite", tmp_path / "journal.sqlite"
     with Broker(tmp_path / "broker") as broker:
         collector = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "firmware_host",
-                "floor",
-                "--broker",
-                broker.url,
-                "--db",
-                str(db),
-                "--keys",
-                str(floor_keys(tmp_path)),
-                "-v",
-            ],
+            floor_command(broker.url, db, "-v", keys=floor_keys(tmp_path)),
             cwd=REPO,
             stderr=subprocess.PIPE,
             text=True,

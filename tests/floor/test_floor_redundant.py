@@ -10,7 +10,6 @@ import contextlib
 import io
 import signal
 import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,7 +17,7 @@ from pathlib import Path
 import paho.mqtt.client as mqtt
 import pytest
 
-from bench.feed.broker import Broker, have_mosquitto
+from bench.feed.broker import Broker, floor_command, have_mosquitto
 from firmware_host.cli import main
 from firmware_host.feed.broker import BrokerSettings
 from firmware_host.feed.signing import Keyring, Signer
@@ -98,20 +97,7 @@ def test_two_collectors_store_each_message_once_and_report_a_gap_and_its_repair_
 
 
 def collector_command(db: FloorDb, url: str, name: str) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "firmware_host",
-        "floor",
-        "--broker",
-        url,
-        *db.args(),
-        "--keys",
-        str(floor_keys(db.directory)),
-        "--client-id",
-        f"floor-{name}",
-        "-v",
-    ]
+    return floor_command(url, db.args(), "--client-id", f"floor-{name}", "-v", keys=floor_keys(db.directory))
 
 
 def start_collector(db: FloorDb, url: str, name: str) -> subprocess.Popen[str]:

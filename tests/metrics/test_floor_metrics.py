@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from bench.feed.broker import Broker, have_mosquitto
+from bench.feed.broker import Broker, floor_command, have_mosquitto
 from firmware_host.floor.collector import CollectorStats
 from firmware_host.floor.model import Outcome
 from firmware_host.metrics.floor import FloorMetrics
@@ -48,20 +47,7 @@ def test_floor_metrics_serves_what_the_collector_stored(tmp_path: Path) -> None:
     with Broker(tmp_path / "broker") as broker:
         profile = table_profile(tmp_path, feed=f'broker = "{broker.url}"')
         collector = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "firmware_host",
-                "floor",
-                "--broker",
-                broker.url,
-                "--db",
-                str(tmp_path / "f.sqlite"),
-                "--keys",
-                str(floor_keys(tmp_path)),
-                "--metrics",
-                "127.0.0.1:0",
-            ],
+            floor_command(broker.url, tmp_path / "f.sqlite", "--metrics", "127.0.0.1:0", keys=floor_keys(tmp_path)),
             cwd=REPO,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -90,19 +76,7 @@ def test_floor_metrics_serves_what_the_collector_stored(tmp_path: Path) -> None:
 
 def test_floor_metrics_off_loopback_needs_tls(tmp_path: Path) -> None:
     done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "firmware_host",
-            "floor",
-            "--broker",
-            "mqtt://127.0.0.1:1",
-            "--db",
-            str(tmp_path / "f.sqlite"),
-            "--unsigned",
-            "--metrics",
-            "0.0.0.0:0",
-        ],
+        floor_command("mqtt://127.0.0.1:1", tmp_path / "f.sqlite", "--metrics", "0.0.0.0:0"),
         cwd=REPO,
         capture_output=True,
         text=True,

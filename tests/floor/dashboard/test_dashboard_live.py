@@ -7,12 +7,11 @@ import json
 import os
 import socket
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from bench.feed.broker import Broker, have_mosquitto
+from bench.feed.broker import Broker, floor_command, have_mosquitto
 from tests.floor.dashboard.support import get, pin_dir
 from tests.support.floor_run import floor_keys, journal_export, run_table, table_profile, wait_for
 from tests.support.paths import REPO
@@ -32,22 +31,15 @@ def test_the_collectors_dashboard_follows_a_table_through_mosquitto(tmp_path: Pa
     url = f"http://127.0.0.1:{free_port()}"
     with Broker(tmp_path / "broker") as broker:
         floor = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "firmware_host",
-                "floor",
-                "--broker",
+            floor_command(
                 broker.url,
-                "--db",
-                str(db),
-                "--keys",
-                str(floor_keys(tmp_path)),
+                db,
                 "--http",
                 url.removeprefix("http://"),
                 "--http-dir",
                 str(pin_dir(tmp_path)),
-            ],
+                keys=floor_keys(tmp_path),
+            ),
             cwd=REPO,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
