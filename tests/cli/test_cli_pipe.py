@@ -98,6 +98,19 @@ def test_journal_export_ends_quietly(tmp_path: Path) -> None:
     assert journal.verify(path).ok
 
 
+@pytest.mark.parametrize("what", ["--rounds", "--messages"])
+def test_floor_export_ends_quietly(tmp_path: Path, what: str) -> None:
+    from tests.floor.dashboard.support import messages_of, store_messages
+
+    db = tmp_path / "floor.sqlite"
+    store_messages(db, messages_of(PAIGOW_JOURNAL, "SIM-PG-1"))
+    status, out, err = head_1(["floor", "export", "--db", str(db), "--table", "SIM-PG-1", what], tmp_path)
+    assert status == pipes.EXIT_CLOSED_PIPE
+    first = json.loads(out)  # 181 KB of rounds or 264 KB of messages: the reader left long before the end
+    assert first["round"] == 1 if what == "--rounds" else (first["table"], first["seq"]) == ("SIM-PG-1", 1)
+    assert err == ""
+
+
 @pytest.mark.parametrize(
     ("argv", "line"),
     [
