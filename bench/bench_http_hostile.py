@@ -46,7 +46,7 @@ if os.environ.get("BENCH_SOURCE"):  # another tree's firmware_host (an older mai
 
 from bench.bench_display import Durable, memory_kib, percentiles  # noqa: E402
 from bench.display.table import BACCARAT, DEALER_PIN, SUPERVISOR_PIN, start, write_profile  # noqa: E402
-from firmware_host.display.pins import write_pin_file  # noqa: E402
+from firmware_host.web.pins import write_pin_file  # noqa: E402
 
 #: The attacker's source addresses (never 127.0.0.1, the Pi's own).
 SOURCES = [f"127.0.0.{i}" for i in range(2, 251)]

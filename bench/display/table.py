@@ -16,7 +16,7 @@ from typing import Any
 
 from bench.soak.profiles import PROFILES
 from firmware_host.config.profiles import load_table
-from firmware_host.display.pins import write_pin_file
+from firmware_host.web.pins import write_pin_file
 from firmware_host.wiring import Table, build_table
 
 __all__ = [

@@ -12,7 +12,7 @@ import getpass
 import sys
 from pathlib import Path
 
-from firmware_host.display.pins import ROLES, PinError, write_pin_file
+from firmware_host.web.pins import ROLES, PinError, write_pin_file
 
 
 def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> None:  # type: ignore[type-arg]

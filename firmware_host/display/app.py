@@ -18,7 +18,7 @@ Every request passes the web layer's :class:`~firmware_host.web.guard.Guard` fir
 Origin, ``application/json``, the body's size; any failure answered 400), query parameters
 are parsed (:func:`~firmware_host.web.parse.query_value`: a repeated ``view`` is refused),
 streams take a :class:`~firmware_host.web.streams.StreamSlots` slot, PINs go through the
-lockout (:class:`~firmware_host.display.pins.Credentials`), and refusals are journaled as
+lockout (:class:`~firmware_host.web.pins.Credentials`), and refusals are journaled as
 summaries (:class:`~firmware_host.web.refusals.Refusals`).
 """
 
@@ -47,10 +47,10 @@ from drivers.events import DeviceEvent
 from firmware_host.display import pages
 from firmware_host.display.actions import ActionError, command_for, needed_role
 from firmware_host.display.hub import VIEWS, DisplayHub
-from firmware_host.display.pins import Busy, Credentials, Locked
 from firmware_host.web.guard import Guard, Policy, client_of
 from firmware_host.web.login import login_role
 from firmware_host.web.parse import parse_json, parse_seq, query_value
+from firmware_host.web.pins import Busy, Credentials, Locked
 from firmware_host.web.refusals import Refusals
 from firmware_host.web.streams import SlotStream, StreamSlots
 

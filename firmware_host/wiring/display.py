@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, Any, cast
 from firmware_host.config.profiles import TableProfile
 from firmware_host.display.app import build_app
 from firmware_host.display.hub import DisplayHub
-from firmware_host.display.pins import Credentials
 from firmware_host.display.server import DisplayServer, check_listen, is_loopback, parse_listen
 from firmware_host.display.view import view_for
 from firmware_host.host.journal import Journal
 from firmware_host.host.service import Service
 from firmware_host.tables.decisions import Decision
 from firmware_host.web.guard import Policy
+from firmware_host.web.pins import Credentials
 from firmware_host.web.server import ConnectionLimits
 
 if TYPE_CHECKING:  # a Baccarat display imports nothing of Pai Gow

@@ -22,10 +22,10 @@ from bench.display.table import (  # noqa: F401 (DEALER_PIN, SUPERVISOR_PIN, TES
 )
 from firmware_host.display.app import build_app
 from firmware_host.display.hub import DisplayHub
-from firmware_host.display.pins import Credentials, write_pin_file
 from firmware_host.display.server import DisplayServer
 from firmware_host.display.view import BaccaratView
 from firmware_host.web.lockout import Lockout, LockoutPolicy
+from firmware_host.web.pins import Credentials, write_pin_file
 from firmware_host.web.server import ConnectionLimits
 from firmware_host.web.streams import StreamSlots
 from tests.support.browser import browser, page  # noqa: F401 (fixtures)

@@ -10,7 +10,7 @@ from typing import Any
 import httpx2
 import pytest
 
-from firmware_host.display.pins import MAX_FAILURES
+from firmware_host.web.pins import MAX_FAILURES
 from firmware_host.wiring.display import REFUSED_META
 from tests.display.conftest import DEALER_PIN, SUPERVISOR_PIN, Running, enter_pin, inputs
 

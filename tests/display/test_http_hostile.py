@@ -20,8 +20,8 @@ from urllib.parse import urlsplit
 import httpx2
 import pytest
 
-from firmware_host.display.pins import MAX_FAILURES
 from firmware_host.web.lockout import LockoutPolicy
+from firmware_host.web.pins import MAX_FAILURES
 from firmware_host.web.server import ConnectionLimits
 from firmware_host.web.streams import StreamSlots
 from tests.display.conftest import DEALER_PIN, Served

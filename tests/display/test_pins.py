@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from firmware_host.cli import main
-from firmware_host.display.pins import (
+from firmware_host.web.lockout import Lockout, LockoutPolicy
+from firmware_host.web.pins import (
     LOCKOUT_S,
     MAX_FAILURES,
     WINDOW_S,
@@ -24,7 +25,6 @@ from firmware_host.display.pins import (
     verify_pin,
     write_pin_file,
 )
-from firmware_host.web.lockout import Lockout, LockoutPolicy
 
 N = 2**10  # a cheap scrypt cost for tests
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from firmware_host.cli import main
-from firmware_host.display.pins import write_pin_file
+from firmware_host.web.pins import write_pin_file
 from tests.display.conftest import DEALER_PIN, TEST_SCRYPT_N
 from tests.support.paths import REPO
 

@@ -14,9 +14,9 @@ from starlette.testclient import TestClient
 
 from firmware_host.display.app import build_app
 from firmware_host.display.hub import DisplayHub
-from firmware_host.display.pins import Credentials, write_pin_file
 from firmware_host.display.server import DisplayError, DisplayServer, check_listen, is_loopback, parse_listen
 from firmware_host.display.view import BaccaratView
+from firmware_host.web.pins import Credentials, write_pin_file
 
 
 def test_listen_addresses() -> None:
