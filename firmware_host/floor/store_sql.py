@@ -14,9 +14,21 @@ numbers are **gaps**; a message that fills one is a **repair**. A message alread
 arrives again after any reconnect (QoS 1 is at least once), or from a second collector: it is
 not inserted (``ON CONFLICT DO NOTHING``) and is counted as a duplicate.
 
-Continuity is computed from the store at each insert and each read, never from a process's
+Continuity is computed from the store at each batch and each read, never from a process's
 memory: the engine serialises writers of one table (:meth:`SqlStore._begin`), so two
 collectors storing the same feed see each other's messages.
+
+A batch is written set-based, in one transaction, whatever its size: one upsert of its tables'
+rows; one query reading each table's highest seq and the ``hash`` and ``prev_hash`` at the
+batch's seqs and their neighbours (a JSON array of ``[table, seq]`` pairs as its one
+parameter: :attr:`SqlStore._PAIRS`); the outcomes in Python, in batch order, each message
+seeing those before it as if stored one by one (:class:`~firmware_host.floor.continuity.Batch`);
+then one insert of the new messages (:meth:`SqlStore._insert`) and one statement each for the
+problems, the duplicate counts (one row per table) and the statuses. A message the database
+refuses (a value out of its range) makes the batch be written again a message at a time, each
+in a savepoint (:class:`_OneMessage`), so it is refused alone; so does a message another writer
+stored between the read and the insert (:class:`_Raced`: cannot happen under the engines'
+locks, but a lone message is then decided by what that writer stored, as always).
 
 Reading never trusts the database: a row that cannot be read back (text where a number
 belongs, ``data`` that is not a JSON object) is :class:`~firmware_host.floor.model.Unreadable`, named.
