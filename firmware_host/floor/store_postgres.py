@@ -92,6 +92,8 @@ class _Db:
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> psycopg.Cursor[Any]:
         """``sql`` once per row, in one pipeline (psycopg 3's ``executemany``): one round trip."""
+        if len(rows) == 1:  # no pipeline to enter and leave
+            return self.execute(sql, rows[0])
         cursor = self.conn.cursor()
         cursor.executemany(sql.replace("?", "%s"), rows)
         return cursor

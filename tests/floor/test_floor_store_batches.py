@@ -190,3 +190,33 @@ def test_a_message_stored_meanwhile_by_another_writer_is_a_duplicate_or_a_confli
     status = store.status("T1")
     assert (status.max_seq, status.gaps, status.duplicates, status.breaks) == (3, [], 1, 1)
     assert [m["hash"] for m in store.messages("T1")] == [chain[s, "genuine"]["hash"] for s in (1, 2, 3)]
+
+
+def test_a_message_with_nul_in_its_data_is_stored_and_read_back_as_sent(store: SqlStore) -> None:
+    """The insert's rows travel as one JSON document on PostgreSQL: escapes survive it."""
+    chain = messages("T1")
+    body = {k: v for k, v in chain[1, "genuine"].items() if k != "hash"}
+    chain[1, "odd"] = schema.seal({**body, "data": {"x": "\x00", "y": '\\u0000 \u00e9 "\n'}})
+    assert [o.kind for o in store.ingest(admitted(["T1"], [chain], [(0, 1, "odd")]))] == ["stored"]
+    assert list(store.read("T1")) == [chain[1, "odd"]]
+
+
+def test_a_value_the_database_cannot_hold_is_refused_alone_and_the_batch_goes_on(
+    store: SqlStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Message 2 carries a journal_seq beyond a 64-bit integer (as if Admission had let it by):
+    the set-based insert fails, the batch is written again a message at a time, and only 2 is
+    refused."""
+    chain = messages("T1")
+    row = store._row
+
+    def out_of_range(item: Admitted, now: float) -> tuple[Any, ...]:
+        made = row(item, now)
+        return (*made[:2], 2**63, *made[3:]) if item.message["seq"] == 2 else made
+
+    monkeypatch.setattr(store, "_row", out_of_range)
+    outcomes = store.ingest(admitted(["T1"], [chain], [(0, 1, "genuine"), (0, 2, "genuine"), (0, 3, "genuine")]))
+    assert [(o.kind, o.seq) for o in outcomes] == [("stored", 1), ("refused", 2), ("stored", 3)]
+    assert outcomes[1].detail.startswith("cannot store it: ")
+    status = store.status("T1")
+    assert (status.max_seq, status.gaps, status.refused) == (3, [(2, 2)], 1)
