@@ -13,11 +13,25 @@ transaction-scoped advisory lock per table it touches (in one order, so two coll
 deadlock), so the continuity checks of :class:`~firmware_host.floor.store_sql.SqlStore` see
 every message another collector committed; ``ON CONFLICT DO NOTHING`` on ``(table_id, seq)``
 keeps a message stored twice once. The schema is migrated under an advisory lock too.
+
+A batch costs a fixed number of round trips, not one or two per message: ``BEGIN``, the locks,
+the tables' upsert, the one read, the one insert, the problems and duplicate counts when there
+are any, ``COMMIT``. The read's pairs and the insert's rows each go as **one JSON parameter**
+(``json_array_elements``, ``json_to_recordset``), not as psycopg's ``executemany`` nor as
+arrays: ``executemany`` runs in pipeline mode (psycopg >= 3.1: one round trip for the lot) but
+the server still binds and executes the statement once per row, and the read needs its
+result before the outcomes can be worked out, so pipelining the whole batch would save little
+and make a refused value surface at a sync point far from its statement; typed arrays
+(``unnest(%s::text[], ...)``) are one statement too, but psycopg adapts their elements one by
+one: on the bench (load average 5 to 9) the insert of a batch of 100 took 15 ms with arrays and
+3 ms with one JSON document (``json.dumps`` of the rows, under 1 ms). ``executemany`` (pipelined) is kept for the few rows of problems, duplicate counts
+(a row per table) and statuses.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -31,7 +45,7 @@ from psycopg.types.string import TextLoader
 from firmware_host.feed.broker import BrokerError, read_secret
 from firmware_host.floor import migrations
 from firmware_host.floor.model import FloorError
-from firmware_host.floor.store_sql import SqlStore
+from firmware_host.floor.store_sql import MESSAGE_ROW, SqlStore
 
 __all__ = ["PostgresStore", "safe_dsn"]
 
@@ -43,6 +57,16 @@ POOL_SIZE = 4
 CONNECT_TIMEOUT_S = 10.0
 #: The advisory lock key of the schema's migration (any constant of this application).
 MIGRATION_LOCK = 0x7461626C65  # "table"
+#: Each inserted column's SQL type (``data`` is sent as its text and stored as ``json``).
+_TYPES = {"seq": "bigint", "journal_seq": "bigint", "round": "bigint", "at": "float8", "received_at": "float8"}
+#: A batch's new messages in one statement, from one JSON parameter: an object per row.
+_INSERT = (
+    f"INSERT INTO messages ({', '.join(MESSAGE_ROW)}) SELECT "
+    + ", ".join(f"u.{c}::json" if c == "data" else f"u.{c}" for c in MESSAGE_ROW)
+    + " FROM json_to_recordset(?::json) AS u ("
+    + ", ".join(f"{c} {_TYPES.get(c, 'text')}" for c in MESSAGE_ROW)
+    + ") ON CONFLICT DO NOTHING"
+)
 
 
 def safe_dsn(dsn: str) -> str:
@@ -66,6 +90,14 @@ class _Db:
     def execute(self, sql: str, args: Sequence[Any] = ()) -> psycopg.Cursor[Any]:
         return self.conn.execute(sql.replace("?", "%s"), args)
 
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> psycopg.Cursor[Any]:
+        """``sql`` once per row, in one pipeline (psycopg 3's ``executemany``): one round trip."""
+        if len(rows) == 1:  # no pipeline to enter and leave
+            return self.execute(sql, rows[0])
+        cursor = self.conn.cursor()
+        cursor.executemany(sql.replace("?", "%s"), rows)
+        return cursor
+
 
 class PostgresStore(SqlStore):
     """The floor's database at ``dsn`` (libpq URL, without a password).
@@ -81,6 +113,8 @@ class PostgresStore(SqlStore):
     _ERROR = (psycopg.Error, psycopg_pool.PoolTimeout)
     _VALUE_ERRORS = (psycopg.DataError, psycopg.IntegrityError)
     _UNREADABLE = "json_typeof(data) <> 'object'"
+    _TEXTS = "SELECT value FROM json_array_elements_text(?::json)"
+    _PAIRS = "SELECT p ->> 0, (p ->> 1)::bigint FROM json_array_elements(?::json) AS p"
 
     def __init__(
         self, dsn: str, *, password_file: Path | None = None, read_only: bool = False, pool_size: int = POOL_SIZE
@@ -155,6 +189,10 @@ class PostgresStore(SqlStore):
             "FROM unnest(?::text[]) AS t) AS keys ORDER BY k",
             (tables,),
         )
+
+    def _insert(self, db: Any, rows: list[tuple[Any, ...]]) -> int:
+        document = json.dumps([dict(zip(MESSAGE_ROW, row)) for row in rows], ensure_ascii=False, allow_nan=False)
+        return int(db.execute(_INSERT, (document,)).rowcount)
 
     def close(self) -> None:
         """Close the pool's connections."""

@@ -14,9 +14,21 @@ numbers are **gaps**; a message that fills one is a **repair**. A message alread
 arrives again after any reconnect (QoS 1 is at least once), or from a second collector: it is
 not inserted (``ON CONFLICT DO NOTHING``) and is counted as a duplicate.
 
-Continuity is computed from the store at each insert and each read, never from a process's
+Continuity is computed from the store at each batch and each read, never from a process's
 memory: the engine serialises writers of one table (:meth:`SqlStore._begin`), so two
 collectors storing the same feed see each other's messages.
+
+A batch is written set-based, in one transaction, whatever its size: one upsert of its tables'
+rows; one query reading each table's highest seq and the ``hash`` and ``prev_hash`` at the
+batch's seqs and their neighbours (a JSON array of ``[table, seq]`` pairs as its one
+parameter: :attr:`SqlStore._PAIRS`); the outcomes in Python, in batch order, each message
+seeing those before it as if stored one by one (:class:`~firmware_host.floor.continuity.Batch`);
+then one insert of the new messages (:meth:`SqlStore._insert`) and one statement each for the
+problems, the duplicate counts (one row per table) and the statuses. A message the database
+refuses (a value out of its range) makes the batch be written again a message at a time, each
+in a savepoint (:class:`_OneMessage`), so it is refused alone; so does a message another writer
+stored between the read and the insert (:class:`_Raced`: cannot happen under the engines'
+locks, but a lone message is then decided by what that writer stored, as always).
 
 Reading never trusts the database: a row that cannot be read back (text where a number
 belongs, ``data`` that is not a JSON object) is :class:`~firmware_host.floor.model.Unreadable`, named.
@@ -33,7 +45,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar
 
 from firmware_host.feed import schema
-from firmware_host.floor import migrations
+from firmware_host.floor import continuity, migrations
 from firmware_host.floor.admission import Admitted, Refusal
 from firmware_host.floor.model import UNKNOWN_TABLE, FloorError, Outcome, TableStatus, Unreadable
 
@@ -42,17 +54,24 @@ __all__ = ["SqlStore", "REFUSED_KEPT_PER_TABLE", "REFUSED_KEPT_TOTAL", "BREAK", 
 log = logging.getLogger("tablehost.floor")
 
 #: The kinds of problem recorded.
-BREAK, REPAIR = "break", "repair"
+BREAK, REPAIR = continuity.BREAK, continuity.REPAIR
 #: Refusals kept with their excerpt, per table (and for unknown tables together), and in all.
 REFUSED_KEPT_PER_TABLE = 1000
 REFUSED_KEPT_TOTAL = 10_000
 _COLUMNS = ("seq", "journal_seq", "journal_hash", "at", "round", "type", "data", "prev_hash", "hash", "key_id", "sig")
+#: The columns of an inserted message row (:meth:`SqlStore._row`).
+MESSAGE_ROW = ("table_id", *_COLUMNS, "received_at")
 _REFUSAL = ("table", "topic", "seq", "reason", "excerpt", "size", "at")
 _PROBLEM = ("table", "seq", "kind", "detail", "topic", "at")
 
 
 class _OneMessage(Exception):
     """A message of the batch the database will not take: write the batch again, isolating each."""
+
+
+class _Raced(_OneMessage):
+    """A message of the batch was stored meanwhile by a writer the engine did not hold off: the
+    batch's outcomes no longer hold, so it is written again a message at a time."""
 
 
 class SqlStore:
@@ -74,6 +93,10 @@ class SqlStore:
     _INTEGER_SEQ: ClassVar[str] = ""
     #: SQL true of a message row that :func:`_message` cannot read back.
     _UNREADABLE: ClassVar[str]
+    #: SQL of rows ``value`` from one parameter: a JSON array of text.
+    _TEXTS: ClassVar[str] = "SELECT value FROM json_each(?)"
+    #: SQL of rows ``(table_id, seq)`` from one parameter: a JSON array of ``[table, seq]`` pairs.
+    _PAIRS: ClassVar[str] = "SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?)"
 
     def __init__(self, name: str) -> None:
         #: What the store is called in messages (a path, or a DSN without its password).
@@ -136,109 +159,158 @@ class SqlStore:
         with self._db() as db:
             self._begin(db, tables)
             try:
-                for table in sorted({item.table for item in batch if isinstance(item, Admitted)}):
-                    self._seen(db, table, now)
-                outcomes = [self._guarded(db, item, now, isolate) for item in batch]
+                self._seen(db, sorted({item.table for item in batch if isinstance(item, Admitted)}), now)
+                outcomes = self._isolated(db, batch, now) if isolate else self._together(db, batch, now)
                 db.execute("COMMIT")
             except BaseException:
                 db.execute("ROLLBACK")
                 raise
         return outcomes
 
-    def _guarded(self, db: Any, item: Admitted | Refusal, now: float, isolate: bool) -> Outcome:
-        if isinstance(item, Refusal):
-            return self._refuse(db, item, now)
-        if not isolate:
-            try:
-                return self._one(db, item, now)
-            except self._one_message_errors as exc:
-                raise _OneMessage() from exc
-        db.execute("SAVEPOINT one")
+    def _together(self, db: Any, batch: Sequence[Admitted | Refusal], now: float) -> list[Outcome]:
+        """The batch's messages set-based (:meth:`_store`), its refusals each on its own."""
         try:
-            outcome = self._one(db, item, now)
-        except self._one_message_errors as exc:  # this message's values
-            db.execute("ROLLBACK TO SAVEPOINT one")
+            stored = iter(self._store(db, [item for item in batch if isinstance(item, Admitted)], now))
+        except self._one_message_errors as exc:
+            raise _OneMessage() from exc
+        return [self._refuse(db, item, now) if isinstance(item, Refusal) else next(stored) for item in batch]
+
+    def _isolated(self, db: Any, batch: Sequence[Admitted | Refusal], now: float) -> list[Outcome]:
+        """The batch one message at a time, each in a savepoint: one the database refuses is refused alone."""
+        outcomes = []
+        for item in batch:
+            if isinstance(item, Refusal):
+                outcomes.append(self._refuse(db, item, now))
+                continue
+            db.execute("SAVEPOINT one")
+            try:
+                outcomes.append(self._one(db, item, now))
+            except self._one_message_errors as exc:  # this message's values
+                db.execute("ROLLBACK TO SAVEPOINT one")
+                log.error("floor: cannot store a message of %s: %s", item.table, exc)
+                refusal = Refusal(
+                    item.table,
+                    True,
+                    item.topic,
+                    item.message.get("seq"),
+                    f"cannot store it: {exc}"[:300],
+                    schema.encode(item.message)[:200].decode("utf-8", "backslashreplace"),
+                    0,
+                )
+                outcomes.append(self._refuse(db, refusal, now))
             db.execute("RELEASE SAVEPOINT one")
-            log.error("floor: cannot store a message of %s: %s", item.table, exc)
-            refusal = Refusal(
-                item.table,
-                True,
-                item.topic,
-                item.message.get("seq"),
-                f"cannot store it: {exc}"[:300],
-                schema.encode(item.message)[:200].decode("utf-8", "backslashreplace"),
-                0,
-            )
-            return self._refuse(db, refusal, now)
-        db.execute("RELEASE SAVEPOINT one")
-        return outcome
+        return outcomes
 
     def _one(self, db: Any, item: Admitted, now: float) -> Outcome:
-        """One admitted message (its table's row made by :meth:`_write`): two statements when new."""
-        table, message = item.table, item.message
-        if item.leaf == "status":
-            db.execute(
-                "UPDATE tables SET status = ? WHERE table_id = ?", (schema.encode(message).decode("utf-8"), table)
-            )
-            return Outcome("status", table)
-        seq = message["seq"]
-        max_seq, stored, before, after = db.execute(
-            f"SELECT (SELECT coalesce(max(seq), 0) FROM messages WHERE table_id = ? {self._INTEGER_SEQ}), "
-            "(SELECT hash FROM messages WHERE table_id = ? AND seq = ?), "
-            "(SELECT hash FROM messages WHERE table_id = ? AND seq = ?), "
-            "(SELECT prev_hash FROM messages WHERE table_id = ? AND seq = ?)",
-            (table, table, seq, table, seq - 1, table, seq + 1),
-        ).fetchone()
-        if stored is None:
-            data = json.dumps(
-                message["data"], sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-            )
-            inserted = db.execute(
-                f"INSERT INTO messages (table_id, {', '.join(_COLUMNS)}, received_at) VALUES ({', '.join('?' * 13)}) "
-                "ON CONFLICT DO NOTHING",
-                (
-                    table,
-                    seq,
-                    message["journal_seq"],
-                    message["journal_hash"],
-                    message["at"],
-                    message["round"],
-                    message["type"],
-                    data,
-                    message["prev_hash"],
-                    message["hash"],
-                    message.get("key_id"),
-                    message.get("sig"),
-                    now,
-                ),
-            ).rowcount
-            if not inserted:  # stored meanwhile by a writer the engine did not hold off
-                (stored,) = db.execute(
-                    "SELECT hash FROM messages WHERE table_id = ? AND seq = ?", (table, seq)
-                ).fetchone()
-        if stored is not None:
-            if stored == message["hash"]:  # the same message (re-signed after a key rotation, maybe)
-                db.execute("UPDATE tables SET duplicates = duplicates + 1 WHERE table_id = ?", (table,))
-                return Outcome("duplicate", table, seq)
-            why = "a second, different message for this seq (the first is kept)"
-            self._problem(db, table, seq, BREAK, why, item.topic, now)
-            return Outcome("conflict", table, seq, why)
-        if seq == 1:
-            before = schema.GENESIS_HASH
-        if before is not None and before != message["prev_hash"]:
-            self._problem(db, table, seq, BREAK, f"prev_hash is not the hash of message {seq - 1}", item.topic, now)
-        if after is not None and after != message["hash"]:
-            self._problem(db, table, seq + 1, BREAK, f"prev_hash is not the hash of message {seq}", item.topic, now)
-        if seq < max_seq:
-            self._problem(db, table, seq, REPAIR, f"fills a gap below seq {max_seq}", item.topic, now)
-        return Outcome("stored", table, seq, gap=(max_seq + 1, seq - 1) if seq > max_seq + 1 else None)
+        """One admitted message (its table's row made by :meth:`_write`)."""
+        return self._store(db, [item], now)[0]
 
-    def _seen(self, db: Any, table: str, now: float) -> None:
-        db.execute(
-            "INSERT INTO tables (table_id, last_seen) VALUES (?, ?) "
-            "ON CONFLICT (table_id) DO UPDATE SET last_seen = excluded.last_seen",
-            (table, now),
+    def _store(self, db: Any, items: Sequence[Admitted], now: float) -> list[Outcome]:
+        """Admitted messages, set-based: one read of what the store holds around them, their
+        outcomes in Python (:class:`~firmware_host.floor.continuity.Batch`), then one insert of
+        the new ones, and one statement each for the problems, duplicates and statuses.
+
+        :raises _Raced: a message was stored meanwhile by a writer the engine did not hold off
+            (the batch's outcomes no longer hold: it is written again, a message at a time).
+        """
+        events = [item for item in items if item.leaf != "status"]
+        batch = continuity.Batch(self._chains(db, events) if events else {})
+        statuses: dict[str, str] = {}
+        outcomes = []
+        for item in items:
+            if item.leaf == "status":
+                statuses[item.table] = schema.encode(item.message).decode("utf-8")
+                outcomes.append(Outcome("status", item.table))
+            else:
+                outcomes.append(batch.add(item))
+        if batch.new and self._insert(db, [self._row(item, now) for item in batch.new]) < len(batch.new):
+            if len(items) > 1:
+                raise _Raced()
+            # Alone, as it always was: what the other writer stored decides (a duplicate, or a conflict).
+            (item,) = items
+            seq = item.message["seq"]
+            held = db.execute(
+                "SELECT hash, prev_hash FROM messages WHERE table_id = ? AND seq = ?", (item.table, seq)
+            ).fetchone()
+            batch = continuity.Batch({item.table: continuity.Chain(seq, {seq: tuple(held)})})
+            outcomes = [batch.add(item)]
+        self._record(db, batch, statuses, now)
+        return outcomes
+
+    def _chains(self, db: Any, events: Sequence[Admitted]) -> dict[str, continuity.Chain]:
+        """What the store holds around ``events``, in one query: each table's highest integer seq,
+        and the hashes at each seq of :func:`~firmware_host.floor.continuity.wanted`."""
+        rows = db.execute(
+            f"WITH w (table_id, seq) AS ({self._PAIRS}) "
+            "SELECT t.table_id, NULL, NULL, NULL, (SELECT coalesce(max(seq), 0) FROM messages "
+            f"WHERE table_id = t.table_id {self._INTEGER_SEQ}) FROM (SELECT DISTINCT table_id FROM w) AS t "
+            "UNION ALL SELECT m.table_id, m.seq, m.hash, m.prev_hash, NULL FROM messages AS m "
+            "JOIN w ON m.table_id = w.table_id AND m.seq = w.seq",
+            (json.dumps(continuity.wanted(events)),),
+        ).fetchall()
+        chains: dict[str, continuity.Chain] = {}
+        for table, seq, hash, prev_hash, max_seq in rows:
+            chain = chains.setdefault(table, continuity.Chain())
+            if max_seq is not None:
+                chain.max_seq = int(max_seq)
+            else:
+                chain.rows[seq] = (hash, prev_hash)
+        return chains
+
+    def _insert(self, db: Any, rows: list[tuple[Any, ...]]) -> int:
+        """Insert message ``rows`` (:data:`_COLUMNS` and ``received_at``) unless held: how many were taken."""
+        return int(
+            db.executemany(
+                f"INSERT INTO messages ({', '.join(MESSAGE_ROW)}) VALUES ({', '.join('?' * len(MESSAGE_ROW))}) ON CONFLICT DO NOTHING",
+                rows,
+            ).rowcount
         )
+
+    @staticmethod
+    def _row(item: Admitted, now: float) -> tuple[Any, ...]:
+        message = item.message
+        data = json.dumps(message["data"], sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        return (
+            item.table,
+            message["seq"],
+            message["journal_seq"],
+            message["journal_hash"],
+            message["at"],
+            message["round"],
+            message["type"],
+            data,
+            message["prev_hash"],
+            message["hash"],
+            message.get("key_id"),
+            message.get("sig"),
+            now,
+        )
+
+    def _record(self, db: Any, batch: continuity.Batch, statuses: dict[str, str], now: float) -> None:
+        """The batch's problems, duplicate counts and statuses: a statement each."""
+        if batch.problems:
+            db.executemany(
+                "INSERT INTO problems (table_id, seq, kind, detail, topic, at) VALUES (?, ?, ?, ?, ?, ?)",
+                [(p.table, p.seq, p.kind, p.detail, _text_only(p.topic), now) for p in batch.problems],
+            )
+        if batch.duplicates:
+            db.executemany(
+                "UPDATE tables SET duplicates = duplicates + ? WHERE table_id = ?",
+                [(count, table) for table, count in sorted(batch.duplicates.items())],
+            )
+        if statuses:
+            db.executemany(
+                "UPDATE tables SET status = ? WHERE table_id = ?", [(s, table) for table, s in sorted(statuses.items())]
+            )
+
+    def _seen(self, db: Any, tables: list[str], now: float) -> None:
+        """Each of ``tables`` (distinct) has its row, seen ``now``: one statement."""
+        if tables:
+            db.execute(
+                f"INSERT INTO tables (table_id, last_seen) SELECT value, ? FROM ({self._TEXTS}) AS t WHERE true "
+                "ON CONFLICT (table_id) DO UPDATE SET last_seen = excluded.last_seen",
+                (now, json.dumps(tables)),
+            )
 
     def _refuse(self, db: Any, refusal: Refusal, now: float) -> Outcome:
         """Count the refusal under its table (or unknown), and keep it while within the bounds."""
@@ -251,7 +323,7 @@ class SqlStore:
             table = None
         bucket = UNKNOWN_TABLE if table is None else table
         if table is not None:
-            self._seen(db, table, now)  # its status shows what was refused on its topic
+            self._seen(db, [table], now)  # its status shows what was refused on its topic
         reason = _text_only(refusal.reason)
         (total,) = db.execute("SELECT coalesce(sum(kept), 0) FROM refused_counts").fetchone()
         (kept,) = db.execute(
@@ -275,14 +347,6 @@ class SqlStore:
             )
             db.execute("UPDATE refused_counts SET kept = kept + 1 WHERE table_id = ?", (bucket,))
         return Outcome("refused", refusal.table, refusal.seq, refusal.reason)
-
-    def _problem(
-        self, db: Any, table: str | None, seq: int | None, kind: str, detail: str, topic: str, now: float
-    ) -> None:
-        db.execute(
-            "INSERT INTO problems (table_id, seq, kind, detail, topic, at) VALUES (?, ?, ?, ?, ?, ?)",
-            (table, seq, kind, detail, _text_only(topic), now),
-        )
 
     # ------------------------------------------------------------------ reading
 
