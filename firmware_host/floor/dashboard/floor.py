@@ -16,9 +16,10 @@ Where a pass gets what is new:
   grows: 500 tables of 1,000 messages took 7 s a pass (bench/bench_floor_dashboard.py).
 - **From the store**, for what no collector of this process handed over (another collector's
   writes, a table's status, lag and gaps): each pass refreshes the statuses of as many tables
-  as fit in :data:`BUDGET` of its poll interval, the tables whose status a write changed first
-  (a status message, a refusal, a conflict, a gap opened or filled), then all of them in turn;
-  a refreshed table the store holds more of than its watch is read from the store.
+  as fit in :data:`BUDGET` of its poll interval (one at least), the tables whose status a write
+  changed first (a status message, a refusal, a conflict, a gap opened or filled), then all of
+  them in turn; a refreshed table the store holds more of than its watch is read from the
+  store. A floor no collector hands anything to (a store alone) refreshes every table every pass.
 
 The first pass reads every table from the store, as does a table new to the floor.
 """
@@ -30,6 +31,7 @@ import collections
 import dataclasses
 import json
 import logging
+import math
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -91,6 +93,7 @@ class Floor:
         self.pass_s = 0.0  #: how long the last pass took
         self.refreshed = 0  #: statuses read from the store since start
         self.handed = 0  #: messages the collector handed over since start
+        self.fed = False  #: a collector hands over what it stores (else every pass reads every table)
         #: Called after every pass (the view log's minute, for one).
         self.after_pass: list[Callable[[], None]] = []
         self.ready = threading.Event()  #: set after the first pass
@@ -148,6 +151,7 @@ class Floor:
             if isinstance(a, Admitted) and a.leaf == "events"
         }
         now = time.time()  # the store's received_at, as near as this thread can tell
+        self.fed = True
         with self._lock:
             for outcome in outcomes:
                 table = outcome.table
@@ -202,7 +206,7 @@ class Floor:
                     if table in seen:
                         watch.seen = seen[table]
             looked.add(table)
-        deadline = started + BUDGET * self.poll_s
+        deadline = started + BUDGET * self.poll_s if self.fed else math.inf  # alone: every table, every pass
         refreshed: set[str] = set()
         while (stale := self._next_stale(refreshed)) is not None:  # one table at least, however slow
             self._refresh(store, stale)
