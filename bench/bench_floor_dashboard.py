@@ -177,6 +177,14 @@ def ms(values: list[float]) -> str:
     )
 
 
+def tenths(latency: dict[tuple[str, int], float], sent: dict[tuple[str, int], float], start: float, end: float) -> str:
+    """p50 of ``latency`` in each tenth of the run (by when the message was sent), milliseconds."""
+    parts: list[list[float]] = [[] for _ in range(10)]
+    for key, value in latency.items():
+        parts[min(9, int(10 * (sent[key] - start) / (end - start)))].append(value)
+    return ", ".join(f"{1000 * pct(values, 0.5):.0f}" if values else "-" for values in parts)
+
+
 def collector_argv(args: argparse.Namespace, tmp: Path, url: str, db: str, http: str) -> list[str]:
     argv = [sys.executable, "-m", "firmware_host", "floor", "--broker", url, "--db", db]
     argv += ["--keys", str(keys_dir(tmp)), "--http", http, "--http-dir", str(tmp / "http"), "--client-id", CLIENT_ID]
@@ -284,16 +292,10 @@ def run(args: argparse.Namespace, tmp: Path, broker: Broker, db: Db) -> None:
     )
     stored = stored_at(db)
     to_store = [stored[key] - at for key, at in sent.items() if key in stored]
-    to_draw = [at + found[key] - stored[key] for key, at in sent.items() if key in stored and key in found]
-    print(f"  of which publish -> stored {ms(to_store)}; stored -> drawn {ms(to_draw)}")
-    tenths = [[] for _ in range(10)]  # type: list[list[float]]
-    for key, latency in found.items():
-        tenths[min(9, int(10 * (sent[key] - started) / (ended - started)))].append(latency)
-    print(
-        "  p50 by tenth of the run: "
-        + ", ".join(f"{1000 * pct(values, 0.5):.0f}" if values else "-" for values in tenths)
-        + " ms"
-    )
+    to_draw = {key: at + found[key] - stored[key] for key, at in sent.items() if key in stored and key in found}
+    print(f"  of which publish -> stored {ms(to_store)}; stored -> drawn {ms(list(to_draw.values()))}")
+    for label, values in (("publish -> drawn", found), ("stored -> drawn", to_draw)):
+        print(f"  {label}, p50 by tenth of the run: {tenths(values, sent, started, ended)} ms")
     draws = after["draws"] - before["draws"]
     print(
         f"  page: {draws:.0f} frames drew tiles ({len(sent) / max(draws, 1):.0f} messages a frame), "
