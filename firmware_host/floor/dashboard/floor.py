@@ -144,7 +144,8 @@ class Floor:
 
     def stored(self, admitted: Sequence[Admitted | Refusal], outcomes: list[Outcome]) -> None:
         """A committed write of the collector (its thread): the messages stored, or already stored
-        (a duplicate is the same message), for the next pass; the tables whose status changed."""
+        (a duplicate is the same message), for the next pass; the tables whose status changed.
+        Only tables the floor has read are kept, so what is kept is bounded by the store's tables."""
         messages = {
             (a.table, a.message.get("seq")): a.message
             for a in admitted
@@ -155,8 +156,8 @@ class Floor:
         with self._lock:
             for outcome in outcomes:
                 table = outcome.table
-                if table is None:
-                    continue
+                if table not in self.watches:  # a table new to the floor is read whole at the next pass;
+                    continue  # so nothing is kept for table ids a hostile peer makes up, however many
                 message = messages.get((table, outcome.seq)) if outcome.kind in ("stored", "duplicate") else None
                 high = self._handed_high.get(table, 0)
                 if message is None or outcome.gap is not None or (outcome.seq or 0) <= high:

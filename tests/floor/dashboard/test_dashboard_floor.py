@@ -129,3 +129,12 @@ def test_a_table_new_to_the_floor_is_read_whole_from_the_store(rig: Rig, feeds: 
     rig.floor.poll()
     assert rig.tile("BAC-02")["seq"] == feeds["BAC-02"][-1]["seq"]
     assert len(rig.floor.watches["BAC-02"].rounds) == sum(m["type"] == "round_result" for m in feeds["BAC-02"])
+
+
+def test_nothing_is_kept_for_a_table_the_floor_has_not_read(rig: Rig, feeds: dict[str, Any]) -> None:
+    rig.floor.poll()  # an empty floor
+    rig.status("FAKE-1", "online", 0)  # a refusal or a status naming a table the floor does not hold
+    rig.publish(feeds["BAC-01"][:3])
+    assert not rig.floor._handed and not rig.floor._stale  # the next pass reads BAC-01 whole from the store
+    rig.floor.poll()
+    assert rig.tile("BAC-01")["seq"] == 3
