@@ -187,3 +187,27 @@ def test_a_pai_gow_table_shows_its_rolls_with_the_displays_dice(tmp_path: Path, 
         assert page.is_hidden("#roads-panel") and page.is_visible("#rolls-panel")
         assert len(page.query_selector_all("#rolls .roll")) == len(rolls[-30:])
         assert len(page.query_selector_all("#rolls svg.die")) == sum(len(r["dice"]) for r in rolls[-30:])
+
+
+def test_the_benches_probe_notes_each_tile_drawn_at_its_new_seq(tmp_path: Path, journal: Path) -> None:
+    from bench.floor.dashboard_probe import DashboardProbe
+
+    db = tmp_path / "floor.sqlite"
+    first = messages_of(journal, "BAC-01")
+    store_messages(db, first[:10] + messages_of(journal, "BAC-02"))
+    with serving(db, tmp_path) as served:
+        with DashboardProbe(served.url, "surveillance", SURVEILLANCE_PIN) as probe:  # its own thread and Chromium
+            opened = {(d.table, d.seq) for d in probe.drawn()}
+            assert opened == {("BAC-01", 10), ("BAC-02", first[-1]["seq"])}
+            before = time.time()
+            store_messages(db, first[10:])
+            drawn: list[Any] = []
+            deadline = time.monotonic() + 30
+            while not any(d.seq == first[-1]["seq"] for d in drawn) and time.monotonic() < deadline:
+                drawn += probe.drawn()
+                time.sleep(0.1)
+            stats = probe.frame_stats()
+        assert [(d.table, d.seq) for d in drawn] == [("BAC-01", first[-1]["seq"])]  # drained: each once
+        assert before <= drawn[0].at <= time.time()  # the wall clock, as time.time() reads it
+        assert stats["draws"] >= 2 and stats["batches"] >= 2 and stats["tiles"] == 2
+        assert probe.errors == []
