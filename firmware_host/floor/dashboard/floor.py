@@ -188,33 +188,39 @@ class Floor:
             seen, self._seen = self._seen, {}
             if not self._turn:  # a new round of refreshes: every table once, over as many passes as it takes
                 self._turn.extend(sorted(self.watches))
-        looked: set[str] = set()
-        for table in store.tables():
-            if table not in self.watches:  # new to the floor (every table at the first pass): from the store
-                with self._lock:
-                    self.watches[table] = TableWatch(table)
+        looked: set[str] = set()  # tables folded or read this pass: their tiles are compared and sent
+        resync = []
+        for table, messages in handed.items():  # first what needs no store, so a store's failure loses none
+            if messages is None:
+                resync.append(table)
+                continue
+            watch = self.watches[table]
+            with self._lock:
+                watch.fold_all(sorted(messages, key=lambda m: int(m["seq"])))
+                if table in seen:
+                    watch.seen = seen[table]
+            looked.add(table)
+        try:
+            for table in store.tables():
+                if table not in self.watches:  # new to the floor (every table at the first pass): from the store
+                    with self._lock:
+                        self.watches[table] = TableWatch(table)
+                    self._refresh(store, table)
+                    looked.add(table)
+            for table in resync:  # more handed over than kept
                 self._refresh(store, table)
                 looked.add(table)
-        for table, messages in handed.items():
-            watch = self.watches.get(table)
-            if watch is None or table in looked:
-                continue  # read from the store this pass, which holds these or more
-            if messages is None:
-                self._refresh(store, table)
-            else:
-                with self._lock:
-                    watch.fold_all(sorted(messages, key=lambda m: int(m["seq"])))
-                    if table in seen:
-                        watch.seen = seen[table]
-            looked.add(table)
-        deadline = started + BUDGET * self.poll_s if self.fed else math.inf  # alone: every table, every pass
-        refreshed: set[str] = set()
-        while (stale := self._next_stale(refreshed)) is not None:  # one table at least, however slow
-            self._refresh(store, stale)
-            refreshed.add(stale)
-            if time.monotonic() >= deadline:
-                break
-        return self._changed(looked | refreshed)
+            deadline = started + BUDGET * self.poll_s if self.fed else math.inf  # alone: every table, every pass
+            refreshed: set[str] = set()
+            while (stale := self._next_stale(refreshed)) is not None:  # one table at least, however slow
+                self._refresh(store, stale)
+                refreshed.add(stale)
+                if time.monotonic() >= deadline:
+                    break
+            looked |= refreshed
+        finally:
+            changed = self._changed(looked)
+        return changed
 
     def _next_stale(self, refreshed: set[str]) -> str | None:
         """The next table to refresh: one whose status a write changed, else the next in turn

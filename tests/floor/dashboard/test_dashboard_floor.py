@@ -17,6 +17,7 @@ from firmware_host.feed.broker import BrokerSettings
 from firmware_host.floor.collector import Collector
 from firmware_host.floor.dashboard import floor as floor_module
 from firmware_host.floor.dashboard.floor import MAX_HANDED, Floor
+from firmware_host.floor.model import FloorError
 from firmware_host.floor.store import FloorStore
 from tests.floor.dashboard.support import messages_of, store_messages
 
@@ -138,3 +139,20 @@ def test_nothing_is_kept_for_a_table_the_floor_has_not_read(rig: Rig, feeds: dic
     assert not rig.floor._handed and not rig.floor._stale  # the next pass reads BAC-01 whole from the store
     rig.floor.poll()
     assert rig.tile("BAC-01")["seq"] == 3
+
+
+def test_a_store_that_fails_a_pass_loses_nothing_handed_over(rig: Rig, feeds: dict[str, Any]) -> None:
+    rig.publish(feeds["BAC-01"][:3])
+    rig.floor.poll()
+    store = rig.floor._store
+    assert store is not None
+    rig.publish(feeds["BAC-01"][3:6])
+
+    def busy() -> list[str]:
+        raise FloorError("database is locked")
+
+    store.tables = busy  # type: ignore[method-assign]
+    batches = rig.floor.batches
+    with pytest.raises(FloorError):
+        rig.floor.poll()  # the dashboard's thread logs it; the next pass tries again
+    assert rig.tile("BAC-01")["seq"] == 6 and rig.floor.batches == batches + 1
