@@ -186,6 +186,7 @@ def run_collect(args: argparse.Namespace) -> int:
 
             dashboard = Dashboard(args.http, lambda: open_db(args, read_only=True), args.http_dir or Path("."))
             dashboard.start()
+            collector.readers.append(dashboard.floor.stored)  # what it stores, without reading it back
             servers.append(dashboard)
     except BaseException:
         for server in servers:

@@ -38,7 +38,7 @@ from paho.mqtt.properties import Properties
 
 from firmware_host.feed import broker
 from firmware_host.feed.signing import Keyring
-from firmware_host.floor.admission import Admission
+from firmware_host.floor.admission import Admission, Admitted, Refusal
 from firmware_host.floor.model import FloorError, Outcome, Store
 
 __all__ = ["Collector", "CollectorStats", "RefusalLog"]
@@ -165,6 +165,9 @@ class Collector:
         self._answered = False  # a CONNACK came on this connection
         #: Set once the broker has granted the subscriptions (the session exists from then on).
         self.subscribed = threading.Event()
+        #: Called with ``(admitted, outcomes)`` after each committed write, in the collector's
+        #: thread (the floor dashboard takes what was stored without reading it back).
+        self.readers: list[Callable[[Sequence[Admitted | Refusal], list[Outcome]], None]] = []
 
     def stop(self) -> None:
         """Stop after the batch in hand (thread- and signal-safe)."""
@@ -255,6 +258,8 @@ class Collector:
         started = time.perf_counter()
         outcomes = self.store.ingest(admitted)
         self.stats.written(outcomes, time.perf_counter() - started)
+        for reader in self.readers:
+            reader(admitted, outcomes)
         for outcome in outcomes:
             if outcome.kind in ("refused", "conflict"):
                 self._log.refused(outcome)

@@ -1,31 +1,48 @@
-"""The floor as the dashboard sees it: the store polled in a thread, the changed tiles batched.
+"""The floor as the dashboard sees it: the store read in a thread, the changed tiles batched.
 
-:class:`Floor` reads the store (its read methods only: ``tables``, ``status``, ``messages``)
-every :data:`POLL_S` seconds, or less often when a pass takes longer (a pass never takes more
-than a third of the time), folds each table's new messages into its
-:class:`~firmware_host.floor.dashboard.tables.TableWatch`, and hands the tiles that changed
-to the live streams as **one batch per pass**, encoded once per role: with 500 tables the
-browser gets at most one message every :data:`POLL_S` seconds, carrying only the changed
-tiles. A stream whose reader falls :data:`QUEUE` batches behind is dropped (its browser
-reconnects and starts from a snapshot).
+:class:`Floor` keeps every table's :class:`~firmware_host.floor.dashboard.tables.TableWatch`
+and makes **one batch per pass** of the tiles that changed, encoded once per role: with 500
+tables the browser gets at most one message every :data:`POLL_S` seconds, carrying only the
+changed tiles. A pass never draws per message. A stream whose reader falls :data:`QUEUE`
+batches behind is dropped (its browser reconnects and starts from a snapshot).
+
+Where a pass gets what is new:
+
+- **From the collector of its own process** (``tablehost floor --http``): the collector hands
+  over each committed write (:meth:`Floor.stored`, one of
+  :attr:`~firmware_host.floor.collector.Collector.readers`), and the pass folds those messages
+  without reading them back. A store's ``status`` and ``read`` scan a table's whole history
+  (gaps, unreadable rows), so reading every busy table back each pass costs more as the floor
+  grows: 500 tables of 1,000 messages took 7 s a pass (bench/bench_floor_dashboard.py).
+- **From the store**, for what no collector of this process handed over (another collector's
+  writes, a table's status, lag and gaps): each pass refreshes the statuses of as many tables
+  as fit in :data:`BUDGET` of its poll interval (one at least), the tables whose status a write
+  changed first (a status message, a refusal, a conflict, a gap opened or filled), then all of
+  them in turn; a refreshed table the store holds more of than its watch is read from the
+  store. A floor no collector hands anything to (a store alone) refreshes every table every pass.
+
+The first pass reads every table from the store, as does a table new to the floor.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import dataclasses
 import json
 import logging
+import math
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from firmware_host.floor.admission import Admitted, Refusal
 from firmware_host.floor.dashboard.tables import ROLES, TableWatch
-from firmware_host.floor.model import FloorError, Store, Unreadable
+from firmware_host.floor.model import FloorError, Outcome, Store, Unreadable
 from firmware_host.host import figures
 
-__all__ = ["Floor", "Subscriber", "POLL_S", "QUEUE"]
+__all__ = ["Floor", "Subscriber", "POLL_S", "QUEUE", "BUDGET", "MAX_HANDED"]
 
 log = logging.getLogger("tablehost.floor.dashboard")
 
@@ -33,6 +50,11 @@ log = logging.getLogger("tablehost.floor.dashboard")
 POLL_S = 0.5
 #: Batches a stream may fall behind before it is dropped.
 QUEUE = 16
+#: The share of the poll interval a pass spends refreshing statuses from the store.
+BUDGET = 0.2
+#: Messages handed over per table between two passes, at most: beyond, they are dropped and
+#: the table is read from the store (memory stays bounded if the passes stall).
+MAX_HANDED = 256
 
 
 @dataclasses.dataclass(eq=False)
@@ -45,7 +67,7 @@ class Subscriber:
 
 
 class Floor:
-    """Every table's watch, kept up to date from the store.
+    """Every table's watch, kept up to date from the collector and the store.
 
     :param open_store: opens the store to read (called once, in the polling thread).
     :param poll_s: seconds between passes, at least.
@@ -60,17 +82,32 @@ class Floor:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._store: Store | None = None
+        #: What the collector handed over since the last pass, by table (``None``: too much, read
+        #: the table from the store), and the tables whose status it changed, oldest first.
+        self._handed: dict[str, list[dict[str, Any]] | None] = {}
+        self._stale: collections.OrderedDict[str, None] = collections.OrderedDict()
+        self._handed_high: dict[str, int] = {}  # the highest seq handed over, per table
+        self._seen: dict[str, tuple[float, float | None]] = {}  # when the last was handed over, its lag
+        self._turn: collections.deque[str] = collections.deque()  # the tables left in this round of refreshes
         self.batches = 0  #: batches sent since start (tests, the bench)
         self.pass_s = 0.0  #: how long the last pass took
+        self.refreshed = 0  #: statuses read from the store since start
+        self.handed = 0  #: messages the collector handed over since start
+        self.fed = False  #: a collector hands over what it stores (else every pass reads every table)
         #: Called after every pass (the view log's minute, for one).
         self.after_pass: list[Callable[[], None]] = []
         self.ready = threading.Event()  #: set after the first pass
 
     # ------------------------------------------------------------------ the polling thread
 
+    def open(self) -> None:
+        """Open the store (:meth:`start` does; a test that calls :meth:`poll` itself, too)."""
+        if self._store is None:
+            self._store = self.open_store()
+
     def start(self) -> None:
         """Open the store and poll it in a thread of its own."""
-        self._store = self.open_store()
+        self.open()
         self._thread = threading.Thread(target=self._run, name="floor-dashboard", daemon=True)
         self._thread.start()
 
@@ -103,27 +140,120 @@ class Floor:
             self.pass_s = time.monotonic() - started
             self._stop.wait(max(self.poll_s, 2 * self.pass_s))
 
+    # ------------------------------------------------------------------ what the collector hands over
+
+    def stored(self, admitted: Sequence[Admitted | Refusal], outcomes: list[Outcome]) -> None:
+        """A committed write of the collector (its thread): the messages stored, or already stored
+        (a duplicate is the same message), for the next pass; the tables whose status changed.
+        Only tables the floor has read are kept, so what is kept is bounded by the store's tables."""
+        messages = {
+            (a.table, a.message.get("seq")): a.message
+            for a in admitted
+            if isinstance(a, Admitted) and a.leaf == "events"
+        }
+        now = time.time()  # the store's received_at, as near as this thread can tell
+        self.fed = True
+        with self._lock:
+            for outcome in outcomes:
+                table = outcome.table
+                if table not in self.watches:  # a table new to the floor is read whole at the next pass;
+                    continue  # so nothing is kept for table ids a hostile peer makes up, however many
+                message = messages.get((table, outcome.seq)) if outcome.kind in ("stored", "duplicate") else None
+                high = self._handed_high.get(table, 0)
+                if message is None or outcome.gap is not None or (outcome.seq or 0) <= high:
+                    self._stale.setdefault(table)  # a status, a refusal, a break, a gap opened or filled
+                if message is None:
+                    continue
+                if int(message["seq"]) > high:
+                    self._handed_high[table] = int(message["seq"])
+                    at = message.get("at")
+                    self._seen[table] = now, now - at if isinstance(at, (int, float)) else None
+                self.handed += 1
+                kept = self._handed.setdefault(table, [])
+                if kept is not None:
+                    kept.append(message)
+                    if len(kept) > MAX_HANDED:
+                        self._handed[table] = None
+                        self._stale.setdefault(table)
+
+    # ------------------------------------------------------------------ one pass
+
     def poll(self) -> list[str]:
         """One pass: fold what is new, send the tiles that changed; the tables whose tile changed."""
         store = self._store
         assert store is not None, "start() opens the store"
+        started = time.monotonic()
+        with self._lock:
+            handed, self._handed = self._handed, {}
+            seen, self._seen = self._seen, {}
+            if not self._turn:  # a new round of refreshes: every table once, over as many passes as it takes
+                self._turn.extend(sorted(self.watches))
+        looked: set[str] = set()  # tables folded or read this pass: their tiles are compared and sent
+        resync = []
+        for table, messages in handed.items():  # first what needs no store, so a store's failure loses none
+            if messages is None:
+                resync.append(table)
+                continue
+            watch = self.watches[table]
+            with self._lock:
+                watch.fold_all(sorted(messages, key=lambda m: int(m["seq"])))
+                if table in seen:
+                    watch.seen = seen[table]
+            looked.add(table)
+        try:
+            for table in store.tables():
+                if table not in self.watches:  # new to the floor (every table at the first pass): from the store
+                    with self._lock:
+                        self.watches[table] = TableWatch(table)
+                    self._refresh(store, table)
+                    looked.add(table)
+            for table in resync:  # more handed over than kept
+                self._refresh(store, table)
+                looked.add(table)
+            deadline = started + BUDGET * self.poll_s if self.fed else math.inf  # alone: every table, every pass
+            refreshed: set[str] = set()
+            while (stale := self._next_stale(refreshed)) is not None:  # one table at least, however slow
+                self._refresh(store, stale)
+                refreshed.add(stale)
+                if time.monotonic() >= deadline:
+                    break
+            looked |= refreshed
+        finally:
+            changed = self._changed(looked)
+        return changed
+
+    def _next_stale(self, refreshed: set[str]) -> str | None:
+        """The next table to refresh: one whose status a write changed, else the next in turn
+        (not one refreshed this pass already); None: none left this pass."""
+        with self._lock:
+            while self._stale:
+                table, _ = self._stale.popitem(last=False)
+                if table in self.watches:
+                    return table
+            while self._turn:
+                table = self._turn.popleft()
+                if table not in refreshed and table in self.watches:
+                    return table
+            return None
+
+    def _refresh(self, store: Store, table: str) -> None:
+        """A table's status from the store, and what the store holds beyond its watch."""
+        status = store.status(table)
+        self.refreshed += 1
+        watch = self.watches[table]
+        if status.max_seq > watch.seq:
+            new = [m for m in store.read(table, after=watch.seq) if not isinstance(m, Unreadable)]  # outside the lock
+            with self._lock:
+                watch.fold_all(new)
+        with self._lock:
+            watch.status = status
+
+    def _changed(self, tables: set[str]) -> list[str]:
+        """Send the tiles of ``tables`` that changed; those tables, in order."""
         changed: list[str] = []
-        for table in store.tables():
-            status = store.status(table)
-            with self._lock:
-                watch = self.watches.get(table)
-                if watch is None:
-                    watch = self.watches[table] = TableWatch(table)
-            if status.max_seq > watch.seq:
-                new = [
-                    m
-                    for m in store.read(table, after=watch.seq)  # only what is new, outside the lock
-                    if not isinstance(m, Unreadable)
-                ]
-                with self._lock:
-                    watch.fold_all(new)
-            with self._lock:
-                watch.status = status
+        with self._lock:
+            for table in sorted(tables):
+                watch = self.watches[table]
                 tiles = {role: watch.tile(role) for role in ROLES}
                 if any(self._tiles[role].get(table) != tile for role, tile in tiles.items()):
                     for role, tile in tiles.items():

@@ -100,6 +100,9 @@ class TableWatch:
         self.devices: dict[str, bool] = {}
         self.shoe_figures, self.day_figures = Figures(), Figures()
         self.day: str | None = None
+        #: When the floor stored the last message and its lag (seconds), as the collector handed
+        #: it over: newer than :attr:`status` between two of its refreshes.
+        self.seen: tuple[float, float | None] | None = None
 
     def fold_all(self, messages: Iterable[Mapping[str, Any]]) -> bool:
         """Fold the messages above :attr:`seq`; whether any was new."""
@@ -211,6 +214,9 @@ class TableWatch:
         """The table's tile on the map."""
         status = self.status
         alerts = self.open_alerts(role)
+        seen: tuple[float | None, float | None] = (status.last_seen, status.lag_s) if status else (None, None)
+        if self.seen is not None and (seen[0] is None or self.seen[0] > seen[0]):
+            seen = self.seen
         return {
             "table": self.table,
             "game": self.game or (status.game if status else None),
@@ -218,8 +224,8 @@ class TableWatch:
             "shoe": self.shoe,
             "round": self.round,
             "last": self.last,
-            "lag_s": status.lag_s if status else None,
-            "last_seen": status.last_seen if status else None,
+            "lag_s": seen[1],
+            "last_seen": seen[0],
             "gaps": len(status.gaps) if status else 0,
             "breaks": status.breaks if status else 0,
             "refused": status.refused if status else 0,

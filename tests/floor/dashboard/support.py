@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import dataclasses
+import itertools
 import json
 import time
 import urllib.error
@@ -36,7 +37,16 @@ TEST_SCRYPT_N = 2**10
 
 def messages_of(journal: Path, table: str) -> list[dict[str, Any]]:
     """The feed messages of ``journal`` as table ``table`` publishes them."""
-    return [m for m, _ in schema.derive(table, read_records(journal), FeedState())]
+    return feeds_of(journal, [table])[table]
+
+
+def feeds_of(journal: Path, tables: list[str], count: int | None = None) -> dict[str, list[dict[str, Any]]]:
+    """The feed messages of ``journal`` (its first ``count``) as each of ``tables`` publishes them
+    (the journal read once)."""
+    records = list(read_records(journal))
+    return {
+        table: [m for m, _ in itertools.islice(schema.derive(table, records, FeedState()), count)] for table in tables
+    }
 
 
 def current_round(messages: list[dict[str, Any]]) -> int:

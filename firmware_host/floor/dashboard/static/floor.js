@@ -2,7 +2,8 @@
 // drill-down. Updates come by SSE: the server sends one batch of changed tiles per pass; the page
 // gathers them and draws once per animation frame, touching only the tiles that changed.
 "use strict";
-const FLOOR = window.floor = { tiles: new Map(), pending: new Map(), scheduled: false, frames: 0, batches: 0, firstDrawn: null };
+const FLOOR = window.floor = { tiles: new Map(), pending: new Map(), scheduled: false, frames: 0, batches: 0, firstDrawn: null,
+  drawMs: 0, maxDrawMs: 0 };
 
 function make(tag, className, text) {
   const made = document.createElement(tag);
@@ -34,6 +35,7 @@ function queueTiles(batch) {
   if (!FLOOR.scheduled) { FLOOR.scheduled = true; requestAnimationFrame(drawPending); }
 }
 function drawPending() {
+  const started = performance.now();
   FLOOR.scheduled = false;
   const pending = FLOOR.pending; FLOOR.pending = new Map();
   const added = [];
@@ -46,9 +48,14 @@ function drawPending() {
   drawCounts(); applyFilter(added);
   FLOOR.frames += 1;
   document.body.dataset.frames = String(FLOOR.frames);
-  document.body.dataset.tiles = String(FLOOR.tiles.size);
+  setData(document.body, "tiles", String(FLOOR.tiles.size));
   if (FLOOR.firstDrawn == null && FLOOR.tiles.size) FLOOR.firstDrawn = performance.now();
+  const took = performance.now() - started;
+  FLOOR.drawMs += took; FLOOR.maxDrawMs = Math.max(FLOOR.maxDrawMs, took);
 }
+// a DOM write only where the value differs: a tile whose lag alone changed touches one line
+function setText(node, text) { if (node.textContent !== text) node.textContent = text; }
+function setData(node, name, value) { if (node.dataset[name] !== value) node.dataset[name] = value; }
 function newTile(id) {
   const node = make("a", "tile"); node.href = `/table/${encodeURIComponent(id)}`; node.dataset.table = id;
   const top = make("div", "top"); top.append(make("span", "id", id), make("span", "game", ""));
@@ -72,24 +79,29 @@ function placeTiles(added) {
 function drawTile(entry, tile) {
   const { node, parts } = entry;
   entry.tile = tile;
-  node.dataset.online = tile.online == null ? "" : String(tile.online);
-  node.dataset.severity = tile.severity || "";
-  node.dataset.seq = String(tile.seq);
-  parts.game.textContent = tile.game || "–";
+  setData(node, "online", tile.online == null ? "" : String(tile.online));
+  setData(node, "severity", tile.severity || "");
+  setData(node, "seq", String(tile.seq));
+  setText(parts.game, tile.game || "–");
   const state = tile.online == null ? "no status" : tile.online ? "online" : "offline";
-  parts.where.textContent = `${state} · shoe ${tile.shoe ?? "–"} · round ${tile.round ?? "–"}`;
-  parts.last.textContent = tile.last ? `last: ${tile.last}` : "no round yet";
-  parts.lag.textContent = lag(tile.lag_s);
+  setText(parts.where, `${state} · shoe ${tile.shoe ?? "–"} · round ${tile.round ?? "–"}`);
+  setText(parts.last, tile.last ? `last: ${tile.last}` : "no round yet");
+  setText(parts.lag, lag(tile.lag_s));
   const flags = [];
   if (tile.gaps) flags.push(["bad", `${tile.gaps} gap${tile.gaps > 1 ? "s" : ""}`]);
   if (tile.breaks) flags.push(["bad", `${tile.breaks} break${tile.breaks > 1 ? "s" : ""}`]);
   if (tile.refused) flags.push(["bad", `${tile.refused} refused`]);
   for (const device of tile.devices_offline) flags.push(["bad", `${device} offline`]);
   if (tile.alert_count) flags.push([tile.severity, `${tile.alert_count} alert${tile.alert_count > 1 ? "s" : ""}`]);
-  parts.flags.replaceChildren(...flags.map(([kind, text]) => make("span", `flag ${kind}`, text)));
+  const flagKey = JSON.stringify(flags);
+  if (entry.flags !== flagKey) {
+    entry.flags = flagKey;
+    parts.flags.replaceChildren(...flags.map(([kind, text]) => make("span", `flag ${kind}`, text)));
+  }
   const first = tile.alerts[0];
-  parts.alert.className = `alert-text ${first ? first.severity : ""}`;
-  parts.alert.textContent = first ? alertText(first) : "";
+  const alertClass = `alert-text ${first ? first.severity : ""}`;
+  if (parts.alert.className !== alertClass) parts.alert.className = alertClass;
+  setText(parts.alert, first ? alertText(first) : "");
 }
 function drawCounts() {
   let online = 0, offline = 0, fault = 0, attention = 0, gaps = 0;
@@ -98,7 +110,7 @@ function drawCounts() {
     if (tile.severity === "fault") fault += 1; else if (tile.severity === "attention") attention += 1;
     if (tile.gaps || tile.breaks) gaps += 1;
   }
-  const set = (id, value) => { document.getElementById(id).textContent = String(value); };
+  const set = (id, value) => { setText(document.getElementById(id), String(value)); };
   set("n-tables", FLOOR.tiles.size); set("n-online", online); set("n-offline", offline);
   set("n-fault", fault); set("n-attention", attention); set("n-gaps", gaps);
 }
