@@ -45,7 +45,7 @@ import paho.mqtt.client as mqtt  # noqa: E402
 
 from bench.bench_feed import forget_session, keys_dir, pct, proc_stats, signer  # noqa: E402
 from bench.bench_floor_hostile import watch  # noqa: E402
-from bench.feed.broker import Broker, free_port  # noqa: E402
+from bench.feed.broker import Broker, floor_command, free_port  # noqa: E402
 from bench.floor.dashboard_probe import DashboardProbe, Drawn  # noqa: E402
 from bench.floor.records import Rec  # noqa: E402
 from firmware_host.feed import schema  # noqa: E402
@@ -185,12 +185,6 @@ def tenths(latency: dict[tuple[str, int], float], sent: dict[tuple[str, int], fl
     return ", ".join(f"{1000 * pct(values, 0.5):.0f}" if values else "-" for values in parts)
 
 
-def collector_argv(args: argparse.Namespace, tmp: Path, url: str, db: str, http: str) -> list[str]:
-    argv = [sys.executable, "-m", "firmware_host", "floor", "--broker", url, "--db", db]
-    argv += ["--keys", str(keys_dir(tmp)), "--http", http, "--http-dir", str(tmp / "http"), "--client-id", CLIENT_ID]
-    return argv + ["-v"]
-
-
 @dataclasses.dataclass(frozen=True)
 class Db:
     """The floor's store: ``--db`` and its extra arguments, and how the bench reads it itself."""
@@ -232,7 +226,21 @@ def run(args: argparse.Namespace, tmp: Path, broker: Broker, db: Db) -> None:
     http = f"127.0.0.1:{free_port()}"
     url = f"http://{http}"
     collector = subprocess.Popen(
-        collector_argv(args, tmp, broker.url, db.arg, http) + db.extra, cwd=REPO, stderr=subprocess.PIPE, text=True
+        floor_command(
+            broker.url,
+            ["--db", db.arg, *db.extra],
+            "--http",
+            http,
+            "--http-dir",
+            str(tmp / "http"),
+            "--client-id",
+            CLIENT_ID,
+            "-v",
+            keys=keys_dir(tmp),
+        ),
+        cwd=REPO,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     subscribed = threading.Event()
     threading.Thread(target=watch, args=(collector, subscribed), daemon=True).start()
