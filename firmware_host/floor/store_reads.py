@@ -1,0 +1,255 @@
+"""The floor store's read API (:class:`StoreReads`), in SQL both SQLite and PostgreSQL run:
+what ``floor status``, ``floor export``, ``journal verify --floor`` and the floor dashboard use.
+
+Continuity (gaps, breaks, lag) is read from the store itself, never from a process's memory, so
+every collector and reader of one database sees the same. Reading never trusts the database: a
+row that cannot be read back (text where a number belongs, ``data`` that is not a JSON object)
+is :class:`~firmware_host.floor.model.Unreadable`, named. The writes are
+:class:`~firmware_host.floor.store_sql.SqlStore`'s.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from collections.abc import Iterator
+from typing import Any, ClassVar
+
+from firmware_host.feed import schema
+from firmware_host.floor.continuity import BREAK
+from firmware_host.floor.model import UNKNOWN_TABLE, FloorError, TableStatus, Unreadable
+
+__all__ = ["StoreReads"]
+
+_COLUMNS = ("seq", "journal_seq", "journal_hash", "at", "round", "type", "data", "prev_hash", "hash", "key_id", "sig")
+_REFUSAL = ("table", "topic", "seq", "reason", "excerpt", "size", "at")
+_PROBLEM = ("table", "seq", "kind", "detail", "topic", "at")
+
+
+class StoreReads:
+    """Reading the floor's store on one SQL engine; a subclass says how to connect (:meth:`_db`).
+
+    Its read API (:meth:`tables`, :meth:`status`, :meth:`read`, :meth:`export`,
+    :meth:`refusals`, :meth:`problems`, :meth:`last_messages`) is what ``floor status``,
+    ``floor export``, ``journal verify --floor`` and the floor dashboard use.
+    """
+
+    #: ``sqlite`` or ``postgresql``: which SQL of :mod:`~firmware_host.floor.migrations` it runs.
+    engine: ClassVar[str]
+    #: SQL that keeps only rows whose seq is an integer (SQLite's columns are not typed).
+    _INTEGER_SEQ: ClassVar[str] = ""
+    #: SQL true of a message row that :func:`_message` cannot read back.
+    _UNREADABLE: ClassVar[str]
+
+    def __init__(self, name: str) -> None:
+        #: What the store is called in messages (a path, or a DSN without its password).
+        self.name = name
+        self._signed = True  # the messages have key_id and sig
+        self._refusals = True  # the refusal tables exist
+
+    def _db(self) -> contextlib.AbstractContextManager[Any]:
+        """A connection for the ``with`` block: ``execute(sql, args)`` with ``?`` placeholders."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Close the database."""
+        raise NotImplementedError
+
+    def tables(self) -> list[str]:
+        """Every table the floor has heard of, in order."""
+        with self._db() as db:
+            return [str(t) for (t,) in db.execute("SELECT table_id FROM tables ORDER BY table_id").fetchall()]
+
+    def status(self, table: str) -> TableStatus:
+        """One table's status; what cannot be read of it is listed in ``unreadable``.
+
+        :raises FloorError: no such table.
+        """
+        with self._db() as db:
+            row = db.execute("SELECT status, last_seen, duplicates FROM tables WHERE table_id = ?", (table,)).fetchone()
+            if row is None:
+                known = [str(t) for (t,) in db.execute("SELECT table_id FROM tables ORDER BY table_id").fetchall()]
+                raise FloorError(
+                    f"floor database {self.name}: no table {table!r} (tables: {', '.join(known) or 'none'})"
+                )
+            unreadable = [str(u) for u in self._unreadable(db, table)]
+            status: dict[str, Any] = {}
+            if row[0]:
+                try:
+                    parsed = schema.parse_json(str(row[0]).encode("utf-8"))
+                    status = parsed if isinstance(parsed, dict) else {}
+                except schema.MessageError as exc:
+                    unreadable.append(f"table {table!r} status: cannot read it: {exc}")
+            gaps = self._gaps(db, table)
+            (max_seq,) = db.execute(
+                f"SELECT coalesce(max(seq), 0) FROM messages WHERE table_id = ? {self._INTEGER_SEQ}", (table,)
+            ).fetchone()
+            last = db.execute(
+                f"SELECT at, received_at FROM messages WHERE table_id = ? {self._INTEGER_SEQ} "
+                "ORDER BY seq DESC LIMIT 1",
+                (table,),
+            ).fetchone()
+            counts = dict(
+                db.execute("SELECT kind, count(*) FROM problems WHERE table_id = ? GROUP BY kind", (table,)).fetchall()
+            )
+            refused = (
+                db.execute("SELECT count, last_reason FROM refused_counts WHERE table_id = ?", (table,)).fetchone()
+                if self._refusals
+                else None
+            )
+        refused = refused or (0, None)
+        return TableStatus(
+            table=table,
+            last_seq=gaps[0][0] - 1 if gaps else int(max_seq),
+            max_seq=int(max_seq),
+            last_seen=_number(row[1]),
+            lag_s=_lag(last),
+            online=None if not status else status.get("state") == "online",
+            version=_text(status.get("version")),
+            game=_text(status.get("game")),
+            gaps=gaps,
+            breaks=int(counts.get(BREAK, 0)),
+            refused=int(refused[0]),
+            duplicates=int(_number(row[2]) or 0),
+            last_refusal=refused[1],
+            unreadable=unreadable,
+        )
+
+    def refused_unknown(self) -> int:
+        """Refusals on topics naming no table the floor knows."""
+        if not self._refusals:
+            return 0
+        with self._db() as db:
+            row = db.execute("SELECT count FROM refused_counts WHERE table_id = ?", (UNKNOWN_TABLE,)).fetchone()
+        return int(row[0]) if row else 0
+
+    def refusals(self, table: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
+        """The refusals kept (of one table; ``""``: unknown tables), newest first: each a dict of
+        ``table, topic, seq, reason, excerpt, size, at``."""
+        if not self._refusals:
+            return []
+        where, args = ("WHERE table_id = ?", (table, limit)) if table is not None else ("", (limit,))
+        with self._db() as db:
+            rows = db.execute(
+                f"SELECT table_id, topic, seq, reason, excerpt, size, at FROM refused {where} ORDER BY id DESC LIMIT ?",
+                args,
+            ).fetchall()
+        return [dict(zip(_REFUSAL, row)) for row in rows]
+
+    def gaps(self, table: str) -> list[tuple[int, int]]:
+        """The missing seq ranges ``(first, last)`` below the highest stored seq."""
+        with self._db() as db:
+            return self._gaps(db, table)
+
+    def _gaps(self, db: Any, table: str) -> list[tuple[int, int]]:
+        rows = db.execute(
+            "SELECT seq, prev FROM (SELECT seq, lag(seq, 1, CAST(0 AS BIGINT)) OVER (ORDER BY seq) AS prev FROM "
+            f"messages WHERE table_id = ? {self._INTEGER_SEQ}) AS s WHERE seq > prev + 1",
+            (table,),
+        ).fetchall()
+        return [(int(prev) + 1, int(seq) - 1) for seq, prev in rows]
+
+    def problems(self, table: str | None = None) -> list[dict[str, Any]]:
+        """The breaks and repairs recorded (of one table, or all), oldest first: each a dict of
+        ``table, seq, kind, detail, topic, at``."""
+        where, args = ("WHERE table_id = ?", (table,)) if table is not None else ("", ())
+        with self._db() as db:
+            rows = db.execute(
+                f"SELECT table_id, seq, kind, detail, topic, at FROM problems {where} ORDER BY id", args
+            ).fetchall()
+        return [dict(zip(_PROBLEM, row)) for row in rows]
+
+    def _unreadable(self, db: Any, table: str) -> Iterator[Unreadable]:
+        """The table's messages :meth:`read` cannot give back, found by the database alone."""
+        rows = db.execute(
+            f"SELECT {', '.join(self._columns())} FROM messages WHERE table_id = ? AND "
+            f"({self._UNREADABLE}) ORDER BY seq",
+            (table,),
+        ).fetchall()
+        for row in rows:
+            made = _message(table, dict(zip(self._columns(), row)))
+            yield made if isinstance(made, Unreadable) else Unreadable(table, row[0], "a column of the wrong type")
+
+    def _columns(self) -> tuple[str, ...]:
+        return _COLUMNS if self._signed else _COLUMNS[:-2]
+
+    def read(
+        self, table: str, type: str | None = None, *, after: int = 0, limit: int | None = None
+    ) -> Iterator[dict[str, Any] | Unreadable]:
+        """The table's stored messages in seq order (of one ``type``, or all; with seq above
+        ``after``; at most ``limit``), each as published, or :class:`Unreadable`.
+
+        :raises FloorError: no such table (when iterated).
+        """
+        self.status(table)  # a clear error for an unknown table
+        where, args = ("AND type = ?", [table, after, type]) if type is not None else ("", [table, after])
+        cap = "LIMIT ?" if limit is not None else ""
+        query = (
+            f"SELECT {', '.join(self._columns())} FROM messages WHERE table_id = ? AND seq > ? {where} "
+            f"ORDER BY seq {cap}"
+        )
+        with self._db() as db:
+            for row in db.execute(query, (*args, *([limit] if limit is not None else []))):
+                yield _message(table, dict(zip(self._columns(), row)))
+
+    def last_messages(self, table: str, count: int = 50, type: str | None = None) -> list[dict[str, Any] | Unreadable]:
+        """The table's last ``count`` stored messages (of one ``type``, or all), oldest first."""
+        self.status(table)
+        where, args = ("AND type = ?", (table, type, count)) if type is not None else ("", (table, count))
+        with self._db() as db:
+            rows = db.execute(
+                f"SELECT {', '.join(self._columns())} FROM messages WHERE table_id = ? {where} "
+                "ORDER BY seq DESC LIMIT ?",
+                args,
+            ).fetchall()
+        return [_message(table, dict(zip(self._columns(), row))) for row in reversed(rows)]
+
+    def messages(self, table: str, type: str | None = None) -> Iterator[dict[str, Any]]:
+        """The readable messages of :meth:`read`."""
+        return (m for m in self.read(table, type) if not isinstance(m, Unreadable))
+
+    def export(self, table: str, type: str) -> Iterator[dict[str, Any] | Unreadable]:
+        """The ``data`` of every message of ``type`` (``round_result``: what ``journal export --rounds``
+        prints), or :class:`Unreadable`."""
+        for message in self.read(table, type):
+            yield message if isinstance(message, Unreadable) else message["data"]
+
+
+def _message(table: str, row: dict[str, Any]) -> dict[str, Any] | Unreadable:
+    """A stored row as published, or why it cannot be."""
+    seq = row["seq"]
+    for name in ("seq", "journal_seq"):
+        if not isinstance(row[name], int):
+            return Unreadable(table, seq, f"{name} is {row[name]!r}, not an integer")
+    if row["at"] is not None and (not isinstance(row["at"], (int, float)) or not math.isfinite(row["at"])):
+        return Unreadable(table, seq, f"at is {str(row['at'])[:40]!r}, not a number")
+    if row["round"] is not None and not isinstance(row["round"], int):
+        return Unreadable(table, seq, f"round is {str(row['round'])[:40]!r}, not an integer")
+    for name in ("type", "journal_hash", "prev_hash", "hash"):
+        if not isinstance(row[name], str):
+            return Unreadable(table, seq, f"{name} is {str(row[name])[:40]!r}, not text")
+    try:
+        data = schema.parse_json(str(row["data"]).encode("utf-8"), limit=16 * schema.MAX_PAYLOAD)
+    except schema.MessageError as exc:
+        return Unreadable(table, seq, f"data: {exc}")
+    if not isinstance(data, dict):
+        return Unreadable(table, seq, "data is not a JSON object")
+    message = {"table": table, **row, "data": data}
+    if message.get("key_id") is None and message.get("sig") is None:  # stored by an unsigned collector
+        message.pop("key_id", None)
+        message.pop("sig", None)
+    return message
+
+
+def _number(value: Any) -> float | None:
+    return value if isinstance(value, (int, float)) and math.isfinite(value) else None
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _lag(last: tuple[Any, Any] | None) -> float | None:
+    if last is None or _number(last[0]) is None or _number(last[1]) is None:
+        return None
+    return round(float(last[1]) - float(last[0]), 3)
