@@ -64,7 +64,8 @@ class CollectorStats:
         ``duplicate`` (dropped), ``refused``, ``conflict``, ``status``.
     :param gaps: stored messages that left seqs missing below them (a gap opened).
     :param writes: store transactions committed; ``write_seconds``: their total duration;
-        ``last_write_seconds``: the last one's; ``write_failures``: transactions the store refused.
+        ``last_write_seconds``: the last one's; ``write_failures``: transactions the store refused;
+        ``reader_failures``: calls of a :attr:`Collector.readers` hook that raised (the write stands).
     :param last_seq: per table, the highest seq this collector stored or saw stored.
     :param listeners: called with ``(outcomes, seconds)`` after each committed write.
     """
@@ -77,6 +78,7 @@ class CollectorStats:
     write_seconds: float = 0.0
     last_write_seconds: float = 0.0
     write_failures: int = 0
+    reader_failures: int = 0
     last_seq: dict[str, int] = dataclasses.field(default_factory=dict)
     listeners: list[Callable[[list[Outcome], float], None]] = dataclasses.field(default_factory=list)
 
@@ -258,8 +260,13 @@ class Collector:
         started = time.perf_counter()
         outcomes = self.store.ingest(admitted)
         self.stats.written(outcomes, time.perf_counter() - started)
-        for reader in self.readers:
-            reader(admitted, outcomes)
+        for reader in self.readers:  # stored and acknowledged whatever a reader does
+            try:
+                reader(admitted, outcomes)
+            except Exception:
+                self.stats.reader_failures += 1
+                if self.stats.reader_failures == 1 or self.stats.reader_failures % 100 == 0:
+                    log.exception("floor: a reader of what was stored failed (%d times)", self.stats.reader_failures)
         for outcome in outcomes:
             if outcome.kind in ("refused", "conflict"):
                 self._log.refused(outcome)

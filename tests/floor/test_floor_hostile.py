@@ -87,6 +87,26 @@ def test_an_issue_20_message_is_refused_and_the_batch_goes_on(
     assert len(collector.store.refusals("T1")[0]["excerpt"]) <= 200 * 4  # bounded (escapes aside)
 
 
+def test_a_reader_of_what_was_stored_that_fails_costs_neither_the_write_nor_the_next_batch(
+    collector: Collector, keyed: tuple[Signer, Keyring], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A dashboard's hook (Collector.readers) runs after the commit; its exception is counted and
+    logged, never raised into the collector's loop (which would leave the batch unacknowledged)."""
+
+    def broken(admitted: object, outcomes: object) -> None:
+        raise RuntimeError("a reader's bug")
+
+    collector.readers.append(broken)
+    sent = payloads("T1", keyed[0])
+    with caplog.at_level(logging.ERROR, logger="tablehost.floor"):
+        first = collector.process([("tablehost/T1/events", p) for p in sent[:3]])
+        second = collector.process([("tablehost/T1/events", p) for p in sent[3:]])
+    assert [o.kind for o in first + second] == ["stored"] * len(sent)
+    assert collector.store.status("T1").max_seq == len(sent)
+    assert collector.stats.reader_failures == 2
+    assert sum("a reader of what was stored failed (1 times)" in r.getMessage() for r in caplog.records) == 1
+
+
 @pytest.mark.parametrize(
     "payload",
     [b'{"table": "T1", "seq": 6, "x": "\x00"}', b"\x00" * 300, b'{"table": "T1", "seq": 6, "x": "\\u0000"}'],
