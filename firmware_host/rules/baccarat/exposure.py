@@ -206,51 +206,72 @@ def _categories(player: int, banker: int, banker_cards: int) -> tuple[int, ...]:
     return (_SIX_SIX,) if player == LUCKY_SIX_TOTAL else ()
 
 
+#: A category in the low bits of a leaf's code (:func:`_value_sequences`), its value sequence's key above.
+_CATEGORY_BITS = 3
+
+
+def _round_leaves(player: int, banker: int) -> list[int]:
+    """Each way a round whose hands start at ``player`` and ``banker`` points ends, as a code: the
+    key of the third cards drawn (:data:`_BASE` digits) and a category it counts in, one code per
+    category (§ 541.11)."""
+    digits = range(10)
+
+    def ends(key: int, final_player: int, final_banker: int, banker_cards: int) -> list[int]:
+        return [key << _CATEGORY_BITS | c for c in _categories(final_player, final_banker, banker_cards)]
+
+    if player >= NATURAL_MIN or banker >= NATURAL_MIN:  # § 541.11(a)
+        return ends(0, player, banker, 2)
+    if not player_draws(player):  # § 541.11(b)
+        if banker_draws(banker, None):  # § 541.11(c)(1)
+            return [code for b3 in digits for code in ends(_BASE**b3, player, (banker + b3) % 10, 3)]
+        return ends(0, player, banker, 2)
+    leaves = []
+    for p3 in digits:
+        final_player = (player + p3) % 10
+        if banker_draws(banker, p3):  # § 541.11(c)(2)
+            leaves += [
+                code for b3 in digits for code in ends(_BASE**p3 + _BASE**b3, final_player, (banker + b3) % 10, 3)
+            ]
+        else:
+            leaves += ends(_BASE**p3, final_player, banker, 2)
+    return leaves
+
+
 @functools.cache
-def _value_table() -> tuple[_Entry, ...]:
-    """Every value sequence of one round, grouped by its value multiplicities (once per process).
+def _value_sequences() -> dict[int, list[int]]:
+    """Every value sequence of one round, by the key of its value multiplicities (digit ``v`` of
+    base :data:`_BASE`: the cards of value ``v``): how many sequences count in each category
+    (once per process; a tie other than 6-6 counts in none, and a key only of those is left out).
 
     A hand's first two cards are walked as unordered pairs of values (the totals do not
-    depend on their order), counted twice when the two values differ.
+    depend on their order), counted twice when the two values differ; how each round then
+    ends depends on the two totals only (:func:`_round_leaves`).
     """
     digits = range(10)
-    #: [player][banker]: the categories of a round ending so, the banker on two or on three cards.
-    on_two = [[_categories(player, banker, 2) for banker in digits] for player in digits]
-    on_three = [[_categories(player, banker, 3) for banker in digits] for player in digits]
-    power = [_BASE**value for value in digits]
+    leaves = [[_round_leaves(player, banker) for banker in digits] for player in digits]
+    two_cards = [(_BASE**a + _BASE**b, (a + b) % 10, 1 if a == b else 2) for a in digits for b in digits[a:]]
+    codes: Counter[int] = Counter()
+    for p_key, player, p_orders in two_cards:
+        for b_key, banker, b_orders in two_cards:
+            base = (p_key + b_key) << _CATEGORY_BITS
+            codes.update([base + leaf for leaf in leaves[player][banker]] * (p_orders * b_orders))
     table: dict[int, list[int]] = {}
+    for code, sequences in codes.items():
+        table.setdefault(code >> _CATEGORY_BITS, [0] * 5)[code & (1 << _CATEGORY_BITS) - 1] += sequences
+    return table
 
-    def add(key: int, categories: tuple[int, ...], sequences: int) -> None:
-        if categories:
-            counts = table.setdefault(key, [0] * 5)
-            for category in categories:
-                counts[category] += sequences
 
-    two_cards = [(a, b, 1 if a == b else 2) for a in digits for b in digits[a:]]
-    for p1, p2, p_orders in two_cards:
-        for b1, b2, b_orders in two_cards:
-            key = power[p1] + power[p2] + power[b1] + power[b2]
-            orders = p_orders * b_orders
-            player, banker = (p1 + p2) % 10, (b1 + b2) % 10
-            if player >= NATURAL_MIN or banker >= NATURAL_MIN:  # § 541.11(a)
-                add(key, on_two[player][banker], orders)
-            elif not player_draws(player):  # § 541.11(b)
-                if banker_draws(banker, None):  # § 541.11(c)(1)
-                    for b3 in digits:
-                        add(key + power[b3], on_three[player][(banker + b3) % 10], orders)
-                else:
-                    add(key, on_two[player][banker], orders)
-            else:
-                for p3 in digits:
-                    final_player = (player + p3) % 10
-                    if banker_draws(banker, p3):  # § 541.11(c)(2)
-                        for b3 in digits:
-                            add(key + power[p3] + power[b3], on_three[final_player][(banker + b3) % 10], orders)
-                    else:
-                        add(key + power[p3], on_two[final_player][banker], orders)
+def _digits(key: int, values: range) -> tuple[int, ...]:
+    """The multiplicities of ``values`` in a key of :func:`_value_sequences`."""
+    return tuple(key // _BASE**value % _BASE for value in values)
+
+
+@functools.cache
+def _value_table() -> tuple[_Entry, ...]:
+    """:func:`_value_sequences` as entries: each key's (value, multiplicity) pairs, the cards it uses, its categories."""
     entries = []
-    for key, categories in table.items():
-        multiplicities = tuple((value, key // _BASE**value % _BASE) for value in digits if key // _BASE**value % _BASE)
+    for key, categories in _value_sequences().items():
+        multiplicities = tuple((value, m) for value, m in enumerate(_digits(key, range(10))) if m)
         used = sum(m for _, m in multiplicities)
         entries.append((multiplicities, used, tuple((c, n) for c, n in enumerate(categories) if n)))
     return tuple(entries)
@@ -301,25 +322,20 @@ def _factor_columns(halves: Iterable[tuple[int, ...]], values: range) -> tuple[t
 
 @functools.cache
 def _plan() -> _Plan:
-    lows: dict[tuple[int, ...], int] = {}
-    highs: dict[tuple[tuple[int, ...], int], int] = {}
+    lows: dict[int, int] = {}
+    highs: dict[tuple[int, int], int] = {}  # (the high values' digits, the cards the entry uses)
     entries = []
-    for multiplicities, used, categories in _value_table():
-        by_value = dict(multiplicities)
-        low = lows.setdefault(tuple(by_value.get(v, 0) for v in range(_LOW_VALUES)), len(lows))
-        high = highs.setdefault((tuple(by_value.get(v, 0) for v in range(_LOW_VALUES, 10)), used), len(highs))
-        counts = [0] * 5
-        for category, n in categories:
-            counts[category] = n
-        entries.append((low, high, tuple(counts)))
+    for key, counts in _value_sequences().items():
+        low, high = key % _BASE**_LOW_VALUES, (key // _BASE**_LOW_VALUES, sum(_digits(key, range(10))))
+        entries.append((lows.setdefault(low, len(lows)), highs.setdefault(high, len(highs)), tuple(counts)))
     entries.sort(key=lambda entry: entry[0])  # stable
     rows = [entry[0] for entry in entries]
     starts = tuple(bisect.bisect_left(rows, row) for row in range(len(lows)))
     return _Plan(
-        low=_factor_columns(lows, range(_LOW_VALUES)),
+        low=_factor_columns((_digits(low, range(_LOW_VALUES)) for low in lows), range(_LOW_VALUES)),
         high=(
-            *_factor_columns((half for half, _ in highs), range(_LOW_VALUES, 10)),
-            tuple(_TAILS + u for _, u in highs),
+            *_factor_columns((_digits(high, range(10 - _LOW_VALUES)) for high, _ in highs), range(_LOW_VALUES, 10)),
+            tuple(_TAILS + used for _, used in highs),
         ),
         entry_high=tuple(entry[1] for entry in entries),
         starts=starts,
