@@ -325,9 +325,16 @@ def _plan() -> _Plan:
     lows: dict[int, int] = {}
     highs: dict[tuple[int, int], int] = {}  # (the high values' digits, the cards the entry uses)
     entries = []
+
+    @functools.cache
+    def cards(half: int) -> int:
+        """The cards a half of a key uses (both halves have five digits)."""
+        return sum(_digits(half, range(_LOW_VALUES)))
+
     for key, counts in _value_sequences().items():
-        low, high = key % _BASE**_LOW_VALUES, (key // _BASE**_LOW_VALUES, sum(_digits(key, range(10))))
-        entries.append((lows.setdefault(low, len(lows)), highs.setdefault(high, len(highs)), tuple(counts)))
+        high, low = divmod(key, _BASE**_LOW_VALUES)
+        high_used = (high, cards(low) + cards(high))
+        entries.append((lows.setdefault(low, len(lows)), highs.setdefault(high_used, len(highs)), tuple(counts)))
     entries.sort(key=lambda entry: entry[0])  # stable
     rows = [entry[0] for entry in entries]
     starts = tuple(bisect.bisect_left(rows, row) for row in range(len(lows)))
@@ -347,7 +354,8 @@ def _plan() -> _Plan:
 @functools.lru_cache(maxsize=8)
 def _packed(bits: int) -> list[int]:
     """Each entry's five category counts (:class:`_Plan`, in row order) in one integer, ``bits`` bits per category."""
-    return [sum(n << (bits * category) for category, n in enumerate(counts)) for counts in _plan().sequences]
+    b1, b2, b3, b4 = bits, 2 * bits, 3 * bits, 4 * bits
+    return [c0 | c1 << b1 | c2 << b2 | c3 << b3 | c4 << b4 for c0, c1, c2, c3, c4 in _plan().sequences]
 
 
 def _products(factors: list[int], columns: tuple[tuple[int, ...], ...]) -> list[int]:
