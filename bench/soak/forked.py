@@ -30,7 +30,7 @@ from typing import IO, Any
 
 __all__ = ["ForkedService", "fork_service"]
 
-#: How often the server looks for ended forks while no request comes, seconds.
+#: How often the server looks for ended forks while any runs and no request comes, seconds.
 REAP_SECONDS = 0.002
 
 
@@ -160,7 +160,7 @@ def _serve() -> None:
     running: set[int] = set()
     requests = sys.stdin
     while True:
-        if select.select([requests], [], [], REAP_SECONDS)[0]:
+        if select.select([requests], [], [], REAP_SECONDS if running else None)[0]:  # idle: only wait
             line = requests.readline()
             if not line:
                 return
