@@ -60,8 +60,9 @@ POLL_SECONDS = 0.001
 FOREVER = float("inf")
 #: A run that writes nothing for this long is stuck (a sim reconnect takes well under it).
 STALL_SECONDS = 8.0
-#: One process in this many is killed during its start, within :data:`STARTUP_SECONDS`
-#: (its journal check, replay and handshake), and one at the first card waiting to be keyed in.
+#: One process in this many is killed during its start (its journal check, replay and
+#: handshake), at a seeded time within as long as the last start took to write its first
+#: record (:data:`STARTUP_SECONDS` for the first), and one at the first card waiting to be keyed in.
 STARTUP_ODDS = 5
 STARTUP_SECONDS = 0.6
 #: Records a round writes, about (cards, wagers, prompts, announcements, the result).
@@ -152,6 +153,8 @@ class Tracker:
         #: Why the latest ``device`` decision refuses its device (None: it does not).
         self.refusal: str | None = None
         self.last_write = time.monotonic()
+        #: When a poll first found records since it was last set to None (a start's first record).
+        self.first_write: float | None = None
         self._conn: sqlite3.Connection | None = None
 
     def poll(self) -> int:
@@ -162,6 +165,8 @@ class Tracker:
             self._apply(kind, type_, json.loads(data))
         if rows:
             self.last_write = time.monotonic()
+            if self.first_write is None:
+                self.first_write = self.last_write
         return len(rows)
 
     def played(self) -> float:
@@ -311,8 +316,9 @@ def kill_loop(run: Run, kills: int, seed: int) -> KillLoopReport:
     shoe_cards = load_table(run.profile).decks * 52
     points = sorted((rng.uniform(0, KILLS_SPAN * run.rounds) for _ in range(kills)), reverse=True)
     report, tracker, started = KillLoopReport(), Tracker(run), time.monotonic()
-    aim, cover_aimed_in_shoe = "", -1
+    aim, cover_aimed_in_shoe, start_seconds = "", -1, STARTUP_SECONDS
     while True:
+        tracker.first_write, forked = None, time.monotonic()
         proc = run.fork()
         report.starts += 1
         tracker.poll()
@@ -325,8 +331,10 @@ def kill_loop(run: Run, kills: int, seed: int) -> KillLoopReport:
                 aim, cover_aimed_in_shoe = "cover_card", tracker.shoes
             else:
                 aim = rng.choice(("startup", "card_entry", *("play",) * (STARTUP_ODDS - 2)))
-            _kill_at(proc, tracker, aim, points.pop(), rng)
+            _kill_at(proc, tracker, aim, points.pop(), rng, start_seconds)
             tracker.settle()
+            if tracker.first_write is not None:  # how long this start took, for the next startup aim
+                start_seconds = tracker.first_write - forked
             if proc.returncode == -signal.SIGKILL:
                 report.kills.append((aim, tracker.moment(since)))
                 continue
@@ -351,20 +359,20 @@ def run_to_end(run: Run) -> int:
     return proc.returncode
 
 
-def _kill_at(proc: Process, tracker: Tracker, aim: str, point: float, rng: random.Random) -> None:
+def _kill_at(proc: Process, tracker: Tracker, aim: str, point: float, rng: random.Random, start_seconds: float) -> None:
     """SIGKILL ``proc`` as ``aim`` says.
 
     ``play``: at ``point`` (rounds into the run, the fraction a share of a round's records),
     or at its first record if it starts beyond it; ``card_entry``: the same, or sooner when
     a card waits to be keyed in; ``cover_card``, ``burn``: at the first poll that sees one come
     out (it may have passed already), or after :data:`SHOE_MOMENT_ROUNDS` without one;
-    ``startup``: at a seeded time or its first record.
+    ``startup``: at a seeded time within ``start_seconds``, or at its first record.
     """
     seen, covers, burns, give_up = tracker.seq, tracker.covers, tracker.burns, tracker.played() + SHOE_MOMENT_ROUNDS
     reached = lambda: tracker.seq > seen and tracker.played() >= point  # noqa: E731
     late = lambda: tracker.played() >= give_up  # noqa: E731
     if aim == "startup":  # at a seeded time, but before the process has played on
-        follow(proc, tracker, rng.uniform(0.0, STARTUP_SECONDS), lambda: tracker.seq > seen)
+        follow(proc, tracker, rng.uniform(0.0, start_seconds), lambda: tracker.seq > seen)
     elif aim == "play":
         follow(proc, tracker, FOREVER, reached)
     elif aim == "card_entry":
