@@ -17,6 +17,7 @@ each one's exit status (``-N``: ended by signal N). :class:`ForkedService` answe
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import select
@@ -51,6 +52,17 @@ class _Server:
         )
         self.statuses: dict[int, int] = {}
         self._lock = threading.Lock()
+        atexit.register(self.close)
+
+    def close(self) -> None:
+        """End the server (it ends at the end of its requests) and reap it."""
+        if self.proc.stdin is not None and not self.proc.stdin.closed:
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
 
     def fork(self, arguments: list[str], log: Path, cwd: Path) -> int:
         assert self.proc.stdin is not None
