@@ -31,19 +31,27 @@ def _length(item: pytest.Item) -> int:
     return suite if "slow" in item.keywords else len(SYSTEM_SUITES) + 1 + suite
 
 
+def _searches(item: pytest.Item) -> bool:
+    """A Hypothesis test: tens to hundreds of examples, up to half a minute, in no system suite."""
+    return bool(getattr(getattr(item, "obj", None), "is_hypothesis_test", False))
+
+
 def start_order(items: list[pytest.Item]) -> list[pytest.Item]:
-    """The long tests first, each followed by a short one, then the other short tests.
+    """The long tests first, each followed by a short one, then the Hypothesis tests, then the
+    other short tests.
 
     ``make test`` runs the suite on xdist workers that are sent the next test of this order
     each time they finish one (``--dist load --maxschedchunk 1``); a worker holds one test
     queued behind the one it runs. So a long test starts as soon as a worker is free, the test
-    queued behind it is a short one, and the run does not end with one long tail.
+    queued behind it is a short one, the searches (the longest of the short tests) come before
+    the quick ones, and the run does not end with one long tail.
     """
     ranked = sorted(items, key=_length)  # stable: the collection order within each length
     long = [item for item in ranked if _length(item) < SHORT]
-    short = ranked[len(long) :]
+    searches = [item for item in ranked[len(long) :] if _searches(item)]
+    short = [item for item in ranked[len(long) :] if not _searches(item)]
     order = [test for pair in zip(long, short) for test in pair]
-    return order + long[len(short) :] + short[len(long) :]
+    return order + long[len(short) :] + searches + short[len(long) :]
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -1,7 +1,8 @@
 """Kill-and-restart harness for ``tablehost run`` (issue 6, item 1).
 
-:func:`kill_loop` starts the real service process (``python -m firmware_host run``) on a
-simulated table with a journal, SIGKILLs it at seeded points of play spread over the run
+:func:`kill_loop` starts the real service (``tablehost run``, in a process forked from a warm
+server: :meth:`Run.fork`, :mod:`bench.soak.forked`) on a simulated table with a journal,
+SIGKILLs it at seeded points of play spread over the run
 — and during its start, during the burn, after the cover card, when a card waits to be
 keyed in — and restarts it with the same arguments until the journal holds the rounds
 asked for. :class:`Tracker` reads the journal while the process writes it (read-only, as
@@ -29,6 +30,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bench.soak.forked import ForkedService, fork_service
 from bench.soak.profiles import REPO
 from firmware_host.config.profiles import load_table
 
@@ -50,14 +52,17 @@ __all__ = [
 ]
 
 
+#: A service process: started (:meth:`Run.start`) or forked (:meth:`Run.fork`).
+Process = subprocess.Popen[bytes] | ForkedService
 #: Seconds between journal polls while waiting for a moment to kill at.
 POLL_SECONDS = 0.001
 #: No time limit (:func:`follow` still stops a process that writes nothing for :data:`STALL_SECONDS`).
 FOREVER = float("inf")
 #: A run that writes nothing for this long is stuck (a sim reconnect takes well under it).
 STALL_SECONDS = 8.0
-#: One process in this many is killed during its start, within :data:`STARTUP_SECONDS`
-#: (imports, replay, handshake), and one at the first card waiting to be keyed in.
+#: One process in this many is killed during its start (its journal check, replay and
+#: handshake), at a seeded time within as long as the last start took to write its first
+#: record (:data:`STARTUP_SECONDS` for the first), and one at the first card waiting to be keyed in.
 STARTUP_ODDS = 5
 STARTUP_SECONDS = 0.6
 #: Records a round writes, about (cards, wagers, prompts, announcements, the result).
@@ -114,6 +119,11 @@ class Run:
         with self.log.open("ab") as log:
             return subprocess.Popen(self.command(), cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
 
+    def fork(self) -> ForkedService:
+        """Start the service as :meth:`start` does, forked from a warm server
+        (:mod:`bench.soak.forked`: no interpreter start, no imports): the kill loops' restarts."""
+        return fork_service(self.command()[3:], self.log, REPO)
+
     def log_tail(self, lines: int = 15) -> str:
         """The end of the processes' output, for failure messages."""
         return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:]) if self.log.exists() else ""
@@ -143,6 +153,8 @@ class Tracker:
         #: Why the latest ``device`` decision refuses its device (None: it does not).
         self.refusal: str | None = None
         self.last_write = time.monotonic()
+        #: When a poll first found records since it was last set to None (a start's first record).
+        self.first_write: float | None = None
         self._conn: sqlite3.Connection | None = None
 
     def poll(self) -> int:
@@ -153,6 +165,8 @@ class Tracker:
             self._apply(kind, type_, json.loads(data))
         if rows:
             self.last_write = time.monotonic()
+            if self.first_write is None:
+                self.first_write = self.last_write
         return len(rows)
 
     def played(self) -> float:
@@ -210,7 +224,7 @@ class Tracker:
     def moment(self, since: int) -> str:
         """Where the table stood when the process writing since record ``since`` died.
 
-        ``startup`` (it wrote nothing: killed in its imports, replay or handshake),
+        ``startup`` (it wrote nothing: killed in its start: imports, journal check, replay or handshake),
         ``paused`` (a device is away: a restart's handshake not done yet),
         ``burn`` (§ 541.5(g)), ``card_entry`` (a card waits to be keyed in),
         ``after_cover_card`` (§ 541.10(e): the cover card is out, the shoe not yet over),
@@ -302,9 +316,10 @@ def kill_loop(run: Run, kills: int, seed: int) -> KillLoopReport:
     shoe_cards = load_table(run.profile).decks * 52
     points = sorted((rng.uniform(0, KILLS_SPAN * run.rounds) for _ in range(kills)), reverse=True)
     report, tracker, started = KillLoopReport(), Tracker(run), time.monotonic()
-    aim, cover_aimed_in_shoe = "", -1
+    aim, cover_aimed_in_shoe, start_seconds = "", -1, STARTUP_SECONDS
     while True:
-        proc = run.start()
+        tracker.first_write, forked = None, time.monotonic()
+        proc = run.fork()
         report.starts += 1
         tracker.poll()
         since = tracker.seq
@@ -316,8 +331,10 @@ def kill_loop(run: Run, kills: int, seed: int) -> KillLoopReport:
                 aim, cover_aimed_in_shoe = "cover_card", tracker.shoes
             else:
                 aim = rng.choice(("startup", "card_entry", *("play",) * (STARTUP_ODDS - 2)))
-            _kill_at(proc, tracker, aim, points.pop(), rng)
+            _kill_at(proc, tracker, aim, points.pop(), rng, start_seconds)
             tracker.settle()
+            if tracker.first_write is not None:  # how long this start took, for the next startup aim
+                start_seconds = tracker.first_write - forked
             if proc.returncode == -signal.SIGKILL:
                 report.kills.append((aim, tracker.moment(since)))
                 continue
@@ -342,20 +359,20 @@ def run_to_end(run: Run) -> int:
     return proc.returncode
 
 
-def _kill_at(proc: subprocess.Popen[bytes], tracker: Tracker, aim: str, point: float, rng: random.Random) -> None:
+def _kill_at(proc: Process, tracker: Tracker, aim: str, point: float, rng: random.Random, start_seconds: float) -> None:
     """SIGKILL ``proc`` as ``aim`` says.
 
     ``play``: at ``point`` (rounds into the run, the fraction a share of a round's records),
     or at its first record if it starts beyond it; ``card_entry``: the same, or sooner when
     a card waits to be keyed in; ``cover_card``, ``burn``: at the first poll that sees one come
     out (it may have passed already), or after :data:`SHOE_MOMENT_ROUNDS` without one;
-    ``startup``: at a seeded time or its first record.
+    ``startup``: at a seeded time within ``start_seconds``, or at its first record.
     """
     seen, covers, burns, give_up = tracker.seq, tracker.covers, tracker.burns, tracker.played() + SHOE_MOMENT_ROUNDS
     reached = lambda: tracker.seq > seen and tracker.played() >= point  # noqa: E731
     late = lambda: tracker.played() >= give_up  # noqa: E731
     if aim == "startup":  # at a seeded time, but before the process has played on
-        follow(proc, tracker, rng.uniform(0.0, STARTUP_SECONDS), lambda: tracker.seq > seen)
+        follow(proc, tracker, rng.uniform(0.0, start_seconds), lambda: tracker.seq > seen)
     elif aim == "play":
         follow(proc, tracker, FOREVER, reached)
     elif aim == "card_entry":
@@ -367,14 +384,14 @@ def _kill_at(proc: subprocess.Popen[bytes], tracker: Tracker, aim: str, point: f
     kill(proc)
 
 
-def kill(proc: subprocess.Popen[bytes]) -> None:
+def kill(proc: Process) -> None:
     """SIGKILL ``proc`` (if it still runs) and reap it."""
     if proc.poll() is None:
         proc.send_signal(signal.SIGKILL)
     proc.wait()
 
 
-def follow(proc: subprocess.Popen[bytes], tracker: Tracker, seconds: float, until: Callable[[], bool]) -> None:
+def follow(proc: Process, tracker: Tracker, seconds: float, until: Callable[[], bool]) -> None:
     """Follow the journal until ``until()`` holds, ``proc`` ends or ``seconds`` pass.
 
     :raises Stalled: ``proc`` wrote nothing for :data:`STALL_SECONDS` (it is stopped with SIGTERM).
@@ -399,7 +416,7 @@ def follow(proc: subprocess.Popen[bytes], tracker: Tracker, seconds: float, unti
         raise
 
 
-def _wait_for_exit(proc: subprocess.Popen[bytes], tracker: Tracker) -> None:
+def _wait_for_exit(proc: Process, tracker: Tracker) -> None:
     """Wait for ``proc`` to finish (:class:`Stalled` if it stops writing)."""
     follow(proc, tracker, FOREVER, lambda: False)
 
@@ -435,7 +452,7 @@ def kill_at_shoe_changes(run: Run, changes: int) -> list[tuple[str, str]]:
             for aim in moments[first:] + moments[:first]:
                 if tracker.shoes >= next_shoe:
                     break
-                proc = run.start()
+                proc = run.fork()
                 tracker.poll()
                 since = tracker.seq
                 reached = SHOE_CHANGE[aim]

@@ -10,7 +10,9 @@ rounds with both hands of three cards and the outcome up; Pai Gow after 8 rolls,
 plan (eight hands), the bank offer (a button per seat), the tile entry (four tiles chosen) and
 the settled round (the house way and every hand's result); the most alerts the display keeps.
 One simulated table per state, started once per module and held there (bench.display.table.Gate);
-one browser per worker (tests.support.browser); a fresh page per size.
+one browser per worker (tests.support.browser). One test per state, so that xdist starts each table
+in one worker only: it shows each of the state's views and measures it at every size in turn, the
+page resized between sizes, each view and size a subtest of its own.
 """
 
 from __future__ import annotations
@@ -255,12 +257,13 @@ def screen(browser: Any) -> Iterator[tuple[Any, list[str]]]:
 @pytest.fixture
 def shown(screen: tuple[Any, list[str]], tables: Callable[[str], Running]) -> Iterator[Callable[..., Any]]:
     """Show a view at a size: ``shown("baccarat-dealer", 800, 480)`` → the page, measured into
-    ``page.measured``; its JavaScript errors fail the test. A view already on the page (the
-    test before showed it at another size) is resized, as a turned screen is; else loaded."""
+    ``page.measured``; a JavaScript error since the last ``shown`` fails it. A view already on the
+    page (the view shown last, at another size) is resized, as a turned screen is; else loaded."""
     page, errors = screen
     errors.clear()
 
     def show(view: str, width: int, height: int) -> Any:
+        errors.clear()
         state, path, opener = VIEWS[view]
         page.set_viewport_size({"width": width, "height": height})
         if getattr(page, "view", None) != view:
@@ -274,18 +277,27 @@ def shown(screen: tuple[Any, list[str]], tables: Callable[[str], Running]) -> It
             "new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
         )  # laid out anew
         page.measured = page.evaluate(MEASURE)
+        assert not errors, f"JavaScript errors on the page: {errors}"
         return page
 
     yield show
     assert not errors, f"JavaScript errors on the page: {errors}"
 
 
-#: Every view at every size, a view's sizes one after another (a page is resized between them).
-CASES = [pytest.param(view, size, id=f"{view}-{size[0]}x{size[1]}") for view in VIEWS for size in SIZES]
+#: The views shown in each state, every one at every size.
+VIEWS_OF = {state: [view for view, (at, _, _) in VIEWS.items() if at == state] for state in STATES}
 
 
-@pytest.mark.parametrize(("view", "size"), CASES)
-def test_the_page_fits_the_screen(shown: Callable[..., Any], view: str, size: tuple[int, int]) -> None:
+@pytest.mark.parametrize("state", list(STATES))
+def test_the_pages_fit_every_screen(shown: Callable[..., Any], subtests: pytest.Subtests, state: str) -> None:
+    for view in VIEWS_OF[state]:
+        for width, height in SIZES:
+            with subtests.test(view=view, size=f"{width}x{height}"):
+                fits_the_screen(shown, view, (width, height))
+
+
+def fits_the_screen(shown: Callable[..., Any], view: str, size: tuple[int, int]) -> None:
+    """``view`` at ``size``: no scrolling, no problem the measure finds, no type too small, and what the view must show."""
     width, height = size
     page = shown(view, width, height)
     measured = page.measured
