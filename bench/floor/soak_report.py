@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from bench.bench_floor_soak import Soak
     from bench.floor.soak_rig import Rig
 
-__all__ = ["checks", "figures", "text", "plot"]
+__all__ = ["checks", "differences", "figures", "text", "plot"]
 
 #: Seconds after a fault whose messages count as "around" it.
 AFTER_FAULT_S = 30.0
@@ -26,20 +26,25 @@ def _check(name: str, ok: bool, detail: str = "") -> dict[str, Any]:
     return {"name": name, "ok": bool(ok), "detail": detail}
 
 
+def differences(rows: list[Row], issued: dict[str, list[str]]) -> list[str]:
+    """The tables of ``issued`` (table -> hashes of seq 1, 2, ...) whose stored messages are not exactly those."""
+    stored: dict[str, dict[int, str]] = defaultdict(dict)
+    for row in rows:
+        stored[row.table][row.seq] = row.hash
+    return [
+        table
+        for table, hashes in issued.items()
+        if stored.get(table, {}) != {seq: digest for seq, digest in enumerate(hashes, 1)}
+    ]
+
+
 def checks(rig: Rig, rows: list[Row], issued: dict[str, Any], live: list[str], drained: bool) -> list[dict[str, Any]]:
     """Pass or fail, each with what it found."""
     made = [_check("drain: the store holds everything before the timeout", drained)]
     made.append(
         _check("publishers: every republished message PUBACKed", issued["acked_all"], f"unacked {issued['unacked']}")
     )
-    stored: dict[str, dict[int, str]] = defaultdict(dict)
-    for row in rows:
-        stored[row.table][row.seq] = row.hash
-    wrong = [
-        table
-        for table, hashes in issued["issued"].items()
-        if stored.get(table, {}) != {seq: digest for seq, digest in enumerate(hashes, 1)}
-    ]
+    wrong = differences(rows, issued["issued"])
     count = sum(len(hashes) for hashes in issued["issued"].values())
     made.append(
         _check(
