@@ -118,14 +118,15 @@ class Soak:
         return times
 
     def lead_s(self, rig: Rig, groups: dict[str, list[list[dict[str, Any]]]]) -> float:
-        """Seconds the publishers need to pre-compute their share (measured on one table, and a margin)."""
+        """Seconds the publishers need to start and pre-compute their share: measured here on a sample,
+        three times over (two publishers share a loaded machine with everything else), and 10 s to start."""
         probe = Signer.from_file(self.tmp / "keys" / f"{self.tables[0]}.key")
         sample = groups["baccarat"][:20]
         started = time.perf_counter()
         reissue(sample, self.tables[0], probe, [0.0] * len(sample))
         per_message = (time.perf_counter() - started) / sum(len(g) for g in sample)
         total = sum(len(g) for game in groups.values() for g in game) * len(self.tables) / len(PACES)
-        return 5.0 + 2.0 * per_message * total / min(self.args.publishers, os.cpu_count() or 1)
+        return 10.0 + 3.0 * per_message * total / min(self.args.publishers, os.cpu_count() or 1)
 
     # -- the run ---------------------------------------------------------------------------
 
@@ -272,6 +273,7 @@ class Soak:
     def issued(self, publishers: list[tuple[Any, Path]]) -> dict[str, Any]:
         """What the publishers issued and how it went (their JSON files)."""
         merged: dict[str, Any] = {"issued": {}, "acked_all": True, "published": 0, "reconnects": 0, "late_s": 0.0}
+        merged["cpu_s"] = 0.0
         merged["unacked"] = {}
         for process, out in publishers:
             if not out.exists():
@@ -284,6 +286,7 @@ class Soak:
             merged["acked_all"] &= part["acked_all"]
             merged["published"] += part["published"]
             merged["reconnects"] += part["reconnects"]
+            merged["cpu_s"] += part["cpu_s"]
             merged["late_s"] = max(merged["late_s"], part["late_s"])
         return merged
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import collections
 import json
+import resource
 import threading
 import time
 from collections.abc import Sequence
@@ -184,6 +185,7 @@ def publish_share(
     ready = time.time()
     publisher = Publisher(links)
     acked_all = publisher.run(until, drain_s)
+    usage = resource.getrusage(resource.RUSAGE_SELF)
     out.write_text(
         json.dumps(
             {
@@ -192,6 +194,7 @@ def publish_share(
                 "published": publisher.published,
                 "reconnects": sum(max(link.reconnects, 0) for link in links),
                 "late_s": max(0.0, ready - first_due),
+                "cpu_s": usage.ru_utime + usage.ru_stime,
                 "unacked": {link.table: len(link.payloads) - link.acked for link in links if not link.done},
             }
         )

@@ -151,7 +151,11 @@ def figures(soak: Soak, rig: Rig, groups: dict[str, list[list[dict[str, Any]]]],
             for name, meter in soak.meters.items()
         },
         "postgres": {"cpu_s": pg[-1] - pg[0] if pg else 0.0, "core_pct": 100 * (pg[-1] - pg[0]) / wall if pg else 0},
-        "publishers": {"published": soak.published["published"], "reconnects": soak.published["reconnects"]},
+        "publishers": {
+            "published": soak.published["published"],
+            "reconnects": soak.published["reconnects"],
+            "cpu_s": soak.published["cpu_s"],
+        },
         "publishers_late_s": soak.published["late_s"],
         "dashboard": {"drawn": percentiles(drawn), "tiles": len({d.table for d in soak.drawn}), "frames": soak.frames}
         if soak.drawn
@@ -210,8 +214,8 @@ def text(f: dict[str, Any]) -> str:
     lines.append(f"PostgreSQL (postmaster and backends): CPU {pg['cpu_s']:.1f} s ({pg['core_pct']:.0f}% of a core)")
     pub = f["publishers"]
     lines.append(
-        f"publishers: {pub['published']} publishes (resends included), {pub['reconnects']} reconnects; "
-        f"pre-computation {f['publishers_late_s']:.1f} s late"
+        f"publishers: {pub['published']} publishes (resends included), {pub['reconnects']} reconnects, CPU "
+        f"{pub['cpu_s']:.1f} s (pre-computation included); pre-computation {f['publishers_late_s']:.1f} s late"
     )
     if f["dashboard"]:
         d = f["dashboard"]
