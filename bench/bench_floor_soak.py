@@ -51,7 +51,7 @@ sys.path.insert(0, str(REPO))
 
 from bench.floor import soak_report  # noqa: E402
 from bench.floor.soak_issue import PACES, play_source, reissue, rounds_of, schedule  # noqa: E402
-from bench.floor.soak_measure import CpuMeter, postgres_cpu, stored_rows  # noqa: E402
+from bench.floor.soak_measure import CpuMeter, postgres_cpu, stored_count, stored_rows  # noqa: E402
 from bench.floor.soak_publish import game_of, publish_share  # noqa: E402
 from bench.floor.soak_rig import DASHBOARD_PIN, Rig  # noqa: E402
 from firmware_host.feed.signing import Signer  # noqa: E402
@@ -117,7 +117,7 @@ class Soak:
             times[table] = schedule(start, period, rounds, self.rng)
         return times
 
-    def lead_s(self, rig: Rig, groups: dict[str, list[list[dict[str, Any]]]]) -> float:
+    def lead_s(self, groups: dict[str, list[list[dict[str, Any]]]]) -> float:
         """Seconds the publishers need to start and pre-compute their share: measured here on a sample,
         three times over (two publishers share a loaded machine with everything else), and 10 s to start."""
         probe = Signer.from_file(self.tmp / "keys" / f"{self.tables[0]}.key")
@@ -137,7 +137,7 @@ class Soak:
         rig = Rig(self.tmp, self.tables, self.live)
         try:
             rig.start()
-            start = time.time() + self.lead_s(rig, groups)
+            start = time.time() + self.lead_s(groups)
             self.start, self.until = start, start + args.duration
             times = self.plan(groups, start)
             publishers = self.fork_publishers(rig, groups, times)
@@ -200,7 +200,7 @@ class Soak:
         rig.start_collector("floor-a")
         self.event("floor-a restarted")
         self.wait_until(self.start + 0.5 * self.args.duration)
-        self.meters["mosquitto"].sample(rig.broker._process.pid if rig.broker._process else None)
+        self.meters["mosquitto"].sample(rig.broker.pid)
         rig.broker.restart()
         self.event("broker restarted")
         self.wait_until(self.start + 0.7 * self.args.duration)
@@ -223,7 +223,7 @@ class Soak:
                 profile = self.tmp / "profiles" / "tables" / f"{table}.toml"
                 run_table(profile, rig.journal(table), self.live_rounds, rig.broker.url)
         while time.time() < deadline:
-            stored = sum(1 for row in stored_rows(rig.postgres.dsn_with_password) if row.table in expected)
+            stored = stored_count(rig.postgres.dsn_with_password, self.live)
             live_done = all(floor_export(rig.db, t) == journal_export(rig.journal(t)) for t in self.live)
             if stored >= total and live_done:
                 self.event("drained")
@@ -238,7 +238,7 @@ class Soak:
         for name, child in rig.collectors.items():
             if child.poll() is None:
                 self.meters[name].sample(child.pid)
-        self.meters["mosquitto"].sample(rig.broker._process.pid if rig.broker._process else None)
+        self.meters["mosquitto"].sample(rig.broker.pid)
         try:
             self.postgres_cpu.append((time.time(), postgres_cpu(rig.postmaster)))
         except OSError:

@@ -18,7 +18,16 @@ from pathlib import Path
 
 from bench.bench_feed import pct, proc_stats
 
-__all__ = ["CpuMeter", "postgres_cpu", "postmaster_pid", "stored_rows", "percentiles", "per_second", "Row"]
+__all__ = [
+    "CpuMeter",
+    "postgres_cpu",
+    "postmaster_pid",
+    "stored_rows",
+    "stored_count",
+    "percentiles",
+    "per_second",
+    "Row",
+]
 
 #: Clock ticks per second of /proc/<pid>/stat (USER_HZ).
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -100,6 +109,15 @@ def stored_rows(dsn_with_password: str) -> list[Row]:
     with psycopg.connect(dsn_with_password) as conn:
         rows = conn.execute("SELECT table_id, seq, hash, at, received_at FROM messages").fetchall()
     return [Row(*row) for row in rows]
+
+
+def stored_count(dsn_with_password: str, but: list[str]) -> int:
+    """How many messages the store holds of the tables not in ``but``."""
+    import psycopg
+
+    with psycopg.connect(dsn_with_password) as conn:
+        row = conn.execute("SELECT count(*) FROM messages WHERE NOT (table_id = ANY(%s))", (but,)).fetchone()
+    return int(row[0]) if row else 0
 
 
 def percentiles(values: Iterable[float]) -> dict[str, float]:
