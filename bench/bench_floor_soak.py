@@ -126,7 +126,7 @@ class Soak:
         reissue(sample, self.tables[0], probe, [0.0] * len(sample))
         per_message = (time.perf_counter() - started) / sum(len(g) for g in sample)
         total = sum(len(g) for game in groups.values() for g in game) * len(self.tables) / len(PACES)
-        return 10.0 + 3.0 * per_message * total / min(self.args.publishers, os.cpu_count() or 1)
+        return 10.0 + 3.0 * per_message * total / min(int(self.args.publishers), os.cpu_count() or 1)
 
     # -- the run ---------------------------------------------------------------------------
 
@@ -167,7 +167,7 @@ class Soak:
     ) -> list[tuple[multiprocessing.process.BaseProcess, Path]]:
         """Start the publisher processes, each with every n-th table (spawned: this process has threads)."""
         context = multiprocessing.get_context("spawn")
-        made = []
+        made: list[tuple[multiprocessing.process.BaseProcess, Path]] = []
         for n in range(self.args.publishers):
             share = [
                 (table, rig.passwords[table], self.tmp / "keys" / f"{table}.key", times[table])

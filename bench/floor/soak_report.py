@@ -94,7 +94,9 @@ def _latency(rows: list[Row], low: float | None, high: float | None) -> dict[str
     )
 
 
-def figures(soak: Soak, rig: Rig, groups: dict[str, list[list[dict[str, Any]]]], rows: list[Row], made: list) -> dict:
+def figures(
+    soak: Soak, rig: Rig, groups: dict[str, list[list[dict[str, Any]]]], rows: list[Row], made: list[dict[str, Any]]
+) -> dict[str, Any]:
     """Everything the report prints, JSON-ready."""
     args, start, until = soak.args, soak.start, soak.until
     republished = [row for row in rows if row.table not in soak.live]
