@@ -208,6 +208,11 @@ class Broker:
         """The broker's URL."""
         return f"{'mqtts' if self.tls else 'mqtt'}://127.0.0.1:{self.port}"
 
+    @property
+    def pid(self) -> int | None:
+        """The running broker's pid (None when stopped)."""
+        return self._process.pid if self._process is not None else None
+
     def _write_config(self) -> None:
         lines = [
             f"listener {self.port} 127.0.0.1",

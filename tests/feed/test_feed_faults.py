@@ -15,6 +15,7 @@ import paho.mqtt.client as mqtt
 import pytest
 
 from bench.feed.broker import Broker
+from bench.floor.tcp_proxy import TcpProxy
 from firmware_host.cli import main
 from firmware_host.feed import schema
 from firmware_host.floor.store import FloorStore
@@ -31,7 +32,6 @@ from tests.support.floor_run import (
     wait_for_the_floor,
 )
 from tests.support.paths import REPO
-from tests.support.tcp_proxy import TcpProxy
 
 ROUNDS = 24
 

@@ -83,7 +83,9 @@ def table_profile(tmp_path: Path, table_id: str = "SIM-BAC-1", feed: str = "", j
     return path
 
 
-def _command(profile: Path, journal: Path, rounds: int, feed_url: str | None, seed: int) -> list[str]:
+def _command(
+    profile: Path, journal: Path, rounds: int, feed_url: str | None, seed: int, pace: float = 0.0
+) -> list[str]:
     command = [
         sys.executable,
         "-m",
@@ -99,15 +101,15 @@ def _command(profile: Path, journal: Path, rounds: int, feed_url: str | None, se
         str(seed),
         "--quiet",
     ]
-    return command + (["--feed", feed_url] if feed_url else [])
+    return command + (["--feed", feed_url] if feed_url else []) + (["--pace", str(pace)] if pace else [])
 
 
 def start_table(
-    profile: Path, journal: Path, rounds: int, feed_url: str | None = None, seed: int = 1
+    profile: Path, journal: Path, rounds: int, feed_url: str | None = None, seed: int = 1, pace: float = 0.0
 ) -> subprocess.Popen[str]:
-    """Start ``tablehost run`` in a child process (stdout: the dealer view)."""
+    """Start ``tablehost run`` in a child process (stdout: the dealer view; ``pace``: its ``--pace``)."""
     return subprocess.Popen(
-        _command(profile, journal, rounds, feed_url, seed),
+        _command(profile, journal, rounds, feed_url, seed, pace),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -1,4 +1,4 @@
-"""A TCP proxy between a table and the broker that can cut the network two ways.
+"""A TCP proxy between a table and the broker that can cut the network two ways (the feed tests, the floor soak).
 
 - :meth:`TcpProxy.drop` closes every connection (a cable pulled with the link noticed), and
   refuses new ones until :meth:`TcpProxy.restore`;
