@@ -234,6 +234,11 @@ class FeedPublisher:
         reader = _Reader(self.journal, self.table_id, self.acked)
         inflight: collections.OrderedDict[int, list[Any]] = collections.OrderedDict()  # mid -> [state, sent, acked]
         saved, saved_at, status_seq, status_at = self.acked.seq, time.monotonic(), -1, 0.0
+        # One message until the broker has answered one: Mosquitto closes the connection right after
+        # refusing a PUBLISH (PUBACK 0x87, ACL), and anything more of ours arriving after that close
+        # makes its kernel answer with a reset, which discards the unread PUBACK here: the refusal
+        # would never be said. The window opens at the first acknowledgement (one round trip).
+        opened_at = self.acked.seq
         while True:
             # Read first: every PUBACK that came before a disconnect is in _acks by then. Mosquitto
             # (2.0) closes the connection right after a PUBACK 0x87 (ACL), and the refusal must still be said.
@@ -256,7 +261,8 @@ class FeedPublisher:
                     self.ack_timeout_s,
                 )
                 return
-            while len(inflight) < self.window:
+            answered = self.acked.seq != opened_at
+            while len(inflight) < (self.window if answered else 1):
                 made = reader.next()
                 if made is None:
                     break
@@ -266,7 +272,7 @@ class FeedPublisher:
                     return
                 inflight[info.mid] = [state, now, False]
                 self.published += 1
-            if self.acked.seq != status_seq and now - status_at >= self.status_every_s:
+            if (answered or not inflight) and self.acked.seq != status_seq and now - status_at >= self.status_every_s:
                 client.publish(self.status_topic, self._signed_status("online"), qos=1, retain=True)
                 status_seq, status_at = self.acked.seq, now
             self.in_flight = len(inflight)

@@ -15,20 +15,12 @@ from typing import IO
 import pytest
 
 from bench.feed.broker import Broker, ClientCert, TlsFiles, make_ca, make_client_cert, write_secret
+from bench.floor.tables import floor_seq, journal_rounds, run_table, start_table, table_profile
 from firmware_host.cli import main
 from firmware_host.feed.broker import BrokerError, BrokerSettings, client
 from firmware_host.floor.collector import Collector
 from firmware_host.floor.store import FloorStore
-from tests.support.floor_run import (
-    collecting,
-    floor_seq,
-    journal_rounds,
-    run_table,
-    start_table,
-    table_profile,
-    wait_for,
-    wait_for_the_floor,
-)
+from tests.support.floor_run import collecting, wait_for, wait_for_the_floor
 
 TABLE, OTHER, FLOOR = "SIM-BAC-1", "SIM-BAC-2", "tablehost-floor"
 #: The passwords of the broker that checks a password as well as the certificate.
@@ -140,11 +132,11 @@ def test_a_collector_without_its_certificate_is_refused_and_says_why(
     assert "a client without one (cert_file, key_file)" in caplog.text and not collector.subscribed.is_set()
 
 
-def play_until_logged(profile: Path, journal: Path, said: str, shown: str, timeout: float = 120) -> tuple[str, str]:
+def play_until_logged(profile: Path, journal: Path, said: str, shown: str, timeout: float = 60) -> tuple[str, str]:
     """Play until the table's log says ``said`` and its dealer view shows ``shown``, then stop it
     as systemd does: the broker's answer is awaited, not a fixed number of rounds (on a loaded
     machine it may come after any number). Returns the table's stdout and stderr."""
-    table = start_table(profile, journal, 1_000_000)
+    table = start_table(profile, journal, 1_000_000, pace=0.02)  # a dealer's pace, not a flood of rounds
     outputs: dict[str, list[str]] = {"out": [], "err": []}
     seen = {"out": threading.Event(), "err": threading.Event()}
 
@@ -162,6 +154,9 @@ def play_until_logged(profile: Path, journal: Path, said: str, shown: str, timeo
         reader.start()
     try:
         wait_for(lambda: all(event.is_set() for event in seen.values()) or table.poll() is not None, timeout, said)
+    except AssertionError as exc:
+        heard = [name for name, event in seen.items() if event.is_set()]
+        raise AssertionError(f"{exc} (heard on: {heard}); stderr: {''.join(outputs['err'])[-1500:]}") from None
     finally:
         table.send_signal(signal.SIGTERM)
         table.wait(60)
