@@ -54,8 +54,8 @@ from bench.floor.soak_issue import PACES, play_source, reissue, rounds_of, sched
 from bench.floor.soak_measure import CpuMeter, postgres_cpu, stored_count, stored_rows  # noqa: E402
 from bench.floor.soak_publish import game_of, publish_share  # noqa: E402
 from bench.floor.soak_rig import DASHBOARD_PIN, Rig  # noqa: E402
+from bench.floor.tables import floor_export, journal_export, run_table  # noqa: E402
 from firmware_host.feed.signing import Signer  # noqa: E402
-from tests.support.floor_run import floor_export, journal_export, run_table  # noqa: E402
 
 
 def arguments(argv: list[str] | None = None) -> argparse.Namespace:

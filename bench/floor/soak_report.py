@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from bench.floor.soak_issue import PACES
 from bench.floor.soak_measure import Row, per_second, percentiles
 from bench.floor.soak_publish import game_of
-from tests.support.floor_run import floor_export, journal_export
+from bench.floor.tables import floor_export, journal_export
 
 if TYPE_CHECKING:
     from bench.bench_floor_soak import Soak
@@ -223,7 +223,13 @@ def text(f: dict[str, Any]) -> str:
         d = f["dashboard"]
         lines.append(
             f"dashboard ({d['tiles']} tiles): publish -> drawn p50 {d['drawn']['p50']:.0f} ms, p99 "
-            f"{d['drawn']['p99']:.0f} ms, max {d['drawn']['max']:.0f} ms ({d['drawn']['n']}); frames {d['frames']}"
+            f"{d['drawn']['p99']:.0f} ms, max {d['drawn']['max']:.0f} ms ({d['drawn']['n']} tile updates)"
+        )
+        fr = d["frames"]
+        lines.append(
+            f"  page: {fr['batches']:.0f} SSE batches, {fr['draws']:.0f} frames drew tiles (mean "
+            f"{fr['mean_draw_ms']:.1f} ms, max {fr['max_draw_ms']:.1f} ms of script; style, layout and paint "
+            f"max {fr['max_render_ms']:.0f} ms); long tasks {fr['long_tasks']:.0f} ({fr['long_task_ms']:.0f} ms in all)"
         )
     lines += [f"note: {note}" for note in f["notes"]]
     lines.append("events: " + ", ".join(f"{what} {at:.0f} s" for what, at in f["events"]))

@@ -23,10 +23,9 @@ from typing import IO
 from bench.feed.broker import Broker, floor_command, free_port, write_secret
 from bench.floor.postgres import Postgres
 from bench.floor.soak_measure import postmaster_pid
+from bench.floor.tables import FloorDb, floor_keys, provision, start_table, table_profile
 from bench.floor.tcp_proxy import TcpProxy
 from firmware_host.web.pins import write_pin_file
-from tests.support.floor_db import FloorDb
-from tests.support.floor_run import floor_keys, provision, start_table, table_profile
 
 __all__ = ["Rig", "FLOOR_USER", "DASHBOARD_PIN"]
 

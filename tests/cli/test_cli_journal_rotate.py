@@ -7,10 +7,11 @@ import pathlib
 import subprocess
 import sys
 
+from bench.floor.tables import run_table, start_table, table_profile
 from firmware_host.errors import JournalError
 from firmware_host.host import segments
 from firmware_host.host.journal import verify, writer_lock_path
-from tests.support.floor_run import run_table, start_table, table_profile, wait_for
+from tests.support.floor_run import wait_for
 from tests.support.paths import REPO
 
 

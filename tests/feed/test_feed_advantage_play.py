@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from bench.feed.broker import Broker
+from bench.floor.tables import provision, run_table
 from firmware_host.floor.store import FloorStore
-from tests.support.floor_run import collecting, provision, run_table, wait_for_the_floor
+from tests.support.floor_run import collecting, wait_for_the_floor
 from tests.support.paths import REPO
 
 #: Enough rounds for the counter's first shoe (seed 4: flagged on Lucky Six near its end).

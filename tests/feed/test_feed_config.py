@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from bench.floor.tables import table_profile
 from firmware_host.config.profiles import load_table
 from firmware_host.errors import ProfileError
-from tests.support.floor_run import table_profile
 
 
 def test_a_profile_without_feed_has_the_feed_off(tmp_path: Path) -> None:

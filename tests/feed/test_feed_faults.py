@@ -15,22 +15,13 @@ import paho.mqtt.client as mqtt
 import pytest
 
 from bench.feed.broker import Broker
+from bench.floor.tables import FloorDb, as_floor_db, floor_keys, floor_seq, journal_rounds, start_table, table_profile
 from bench.floor.tcp_proxy import TcpProxy
 from firmware_host.cli import main
 from firmware_host.feed import schema
 from firmware_host.floor.store import FloorStore
 from firmware_host.host import segments
-from tests.support.floor_db import FloorDb, as_floor_db
-from tests.support.floor_run import (
-    collecting,
-    floor_keys,
-    floor_seq,
-    journal_rounds,
-    start_table,
-    table_profile,
-    wait_for,
-    wait_for_the_floor,
-)
+from tests.support.floor_run import collecting, wait_for, wait_for_the_floor
 from tests.support.paths import REPO
 
 ROUNDS = 24

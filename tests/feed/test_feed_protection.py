@@ -8,8 +8,9 @@ import json
 from pathlib import Path
 
 from bench.feed.broker import Broker
+from bench.floor.tables import journal_export, run_table, table_profile
 from firmware_host.floor.store import FloorStore
-from tests.support.floor_run import collecting, journal_export, run_table, table_profile, wait_for_the_floor
+from tests.support.floor_run import collecting, wait_for_the_floor
 
 #: Above the banker's -1.06% and the player's -1.24%: every round of a fresh 8-deck shoe opens windows.
 THRESHOLD = "-0.013"

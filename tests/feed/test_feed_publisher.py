@@ -13,6 +13,7 @@ import paho.mqtt.client as mqtt
 import pytest
 
 from bench.feed.broker import Broker, free_port
+from bench.floor.tables import floor_seq, provision, start_table, table_profile
 from bench.floor.tcp_proxy import TcpProxy
 from drivers.events.shoe import CardRead
 from firmware_host.feed.broker import BrokerSettings
@@ -23,7 +24,7 @@ from firmware_host.feed.warning import FeedTrouble, TroubleLamp
 from firmware_host.host.journal import Journal, verify
 from firmware_host.tables.decisions import Decision
 from firmware_host.tables.events import FloorFeedStatus
-from tests.support.floor_run import collecting, floor_seq, provision, start_table, table_profile, wait_for
+from tests.support.floor_run import collecting, wait_for
 
 
 def play(journal: Journal, rounds: int, first: int = 1) -> None:

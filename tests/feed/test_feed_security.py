@@ -9,20 +9,12 @@ import paho.mqtt.client as mqtt
 import pytest
 
 from bench.feed.broker import Broker, make_ca, write_secret
+from bench.floor.tables import floor_seq, journal_export, run_table, start_table, table_profile
 from firmware_host.errors import JournalError, TablehostError
 from firmware_host.feed import schema
 from firmware_host.feed.broker import BrokerError, BrokerSettings, client, parse_url, read_secret
 from firmware_host.host import segments
-from tests.support.floor_run import (
-    collecting,
-    floor_seq,
-    journal_export,
-    run_table,
-    start_table,
-    table_profile,
-    wait_for,
-    wait_for_the_floor,
-)
+from tests.support.floor_run import collecting, wait_for, wait_for_the_floor
 
 USERS = {"SIM-BAC-1": "table-one-secret", "SIM-BAC-2": "table-two-secret", "tablehost-floor": "floor-secret"}
 

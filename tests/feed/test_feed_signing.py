@@ -13,11 +13,11 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from bench.floor.tables import start_table, table_profile
 from firmware_host.cli import main
 from firmware_host.feed import schema, signing
 from firmware_host.feed.signing import Keyring, Signer, SigningKeyError
 from tests.support.feed_records import payloads
-from tests.support.floor_run import start_table, table_profile
 
 
 def cli(*argv: str) -> tuple[int, str, str]:

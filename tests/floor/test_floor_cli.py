@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from bench.feed.broker import Broker, floor_command, have_mosquitto
+from bench.floor.tables import floor_keys, run_table, table_profile
 from firmware_host.cli import main
-from tests.support.floor_run import floor_keys, run_table, table_profile, wait_for, wait_for_the_floor
+from tests.support.floor_run import wait_for, wait_for_the_floor
 from tests.support.paths import REPO
 
 pytestmark = pytest.mark.skipif(not have_mosquitto(), reason="needs the Debian package mosquitto (make deps)")

@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bench.feed.broker import Broker, have_mosquitto
+from bench.floor.tables import FloorDb, floor_keys, provision
 from firmware_host.feed import schema
 from firmware_host.feed.broker import BrokerSettings
 from firmware_host.feed.signing import Keyring, Signer
@@ -23,8 +24,7 @@ from firmware_host.floor import store_sql as store_module
 from firmware_host.floor.collector import Collector, RefusalLog
 from firmware_host.floor.store import FloorStore
 from tests.support.feed_records import payloads
-from tests.support.floor_db import FloorDb
-from tests.support.floor_run import collecting, floor_keys, provision, wait_for
+from tests.support.floor_run import collecting, wait_for
 
 
 def genuine_body(**changes: Any) -> dict[str, Any]:

@@ -18,13 +18,8 @@ import paho.mqtt.client as mqtt
 import pytest
 
 from bench.feed.broker import Broker, floor_command, have_mosquitto
-from firmware_host.cli import main
-from firmware_host.feed.broker import BrokerSettings
-from firmware_host.feed.signing import Keyring, Signer
-from firmware_host.floor.collector import Collector
-from tests.support.feed_records import payloads
-from tests.support.floor_db import FloorDb
-from tests.support.floor_run import (
+from bench.floor.tables import (
+    FloorDb,
     floor_keys,
     floor_seq,
     journal_export,
@@ -32,9 +27,13 @@ from tests.support.floor_run import (
     provision,
     start_table,
     table_profile,
-    wait_for,
-    wait_for_the_floor,
 )
+from firmware_host.cli import main
+from firmware_host.feed.broker import BrokerSettings
+from firmware_host.feed.signing import Keyring, Signer
+from firmware_host.floor.collector import Collector
+from tests.support.feed_records import payloads
+from tests.support.floor_run import wait_for, wait_for_the_floor
 from tests.support.paths import REPO
 
 pytestmark = pytest.mark.skipif(not have_mosquitto(), reason="needs the Debian package mosquitto (make deps)")

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from bench.floor.tables import floor_keys, provision
 from firmware_host.feed import schema
 from firmware_host.feed.schema import FeedState
 from firmware_host.feed.signing import Keyring, Signer
@@ -16,7 +17,6 @@ from firmware_host.floor.store import FloorStore
 from firmware_host.host.segments import records as read_records
 from tests.support.feed_records import admit
 from tests.support.floor_audit import play, verify
-from tests.support.floor_run import floor_keys, provision
 
 
 @pytest.fixture

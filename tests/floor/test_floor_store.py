@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
+from bench.floor.tables import FloorDb
 from firmware_host.feed import schema
 from firmware_host.floor.store import FloorError, FloorStore, SqlStore
 from tests.support.feed_records import admit, payloads
-from tests.support.floor_db import FloorDb
 
 
 def ingest(store: SqlStore, *items: bytes, table: str = "T1", leaf: str = "events") -> list[str]:

@@ -19,10 +19,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bench.floor.tables import FloorDb
 from firmware_host.feed import schema
 from firmware_host.floor.admission import Admission, Admitted, Refusal
 from firmware_host.floor.store_sql import SqlStore
-from tests.support.floor_db import STORES, FloorDb
+from tests.support.floor_db import STORES
 
 #: Messages per table's chain, and tables per example.
 LENGTH, TABLES = 8, 3

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from bench.floor.tables import FloorDb
 from firmware_host.cli import main
 from firmware_host.floor import migrations
 from firmware_host.floor.store import FloorError, open_store
 from tests.support.feed_records import admit, payloads
-from tests.support.floor_db import FloorDb
 from tests.support.paths import REPO
 
 

@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 
 from bench.feed.broker import Broker, floor_command, have_mosquitto
+from bench.floor.tables import floor_keys, run_table, table_profile
 from firmware_host.floor.collector import CollectorStats
 from firmware_host.floor.model import Outcome
 from firmware_host.metrics.floor import FloorMetrics
-from tests.support.floor_run import floor_keys, run_table, table_profile, wait_for
+from tests.support.floor_run import wait_for
 from tests.support.paths import REPO
 
 

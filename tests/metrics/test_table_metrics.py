@@ -166,7 +166,8 @@ def test_an_observer_that_fails_never_stops_the_table() -> None:
 )
 def test_the_feed_gauges_follow_the_brokers_acknowledgements(tmp_path: Path) -> None:
     from bench.feed.broker import Broker
-    from tests.support.floor_run import collecting, table_profile, wait_for
+    from bench.floor.tables import table_profile
+    from tests.support.floor_run import collecting, wait_for
 
     with Broker(tmp_path / "broker") as broker, collecting(tmp_path / "floor.sqlite", broker.url):
         profile = load_table(table_profile(tmp_path, feed=f'broker = "{broker.url}"'))

@@ -12,7 +12,6 @@ A test on PostgreSQL is skipped only when the Debian package ``postgresql`` is n
 
 from __future__ import annotations
 
-import dataclasses
 import secrets
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,45 +19,12 @@ from pathlib import Path
 import pytest
 
 from bench.floor.postgres import Postgres, have_postgres
-from firmware_host.floor.store import open_store
-from firmware_host.floor.store_sql import SqlStore
+from bench.floor.tables import FloorDb
 
-__all__ = ["FloorDb", "as_floor_db", "STORES"]
+__all__ = ["STORES"]
 
 #: The stores ``floor_db`` runs a test on.
 STORES = ("sqlite", "postgresql")
-
-
-@dataclasses.dataclass(frozen=True)
-class FloorDb:
-    """A floor database of a test: a SQLite path or a PostgreSQL DSN (no password) and its password file."""
-
-    spec: str
-    directory: Path  #: the test's own directory (keys, journals)
-    password_file: Path | None = None
-
-    @property
-    def kind(self) -> str:
-        return "postgresql" if self.password_file is not None else "sqlite"
-
-    def open(self, read_only: bool = False) -> SqlStore:
-        """The store, as ``tablehost floor`` opens it."""
-        return open_store(self.spec, password_file=self.password_file, read_only=read_only)
-
-    def args(self) -> list[str]:
-        """``--db SPEC [--db-password-file F]``."""
-        return ["--db", self.spec] + (["--db-password-file", str(self.password_file)] if self.password_file else [])
-
-    def exists(self) -> bool:
-        return self.password_file is not None or Path(self.spec).exists()
-
-    def __str__(self) -> str:
-        return self.spec
-
-
-def as_floor_db(db: Path | FloorDb) -> FloorDb:
-    """A SQLite path as a :class:`FloorDb` (a :class:`FloorDb` as it is)."""
-    return db if isinstance(db, FloorDb) else FloorDb(str(db), db.parent)
 
 
 @pytest.fixture(scope="session")

@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from bench.floor.tables import run_table, table_profile
 from firmware_host.feed import schema
 from firmware_host.feed.schema import FeedState
 from firmware_host.floor.admission import Admission
@@ -29,7 +30,6 @@ from firmware_host.floor.store import FloorStore
 from firmware_host.host.segments import records as read_records
 from firmware_host.web.pins import write_pin_file
 from tests.support.feed_records import RECORDS, Rec
-from tests.support.floor_run import run_table, table_profile
 
 PIT_PIN, SURVEILLANCE_PIN = "2468", "13579"
 TEST_SCRYPT_N = 2**10

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from bench.floor.tables import floor_export, run_table
 from firmware_host.floor.dashboard.figures import Figures
 from firmware_host.floor.dashboard.serve import Dashboard
 from firmware_host.floor.dashboard.views import ViewLog
@@ -31,7 +32,6 @@ from tests.floor.dashboard.support import (
     serving,
     store_messages,
 )
-from tests.support.floor_run import floor_export, run_table
 from tests.support.paths import REPO
 
 

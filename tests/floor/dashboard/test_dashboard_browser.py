@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from bench.display.chromium import VIEWPORT
+from bench.floor.tables import floor_export, run_table
 from tests.floor.dashboard.support import (
     PIT_PIN,
     SURVEILLANCE_PIN,
@@ -26,7 +27,6 @@ from tests.floor.dashboard.support import (
     serving,
     store_messages,
 )
-from tests.support.floor_run import floor_export, run_table
 from tests.support.paths import REPO
 
 SCREENSHOTS = REPO / "docs" / "screenshots"

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from bench.feed.broker import Broker, floor_command, have_mosquitto
+from bench.floor.tables import floor_keys, journal_export, run_table, table_profile
 from tests.floor.dashboard.support import get, pin_dir
-from tests.support.floor_run import floor_keys, journal_export, run_table, table_profile, wait_for
+from tests.support.floor_run import wait_for
 from tests.support.paths import REPO
 
 pytestmark = pytest.mark.skipif(not have_mosquitto(), reason="needs the Debian package mosquitto (make deps)")
