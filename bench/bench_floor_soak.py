@@ -96,6 +96,7 @@ class Soak:
         self.drawn: list[Any] = []
         self.frames: dict[str, float] = {}
         self.notes: list[str] = []
+        self.source_journals: dict[str, Path] = {}  #: the journal each game's tables re-issue
 
     # -- preparation -----------------------------------------------------------------------
 
@@ -104,7 +105,8 @@ class Soak:
         groups = {}
         for game, pace in PACES.items():
             rounds = math.ceil(self.args.duration / pace.period_s(self.args.speed)) + 2
-            groups[game] = rounds_of(play_source(self.tmp, game, rounds, self.args.seed))
+            self.source_journals[game] = play_source(self.tmp, game, rounds, self.args.seed)
+            groups[game] = rounds_of(self.source_journals[game])
         return groups
 
     def plan(self, groups: dict[str, list[list[dict[str, Any]]]], start: float) -> dict[str, list[float]]:
@@ -157,7 +159,7 @@ class Soak:
             self.sample_once(rig)
             rows = stored_rows(rig.postgres.dsn_with_password)
             self.published = issued = self.issued(publishers)
-            checks = soak_report.checks(rig, rows, issued, self.live, drained)
+            checks = soak_report.checks(rig, rows, issued, self.live, drained, self.source_journals)
             return soak_report.figures(self, rig, groups, rows, checks)
         finally:
             rig.close()

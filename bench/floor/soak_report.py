@@ -38,8 +38,10 @@ def differences(rows: list[Row], issued: dict[str, list[str]]) -> list[str]:
     ]
 
 
-def checks(rig: Rig, rows: list[Row], issued: dict[str, Any], live: list[str], drained: bool) -> list[dict[str, Any]]:
-    """Pass or fail, each with what it found."""
+def checks(
+    rig: Rig, rows: list[Row], issued: dict[str, Any], live: list[str], drained: bool, sources: dict[str, Path]
+) -> list[dict[str, Any]]:
+    """Pass or fail, each with what it found (``sources``: the journal each game's tables re-issue)."""
     made = [_check("drain: the store holds everything before the timeout", drained)]
     made.append(
         _check("publishers: every republished message PUBACKed", issued["acked_all"], f"unacked {issued['unacked']}")
@@ -53,6 +55,7 @@ def checks(rig: Rig, rows: list[Row], issued: dict[str, Any], live: list[str], d
             f"differ: {wrong[:10]}" if wrong else "",
         )
     )
+    made.append(_republished_rounds(rig, list(issued["issued"]), sources))
     for table in live:
         floor, journal = floor_export(rig.db, table), journal_export(rig.journal(table))
         made.append(
@@ -79,6 +82,24 @@ def checks(rig: Rig, rows: list[Row], issued: dict[str, Any], live: list[str], d
     alive = [name for name, child in rig.collectors.items() if child.poll() is None]
     made.append(_check("collectors: both alive at the end", len(alive) == 2, f"alive {alive}"))
     return made
+
+
+def _republished_rounds(rig: Rig, tables: list[str], sources: dict[str, Path]) -> dict[str, Any]:
+    """Each republished table's ``floor export --rounds`` is its source journal's ``journal export
+    --rounds``, as far as the table published (its rounds are the source's first ones)."""
+    exported = {game: journal_export(journal).splitlines() for game, journal in sources.items()}
+    wrong, rounds = [], 0
+    for table in tables:
+        floor = floor_export(rig.db, table).splitlines()
+        rounds += len(floor)
+        if not floor or floor != exported[game_of(table)][: len(floor)]:
+            wrong.append(table)
+    return _check(
+        f"republished: {len(tables)} tables' floor export --rounds == their source's journal export --rounds "
+        f"({rounds} rounds)",
+        bool(tables) and not wrong,
+        f"differ: {wrong[:10]}" if wrong else "",
+    )
 
 
 def _moment(soak: Soak, what: str) -> float | None:
