@@ -47,6 +47,7 @@ def test_a_tiny_soak_through_all_three_faults_ends_with_the_floor_equal_to_every
     ]
     failed = [check for check in figures["checks"] if not check["ok"]]
     assert not failed, failed
-    assert len(figures["checks"]) == 8  # drain, PUBACKs, republished messages and rounds, 2 live exports, status, collectors
+    # drain, PUBACKs, republished messages and rounds, 2 live exports, status, collectors
+    assert len(figures["checks"]) == 8
     assert figures["stored"]["messages"] > 20 * 10
     assert figures["publishers"]["reconnects"] >= 20  # every table came back after the broker's restart
