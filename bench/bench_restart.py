@@ -44,6 +44,7 @@ sys.path.insert(0, str(ROOT))
 from bench_recovery import write_day  # noqa: E402  (bench/ is the script's directory, so on sys.path)
 from notify import notify_socket, wait_ready  # noqa: E402
 
+from bench.floor.tables import run_command  # noqa: E402
 from bench.soak.profiles import write_profile  # noqa: E402
 from firmware_host.host import journal as jr  # noqa: E402
 from firmware_host.host import segments  # noqa: E402
@@ -109,17 +110,7 @@ def time_to_ready(profile: Path, journal: Path, repeats: int) -> float:
         with tempfile.TemporaryDirectory() as tmp, notify_socket(Path(tmp), START_TIMEOUT_S) as (sock, env):
             started = time.perf_counter()
             proc = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "firmware_host",
-                    "run",
-                    "--profile",
-                    str(profile),
-                    "--journal",
-                    str(journal),
-                    "--quiet",
-                ],
+                run_command(profile, journal),
                 cwd=ROOT,
                 env=env,
                 stdout=subprocess.DEVNULL,

@@ -37,6 +37,7 @@ __all__ = [
     "floor_export",
     "journal_rounds",
     "floor_seq",
+    "run_command",
 ]
 
 #: The repository's top folder.
@@ -112,25 +113,21 @@ def table_profile(tmp_path: Path, table_id: str = "SIM-BAC-1", feed: str = "", j
     return path
 
 
-def _command(
-    profile: Path, journal: Path, rounds: int, feed_url: str | None, seed: int, pace: float = 0.0
+def run_command(
+    profile: Path,
+    journal: Path,
+    rounds: int | None = None,
+    feed_url: str | None = None,
+    seed: int | None = None,
+    pace: float = 0.0,
 ) -> list[str]:
-    command = [
-        sys.executable,
-        "-m",
-        "firmware_host",
-        "run",
-        "--profile",
-        str(profile),
-        "--journal",
-        str(journal),
-        "--rounds",
-        str(rounds),
-        "--seed",
-        str(seed),
-        "--quiet",
-    ]
-    return command + (["--feed", feed_url] if feed_url else []) + (["--pace", str(pace)] if pace else [])
+    """The argv of ``tablehost run --quiet`` on ``profile`` and ``journal`` (``rounds`` None: until
+    a signal; ``seed`` None: the profile's)."""
+    command = [sys.executable, "-m", "firmware_host", "run", "--profile", str(profile), "--journal", str(journal)]
+    command += ["--rounds", str(rounds)] if rounds is not None else []
+    command += ["--seed", str(seed)] if seed is not None else []
+    command += ["--quiet"] + (["--feed", feed_url] if feed_url else [])
+    return command + (["--pace", str(pace)] if pace else [])
 
 
 def start_table(
@@ -138,7 +135,7 @@ def start_table(
 ) -> subprocess.Popen[str]:
     """Start ``tablehost run`` in a child process (stdout: the dealer view; ``pace``: its ``--pace``)."""
     return subprocess.Popen(
-        _command(profile, journal, rounds, feed_url, seed, pace),
+        run_command(profile, journal, rounds, feed_url, seed, pace),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -152,7 +149,7 @@ def run_table(
 ) -> subprocess.CompletedProcess[str]:
     """Run ``tablehost run`` to the end; raise if it fails."""
     done = subprocess.run(
-        _command(profile, journal, rounds, feed_url, seed), capture_output=True, text=True, cwd=REPO, timeout=timeout
+        run_command(profile, journal, rounds, feed_url, seed), capture_output=True, text=True, cwd=REPO, timeout=timeout
     )
     assert done.returncode == 0, done.stderr[-3000:]
     return done

@@ -50,20 +50,15 @@ def test_run_serves_the_display_and_says_where(tmp_path: Path, capsys: pytest.Ca
     assert line.startswith("[SIM-BAC-1] dealer display http://127.0.0.1:") and line.endswith("/scoreboard")
 
 
-def test_an_address_off_loopback_needs_tls_and_pins(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    status = main(
-        [
-            "run",
-            "--profile",
-            str(PROFILE),
-            "--rounds",
-            "1",
-            "--journal",
-            str(tmp_path / "j.sqlite"),
-            "--http",
-            "0.0.0.0:0",
-        ]
+def run_one_round(profile: Path, tmp_path: Path, http: str) -> int:
+    """``tablehost run`` of one round with the display on ``http``: its exit status."""
+    return main(
+        ["run", "--profile", str(profile), "--rounds", "1", "--journal", str(tmp_path / "j.sqlite"), "--http", http]
     )
+
+
+def test_an_address_off_loopback_needs_tls_and_pins(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status = run_one_round(PROFILE, tmp_path, "0.0.0.0:0")
     assert status == 2
     assert "display on 0.0.0.0, which other machines can reach, needs TLS certificate" in capsys.readouterr().err
 
@@ -71,19 +66,7 @@ def test_an_address_off_loopback_needs_tls_and_pins(tmp_path: Path, capsys: pyte
 def test_a_missing_pin_file_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     profile = sim_profile(tmp_path)
     (tmp_path / "d.pin").unlink()
-    status = main(
-        [
-            "run",
-            "--profile",
-            str(profile),
-            "--rounds",
-            "1",
-            "--journal",
-            str(tmp_path / "j.sqlite"),
-            "--http",
-            "127.0.0.1:0",
-        ]
-    )
+    status = run_one_round(profile, tmp_path, "127.0.0.1:0")
     assert status == 2
     assert f"PIN file {tmp_path / 'd.pin'}: cannot read: No such file or directory" in capsys.readouterr().err
 
@@ -99,19 +82,7 @@ def test_an_unusable_pin_file_is_refused_at_start_naming_it(tmp_path: Path, caps
     # wrong PIN, as an uncounted 500 (so the lockout never started).
     profile = sim_profile(tmp_path)
     (tmp_path / "d.pin").write_text(f"scrypt$1048576$8$1${'ab' * 16}${'cd' * 32}\n")
-    status = main(
-        [
-            "run",
-            "--profile",
-            str(profile),
-            "--rounds",
-            "1",
-            "--journal",
-            str(tmp_path / "j.sqlite"),
-            "--http",
-            "127.0.0.1:0",
-        ]
-    )
+    status = run_one_round(profile, tmp_path, "127.0.0.1:0")
     err = capsys.readouterr().err
     assert status == 2 and err.count("\n") == 1
     assert f"PIN file {tmp_path / 'd.pin'}: unusable scrypt cost N=1048576 r=8 p=1" in err

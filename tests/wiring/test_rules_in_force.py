@@ -4,10 +4,10 @@ starts, again only when the profile's options change, so every hand's options ar
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
+from bench.floor.tables import run_command
 from bench.soak.profiles import make_profile
 from firmware_host.config.profiles import load_table
 from firmware_host.host.journal import Journal, export_rounds, verify
@@ -17,21 +17,7 @@ from tests.support.paths import REPO
 
 def run(profile: Path, journal: Path, rounds: int) -> None:
     done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "firmware_host",
-            "run",
-            "--profile",
-            str(profile),
-            "--journal",
-            str(journal),
-            "--rounds",
-            str(rounds),
-            "--seed",
-            "4",
-            "--quiet",
-        ],
+        run_command(profile, journal, rounds, seed=4),
         cwd=REPO,
         capture_output=True,
         text=True,
