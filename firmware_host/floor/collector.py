@@ -63,8 +63,8 @@ class CollectorStats:
     :param counts: messages by :class:`~firmware_host.floor.model.Outcome` kind: ``stored``,
         ``duplicate`` (dropped), ``refused``, ``conflict``, ``status``.
     :param gaps: stored messages that left seqs missing below them (a gap opened).
-    :param writes: store transactions committed; ``write_seconds``: their total duration;
-        ``last_write_seconds``: the last one's; ``write_failures``: transactions the store refused;
+    :param last_write_seconds: the last committed store transaction's duration (their count and
+        sum are the metrics' histogram); ``write_failures``: transactions the store refused;
         ``reader_failures``: calls of a :attr:`Collector.readers` hook that raised (the write stands).
     :param last_seq: per table, the highest seq this collector stored or saw stored.
     :param listeners: called with ``(outcomes, seconds)`` after each committed write.
@@ -74,8 +74,6 @@ class CollectorStats:
         default_factory=lambda: dict.fromkeys(("stored", "duplicate", "refused", "status", "conflict"), 0)
     )
     gaps: int = 0
-    writes: int = 0
-    write_seconds: float = 0.0
     last_write_seconds: float = 0.0
     write_failures: int = 0
     reader_failures: int = 0
@@ -84,8 +82,6 @@ class CollectorStats:
 
     def written(self, outcomes: list[Outcome], seconds: float) -> None:
         """One committed store transaction of ``outcomes`` that took ``seconds``."""
-        self.writes += 1
-        self.write_seconds += seconds
         self.last_write_seconds = seconds
         for outcome in outcomes:
             self.counts[outcome.kind] = self.counts.get(outcome.kind, 0) + 1
@@ -188,6 +184,9 @@ class Collector:
         client.on_message = lambda _c, _u, message: self._batch.append(message)
         properties = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]  # paho's is untyped
         properties.SessionExpiryInterval = SESSION_EXPIRY_S
+        # At most a batch unacknowledged in this process (MQTT 5's default is 65,535): while the
+        # store cannot be written nothing is acknowledged, so memory stays bounded however long.
+        properties.ReceiveMaximum = BATCH
         delay, first, dialing = BACKOFF_S[0], True, True
         while not self._stopping.is_set():
             if dialing:

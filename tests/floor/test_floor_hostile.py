@@ -21,7 +21,7 @@ from firmware_host.feed import schema
 from firmware_host.feed.broker import BrokerSettings
 from firmware_host.feed.signing import Keyring, Signer
 from firmware_host.floor import store_sql as store_module
-from firmware_host.floor.collector import Collector, RefusalLog
+from firmware_host.floor.collector import BATCH, Collector, RefusalLog
 from firmware_host.floor.store import FloorStore
 from tests.support.feed_records import payloads
 from tests.support.floor_run import collecting, wait_for
@@ -267,3 +267,20 @@ def test_over_mosquitto_each_bad_message_is_acknowledged_once_and_never_stops_th
         assert store.status("T1").refused == len(ISSUE_20) and store.gaps("T1") == []
     finally:
         store.close()
+
+
+def test_the_collector_takes_at_most_a_batch_unacknowledged_from_the_broker(
+    collector: Collector, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While the store cannot be written nothing is acknowledged: the CONNECT's Receive Maximum
+    (MQTT 5 defaults to 65,535, each message up to 256 KiB) bounds what the broker sends meanwhile."""
+    asked: dict[str, Any] = {}
+
+    def connect(client: mqtt.Client, host: str, port: int, **options: Any) -> None:
+        asked.update(vars(options["properties"]))
+        collector.stop()
+        raise OSError("no broker in this test")
+
+    monkeypatch.setattr(mqtt.Client, "connect", connect)
+    collector.run()
+    assert asked["ReceiveMaximum"] == BATCH

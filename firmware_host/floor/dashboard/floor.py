@@ -146,19 +146,16 @@ class Floor:
         """A committed write of the collector (its thread): the messages stored, or already stored
         (a duplicate is the same message), for the next pass; the tables whose status changed.
         Only tables the floor has read are kept, so what is kept is bounded by the store's tables."""
-        messages = {
-            (a.table, a.message.get("seq")): a.message
-            for a in admitted
-            if isinstance(a, Admitted) and a.leaf == "events"
-        }
         now = time.time()  # the store's received_at, as near as this thread can tell
         self.fed = True
         with self._lock:
-            for outcome in outcomes:
+            for item, outcome in zip(admitted, outcomes):  # ingest's outcomes are the batch's, in order
                 table = outcome.table
                 if table not in self.watches:  # a table new to the floor is read whole at the next pass;
                     continue  # so nothing is kept for table ids a hostile peer makes up, however many
-                message = messages.get((table, outcome.seq)) if outcome.kind in ("stored", "duplicate") else None
+                message = None
+                if isinstance(item, Admitted) and item.leaf == "events" and outcome.kind in ("stored", "duplicate"):
+                    message = item.message
                 high = self._handed_high.get(table, 0)
                 if message is None or outcome.gap is not None or (outcome.seq or 0) <= high:
                     self._stale.setdefault(table)  # a status, a refusal, a break, a gap opened or filled

@@ -156,3 +156,17 @@ def test_a_store_that_fails_a_pass_loses_nothing_handed_over(rig: Rig, feeds: di
     with pytest.raises(FloorError):
         rig.floor.poll()  # the dashboard's thread logs it; the next pass tries again
     assert rig.tile("BAC-01")["seq"] == 6 and rig.floor.batches == batches + 1
+
+
+def test_a_second_different_message_for_a_seq_in_the_same_batch_is_not_shown(rig: Rig, feeds: dict[str, Any]) -> None:
+    """The store keeps the first of two messages with one seq (a break); the tile and the table's
+    page must show that one, never the second, even when both came in one batch."""
+    rig.publish(feeds["BAC-01"][:3])
+    rig.floor.poll()
+    genuine = feeds["BAC-01"][3]
+    body = {name: value for name, value in genuine.items() if name != "hash"}
+    forged = schema.seal({**body, "data": {**genuine["data"], "forged": True}})  # well formed, chained
+    outcomes = rig.collector.process([("tablehost/BAC-01/events", schema.encode(m)) for m in (genuine, forged)])
+    assert [o.kind for o in outcomes] == ["stored", "conflict"]
+    handed = rig.floor._handed["BAC-01"]
+    assert handed is not None and [m["data"] for m in handed] == [genuine["data"]]
