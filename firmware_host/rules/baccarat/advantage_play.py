@@ -44,6 +44,7 @@ floats appear only in :meth:`Evidence.to_json`, for people.
 from __future__ import annotations
 
 import dataclasses
+import decimal
 import math
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
@@ -342,8 +343,8 @@ class Evidence:
             "bets_in_windows": self.tally.bets_in, "windows": self.tally.windows,
             "bets_outside": self.tally.bets_out, "rounds_outside": self.tally.outside,
             "statistic": "e-value",
-            "log10_e_value": round(math.log10(numerator) - math.log10(denominator), 3),
-            "log10_threshold": round(-math.log10(self.level), 3),
+            "log10_e_value": _log10_3(Fraction(numerator, denominator)),
+            "log10_threshold": _log10_3(1 / self.level),
             "level": f"{self.level.numerator}/{self.level.denominator}",
             "wonging": self.wonging,
         }  # fmt: skip
@@ -471,3 +472,12 @@ class Watch:
         if not found:
             return self, []
         return dataclasses.replace(self, alarmed=frozenset(alarmed)), found
+
+
+def _log10_3(value: Fraction) -> float:
+    """log10 of ``value`` to 3 decimals, the same on every machine: the decimal module's log10 is
+    correctly rounded (libm's ``math.log10`` may differ in its last bit between x86 and the Pi's
+    aarch64, and a replay compares the decisions' data bit for bit)."""
+    with decimal.localcontext(decimal.Context(prec=60)):
+        exact = decimal.Decimal(value.numerator).log10() - decimal.Decimal(value.denominator).log10()
+        return float(exact.quantize(decimal.Decimal("0.001"), rounding=decimal.ROUND_HALF_EVEN))
