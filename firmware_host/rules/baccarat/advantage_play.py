@@ -52,6 +52,7 @@ from typing import Any
 
 from firmware_host.errors import ProfileError, RulesError
 from firmware_host.rules.baccarat.rules import WAGER_KINDS
+from firmware_host.rules.baccarat.settlement import SEATS
 
 __all__ = [
     "CHECKS",
@@ -69,8 +70,9 @@ __all__ = [
     "table_day",
 ]
 
-#: § 541.2(a): seats numbered 1 to 7; the budget is split over all of them.
-SEAT_COUNT = 7
+#: § 541.2(a): seats numbered 1 to 7 (:data:`~firmware_host.rules.baccarat.settlement.SEATS`); the
+#: budget is split over all of them.
+SEAT_COUNT = len(SEATS)
 #: What a seat's wager is checked for: being placed at all, or being at least ``big_wager``.
 CHECKS: tuple[str, ...] = ("presence", "size")
 #: Seconds in a day (the table-day's length).

@@ -7,7 +7,7 @@ import random
 from fractions import Fraction
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from firmware_host.errors import ProfileError, RulesError
@@ -89,8 +89,7 @@ def _ln(n: int) -> float:
 @settings(max_examples=150, deadline=None)
 @given(tallies(), st.data())
 def test_moving_a_bet_into_a_window_never_weakens_the_evidence(tally: Tally, data: st.DataObject) -> None:
-    if not (tally.bets_out and tally.bets_in < tally.windows):
-        return
+    assume(tally.bets_out and tally.bets_in < tally.windows)
     moved = Tally(tally.windows, tally.bets_in + 1, tally.outside, tally.bets_out - 1)
     assert one_sided(moved) >= one_sided(tally)
     level = data.draw(levels)
@@ -100,8 +99,7 @@ def test_moving_a_bet_into_a_window_never_weakens_the_evidence(tally: Tally, dat
 @settings(max_examples=150, deadline=None)
 @given(tallies(), levels)
 def test_a_bet_more_in_a_window_with_the_rest_unchanged_never_weakens_the_alarm(tally: Tally, level: Fraction) -> None:
-    if tally.bets_in >= tally.windows:
-        return
+    assume(tally.bets_in < tally.windows)
     more = Tally(tally.windows, tally.bets_in + 1, tally.outside, tally.bets_out)
     assert exceeds(more, level) or not exceeds(tally, level)
 
