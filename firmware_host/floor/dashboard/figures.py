@@ -1,9 +1,11 @@
 """Drop, win, theo and hold of a run of rounds, from their settlements (exact integers and rationals).
 
 - **drop**: the chips wagered (cents), every settled wager's ``amount``;
-- **win**: what the house kept: a lost wager's amount, less what was paid on top of returned
-  stakes, plus commission (Baccarat's lines: ``amount``, ``outcome``, ``payout``,
-  ``commission``); a Pai Gow line's ``net`` is the wagerer's, so the house's is ``-net``;
+- **win**: what the house kept: a lost wager's amount, less what was paid on a won one on top
+  of its returned stake, plus commission (Baccarat's lines: ``amount``, ``outcome``, ``payout``,
+  ``commission``); a Pai Gow round's ``nets`` of the house and the vigorish, else each line's
+  ``net`` (the wagerer's: the house's is ``-net``);
+- only completed rounds add drop, win and theo, as in ``journal report``;
 - **theo**: the theoretical win: a line's own ``theo`` when the settlement carries one, else the
   wager's amount times the house's edge by the round's last ``odds`` decision (the player's
   expected value per unit, ``"n/d"``: the house's edge is its negation); rounds with neither add
@@ -54,7 +56,18 @@ def house_win(line: Mapping[str, Any]) -> int:
         int(line[k]) if isinstance(line.get(k), int) else 0 for k in ("amount", "payout", "commission")
     )
     kept = amount if line.get("outcome") == "lose" else 0
-    return kept - payout + commission
+    paid = payout if line.get("outcome") == "win" else 0
+    return kept - paid + commission
+
+
+def _house_nets(settlement: Any) -> int | None:
+    """A Pai Gow settlement's house and vigorish nets, cents (None when it gives no ``nets``)."""
+    inner = settlement.get("settlement", settlement) if isinstance(settlement, dict) else None
+    nets = inner.get("nets") if isinstance(inner, dict) else None
+    if not isinstance(nets, dict):
+        return None
+    parts = [nets.get(name, 0) for name in ("house", "vigorish")]
+    return sum(parts) if all(isinstance(p, int) and not isinstance(p, bool) for p in parts) else None
 
 
 @dataclasses.dataclass
@@ -67,13 +80,20 @@ class Figures:
     theo: Fraction = Fraction(0)
     theo_rounds: int = 0  #: rounds that had a theo (of their settlement, or by their odds)
 
-    def add(self, settlement: Any, ev: Mapping[str, Any] | None = None) -> None:
-        """One finished round: its settlement, and the player's EV by wager kind of its last ``odds``."""
+    def add(self, settlement: Any, ev: Mapping[str, Any] | None = None, status: Any = "completed") -> None:
+        """One finished round: its settlement, the player's EV by wager kind of its last ``odds``,
+        and its ``status``. As ``journal report`` counts them (:mod:`firmware_host.host.figures`),
+        only a completed round adds drop, win and theo (a void one returned every unsettled
+        wager), and a Pai Gow round's win is the house's and the vigorish nets when it gives them
+        (with a player banking, the other wagers' nets are the banker's, not the house's)."""
         self.rounds += 1
+        if status != "completed":
+            return
         had_theo = False
+        nets = _house_nets(settlement)
         for line in lines_of(settlement):
             self.drop += int(line["amount"])
-            self.win += house_win(line)
+            self.win += house_win(line) if nets is None else 0
             theo = _fraction(line.get("theo"))
             if theo is None and ev is not None:
                 player = _fraction(ev.get(str(line.get("kind"))))
@@ -82,6 +102,7 @@ class Figures:
                 self.theo += theo
                 had_theo = True
         self.theo_rounds += had_theo
+        self.win += nets or 0
 
     def to_json(self) -> dict[str, Any]:
         """Cents (theo rounded to the cent), and hold as a percentage (None before any drop)."""

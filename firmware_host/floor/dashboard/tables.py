@@ -169,7 +169,7 @@ class TableWatch:
         ev = self.odds.get(number) if number is not None else None
         alone = Figures()
         for figures in (self.shoe_figures, self.day_figures, alone):
-            figures.add(data.get("settlement"), ev)
+            figures.add(data.get("settlement"), ev, data.get("status"))
         self.rounds.append(
             {
                 "round": number,

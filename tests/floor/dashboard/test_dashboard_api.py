@@ -156,6 +156,17 @@ def test_figures_drop_win_theo_hold_from_settlements() -> None:
     }
 
 
+def test_figures_count_completed_rounds_only_and_a_player_banked_round_wins_the_house_its_vigorish() -> None:
+    """As journal report counts them (host/figures.py): a void round returns its wagers, and with a
+    player banking the other wagers' nets are the banker's; the house keeps the vigorish."""
+    figures = Figures()
+    void = [{"kind": "player", "amount": 10000, "outcome": "push", "payout": 0, "commission": 0}]
+    figures.add(void, {"player": "-1/80"}, "void")
+    banked = {"results": [{"position": 1, "amount": 2000, "net": -2000}], "nets": {"house": 0, "vigorish": 95}}
+    figures.add(banked, None, "completed")
+    assert figures.to_json() == {"rounds": 2, "drop": 2000, "win": 95, "theo": None, "hold": 4.75}
+
+
 def test_views_are_one_summary_per_user_per_minute() -> None:
     now = [1000.0]
     views = ViewLog(clock=lambda: now[0])
