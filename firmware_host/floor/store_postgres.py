@@ -12,7 +12,17 @@ Several collectors may write one database. Each batch is one transaction that fi
 transaction-scoped advisory lock per table it touches (in one order, so two collectors never
 deadlock), so the continuity checks of :class:`~firmware_host.floor.store_sql.SqlStore` see
 every message another collector committed; ``ON CONFLICT DO NOTHING`` on ``(table_id, seq)``
-keeps a message stored twice once. The schema is migrated under an advisory lock too.
+keeps a message stored twice once. The schema is migrated under a session-level advisory lock
+held from before ``schema_version`` is made to after the last step (:meth:`PostgresStore._migrate`):
+any number of collectors starting together on a new database wait for one another, and each reads
+the schema's version again once it holds the lock, so one migrates and the others find it done
+(``CREATE TABLE IF NOT EXISTS`` alone is not safe against a concurrent one: both may pass the check
+and one fails on ``pg_type``'s unique index).
+
+Every session runs with ``synchronous_commit = on`` (a libpq startup option, which outranks a
+server's, database's or role's default): a batch is acknowledged to the broker only after its
+commit is on the server's disk, so a server configured for speed (``synchronous_commit = off``)
+cannot lose messages the broker was told are stored.
 
 A batch costs a fixed number of round trips, not one or two per message: ``BEGIN``, the locks,
 the tables' upsert, the one read, the one insert, the problems and duplicate counts when there
@@ -138,8 +148,9 @@ class PostgresStore(SqlStore):
                 options["password"] = read_secret(password_file, "floor database password file")
             except BrokerError as exc:
                 raise FloorError(str(exc)) from exc
-        if read_only:
-            options["options"] = "-c default_transaction_read_only=on"
+        # Set per session, outranking the server's, the database's and the role's defaults: a
+        # commit the collector acknowledges is on the server's disk (docs/feed.md, "PostgreSQL").
+        options["options"] = "-c synchronous_commit=on" + (" -c default_transaction_read_only=on" if read_only else "")
         conninfo = make_conninfo(dsn, **options)
         try:  # one connection first: a refused login is one clear line now, not a pool's retries
             psycopg.connect(conninfo).close()
@@ -159,8 +170,7 @@ class PostgresStore(SqlStore):
             self._pool.open(wait=True, timeout=CONNECT_TIMEOUT_S)
             with self._db() as db:
                 if not read_only:
-                    db.execute(migrations.VERSION_TABLE["postgresql"])
-                    self._migrate(db, migrations.version(db))
+                    self._migrate(db, 0)
                 elif (db.execute("SELECT to_regclass('schema_version')").fetchone() or (None,))[0] is None:
                     raise FloorError(f"floor database {self.name}: holds no floor (no schema_version)")
                 migrations.check_version(migrations.version(db), self.name)
@@ -179,10 +189,21 @@ class PostgresStore(SqlStore):
         except (psycopg.OperationalError, psycopg_pool.PoolTimeout) as exc:
             raise FloorError(f"floor database {self.name}: {_first_line(exc)}") from exc
 
+    def _migrate(self, db: Any, current: int) -> None:
+        """Make ``schema_version`` and apply the steps above the version found, all under the
+        session's advisory lock :data:`MIGRATION_LOCK` (``current`` is not trusted: the version is
+        read again once the lock is held, as another collector may have migrated meanwhile)."""
+        db.execute("SELECT pg_advisory_lock(?)", (MIGRATION_LOCK,))
+        try:
+            db.execute(migrations.VERSION_TABLE["postgresql"])
+            super()._migrate(db, migrations.version(db))
+        finally:
+            if not db.conn.broken:  # a lost connection took its lock along (and its error stands)
+                db.execute("SELECT pg_advisory_unlock(?)", (MIGRATION_LOCK,))
+
     def _begin(self, db: Any, tables: list[str]) -> None:
         db.execute("BEGIN")
-        if not tables:  # the schema's migration
-            db.execute("SELECT pg_advisory_xact_lock(?)", (MIGRATION_LOCK,))
+        if not tables:  # a step of the schema's migration: :meth:`_migrate` holds the lock
             return
         db.execute(
             "SELECT pg_advisory_xact_lock(k) FROM (SELECT DISTINCT hashtextextended(t, 0) AS k "
