@@ -133,10 +133,13 @@ def version(db: Any) -> int:
     return int(found)
 
 
-def migrate(db: Any, engine: str, current: int, begin: Callable[[], None], name: str) -> None:
+def migrate(
+    db: Any, engine: str, current: int, begin: Callable[[], None], rollback: Callable[[], None], name: str
+) -> None:
     """Apply the steps above version ``current`` on ``db`` (``execute`` with ``?`` placeholders),
-    each in a transaction that ``begin`` opens (PostgreSQL: under an advisory lock) and that
-    records it in ``schema_version``; a step another process applied meanwhile is skipped."""
+    each in a transaction that ``begin`` opens and that records it in ``schema_version``; a step
+    another process applied meanwhile is skipped. ``rollback`` ends a transaction that fails
+    (without raising over the error that failed it)."""
     for step in pending(current):
         begin()
         try:
@@ -151,7 +154,7 @@ def migrate(db: Any, engine: str, current: int, begin: Callable[[], None], name:
             )
             db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            rollback()
             raise
         log.info("floor: database %s migrated to schema version %d (%s)", name, step.version, step.description)
 

@@ -150,7 +150,10 @@ class PostgresStore(SqlStore):
                 raise FloorError(str(exc)) from exc
         # Set per session, outranking the server's, the database's and the role's defaults: a
         # commit the collector acknowledges is on the server's disk (docs/feed.md, "PostgreSQL").
-        options["options"] = "-c synchronous_commit=on" + (" -c default_transaction_read_only=on" if read_only else "")
+        # The DSN's own options (a search_path...) are kept; ours come after them, so they win.
+        settings = [parts.get("options"), "-c synchronous_commit=on"]
+        settings.append("-c default_transaction_read_only=on" if read_only else None)
+        options["options"] = " ".join(setting for setting in settings if setting)
         conninfo = make_conninfo(dsn, **options)
         try:  # one connection first: a refused login is one clear line now, not a pool's retries
             psycopg.connect(conninfo).close()
@@ -210,6 +213,9 @@ class PostgresStore(SqlStore):
             "FROM unnest(?::text[]) AS t) AS keys ORDER BY k",
             (tables,),
         )
+
+    def _in_transaction(self, db: Any) -> bool:
+        return not db.conn.broken and db.conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE
 
     def _insert(self, db: Any, rows: list[tuple[Any, ...]]) -> int:
         document = json.dumps([dict(zip(MESSAGE_ROW, row)) for row in rows], ensure_ascii=False, allow_nan=False)

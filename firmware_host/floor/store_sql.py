@@ -100,7 +100,7 @@ class SqlStore(StoreReads):
 
     def _migrate(self, db: Any, current: int) -> None:
         """Apply the schema's steps above version ``current`` (:func:`~firmware_host.floor.migrations.migrate`)."""
-        migrations.migrate(db, self.engine, current, lambda: self._begin(db, []), self.name)
+        migrations.migrate(db, self.engine, current, lambda: self._begin(db, []), lambda: self._rollback(db), self.name)
 
     # ------------------------------------------------------------------ writing
 
@@ -136,9 +136,23 @@ class SqlStore(StoreReads):
                 outcomes = self._isolated(db, batch, now) if isolate else self._together(db, batch, now)
                 db.execute("COMMIT")
             except BaseException:
-                db.execute("ROLLBACK")
+                self._rollback(db)
                 raise
         return outcomes
+
+    def _in_transaction(self, db: Any) -> bool:
+        """Whether ``db`` still has a transaction open (an engine may have rolled it back itself)."""
+        raise NotImplementedError
+
+    def _rollback(self, db: Any) -> None:
+        """Roll back the transaction open on ``db``, if the engine has not already (SQLite does on a
+        full disk or an I/O error). Called while an error is being raised: a failure here is
+        logged, never raised in its place, so the error that stopped the write is the one reported."""
+        try:
+            if self._in_transaction(db):
+                db.execute("ROLLBACK")
+        except self._ERROR as exc:
+            log.warning("floor database %s: cannot roll back either: %s", self.name, exc)
 
     def _together(self, db: Any, batch: Sequence[Admitted | Refusal], now: float) -> list[Outcome]:
         """The batch's messages set-based (:meth:`_store`), its refusals each on its own."""

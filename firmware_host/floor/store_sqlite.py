@@ -81,6 +81,9 @@ class SqliteStore(SqlStore):
     def _begin(self, db: Any, tables: list[str]) -> None:
         db.execute("BEGIN IMMEDIATE")  # SQLite's one writer at a time
 
+    def _in_transaction(self, db: Any) -> bool:
+        return bool(db.in_transaction)
+
     def close(self) -> None:
         """Close the database."""
         self._conn.close()
