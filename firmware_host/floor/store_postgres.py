@@ -151,7 +151,7 @@ class PostgresStore(SqlStore):
         # Set per session, outranking the server's, the database's and the role's defaults: a
         # commit the collector acknowledges is on the server's disk (docs/feed.md, "PostgreSQL").
         # The DSN's own options (a search_path...) are kept; ours come after them, so they win.
-        settings = [parts.get("options"), "-c synchronous_commit=on"]
+        settings = [str(parts.get("options") or ""), "-c synchronous_commit=on"]
         settings.append("-c default_transaction_read_only=on" if read_only else None)
         options["options"] = " ".join(setting for setting in settings if setting)
         conninfo = make_conninfo(dsn, **options)
