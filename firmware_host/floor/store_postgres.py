@@ -152,7 +152,8 @@ class PostgresStore(SqlStore):
         # commit the collector acknowledges is on the server's disk (docs/feed.md, "PostgreSQL").
         # The DSN's own options (a search_path...) are kept; ours come after them, so they win.
         settings = [str(parts.get("options") or ""), "-c synchronous_commit=on"]
-        settings.append("-c default_transaction_read_only=on" if read_only else None)
+        if read_only:
+            settings.append("-c default_transaction_read_only=on")
         options["options"] = " ".join(setting for setting in settings if setting)
         conninfo = make_conninfo(dsn, **options)
         try:  # one connection first: a refused login is one clear line now, not a pool's retries
