@@ -139,6 +139,11 @@ class TablePanel:
         if self.buzzer is not None:
             self.buzzer.blink(on_time=BUZZ_SECONDS, off_time=0, n=1, background=True)
 
+    def alarm(self) -> None:
+        """Hold the buzzer on until the pins are closed or the process ends (the table stopped)."""
+        if self.buzzer is not None:
+            self.buzzer.on()
+
     def lit(self) -> str | None:
         """The lamp colour that is on, if any."""
         return next((name for name, led in self.lamp.items() if led.is_lit), None)

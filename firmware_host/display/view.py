@@ -56,6 +56,8 @@ class TableView:
         self.devices: dict[str, dict[str, Any]] = {}
         self.alerts: list[dict[str, Any]] = []
         self.log: list[str] = []
+        #: Across the top of the dealer's page: the table stopped (its journal cannot be written).
+        self.banner: str | None = None
 
     def apply(self, seq: int, decision: Decision, at: float | None = None) -> bool:
         """Take one journaled decision (``seq``: its record's seq); True when the view changed."""
@@ -104,6 +106,13 @@ class TableView:
         self.alerts = [a for a in self.alerts if a["code"] != alert["code"]][-(MAX_ALERTS - 1) :] + [alert]
         return True
 
+    def on_halted(self, data: dict[str, Any], round: int | None, at: float) -> bool:
+        """The service stops on a journal it cannot write: the banner, the red lamp, no play."""
+        self.banner = str(data.get("text"))
+        self.lamp = "red"
+        self.prompt = {"action": "wait", "text": self.banner}
+        return True
+
     def on_announce(self, data: dict[str, Any], round: int | None, at: float) -> bool:
         self.log = [*self.log[-(MAX_LOG - 1) :], str(data.get("text"))]
         handler = getattr(self, "announce_" + str(data.get("announce")), None)
@@ -121,6 +130,7 @@ class TableView:
             "round": self.round,
             "prompt": self.prompt,
             "lamp": self.lamp,
+            "banner": self.banner,
             "devices": self.devices,
             "alerts": self.alerts,
             "log": self.log,

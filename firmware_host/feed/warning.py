@@ -40,6 +40,10 @@ class TroubleLamp:
         """Sound the buzzer."""
         self.panel.buzz()
 
+    def alarm(self) -> None:
+        """Hold the buzzer on."""
+        self.panel.alarm()
+
     def trouble(self, on: bool) -> None:
         """Feed trouble starts (``True``) or ends."""
         with self._lock:

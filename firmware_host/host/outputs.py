@@ -19,12 +19,12 @@ import logging
 from collections.abc import Sequence
 from typing import Any, Protocol, TextIO
 
-from firmware_host.tables.decisions import Decision, for_outputs, for_surveillance_only
+from firmware_host.tables.decisions import HALTED, Decision, for_outputs, for_surveillance_only
 
 __all__ = ["DealerView", "PanelOutput", "EventFeed", "DeviceCommands", "ShufflerCommands", "ShakerCommands"]
 
 #: Decision types the dealer sees; ``round_result``/``shoe_result`` are summarised in one line.
-_SHOWN = ("prompt", "announce", "alert", "device", "round_result", "shoe_result")
+_SHOWN = ("prompt", "announce", "alert", "device", "round_result", "shoe_result", HALTED)
 
 
 class DealerView:
@@ -84,9 +84,12 @@ class Panel(Protocol):
 
     def buzz(self) -> None: ...
 
+    def alarm(self) -> None: ...
+
 
 class PanelOutput:
-    """Tower lamp follows ``lamp`` decisions; the buzzer sounds on ``fault`` alerts."""
+    """Tower lamp follows ``lamp`` decisions; the buzzer sounds on ``fault`` alerts; a halt (the
+    journal cannot be written) lights the red lamp and holds the buzzer on."""
 
     def __init__(self, panel: Panel) -> None:
         self.panel = panel
@@ -98,6 +101,9 @@ class PanelOutput:
                 self.panel.show(decision.data["colour"])
             elif decision.type == "alert" and decision.data.get("severity") == "fault":
                 self.panel.buzz()
+            elif decision.type == HALTED:
+                self.panel.show("red")
+                self.panel.alarm()
 
 
 class EventFeed:

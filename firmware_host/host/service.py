@@ -34,7 +34,7 @@ from firmware_host.errors import ControllerError, JournalError
 from firmware_host.host import checkpoint, segments
 from firmware_host.host.journal import CHECKPOINT_TYPE, Journal, Record, steps_of
 from firmware_host.tables import state_tree
-from firmware_host.tables.decisions import Decision, for_surveillance_only
+from firmware_host.tables.decisions import HALTED, Decision, for_surveillance_only
 from firmware_host.tables.events import ClockTick, SoftwareStarted
 
 __all__ = [
@@ -48,6 +48,7 @@ __all__ = [
     "DevicePoints",
     "Step",
     "binding",
+    "HALTED_META",
 ]
 
 log = logging.getLogger("tablehost.service")
@@ -55,6 +56,10 @@ log = logging.getLogger("tablehost.service")
 #: Steps between two progress calls of :meth:`Service.recover`: steps, not seconds, so a replay
 #: reports the same way on every machine (1,000 steps are 0.04 s here, well under a second on a Pi).
 REPLAY_PROGRESS_EVERY = 1000
+#: The journal's meta record of why the service stopped on a journal it could not write.
+HALTED_META = "halted"
+#: Longest reason written in it and shown (an error's text is short; a bound all the same).
+HALT_REASON_CHARS = 500
 #: Decision types that only show people what to do next: a new version may word or order
 #: them differently without changing anything the table decided.
 PRESENTATION = frozenset({"prompt", "lamp"})
@@ -161,6 +166,8 @@ class Service:
         self.recovered_from: Record | None = None
         #: Steps :meth:`recover` replayed (after the checkpoint, if any).
         self.replayed_steps = 0
+        #: Why the service stopped on a journal it could not write (:meth:`halt`); None while it has not.
+        self.halted: str | None = None
         self._since_checkpoint = 0
         self._rotation_retry_at = 0
         self._events: queue.SimpleQueue[object] = queue.SimpleQueue()
@@ -312,9 +319,34 @@ class Service:
                 if item is _STOP:
                     break
                 assert isinstance(item, DeviceEvent)
-                self.step(item)
+                try:
+                    self.step(item)
+                except JournalError as exc:
+                    self.halt(str(exc))
+                    raise
         finally:
             self.done.set()
+
+    def halt(self, reason: str) -> None:
+        """Say that the table stops because its journal cannot be written, before the caller exits:
+        the reason goes into the journal while it can still take it (else into the log), then
+        every output is given a :data:`~firmware_host.tables.decisions.HALTED` decision, which
+        is never journaled: the red lamp and the buzzer, the display's banner, the dealer view.
+        Nothing here raises; the step that failed was not journaled, so no output acted on it."""
+        reason = self.halted = reason[:HALT_REASON_CHARS]
+        log.critical("the table stops: %s", reason)
+        try:
+            self._journal.append_meta(HALTED_META, {"reason": reason})
+        except JournalError as again:
+            log.critical("the journal cannot take why the table stops either: %s", again)
+        self.step_seq = self._journal.last_seq  # the outputs' seq: after every record written
+        text = f"TABLE STOPPED: the journal cannot be written; call a supervisor ({reason})"
+        halted = [Decision(HALTED, {"reason": reason, "text": text})]
+        for output in self.outputs:
+            try:
+                output.on_decisions(halted)
+            except Exception:
+                log.exception("output %s failed", type(output).__name__)
 
     def step(self, event: DeviceEvent) -> list[Decision]:
         """Decide on one event, journal it durably, then hand the decisions to the outputs."""

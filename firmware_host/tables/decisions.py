@@ -74,6 +74,11 @@ def for_surveillance_only(decision: Decision) -> bool:
     )
 
 
+#: Not a controller's decision: the service's own, given to the outputs once when it stops on a
+#: journal it cannot write (``host/service.py``), never journaled: the red lamp, the buzzer held
+#: on, the display's banner, the dealer view's line. ``data``: ``reason``, ``text`` for people.
+HALTED = "halted"
+
 #: What an output shows in place of a withheld alert text.
 WITHHELD_TEXT = "the device sent bytes that could not be read; they were skipped (the journal holds them)"
 

@@ -136,7 +136,9 @@ class Table:
             parts.stop_sim()
         if self.feed is not None:  # before the panel: feed trouble may still turn the lamp
             self.feed.stop()
-        if self.panel is not None:
+        if self.panel is not None and self.service.halted is None:
+            # A table that stopped on its journal keeps its red lamp and its buzzer: closing the
+            # pins (gpiozero makes them inputs) would put both out before anyone came.
             self.panel.close()
         self.journal.close()
 

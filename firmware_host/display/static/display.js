@@ -92,6 +92,8 @@ function renderHeader(state) {
   $("#table-id").textContent = state.table;
   $("#round").textContent = state.round == null ? "\u2013" : state.round;
   const lamp = $("#lamp"); lamp.dataset.colour = state.lamp; $("#lamp-word").textContent = state.lamp;
+  const banner = $("#banner");  // the table stopped: its journal cannot be written
+  if (banner) { banner.hidden = !state.banner; banner.textContent = state.banner || ""; }
 }
 // Most severe first, then newest first: on a small screen the alerts that fold away are the
 // least severe, never a fault behind newer warnings.
