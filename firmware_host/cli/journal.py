@@ -1,7 +1,8 @@
-"""The journal commands: verify the chain, export rounds or shoes, report theo, drop, win and hold, make an HMAC key.
+"""The journal commands: verify the chain, export rounds or shoes, report theo, drop, win and hold, make an HMAC key, salvage.
 
-Exit status: 0 success; 1 ``verify`` found a broken chain; 2 a clear error (missing or
-unreadable journal or key file, a key file that exists already), printed on stderr.
+Exit status: 0 success; 1 ``verify`` found a broken chain, or ``salvage`` wrote the journal but
+records are lost or were refused; 2 a clear error (missing or unreadable journal or key file, a
+key file that exists already), printed on stderr.
 """
 
 from __future__ import annotations
@@ -58,6 +59,23 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
     rotate.add_argument("path", metavar="PATH", help="the journal file")
     rotate.add_argument("--profile", metavar="P", help="the table's profile (default: the one the journal names)")
     rotate.set_defaults(func=run_rotate)
+
+    salvage = commands.add_parser(
+        "salvage",
+        help="a damaged journal: keep its intact part, restore what follows from the floor's copy (the table stopped)",
+    )
+    salvage.add_argument("path", metavar="PATH", help="the journal file (kept as PATH.damaged)")
+    salvage.add_argument("--key-file", metavar="F", help="the table's HMAC key file (required for a keyed journal)")
+    salvage.add_argument("--floor-db", metavar="DB", help="the floor's store: a SQLite path or a postgresql:// DSN")
+    salvage.add_argument(
+        "--floor-password-file", type=Path, metavar="F", help="with --floor-db postgresql://...: the password file"
+    )
+    salvage.add_argument(
+        "--feed-key", type=Path, metavar="F", help="with --floor-db: the table's feed public key file (PEM)"
+    )
+    salvage.add_argument("--table", metavar="ID", help="the table's id on the floor (default: the journal's)")
+    salvage.add_argument("--profile", metavar="P", help="the table's profile (default: the one the journal names)")
+    salvage.set_defaults(func=run_salvage)
 
     export = commands.add_parser("export", help="one JSON object per line on stdout")
     export.add_argument("path", metavar="PATH", help="the journal file")
@@ -167,6 +185,27 @@ def run_rotate(args: argparse.Namespace) -> int:
     archived = journal_tools.rotate_journal(path, journal_tools.table_profile(path, args.profile))
     print(f"{args.path}: rotated: the old segment is {archived}; {path} continues the journal")
     return 0
+
+
+def run_salvage(args: argparse.Namespace) -> int:
+    """``journal salvage PATH [--floor-db DB --feed-key F]``: 0 nothing lost, 1 records lost or refused."""
+    from firmware_host.feed.signing import load_public_keys
+    from firmware_host.wiring.salvage import salvage  # builds a controller: only for salvage
+
+    if args.floor_db and args.feed_key is None:
+        raise TablehostError("--floor-db needs --feed-key: the table's feed public key checks every restored record")
+    key = journal.load_key(args.key_file) if args.key_file else None
+    keys = load_public_keys(args.feed_key) if args.feed_key is not None else None
+    store = open_store(args.floor_db, password_file=args.floor_password_file, read_only=True) if args.floor_db else None
+    try:
+        report = salvage(Path(args.path), key=key, profile=args.profile, floor=store, feed_keys=keys, table=args.table)
+    finally:
+        if store is not None:
+            store.close()
+    for line in report.lines():
+        print(line)
+    refused = report.copy.refused if report.copy is not None else []
+    return EXIT_BROKEN if report.lost or refused else 0
 
 
 def _add_paigow_edge(parser: argparse.ArgumentParser) -> None:

@@ -539,6 +539,12 @@ class Journal:
         at = time.time() if at is None else at
         return self._append([("meta", type, _check_at(at), None, canonical_json(data, f"meta {type!r}"))])
 
+    def append_metas(self, type: str, items: Sequence[dict[str, Any]], *, at: float) -> int:
+        """Append one ``meta`` record of this type per item, all in ONE durable transaction (a
+        salvage's restored records: one commit, not one per record); return the first seq."""
+        at = _check_at(at)
+        return self._append([("meta", type, at, None, canonical_json(item, f"meta {type!r}")) for item in items])
+
     def append_step(self, at: float, event: DeviceEvent, decisions: Sequence[Decision]) -> int:
         """Append one input event and the decisions it caused as ONE durable transaction.
 
