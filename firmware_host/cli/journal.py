@@ -188,7 +188,8 @@ def run_rotate(args: argparse.Namespace) -> int:
 
 
 def run_salvage(args: argparse.Namespace) -> int:
-    """``journal salvage PATH [--floor-db DB --feed-key F]``: 0 nothing lost, 1 records lost or refused."""
+    """``journal salvage PATH [--floor-db DB --feed-key F]``: 0 the journal was whole and nothing is
+    lost; 1 it was damaged (the lines say what was kept, restored, refused and lost)."""
     from firmware_host.feed.signing import load_public_keys
     from firmware_host.wiring.salvage import salvage  # builds a controller: only for salvage
 
@@ -205,7 +206,7 @@ def run_salvage(args: argparse.Namespace) -> int:
     for line in report.lines():
         print(line)
     refused = report.copy.refused if report.copy is not None else []
-    return EXIT_BROKEN if report.lost or refused else 0
+    return EXIT_BROKEN if report.finding or report.lost or refused or report.refused_journal else 0
 
 
 def _add_paigow_edge(parser: argparse.ArgumentParser) -> None:

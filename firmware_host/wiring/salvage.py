@@ -60,6 +60,8 @@ TEMPORARY_SUFFIX = ".salvage"
 CHUNK = 500
 #: Ranges and refusals named in a printed line (all of them are in the ``salvage`` record).
 SHOWN = 12
+#: The feed cursors a journal file holds (:mod:`~firmware_host.feed.cursor`), read without writing.
+_CURSORS = "SELECT table_id, seq, journal_seq, hash FROM feed_cursor"
 #: A key problem is not damage: the salvage needs the journal's own key.
 _KEY_PROBLEMS = (Problem.KEY_NEEDED, Problem.WRONG_KEY, Problem.NOT_KEYED)
 
@@ -80,6 +82,8 @@ class SalvageReport:
     lost: list[tuple[int, int]]
     cursor: FeedState | None
     keyed: bool = False
+    #: The last record known to have existed: the damaged file names none later, nor the floor.
+    known_end: int = 0
     last_seq: int = 0
     last_hash: str = ""
 
@@ -101,6 +105,7 @@ class SalvageReport:
             "unlinked_feed_seqs": copy.unlinked,
             "missing_feed_seqs": copy.missing,
             "lost_journal_seqs": self.lost,
+            "known_end": self.known_end,
             "feed_cursor": dataclasses.asdict(self.cursor) if self.cursor is not None else None,
             "version": __version__,
         }
@@ -149,6 +154,9 @@ class SalvageReport:
         said.append(
             f"lost: {lost} records, journal seq {_shown(self.lost) if self.lost else 'none'}"
             + (" (what the feed never carries: inputs, prompts, lamps, checkpoints; and any refused)" if lost else "")
+        )
+        said.append(
+            f"unknown: whatever followed record {self.known_end} (neither the damaged file nor the floor names a later one)"
         )
         if self.cursor is not None:
             said.append(f"feed: goes on after feed seq {self.cursor.seq} (hash {self.cursor.hash})")
@@ -204,8 +212,9 @@ def salvage(
                 floor.name if floor is not None else None, [], None, key is not None,
             )  # fmt: skip
             report.lost = _lost(report, read.highest)
-            _append(journal, report)
-            report.cursor = _cursor(report, path, table, journal.last_seq)
+            items = _items(report)
+            report.cursor = _cursor(report, read.cursors, table, journal.last_seq + 1 + len(items))
+            _append(journal, report, items)
             if report.cursor is not None:
                 cursor = FeedCursor(temporary, table)
                 try:
@@ -227,12 +236,18 @@ class _Read:
     rows: list[tuple[Any, ...]]  #: every row it could read, in seq order
     stopped: str  #: why reading in order stopped ('' at the end)
     highest: int  #: the highest seq the file names
+    cursors: dict[str, FeedState]  #: the feed cursors it holds, by table
 
 
 def _read_damaged(path: Path) -> _Read:
     """The file's rows as stored (so they are copied byte for byte): in order from the first
     until SQLite cannot read on, then each later seq up to the highest on its own."""
-    conn = jr._connect(path, read_only=True)
+    try:  # read-only; writable_schema lets SQLite open a file shorter than its header says (cut short)
+        conn = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True, isolation_level=None)
+        conn.execute("PRAGMA writable_schema=ON")
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.Error as exc:
+        raise JournalError(f"journal {path}: SQLite cannot open it at all: {exc}") from exc
     rows: list[tuple[Any, ...]] = []
     stopped = ""
     try:
@@ -253,9 +268,13 @@ def _read_damaged(path: Path) -> _Read:
                 continue
             if row is not None:
                 rows.append(row)
+        try:
+            cursors = {str(t): FeedState(s, j, h) for t, s, j, h in conn.execute(_CURSORS).fetchall()}
+        except sqlite3.Error:  # none (a table without a feed), or unreadable: the feed starts again
+            cursors = {}
     finally:
         conn.close()
-    return _Read(rows, stopped, max(highest, rows[-1][0] if rows else 0))
+    return _Read(rows, stopped, max(highest, rows[-1][0] if rows else 0), cursors)
 
 
 def _keep_intact(temporary: Path, read: _Read, key: bytes | None) -> tuple[str, list[tuple[Any, ...]]]:
@@ -383,22 +402,27 @@ def _lost(report: SalvageReport, known_last: int) -> list[tuple[int, int]]:
     """The journal seqs after the kept part that are neither restored nor kept as intact records."""
     copy = report.copy or FloorCopy()
     have = {r.seq for r in report.from_journal} | {r.message["journal_seq"] for r in copy.restored}
-    end = max([known_last, copy.last.journal_seq, *have])
-    return ranges(seq for seq in range(report.kept_last + 1, end + 1) if seq not in have)
+    report.known_end = max([known_last, report.kept_last, copy.last.journal_seq, *have])
+    return ranges(seq for seq in range(report.kept_last + 1, report.known_end + 1) if seq not in have)
 
 
-def _append(journal: Journal, report: SalvageReport) -> None:
-    """The ``salvage`` record, then a ``salvaged`` record per restored record, in journal order."""
-    at = time.time()
-    journal.append_meta(SALVAGE_META, report.summary(), at=at)
+def _items(report: SalvageReport) -> list[dict[str, Any]]:
+    """The ``salvaged`` records' data, in journal order: the damaged file's records, then the floor's."""
     items: list[dict[str, Any]] = [{"source": "journal", "record": r.to_json()} for r in report.from_journal]
     copy = report.copy or FloorCopy()
     items += [{"source": "floor", "message": r.message, "record_checked": r.record_checked} for r in copy.restored]
+    return items
+
+
+def _append(journal: Journal, report: SalvageReport, items: list[dict[str, Any]]) -> None:
+    """The ``salvage`` record, then a ``salvaged`` record per restored record."""
+    at = time.time()
+    journal.append_meta(SALVAGE_META, report.summary(), at=at)
     for start in range(0, len(items), CHUNK):
         journal.append_metas(SALVAGED_META, items[start : start + CHUNK], at=at)
 
 
-def _cursor(report: SalvageReport, path: Path, table: str, last_seq: int) -> FeedState | None:
+def _cursor(report: SalvageReport, cursors: dict[str, FeedState], table: str, last_seq: int) -> FeedState | None:
     """Where the table's feed goes on: after the last message of the floor's copy (a message of
     a record not kept moves the cursor past the salvage records); without a copy, the damaged
     journal's own cursor if it does not point beyond the kept part."""
@@ -407,17 +431,8 @@ def _cursor(report: SalvageReport, path: Path, table: str, last_seq: int) -> Fee
         if last.seq == 0:
             return None
         return FeedState(last.seq, last.journal_seq if last.journal_seq <= report.kept_last else last_seq, last.hash)
-    try:
-        cursor = FeedCursor(path, table)
-    except TablehostError:
-        return None
-    try:
-        state = cursor.load()
-    except TablehostError:
-        return None
-    finally:
-        cursor.close()
-    return state if 0 < state.journal_seq <= report.kept_last else None
+    state = cursors.get(table)
+    return state if state is not None and 0 < state.journal_seq <= report.kept_last else None
 
 
 def _replace(path: Path, temporary: Path, damaged: Path) -> None:
