@@ -130,6 +130,21 @@ def salvage(played: Played, journal: Path, *floor: str) -> tuple[int, list[str]]
     return status, out.splitlines()
 
 
+def with_a_floor(played: Played, tmp_path: Path) -> tuple[Path, list[Record], list[dict[str, Any]]]:
+    """The test's copy of the journal, its records, and the floor's copy of its feed (``floor.sqlite`` beside it)."""
+    journal = copy_of(played, tmp_path)
+    store = SqliteStore(tmp_path / "floor.sqlite")
+    messages = to_the_floor(played, journal, store)
+    store.close()
+    return journal, records(journal), messages
+
+
+def salvage_from_the_floor(played: Played, journal: Path) -> tuple[int, list[str]]:
+    """``journal salvage`` with the floor's copy beside the journal."""
+    floor = ["--floor-db", str(journal.with_name("floor.sqlite")), "--feed-key", str(played.feed_key)]
+    return salvage(played, journal, *floor)
+
+
 def the_salvage(journal: Path) -> tuple[list[Record], dict[str, Any], list[dict[str, Any]]]:
     """The salvaged journal's kept records, its salvage record's data, its restored items."""
     every = records(journal)
@@ -170,18 +185,12 @@ def resumes(played: Played, journal: Path) -> None:
 
 
 def test_a_bad_page_loses_only_what_neither_the_file_nor_the_floor_holds(played: Played, tmp_path: Path) -> None:
-    journal = copy_of(played, tmp_path)
-    original = records(journal)
-    store = SqliteStore(tmp_path / "floor.sqlite")
-    messages = to_the_floor(played, journal, store)
-    store.close()
+    journal, original, messages = with_a_floor(played, tmp_path)
     zero_a_leaf(journal)
     damaged = journal.read_bytes()
     assert not verify(journal, hmac_key=played.key_file.read_bytes()).ok
 
-    status, lines = salvage(
-        played, journal, "--floor-db", str(tmp_path / "floor.sqlite"), "--feed-key", str(played.feed_key)
-    )
+    status, lines = salvage_from_the_floor(played, journal)
     summary = check_accounted(original, journal, messages)
     kept_last = summary["kept"][1]
     lost = sum(b - a + 1 for a, b in summary["lost_journal_seqs"])
@@ -196,34 +205,22 @@ def test_a_bad_page_loses_only_what_neither_the_file_nor_the_floor_holds(played:
 
 
 def test_a_truncated_journal_is_salvaged(played: Played, tmp_path: Path) -> None:
-    journal = copy_of(played, tmp_path)
-    original = records(journal)
-    store = SqliteStore(tmp_path / "floor.sqlite")
-    messages = to_the_floor(played, journal, store)
-    store.close()
+    journal, original, messages = with_a_floor(played, tmp_path)
     with journal.open("r+b") as file:
         file.truncate(journal.stat().st_size * 2 // 3 // 4096 * 4096)
-    status, _ = salvage(
-        played, journal, "--floor-db", str(tmp_path / "floor.sqlite"), "--feed-key", str(played.feed_key)
-    )
+    status, _ = salvage_from_the_floor(played, journal)
     summary = check_accounted(original, journal, messages)
     assert status == 1 and summary["restored"] > 0  # what the file lost, the floor's copy gives back in part
     resumes(played, journal)
 
 
 def test_a_broken_record_mid_way_is_restored_from_the_floor(played: Played, tmp_path: Path) -> None:
-    journal = copy_of(played, tmp_path)
-    original = records(journal)
-    store = SqliteStore(tmp_path / "floor.sqlite")
-    messages = to_the_floor(played, journal, store)
-    store.close()
+    journal, original, messages = with_a_floor(played, tmp_path)
     broken = change_a_result(journal, 8)
     finding = verify(journal, hmac_key=played.key_file.read_bytes()).finding()
     assert finding.startswith(f"BROKEN at record {broken.seq}: changed content")
 
-    status, lines = salvage(
-        played, journal, "--floor-db", str(tmp_path / "floor.sqlite"), "--feed-key", str(played.feed_key)
-    )
+    status, lines = salvage_from_the_floor(played, journal)
     summary = check_accounted(original, journal, messages)
     assert status == 1 and lines[0] == f"{journal}: {finding}" and summary["kept"][1] < broken.seq
     assert summary["refused_from_journal"] == [
@@ -239,11 +236,7 @@ def test_a_broken_record_mid_way_is_restored_from_the_floor(played: Played, tmp_
 
 
 def test_a_tampered_floor_copy_is_refused_and_named(played: Played, tmp_path: Path) -> None:
-    journal = copy_of(played, tmp_path)
-    original = records(journal)
-    store = SqliteStore(tmp_path / "floor.sqlite")
-    messages = to_the_floor(played, journal, store)
-    store.close()
+    journal, original, messages = with_a_floor(played, tmp_path)
     broken = change_a_result(journal, 8)
     message = next(m for m in messages if m["journal_seq"] == broken.seq)
     with contextlib.closing(sqlite3.connect(tmp_path / "floor.sqlite")) as conn, conn:
@@ -251,9 +244,7 @@ def test_a_tampered_floor_copy_is_refused_and_named(played: Played, tmp_path: Pa
             "UPDATE messages SET data = json_set(data, '$.banker_total', 0) WHERE table_id = ? AND seq = ?",
             (TABLE, message["seq"]),
         )
-    status, lines = salvage(
-        played, journal, "--floor-db", str(tmp_path / "floor.sqlite"), "--feed-key", str(played.feed_key)
-    )
+    status, lines = salvage_from_the_floor(played, journal)
     summary = check_accounted(original, journal, [m for m in messages if m is not message])
     why = f"message {message['seq']}: its content does not match its hash"
     assert status == 1 and summary["refused"] == [[message["seq"], why]]
