@@ -50,7 +50,7 @@ class FloorCopy:
     :param refused: ``(feed seq, why)`` of every message not taken.
     :param anchored: messages that name a record the salvage has from the journal, and match its hash.
     :param unlinked: feed seqs taken whose link to the message before could not be checked.
-    :param missing: feed seqs the floor does not hold (before its last message), as ranges.
+    :param missing: feed seqs of which the floor holds no message at all (before the last taken), as ranges.
     :param last: the feed's state after the last message taken: where the table's feed goes on.
     """
 
@@ -96,13 +96,12 @@ def check_copy(
             copy.refused.append((item.seq, f"the floor cannot read it: {item.why}"))
             continue
         seq: Any = item.get("seq")
-        in_order = isinstance(seq, int) and seq >= expected
-        if in_order and seq > expected:
-            copy.missing.append((expected, seq - 1))
-        expected = max(expected, seq + 1) if isinstance(seq, int) else expected
-        why = _why_not(item, keys)
-        if why is None:
-            why = _link(item, seq, taken, copy) if in_order else f"feed seq {seq} again, or out of order"
+        why = _why_not(item, keys)  # a message that does not prove itself moves nothing on
+        if why is None and seq < expected:
+            why = f"feed seq {seq} again, or out of order"
+        elif why is None:
+            expected = seq + 1
+            why = _link(item, seq, taken, copy)
         if why is None:
             why = _place(item, known, last_journal_seq)
         if why is not None:
@@ -118,6 +117,8 @@ def check_copy(
             copy.restored.append(Restored(item, checked))
             hashes[journal_seq] = item["journal_hash"]
         copy.last = FeedState(seq, journal_seq, item["hash"])
+    named = set(taken) | {seq for seq, _ in copy.refused if isinstance(seq, int)}
+    copy.missing = ranges(seq for seq in range(1, max(taken, default=0) + 1) if seq not in named)
     return copy
 
 
@@ -155,6 +156,8 @@ def ranges(numbers: Iterable[int]) -> list[tuple[int, int]]:
     """Sorted integers as inclusive ``(first, last)`` runs: ``[1, 2, 3, 7] -> [(1, 3), (7, 7)]``."""
     runs: list[tuple[int, int]] = []
     for number in sorted(numbers):
+        if runs and number <= runs[-1][1]:
+            continue  # the same number again
         if runs and number == runs[-1][1] + 1:
             runs[-1] = (runs[-1][0], number)
         else:

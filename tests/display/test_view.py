@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from firmware_host.display.view import BaccaratView, PaiGowView
-from firmware_host.tables.decisions import Decision
+from firmware_host.tables.decisions import HALTED, Decision
 
 
 def feed(view: BaccaratView | PaiGowView, *decisions: Decision) -> None:
@@ -133,6 +133,21 @@ def test_alerts_clear_when_the_lamp_is_green_and_warnings_with_the_round() -> No
     assert [a["code"] for a in view.alerts] == ["wrong-state"]
     feed(view, Decision("prompt", {"action": "place_bets", "text": "bets"}, 2))
     assert view.alerts == []
+
+
+def test_a_halt_puts_the_banner_across_the_page_with_the_red_lamp() -> None:
+    view = PaiGowView("T")
+    assert view.state()["banner"] is None
+    feed(
+        view, Decision("lamp", {"colour": "green"}), Decision(HALTED, {"reason": "disk full", "text": "TABLE STOPPED"})
+    )
+    state = view.state()
+    assert (state["banner"], state["lamp"], state["prompt"]) == (
+        "TABLE STOPPED",
+        "red",
+        {"action": "wait", "text": "TABLE STOPPED"},
+    )
+    assert "banner" not in view.scoreboard()  # the players' board: no word of it
 
 
 def test_devices_and_the_last_hand() -> None:

@@ -6,7 +6,7 @@ import io
 import json
 
 from firmware_host.host.outputs import DealerView, EventFeed, PanelOutput, ShufflerCommands
-from firmware_host.tables.decisions import Decision
+from firmware_host.tables.decisions import HALTED, Decision
 from tests.support.fake_drivers import RecordingShuffler
 
 ROUND = Decision(
@@ -52,6 +52,9 @@ class FakePanel:
     def buzz(self) -> None:
         self.calls.append("buzz")
 
+    def alarm(self) -> None:
+        self.calls.append("alarm")
+
 
 def test_panel_follows_lamp_and_buzzes_on_faults_only() -> None:
     panel = FakePanel()
@@ -63,6 +66,15 @@ def test_panel_follows_lamp_and_buzzes_on_faults_only() -> None:
         ]
     )
     assert panel.calls == ["red", "buzz"]
+
+
+def test_a_halt_lights_red_holds_the_buzzer_and_is_said_to_the_dealer() -> None:
+    halted = Decision(HALTED, {"reason": "disk full", "text": "TABLE STOPPED: the journal cannot be written"})
+    panel, out = FakePanel(), io.StringIO()
+    PanelOutput(panel).on_decisions([halted])
+    DealerView(out, "T", quiet_prompts=True).on_decisions([halted])
+    assert panel.calls == ["red", "alarm"]
+    assert out.getvalue() == "[T] TABLE STOPPED: the journal cannot be written\n"
 
 
 def test_event_feed_writes_one_json_object_per_decision() -> None:
