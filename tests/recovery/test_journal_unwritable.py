@@ -8,8 +8,11 @@ from __future__ import annotations
 import io
 import json
 import logging
+import subprocess
+import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +25,7 @@ from firmware_host.errors import JournalError
 from firmware_host.host.journal import Journal, verify
 from firmware_host.host.service import HALTED_META
 from firmware_host.wiring import Table, build_table
+from tests.support.paths import REPO
 
 #: The display tests' Baccarat table, with the tower lamp and buzzer on mock GPIO pins.
 GPIO = """
@@ -31,6 +35,8 @@ buttons = { no_more_bets = 17, reveal = 27, card_disclosed = 22, void_round = 23
 lamp = { green = 5, amber = 6, red = 13 }
 buzzer = 19
 """
+#: The embedded simulated table (``make run``'s).
+SIM_PROFILE = REPO / "hardware-profiles" / "tables" / "sim-baccarat.toml"
 #: Rounds played before the journal fails (the run is asked for many more).
 BEFORE = 2
 
@@ -142,3 +148,36 @@ def test_the_reason_is_journaled_while_the_journal_can_take_it(tmp_path: Path) -
         records = list(journal.records())
     assert records[-1].type == HALTED_META and records[-1].data["reason"] == str(raised)
     assert records[-1].data["reason"].endswith("disk I/O error")
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A tmpfs of 256 KiB, 96 KiB of it taken: a disk that fills within a few dozen steps."""
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    made = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mount)], capture_output=True)
+    if made.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs (needs root): {made.stderr.decode().strip()}")
+    try:
+        (mount / "filler").write_bytes(bytes(96 * 1024))
+        yield mount
+    finally:
+        subprocess.run(["umount", "--lazy", str(mount)], check=True)
+
+
+def test_tablehost_run_on_a_disk_that_fills_stops_with_exit_2_and_says_so(small_disk: Path) -> None:
+    journal = small_disk / "j.sqlite"
+    command = [sys.executable, "-m", "firmware_host", "run", "--profile", str(SIM_PROFILE), "--journal", str(journal)]
+    done = subprocess.run([*command, "--rounds", "500"], capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert done.returncode == 2
+    stopped = done.stderr.strip().splitlines()[-1]
+    assert stopped.startswith(f"tablehost: journal {journal}: cannot append record ") and "disk is full" in stopped
+    assert (
+        f"TABLE STOPPED: the journal cannot be written; call a supervisor ({stopped[len('tablehost: ') :]})"
+        in done.stdout
+    )
+    assert verify(journal).ok
+    with Journal.open(journal) as reopened:  # the reason, when the disk could still take that small record
+        last = list(reopened.records(reopened.last_seq))[0]
+    written = last.type == HALTED_META and last.data["reason"] == stopped[len("tablehost: ") :]
+    assert written or "the journal cannot take why the table stops either" in done.stderr
