@@ -82,6 +82,8 @@ class SalvageReport:
     lost: list[tuple[int, int]]
     cursor: FeedState | None
     keyed: bool = False
+    #: The damaged journal held a feed cursor (the table had a floor feed).
+    had_feed: bool = False
     #: The last record known to have existed: the damaged file names none later, nor the floor.
     known_end: int = 0
     last_seq: int = 0
@@ -160,8 +162,14 @@ class SalvageReport:
         )
         if self.cursor is not None:
             said.append(f"feed: goes on after feed seq {self.cursor.seq} (hash {self.cursor.hash})")
+        elif self.had_feed:
+            said.append(
+                "feed: its cursor pointed past the kept part and no floor copy says where the floor's chain "
+                "ends: the feed publishes again from message 1, and the floor will find breaks where it "
+                "holds other messages (give --floor-db to go on after the floor's copy instead)"
+            )
         else:
-            said.append("feed: no cursor kept; the feed starts again from message 1 (the floor counts duplicates)")
+            said.append("feed: none (the journal held no feed cursor)")
         said.append(
             f"wrote {self.path}: last record {self.last_seq} hash {self.last_hash}; the damaged journal is {self.damaged}"
         )
@@ -214,6 +222,7 @@ def salvage(
             report.lost = _lost(report, read.highest)
             items = _items(report)
             report.cursor = _cursor(report, read.cursors, table, journal.last_seq + 1 + len(items))
+            report.had_feed = table in read.cursors or copy is not None
             _append(journal, report, items)
             if report.cursor is not None:
                 cursor = FeedCursor(temporary, table)

@@ -290,6 +290,7 @@ def mosquitto(tmp_path: Path) -> Iterator[Broker]:
         yield running
 
 
+@pytest.mark.slow  # a table run twice through Mosquitto to PostgreSQL: about 15 s
 def test_on_postgresql_the_resumed_feed_follows_the_floors_copy(
     played: Played, tmp_path: Path, postgres_db: FloorDb, mosquitto: Broker
 ) -> None:
