@@ -6,7 +6,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from tests.display.conftest import Running
+from firmware_host.tables.decisions import HALTED, Decision
+from tests.display.conftest import Running, Served
 
 #: How long a page may take to show what the table did, milliseconds (a bound, not a measure).
 WAIT_MS = 20_000
@@ -57,3 +58,15 @@ def test_the_scoreboard_draws_the_roads_of_api_roads(run_table: Callable[..., Ru
     assert page.text_content("#count-banker") == str(counts["banker"])
     assert page.text_content("#count-tie") == str(counts["tie"])
     assert page.text_content("#limits").replace("\xa0", " ").split() == ["MIN", "$25", "MAX", "$5,000"]
+
+
+def test_a_halted_table_shows_its_banner_across_the_dealer_page(serve: Callable[..., Served], page: Any) -> None:
+    served = serve()
+    page.goto(served.url + "/")
+    page.wait_for_function("window.tablehost.messages.length === 1", timeout=WAIT_MS)
+    assert page.locator("#banner").is_hidden()
+    text = "TABLE STOPPED: the journal cannot be written; call a supervisor (disk full)"
+    served.hub.on_decisions([Decision(HALTED, {"reason": "disk full", "text": text})])
+    page.wait_for_selector("#banner:not([hidden])", timeout=WAIT_MS)
+    assert page.text_content("#banner") == text
+    assert page.get_attribute("#lamp", "data-colour") == "red"
