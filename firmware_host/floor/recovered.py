@@ -82,11 +82,16 @@ def record_hash(message: dict[str, Any], prev_hash: str) -> str | None:
 
 
 def check_copy(
-    messages: Iterable[dict[str, Any] | Unreadable], keys: Mapping[str, Ed25519PublicKey], known: Mapping[int, str]
+    messages: Iterable[dict[str, Any] | Unreadable],
+    keys: Mapping[str, Ed25519PublicKey],
+    known: Mapping[int, str],
+    first: int = 1,
 ) -> FloorCopy:
     """Check the floor's ``messages`` of one table (in seq order) against the table's feed ``keys``
     and the hashes of the journal records the salvage has from the journal itself (``known``:
-    seq -> hash); a message of a record it has must name that hash, any other is restored."""
+    seq -> hash); a message of a record it has must name that hash, any other is restored.
+    Messages of records before ``first`` (the file's first record: those of archived segments)
+    are passed over unchecked, so the first message after them is not linked."""
     copy = FloorCopy()
     taken: dict[int, str] = {}  # feed seq -> hash of the messages taken
     hashes = dict(known)  # journal seq -> record hash, the restored ones' added
@@ -94,6 +99,9 @@ def check_copy(
     for item in messages:
         if isinstance(item, Unreadable):
             copy.refused.append((item.seq, f"the floor cannot read it: {item.why}"))
+            continue
+        journal_seq = item.get("journal_seq")
+        if isinstance(journal_seq, int) and not isinstance(journal_seq, bool) and journal_seq < first:
             continue
         seq: Any = item.get("seq")
         why = _why_not(item, keys)  # a message that does not prove itself moves nothing on
@@ -118,7 +126,8 @@ def check_copy(
             hashes[journal_seq] = item["journal_hash"]
         copy.last = FeedState(seq, journal_seq, item["hash"])
     named = set(taken) | {seq for seq, _ in copy.refused if isinstance(seq, int)}
-    copy.missing = ranges(seq for seq in range(1, max(taken, default=0) + 1) if seq not in named)
+    start = 1 if first <= 1 else min(named, default=1)
+    copy.missing = ranges(seq for seq in range(start, max(taken, default=0) + 1) if seq not in named)
     return copy
 
 

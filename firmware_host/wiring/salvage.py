@@ -39,7 +39,7 @@ from firmware_host.config.profiles import TableProfile, load_table
 from firmware_host.errors import JournalError, TablehostError
 from firmware_host.feed.cursor import FeedCursor
 from firmware_host.feed.schema import FeedState
-from firmware_host.floor.model import FloorError
+from firmware_host.floor.model import FloorError, Unreadable
 from firmware_host.floor.recovered import FloorCopy, check_copy, ranges
 from firmware_host.floor.store_sql import SqlStore
 from firmware_host.host import journal as jr
@@ -58,6 +58,8 @@ DAMAGED_SUFFIX = ".damaged"
 TEMPORARY_SUFFIX = ".salvage"
 #: Restored records appended per transaction.
 CHUNK = 500
+#: The floor's messages read per query.
+FLOOR_PAGE = 1000
 #: Ranges and refusals named in a printed line (all of them are in the ``salvage`` record).
 SHOWN = 12
 #: The feed cursors a journal file holds (:mod:`~firmware_host.feed.cursor`), read without writing.
@@ -214,7 +216,8 @@ def salvage(
             later = [row for row in intact if row[0] > kept_last] + [row for row in read.rows if row[0] > intact[-1][0]]
             proven, refused = _proven(later, key)
             known = {row[0]: row[7] for row in intact} | {r.seq: r.hash for r in proven}
-            copy = check_copy(_messages(floor, table), feed_keys or {}, known) if floor is not None else None
+            first = intact[0][0]  # a later segment's: the messages of the archived ones are not needed
+            copy = check_copy(_messages(floor, table), feed_keys or {}, known, first) if floor is not None else None
             report = SalvageReport(
                 path, damaged, finding or read.stopped, intact[0][0], kept_last, proven, refused, copy,
                 floor.name if floor is not None else None, [], None, key is not None,
@@ -398,13 +401,23 @@ def _cut_from(temporary: Path, seq: int) -> None:
         conn.execute("DELETE FROM records WHERE seq >= ?", (seq,))
 
 
-def _messages(floor: SqlStore, table: str) -> Iterable[Any]:
-    """The floor's messages of ``table`` (none when it never heard of it)."""
-    try:
-        yield from floor.read(table)
-    except FloorError as exc:
-        if table in floor.tables():
+def _messages(floor: SqlStore, table: str) -> Iterator[Any]:
+    """The floor's messages of ``table``, a page of :data:`FLOOR_PAGE` per query (none when it never
+    heard of it): memory stays bounded however long the table's history."""
+    if table not in floor.tables():
+        return
+    after = 0
+    while True:
+        try:
+            page = list(floor.read(table, after=after, limit=FLOOR_PAGE))
+        except FloorError as exc:
             raise JournalError(f"floor {floor.name}: cannot read table {table}: {exc}") from exc
+        yield from page
+        seqs = [item.seq if isinstance(item, Unreadable) else item.get("seq") for item in page]
+        last = max((s for s in seqs if isinstance(s, int) and not isinstance(s, bool)), default=after)
+        if len(page) < FLOOR_PAGE or last <= after:
+            return
+        after = last
 
 
 def _lost(report: SalvageReport, known_last: int) -> list[tuple[int, int]]:

@@ -64,6 +64,15 @@ def test_a_whole_copy_restores_every_record_the_journal_lacks_each_proven_by_its
     assert copy.last == FeedState(MESSAGES[-1]["seq"], MESSAGES[-1]["journal_seq"], MESSAGES[-1]["hash"])
 
 
+def test_the_messages_of_archived_segments_are_passed_over() -> None:
+    later = {seq: h for seq, h in HASHES.items() if seq >= 5}  # a live segment opening at record 5
+    copy = check_copy(MESSAGES, KEYS, later, first=5)
+    assert [r.message["journal_seq"] for r in copy.restored] == []
+    assert copy.anchored == sum(1 for m in MESSAGES if m["journal_seq"] >= 5) and copy.refused == []
+    first_after = next(m["seq"] for m in MESSAGES if m["journal_seq"] >= 5)
+    assert copy.unlinked == [first_after] and copy.missing == []
+
+
 def test_record_hash_is_the_journals_own_when_the_message_carries_the_whole_record() -> None:
     whole = {message["journal_seq"]: message for message in MESSAGES}
     for seq, message in whole.items():

@@ -33,6 +33,7 @@ from firmware_host.floor.collector import Collector
 from firmware_host.floor.store import SqliteStore, SqlStore
 from firmware_host.host import segments
 from firmware_host.host.journal import Journal, Record, verify, write_key
+from firmware_host.wiring import salvage as salvage_module
 from firmware_host.wiring.salvage import SALVAGE_META, SALVAGED_META
 from tests.support.floor_run import collecting, wait_for
 
@@ -214,7 +215,10 @@ def test_a_truncated_journal_is_salvaged(played: Played, tmp_path: Path) -> None
     resumes(played, journal)
 
 
-def test_a_broken_record_mid_way_is_restored_from_the_floor(played: Played, tmp_path: Path) -> None:
+def test_a_broken_record_mid_way_is_restored_from_the_floor(
+    played: Played, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(salvage_module, "FLOOR_PAGE", 7)  # the floor read in many pages
     journal, original, messages = with_a_floor(played, tmp_path)
     broken = change_a_result(journal, 8)
     finding = verify(journal, hmac_key=played.key_file.read_bytes()).finding()
