@@ -203,12 +203,14 @@ def salvage(
     """
     path = Path(path)
     damaged, temporary = path.with_name(path.name + DAMAGED_SUFFIX), path.with_name(path.name + TEMPORARY_SUFFIX)
-    if damaged.exists():
+    # A salvage cut short after keeping the damaged file: the same file under both names; go on from it.
+    resumed = damaged.exists() and path.exists() and os.path.samefile(path, damaged)
+    if damaged.exists() and not resumed:
         raise JournalError(f"journal {path}: {damaged.name} is there already (an earlier salvage); move it away first")
     lock = jr._lock_for_writing(path)
     try:
         _remove(temporary)
-        read = _read_damaged(path)
+        read = _read_damaged(damaged if resumed else path)
         finding, intact = _keep_intact(temporary, read, key)
         with _whole_steps(temporary, key, profile) as (journal, meta):
             kept_last = journal.last_seq
@@ -234,7 +236,7 @@ def salvage(
                 finally:
                     cursor.close()
             report.last_seq, report.last_hash = journal.last_seq, journal.last_hash
-        _replace(path, temporary, damaged)
+        _replace(path, temporary, damaged, kept=resumed)
         return report
     finally:
         os.close(lock)
@@ -457,16 +459,19 @@ def _cursor(report: SalvageReport, cursors: dict[str, FeedState], table: str, la
     return state if state is not None and 0 < state.journal_seq <= report.kept_last else None
 
 
-def _replace(path: Path, temporary: Path, damaged: Path) -> None:
-    """Keep the damaged file (and its ``-wal``) as ``damaged``, then put the new file in its place, durably."""
+def _replace(path: Path, temporary: Path, damaged: Path, *, kept: bool) -> None:
+    """Keep the damaged file (and its ``-wal``) as ``damaged`` (unless ``kept`` already), then put
+    the new file in its place, durably. Cut short anywhere, the damaged content is still under
+    one of its names, and the next salvage goes on from ``damaged``."""
     directory = path.parent
     if Path(f"{temporary}-wal").exists():
         raise JournalError(f"journal {temporary}: its write-ahead log was not folded in; nothing was replaced")
     segments.fsync_file(temporary)
     try:
-        for suffix in ("", "-wal"):
-            if Path(f"{path}{suffix}").exists():
-                os.link(f"{path}{suffix}", f"{damaged}{suffix}")
+        for suffix in ("-wal", "") if not kept else ():  # the log first: the main file's link says "kept"
+            source, target = Path(f"{path}{suffix}"), Path(f"{damaged}{suffix}")
+            if source.exists() and not (target.exists() and os.path.samefile(source, target)):
+                os.link(source, target)
         segments.fsync_directory(directory)
         for suffix in ("-wal", "-shm"):  # the new file must not be read with the old one's log
             Path(f"{path}{suffix}").unlink(missing_ok=True)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import io
+import os
 import shutil
 import sqlite3
 from collections.abc import Iterator
@@ -272,6 +273,17 @@ def test_without_a_floor_copy_the_rest_is_reported_lost(played: Played, tmp_path
         in lines
     )
     resumes(played, journal)
+
+
+def test_a_salvage_cut_short_after_keeping_the_damaged_file_goes_on_from_it(played: Played, tmp_path: Path) -> None:
+    journal = copy_of(played, tmp_path)
+    broken = change_a_result(journal, 8)
+    damaged = journal.with_name("j.sqlite.damaged")
+    os.link(journal, damaged)  # where a power cut left the last salvage: the file under both names
+    status, _ = salvage(played, journal)
+    assert status == 1 and verify(journal, hmac_key=played.key_file.read_bytes()).ok
+    assert not os.path.samefile(journal, damaged) and the_salvage(journal)[1]["kept"][1] < broken.seq
+    assert damaged.read_bytes() != journal.read_bytes() and verify(damaged).broken_seq == broken.seq
 
 
 def test_salvage_refuses_a_running_table_and_an_earlier_salvage(played: Played, tmp_path: Path) -> None:
