@@ -11,8 +11,6 @@ boot finds) and checks the result (:class:`Outcome`).
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
 import re
 import shutil
 from pathlib import Path
@@ -48,7 +46,6 @@ class Outcome:
     printed: dict[int, str]
     restart_status: int
     problems: list[str]
-    restarted: bool = True
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,14 +57,14 @@ class Table:
     seed: int
     key_file: Path
 
-    def arguments(self, journal: Path, rounds: int | None = None) -> list[str]:
-        """The arguments after ``python -m firmware_host`` (``rounds``: another ``--rounds``)."""
-        return ["run", "--profile", str(self.profile), "--rounds", str(rounds or self.rounds),
+    def arguments(self, journal: Path) -> list[str]:
+        """The arguments after ``python -m firmware_host``."""
+        return ["run", "--profile", str(self.profile), "--rounds", str(self.rounds),
                 "--seed", str(self.seed), "--journal", str(journal)]  # fmt: skip
 
-    def run(self, journal: Path, log: Path, rounds: int | None = None) -> int:
+    def run(self, journal: Path, log: Path) -> int:
         """Run (or continue) to the end, uncut; the exit status."""
-        proc = fork_service(self.arguments(journal, rounds), log, REPO)
+        proc = fork_service(self.arguments(journal), log, REPO)
         return proc.wait(timeout=RUN_SECONDS)
 
     def reference(self, directory: Path) -> Path:
@@ -78,11 +75,11 @@ class Table:
         assert status == 0, f"the uncut run exited {status}:\n{_tail(directory / 'run.log')}"
         return journal
 
-    def count(self, directory: Path, disk: Path | None = None, rounds: int | None = None) -> list[tuple[str, str]]:
+    def count(self, directory: Path, disk: Path | None = None) -> list[tuple[str, str]]:
         """Run uncut on cutfs over a copy of ``disk`` (None: an empty one); every counted operation."""
         backing, mount = _disk(directory, disk)
         with CutMount(backing, mount) as fs:
-            status = self.run(mount / JOURNAL, directory / "count.log", rounds)
+            status = self.run(mount / JOURNAL, directory / "count.log")
             assert status == 0, f"the counted run exited {status}:\n{_tail(directory / 'count.log')}"
             log = [(kind, path) for kind, path in fs.status()["log"]]
         return log
@@ -95,11 +92,8 @@ class Table:
         *,
         after: str | None = None,
         disk: Path | None = None,
-        rounds: int | None = None,
-        checked: Path | None = None,
     ) -> Outcome:
-        """Run on cutfs over a copy of ``disk`` (None: empty) with ``--rounds rounds`` (None: the
-        table's), cut the power at operation ``op`` (counted from the mount, or from the first
+        """Run on cutfs over a copy of ``disk`` (None: empty), cut the power at operation ``op`` (counted from the mount, or from the first
         operation on a path containing ``after``), restart on the durable image until the table's
         rounds are played, and check it against the uncut ``reference`` journal:
 
@@ -107,33 +101,22 @@ class Table:
         - every round is right and once: ``journal export --rounds`` (and ``--shoes``) equal the
           reference's;
         - every result printed before the cut is the reference's result of that round.
-
-        ``checked``: a folder naming the disks (durable image and results printed) already
-        restarted and found right, shared by the tests of one table: a cut that leaves the same
-        disk as another (a write between two fsyncs) is not restarted again (``restarted``
-        False), for the restart is a function of the disk.
         """
         backing, mount = _disk(directory, disk)
         image, log = directory / "image", directory / "cut.log"
         with CutMount(backing, mount) as fs:
             fs.arm(op, after)
-            program: ForkedService = fork_service(self.arguments(mount / JOURNAL, rounds), log, REPO, group=True)
+            program: ForkedService = fork_service(self.arguments(mount / JOURNAL), log, REPO, group=True)
             try:
                 cut = fs.cut(program, image, RUN_SECONDS)
             finally:
                 _end(program)
         printed = printed_results(log)
-        seen = None if checked is None else checked / _digest(image, printed)
-        if seen is not None and seen.exists():
-            return Outcome(cut, printed, 0, [], restarted=False)
         journal, restart_log = image / JOURNAL, directory / "restart.log"
         status = self.run(journal, restart_log)
         problems = [] if status == 0 else [f"the restart exited {status}: {_tail(restart_log, 3)}"]
         if status == 0:
             problems += self._check(journal, reference, printed)
-        if seen is not None and not problems:
-            seen.parent.mkdir(parents=True, exist_ok=True)
-            seen.touch()
         return Outcome(cut, printed, status, problems)
 
     def _check(self, journal: Path, reference: Path, printed: dict[int, str]) -> list[str]:
@@ -157,16 +140,6 @@ def _disk(directory: Path, disk: Path | None) -> tuple[Path, Path]:
         shutil.copytree(disk, backing)
     backing.mkdir(parents=True, exist_ok=True)
     return backing, mount
-
-
-def _digest(image: Path, printed: dict[int, str]) -> str:
-    """What a restart depends on: the disk's files and the results printed before the cut."""
-    digest = hashlib.sha256(json.dumps(sorted(printed.items())).encode())
-    for path in sorted(image.rglob("*")):
-        digest.update(f"{path.relative_to(image)}\0".encode())
-        if path.is_file():
-            digest.update(hashlib.sha256(path.read_bytes()).digest())
-    return digest.hexdigest()
 
 
 def _end(program: ForkedService) -> None:
