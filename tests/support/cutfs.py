@@ -6,8 +6,12 @@ freeze it. Every operation passes through to a backing directory, so the program
 sees an ordinary disk. Beside it the file system keeps the **durable image**: what a disk
 would still hold if the power went now.
 
-The model (strict POSIX, as LazyFS's "clear the page cache" fault and SQLite's own crash tests)
------------------------------------------------------------------------------------------------
+The model: strict POSIX
+-----------------------
+
+Stricter than LazyFS (a FUSE file system whose own page cache loses unsynced file data on
+request, its directory operations passing straight through), this model loses unsynced
+directory entries too, as the crash-consistency studies' strictest file system does.
 
 * **File contents** are durable up to the last ``fsync``/``fdatasync`` of the file (through
   any descriptor): the file's size and every byte it held then. A write or a truncation after
@@ -20,7 +24,8 @@ The model (strict POSIX, as LazyFS's "clear the page cache" fault and SQLite's o
   commits: what survives here survives there, not the other way round. SQLite follows this
   model (it fsyncs the directory after creating a rollback journal or a WAL file).
 * A file named in a durable entry but never fsynced is empty; a directory never fsynced has
-  no entries. What was on the backing directory at mount is durable.
+  no entries. What was on the backing directory at mount is durable. A file keeps the mode
+  it was first seen with (``chmod`` is a cut point, not modelled).
 * SQLite's ``-shm`` files (the WAL index, shared through ``mmap`` and written back by the kernel
   whenever it likes) pass through like any file, but their operations are not counted as cut
   points: their timing is the kernel's, and SQLite rebuilds the index after a crash.
@@ -138,6 +143,7 @@ class DurableImage:
             self._by_ino.pop(info.st_ino, None)
 
     def written(self, node: _Node, offset: int, length: int) -> None:
+        """``length`` bytes were written at ``offset``: their pages differ from the durable ones."""
         node.dirty.update(range(offset // PAGE, (offset + max(length, 1) - 1) // PAGE + 1))
 
     def truncated(self, node: _Node, length: int) -> None:
@@ -346,16 +352,16 @@ class _CutFS:
         return 0
 
     def rmdir(self, path: str) -> int:
-        self._count("rmdir", path)
-        info = os.lstat(self._real(path))
-        os.rmdir(self._real(path))
-        self.image.forget(info)
-        return 0
+        return self._remove("rmdir", path, os.rmdir)
 
     def unlink(self, path: str) -> int:
-        self._count("unlink", path)
+        return self._remove("unlink", path, os.unlink)
+
+    def _remove(self, kind: str, path: str, remove: Callable[[Path], None]) -> int:
+        """A name goes (the node keeps its durable contents while a durable entry names it)."""
+        self._count(kind, path)
         info = os.lstat(self._real(path))
-        os.unlink(self._real(path))
+        remove(self._real(path))
         self.image.forget(info)
         return 0
 
@@ -402,9 +408,7 @@ def _operations(fs: _CutFS) -> Any:
                 return method(*args)
             except _Frozen:
                 raise mfusepy.FuseOSError(errno.EIO) from None
-            except OSError as exc:
-                if os.environ.get("CUTFS_DEBUG"):
-                    print(f"cutfs: {method.__name__}{args}: {exc!r}", file=sys.stderr)
+            except OSError as exc:  # the backing directory's answer (ENOENT for a lookup...)
                 raise mfusepy.FuseOSError(exc.errno or errno.EIO) from None
 
         call.__name__ = method.__name__
