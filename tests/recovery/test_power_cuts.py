@@ -148,13 +148,13 @@ def _assert_nothing_lost(outcome: Outcome) -> None:
 
 
 def first_start_span(ops: list[tuple[str, str]]) -> int:
-    """Operations through the first commit: the first fsync of the WAL after frames were written to it."""
-    wal = f"/{JOURNAL}-wal"
+    """Operations through the first commit: the first fsync of a WAL after frames were written to it
+    (a WAL's first write, after its create, is its header)."""
     framed = False
     for number, (kind, path) in enumerate(ops, 1):
-        if path == wal and kind == "write" and ops[number - 2] != ("create", wal):
+        if path.endswith("-wal") and kind == "write" and ops[number - 2] != ("create", path):
             framed = True
-        if framed and path == wal and kind == "fsync" and ops[number - 2][0] == "write":
+        if framed and path.endswith("-wal") and kind == "fsync" and ops[number - 2][0] == "write":
             return number
     raise AssertionError(f"no commit in {ops}")
 
@@ -173,11 +173,12 @@ def test_the_cut_points_are_every_operation_of_a_first_start_and_of_a_rotation(t
     # rotation through cutfs, counted.
     table, _ = tables.baccarat(rounds=1)
     first = table.count(tmp_path / "first")
-    assert first[:3] == [("create", f"/{JOURNAL}.lock"), ("create", f"/{JOURNAL}"), ("create", f"/{JOURNAL}-journal")]
-    assert first_start_span(first) == FIRST_START_OPS, first[:40]
+    counted = first_start_span(first)
+    assert counted == FIRST_START_OPS, f"a first start makes {counted} operations: set FIRST_START_OPS: {first[:40]}"
     rotating, disk, _ = tables.rotating()
     rotation = rotating.count(tmp_path / "rotation", disk=disk)
-    assert rotation_span(rotation) == ROTATION_OPS, rotation[:120]
+    counted = rotation_span(rotation)
+    assert counted == ROTATION_OPS, f"a rotation makes {counted} operations: set ROTATION_OPS: {rotation[:90]}"
 
 
 @pytest.mark.parametrize(
