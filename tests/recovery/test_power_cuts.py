@@ -207,25 +207,24 @@ def test_a_power_cut_at_any_operation_of_a_rotation_loses_and_duplicates_nothing
     _assert_nothing_lost(table.cut_and_restart(tmp_path, reference, op, after=".000001.", disk=disk))
 
 
-def _mid_play_op(moment: int, count: int) -> int:
-    """The seeded operation of a cut: past the first start, before the run's last tenth."""
-    rng = random.Random(f"power-cut-{moment}")
-    return rng.randrange(FIRST_START_OPS + 1, count * 9 // 10)
+def _cut_mid_play(tables: Tables, tmp_path: Path, game: str, moment: int) -> None:
+    """Cut ``game``'s table at the seeded operation ``moment`` of its run: past the first start,
+    before the run's last tenth."""
+    table, reference = tables.baccarat(rounds=MID_PLAY_ROUNDS) if game == "baccarat" else tables.paigow()
+    count = tables.operations(game, table)
+    op = random.Random(f"power-cut-{game}-{moment}").randrange(FIRST_START_OPS + 1, count * 9 // 10)
+    _assert_nothing_lost(table.cut_and_restart(tmp_path, reference, op))
 
 
 @pytest.mark.parametrize("moment", range(MID_PLAY_CUTS))
 def test_541_12_c_a_power_cut_mid_shoe_loses_and_duplicates_nothing(
     tables: Tables, tmp_path: Path, moment: int
 ) -> None:
-    table, reference = tables.baccarat(rounds=MID_PLAY_ROUNDS)
-    op = _mid_play_op(moment, tables.operations("baccarat", table))
-    _assert_nothing_lost(table.cut_and_restart(tmp_path, reference, op))
+    _cut_mid_play(tables, tmp_path, "baccarat", moment)
 
 
 @pytest.mark.parametrize("moment", range(MID_PLAY_CUTS))
-def test_535_a_power_cut_mid_round_at_a_paigow_table_loses_and_duplicates_nothing(
+def test_535_a_power_cut_at_a_seeded_moment_of_play_at_a_paigow_table_loses_and_duplicates_nothing(
     tables: Tables, tmp_path: Path, moment: int
 ) -> None:
-    table, reference = tables.paigow()
-    op = _mid_play_op(moment, tables.operations("paigow", table))
-    _assert_nothing_lost(table.cut_and_restart(tmp_path, reference, op))
+    _cut_mid_play(tables, tmp_path, "paigow", moment)
