@@ -148,3 +148,16 @@ class _Done:
 
     def wait(self, timeout: float | None = None) -> int:
         return 0
+
+
+def test_a_test_failing_while_the_program_is_frozen_leaves_no_mount_and_no_file_system(tmp_path: Path) -> None:
+    (tmp_path / "disk").mkdir()
+    program = f"open({str(tmp_path / 'mnt' / 'f')!r}, 'w')"  # frozen at its create, then EIO
+    with pytest.raises(RuntimeError, match="the test fails"), CutMount(tmp_path / "disk", tmp_path / "mnt") as fs:
+        fs.arm(1)
+        proc = subprocess.Popen([sys.executable, "-c", program], stderr=subprocess.PIPE)
+        assert fs.frozen(10.0)["op"] == "create"
+        raise RuntimeError("the test fails")
+    assert not os.path.ismount(tmp_path / "mnt") and fs.proc is None
+    assert proc.wait(timeout=10) == 1  # let go with an I/O error, not left hanging
+    assert proc.stderr is not None and b"Input/output error" in proc.stderr.read()

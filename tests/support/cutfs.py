@@ -539,6 +539,14 @@ class CutMount:
             if key in message:
                 return message if key == "frozen" else message[key]
 
+    def frozen(self, seconds: float) -> dict[str, Any]:
+        """Wait for the armed cut: ``{"frozen": op, "op": kind, "path": path}``.
+
+        :raises TimeoutError: no program reached it within ``seconds``.
+        """
+        message: dict[str, Any] = self._await("frozen", seconds)
+        return message
+
     def arm(self, op: int, after: str | None = None) -> None:
         """Cut at operation ``op`` (1: the first) counted from the mount, or from the first
         operation on a path containing ``after`` (that one is 1)."""
@@ -559,7 +567,7 @@ class CutMount:
         deadline, frozen = time.monotonic() + seconds, None
         while frozen is None and program.poll() is None:
             try:
-                frozen = self._await("frozen", 0.01)
+                frozen = self.frozen(0.01)
             except TimeoutError:
                 if time.monotonic() > deadline:
                     raise
