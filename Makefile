@@ -15,15 +15,18 @@ $(STAMP): pyproject.toml
 setup: $(STAMP)
 
 ## deps: the Debian packages the tests run for real (Mosquitto for the floor feed, PostgreSQL for
-## the floor store, Chromium for the display), installed with apt-get only when missing.
-## `make run` needs none of them.
-DEBIAN_PACKAGES := mosquitto chromium openssl postgresql
+## the floor store, Chromium for the display, libfuse 3 for the power-cut tests' file system),
+## installed with apt-get only when missing, and /dev/fuse made if the kernel has FUSE but no node
+## for it (a container). `make run` needs none of them.
+DEBIAN_PACKAGES := mosquitto chromium openssl postgresql fuse3 libfuse3-3
 deps:
 	@missing=""; for p in $(DEBIAN_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
+	@[ -e /dev/fuse ] || modprobe fuse 2>/dev/null || true
+	@[ -e /dev/fuse ] || [ "$$(id -u)" != 0 ] || mknod -m 666 /dev/fuse c 10 229 || true
 
 ## The web display of `make run` / `make run-paigow`: off unless HTTP is set, e.g.
 ## `make run HTTP=127.0.0.1:8080`, then open http://127.0.0.1:8080/ (dealer) and /scoreboard.

@@ -64,10 +64,11 @@ class _Server:
             self.proc.kill()
             self.proc.wait()
 
-    def fork(self, arguments: list[str], log: Path, cwd: Path) -> int:
+    def fork(self, arguments: list[str], log: Path, cwd: Path, group: bool) -> int:
         assert self.proc.stdin is not None
+        request = {"arguments": arguments, "log": str(log), "cwd": str(cwd), "group": group}
         with self._lock:
-            self.proc.stdin.write(json.dumps({"arguments": arguments, "log": str(log), "cwd": str(cwd)}) + "\n")
+            self.proc.stdin.write(json.dumps(request) + "\n")
             self.proc.stdin.flush()
             while True:
                 answer = self._read(None)
@@ -131,13 +132,14 @@ class ForkedService:
             os.kill(self.pid, signum)
 
 
-def fork_service(arguments: list[str], log: Path, cwd: Path) -> ForkedService:
+def fork_service(arguments: list[str], log: Path, cwd: Path, *, group: bool = False) -> ForkedService:
     """Start ``tablehost ARGUMENTS`` (the arguments after ``python -m firmware_host``) forked
-    from the warm server, its output appended to ``log``, in ``cwd``."""
+    from the warm server, its output appended to ``log``, in ``cwd``; with ``group``, as the
+    leader of a process group of its own (the power-cut tests kill the group)."""
     if not _SERVER or _SERVER[0].proc.poll() is not None:
         _SERVER[:] = [_Server()]
     server = _SERVER[0]
-    return ForkedService(server, server.fork(arguments, log, cwd), arguments)
+    return ForkedService(server, server.fork(arguments, log, cwd, group), arguments)
 
 
 # --------------------------------------------------------------------------- the server
@@ -145,6 +147,8 @@ def fork_service(arguments: list[str], log: Path, cwd: Path) -> ForkedService:
 
 def _run_fork(request: dict[str, Any]) -> int:
     """In the fork: the service, as ``python -m firmware_host`` runs it; its exit status."""
+    if request.get("group"):
+        os.setpgid(0, 0)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)

@@ -4,5 +4,7 @@
 * :mod:`.codec_chunks`: a byte stream fed to a codec in pieces, as a serial port delivers it;
 * :mod:`.table_driver`: a table controller fed events on a test clock, with its decisions;
 * :mod:`.journal_forge`: journals built and tampered with, for the verify tests;
-* :mod:`.paths`: where the repository's files are.
+* :mod:`.paths`: where the repository's files are;
+* :mod:`.cutfs`: a FUSE file system that keeps only what was fsynced, and cuts the power;
+* :mod:`.power_cuts`: ``tablehost run`` cut on it, restarted on the disk left, and checked.
 """
