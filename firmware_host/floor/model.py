@@ -87,6 +87,9 @@ class Store(Protocol):
     def status(self, table: str) -> TableStatus:
         """One table's status (:class:`FloorError` for an unknown table)."""
 
+    def contiguous(self, table: str, start: int = 1) -> tuple[int, str]:
+        """The highest seq up to which every message of ``table`` is held, and its hash."""
+
     def refused_unknown(self) -> int:
         """Refusals on topics naming no table the floor knows."""
 

@@ -136,6 +136,27 @@ class StoreReads:
             ).fetchall()
         return [dict(zip(_REFUSAL, row)) for row in rows]
 
+    def contiguous(self, table: str, start: int = 1) -> tuple[int, str]:
+        """``(seq, hash)``: the highest seq up to which the store holds every message of ``table``,
+        and that message's hash (``(0, genesis)``: not message 1). What the floor acknowledges.
+
+        :param start: a seq known to be held (where an earlier answer ended): the search starts
+            there, so it costs the messages since, not the table's whole history.
+        """
+        with self._db() as db:
+            held = db.execute("SELECT 1 FROM messages WHERE table_id = ? AND seq = ?", (table, start)).fetchone()
+            if held is None:
+                if start == 1:
+                    return 0, schema.GENESIS_HASH
+                return self.contiguous(table)
+            row = db.execute(
+                f"SELECT m.seq, m.hash FROM messages AS m WHERE m.table_id = ? AND m.seq >= ? {self._INTEGER_SEQ} "
+                "AND NOT EXISTS (SELECT 1 FROM messages AS n WHERE n.table_id = m.table_id AND n.seq = m.seq + 1) "
+                "ORDER BY m.seq LIMIT 1",
+                (table, start),
+            ).fetchone()
+        return int(row[0]), str(row[1])
+
     def gaps(self, table: str) -> list[tuple[int, int]]:
         """The missing seq ranges ``(first, last)`` below the highest stored seq."""
         with self._db() as db:
