@@ -289,6 +289,14 @@ class Broker:
             self._process.wait()
         self._process = None
 
+    def kill(self) -> None:
+        """SIGKILL it, as a crash or a power cut would end it: nothing saved since its last autosave."""
+        if self._process is None:
+            return
+        self._process.kill()
+        self._process.wait()
+        self._process = None
+
     def restart(self) -> None:
         """Stop and start it again on the same port."""
         self.stop()

@@ -195,11 +195,6 @@ def run_collect(args: argparse.Namespace) -> int:
     collector = Collector(
         store, settings, keyring, topic_prefix=args.topic_prefix, client_id=args.client_id, floor_signer=floor_signer
     )
-    if floor_signer is None:
-        logging.getLogger("tablehost.floor").warning(
-            "floor: no --floor-key: nothing is acknowledged to the tables; a table whose [feed] names "
-            "a floor_key resends until a collector with the floor's key stores and acknowledges it"
-        )
     collectors.append(collector)
     if stop.is_set():
         collector.stop()

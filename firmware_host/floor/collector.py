@@ -189,6 +189,11 @@ class Collector:
 
     def run(self) -> None:
         """Connect, subscribe and store until :meth:`stop`; reconnects with backoff."""
+        if self.floor_signer is None:
+            log.warning(
+                "floor: no floor key (--floor-key): nothing is acknowledged to the tables; a table whose "
+                "[feed] names a floor_key resends until a collector with the floor's key acknowledges it"
+            )
         _, host, port = self.settings.endpoint
         client = broker.client(self.settings, self.client_id)
         client.manual_ack_set(True)

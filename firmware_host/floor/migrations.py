@@ -117,6 +117,20 @@ MIGRATIONS: tuple[Migration, ...] = (
             "CREATE INDEX refused_table ON refused (table_id, id)",
         ),
     ),
+    Migration(
+        4,
+        "seqs settled: refused as malformed though signed by their table (the acknowledgement passes them)",
+        sqlite=(
+            """CREATE TABLE IF NOT EXISTS settled (
+                table_id TEXT NOT NULL, seq INTEGER NOT NULL, hash TEXT NOT NULL, reason TEXT NOT NULL,
+                at REAL NOT NULL, PRIMARY KEY (table_id, seq)) WITHOUT ROWID""",
+        ),
+        postgresql=(
+            """CREATE TABLE settled (
+                table_id TEXT NOT NULL, seq BIGINT NOT NULL, hash TEXT NOT NULL, reason TEXT NOT NULL,
+                at DOUBLE PRECISION NOT NULL, PRIMARY KEY (table_id, seq))""",
+        ),
+    ),
 )
 #: The schema's newest version.
 LATEST = MIGRATIONS[-1].version

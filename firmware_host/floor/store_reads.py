@@ -137,25 +137,30 @@ class StoreReads:
         return [dict(zip(_REFUSAL, row)) for row in rows]
 
     def contiguous(self, table: str, start: int = 1) -> tuple[int, str]:
-        """``(seq, hash)``: the highest seq up to which the store holds every message of ``table``,
-        and that message's hash (``(0, genesis)``: not message 1). What the floor acknowledges.
+        """``(seq, hash)``: the highest seq up to which every seq of ``table`` is stored, or settled
+        (refused as malformed though its table signed it), and its hash (``(0, genesis)``: seq 1
+        is neither). What the floor acknowledges to the table.
 
         :param start: a seq known to be held (where an earlier answer ended): the search starts
             there, so it costs the messages since, not the table's whole history.
         """
         with self._db() as db:
-            held = db.execute("SELECT 1 FROM messages WHERE table_id = ? AND seq = ?", (table, start)).fetchone()
-            if held is None:
-                if start == 1:
-                    return 0, schema.GENESIS_HASH
-                return self.contiguous(table)
-            row = db.execute(
-                f"SELECT m.seq, m.hash FROM messages AS m WHERE m.table_id = ? AND m.seq >= ? {self._INTEGER_SEQ} "
-                "AND NOT EXISTS (SELECT 1 FROM messages AS n WHERE n.table_id = m.table_id AND n.seq = m.seq + 1) "
-                "ORDER BY m.seq LIMIT 1",
-                (table, start),
-            ).fetchone()
-        return int(row[0]), str(row[1])
+            if not db.execute(
+                "SELECT 1 FROM messages WHERE table_id = ? AND seq = ? UNION ALL "
+                "SELECT 1 FROM settled WHERE table_id = ? AND seq = ?",
+                (table, start, table, start),
+            ).fetchone():
+                return (0, schema.GENESIS_HASH) if start == 1 else self.contiguous(table)
+            # The first held seq from ``start`` whose next is not held: each side an index scan in
+            # seq order, merged, that stops at the first such seq.
+            ends = " ".join(
+                f"SELECT h.seq, h.hash FROM {side} AS h WHERE h.table_id = ? AND h.seq >= ? "
+                "AND NOT EXISTS (SELECT 1 FROM messages AS n WHERE n.table_id = h.table_id AND n.seq = h.seq + 1) "
+                "AND NOT EXISTS (SELECT 1 FROM settled AS n WHERE n.table_id = h.table_id AND n.seq = h.seq + 1)"
+                for side in ("messages", "settled")
+            ).replace(" SELECT h.seq", " UNION ALL SELECT h.seq", 1)
+            end = db.execute(f"{ends} ORDER BY 1 LIMIT 1", (table, start, table, start)).fetchone()
+        return int(end[0]), str(end[1])
 
     def gaps(self, table: str) -> list[tuple[int, int]]:
         """The missing seq ranges ``(first, last)`` below the highest stored seq."""

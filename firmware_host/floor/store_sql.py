@@ -319,6 +319,11 @@ class SqlStore(StoreReads):
                 ),
             )
             db.execute("UPDATE refused_counts SET kept = kept + 1 WHERE table_id = ?", (bucket,))
+        if refusal.settles is not None and table is not None:
+            db.execute(
+                "INSERT INTO settled (table_id, seq, hash, reason, at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                (table, *refusal.settles, reason, now),
+            )
         return Outcome("refused", refusal.table, refusal.seq, refusal.reason)
 
 
