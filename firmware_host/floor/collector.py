@@ -275,11 +275,12 @@ class Collector:
         return True
 
     def _say_stored(self, client: mqtt.Client, outcomes: list[Outcome]) -> None:
-        """Publish the floor's acknowledgement of each table the batch brought a message of
-        (stored, a duplicate: a table resending wants to hear it again, or a conflict)."""
+        """Publish the floor's acknowledgement of each table the batch brought a feed message of
+        (stored; a duplicate: a table resending wants to hear it again; a conflict; or refused,
+        which may have settled a seq)."""
         if self.floor_signer is None:
             return
-        tables = sorted({o.table for o in outcomes if o.table and o.kind in ("stored", "duplicate", "conflict")})
+        tables = sorted({o.table for o in outcomes if o.table and o.seq is not None and o.kind != "status"})
         for table in tables:
             try:
                 seq, hash = self.store.contiguous(table, self.said.get(table, (1, ""))[0] or 1)
