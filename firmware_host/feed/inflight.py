@@ -20,9 +20,13 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+from typing import TYPE_CHECKING
 
-from firmware_host.feed.ack import Ack
+from firmware_host.feed.ack import Ack, AckError, check_ack
 from firmware_host.feed.schema import FeedState
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 __all__ = ["InFlight", "Sent"]
 
@@ -110,6 +114,26 @@ class InFlight:
         if self.taken.seq < state.seq:
             self.taken = state
         return True
+
+    def floor_said(self, payload: bytes, table: str, floor_keys: dict[str, Ed25519PublicKey]) -> bool | str:
+        """:meth:`stored` for an acknowledgement as received on ``table``'s topic, checked first
+        (:func:`~firmware_host.feed.ack.check_ack`): True when the cursor moved, or why it is refused."""
+        try:
+            return self.stored(check_ack(payload, table, floor_keys))
+        except AckError as exc:
+            return str(exc)
+
+    def overdue(self, now: float, puback_s: float, lag_s: float) -> str | None:
+        """Why the connection must be left and the feed resent from the cursor, or None: a PUBACK
+        later than ``puback_s`` (a black hole), or the floor's acknowledgement behind the broker's
+        for longer than ``lag_s`` (the floor lost, or refused, what the broker took)."""
+        unanswered = self.unanswered()
+        if unanswered is not None and now - unanswered[1] > puback_s:
+            return f"no PUBACK for seq {unanswered[0]} in {puback_s:.0f} s"
+        lagging = self.lagging()
+        if lagging is not None and now - lagging[1] > lag_s:
+            return f"the floor has not acknowledged seq {lagging[0]} {now - lagging[1]:.0f} s after the broker took it"
+        return None
 
     def unanswered(self) -> tuple[int, float] | None:
         """``(seq, sent_at)`` of the oldest message the broker has not acknowledged, if any."""

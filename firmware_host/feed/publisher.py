@@ -34,10 +34,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 import paho.mqtt.client as mqtt
 
 from firmware_host.feed import broker, schema
-from firmware_host.feed.ack import AckError, ack_topic, check_ack
+from firmware_host.feed.ack import ack_topic
 from firmware_host.feed.cursor import FeedCursor
 from firmware_host.feed.inflight import InFlight
 from firmware_host.feed.schema import FeedState
+from firmware_host.feed.warning import TroubleClock
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
@@ -116,8 +117,7 @@ class FeedPublisher:
         self.table_id, self.game, self.version = table_id, game, version
         self.events_topic = f"{topic_prefix}/{table_id}/events"
         self.status_topic = f"{topic_prefix}/{table_id}/status"
-        self.window, self.warn_after_s, self.ack_timeout_s = window, warn_after_s, ack_timeout_s
-        self.status_every_s, self.on_trouble = status_every_s, on_trouble
+        self.window, self.ack_timeout_s, self.status_every_s = window, ack_timeout_s, status_every_s
         self.floor_keys, self.ack_lag_s = floor_keys, ack_lag_s
         self.ack_topic = ack_topic(topic_prefix, table_id)
         #: The cursor: the last message the floor acknowledged (the broker, without ``floor_keys``).
@@ -141,8 +141,7 @@ class FeedPublisher:
         self._connack: threading.Event = threading.Event()
         self._connack_ok: bool | None = None  # None: no CONNACK (yet) on this connection
         self._connected = False
-        self._trouble_since: float | None = time.monotonic()
-        self._warned = False
+        self._trouble = TroubleClock(table_id, settings.url, warn_after_s, on_trouble)
         self._thread = threading.Thread(target=self._run, name=f"feed-{table_id}", daemon=True)
 
     # ------------------------------------------------------------------ the Output side
@@ -167,7 +166,7 @@ class FeedPublisher:
     @property
     def troubled(self) -> bool:
         """Whether feed trouble is being reported (it lasted ``warn_after_s``)."""
-        return self._warned
+        return self._trouble.warned
 
     # ------------------------------------------------------------------ the thread
 
@@ -183,7 +182,7 @@ class FeedPublisher:
                     finally:
                         self.cursor.save(self.acked)
                         self._hang_up(client)
-                self._check_trouble()
+                self._trouble.check(self.acked.seq)
                 if self._stopping.is_set():  # a stop drains while it may: try again at once
                     time.sleep(max(0.0, min(0.2, self._drain_until - time.monotonic())))
                 else:
@@ -199,7 +198,7 @@ class FeedPublisher:
         until = time.monotonic() + seconds
         while not self._stopping.is_set() and time.monotonic() < until:
             self._stopping.wait(min(0.1, max(0.0, until - time.monotonic())))
-            self._check_trouble()
+            self._trouble.check(self.acked.seq)
 
     def _finished(self) -> bool:
         """Stopping, and the offline status said or the drain time over."""
@@ -252,7 +251,7 @@ class FeedPublisher:
     def _hang_up(self, client: mqtt.Client) -> None:
         self._connected = False
         self.in_flight = 0
-        self._trouble_since = self._trouble_since or time.monotonic()
+        self._trouble.begins()
         client.disconnect()
         client.loop_stop()
 
@@ -280,7 +279,9 @@ class FeedPublisher:
             if self._stopping.is_set() and (now >= self._drain_until or (not inflight and reader.caught_up)):
                 self._say_offline(client)
                 return
-            if self._overdue(inflight, now):
+            overdue = inflight.overdue(now, self.ack_timeout_s, self.ack_lag_s)
+            if overdue is not None:  # a black hole, or the floor lost or refused what the broker took
+                log.warning("feed %s: %s; resending from seq %d", self.table_id, overdue, self.acked.seq + 1)
                 return
             while len(inflight) < (self.window if inflight.answered else 1):
                 made = reader.next()
@@ -301,34 +302,9 @@ class FeedPublisher:
                 status_seq, status_at = self.acked.seq, now
             self.in_flight, self.pending = len(inflight), reader.held
             if not inflight:
-                self._healthy()
-            self._check_trouble()
+                self._trouble.healthy(self.acked.seq)
+            self._trouble.check(self.acked.seq)
             self._wake.wait(0.5)
-
-    def _overdue(self, inflight: InFlight, now: float) -> bool:
-        """Whether the connection must be left and the feed resent from the cursor: a PUBACK later
-        than ``ack_timeout_s`` (a black hole), or the floor's acknowledgement behind the broker's
-        for longer than ``ack_lag_s`` (the floor lost or refused what the broker took)."""
-        unanswered = inflight.unanswered()
-        if unanswered is not None and now - unanswered[1] > self.ack_timeout_s:
-            log.warning(
-                "feed %s: no PUBACK for seq %d in %.0f s; reconnecting",
-                self.table_id,
-                unanswered[0],
-                self.ack_timeout_s,
-            )
-            return True
-        lagging = inflight.lagging()
-        if lagging is not None and now - lagging[1] > self.ack_lag_s:
-            log.warning(
-                "feed %s: the floor has not acknowledged seq %d %.0f s after the broker took it; resending from seq %d",
-                self.table_id,
-                lagging[0],
-                now - lagging[1],
-                self.acked.seq + 1,
-            )
-            return True
-        return False
 
     def _take_acks(self, inflight: InFlight) -> bool:
         """Apply the PUBACKs and the floor's acknowledgements received; move :attr:`acked`. False: refused."""
@@ -356,11 +332,7 @@ class FeedPublisher:
                 return False
             inflight.took(mid, now)
         while self._floor_acks and self.floor_keys is not None:
-            payload = self._floor_acks.popleft()
-            try:
-                verdict = inflight.stored(check_ack(payload, self.table_id, self.floor_keys))
-            except AckError as exc:
-                verdict = str(exc)
+            verdict = inflight.floor_said(self._floor_acks.popleft(), self.table_id, self.floor_keys)
             if isinstance(verdict, str):
                 self.refused_acks += 1
                 if self.refused_acks == 1 or self.refused_acks % 100 == 0:
@@ -374,7 +346,7 @@ class FeedPublisher:
         self.taken = inflight.taken if inflight.taken.seq > self.taken.seq else self.taken
         if inflight.acked.seq > self.acked.seq:
             self.acked = inflight.acked
-            self._healthy()
+            self._trouble.healthy(self.acked.seq)
         return True
 
     def _say_offline(self, client: mqtt.Client) -> None:
@@ -396,36 +368,6 @@ class FeedPublisher:
             "seq": self.acked.seq,
         }
 
-    # ------------------------------------------------------------------ trouble
-
-    def _healthy(self) -> None:
-        self._trouble_since = None
-        if self._warned:
-            self._warned = False
-            log.warning("feed %s: floor feed back; acknowledged up to seq %d", self.table_id, self.acked.seq)
-            self._notify(None)
-
-    def _check_trouble(self) -> None:
-        since = self._trouble_since
-        if since is None or self._warned or time.monotonic() - since < self.warn_after_s:
-            return
-        self._warned = True
-        text = (
-            f"floor feed down for {time.monotonic() - since:.0f} s ({self.settings.url}); last acknowledged "
-            f"seq {self.acked.seq}; play continues, the journal keeps everything"
-        )
-        log.warning("feed %s: %s", self.table_id, text)
-        self._notify(text)
-
-    def _notify(self, text: str | None) -> None:
-        """Tell ``on_trouble``; its failure (a lamp already closed) never stops the feed."""
-        if self.on_trouble is None:
-            return
-        try:
-            self.on_trouble(text)
-        except Exception:
-            log.exception("feed %s: reporting feed trouble failed", self.table_id)
-
     # ------------------------------------------------------------------ paho callbacks (its thread)
 
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
@@ -434,8 +376,7 @@ class FeedPublisher:
         if reason.is_failure:
             log.error("feed %s: broker %s refused the connection: %s", self.table_id, self.settings.url, reason)
         else:
-            if self._trouble_since is None:
-                self._trouble_since = time.monotonic()  # trouble until something is acknowledged again
+            self._trouble.begins()  # trouble until something is acknowledged again
             if self.floor_keys is not None:  # the floor's retained acknowledgement comes first
                 client.subscribe(self.ack_topic, qos=1)
         self._connack.set()
