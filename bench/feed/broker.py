@@ -234,6 +234,7 @@ class Broker:
             "log_type all",
             "max_queued_messages 0",
             "max_inflight_messages 100",
+            "set_tcp_nodelay true",  # as deploy/mosquitto/tablehost.conf
             f"persistence {'true' if self.persistence else 'false'}",
         ]
         if self.persistence:
