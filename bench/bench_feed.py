@@ -228,6 +228,7 @@ def drain(tmp: Path, broker: Broker, hours: float) -> None:
         for n in range(1, rounds + 1):
             play_round(journal, n, n * 20.0)
         records = journal.last_seq
+        signer(tmp, f"D{hours:g}")  # provisioned before the collector reads its keys
         floor = Floor(tmp / f"drain-{hours}-floor.sqlite", broker.url)
         feed = publisher(journal, f"D{hours:g}", broker.url)
         started = time.perf_counter()
