@@ -87,13 +87,14 @@ class InFlight:
                 moved = True
         return moved
 
-    def stored(self, ack: Ack) -> bool | str:
+    def stored(self, ack: Ack) -> bool | str | Ack:
         """The floor says it holds every message up to ``ack.seq`` (checked and signed: :func:`~firmware_host.feed.ack.check_ack`).
 
-        :returns: True when the cursor moved; False for an acknowledgement this connection cannot
-            use (one behind the cursor, or ahead of what is in flight: the floor will say it
-            again as the resent messages reach it); or why it is refused (its hash is not this
-            journal's message ``seq``: another journal's, or forged).
+        :returns: True when the cursor moved; False for one behind the cursor (the cursor never
+            moves back); why it is refused (its hash is not this journal's message ``seq``:
+            another journal's, or forged); or the acknowledgement itself when it is beyond every
+            message in flight (a cursor behind the floor's, after a cursor write lost to a power
+            cut): the publisher checks it against the journal and :meth:`jump` s there.
         """
         if ack.seq <= self.acked.seq:
             if ack.seq == self.acked.seq and ack.hash != self.acked.hash:
@@ -105,7 +106,7 @@ class InFlight:
                     return f"seq {ack.seq} with hash {ack.hash[:16]}..., which is not this journal's message {ack.seq}"
                 break
         else:
-            return False
+            return ack
         while self._sent:
             state = self._sent.popitem(last=False)[1].state
             if state.seq == ack.seq:
@@ -115,7 +116,14 @@ class InFlight:
             self.taken = state
         return True
 
-    def floor_said(self, payload: bytes, table: str, floor_keys: dict[str, Ed25519PublicKey]) -> bool | str:
+    def jump(self, state: FeedState) -> None:
+        """The floor holds every message up to ``state``, beyond all in flight (checked against the journal)."""
+        self._sent.clear()
+        self.acked = state
+        if self.taken.seq < state.seq:
+            self.taken = state
+
+    def floor_said(self, payload: bytes, table: str, floor_keys: dict[str, Ed25519PublicKey]) -> bool | str | Ack:
         """:meth:`stored` for an acknowledgement as received on ``table``'s topic, checked first
         (:func:`~firmware_host.feed.ack.check_ack`): True when the cursor moved, or why it is refused."""
         try:

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import paho.mqtt.client as mqtt
 
 from firmware_host.feed import broker, schema
-from firmware_host.feed.ack import ack_topic
+from firmware_host.feed.ack import Ack, ack_topic
 from firmware_host.feed.cursor import FeedCursor
 from firmware_host.feed.inflight import InFlight
 from firmware_host.feed.schema import FeedState
@@ -138,6 +138,7 @@ class FeedPublisher:
         self._said_offline = False
         self._acks: collections.deque[tuple[int, int]] = collections.deque()  # (mid, reason code)
         self._floor_acks: collections.deque[bytes] = collections.deque(maxlen=ACKS_HELD)
+        self._ahead: Ack | None = None  # an acknowledgement beyond every message in flight, to check
         self._connack: threading.Event = threading.Event()
         self._connack_ok: bool | None = None  # None: no CONNACK (yet) on this connection
         self._connected = False
@@ -272,6 +273,8 @@ class FeedPublisher:
             self._wake.clear()
             if not self._take_acks(inflight) or not connected:
                 return
+            if self._ahead is not None:
+                reader = self._catch_up(inflight, reader)
             now = time.monotonic()
             if self.acked.seq != saved and (now - saved_at >= CURSOR_EVERY_S or not inflight):
                 self.cursor.save(self.acked)
@@ -334,20 +337,45 @@ class FeedPublisher:
         while self._floor_acks and self.floor_keys is not None:
             verdict = inflight.floor_said(self._floor_acks.popleft(), self.table_id, self.floor_keys)
             if isinstance(verdict, str):
-                self.refused_acks += 1
-                if self.refused_acks == 1 or self.refused_acks % 100 == 0:
-                    log.error(
-                        "feed %s: refused an acknowledgement on %s (%d so far): %s",
-                        self.table_id,
-                        self.ack_topic,
-                        self.refused_acks,
-                        verdict,
-                    )
+                self._refuse_ack(verdict)
+            elif isinstance(verdict, Ack) and (self._ahead is None or verdict.seq > self._ahead.seq):
+                self._ahead = verdict
         self.taken = inflight.taken if inflight.taken.seq > self.taken.seq else self.taken
         if inflight.acked.seq > self.acked.seq:
             self.acked = inflight.acked
             self._trouble.healthy(self.acked.seq)
         return True
+
+    def _refuse_ack(self, why: str) -> None:
+        self.refused_acks += 1
+        if self.refused_acks == 1 or self.refused_acks % 100 == 0:
+            log.error(
+                "feed %s: refused an acknowledgement on %s (%d so far): %s",
+                self.table_id,
+                self.ack_topic,
+                self.refused_acks,
+                why,
+            )
+
+    def _catch_up(self, inflight: InFlight, reader: _Reader) -> _Reader:
+        """The floor acknowledged a seq beyond every message in flight (the cursor was behind the
+        floor's): read the journal up to it, a page at a time; if its hash is this journal's, the
+        cursor jumps there and the reader goes on from it, else the acknowledgement is refused."""
+        ack, self._ahead = self._ahead, None
+        assert ack is not None
+        scan = _Reader(self.journal, self.table_id, inflight.acked)
+        made = scan.next()
+        while made is not None and made[1].seq < ack.seq:
+            made = scan.next()
+        if made is None or made[1].seq != ack.seq or made[1].hash != ack.hash:
+            self._refuse_ack(
+                f"seq {ack.seq} with hash {ack.hash[:16]}..., which is not this journal's message {ack.seq}"
+            )
+            return reader
+        inflight.jump(made[1])
+        self.acked = made[1]
+        self._trouble.healthy(self.acked.seq)
+        return _Reader(self.journal, self.table_id, made[1])
 
     def _say_offline(self, client: mqtt.Client) -> None:
         """A clean stop: the retained status says offline (the will is only for an unclean end)."""

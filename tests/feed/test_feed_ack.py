@@ -82,7 +82,8 @@ def test_the_cursor_moves_only_over_an_ack_of_a_message_in_flight_with_its_hash(
     assert inflight.acked.seq == 0 and inflight.taken.seq == 5  # PUBACK moves only the broker's seq
     assert inflight.lagging() == (1, 1.0)
     assert isinstance(inflight.stored(Ack("T1", 3, "f" * 64, 0)), str)  # another journal's message 3
-    assert inflight.stored(Ack("T1", 9, "f" * 64, 0)) is False  # beyond what is in flight: not usable
+    ahead = Ack("T1", 9, "f" * 64, 0)
+    assert inflight.stored(ahead) is ahead  # beyond what is in flight: for the publisher to check in the journal
     assert inflight.acked.seq == 0 and len(inflight) == 5
     assert inflight.stored(Ack("T1", 3, states[2].hash, 0)) is True
     assert inflight.acked == states[2] and len(inflight) == 2
@@ -272,3 +273,27 @@ def test_a_floor_that_never_acknowledges_holds_the_table_to_a_page_and_its_windo
         feed.stop(0)
     assert feed.acked.seq == 0 and feed.taken.seq >= 16
     assert 0 < max(held) <= 16 + PAGE  # of 1,201 messages waiting
+
+
+def test_a_cursor_behind_the_floors_acknowledgement_catches_up_from_the_journal(
+    tmp_path: Path, journal: Journal, broker: Broker
+) -> None:
+    """A cursor write lost to a power cut leaves the cursor more than a window behind the floor's
+    retained acknowledgement: the table checks it against its journal and goes on from there,
+    rather than resend its first window for ever."""
+    play(journal, 60)
+    db = tmp_path / "floor.sqlite"
+    with collecting(db, broker.url):
+        first = publisher(journal, BrokerSettings(broker.url))
+        first.start()
+        wait_for(lambda: first.acked.seq == 61, what="61 messages acknowledged")
+        first.stop()
+        FeedCursor(journal.path, "T1")._conn.execute("DELETE FROM feed_cursor")  # the cursor lost
+        again = publisher(journal, BrokerSettings(broker.url), window=4, ack_lag_s=60.0)
+        again.start()
+        wait_for(lambda: again.acked.seq == 61, what="the cursor back at the floor's acknowledgement")
+        play(journal, 5, first=61)
+        again.on_decisions([])
+        wait_for(lambda: again.acked.seq == 66 and floor_seq(db, "T1") == 66, what="the new messages")
+        again.stop()
+    assert again.published < 61 and again.refused_acks == 0  # it did not resend all it had sent
