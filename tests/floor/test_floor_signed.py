@@ -173,3 +173,39 @@ def test_a_malformed_message_its_table_signed_is_refused_visibly_and_never_holds
         assert [r["seq"] for r in store.refusals("T1")][0] == 3
     finally:
         store.close()
+
+
+def test_any_collector_sharing_the_store_acknowledges_what_it_holds(
+    table: tuple[Path, Path, Signer, Keyring], tmp_path: Path
+) -> None:
+    """Issue 27: the acknowledgement is read from the store, so a collector that found every
+    message already stored by another (all duplicates to it) says the same as the one that stored them."""
+    from bench.floor.tables import provision_floor
+    from firmware_host.feed.ack import ACK_PREFIX, check_ack
+    from firmware_host.feed.broker import BrokerSettings
+    from firmware_host.feed.signing import PUBLIC_SUFFIX, load_public_keys
+    from firmware_host.floor.collector import Collector
+
+    journal, db, signer, keyring = table
+    genuine = feed(journal)
+    floor_key = Signer.from_file(provision_floor(tmp_path), "floor key", ACK_PREFIX)
+    said: list[tuple[str, bytes]] = []
+
+    class Client:  # what _say_stored uses of paho's client
+        def publish(self, topic: str, payload: bytes, qos: int, retain: bool) -> None:
+            assert (qos, retain) == (1, True)
+            said.append((topic, payload))
+
+    store = FloorStore(db)
+    try:
+        a, b = (Collector(store, BrokerSettings("mqtt://127.0.0.1:1"), keyring, floor_signer=floor_key) for _ in "ab")
+        batch = [("tablehost/T1/events", schema.encode(signer.sign(m))) for m in genuine]
+        assert {o.kind for o in a.process(batch)} == {"stored"}
+        outcomes = b.process(batch)
+        assert {o.kind for o in outcomes} == {"duplicate"}
+        b._say_stored(Client(), outcomes)  # type: ignore[arg-type]
+    finally:
+        store.close()
+    ((topic, payload),) = said
+    ack = check_ack(payload, "T1", load_public_keys(provision_floor(tmp_path).with_suffix(PUBLIC_SUFFIX)))
+    assert topic == "tablehost/T1/ack" and (ack.seq, ack.hash) == (genuine[-1]["seq"], genuine[-1]["hash"])
