@@ -58,6 +58,9 @@ SESSION_EXPIRY_S = 7 * 24 * 3600
 BATCH = 500
 #: Reconnect backoff, first and longest wait, seconds.
 BACKOFF_S = (0.25, 10.0)
+#: A table's acknowledged seq is remembered in the store each time it has moved this far (where the
+#: search starts after a restart: :meth:`~firmware_host.floor.store_sql.SqlStore.remember_ack`).
+REMEMBER_EVERY = 1000
 #: The floor's acknowledgements paho may hold unsent (beyond, one is dropped: the next batch says it again).
 ACKS_QUEUED = 1000
 #: Refusals logged one by one in each :data:`LOG_WINDOW_S`; the rest are summed up in one line.
@@ -167,6 +170,7 @@ class Collector:
         self.floor_signer = floor_signer
         #: Per table, the last ``(seq, hash)`` this collector acknowledged (where the next look starts).
         self.said: dict[str, tuple[int, str]] = {}
+        self._remembered: dict[str, int] = {}  # per table, the seq last remembered in the store
         self.admission = Admission(topic_prefix, keyring)
         #: What became of the messages (the metrics' source).
         self.stats = CollectorStats()
@@ -283,7 +287,10 @@ class Collector:
         tables = sorted({o.table for o in outcomes if o.table and o.seq is not None and o.kind != "status"})
         for table in tables:
             try:
-                seq, hash = self.store.contiguous(table, self.said.get(table, (1, ""))[0] or 1)
+                seq, hash = self.store.contiguous(table, self.said[table][0] if table in self.said else None)
+                if seq - self._remembered.get(table, 0) >= REMEMBER_EVERY:
+                    self.store.remember_ack(table, seq)
+                    self._remembered[table] = seq
             except FloorError as exc:  # the table resends after its lag bound; nothing is lost
                 log.error("floor: cannot read what the store holds of %s to acknowledge it: %s", table, exc)
                 return

@@ -119,16 +119,19 @@ MIGRATIONS: tuple[Migration, ...] = (
     ),
     Migration(
         4,
-        "seqs settled: refused as malformed though signed by their table (the acknowledgement passes them)",
+        "the floor's acknowledgement: seqs settled (refused as malformed though signed by their "
+        "table), and where each table's acknowledged prefix was last seen to reach",
         sqlite=(
             """CREATE TABLE IF NOT EXISTS settled (
                 table_id TEXT NOT NULL, seq INTEGER NOT NULL, hash TEXT NOT NULL, reason TEXT NOT NULL,
                 at REAL NOT NULL, PRIMARY KEY (table_id, seq)) WITHOUT ROWID""",
+            "ALTER TABLE tables ADD COLUMN ack_hint INTEGER NOT NULL DEFAULT 0",
         ),
         postgresql=(
             """CREATE TABLE settled (
                 table_id TEXT NOT NULL, seq BIGINT NOT NULL, hash TEXT NOT NULL, reason TEXT NOT NULL,
                 at DOUBLE PRECISION NOT NULL, PRIMARY KEY (table_id, seq))""",
+            "ALTER TABLE tables ADD COLUMN ack_hint BIGINT NOT NULL DEFAULT 0",
         ),
     ),
 )

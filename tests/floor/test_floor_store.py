@@ -127,3 +127,9 @@ def test_the_floors_acknowledgement_is_the_longest_prefix_stored_or_settled(
     assert store.contiguous(table) == expected
     if hint <= end:
         assert store.contiguous(table, hint) == expected
+    with store._db() as db:  # where a collector starts after a restart: what it remembered, ...
+        db.execute("INSERT INTO tables (table_id, last_seen) VALUES (?, 0)", (table,))
+    store.remember_ack(table, min(hint, end))
+    assert store.contiguous(table) == expected
+    store.remember_ack(table, 10**6)  # ... or a hint no longer held (a hand-edited database): from seq 1
+    assert store.contiguous(table) == expected
