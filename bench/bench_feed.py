@@ -6,7 +6,10 @@
    process): messages/s, and the collector's CPU and peak RSS;
 4. ``tablehost run`` (a simulated Baccarat table) with the feed on and off: its CPU and peak RSS.
 
-    .venv/bin/python bench/bench_feed.py [--quick]
+    .venv/bin/python bench/bench_feed.py [--quick] [--puback]
+
+The tables' cursors follow the floor's signed acknowledgement (the floor's key provisioned, the
+collectors sign with it); ``--puback``: the broker's PUBACK, as a table without ``floor_key``.
 """
 
 from __future__ import annotations
@@ -27,11 +30,13 @@ sys.path.insert(0, str(REPO))
 import paho.mqtt.client as mqtt  # noqa: E402
 
 from bench.feed.broker import Broker, floor_command  # noqa: E402
+from bench.floor.tables import provision_floor  # noqa: E402
 from drivers.events.shoe import CardRead  # noqa: E402
+from firmware_host.feed.ack import ACK_PREFIX  # noqa: E402
 from firmware_host.feed.broker import BrokerSettings  # noqa: E402
 from firmware_host.feed.cursor import FeedCursor  # noqa: E402
 from firmware_host.feed.publisher import FeedPublisher  # noqa: E402
-from firmware_host.feed.signing import Keyring, Signer, keygen  # noqa: E402
+from firmware_host.feed.signing import PUBLIC_SUFFIX, Keyring, Signer, keygen, load_public_keys  # noqa: E402
 from firmware_host.floor.collector import Collector  # noqa: E402
 from firmware_host.floor.store import FloorStore  # noqa: E402
 from firmware_host.host.journal import Journal  # noqa: E402
@@ -44,6 +49,8 @@ CARDS_PER_ROUND = 6
 PUBLISHED_PER_ROUND = 3
 #: Rounds in an hour at a busy Minibaccarat table.
 ROUNDS_PER_HOUR = 200
+#: The cursors follow the floor's acknowledgement (``--puback``: the broker's).
+END_TO_END = {"on": True}
 
 
 def play_round(journal: Journal, n: int, at: float) -> None:
@@ -129,8 +136,13 @@ class Floor:
             return outcomes
 
         self.store.ingest = timed  # type: ignore[method-assign]
+        floor_key = Signer.from_file(provision_floor(db.parent), "floor key", ACK_PREFIX) if END_TO_END["on"] else None
         self.collector = Collector(
-            self.store, BrokerSettings(url), Keyring(keys_dir(db.parent)), client_id=f"bench-{db.stem}"
+            self.store,
+            BrokerSettings(url),
+            Keyring(keys_dir(db.parent)),
+            client_id=f"bench-{db.stem}",
+            floor_signer=floor_key,
         )
         self.thread = threading.Thread(target=self.collector.run, daemon=True)
         self.thread.start()
@@ -172,7 +184,13 @@ def publisher(journal: Journal, table: str, url: str) -> FeedPublisher:
         table_id=table,
         game="baccarat",
         version="bench",
+        floor_keys=floor_public(Path(journal.path).parent) if END_TO_END["on"] else None,
     )
+
+
+def floor_public(tmp: Path) -> dict[str, Any]:
+    """The floor's public key (its pair made once under ``tmp``)."""
+    return load_public_keys(provision_floor(tmp).with_suffix(PUBLIC_SUFFIX))
 
 
 def latency(tmp: Path, broker: Broker, steps: int) -> None:
@@ -210,6 +228,7 @@ def drain(tmp: Path, broker: Broker, hours: float) -> None:
         for n in range(1, rounds + 1):
             play_round(journal, n, n * 20.0)
         records = journal.last_seq
+        signer(tmp, f"D{hours:g}")  # provisioned before the collector reads its keys
         floor = Floor(tmp / f"drain-{hours}-floor.sqlite", broker.url)
         feed = publisher(journal, f"D{hours:g}", broker.url)
         started = time.perf_counter()
@@ -261,7 +280,14 @@ def wind_down(
 def many_tables(tmp: Path, broker: Broker, tables: int, rounds: int) -> None:
     db = tmp / "floor-50.sqlite"
     collector = subprocess.Popen(
-        floor_command(broker.url, db, "--client-id", "bench-floor", keys=keys_dir(tmp)),
+        floor_command(
+            broker.url,
+            db,
+            "--client-id",
+            "bench-floor",
+            keys=keys_dir(tmp),
+            floor_key="beside" if END_TO_END["on"] else None,
+        ),
         cwd=REPO,
     )
     journals = backlogged(tmp, "table", tables, rounds)
@@ -301,7 +327,8 @@ def signed_profile(tmp: Path, url: str) -> Path:
     text = (REPO / "hardware-profiles" / "tables" / "sim-baccarat.toml").read_text()
     signer(tmp, "SIM-BAC-1")
     path = tables / "sim-baccarat.toml"
-    path.write_text(f'{text}\n[feed]\nbroker = "{url}"\nsigning_key = "{tmp / "keys" / "SIM-BAC-1.key"}"\n')
+    floor = f'floor_key = "{provision_floor(tmp).with_suffix(PUBLIC_SUFFIX)}"\n' if END_TO_END["on"] else ""
+    path.write_text(f'{text}\n[feed]\nbroker = "{url}"\nsigning_key = "{tmp / "keys" / "SIM-BAC-1.key"}"\n{floor}')
     return path
 
 
@@ -354,7 +381,10 @@ def table_cost(tmp: Path, broker: Broker, rounds: int, repeats: int = 2) -> None
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller runs (a smoke test of the bench)")
+    parser.add_argument("--puback", action="store_true", help="cursors on the broker's PUBACK (no floor key)")
     args = parser.parse_args()
+    END_TO_END["on"] = not args.puback
+    print(f"cursors on {'the broker' if args.puback else 'the floor'}'s acknowledgement")
     with tempfile.TemporaryDirectory(prefix="bench-feed-") as name:
         tmp = Path(name)
         with Broker(tmp / "broker") as broker:

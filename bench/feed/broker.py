@@ -40,16 +40,29 @@ DAYS = "2"
 
 
 def floor_command(
-    broker_url: str, db: str | Path | Sequence[str], *options: str, keys: Path | None = None
+    broker_url: str,
+    db: str | Path | Sequence[str],
+    *options: str,
+    keys: Path | None = None,
+    floor_key: Path | None | str = "beside",
 ) -> list[str]:
     """The argv of ``tablehost floor`` collecting from ``broker_url`` into ``db``, for a child process.
 
     :param db: the floor database's path or DSN, or its whole ``--db ...`` arguments.
     :param options: further arguments (``--client-id``, ``--http``, ``-v``, ...).
     :param keys: the tables' public keys (``--keys``); None: ``--unsigned``.
+    :param floor_key: the floor's private key (``--floor-key``); by default the one
+        :func:`~bench.floor.tables.provision_floor` keeps beside ``keys`` (the tables' ``floor_key``
+        of :func:`~bench.floor.tables.table_profile`); None: the collector acknowledges nothing.
     """
     db_args = ["--db", str(db)] if isinstance(db, str | Path) else list(db)
     signed = ["--keys", str(keys)] if keys is not None else ["--unsigned"]
+    if floor_key == "beside" and keys is not None:
+        from bench.floor.tables import provision_floor
+
+        floor_key = provision_floor(keys.parent)
+    if isinstance(floor_key, Path):
+        signed += ["--floor-key", str(floor_key)]
     return [sys.executable, "-m", "firmware_host", "floor", "--broker", broker_url, *db_args, *signed, *options]
 
 
@@ -221,6 +234,7 @@ class Broker:
             "log_type all",
             "max_queued_messages 0",
             "max_inflight_messages 100",
+            "set_tcp_nodelay true",  # as deploy/mosquitto/tablehost.conf
             f"persistence {'true' if self.persistence else 'false'}",
         ]
         if self.persistence:
@@ -274,6 +288,14 @@ class Broker:
         except subprocess.TimeoutExpired:
             self._process.kill()
             self._process.wait()
+        self._process = None
+
+    def kill(self) -> None:
+        """SIGKILL it, as a crash or a power cut would end it: nothing saved since its last autosave."""
+        if self._process is None:
+            return
+        self._process.kill()
+        self._process.wait()
         self._process = None
 
     def restart(self) -> None:

@@ -2,7 +2,8 @@
 
 - :func:`table_profile` writes a simulated Baccarat table's profile with a ``[feed]`` section under
   a directory, and provisions the table's signing key (:func:`provision`: the public key in
-  :func:`floor_keys`);
+  :func:`floor_keys`) and the floor's public key (:func:`provision_floor`: the floor's key pair
+  beside them, whose private key the test's collectors sign their acknowledgements with);
 - :func:`run_table` / :func:`start_table` run ``tablehost run`` in a child process (so it can be
   SIGKILLed);
 - :func:`journal_export` / :func:`floor_export` print what ``tablehost journal export --rounds`` /
@@ -29,6 +30,7 @@ __all__ = [
     "FloorDb",
     "as_floor_db",
     "provision",
+    "provision_floor",
     "floor_keys",
     "table_profile",
     "run_table",
@@ -95,12 +97,25 @@ def provision(tmp_path: Path, table_id: str = "SIM-BAC-1") -> Path:
     return private
 
 
+def provision_floor(tmp_path: Path) -> Path:
+    """The floor's key pair under ``tmp_path/floor`` (made once): its private key's path
+    (``tablehost floor --floor-key``); the public key ``floor.pub`` beside it is the tables' ``floor_key``."""
+    private = tmp_path / "floor" / "floor.key"
+    if not private.exists():
+        private.parent.mkdir(exist_ok=True)
+        signing.keygen(private, private.with_suffix(signing.PUBLIC_SUFFIX))
+    return private
+
+
 def table_profile(tmp_path: Path, table_id: str = "SIM-BAC-1", feed: str = "", journal: str = "") -> Path:
     """The simulated Baccarat table's profile with id ``table_id``, a ``[feed]`` section ``feed``
-    (with the table's provisioned ``signing_key`` unless ``feed`` names one) and a ``[journal]``
+    (with the table's provisioned ``signing_key`` unless ``feed`` names one, and the floor's
+    ``floor_key`` of :func:`provision_floor` unless ``feed`` names one) and a ``[journal]``
     section ``journal`` (its upkeep: the path is given on the command line)."""
     if feed and "signing_key" not in feed:
         feed += f'\nsigning_key = "{provision(tmp_path, table_id)}"'
+    if feed and "floor_key" not in feed:
+        feed += f'\nfloor_key = "{provision_floor(tmp_path).with_suffix(signing.PUBLIC_SUFFIX)}"'
     tables = tmp_path / "profiles" / "tables"
     tables.mkdir(parents=True, exist_ok=True)
     devices = tmp_path / "profiles" / "devices"

@@ -2,7 +2,8 @@
 
 ``tablehost floor --broker URL --db PATH --keys DIR`` subscribes to every table's feed and
 stores what the tables signed until SIGTERM or SIGINT (``--unsigned`` instead of ``--keys``:
-unsigned messages, only when asked). ``--db`` is a SQLite file (the embedded default) or a
+unsigned messages, only when asked); with ``--floor-key F`` it acknowledges to each table what
+the store holds (``floor keygen`` makes the floor's key pair). ``--db`` is a SQLite file (the embedded default) or a
 PostgreSQL DSN, ``postgresql://user@host:port/dbname``, whose password comes from
 ``--db-password-file F`` (mode 0600) or libpq's passfile, never from the command line; several
 collectors, each with its own ``--client-id``, may share one PostgreSQL database. ``floor status`` lists each table (last seq, last seen,
@@ -57,6 +58,13 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
         "--unsigned",
         action="store_true",
         help="store unsigned messages (tests only: anyone who can publish on a table's topic is that table)",
+    )
+    parser.add_argument(
+        "--floor-key",
+        type=Path,
+        metavar="F",
+        help="the floor's private key (tablehost floor keygen; mode 0400): acknowledge to each table "
+        "what the store holds; without it the tables that name a floor key never see their messages stored",
     )
     parser.add_argument("--client-id", default="tablehost-floor", help="the persistent session's name")
     parser.add_argument(
@@ -113,6 +121,12 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
     )
     export.set_defaults(func=run_export)
 
+    keygen = commands.add_parser("keygen", help="the floor's acknowledgement key pair: floor.key (0400), floor.pub")
+    keygen.add_argument(
+        "--out", type=Path, default=Path("."), metavar="DIR", help="where to write floor.key and floor.pub"
+    )
+    keygen.set_defaults(func=run_keygen)
+
 
 def add_db_arguments(parser: argparse.ArgumentParser, required: bool = True) -> None:
     """``--db PATH|DSN`` and ``--db-password-file F``."""
@@ -152,6 +166,12 @@ def run_collect(args: argparse.Namespace) -> int:
         )
         return 2
     keyring = Keyring(args.keys) if args.keys is not None else None  # a bad key file: one line, exit 2
+    floor_signer = None
+    if args.floor_key is not None:  # a bad key file: one line, exit 2
+        from firmware_host.feed.ack import ACK_PREFIX
+        from firmware_host.feed.signing import Signer
+
+        floor_signer = Signer.from_file(args.floor_key, "floor key", ACK_PREFIX)
     logging.basicConfig(
         level=[logging.WARNING, logging.INFO, logging.DEBUG][min(args.verbose, 2)],
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
@@ -172,7 +192,9 @@ def run_collect(args: argparse.Namespace) -> int:
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, on_signal)
     store = open_db(args)
-    collector = Collector(store, settings, keyring, topic_prefix=args.topic_prefix, client_id=args.client_id)
+    collector = Collector(
+        store, settings, keyring, topic_prefix=args.topic_prefix, client_id=args.client_id, floor_signer=floor_signer
+    )
     collectors.append(collector)
     if stop.is_set():
         collector.stop()
@@ -224,6 +246,20 @@ def _metrics(args: argparse.Namespace, collector: Any) -> Any:
     server.start()
     print(f"floor: metrics on {server.url}/metrics", flush=True)
     return server
+
+
+def run_keygen(args: argparse.Namespace) -> int:
+    """``floor keygen [--out DIR]``: the floor's key pair (the same writer as ``feed keygen``)."""
+    from firmware_host.errors import TablehostError
+    from firmware_host.feed import signing
+
+    if not args.out.is_dir():
+        raise TablehostError(f"--out {args.out}: not a directory")
+    private, public = args.out / "floor.key", args.out / f"floor{signing.PUBLIC_SUFFIX}"
+    kid = signing.keygen(private, public)
+    print(f"{private}: the floor's private key (mode 0400; tablehost floor --floor-key on every collector)")
+    print(f"{public}: its public key, id {kid} (the tables' [feed] floor_key)")
+    return 0
 
 
 def run_status(args: argparse.Namespace) -> int:

@@ -3,9 +3,14 @@
 The journal is the outbox. The service thread only wakes the publisher (:meth:`on_decisions`
 sets an event); the publisher's own thread reads the journal in pages after the durable
 cursor, derives the messages (:mod:`firmware_host.feed.schema`), publishes them at QoS 1
-with at most ``window`` unacknowledged, and moves the cursor only over messages the broker
-acknowledged (PUBACK), in order. Memory is bounded by one page and the window, however long
-the broker is away.
+with at most ``window`` unacknowledged, and moves the cursor only over messages the floor
+says it stored: the floor's signed acknowledgement on ``<prefix>/<table>/ack``
+(:mod:`firmware_host.feed.ack`), whose hash must be this journal's. The broker's PUBACK only
+says the broker took a message (:attr:`FeedPublisher.taken`); an acknowledgement of the floor
+lagging it for longer than ``ack_lag_s`` makes the publisher resend from the floor's. A table
+whose ``[feed]`` names no floor key keeps the behaviour before end-to-end acknowledgement: the
+cursor moves on the PUBACK. Memory is bounded by one page and the window, however long the
+broker or the floor is away.
 
 paho-mqtt keeps its session in memory, reports success for a publish while disconnected and
 queues without limit beyond its in-flight window (its README and issues). So the publisher
@@ -23,16 +28,21 @@ import logging
 import random
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 import paho.mqtt.client as mqtt
 
 from firmware_host.feed import broker, schema
+from firmware_host.feed.ack import Ack, ack_topic
 from firmware_host.feed.cursor import FeedCursor
+from firmware_host.feed.inflight import InFlight
 from firmware_host.feed.schema import FeedState
+from firmware_host.feed.warning import TroubleClock
 
 if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
     from firmware_host.feed.signing import Signer
 from firmware_host.tables.decisions import Decision
 
@@ -54,6 +64,8 @@ STOP_DRAIN_S = 3.0
 NO_SUBSCRIBERS = 0x10
 #: Reconnect backoff: first and longest wait, seconds (doubled each failure, with jitter).
 BACKOFF_S = (0.25, 10.0)
+#: The floor's acknowledgements received and not yet checked, at most (only the newest matter).
+ACKS_HELD = 16
 
 
 class JournalPages(Protocol):
@@ -77,6 +89,9 @@ class FeedPublisher:
     :param status_every_s: the retained status is refreshed at most this often with the last seq.
     :param on_trouble: called from the publisher's thread with a warning text when trouble has
         lasted ``warn_after_s``, and with None once the feed is healthy again.
+    :param floor_keys: the floor's public keys by id: its signed acknowledgements move the cursor.
+        None: the broker's PUBACK does (a table whose ``[feed]`` names no ``floor_key``).
+    :param ack_lag_s: the floor's acknowledgement this long behind the broker's: resend from it.
     """
 
     def __init__(
@@ -95,28 +110,39 @@ class FeedPublisher:
         ack_timeout_s: float = 10.0,
         status_every_s: float = 5.0,
         on_trouble: Callable[[str | None], None] | None = None,
+        floor_keys: dict[str, Ed25519PublicKey] | None = None,
+        ack_lag_s: float = 30.0,
     ) -> None:
         self.journal, self.cursor, self.settings, self.signer = journal, cursor, settings, signer
         self.table_id, self.game, self.version = table_id, game, version
         self.events_topic = f"{topic_prefix}/{table_id}/events"
         self.status_topic = f"{topic_prefix}/{table_id}/status"
-        self.window, self.warn_after_s, self.ack_timeout_s = window, warn_after_s, ack_timeout_s
-        self.status_every_s, self.on_trouble = status_every_s, on_trouble
+        self.window, self.ack_timeout_s, self.status_every_s = window, ack_timeout_s, status_every_s
+        self.floor_keys, self.ack_lag_s = floor_keys, ack_lag_s
+        self.ack_topic = ack_topic(topic_prefix, table_id)
+        #: The cursor: the last message the floor acknowledged (the broker, without ``floor_keys``).
         self.acked = cursor.load()
+        #: The last message of the prefix the broker acknowledged (PUBACK), this run.
+        self.taken = self.acked
         #: Connections made, and messages published (resends included), since start.
         self.connections = self.published = 0
+        #: Acknowledgements of the floor refused: malformed, not the floor's key, another table's or journal's.
+        self.refused_acks = 0
         #: Messages published on the current connection and not yet acknowledged (at most ``window``).
         self.in_flight = 0
+        #: Messages derived from the journal and not yet published (at most a page's).
+        self.pending = 0
         self._wake = threading.Event()
         self._stopping = threading.Event()
         self._drain_until = 0.0
         self._said_offline = False
         self._acks: collections.deque[tuple[int, int]] = collections.deque()  # (mid, reason code)
+        self._floor_acks: collections.deque[bytes] = collections.deque(maxlen=ACKS_HELD)
+        self._ahead: Ack | None = None  # an acknowledgement beyond every message in flight, to check
         self._connack: threading.Event = threading.Event()
         self._connack_ok: bool | None = None  # None: no CONNACK (yet) on this connection
         self._connected = False
-        self._trouble_since: float | None = time.monotonic()
-        self._warned = False
+        self._trouble = TroubleClock(table_id, settings.url, warn_after_s, on_trouble)
         self._thread = threading.Thread(target=self._run, name=f"feed-{table_id}", daemon=True)
 
     # ------------------------------------------------------------------ the Output side
@@ -141,7 +167,7 @@ class FeedPublisher:
     @property
     def troubled(self) -> bool:
         """Whether feed trouble is being reported (it lasted ``warn_after_s``)."""
-        return self._warned
+        return self._trouble.warned
 
     # ------------------------------------------------------------------ the thread
 
@@ -157,7 +183,7 @@ class FeedPublisher:
                     finally:
                         self.cursor.save(self.acked)
                         self._hang_up(client)
-                self._check_trouble()
+                self._trouble.check(self.acked.seq)
                 if self._stopping.is_set():  # a stop drains while it may: try again at once
                     time.sleep(max(0.0, min(0.2, self._drain_until - time.monotonic())))
                 else:
@@ -173,7 +199,7 @@ class FeedPublisher:
         until = time.monotonic() + seconds
         while not self._stopping.is_set() and time.monotonic() < until:
             self._stopping.wait(min(0.1, max(0.0, until - time.monotonic())))
-            self._check_trouble()
+            self._trouble.check(self.acked.seq)
 
     def _finished(self) -> bool:
         """Stopping, and the offline status said or the drain time over."""
@@ -193,9 +219,11 @@ class FeedPublisher:
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
         client.on_publish = self._on_publish
+        client.on_message = self._on_message
         self._connack.clear()
         self._connack_ok = None
         self._acks.clear()
+        self._floor_acks.clear()
         try:
             client.connect(host, port, keepalive=self.settings.keepalive_s, clean_start=True)
         except OSError as exc:  # refused, unreachable, TLS handshake (ssl.SSLError is an OSError)
@@ -224,7 +252,7 @@ class FeedPublisher:
     def _hang_up(self, client: mqtt.Client) -> None:
         self._connected = False
         self.in_flight = 0
-        self._trouble_since = self._trouble_since or time.monotonic()
+        self._trouble.begins()
         client.disconnect()
         client.loop_stop()
 
@@ -232,13 +260,12 @@ class FeedPublisher:
         """Publish from the cursor until the connection fails, stalls or the publisher stops."""
         self.acked = self.cursor.load()
         reader = _Reader(self.journal, self.table_id, self.acked)
-        inflight: collections.OrderedDict[int, list[Any]] = collections.OrderedDict()  # mid -> [state, sent, acked]
+        inflight = InFlight(self.acked, end_to_end=self.floor_keys is not None)
         saved, saved_at, status_seq, status_at = self.acked.seq, time.monotonic(), -1, 0.0
         # One message until the broker has answered one: Mosquitto closes the connection right after
         # refusing a PUBLISH (PUBACK 0x87, ACL), and anything more of ours arriving after that close
         # makes its kernel answer with a reset, which discards the unread PUBACK here: the refusal
         # would never be said. The window opens at the first acknowledgement (one round trip).
-        opened_at = self.acked.seq
         while True:
             # Read first: every PUBACK that came before a disconnect is in _acks by then. Mosquitto
             # (2.0) closes the connection right after a PUBACK 0x87 (ACL), and the refusal must still be said.
@@ -246,6 +273,8 @@ class FeedPublisher:
             self._wake.clear()
             if not self._take_acks(inflight) or not connected:
                 return
+            if self._ahead is not None:
+                reader = self._catch_up(inflight, reader)
             now = time.monotonic()
             if self.acked.seq != saved and (now - saved_at >= CURSOR_EVERY_S or not inflight):
                 self.cursor.save(self.acked)
@@ -253,16 +282,11 @@ class FeedPublisher:
             if self._stopping.is_set() and (now >= self._drain_until or (not inflight and reader.caught_up)):
                 self._say_offline(client)
                 return
-            if inflight and now - next(iter(inflight.values()))[1] > self.ack_timeout_s:
-                log.warning(
-                    "feed %s: no PUBACK for seq %d in %.0f s; reconnecting",
-                    self.table_id,
-                    next(iter(inflight.values()))[0].seq,
-                    self.ack_timeout_s,
-                )
+            overdue = inflight.overdue(now, self.ack_timeout_s, self.ack_lag_s)
+            if overdue is not None:  # a black hole, or the floor lost or refused what the broker took
+                log.warning("feed %s: %s; resending from seq %d", self.table_id, overdue, self.acked.seq + 1)
                 return
-            answered = self.acked.seq != opened_at
-            while len(inflight) < (self.window if answered else 1):
+            while len(inflight) < (self.window if inflight.answered else 1):
                 made = reader.next()
                 if made is None:
                     break
@@ -270,19 +294,24 @@ class FeedPublisher:
                 info = client.publish(self.events_topic, schema.encode(self.signer.sign(message)), qos=1)
                 if info.rc != mqtt.MQTT_ERR_SUCCESS:
                     return
-                inflight[info.mid] = [state, now, False]
+                inflight.sent(info.mid, state, now)
                 self.published += 1
-            if (answered or not inflight) and self.acked.seq != status_seq and now - status_at >= self.status_every_s:
+            if (
+                (inflight.answered or not inflight)
+                and self.acked.seq != status_seq
+                and now - status_at >= self.status_every_s
+            ):
                 client.publish(self.status_topic, self._signed_status("online"), qos=1, retain=True)
                 status_seq, status_at = self.acked.seq, now
-            self.in_flight = len(inflight)
+            self.in_flight, self.pending = len(inflight), reader.held
             if not inflight:
-                self._healthy()
-            self._check_trouble()
+                self._trouble.healthy(self.acked.seq)
+            self._trouble.check(self.acked.seq)
             self._wake.wait(0.5)
 
-    def _take_acks(self, inflight: collections.OrderedDict[int, list[Any]]) -> bool:
-        """Apply the PUBACKs received; move :attr:`acked` over the acknowledged prefix. False: refused."""
+    def _take_acks(self, inflight: InFlight) -> bool:
+        """Apply the PUBACKs and the floor's acknowledgements received; move :attr:`acked`. False: refused."""
+        now = time.monotonic()
         while self._acks:
             mid, reason = self._acks.popleft()
             if mid not in inflight:
@@ -299,16 +328,54 @@ class FeedPublisher:
                 log.error(
                     "feed %s: the broker refused seq %d on %s (reason code 0x%02X: ACL?); reconnecting",
                     self.table_id,
-                    inflight[mid][0].seq,
+                    inflight.seq_of(mid),
                     self.events_topic,
                     reason,
                 )
                 return False
-            inflight[mid][2] = True
-        while inflight and next(iter(inflight.values()))[2]:
-            self.acked = inflight.popitem(last=False)[1][0]
-            self._healthy()
+            inflight.took(mid, now)
+        while self._floor_acks and self.floor_keys is not None:
+            verdict = inflight.floor_said(self._floor_acks.popleft(), self.table_id, self.floor_keys)
+            if isinstance(verdict, str):
+                self._refuse_ack(verdict)
+            elif isinstance(verdict, Ack) and (self._ahead is None or verdict.seq > self._ahead.seq):
+                self._ahead = verdict
+        self.taken = inflight.taken if inflight.taken.seq > self.taken.seq else self.taken
+        if inflight.acked.seq > self.acked.seq:
+            self.acked = inflight.acked
+            self._trouble.healthy(self.acked.seq)
         return True
+
+    def _refuse_ack(self, why: str) -> None:
+        self.refused_acks += 1
+        if self.refused_acks == 1 or self.refused_acks % 100 == 0:
+            log.error(
+                "feed %s: refused an acknowledgement on %s (%d so far): %s",
+                self.table_id,
+                self.ack_topic,
+                self.refused_acks,
+                why,
+            )
+
+    def _catch_up(self, inflight: InFlight, reader: _Reader) -> _Reader:
+        """The floor acknowledged a seq beyond every message in flight (the cursor was behind the
+        floor's): read the journal up to it, a page at a time; if its hash is this journal's, the
+        cursor jumps there and the reader goes on from it, else the acknowledgement is refused."""
+        ack, self._ahead = self._ahead, None
+        assert ack is not None
+        scan = _Reader(self.journal, self.table_id, inflight.acked)
+        made = scan.next()
+        while made is not None and made[1].seq < ack.seq:
+            made = scan.next()
+        if made is None or made[1].seq != ack.seq or made[1].hash != ack.hash:
+            self._refuse_ack(
+                f"seq {ack.seq} with hash {ack.hash[:16]}..., which is not this journal's message {ack.seq}"
+            )
+            return reader
+        inflight.jump(made[1])
+        self.acked = made[1]
+        self._trouble.healthy(self.acked.seq)
+        return _Reader(self.journal, self.table_id, made[1])
 
     def _say_offline(self, client: mqtt.Client) -> None:
         """A clean stop: the retained status says offline (the will is only for an unclean end)."""
@@ -329,36 +396,6 @@ class FeedPublisher:
             "seq": self.acked.seq,
         }
 
-    # ------------------------------------------------------------------ trouble
-
-    def _healthy(self) -> None:
-        self._trouble_since = None
-        if self._warned:
-            self._warned = False
-            log.warning("feed %s: floor feed back; acknowledged up to seq %d", self.table_id, self.acked.seq)
-            self._notify(None)
-
-    def _check_trouble(self) -> None:
-        since = self._trouble_since
-        if since is None or self._warned or time.monotonic() - since < self.warn_after_s:
-            return
-        self._warned = True
-        text = (
-            f"floor feed down for {time.monotonic() - since:.0f} s ({self.settings.url}); last acknowledged "
-            f"seq {self.acked.seq}; play continues, the journal keeps everything"
-        )
-        log.warning("feed %s: %s", self.table_id, text)
-        self._notify(text)
-
-    def _notify(self, text: str | None) -> None:
-        """Tell ``on_trouble``; its failure (a lamp already closed) never stops the feed."""
-        if self.on_trouble is None:
-            return
-        try:
-            self.on_trouble(text)
-        except Exception:
-            log.exception("feed %s: reporting feed trouble failed", self.table_id)
-
     # ------------------------------------------------------------------ paho callbacks (its thread)
 
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
@@ -366,8 +403,10 @@ class FeedPublisher:
         self._connected = self._connack_ok
         if reason.is_failure:
             log.error("feed %s: broker %s refused the connection: %s", self.table_id, self.settings.url, reason)
-        elif self._trouble_since is None:
-            self._trouble_since = time.monotonic()  # trouble until something is acknowledged again
+        else:
+            self._trouble.begins()  # trouble until something is acknowledged again
+            if self.floor_keys is not None:  # the floor's retained acknowledgement comes first
+                client.subscribe(self.ack_topic, qos=1)
         self._connack.set()
         self._wake.set()
 
@@ -380,28 +419,37 @@ class FeedPublisher:
         self._acks.append((mid, reason.value if reason.is_failure or reason.value == NO_SUBSCRIBERS else 0))
         self._wake.set()
 
+    def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
+        """The floor's acknowledgement (checked in the publisher's thread; at most :data:`ACKS_HELD` held)."""
+        if message.topic == self.ack_topic:
+            self._floor_acks.append(bytes(message.payload[: 2 * 1024]))
+            self._wake.set()
+
 
 class _Reader:
     """The messages after a state, derived one journal page at a time (never more than a page held)."""
 
     def __init__(self, journal: JournalPages, table_id: str, state: FeedState) -> None:
         self.journal, self.table_id, self.state = journal, table_id, state
-        self._pending: Iterator[tuple[dict[str, Any], FeedState]] = iter(())
+        self._pending: collections.deque[tuple[dict[str, Any], FeedState]] = collections.deque()
         #: The last read found nothing more in the journal.
         self.caught_up = False
+
+    @property
+    def held(self) -> int:
+        """Messages derived and not yet taken (at most a page's)."""
+        return len(self._pending)
 
     def next(self) -> tuple[dict[str, Any], FeedState] | None:
         """The next message and the state after it, or None when the journal has no more yet."""
         while True:
-            made = next(self._pending, None)
-            if made is not None:
+            if self._pending:
                 self.caught_up = False
-                return made
+                return self._pending.popleft()
             page = self.journal.records_after(self.state.journal_seq, PAGE)
             if not page:
                 self.caught_up = True
                 return None
-            messages = list(schema.derive(self.table_id, page, self.state))
-            last = messages[-1][1] if messages else self.state
+            self._pending.extend(schema.derive(self.table_id, page, self.state))
+            last = self._pending[-1][1] if self._pending else self.state
             self.state = FeedState(last.seq, page[-1].seq, last.hash)
-            self._pending = iter(messages)

@@ -31,7 +31,17 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from firmware_host.errors import TablehostError
 from firmware_host.feed import schema
 
-__all__ = ["Signer", "Keyring", "SigningKeyError", "key_id", "keygen", "verify", "SIG_PREFIX"]
+__all__ = [
+    "Signer",
+    "Keyring",
+    "SigningKeyError",
+    "key_id",
+    "keygen",
+    "write_key_file",
+    "verify",
+    "load_public_keys",
+    "SIG_PREFIX",
+]
 
 log = logging.getLogger("tablehost.floor")
 
@@ -60,49 +70,54 @@ def key_id(public: Ed25519PublicKey) -> str:
     return hashlib.sha256(raw).hexdigest()[:16]
 
 
-def _signed_text(message: dict[str, Any]) -> bytes:
+def _signed_text(message: dict[str, Any], prefix: bytes = SIG_PREFIX) -> bytes:
     body = {k: v for k, v in message.items() if k != "sig"}
-    return SIG_PREFIX + schema.encode(body)
+    return prefix + schema.encode(body)
 
 
 class Signer:
-    """A table's private key; :meth:`sign` adds ``key_id`` and ``sig`` to a message or a status."""
+    """A private key; :meth:`sign` adds ``key_id`` and ``sig`` to a message or a status (a table's
+    key), or to an acknowledgement (the floor's key, with its own ``prefix``: :mod:`~firmware_host.feed.ack`).
 
-    def __init__(self, private: Ed25519PrivateKey) -> None:
-        self._private = private
+    :param prefix: the domain separation of what this key signs.
+    """
+
+    def __init__(self, private: Ed25519PrivateKey, prefix: bytes = SIG_PREFIX) -> None:
+        self._private, self.prefix = private, prefix
         #: The id of its public key.
         self.key_id = key_id(private.public_key())
 
     @classmethod
-    def from_file(cls, path: Path) -> Signer:
+    def from_file(cls, path: Path, what: str = "feed signing key", prefix: bytes = SIG_PREFIX) -> Signer:
         """The key in ``path``: an unencrypted PEM Ed25519 private key, mode 0400.
 
+        :param what: what the key is called in errors.
         :raises SigningKeyError: missing, unreadable, readable by others or writable, or not such a key.
         """
         try:
             mode = stat.S_IMODE(path.stat().st_mode)
             data = path.read_bytes()
         except OSError as exc:
-            raise SigningKeyError(f"feed signing key {path}: cannot read: {exc.strerror or exc}") from exc
+            raise SigningKeyError(f"{what} {path}: cannot read: {exc.strerror or exc}") from exc
         if mode & 0o377:
-            raise SigningKeyError(f"feed signing key {path}: mode {mode:04o} is looser than 0400; chmod 0400 {path}")
+            raise SigningKeyError(f"{what} {path}: mode {mode:04o} is looser than 0400; chmod 0400 {path}")
         try:
             private = serialization.load_pem_private_key(data, password=None)
         except (ValueError, TypeError) as exc:
-            raise SigningKeyError(f"feed signing key {path}: not an unencrypted PEM private key ({exc})") from exc
+            raise SigningKeyError(f"{what} {path}: not an unencrypted PEM private key ({exc})") from exc
         if not isinstance(private, Ed25519PrivateKey):
-            raise SigningKeyError(f"feed signing key {path}: a {type(private).__name__}, not an Ed25519 key")
-        return cls(private)
+            raise SigningKeyError(f"{what} {path}: a {type(private).__name__}, not an Ed25519 key")
+        return cls(private, prefix)
 
     def sign(self, message: dict[str, Any]) -> dict[str, Any]:
         """``message`` with ``key_id`` and ``sig``."""
         body = {k: v for k, v in message.items() if k not in schema.SIGNATURE_FIELDS}
         body["key_id"] = self.key_id
-        return {**body, "sig": self._private.sign(_signed_text(body)).hex()}
+        return {**body, "sig": self._private.sign(_signed_text(body, self.prefix)).hex()}
 
 
-def verify(message: dict[str, Any], keys: dict[str, Ed25519PublicKey]) -> str | None:
-    """Why ``message`` is not signed by one of ``keys`` (id -> key), or None when it is."""
+def verify(message: dict[str, Any], keys: dict[str, Ed25519PublicKey], prefix: bytes = SIG_PREFIX) -> str | None:
+    """Why ``message`` is not signed by one of ``keys`` (id -> key) under ``prefix``, or None when it is."""
     kid, sig = message.get("key_id"), message.get("sig")
     if kid is None and sig is None:
         return "unsigned"
@@ -112,7 +127,7 @@ def verify(message: dict[str, Any], keys: dict[str, Ed25519PublicKey]) -> str | 
     if public is None:
         return f"signed with key {kid}, not a key of this table" if keys else "no public key for this table"
     try:
-        public.verify(bytes.fromhex(sig), _signed_text(message))
+        public.verify(bytes.fromhex(sig), _signed_text(message, prefix))
     except InvalidSignature:
         return f"the signature does not check with key {kid}"
     return None
@@ -221,6 +236,9 @@ class Keyring:
 def keygen(private_path: Path, public_path: Path) -> str:
     """Write a new key pair: the private key (PEM, mode 0400) and the public key (PEM, 0444); its id.
 
+    Both ``tablehost feed keygen`` (a table's pair) and ``tablehost floor keygen`` (the floor's)
+    write through here, each file by :func:`write_key_file`.
+
     :raises SigningKeyError: either file exists already (never overwritten), or cannot be written.
     """
     private = Ed25519PrivateKey.generate()
@@ -233,18 +251,41 @@ def keygen(private_path: Path, public_path: Path) -> str:
     for path in (private_path, public_path):
         if os.path.lexists(path):
             raise SigningKeyError(f"{path}: exists already; a key is never overwritten (move it away first)")
-    written: list[Path] = []
+    write_key_file(private_path, pem, 0o400)
     try:
-        for path, data, mode in ((private_path, pem, 0o400), (public_path, public, 0o444)):
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
-            written.append(path)
+        write_key_file(public_path, public, 0o444)
+    except SigningKeyError:
+        private_path.unlink(missing_ok=True)
+        raise
+    return key_id(private.public_key())
+
+
+def write_key_file(path: Path, data: bytes, mode: int) -> None:
+    """Write a key file durably and never over another: under a temporary name in the same
+    directory, fsynced, linked into place (which fails if ``path`` exists), its directory fsynced.
+
+    The one place key files are written (the durable-file helper of issue 27 replaces its body).
+
+    :raises SigningKeyError: ``path`` exists, or cannot be written.
+    """
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+        try:
             with os.fdopen(fd, "wb") as handle:
                 handle.write(data)
                 handle.flush()
+                os.fchmod(handle.fileno(), mode)  # whatever the umask
                 os.fsync(handle.fileno())
-            os.chmod(path, mode)  # whatever the umask
+            os.link(temporary, path)  # never over an existing key, unlike a rename
+        finally:
+            temporary.unlink(missing_ok=True)
+        directory = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(directory)
+        finally:
+            os.close(directory)
+    except FileExistsError as exc:
+        raise SigningKeyError(f"{path}: exists already; a key is never overwritten (move it away first)") from exc
     except OSError as exc:
-        for path in written:
-            path.unlink(missing_ok=True)
         raise SigningKeyError(f"{path}: cannot write: {exc.strerror or exc}") from exc
-    return key_id(private.public_key())

@@ -1,7 +1,8 @@
 """Feed trouble at the table: a line on the dealer view, an amber tower lamp and a journal
 record (:class:`~firmware_host.tables.events.FloorFeedStatus`); play goes on.
 
-The publisher reports trouble from its own thread (:class:`FeedTrouble` is its ``on_trouble``).
+The publisher times trouble (:class:`TroubleClock`: no connection, or nothing acknowledged by the
+floor) and reports it from its own thread (:class:`FeedTrouble` is its ``on_trouble``).
 The lamp is shared with the controller's ``lamp`` decisions, so :class:`TroubleLamp` sits
 between :class:`~firmware_host.host.outputs.PanelOutput` and the panel: while the feed is in
 trouble a green lamp shows amber (red, a paused table, stays red), and the controller's colour
@@ -10,7 +11,9 @@ comes back once the feed is healthy.
 
 from __future__ import annotations
 
+import logging
 import threading
+import time
 from collections.abc import Callable
 from typing import TextIO
 
@@ -18,7 +21,60 @@ from drivers.events import DeviceEvent
 from firmware_host.host.outputs import Panel
 from firmware_host.tables.events import FloorFeedStatus
 
-__all__ = ["FeedTrouble", "TroubleLamp"]
+__all__ = ["FeedTrouble", "TroubleLamp", "TroubleClock"]
+
+log = logging.getLogger("tablehost.feed")
+
+
+class TroubleClock:
+    """When the feed's trouble began, and whether it was reported: trouble lasting ``warn_after_s``
+    is told to ``on_trouble`` with a text, and its end with None (from the publisher's thread).
+
+    :param table_id, url: name the table and its broker in the text.
+    """
+
+    def __init__(
+        self, table_id: str, url: str, warn_after_s: float, on_trouble: Callable[[str | None], None] | None
+    ) -> None:
+        self.table_id, self.url, self.warn_after_s, self.on_trouble = table_id, url, warn_after_s, on_trouble
+        #: When the trouble began (monotonic), or None: healthy. A feed starts in trouble.
+        self.since: float | None = time.monotonic()
+        #: The trouble has been reported.
+        self.warned = False
+
+    def begins(self) -> None:
+        """Trouble from now on, unless it began already."""
+        self.since = self.since or time.monotonic()
+
+    def healthy(self, seq: int) -> None:
+        """Acknowledged up to ``seq``: no trouble (its end is reported if it was)."""
+        self.since = None
+        if self.warned:
+            self.warned = False
+            log.warning("feed %s: floor feed back; acknowledged up to seq %d", self.table_id, seq)
+            self._notify(None)
+
+    def check(self, seq: int) -> None:
+        """Report the trouble once it has lasted ``warn_after_s`` (``seq``: the last acknowledged)."""
+        since = self.since
+        if since is None or self.warned or time.monotonic() - since < self.warn_after_s:
+            return
+        self.warned = True
+        text = (
+            f"floor feed down for {time.monotonic() - since:.0f} s ({self.url}); last acknowledged "
+            f"seq {seq}; play continues, the journal keeps everything"
+        )
+        log.warning("feed %s: %s", self.table_id, text)
+        self._notify(text)
+
+    def _notify(self, text: str | None) -> None:
+        """Tell ``on_trouble``; its failure (a lamp already closed) never stops the feed."""
+        if self.on_trouble is None:
+            return
+        try:
+            self.on_trouble(text)
+        except Exception:
+            log.exception("feed %s: reporting feed trouble failed", self.table_id)
 
 
 class TroubleLamp:

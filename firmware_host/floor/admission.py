@@ -8,12 +8,20 @@ size, nesting, types, ranges, hash), its ``table`` is the topic's, and it is sig
 that table's provisioned keys (:mod:`firmware_host.feed.signing`), unless the collector was
 explicitly started unsigned. Anything else is a :class:`Refusal`, with why and a bounded
 excerpt; :meth:`Admission.admit` never raises.
+
+A feed message refused as malformed whose content is malformed however it is encoded, yet
+which its table signed, **settles** its seq (:attr:`Refusal.settles`): the table really sent
+it, and would send the same bytes at every resend, so the floor's acknowledgement passes it
+rather than hold back every message after it (docs/feed.md, "Acknowledgement"). Only the
+table's key can make one, so a forger cannot settle a seq.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
+import re
 from typing import Any
 
 from firmware_host.feed import schema, signing
@@ -29,6 +37,7 @@ TOPIC_CHARS = 200
 #: Characters of a refusal's reason kept.
 REASON_CHARS = 300
 LEAVES = ("events", "status")
+_HASH = re.compile(r"[0-9a-f]{64}\Z")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,6 +61,8 @@ class Refusal:
         ids never adds a table).
     :param seq: the message's seq when it could be read.
     :param size: the payload's length, bytes.
+    :param settles: ``(seq, hash)`` of a feed message malformed in content yet signed by its
+        table: the store records the seq as settled, and the floor's acknowledgement passes it.
     """
 
     table: str | None
@@ -61,6 +72,7 @@ class Refusal:
     reason: str
     excerpt: str
     size: int
+    settles: tuple[int, str] | None = None
 
 
 def _cut(text: str, limit: int) -> str:
@@ -103,7 +115,9 @@ class Admission:
         try:
             message = check(payload, signed=signed)
         except schema.MessageError as exc:
-            return self.refusal(table, topic, payload, str(exc))
+            refused = self.refusal(table, topic, payload, str(exc))
+            settles = self._signed_malformed(table, payload) if leaf == "events" else None
+            return refused if settles is None else dataclasses.replace(refused, seq=settles[0], settles=settles)
         seq = message["seq"] if leaf == "events" else None
         if message["table"] != table:
             return self.refusal(
@@ -118,6 +132,28 @@ class Admission:
             if why is not None:
                 return self.refusal(table, topic, payload, f"not signed by the table: {why}", seq)
         return Admitted(table, leaf, message, topic)
+
+    def _signed_malformed(self, table: str, payload: bytes) -> tuple[int, str] | None:
+        """``(seq, hash)`` of a message its table signed whose content is malformed however it is
+        encoded (so not merely a genuine message re-encoded by someone else), else None."""
+        if self.keyring is None or len(payload) > 2 * schema.MAX_PAYLOAD:
+            return None
+        try:
+            message = json.loads(payload)
+        except (ValueError, RecursionError):
+            return None
+        if not isinstance(message, dict) or message.get("table") != table:
+            return None
+        seq, hash = message.get("seq"), message.get("hash")
+        if type(seq) is not int or not 0 < seq <= schema.MAX_SEQ or not isinstance(hash, str) or not _HASH.match(hash):
+            return None
+        if signing.verify(message, self.keyring.keys(table)) is not None:
+            return None
+        try:
+            schema.check_message(schema.encode(message), signed=True)
+        except (schema.MessageError, ValueError, TypeError, RecursionError):
+            return seq, hash
+        return None  # well-formed in its canonical form: someone re-encoded a genuine message
 
     def refusal(self, table: str | None, topic: str, payload: bytes, reason: str, seq: int | None = None) -> Refusal:
         """A :class:`Refusal`, every part cut to its bound."""

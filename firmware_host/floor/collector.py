@@ -19,6 +19,12 @@ Several collectors may share one PostgreSQL store, each with its own persistent 
 own ``client_id``): every message reaches each of them, and the store keeps it once
 (docs/feed.md, "Redundant collectors").
 
+Only the store can say a message is stored. With the floor's key (``--floor-key``), after each
+committed batch the collector publishes, for every table the batch brought a message of, the
+floor's acknowledgement (:mod:`firmware_host.feed.ack`): the highest seq up to which the store
+holds every message of the table, read from the store (so any collector sharing it may say
+it), signed, retained, QoS 1. The tables move their cursors on it, not on the broker's PUBACK.
+
 :class:`CollectorStats` is where the collector counts what became of each message and how long
 each store write took: the Prometheus metrics read it.
 """
@@ -37,7 +43,8 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from firmware_host.feed import broker
-from firmware_host.feed.signing import Keyring
+from firmware_host.feed.ack import ack_topic, make_ack
+from firmware_host.feed.signing import Keyring, Signer
 from firmware_host.floor.admission import Admission, Admitted, Refusal
 from firmware_host.floor.model import FloorError, Outcome, Store
 
@@ -51,6 +58,11 @@ SESSION_EXPIRY_S = 7 * 24 * 3600
 BATCH = 500
 #: Reconnect backoff, first and longest wait, seconds.
 BACKOFF_S = (0.25, 10.0)
+#: A table's acknowledged seq is remembered in the store each time it has moved this far (where the
+#: search starts after a restart: :meth:`~firmware_host.floor.store_sql.SqlStore.remember_ack`).
+REMEMBER_EVERY = 1000
+#: The floor's acknowledgements paho may hold unsent (beyond, one is dropped: the next batch says it again).
+ACKS_QUEUED = 1000
 #: Refusals logged one by one in each :data:`LOG_WINDOW_S`; the rest are summed up in one line.
 LOG_BURST = 10
 LOG_WINDOW_S = 60.0
@@ -139,6 +151,9 @@ class Collector:
         unsigned messages.
     :param topic_prefix: first level of the tables' topics.
     :param client_id: the persistent session's name: keep it across restarts.
+    :param floor_signer: the floor's key (:data:`~firmware_host.feed.ack.ACK_PREFIX`): with it, what
+        the store holds is acknowledged to each table; without it the tables' cursors move on
+        the broker's PUBACK (only tables whose ``[feed]`` names no floor key make progress).
     """
 
     def __init__(
@@ -149,8 +164,13 @@ class Collector:
         *,
         topic_prefix: str = "tablehost",
         client_id: str = "tablehost-floor",
+        floor_signer: Signer | None = None,
     ) -> None:
         self.store, self.settings, self.prefix, self.client_id = store, settings, topic_prefix, client_id
+        self.floor_signer = floor_signer
+        #: Per table, the last ``(seq, hash)`` this collector acknowledged (where the next look starts).
+        self.said: dict[str, tuple[int, str]] = {}
+        self._remembered: dict[str, int] = {}  # per table, the seq last remembered in the store
         self.admission = Admission(topic_prefix, keyring)
         #: What became of the messages (the metrics' source).
         self.stats = CollectorStats()
@@ -173,9 +193,16 @@ class Collector:
 
     def run(self) -> None:
         """Connect, subscribe and store until :meth:`stop`; reconnects with backoff."""
+        if self.floor_signer is None:
+            log.warning(
+                "floor: no floor key (--floor-key): nothing is acknowledged to the tables; a table whose "
+                "[feed] names a floor_key resends until a collector with the floor's key acknowledges it"
+            )
         _, host, port = self.settings.endpoint
         client = broker.client(self.settings, self.client_id)
         client.manual_ack_set(True)
+        client.max_inflight_messages_set(100)
+        client.max_queued_messages_set(ACKS_QUEUED)  # bounded: an acknowledgement is said again each batch
         client.enable_logger(log)
         errors = broker.SocketErrors(client)
         client.on_connect = self._on_connect
@@ -235,7 +262,7 @@ class Collector:
         while self._batch:
             batch = self._batch[:BATCH]
             try:
-                self.process([(_topic(message), bytes(message.payload)) for message in batch])
+                outcomes = self.process([(_topic(message), bytes(message.payload)) for message in batch])
             except FloorError as exc:
                 self.stats.write_failures += 1
                 if self.stats.write_failures == 1 or self.stats.write_failures % 100 == 0:
@@ -248,7 +275,34 @@ class Collector:
             del self._batch[: len(batch)]
             for message in batch:
                 client.ack(message.mid, message.qos)
+            self._say_stored(client, outcomes)
         return True
+
+    def _say_stored(self, client: mqtt.Client, outcomes: list[Outcome]) -> None:
+        """Publish the floor's acknowledgement of each table the batch brought a feed message of
+        (stored; a duplicate: a table resending wants to hear it again; a conflict; or refused,
+        which may have settled a seq)."""
+        if self.floor_signer is None:
+            return
+        tables = sorted({o.table for o in outcomes if o.table and o.seq is not None and o.kind != "status"})
+        for table in tables:
+            try:
+                seq, hash = self.store.contiguous(table, self.said[table][0] if table in self.said else None)
+                if seq - self._remembered.get(table, 0) >= REMEMBER_EVERY:
+                    self.store.remember_ack(table, seq)
+                    self._remembered[table] = seq
+            except FloorError as exc:  # the table resends after its lag bound; nothing is lost
+                log.error("floor: cannot read what the store holds of %s to acknowledge it: %s", table, exc)
+                return
+            if seq == 0:
+                continue
+            client.publish(
+                ack_topic(self.prefix, table),
+                make_ack(self.floor_signer, table, seq, hash, time.time()),
+                qos=1,
+                retain=True,
+            )
+            self.said[table] = (seq, hash)
 
     def process(self, batch: Sequence[tuple[str, bytes]]) -> list[Outcome]:
         """Check and store ``(topic, payload)`` messages; count and log what became of them.

@@ -117,6 +117,23 @@ MIGRATIONS: tuple[Migration, ...] = (
             "CREATE INDEX refused_table ON refused (table_id, id)",
         ),
     ),
+    Migration(
+        4,
+        "the floor's acknowledgement: seqs settled (refused as malformed though signed by their "
+        "table), and where each table's acknowledged prefix was last seen to reach",
+        sqlite=(
+            """CREATE TABLE IF NOT EXISTS settled (
+                table_id TEXT NOT NULL, seq INTEGER NOT NULL, hash TEXT NOT NULL, reason TEXT NOT NULL,
+                at REAL NOT NULL, PRIMARY KEY (table_id, seq)) WITHOUT ROWID""",
+            "ALTER TABLE tables ADD COLUMN ack_hint INTEGER NOT NULL DEFAULT 0",
+        ),
+        postgresql=(
+            """CREATE TABLE settled (
+                table_id TEXT NOT NULL, seq BIGINT NOT NULL, hash TEXT NOT NULL, reason TEXT NOT NULL,
+                at DOUBLE PRECISION NOT NULL, PRIMARY KEY (table_id, seq))""",
+            "ALTER TABLE tables ADD COLUMN ack_hint BIGINT NOT NULL DEFAULT 0",
+        ),
+    ),
 )
 #: The schema's newest version.
 LATEST = MIGRATIONS[-1].version

@@ -87,6 +87,12 @@ class Store(Protocol):
     def status(self, table: str) -> TableStatus:
         """One table's status (:class:`FloorError` for an unknown table)."""
 
+    def contiguous(self, table: str, start: int | None = None) -> tuple[int, str]:
+        """The highest seq up to which every message of ``table`` is held, and its hash."""
+
+    def remember_ack(self, table: str, seq: int) -> None:
+        """Where :meth:`contiguous` starts next time (a hint)."""
+
     def refused_unknown(self) -> int:
         """Refusals on topics naming no table the floor knows."""
 

@@ -136,6 +136,36 @@ class StoreReads:
             ).fetchall()
         return [dict(zip(_REFUSAL, row)) for row in rows]
 
+    def contiguous(self, table: str, start: int | None = None) -> tuple[int, str]:
+        """``(seq, hash)``: the highest seq up to which every seq of ``table`` is stored, or settled
+        (refused as malformed though its table signed it), and its hash (``(0, genesis)``: seq 1
+        is neither). What the floor acknowledges to the table.
+
+        :param start: a seq known to be held (where an earlier answer ended): the search starts
+            there, so it costs the messages since, not the table's whole history. None: where
+            the store last remembered it (:meth:`~firmware_host.floor.store_sql.SqlStore.remember_ack`).
+        """
+        with self._db() as db:
+            if start is None:
+                row = db.execute("SELECT ack_hint FROM tables WHERE table_id = ?", (table,)).fetchone()
+                start = max(1, int(row[0])) if row and isinstance(row[0], int) else 1
+            if not db.execute(
+                "SELECT 1 FROM messages WHERE table_id = ? AND seq = ? UNION ALL "
+                "SELECT 1 FROM settled WHERE table_id = ? AND seq = ?",
+                (table, start, table, start),
+            ).fetchone():
+                return (0, schema.GENESIS_HASH) if start == 1 else self.contiguous(table, 1)
+            # The first held seq from ``start`` whose next is not held: each side an index scan in
+            # seq order, merged, that stops at the first such seq.
+            ends = " ".join(
+                f"SELECT h.seq, h.hash FROM {side} AS h WHERE h.table_id = ? AND h.seq >= ? "
+                "AND NOT EXISTS (SELECT 1 FROM messages AS n WHERE n.table_id = h.table_id AND n.seq = h.seq + 1) "
+                "AND NOT EXISTS (SELECT 1 FROM settled AS n WHERE n.table_id = h.table_id AND n.seq = h.seq + 1)"
+                for side in ("messages", "settled")
+            ).replace(" SELECT h.seq", " UNION ALL SELECT h.seq", 1)
+            end = db.execute(f"{ends} ORDER BY 1 LIMIT 1", (table, start, table, start)).fetchone()
+        return int(end[0]), str(end[1])
+
     def gaps(self, table: str) -> list[tuple[int, int]]:
         """The missing seq ranges ``(first, last)`` below the highest stored seq."""
         with self._db() as db:

@@ -126,6 +126,19 @@ class SqlStore(StoreReads):
         except self._ERROR as exc:  # nothing of the batch is acknowledged: the broker keeps it
             raise FloorError(f"floor database {self.name}: cannot store: {exc}") from exc
 
+    def remember_ack(self, table: str, seq: int) -> None:
+        """Remember that every seq of ``table`` up to ``seq`` is held: where :meth:`contiguous`
+        starts next time (after a collector's restart, not from seq 1). A hint: losing it costs
+        only a longer search.
+
+        :raises FloorError: the database cannot be written.
+        """
+        try:
+            with self._db() as db:
+                db.execute("UPDATE tables SET ack_hint = ? WHERE table_id = ? AND ack_hint < ?", (seq, table, seq))
+        except self._ERROR as exc:
+            raise FloorError(f"floor database {self.name}: cannot remember an acknowledgement: {exc}") from exc
+
     def _write(
         self, batch: Sequence[Admitted | Refusal], tables: list[str], now: float, isolate: bool
     ) -> list[Outcome]:
@@ -333,6 +346,11 @@ class SqlStore(StoreReads):
                 ),
             )
             db.execute("UPDATE refused_counts SET kept = kept + 1 WHERE table_id = ?", (bucket,))
+        if refusal.settles is not None and table is not None:
+            db.execute(
+                "INSERT INTO settled (table_id, seq, hash, reason, at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                (table, *refusal.settles, reason, now),
+            )
         return Outcome("refused", refusal.table, refusal.seq, refusal.reason)
 
 

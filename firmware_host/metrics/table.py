@@ -94,9 +94,11 @@ class TableMetrics:
         )
         gauge.set_function(lambda: float(_file_bytes(path) + _file_bytes(Path(f"{path}-wal"))))
 
-    def watch_feed(self, backlog: Callable[[], int], acked: Callable[[], int]) -> None:
+    def watch_feed(self, backlog: Callable[[], int], acked: Callable[[], int], taken: Callable[[], int]) -> None:
         """The floor feed's backlog (journal records after the one the last acknowledged message
-        came from) and the seq of the last message the broker acknowledged."""
+        came from), the seq of the last message acknowledged (by the floor's signed
+        acknowledgement; by the broker for a table that names no floor key) and of the last the
+        broker took (PUBACK)."""
         Gauge(
             "tablehost_feed_backlog_records",
             "Journal records the floor has not acknowledged yet.",
@@ -104,9 +106,14 @@ class TableMetrics:
         ).set_function(lambda: float(backlog()))
         Gauge(
             "tablehost_feed_acked_seq",
-            "The seq of the last feed message the broker acknowledged.",
+            "The seq up to which the floor acknowledged storing the feed (the broker, without a floor key).",
             registry=self.registry,
         ).set_function(lambda: float(acked()))
+        Gauge(
+            "tablehost_feed_broker_acked_seq",
+            "The seq of the last feed message the broker took (PUBACK), since the table started.",
+            registry=self.registry,
+        ).set_function(lambda: float(taken()))
 
 
 def _file_bytes(path: Path) -> int:

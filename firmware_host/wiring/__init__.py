@@ -318,7 +318,9 @@ def _metrics(table: Table, listen: str | None) -> MetricsServer | None:
     feed = table.feed
     if feed is not None:
         journal = table.journal
-        counted.watch_feed(lambda: max(0, journal.last_seq - feed.acked.journal_seq), lambda: feed.acked.seq)
+        counted.watch_feed(
+            lambda: max(0, journal.last_seq - feed.acked.journal_seq), lambda: feed.acked.seq, lambda: feed.taken.seq
+        )
     server = MetricsServer(counted.registry, listen, config.tls, config.allowed_hosts)
     table.service.observer = counted
     return server

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any, TextIO
 
@@ -15,6 +16,8 @@ from firmware_host.feed.warning import FeedTrouble, TroubleLamp
 from firmware_host.host.journal import Journal
 
 __all__ = ["build_feed"]
+
+log = logging.getLogger("tablehost.feed")
 
 
 def build_feed(
@@ -38,13 +41,23 @@ def build_feed(
         config.keepalive_s,
     )
     client(settings, profile.table_id)  # a bad URL, secret or TLS file is an error now, not on the feed's thread
-    from firmware_host.feed.signing import Signer, SigningKeyError  # cryptography: only with a feed
+    from firmware_host.feed.signing import Signer, SigningKeyError, load_public_keys  # cryptography: only with a feed
 
     if config.signing_key is None:
         raise SigningKeyError(
             "[feed] signing_key: the floor feed signs every message; give the table's key (tablehost feed keygen ID)"
         )
     signer = Signer.from_file(config.signing_key)
+    floor_keys = None
+    if config.floor_key is not None:
+        floor_keys = load_public_keys(config.floor_key)  # a bad file: one line naming it, exit 2
+    else:
+        log.warning(
+            "feed %s: [feed] names no floor_key: the cursor moves when the broker takes a message "
+            "(PUBACK), not when the floor stores it, so a broker crash can lose what it held "
+            "(docs/feed.md, Acknowledgement)",
+            profile.table_id,
+        )
     lamp = TroubleLamp(panel) if panel is not None else None
     publisher = FeedPublisher(
         journal,
@@ -59,5 +72,7 @@ def build_feed(
         warn_after_s=config.warn_after_s,
         ack_timeout_s=2.0 * config.keepalive_s,
         on_trouble=FeedTrouble(stream, profile.table_id, lamp, emit),
+        floor_keys=floor_keys,
+        ack_lag_s=config.ack_lag_s,
     )
     return publisher, (lamp if lamp is not None else panel)

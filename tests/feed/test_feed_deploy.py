@@ -79,8 +79,13 @@ def test_the_floor_brokers_config_with_client_certificates_takes_the_cn_as_the_u
 def test_the_acl_confines_each_table_to_its_own_id_and_lets_the_collector_only_read() -> None:
     rules = [line.split() for line in (DEPLOY / "acl").read_text().splitlines() if line and not line.startswith("#")]
     assert ["pattern", "write", "tablehost/%u/events"] in rules and ["pattern", "write", "tablehost/%u/status"] in rules
+    assert ["pattern", "read", "tablehost/%u/ack"] in rules  # a table reads only its own acknowledgement
     collector = rules[rules.index(["user", "tablehost-floor"]) + 1 :]
-    assert collector == [["topic", "read", "tablehost/+/events"], ["topic", "read", "tablehost/+/status"]]
+    assert collector == [
+        ["topic", "read", "tablehost/+/events"],
+        ["topic", "read", "tablehost/+/status"],
+        ["topic", "write", "tablehost/+/ack"],  # and only the collector writes one
+    ]
 
 
 def test_the_broker_drops_a_packet_the_collector_would_refuse_unread() -> None:

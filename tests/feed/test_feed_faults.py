@@ -15,7 +15,16 @@ import paho.mqtt.client as mqtt
 import pytest
 
 from bench.feed.broker import Broker
-from bench.floor.tables import FloorDb, as_floor_db, floor_keys, floor_seq, journal_rounds, start_table, table_profile
+from bench.floor.tables import (
+    FloorDb,
+    as_floor_db,
+    floor_keys,
+    floor_seq,
+    journal_rounds,
+    provision_floor,
+    start_table,
+    table_profile,
+)
 from bench.floor.tcp_proxy import TcpProxy
 from firmware_host.cli import main
 from firmware_host.feed import schema
@@ -90,6 +99,28 @@ def test_the_broker_stopped_and_restarted(tmp_path: Path, paths: tuple[Path, Pat
         assert_complete(db, journal, table, profile, broker.url)
 
 
+@pytest.mark.parametrize("persistence", [True, False], ids=["persistence on", "persistence off"])
+def test_the_broker_sigkilled_with_the_collectors_queue_in_it_loses_nothing(
+    tmp_path: Path, paths: tuple[Path, Path, Path], persistence: bool
+) -> None:
+    """Issue 27: the broker took messages for the absent collector (PUBACK) and was SIGKILLed
+    before saving them (persistence off: everything it held is gone). The table's cursor follows
+    the floor's acknowledgement, not the PUBACK, so it resends them after the restart."""
+    profile, journal, db = paths
+    with Broker(tmp_path / "broker", persistence=persistence) as broker:
+        with collecting(db, broker.url):  # the collector's persistent session, then it leaves
+            table = start_table(profile, journal, ROUNDS, broker.url)
+            wait_for(lambda: floor_seq(db) > 10, what="the feed under way")
+        stored = floor_seq(db)
+        reached = journal_rounds(journal)
+        wait_for(lambda: journal_rounds(journal) >= reached + 3, what="messages queued for the absent collector")
+        broker.kill()
+        assert floor_seq(db) == stored  # what the broker took since is only in the broker and the journal
+        broker.start()
+        with collecting(db, broker.url):
+            assert_complete(db, journal, table, profile, broker.url)
+
+
 def test_the_broker_stopped_while_the_journal_rotates(tmp_path: Path) -> None:
     """The feed's cursor falls behind rotations while the broker is away; it then resends from
     the archived segments: the floor ends with every record of every segment, once."""
@@ -148,6 +179,8 @@ def test_the_collector_killed_and_restarted(on_each_store: tuple[Path, Path, Flo
         *db.args(),
         "--keys",
         str(floor_keys(db.directory)),
+        "--floor-key",
+        str(provision_floor(db.directory)),
         "-v",
     ]
     log = db.directory / "collector.log"

@@ -13,13 +13,13 @@ import paho.mqtt.client as mqtt
 import pytest
 
 from bench.feed.broker import Broker, free_port
-from bench.floor.tables import floor_seq, provision, start_table, table_profile
+from bench.floor.tables import floor_seq, provision, provision_floor, start_table, table_profile
 from bench.floor.tcp_proxy import TcpProxy
 from drivers.events.shoe import CardRead
 from firmware_host.feed.broker import BrokerSettings
 from firmware_host.feed.cursor import FeedCursor
 from firmware_host.feed.publisher import FeedPublisher
-from firmware_host.feed.signing import Signer
+from firmware_host.feed.signing import PUBLIC_SUFFIX, Signer, load_public_keys
 from firmware_host.feed.warning import FeedTrouble, TroubleLamp
 from firmware_host.host.journal import Journal, verify
 from firmware_host.tables.decisions import Decision
@@ -48,8 +48,14 @@ def signer(journal: Journal) -> Signer:
     return Signer.from_file(provision(Path(journal.path).parent, "T1"))
 
 
+def floor_keys_of(journal: Journal) -> dict[str, object]:
+    """The floor's public key, provisioned beside the journal (the test's collector signs with its private key)."""
+    return load_public_keys(provision_floor(Path(journal.path).parent).with_suffix(PUBLIC_SUFFIX))  # type: ignore[return-value]
+
+
 def publisher(journal: Journal, url: str, **options: object) -> FeedPublisher:
     settings = BrokerSettings(url, keepalive_s=int(options.pop("keepalive_s", 15)))  # type: ignore[call-overload]
+    options.setdefault("floor_keys", floor_keys_of(journal))
     return FeedPublisher(
         journal,
         FeedCursor(journal.path, "T1"),
@@ -122,7 +128,8 @@ def test_no_more_than_the_window_is_unacknowledged_and_a_black_hole_is_left(
 
 def test_the_retained_status_says_online_then_offline_at_a_clean_stop(broker: Broker, journal: Journal) -> None:
     play(journal, 2)
-    feed = publisher(journal, broker.url, status_every_s=0.0)
+    # No floor key: the broker's PUBACK moves the cursor (the raw subscriber acknowledges nothing).
+    feed = publisher(journal, broker.url, status_every_s=0.0, floor_keys=None)
     status, floor = Subscriber(broker.port, "tablehost/T1/status"), Subscriber(broker.port, "tablehost/T1/events")
     try:
         feed.start()
@@ -182,17 +189,13 @@ def test_feed_trouble_shows_on_the_dealer_view_and_the_lamp_and_clears(tmp_path:
         assert shown[-1] == "red"
         lamp.show("green")
         assert shown[-1] == "amber"
-        with down:
-            floor = Subscriber(down.port, "tablehost/T1/events")  # until a collector subscribes it is trouble
-            try:
-                wait_for(lambda: "floor feed back" in view.getvalue(), what="the feed back")
-                assert shown[-1] == "green" and not feed.troubled
-                # For the journal (the service's queue): the trouble and why, then healthy again.
-                assert [bool(status.trouble) for status in said] == [True, False]
-                assert said[0].device == "feed" and f"WARNING: {said[0].trouble}" in view.getvalue()
-                wait_for(lambda: len(floor.payloads) == 4, what="record 1 and three results")
-            finally:
-                floor.close()
+        with down, collecting(tmp_path / "floor.sqlite", down.url):  # until the floor acknowledges it is trouble
+            wait_for(lambda: "floor feed back" in view.getvalue(), what="the feed back")
+            assert shown[-1] == "green" and not feed.troubled
+            # For the journal (the service's queue): the trouble and why, then healthy again.
+            assert [bool(status.trouble) for status in said] == [True, False]
+            assert said[0].device == "feed" and f"WARNING: {said[0].trouble}" in view.getvalue()
+            wait_for(lambda: floor_seq(tmp_path / "floor.sqlite", "T1") == 4, what="record 1 and three results")
             feed.stop()
     finally:
         feed.stop(0)
@@ -202,13 +205,13 @@ def test_a_restarted_feed_resends_identical_bytes(broker: Broker, journal: Journ
     play(journal, 10)
     events = Subscriber(broker.port, "tablehost/T1/events")
     try:
-        first = publisher(journal, broker.url)
+        first = publisher(journal, broker.url, floor_keys=None)  # the raw subscriber acknowledges nothing
         first.start()
         wait_for(lambda: len(events.payloads) == 11, what="11 messages")
         first.stop()
         cursor = FeedCursor(journal.path, "T1")
         cursor._conn.execute("DELETE FROM feed_cursor")  # as if the cursor were lost: resend everything
-        again = publisher(journal, broker.url)
+        again = publisher(journal, broker.url, floor_keys=None)
         again.start()
         wait_for(lambda: len(events.payloads) == 22, what="the resend")
         again.stop()

@@ -142,3 +142,70 @@ def test_a_message_re_signed_under_a_new_key_is_a_duplicate(
         assert [m["key_id"] for m in store.messages("T1")][2:4] == [old.key_id, new.key_id]
     finally:
         store.close()
+
+
+def test_a_malformed_message_its_table_signed_is_refused_visibly_and_never_holds_back_the_ack(
+    table: tuple[Path, Path, Signer, Keyring],
+) -> None:
+    """Issue 27: a message the floor refuses as malformed, which the table would resend unchanged
+    for ever, is settled: the floor's acknowledgement passes it (and the messages after it are
+    acknowledged), while it stays counted and kept as refused. A forger cannot settle a seq: a
+    malformed message not signed by the table, and a genuine message merely re-encoded, settle nothing."""
+    journal, db, signer, keyring = table
+    genuine = feed(journal)
+    bad = schema.seal({**genuine[2], "type": "not a type!"})  # malformed in content, sealed and signed
+    stranger = Signer(Ed25519PrivateKey.generate())
+    payloads = [schema.encode(signer.sign(m)) for m in genuine[:2]]
+    payloads.append(schema.encode(stranger.sign({**bad, "table": "T1"})))  # not the table's: settles nothing
+    reencoded = schema.encode(signer.sign(genuine[2])).replace(b'"seq":', b'"seq":', 1).replace(b"{", b"{ ", 1)
+    payloads.append(reencoded.replace(b'"table"', b'"table":"T1","table"', 1))  # a key twice: refused, settles nothing
+    assert store_all(db, keyring, payloads) == ["stored", "stored", "refused", "refused"]
+    store = FloorStore(db)
+    try:
+        assert store.contiguous("T1") == (2, genuine[1]["hash"])  # seq 3 not settled by either
+        after = [schema.encode(signer.sign(bad))] + [schema.encode(signer.sign(m)) for m in genuine[3:]]
+        assert [o.kind for o in store.ingest(admit(after, keyring=keyring))][0] == "refused"
+        last = genuine[-1]
+        assert store.contiguous("T1") == (last["seq"], last["hash"])  # past the settled seq 3
+        assert store.contiguous("T1", 2) == (last["seq"], last["hash"])
+        status = store.status("T1")
+        assert status.refused == 3 and status.gaps == [(3, 3)]  # visible: refused, and not stored
+        assert [r["seq"] for r in store.refusals("T1")][0] == 3
+    finally:
+        store.close()
+
+
+def test_any_collector_sharing_the_store_acknowledges_what_it_holds(
+    table: tuple[Path, Path, Signer, Keyring], tmp_path: Path
+) -> None:
+    """Issue 27: the acknowledgement is read from the store, so a collector that found every
+    message already stored by another (all duplicates to it) says the same as the one that stored them."""
+    from bench.floor.tables import provision_floor
+    from firmware_host.feed.ack import ACK_PREFIX, check_ack
+    from firmware_host.feed.broker import BrokerSettings
+    from firmware_host.feed.signing import PUBLIC_SUFFIX, load_public_keys
+    from firmware_host.floor.collector import Collector
+
+    journal, db, signer, keyring = table
+    genuine = feed(journal)
+    floor_key = Signer.from_file(provision_floor(tmp_path), "floor key", ACK_PREFIX)
+    said: list[tuple[str, bytes]] = []
+
+    class Client:  # what _say_stored uses of paho's client
+        def publish(self, topic: str, payload: bytes, qos: int, retain: bool) -> None:
+            assert (qos, retain) == (1, True)
+            said.append((topic, payload))
+
+    store = FloorStore(db)
+    try:
+        a, b = (Collector(store, BrokerSettings("mqtt://127.0.0.1:1"), keyring, floor_signer=floor_key) for _ in "ab")
+        batch = [("tablehost/T1/events", schema.encode(signer.sign(m))) for m in genuine]
+        assert {o.kind for o in a.process(batch)} == {"stored"}
+        outcomes = b.process(batch)
+        assert {o.kind for o in outcomes} == {"duplicate"}
+        b._say_stored(Client(), outcomes)  # type: ignore[arg-type]
+    finally:
+        store.close()
+    ((topic, payload),) = said
+    ack = check_ack(payload, "T1", load_public_keys(provision_floor(tmp_path).with_suffix(PUBLIC_SUFFIX)))
+    assert topic == "tablehost/T1/ack" and (ack.seq, ack.hash) == (genuine[-1]["seq"], genuine[-1]["hash"])

@@ -3,11 +3,14 @@ the same on both stores (SQLite and a real PostgreSQL, the ``floor_db`` fixture)
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from bench.floor.tables import FloorDb
 from firmware_host.feed import schema
@@ -89,3 +92,44 @@ def test_an_unknown_table_or_database_is_a_clear_error(store: SqlStore, tmp_path
         store.status("T7")
     with pytest.raises(FloorError, match="no such file"):
         FloorStore(tmp_path / "missing.sqlite", read_only=True)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    stored=st.sets(st.integers(1, 24), max_size=24),
+    settled=st.sets(st.integers(1, 24), max_size=6),
+    hint=st.integers(1, 24),
+)
+def test_the_floors_acknowledgement_is_the_longest_prefix_stored_or_settled(
+    store: SqlStore, stored: set[int], settled: set[int], hint: int
+) -> None:
+    """Issue 27: what the floor acknowledges is read from the store, the same on both engines,
+    from any seq held as the starting point (a collector's last answer)."""
+    table, settled = f"H{uuid.uuid4().hex[:12]}", settled - stored
+    with store._db() as db:
+        store._begin(db, [table])
+        for seq in stored:
+            db.execute(
+                "INSERT INTO messages (table_id, seq, journal_seq, journal_hash, at, round, type, data, prev_hash, "
+                "hash, received_at) VALUES (?, ?, 1, 'x', 0, 0, 't', '{}', 'p', ?, 0)",
+                (table, seq, f"m{seq}"),
+            )
+        for seq in settled:
+            db.execute(
+                "INSERT INTO settled (table_id, seq, hash, reason, at) VALUES (?, ?, ?, 'r', 0)",
+                (table, seq, f"s{seq}"),
+            )
+        db.execute("COMMIT")
+    end = 0
+    while end + 1 in stored | settled:
+        end += 1
+    expected = (end, ("m" if end in stored else "s") + str(end)) if end else (0, schema.GENESIS_HASH)
+    assert store.contiguous(table) == expected
+    if hint <= end:
+        assert store.contiguous(table, hint) == expected
+    with store._db() as db:  # where a collector starts after a restart: what it remembered, ...
+        db.execute("INSERT INTO tables (table_id, last_seen) VALUES (?, 0)", (table,))
+    store.remember_ack(table, min(hint, end))
+    assert store.contiguous(table) == expected
+    store.remember_ack(table, 10**6)  # ... or a hint no longer held (a hand-edited database): from seq 1
+    assert store.contiguous(table) == expected

@@ -164,7 +164,7 @@ def test_an_observer_that_fails_never_stops_the_table() -> None:
     not __import__("bench.feed.broker", fromlist=["have_mosquitto"]).have_mosquitto(),
     reason="needs the Debian package mosquitto (make deps)",
 )
-def test_the_feed_gauges_follow_the_brokers_acknowledgements(tmp_path: Path) -> None:
+def test_the_feed_gauges_follow_the_floors_and_the_brokers_acknowledgements(tmp_path: Path) -> None:
     from bench.feed.broker import Broker
     from bench.floor.tables import table_profile
     from tests.support.floor_run import collecting, wait_for
@@ -188,12 +188,14 @@ def test_the_feed_gauges_follow_the_brokers_acknowledgements(tmp_path: Path) -> 
             loop.join(timeout=120)
 
             feed = table.feed
-            wait_for(lambda: feed.acked.seq > 0 and feed.in_flight == 0, what="the broker acknowledging the feed")
+            wait_for(lambda: feed.acked.seq > 0 and feed.in_flight == 0, what="the floor acknowledging the feed")
+            assert feed.floor_keys is not None  # the fixture's profile names the floor's key
             # The feed may still drain while the scrape runs: the gauges lie between the states before and after.
             before = feed.acked
             samples = _samples(_get(table.metrics.port)[1])
             after = feed.acked
             assert 0 < before.seq <= samples[("tablehost_feed_acked_seq", ())] <= after.seq
+            assert samples[("tablehost_feed_broker_acked_seq", ())] >= before.seq  # the broker took what the floor has
             # What the floor has not acknowledged: the records after the last acknowledged message's
             # (the latest prompt is held back until the table moves on, so it is never 0 mid-shoe).
             last = table.journal.last_seq

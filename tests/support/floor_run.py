@@ -15,8 +15,18 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from bench.floor.tables import FloorDb, as_floor_db, floor_export, floor_keys, floor_seq, journal_export, run_table
+from bench.floor.tables import (
+    FloorDb,
+    as_floor_db,
+    floor_export,
+    floor_keys,
+    floor_seq,
+    journal_export,
+    provision_floor,
+    run_table,
+)
 from firmware_host.feed import signing
+from firmware_host.feed.ack import ACK_PREFIX
 from firmware_host.feed.broker import BrokerSettings
 from firmware_host.floor.collector import Collector
 
@@ -27,14 +37,30 @@ class CollectorThread:
     """The floor collector on a thread of the test process, as a context manager.
 
     :param keys: the public key directory (default: :func:`floor_keys` beside ``db``); None: unsigned.
+    :param floor_key: the floor's private key its acknowledgements are signed with (default:
+        :func:`provision_floor` beside ``db``, the tables' ``floor_key``); None: it acknowledges nothing.
     """
 
-    def __init__(self, db: Path | FloorDb, url: str, keys: Path | None | str = "default", **settings: object) -> None:
+    def __init__(
+        self,
+        db: Path | FloorDb,
+        url: str,
+        keys: Path | None | str = "default",
+        floor_key: Path | None | str = "default",
+        **settings: object,
+    ) -> None:
         self.db = as_floor_db(db)
         self.store = self.db.open()
         directory = floor_keys(self.db.directory) if keys == "default" else keys
         keyring = signing.Keyring(Path(directory)) if directory is not None else None
-        self.collector = Collector(self.store, BrokerSettings(url, **settings), keyring)  # type: ignore[arg-type]
+        key = provision_floor(self.db.directory) if floor_key == "default" else floor_key
+        signer = signing.Signer.from_file(Path(key), "floor key", ACK_PREFIX) if key is not None else None
+        self.collector = Collector(
+            self.store,
+            BrokerSettings(url, **settings),  # type: ignore[arg-type]
+            keyring,
+            floor_signer=signer,
+        )
         self._thread = threading.Thread(target=self.collector.run, daemon=True)
 
     def __enter__(self) -> CollectorThread:

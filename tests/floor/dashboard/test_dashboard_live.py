@@ -14,7 +14,7 @@ import pytest
 from bench.feed.broker import Broker, floor_command, have_mosquitto
 from bench.floor.tables import floor_keys, journal_export, run_table, table_profile
 from tests.floor.dashboard.support import get, pin_dir
-from tests.support.floor_run import wait_for
+from tests.support.floor_run import wait_for, wait_for_the_floor
 from tests.support.paths import REPO
 
 pytestmark = pytest.mark.skipif(not have_mosquitto(), reason="needs the Debian package mosquitto (make deps)")
@@ -50,6 +50,8 @@ def test_the_collectors_dashboard_follows_a_table_through_mosquitto(tmp_path: Pa
         try:
             wait_for(lambda: _status(url) == 200, 30, "the dashboard serving")
             run_table(profile, journal, 6, broker.url)
+            # A clean stop publishes for up to 3 s while the floor acknowledges; the rest goes at the next start.
+            wait_for_the_floor(db, journal, profile, broker.url, 6)
             last = json.loads(journal_export(journal).splitlines()[-1])
 
             def shown() -> bool:  # the tile and the drill-down, which the same pass over the store updates
