@@ -72,7 +72,7 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
         "--http-dir",
         type=Path,
         metavar="DIR",
-        help="the dashboard's surveillance.pin, pit.pin (and tls.crt, tls.key off loopback)",
+        help="the dashboard's users file, users (tablehost floor user add), and tls.crt, tls.key off loopback",
     )
     parser.add_argument("-v", "--verbose", action="count", default=0, help="log each connection (-vv: debug)")
     parser.set_defaults(func=run_collect)
@@ -112,6 +112,10 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
         help="the refusals kept on its topic, newest first (--table '': topics naming no known table)",
     )
     export.set_defaults(func=run_export)
+
+    from firmware_host.cli import floor_users
+
+    floor_users.register(commands, add_db_arguments)
 
 
 def add_db_arguments(parser: argparse.ArgumentParser, required: bool = True) -> None:
@@ -184,7 +188,12 @@ def run_collect(args: argparse.Namespace) -> int:
         if args.http:
             from firmware_host.floor.dashboard.serve import Dashboard
 
-            dashboard = Dashboard(args.http, lambda: open_db(args, read_only=True), args.http_dir or Path("."))
+            dashboard = Dashboard(
+                args.http,
+                lambda: open_db(args, read_only=True),
+                args.http_dir or Path("."),
+                open_writer=lambda: open_db(args),  # the view log is kept in the store
+            )
             dashboard.start()
             collector.readers.append(dashboard.floor.stored)  # what it stores, without reading it back
             servers.append(dashboard)

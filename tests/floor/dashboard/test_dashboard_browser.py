@@ -18,8 +18,8 @@ import pytest
 from bench.display.chromium import VIEWPORT
 from bench.floor.tables import floor_export, run_table
 from tests.floor.dashboard.support import (
-    PIT_PIN,
-    SURVEILLANCE_PIN,
+    PIT_SECRET,
+    SURVEILLANCE_SECRET,
     current_round,
     feeds_of,
     messages_of,
@@ -38,7 +38,7 @@ def login(browser: Any) -> Iterator[Any]:
     contexts: list[Any] = []
     errors: list[str] = []
 
-    def open_page(user: str = "ann", pin: str | None = SURVEILLANCE_PIN) -> Any:
+    def open_page(user: str = "ann", pin: str | None = SURVEILLANCE_SECRET) -> Any:
         context = browser.new_context(
             viewport=VIEWPORT, **({"http_credentials": {"username": user, "password": pin}} if pin is not None else {})
         )
@@ -122,7 +122,7 @@ def test_without_a_login_the_page_is_401_and_pit_cannot_read_the_view_log(
         assert (
             login("bob", "1111").request.get(served.url + "/api/tiles").status == 401
         )  # Chromium gives up on the page
-        pit = login("bob", PIT_PIN)
+        pit = login("bob", PIT_SECRET)
         assert pit.goto(served.url + "/").status == 200
         pit.wait_for_selector("#who:has-text('pit')")
         assert pit.goto(served.url + "/api/views").status == 403
@@ -196,7 +196,7 @@ def test_the_benches_probe_notes_each_tile_drawn_at_its_new_seq(tmp_path: Path, 
     first = messages_of(journal, "BAC-01")
     store_messages(db, first[:10] + messages_of(journal, "BAC-02"))
     with serving(db, tmp_path) as served:
-        with DashboardProbe(served.url, "surveillance", SURVEILLANCE_PIN) as probe:  # its own thread and Chromium
+        with DashboardProbe(served.url, "surveillance", SURVEILLANCE_SECRET) as probe:  # its own thread and Chromium
             opened = {(d.table, d.seq) for d in probe.drawn()}
             assert opened == {("BAC-01", 10), ("BAC-02", first[-1]["seq"])}
             before = time.time()
