@@ -105,7 +105,7 @@ class Dashboard:
     ) -> None:
         host, port = parse_listen(listen)
         tls = check_listen(host, directory)
-        users = load_users(directory)  # an unusable file: one line
+        self.users = users = load_users(directory)  # an unusable file: one line
         self.floor = Floor(open_store, poll_s)
         self.view_store = _ViewStore(open_writer or open_store)
         self.views = ViewLog(self.view_store.add)
