@@ -33,7 +33,11 @@ from tests.support.feed_records import RECORDS, Rec
 
 #: The dashboard's users in the tests: ann of the surveillance room, bob of the pit.
 PIT_SECRET, SURVEILLANCE_SECRET = "bob-pit-2468", "ann-surv-13579"
-USERS = {"ann": ("surveillance", SURVEILLANCE_SECRET), "bob": ("pit", PIT_SECRET)}
+USERS = {
+    "ann": ("surveillance", SURVEILLANCE_SECRET),
+    "bob": ("pit", PIT_SECRET),
+    "probe-surveillance": ("surveillance", SURVEILLANCE_SECRET),  # the benches' DashboardProbe
+}
 TEST_SCRYPT_N = 2**10
 
 
@@ -119,7 +123,7 @@ def make_journal(directory: Path, rounds: int, table: str = "SIM-BAC-1", seed: i
 
 
 def users_dir(directory: Path) -> Path:
-    """The dashboard's users file (fast scrypt, for tests): ann (surveillance) and bob (pit)."""
+    """The dashboard's users file (fast scrypt, for tests): ann (surveillance), bob (pit), the probe."""
     users = directory / "floor-http"
     if not (users / "users").exists():
         for name, (role, secret) in USERS.items():

@@ -22,7 +22,7 @@ async function who() {
   }
   const me = await response.json();
   const logout = make("button", "logout", "log out");
-  logout.addEventListener("click", async () => { await fetch("/api/logout", { method: "POST" }); location.assign("/login"); });
+  logout.addEventListener("click", async () => { await fetch("/api/logout", { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" }); location.assign("/login"); });
   document.getElementById("who").replaceChildren(`${me.user} · ${me.role} `, logout);
   document.body.dataset.role = me.role;
 }
