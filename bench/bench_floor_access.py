@@ -73,7 +73,7 @@ class _Stream(threading.Thread):
         try:
             while self.answer.readline():
                 self.lines += 1
-        except OSError:
+        except (OSError, AttributeError):  # closed under it at the end
             pass
         self.ended = True
 
@@ -190,7 +190,7 @@ def lockout(journal: Path, seconds: float, attacker_names_officer: bool) -> dict
     }
 
 
-def record_cost(journal: Path, requests: int = 10) -> dict[str, Any]:
+def record_cost(journal: Path, requests: int = 5) -> dict[str, Any]:
     """Attack 2: wall time and CPU per round record on a table of the journal's rounds."""
     with tempfile.TemporaryDirectory() as tmp:
         db, table, named = _setup(Path(tmp), journal, None)
@@ -214,9 +214,11 @@ def record_cost(journal: Path, requests: int = 10) -> dict[str, Any]:
 
 
 def _side(args: argparse.Namespace) -> None:
+    import firmware_host
+
     journal = Path(args.journal)
     result = {
-        "checkout": str(Path(sys.modules["firmware_host"].__file__ or "").parents[1]),
+        "checkout": str(Path(firmware_host.__file__ or "").parents[1]),
         "load": round(os.getloadavg()[0], 1),
         "lockout, unknown names": lockout(journal, args.seconds, False),
         "lockout, the officer's name": lockout(journal, args.seconds, True),
@@ -226,10 +228,11 @@ def _side(args: argparse.Namespace) -> None:
 
 
 def _journal(directory: Path) -> Path:
-    from bench.floor.tables import run_table, table_profile
-
     journal = directory / "hist.journal"
     if not journal.exists():
+        sys.path.insert(0, str(HERE))
+        from bench.floor.tables import run_table, table_profile
+
         run_table(table_profile(directory, "BAC-HIST"), journal, 2000, timeout=1800)
     return journal
 
@@ -251,7 +254,7 @@ def main() -> None:
             [sys.executable, __file__, "--journal", str(journal), "--seconds", str(args.seconds)],
             env={**os.environ, "PYTHONPATH": str(checkout)},
             cwd=checkout,
-            capture_output=True,
+            stdout=subprocess.PIPE,
             text=True,
             check=True,
         )

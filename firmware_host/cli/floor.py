@@ -67,6 +67,12 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
     )
     parser.add_argument("--metrics-tls-cert", type=Path, metavar="F", help="TLS certificate of /metrics")
     parser.add_argument("--metrics-tls-key", type=Path, metavar="F", help="its key")
+    parser.add_argument(
+        "--metrics-users",
+        type=Path,
+        metavar="F",
+        help="its scrapers (tablehost floor user add NAME --role monitoring --users-file F); required off loopback",
+    )
     parser.add_argument("--http", metavar="HOST:PORT", help="serve the live floor dashboard (docs/floor-dashboard.md)")
     parser.add_argument(
         "--http-dir",
@@ -229,7 +235,7 @@ def _metrics(args: argparse.Namespace, collector: Any) -> Any:
     counted = FloorMetrics(
         collector.stats, "postgresql" if str(args.db).startswith("postgresql") else "sqlite", __version__
     )
-    server = MetricsServer(counted.registry, args.metrics, tls)
+    server = MetricsServer(counted.registry, args.metrics, tls, users_file=args.metrics_users)
     server.start()
     print(f"floor: metrics on {server.url}/metrics", flush=True)
     return server

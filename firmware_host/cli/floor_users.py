@@ -3,8 +3,9 @@ views`` (who viewed what, from the floor's store).
 
 ``user add NAME --role surveillance|pit --http-dir DIR`` reads the user's secret (8 to 128
 printable characters) twice from the terminal, or one line from stdin, and writes the users
-file ``DIR/users`` durably (:mod:`firmware_host.web.users`); ``user remove NAME``; ``user list``
-prints each user's name and role (never a hash). ``views --db PATH|DSN [--user NAME] [--since
+file ``DIR/users`` durably (:mod:`firmware_host.web.users`); ``--users-file F --role
+monitoring|surveillance`` writes a ``/metrics`` users file instead. ``user remove NAME``; ``user
+list`` prints each user's name and role (never a hash). ``views --db PATH|DSN [--user NAME] [--since
 MINUTES] [--json]`` prints the view log's rows, newest first: one per user, view and minute.
 """
 
@@ -23,7 +24,9 @@ from firmware_host.cli.checks import positive_number
 
 __all__ = ["register"]
 
-_ROLES = ("pit", "surveillance")  # floor.dashboard.tables.ROLES, without importing the dashboard
+#: The dashboard's roles (floor.dashboard.tables.ROLES, without importing the dashboard) and the
+#: scrapers' of ``/metrics`` (metrics.server.ROLES, without importing prometheus_client).
+_DASHBOARD_ROLES, _METRICS_ROLES = ("pit", "surveillance"), ("monitoring", "surveillance")
 
 
 def register(commands: argparse._SubParsersAction, add_db_arguments: Any) -> None:  # type: ignore[type-arg]
@@ -32,12 +35,21 @@ def register(commands: argparse._SubParsersAction, add_db_arguments: Any) -> Non
     actions = user.add_subparsers(dest="action", metavar="ACTION", required=True)
     add = actions.add_parser("add", help="add a user, or give them a new secret and role (secret from stdin/tty)")
     add.add_argument("name", help="1 to 32 of letters, digits, . _ @ -")
-    add.add_argument("--role", required=True, choices=_ROLES, help="what the user sees")
+    add.add_argument(
+        "--role",
+        required=True,
+        choices=("pit", "surveillance", "monitoring"),
+        help="what the user sees (monitoring: a /metrics scraper, in a --users-file)",
+    )
     remove = actions.add_parser("remove", help="remove a user")
     remove.add_argument("name")
     listed = actions.add_parser("list", help="each user's name and role")
     for parser in (add, remove, listed):
-        parser.add_argument("--http-dir", type=Path, required=True, metavar="DIR", help="the dashboard's directory")
+        where = parser.add_mutually_exclusive_group(required=True)
+        where.add_argument("--http-dir", type=Path, metavar="DIR", help="the dashboard's directory (DIR/users)")
+        where.add_argument(
+            "--users-file", type=Path, metavar="F", help="a /metrics users file (monitoring, surveillance)"
+        )
     add.set_defaults(func=run_add)
     remove.set_defaults(func=run_remove)
     listed.set_defaults(func=run_list)
@@ -52,7 +64,11 @@ def register(commands: argparse._SubParsersAction, add_db_arguments: Any) -> Non
 
 
 def _users_file(args: argparse.Namespace) -> Path:
-    return Path(args.http_dir) / "users"
+    return Path(args.http_dir) / "users" if args.http_dir is not None else Path(args.users_file)
+
+
+def _roles(args: argparse.Namespace) -> tuple[str, ...]:
+    return _DASHBOARD_ROLES if args.http_dir is not None else _METRICS_ROLES
 
 
 def _secret(name: str) -> str:
@@ -70,7 +86,7 @@ def run_add(args: argparse.Namespace) -> int:
     """Add (or change) a user; 2 with the reason for a bad name, role or secret."""
     from firmware_host.web.users import add_user
 
-    new = add_user(_users_file(args), args.name, args.role, _secret(args.name), _ROLES)
+    new = add_user(_users_file(args), args.name, args.role, _secret(args.name), _roles(args))
     print(f"{_users_file(args)}: {args.name} ({args.role}) {'added' if new else 'changed'}")
     return 0
 
@@ -79,7 +95,7 @@ def run_remove(args: argparse.Namespace) -> int:
     """Remove a user; 1 if there was none of that name."""
     from firmware_host.web.users import remove_user
 
-    if not remove_user(_users_file(args), args.name, _ROLES):
+    if not remove_user(_users_file(args), args.name, _roles(args)):
         print(f"{_users_file(args)}: no user {args.name}", file=sys.stderr)
         return 1
     print(f"{_users_file(args)}: {args.name} removed (their open sessions end when the dashboard restarts)")
@@ -90,7 +106,7 @@ def run_list(args: argparse.Namespace) -> int:
     """Each user's name and role."""
     from firmware_host.web.users import read_users
 
-    for user in read_users(_users_file(args), _ROLES).values():
+    for user in read_users(_users_file(args), _roles(args)).values():
         print(f"{user.name} {user.role}")
     return 0
 
