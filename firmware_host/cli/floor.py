@@ -117,6 +117,13 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
         dest="type",
         help="the refusals kept on its topic, newest first (--table '': topics naming no known table)",
     )
+    export.add_argument(
+        "--role",
+        choices=("surveillance", "pit"),
+        default="surveillance",
+        help="whose view of --rounds: pit's leaves out the odds and the theo computed from them "
+        "(tables/protection_policy.py; default surveillance: the whole record)",
+    )
     export.set_defaults(func=run_export)
 
     from firmware_host.cli import floor_users
@@ -300,8 +307,14 @@ def run_export(args: argparse.Namespace) -> int:
         if args.type in ("round_result", "shoe_result"):
             from firmware_host.host import figures as table_figures
 
+            from firmware_host.tables.protection_policy import round_record, sees_protection
+
             records = table_figures.feed_records(messages)
-            lines = table_figures.rounds_of(records) if args.type == "round_result" else table_figures.shoes_of(records)
+            if args.type == "round_result":
+                lines = (round_record(line, args.role) for line in table_figures.rounds_of(records))
+            else:  # a shoe's figures count its protection alerts: not the pit's
+                shoes = table_figures.shoes_of(records)
+                lines = shoes if sees_protection(args.role) else (round_record(s, args.role) for s in shoes)
         for data in lines:
             sys.stdout.write(json.dumps(data, sort_keys=True, ensure_ascii=False) + "\n")
     finally:

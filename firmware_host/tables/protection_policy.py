@@ -25,7 +25,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from firmware_host.tables.decisions import PROTECTION_ALERTS, PROTECTION_DECISIONS
+from firmware_host.tables.decisions import PROTECTION_ALERTS, Decision, for_surveillance_only
 
 __all__ = [
     "SURVEILLANCE",
@@ -55,9 +55,11 @@ def is_protection_alert(code: Any) -> bool:
     return code in PROTECTION_ALERTS
 
 
-def is_protection_message(kind: Any, data: Mapping[str, Any]) -> bool:
-    """Whether a decision or feed message of type ``kind`` with ``data`` is protection data."""
-    return kind in PROTECTION_DECISIONS or (kind == "alert" and is_protection_alert(data.get("code")))
+def is_protection_message(kind: str, data: Mapping[str, Any]) -> bool:
+    """Whether a decision or feed message of type ``kind`` with ``data`` is protection data (the
+    table's own rule, :func:`~firmware_host.tables.decisions.for_surveillance_only`, which keeps
+    them off the table's display and player board)."""
+    return for_surveillance_only(Decision(kind, dict(data)))
 
 
 def protection_field(name: str) -> bool:

@@ -336,3 +336,23 @@ def test_a_round_record_reads_only_its_round_through_the_index(tmp_path: Path, j
     assert found and {m["round"] for m in found} == {7}
     assert {m["type"] for m in found} >= {"odds", "round_result"}
     assert any("messages_round" in str(row) for row in plan)
+
+
+def test_floor_export_gives_the_pit_its_view_of_rounds_and_shoes(
+    tmp_path: Path, journal: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from firmware_host.cli import main
+
+    db = tmp_path / "floor.sqlite"
+    store_messages(db, messages_of(journal, "BAC-01"))
+    printed: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for what in ("--rounds", "--shoes"):
+        for role in ("surveillance", "pit"):
+            assert main(["floor", "export", "--db", str(db), "--table", "BAC-01", what, "--role", role]) == 0
+            printed[(what, role)] = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    whole, pit = printed[("--rounds", "surveillance")], printed[("--rounds", "pit")]
+    assert len(whole) == len(pit) == 30 and all("odds" in r for r in whole)
+    assert all("odds" not in r and all(line["theo"] is None for line in r["settlement"]) for r in pit)
+    assert [r["round"] for r in pit] == [r["round"] for r in whole]
+    for shoe in printed[("--shoes", "pit")]:
+        assert "advantage_windows" not in shoe and "advantage_play_alerts" not in shoe
