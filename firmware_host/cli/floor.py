@@ -7,7 +7,9 @@ PostgreSQL DSN, ``postgresql://user@host:port/dbname``, whose password comes fro
 ``--db-password-file F`` (mode 0600) or libpq's passfile, never from the command line; several
 collectors, each with its own ``--client-id``, may share one PostgreSQL database. ``floor status`` lists each table (last seq, last seen,
 lag, online, gaps, refused); ``floor export --table ID --rounds`` prints exactly what
-``tablehost journal export --rounds`` prints on the table. Exit status: 0; 1 ``status`` found a
+``tablehost journal export --rounds`` prints on the table (``--role pit``: without the protection
+data). ``floor user`` keeps the dashboard's named users and ``floor views`` prints who viewed what
+(:mod:`firmware_host.cli.floor_users`). Exit status: 0; 1 ``status`` found a
 gap, a break, a refused message or a record it cannot read, or ``export`` met such a record
 (named on stderr, the rest printed); 2 a clear error.
 """
@@ -306,7 +308,6 @@ def run_export(args: argparse.Namespace) -> int:
         lines: Any = messages
         if args.type in ("round_result", "shoe_result"):
             from firmware_host.host import figures as table_figures
-
             from firmware_host.tables.protection_policy import round_record, sees_protection
 
             records = table_figures.feed_records(messages)
