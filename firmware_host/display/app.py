@@ -50,7 +50,7 @@ from firmware_host.web.login import pin_check, refused_answer
 from firmware_host.web.parse import parse_json, parse_seq, query_value
 from firmware_host.web.pins import Busy, Credentials, Locked
 from firmware_host.web.refusals import Refusals
-from firmware_host.web.sessions import COOKIE, SessionGate, Sessions
+from firmware_host.web.sessions import SessionGate, Sessions
 from firmware_host.web.streams import SlotStream, StreamSlots
 
 __all__ = ["build_app", "TileHelp", "STATIC", "KEEPALIVE_S"]
@@ -63,6 +63,8 @@ KEEPALIVE_S = 15.0
 RETRY_MS = 1000
 #: Paths open without credentials off loopback: the player board and what it reads.
 PUBLIC = ("/scoreboard", "/static/", "/api/scoreboard", "/api/roads")
+#: The display's session cookie (the floor dashboard's is another: a browser may have both).
+SESSION_COOKIE = "tablehost_display"
 #: Longest action name and tile text read.
 MAX_COMMAND, MAX_TILES_TEXT = 32, 32
 
@@ -106,7 +108,7 @@ def build_app(
     """
     refusals = Refusals(refused)
     slots = streams or StreamSlots()
-    kept = sessions or Sessions()
+    kept = sessions or Sessions(name=SESSION_COOKIE)
 
     async def dealer_page(request: Request) -> Response:
         return HTMLResponse(pages.dealer_page(game))
@@ -151,7 +153,7 @@ def build_app(
             needed = needed_role(game, command, devices)
             command_for(game, command, body.get("args"), needed)  # the arguments, before any PIN is hashed
             # a dealer at a screen with a live session is never held to the global budget
-            session = kept.get(request.cookies.get(COOKIE))
+            session = kept.get(request.cookies.get(kept.name))
             role = await credentials.role(pin, client, exempt=session is not None)
         except ActionError as exc:
             return JSONResponse({"error": str(exc)}, 400)

@@ -43,7 +43,7 @@ __all__ = ["Session", "Sessions", "SessionGate", "IDLE_S", "ABSOLUTE_S", "MAX_SE
 IDLE_S, ABSOLUTE_S = 30 * 60.0, 12 * 3600.0
 #: Sessions kept at once (the least recently used is dropped first).
 MAX_SESSIONS = 1024
-#: The cookie's name.
+#: The cookie's name (a face names its own: cookies are not kept apart by port).
 COOKIE = "tablehost_session"
 
 #: Checks a login's ``(user, secret, client)``: the ``(user, role)``, None (wrong), or the answer
@@ -65,6 +65,7 @@ class Sessions:
     """The sessions of one face.
 
     :param secure: the cookie is ``Secure`` (the face serves TLS).
+    :param name: the cookie's name.
     :param clock: monotonic seconds (tests step it).
     """
 
@@ -74,8 +75,10 @@ class Sessions:
         idle_s: float = IDLE_S,
         absolute_s: float = ABSOLUTE_S,
         clock: Callable[[], float] = time.monotonic,
+        name: str = COOKIE,
     ) -> None:
         self.secure, self.idle_s, self.absolute_s, self.clock = secure, idle_s, absolute_s, clock
+        self.name = name
         self._key = secrets.token_bytes(32)
         self._open: collections.OrderedDict[bytes, Session] = collections.OrderedDict()
         self._lock = threading.Lock()
@@ -124,7 +127,7 @@ class Sessions:
     def cookie(self, value: str) -> str:
         """The ``Set-Cookie`` header of a session (empty ``value``: the cookie cleared)."""
         age = int(self.absolute_s) if value else 0
-        return f"{COOKIE}={value}; Path=/; Max-Age={age}; HttpOnly; SameSite=Strict" + (
+        return f"{self.name}={value}; Path=/; Max-Age={age}; HttpOnly; SameSite=Strict" + (
             "; Secure" if self.secure else ""
         )
 
@@ -192,7 +195,7 @@ class SessionGate:
             await self.app(scope, receive, send)
             return
         request = Request(scope, receive)
-        cookie = request.cookies.get(COOKIE)
+        cookie = request.cookies.get(self.sessions.name)
         path, method = scope.get("path", ""), scope.get("method", "GET")
         if path == self.login_path and method == "POST":
             await (await self._form_login(request, cookie))(scope, receive, send)

@@ -9,8 +9,8 @@ from collections.abc import Callable
 
 import httpx2
 
+from firmware_host.display.app import SESSION_COOKIE as COOKIE
 from firmware_host.web.lockout import LockoutPolicy
-from firmware_host.web.sessions import COOKIE
 from tests.display.conftest import DEALER_PIN, Served
 
 

@@ -54,7 +54,7 @@ from firmware_host.web.sessions import SessionGate, Sessions
 from firmware_host.web.streams import SlotStream, StreamSlots
 from firmware_host.web.users import Users
 
-__all__ = ["build_app", "STATIC", "SHARED", "MAX_EXPENSIVE", "ViewReader"]
+__all__ = ["build_app", "STATIC", "SHARED", "MAX_EXPENSIVE", "ViewReader", "SESSION_COOKIE"]
 
 #: The dashboard's pages.
 STATIC = Path(__file__).with_name("static")
@@ -64,6 +64,8 @@ SHARED = {
 }
 #: Seconds between SSE comments on an idle stream; the browser's reconnect delay, milliseconds.
 KEEPALIVE_S, RETRY_MS = 15.0, 1000
+#: The dashboard's session cookie.
+SESSION_COOKIE = "tablehost_floor"
 #: Expensive requests (a round's record, read from the store) one user may have in flight.
 MAX_EXPENSIVE = 2
 #: Reads the view log's rows (the store's ``views``), newest first.
@@ -96,7 +98,7 @@ def build_app(
     refused: collections.deque[dict[str, Any]] = collections.deque(maxlen=256)
     refusals = Refusals(refused.append)  # each summary is a log line of its own, too
     slots = streams or StreamSlots()
-    kept = sessions or Sessions()
+    kept = sessions or Sessions(name=SESSION_COOKIE)
     expensive = _InFlight(MAX_EXPENSIVE)
     floor.after_pass.append(views.flush)
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from firmware_host.floor.dashboard.app import build_app
+from firmware_host.floor.dashboard.app import SESSION_COOKIE, build_app
 from firmware_host.floor.dashboard.floor import Floor
 from firmware_host.floor.dashboard.tables import ROLES
 from firmware_host.floor.dashboard.views import ViewLog
@@ -115,7 +115,7 @@ class Dashboard:
             self.views,
             self.view_store.read,
             policy=Policy.serving(host).reads_guarded("/api/"),
-            sessions=Sessions(secure=tls is not None),
+            sessions=Sessions(secure=tls is not None, name=SESSION_COOKIE),
         )
         self.server = WebServer(self.app, host, port, tls, limits, name="floor dashboard")
 

@@ -125,7 +125,7 @@ def test_a_login_opens_a_signed_httponly_strict_session_that_logout_ends(tmp_pat
         session = {"Cookie": cookie.split(";")[0]}
         assert _call(served.url, "/api/me", headers=session)[0] == 200
         value = session["Cookie"].split("=", 1)[1]
-        forged = {"Cookie": f"tablehost_session={value[:-2]}{'AA' if value[-2:] != 'AA' else 'BB'}"}
+        forged = {"Cookie": f"tablehost_floor={value[:-2]}{'AA' if value[-2:] != 'AA' else 'BB'}"}
         assert _call(served.url, "/api/me", headers=forged)[0] == 401
         # rotated at login: a new login with the old cookie ends the old session
         _, headers, _ = _call(

@@ -137,7 +137,7 @@ def test_a_login_through_the_form_keeps_its_session_through_a_flood_until_logout
         page.wait_for_selector("#who:has-text('bob · pit')")
         page.wait_for_selector("body[data-connected='true'][data-tiles='1']")
         (cookie,) = page.context.cookies()
-        assert cookie["name"] == "tablehost_session" and cookie["httpOnly"] and cookie["sameSite"] == "Strict"
+        assert cookie["name"] == "tablehost_floor" and cookie["httpOnly"] and cookie["sameSite"] == "Strict"
         assert page.evaluate("document.cookie") == ""  # no script reads it
         assert page.goto(served.url + "/api/views").status == 403  # the view log is surveillance's
 
