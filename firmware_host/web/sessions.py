@@ -153,7 +153,7 @@ def _b64(data: bytes) -> str:
 def _unb64(text: str) -> bytes:
     if len(text) > 64:
         raise ValueError("too long")
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    return base64.b64decode(text + "=" * (-len(text) % 4), altchars=b"-_", validate=True)  # nothing ignored
 
 
 def _basic(header: str) -> tuple[str, str] | None:

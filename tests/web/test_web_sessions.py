@@ -4,12 +4,15 @@ budget spent only on unknown names (the display's sessions: tests/display/test_d
 
 from __future__ import annotations
 
+import base64
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from firmware_host.web.lockout import Locked, Lockout, LockoutPolicy
-from firmware_host.web.pins import MAX_FAILURES
+from firmware_host.web.pins import MAX_FAILURES, PinError
 from firmware_host.web.sessions import MAX_SESSIONS, Sessions
 from firmware_host.web.users import Users, add_user, read_users
 from tests.support.loops import run
@@ -81,3 +84,36 @@ def test_known_names_are_counted_per_name_and_only_unknown_names_spend_the_globa
 
     run(flood())
     assert users.lockout.checked == MAX_FAILURES + 20 + 2
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.text(max_size=200), st.binary(max_size=200).map(lambda b: b.decode("latin-1"))))
+def test_any_cookie_is_nobody_unless_this_process_signed_it(cookie: str) -> None:
+    sessions = Sessions()
+    assert sessions.get(cookie) is None
+    live = sessions.open("ann", "surveillance")
+    assert sessions.get(live + cookie) is None or cookie == ""
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=600))
+def test_any_users_file_is_users_or_one_named_refusal(tmp_path_factory: pytest.TempPathFactory, raw: bytes) -> None:
+    path = tmp_path_factory.mktemp("users") / "users"
+    path.write_bytes(raw)
+    try:
+        found = read_users(path, ROLES)
+    except PinError as exc:
+        assert str(exc).startswith(f"users file {path}") and "\n" not in str(exc)
+    else:
+        assert all(user.role in ROLES for user in found.values())
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=300))
+def test_any_basic_header_is_a_pair_or_nothing(text: str) -> None:
+    from firmware_host.web.sessions import _basic
+
+    header = "Basic " + base64.b64encode(text.encode("utf-8", "surrogatepass")).decode()
+    found = _basic(header)
+    assert found is None or ":".join(found) == text
+    _basic("Basic " + text)  # any text after the scheme: a pair or None, never an exception
