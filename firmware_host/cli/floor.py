@@ -73,7 +73,11 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
         "--metrics-users",
         type=Path,
         metavar="F",
-        help="its scrapers (tablehost floor user add NAME --role monitoring --users-file F); required off loopback",
+        help="its scrapers (tablehost floor user add NAME --role monitoring --users-file F); "
+        "off loopback this or --metrics-client-ca",
+    )
+    parser.add_argument(
+        "--metrics-client-ca", type=Path, metavar="F", help="the CA of its scrapers' client certificates (mutual TLS)"
     )
     parser.add_argument("--http", metavar="HOST:PORT", help="serve the live floor dashboard (docs/floor-dashboard.md)")
     parser.add_argument(
@@ -244,7 +248,9 @@ def _metrics(args: argparse.Namespace, collector: Any) -> Any:
     counted = FloorMetrics(
         collector.stats, "postgresql" if str(args.db).startswith("postgresql") else "sqlite", __version__
     )
-    server = MetricsServer(counted.registry, args.metrics, tls, users_file=args.metrics_users)
+    server = MetricsServer(
+        counted.registry, args.metrics, tls, users_file=args.metrics_users, client_ca=args.metrics_client_ca
+    )
     server.start()
     print(f"floor: metrics on {server.url}/metrics", flush=True)
     return server

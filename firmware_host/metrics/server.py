@@ -5,11 +5,12 @@ anything else is 404 or 405. The app sits behind :class:`~firmware_host.web.guar
 (Host check, no bodies past 16 KiB, a catch-all that never answers 500) and runs in
 :class:`~firmware_host.web.server.WebServer` (request and stall timeouts, a connection cap).
 
-Who scrapes (issue 29, N2): loopback unless TLS files **and** a users file are given; off
-loopback every scrape needs HTTP Basic credentials over TLS (Prometheus's ``basic_auth`` with
-``password_file``) of a user of that file (:mod:`firmware_host.web.users`: ``monitoring`` or
-``surveillance``), checked through a lockout and remembered :data:`REMEMBERED_S` seconds by the
-header's SHA-256. The protection counts (:mod:`firmware_host.tables.protection_policy`: the
+Who scrapes (issue 29, N2): loopback unless TLS files **and** a users file or a client CA are
+given; off loopback every scrape needs HTTP Basic credentials over TLS (Prometheus's
+``basic_auth`` with ``password_file``) of a user of that file (:mod:`firmware_host.web.users`:
+``monitoring`` or ``surveillance``), checked through a lockout and remembered
+:data:`REMEMBERED_S` seconds by the header's SHA-256, or (with a client CA: mutual TLS,
+Prometheus's ``tls_config`` ``cert_file``/``key_file``) a client certificate that CA signed. The protection counts (:mod:`firmware_host.tables.protection_policy`: the
 advantage-window and advantage-play alerts) are in a registry of their own, served only to a
 scrape logged in as a ``surveillance`` user, on loopback too; every other scrape never sees
 them, not even delayed.
@@ -33,7 +34,7 @@ from starlette.types import Receive, Scope, Send
 from firmware_host.tables.protection_policy import sees_protection
 from firmware_host.web.guard import Guard, Policy, client_of
 from firmware_host.web.lockout import Busy, Locked
-from firmware_host.web.server import WebServer, check_exposure, is_loopback, parse_listen
+from firmware_host.web.server import WebError, WebServer, check_exposure, is_loopback, parse_listen
 from firmware_host.web.users import USER_NAME, Users, read_users
 
 __all__ = ["MetricsServer", "metrics_app", "PATH", "ROLES", "load_scrapers"]
@@ -144,8 +145,10 @@ class MetricsServer(WebServer):
     :param tls: ``(certificate, key)``: required with an address off loopback.
     :param hosts: the names Prometheus reaches it by, besides its address (the Host check).
     :param protection: what is served to surveillance's scraper only (the protection counts).
-    :param users_file: the scrapers (``monitoring``, ``surveillance``): required off loopback.
-    :raises WebError: a bad address, or one off loopback without TLS or a users file.
+    :param users_file: the scrapers (``monitoring``, ``surveillance``).
+    :param client_ca: the CA of the scrapers' client certificates (mutual TLS): a scrape with one is
+        a ``monitoring`` scrape (the protection counts still need a ``surveillance`` user's credentials).
+    :raises WebError: a bad address, or one off loopback without TLS, or without a users file or a client CA.
     """
 
     def __init__(
@@ -157,16 +160,25 @@ class MetricsServer(WebServer):
         *,
         protection: CollectorRegistry | None = None,
         users_file: Path | None = None,
+        client_ca: Path | None = None,
     ) -> None:
         host, port = parse_listen(listen)
-        needs = (("a users file of its scrapers ([metrics] users_file; --metrics-users)", users_file is not None),)
+        needs = (
+            (
+                "a users file of its scrapers ([metrics] users_file; --metrics-users) or the CA of their "
+                "client certificates ([metrics] client_ca; --metrics-client-ca)",
+                users_file is not None or (client_ca is not None and tls is not None),
+            ),
+        )
         check_exposure("metrics", host, tls, needs)
+        if client_ca is not None and not client_ca.is_file():
+            raise WebError(f"metrics client CA file {client_ca}: no such file")
         scrapers = load_scrapers(users_file)
         app = metrics_app(
             registry,
             Policy.serving(host, hosts),
             protection=protection,
             scrapers=scrapers,
-            require_login=not is_loopback(host),
+            require_login=not is_loopback(host) and client_ca is None,  # a client certificate is a login
         )
-        super().__init__(app, host, port, tls, name="metrics")
+        super().__init__(app, host, port, tls, name="metrics", client_ca=client_ca)

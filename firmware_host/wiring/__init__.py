@@ -324,6 +324,7 @@ def _metrics(table: Table, listen: str | None) -> MetricsServer | None:
         config.allowed_hosts,
         protection=counted.protection,
         users_file=config.users_file,
+        client_ca=config.client_ca,
     )
     table.service.observer = counted
     return server

@@ -127,3 +127,50 @@ def test_off_loopback_needs_tls_and_a_users_file(tmp_path: Path) -> None:
         WebError, match=r"needs a users file of its scrapers \(\[metrics\] users_file; --metrics-users\)"
     ):
         MetricsServer(registry, "0.0.0.0:0", tls)
+
+
+def test_a_scraper_with_a_client_certificate_is_served_and_one_without_never_gets_past_tls(
+    tmp_path: Path, scrapers: Users
+) -> None:
+    import ssl
+
+    from bench.feed.broker import make_ca, make_client_cert
+
+    tls = make_ca(tmp_path / "tls")
+    client = make_client_cert(tls, tmp_path / "client", "prometheus")
+    metrics = TableMetrics("BAC-01", "baccarat", "0")
+    _alerts(metrics)
+    server = MetricsServer(
+        metrics.registry,
+        "127.0.0.1:0",
+        (tls.cert, tls.key),
+        protection=metrics.protection,
+        users_file=tmp_path / "metrics.users",
+        client_ca=tls.ca,
+    )
+    server.start()
+    try:
+
+        def scrape(with_cert: bool, user: tuple[str, str] | None = None) -> tuple[int, str]:
+            context = ssl.create_default_context(cafile=str(tls.ca))
+            if with_cert:
+                context.load_cert_chain(str(client.cert), str(client.key))
+            connection = http.client.HTTPSConnection("127.0.0.1", server.port, timeout=10, context=context)
+            headers = {"Authorization": "Basic " + base64.b64encode(":".join(user).encode()).decode()} if user else {}
+            try:
+                connection.request("GET", "/metrics", headers=headers)
+                answer = connection.getresponse()
+                return answer.status, answer.read().decode()
+            finally:
+                connection.close()
+
+        with pytest.raises((ssl.SSLError, ConnectionError, OSError)):
+            scrape(False)  # no certificate: the handshake fails, no app is reached
+        status, text = scrape(True)
+        assert status == 200 and _codes(text) == {"device-lost"}  # a certificate: monitoring's view
+        status, text = scrape(True, SURV)
+        assert status == 200 and ADVANTAGE_WINDOW in _codes(text)  # and surveillance's login: the protection counts
+    finally:
+        server.stop()
+    # off loopback a client CA stands for the users file; neither: refused
+    MetricsServer(metrics.registry, "0.0.0.0:0", (tls.cert, tls.key), client_ca=tls.ca).stop()
