@@ -3,8 +3,10 @@
 :class:`TableWatch` folds a table's messages in seq order (each once) and keeps only what the
 dashboard shows, bounded: the last :data:`RECENT_ROUNDS` rounds, :data:`KEPT_ALERTS` alerts,
 the current shoe's outcomes (the roads), :data:`KEPT_ROLLS` Pai Gow rolls, and the figures of
-the shoe in play and of the gaming day. What it shows of an alert depends on who looks
-(:func:`visible`): the game-protection alerts are the surveillance room's.
+the shoe in play and of the gaming day; a keyed table's device names, outcomes, settlement lines
+and irregularities to :data:`LIMITS` too, the rest counted (``dropped``). What it shows depends
+on who looks (:mod:`firmware_host.tables.protection_policy`): the game-protection alerts, and
+the theo computed from a round's EV, are the surveillance room's.
 """
 
 from __future__ import annotations
@@ -223,7 +225,6 @@ class TableWatch:
             shown_ev = ev if sees_protection(role) else None  # a theo from the EV gives the EV back
             for figures in (self.shoe_figures, self.day_figures, alone):
                 figures[role].add(settlement, shown_ev, data.get("status"))
-        self.dropped["outcomes"] += len(self.outcomes) == MAX_OUTCOMES and self.game == "baccarat"
         self.rounds.append(
             {
                 "round": number,
@@ -240,6 +241,7 @@ class TableWatch:
             }
         )
         if self.game == "baccarat" and data.get("status") != "void":
+            self.dropped["outcomes"] += len(self.outcomes) == MAX_OUTCOMES  # the oldest gives way
             self.outcomes.append({k: data.get(k) for k in ("winner", "player_pair", "banker_pair", "natural")})
         if isinstance(data.get("rolls"), list):
             for roll in data["rolls"][-KEPT_ROLLS:]:
