@@ -168,8 +168,7 @@ def build_app(
     async def view_log(request: Request) -> Response:
         if not sees_protection(viewed(request, "views")):
             return JSONResponse({"error": "the view log is the surveillance room's"}, 403)
-        views.flush(force=True)  # the views up to now, this one among them
-        return JSONResponse(await asyncio.to_thread(read_views), headers={"Cache-Control": "no-store"})
+        return JSONResponse(await asyncio.to_thread(_flushed, views, read_views), headers={"Cache-Control": "no-store"})
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -199,6 +198,12 @@ def build_app(
     app.state.refusals, app.state.refused, app.state.streams, app.state.views = refusals, refused, slots, views
     app.state.sessions = kept
     return app
+
+
+def _flushed(views: ViewLog, read_views: ViewReader) -> list[dict[str, Any]]:
+    """The view log with the views up to now in it (this one among them): in a thread, off the loop."""
+    views.flush(force=True)
+    return read_views()
 
 
 class _InFlight:
