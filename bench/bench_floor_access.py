@@ -11,7 +11,9 @@
    inside the run; the figures say so.
 2. **The record cost (N9).** ``/api/tables/<id>/rounds/<n>`` on a table of 2,000 rounds: wall
    time and the process's CPU per request (the dashboard runs in this process), for an early,
-   a middle and a late round.
+   a middle and a late round; then 6 pit users asking for records back to back for 20 s while an
+   officer reads ``/api/tiles`` every 0.2 s: the officer's latency, the process's CPU, the pit's
+   answers.
 
 Run: ``python bench/bench_floor_access.py [--other /tmp/main-ref] [--seconds 60]``: each side runs
 in a child process whose ``PYTHONPATH`` is its checkout; a side's JSON is printed, then a table.
@@ -40,6 +42,8 @@ from typing import Any
 HERE = Path(__file__).resolve().parents[1]
 SECRET, OTHER_SECRET, PIN = "ann-surveillance-1", "carol-surveillance-2", "13579"
 SHORT_TTL_S = 20.0
+#: Pit clients asking for records as fast as they are answered, and for how long (seconds).
+PIT_CLIENTS, HAMMER_S = 6, 20.0
 
 
 def _basic(user: str, secret: str) -> str:
@@ -105,6 +109,8 @@ def _setup(directory: Path, journal: Path, rounds: int | None) -> tuple[Path, st
 
         for name, secret in (("ann", SECRET), ("carol", OTHER_SECRET)):
             add_user(http_dir / "users", name, "surveillance", secret, ("pit", "surveillance"), n=2**14)
+        for n in range(PIT_CLIENTS):
+            add_user(http_dir / "users", f"pit{n}", "pit", f"pit-secret-{n}", ("pit", "surveillance"), n=2**14)
         named = True
     except ImportError:
         from firmware_host.web.pins import write_pin_file
@@ -210,7 +216,49 @@ def record_cost(journal: Path, requests: int = 5) -> dict[str, Any]:
                     "ms wall": round(1000 * (time.perf_counter() - wall) / requests, 1),
                     "ms CPU": round(1000 * (time.process_time() - cpu) / requests, 1),
                 }
+            found["6 pit clients hammering records"] = _hammered(dashboard.url, table, auth, named)
     return found
+
+
+def _hammered(url: str, table: str, auth: dict[str, str], named: bool) -> dict[str, Any]:
+    """:data:`PIT_CLIENTS` pit users asking for round records back to back for :data:`HAMMER_S`,
+    while an officer reads ``/api/tiles`` every 0.2 s: the officer's latency, the pit's answers."""
+    stop = threading.Event()
+    answers: Counter[int] = Counter()
+
+    def hammer(n: int) -> None:
+        headers = {"Authorization": _basic(f"pit{n}", f"pit-secret-{n}" if named else PIN)}
+        for k in itertools.count():
+            if stop.is_set():
+                return
+            answers[
+                _request(url, f"/api/tables/{table}/rounds/{1 + (k * 37) % 1990}", f"127.0.2.{n + 1}", headers)[0]
+            ] += 1
+
+    for n in range(PIT_CLIENTS):  # logged in first, one at a time (a login is a scrypt check)
+        headers = {"Authorization": _basic(f"pit{n}", f"pit-secret-{n}" if named else PIN)}
+        assert _request(url, "/api/me", f"127.0.2.{n + 1}", headers)[0] == 200
+    threads = [threading.Thread(target=hammer, args=(n,), daemon=True) for n in range(PIT_CLIENTS)]
+    cpu = time.process_time()
+    for thread in threads:
+        thread.start()
+    latencies = []
+    started = time.monotonic()
+    while time.monotonic() - started < HAMMER_S:
+        at = time.perf_counter()
+        _request(url, "/api/tiles", "127.0.0.2", auth)
+        latencies.append(1000 * (time.perf_counter() - at))
+        time.sleep(0.2)
+    stop.set()
+    for thread in threads:
+        thread.join()
+    latencies.sort()
+    return {
+        "officer's /api/tiles ms p50": round(latencies[len(latencies) // 2], 1),
+        "officer's /api/tiles ms p99": round(latencies[int(len(latencies) * 0.99)], 1),
+        "process CPU %": round(100 * (time.process_time() - cpu) / HAMMER_S),
+        "pit answers": dict(answers),
+    }
 
 
 def _side(args: argparse.Namespace) -> None:
