@@ -51,9 +51,9 @@ from bench.floor.records import Rec  # noqa: E402
 from firmware_host.feed import schema  # noqa: E402
 from firmware_host.feed.schema import FeedState  # noqa: E402
 from firmware_host.feed.signing import Signer  # noqa: E402
-from firmware_host.web.pins import write_pin_file  # noqa: E402
+from firmware_host.web.users import add_user  # noqa: E402
 
-PIN = "13579"
+PIN = "probe-secret-1"  #: the secret of probe-surveillance, the user the probe and the readers log in as
 CLIENT_ID = "bench-dashboard"
 
 
@@ -129,7 +129,7 @@ class Publisher:
 
 def http_ready(url: str, timeout: float = 60) -> None:
     """Wait for the dashboard to answer ``/api/me``."""
-    header = {"Authorization": "Basic " + base64.b64encode(f"bench:{PIN}".encode()).decode()}
+    header = {"Authorization": "Basic " + base64.b64encode(f"probe-surveillance:{PIN}".encode()).decode()}
     deadline = time.monotonic() + timeout
     while True:
         try:
@@ -142,7 +142,7 @@ def http_ready(url: str, timeout: float = 60) -> None:
 
 
 def tiles_seqs(url: str) -> dict[str, int]:
-    header = {"Authorization": "Basic " + base64.b64encode(f"bench:{PIN}".encode()).decode()}
+    header = {"Authorization": "Basic " + base64.b64encode(f"probe-surveillance:{PIN}".encode()).decode()}
     with urllib.request.urlopen(urllib.request.Request(url + "/api/tiles", headers=header), timeout=30) as answer:
         return {t["table"]: t["seq"] for t in json.loads(answer.read())["tiles"]}
 
@@ -221,7 +221,7 @@ def stored_at(db: Db) -> dict[tuple[str, int], float]:
 
 def run(args: argparse.Namespace, tmp: Path, broker: Broker, db: Db) -> None:
     (tmp / "http").mkdir()
-    write_pin_file(tmp / "http" / "surveillance.pin", PIN)
+    add_user(tmp / "http" / "users", "probe-surveillance", "surveillance", PIN, ("pit", "surveillance"))
     tables = [Table(f"BAC-{n:03d}", signer(tmp, f"BAC-{n:03d}"), n) for n in range(1, args.tables + 1)]
     http = f"127.0.0.1:{free_port()}"
     url = f"http://{http}"

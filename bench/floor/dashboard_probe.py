@@ -14,7 +14,7 @@ thread with a running asyncio loop. The probe runs every Playwright call on a th
 (a one-thread executor), so its methods may be called from any thread, one call at a time or
 several at once (they queue).
 
-    with DashboardProbe("http://127.0.0.1:8090", "surveillance", "13579") as probe:
+    with DashboardProbe("http://127.0.0.1:8090", "surveillance", "probe-secret-1") as probe:
         ...
         for drawn in probe.drawn():
             latency = drawn.at - published[(drawn.table, drawn.seq)]
@@ -56,6 +56,7 @@ OBSERVER = """
     }
   };
   const watch = () => {
+    if (!document.getElementById("map")) return;  // the login form: nothing to watch
     new MutationObserver((changes) => {
       for (const change of changes) {
         if (change.type === "attributes") note(change.target);
@@ -96,9 +97,9 @@ class DashboardProbe:
     """The floor map in a headless Chromium, logged in as ``role``.
 
     :param url: the dashboard's base URL (``http://127.0.0.1:8090``).
-    :param role: the login's role (``pit`` or ``surveillance``): the user name the view log shows
-        is ``probe-<role>``; the role itself is the one whose PIN ``credential`` is.
-    :param credential: that role's PIN.
+    :param role: the login's role (``pit`` or ``surveillance``): it logs in (the login form, then
+        the session's cookie) as the user ``probe-<role>``, who must have that role.
+    :param credential: that user's secret.
     :param chromium: the browser (default :data:`~bench.display.chromium.CHROMIUM`).
     """
 
@@ -129,15 +130,17 @@ class DashboardProbe:
         self._browser = self._playwright.chromium.launch(
             executable_path=str(self.chromium), args=LAUNCH_ARGS, headless=True
         )
-        context = self._browser.new_context(
-            viewport=VIEWPORT, http_credentials={"username": f"probe-{self.role}", "password": self.credential}
-        )
+        context = self._browser.new_context(viewport=VIEWPORT)
         context.add_init_script(OBSERVER)
         self._page = context.new_page()
         self._page.on("pageerror", lambda error: self.errors.append(str(error)))
-        answer = self._page.goto(self.url + "/")
+        answer = self._page.goto(self.url + "/login")
         if answer is None or answer.status != 200:
-            raise RuntimeError(f"the floor map at {self.url}/ answered {answer.status if answer else 'nothing'}")
+            raise RuntimeError(f"the login at {self.url}/login answered {answer.status if answer else 'nothing'}")
+        self._page.fill("#user", f"probe-{self.role}")
+        self._page.fill("#secret", self.credential)
+        self._page.click("#enter")
+        self._page.wait_for_url(self.url + "/", timeout=LIVE_TIMEOUT_S * 1000)
         self._page.wait_for_function(
             "document.body.dataset.connected === 'true' && Number(document.body.dataset.frames) > 0",
             timeout=LIVE_TIMEOUT_S * 1000,

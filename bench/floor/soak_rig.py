@@ -25,15 +25,15 @@ from bench.floor.postgres import Postgres
 from bench.floor.soak_measure import postmaster_pid
 from bench.floor.tables import FloorDb, floor_keys, provision, start_table, table_profile
 from bench.floor.tcp_proxy import TcpProxy
-from firmware_host.web.pins import write_pin_file
+from firmware_host.web.users import add_user
 
 __all__ = ["Rig", "FLOOR_USER", "DASHBOARD_PIN"]
 
 REPO = Path(__file__).resolve().parents[2]
 #: The collectors' MQTT user (deploy/mosquitto/acl).
 FLOOR_USER = "tablehost-floor"
-#: The dashboard's surveillance PIN in the soak.
-DASHBOARD_PIN = "27182818"
+#: The secret of the dashboard's user probe-surveillance in the soak.
+DASHBOARD_PIN = "probe-27182818"
 #: Seconds a collector may take to connect.
 CONNECT_S = 60.0
 
@@ -104,7 +104,9 @@ class Rig:
         if name == "floor-b":
             pins = self.tmp / "floor-http"
             pins.mkdir(exist_ok=True)
-            write_pin_file(pins / "surveillance.pin", DASHBOARD_PIN, n=2**12)
+            add_user(
+                pins / "users", "probe-surveillance", "surveillance", DASHBOARD_PIN, ("pit", "surveillance"), n=2**12
+            )
             options += ["--http", f"127.0.0.1:{self.http_port}", "--http-dir", str(pins)]
         log = self.tmp / f"{name}.log"
         already = log.read_text().count("floor: connected to") if log.exists() else 0

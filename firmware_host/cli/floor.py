@@ -8,7 +8,9 @@ PostgreSQL DSN, ``postgresql://user@host:port/dbname``, whose password comes fro
 ``--db-password-file F`` (mode 0600) or libpq's passfile, never from the command line; several
 collectors, each with its own ``--client-id``, may share one PostgreSQL database. ``floor status`` lists each table (last seq, last seen,
 lag, online, gaps, refused); ``floor export --table ID --rounds`` prints exactly what
-``tablehost journal export --rounds`` prints on the table. Exit status: 0; 1 ``status`` found a
+``tablehost journal export --rounds`` prints on the table (``--role pit``: without the protection
+data). ``floor user`` keeps the dashboard's named users and ``floor views`` prints who viewed what
+(:mod:`firmware_host.cli.floor_users`). Exit status: 0; 1 ``status`` found a
 gap, a break, a refused message or a record it cannot read, or ``export`` met such a record
 (named on stderr, the rest printed); 2 a clear error.
 """
@@ -75,12 +77,22 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
     )
     parser.add_argument("--metrics-tls-cert", type=Path, metavar="F", help="TLS certificate of /metrics")
     parser.add_argument("--metrics-tls-key", type=Path, metavar="F", help="its key")
+    parser.add_argument(
+        "--metrics-users",
+        type=Path,
+        metavar="F",
+        help="its scrapers (tablehost floor user add NAME --role monitoring --users-file F); "
+        "off loopback this or --metrics-client-ca",
+    )
+    parser.add_argument(
+        "--metrics-client-ca", type=Path, metavar="F", help="the CA of its scrapers' client certificates (mutual TLS)"
+    )
     parser.add_argument("--http", metavar="HOST:PORT", help="serve the live floor dashboard (docs/floor-dashboard.md)")
     parser.add_argument(
         "--http-dir",
         type=Path,
         metavar="DIR",
-        help="the dashboard's surveillance.pin, pit.pin (and tls.crt, tls.key off loopback)",
+        help="the dashboard's users file, users (tablehost floor user add), and tls.crt, tls.key off loopback",
     )
     parser.add_argument("-v", "--verbose", action="count", default=0, help="log each connection (-vv: debug)")
     parser.set_defaults(func=run_collect)
@@ -119,6 +131,13 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
         dest="type",
         help="the refusals kept on its topic, newest first (--table '': topics naming no known table)",
     )
+    export.add_argument(
+        "--role",
+        choices=("surveillance", "pit"),
+        default="surveillance",
+        help="whose view of --rounds: pit's leaves out the odds and the theo computed from them "
+        "(tables/protection_policy.py; default surveillance: the whole record)",
+    )
     export.set_defaults(func=run_export)
 
     keygen = commands.add_parser("keygen", help="the floor's acknowledgement key pair: floor.key (0400), floor.pub")
@@ -126,6 +145,10 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
         "--out", type=Path, default=Path("."), metavar="DIR", help="where to write floor.key and floor.pub"
     )
     keygen.set_defaults(func=run_keygen)
+
+    from firmware_host.cli import floor_users
+
+    floor_users.register(commands, add_db_arguments)
 
 
 def add_db_arguments(parser: argparse.ArgumentParser, required: bool = True) -> None:
@@ -206,7 +229,12 @@ def run_collect(args: argparse.Namespace) -> int:
         if args.http:
             from firmware_host.floor.dashboard.serve import Dashboard
 
-            dashboard = Dashboard(args.http, lambda: open_db(args, read_only=True), args.http_dir or Path("."))
+            dashboard = Dashboard(
+                args.http,
+                lambda: open_db(args, read_only=True),
+                args.http_dir or Path("."),
+                open_writer=lambda: open_db(args),  # the view log is kept in the store
+            )
             dashboard.start()
             collector.readers.append(dashboard.floor.stored)  # what it stores, without reading it back
             servers.append(dashboard)
@@ -242,7 +270,9 @@ def _metrics(args: argparse.Namespace, collector: Any) -> Any:
     counted = FloorMetrics(
         collector.stats, "postgresql" if str(args.db).startswith("postgresql") else "sqlite", __version__
     )
-    server = MetricsServer(counted.registry, args.metrics, tls)
+    server = MetricsServer(
+        counted.registry, args.metrics, tls, users_file=args.metrics_users, client_ca=args.metrics_client_ca
+    )
     server.start()
     print(f"floor: metrics on {server.url}/metrics", flush=True)
     return server
@@ -320,9 +350,14 @@ def run_export(args: argparse.Namespace) -> int:
         lines: Any = messages
         if args.type in ("round_result", "shoe_result"):
             from firmware_host.host import figures as table_figures
+            from firmware_host.tables.protection_policy import round_record, sees_protection
 
             records = table_figures.feed_records(messages)
-            lines = table_figures.rounds_of(records) if args.type == "round_result" else table_figures.shoes_of(records)
+            if args.type == "round_result":
+                lines = (round_record(line, args.role) for line in table_figures.rounds_of(records))
+            else:  # a shoe's figures count its protection alerts: not the pit's
+                shoes = table_figures.shoes_of(records)
+                lines = shoes if sees_protection(args.role) else (round_record(s, args.role) for s in shoes)
         for data in lines:
             sys.stdout.write(json.dumps(data, sort_keys=True, ensure_ascii=False) + "\n")
     finally:

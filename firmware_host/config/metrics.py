@@ -7,10 +7,13 @@
     tls_cert = "/etc/tablehost/metrics.crt"   # required with an address off loopback
     tls_key = "/etc/tablehost/metrics.key"
     allowed_hosts = ["table-12.floor.example"]  # names Prometheus reaches it by (the Host header)
+    users_file = "/etc/tablehost/metrics.users"  # its scrapers (or client_ca): required off loopback
+    client_ca = "/etc/tablehost/scrapers-ca.crt"  # mutual TLS: scrapers' client certificates
 
-The metrics hold no card, but they count advantage windows as the table raises them, which a
-player's partner on the network should not read live: off loopback they need TLS, as the
-display does (docs/security.md).
+The metrics hold no card. Off loopback they need TLS and HTTP Basic credentials of a scraper in
+the users file (``tablehost floor user add NAME --role monitoring|surveillance --users-file F``);
+the counts of advantage windows, which a player's partner on the network must not read live,
+are served to a ``surveillance`` scraper only (docs/security.md).
 """
 
 from __future__ import annotations
@@ -35,6 +38,8 @@ class MetricsConfig:
     tls_cert: Path | None = None
     tls_key: Path | None = None
     allowed_hosts: tuple[str, ...] = ()
+    users_file: Path | None = None
+    client_ca: Path | None = None
 
     @property
     def tls(self) -> tuple[Path, Path] | None:
@@ -55,6 +60,8 @@ def metrics_config(section: Section, profile_path: Path) -> MetricsConfig:
         tls_cert=path("tls_cert"),
         tls_key=path("tls_key"),
         allowed_hosts=host_names(section),
+        users_file=path("users_file"),
+        client_ca=path("client_ca"),
     )
     if (config.tls_cert is None) != (config.tls_key is None):
         raise section.error("tls_cert" if config.tls_cert is None else "tls_key", "give both tls_cert and tls_key")

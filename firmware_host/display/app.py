@@ -11,8 +11,11 @@
   four tiles (the tile picker's preview).
 
 Every answer is rendered by the hub from the view, which holds only what the table has exposed.
-Off loopback the dealer's pages and API need HTTP Basic credentials (the dealer's or the
-supervisor's PIN as the password); the scoreboard stays open.
+Off loopback the dealer's pages and API need a login: HTTP Basic credentials (the dealer's or
+the supervisor's PIN as the password) checked once, which open a session whose signed cookie
+carries the page's later requests (:class:`~firmware_host.web.sessions.SessionGate`: a request
+with a live session spends no login budget); ``POST /api/logout`` ends it. The scoreboard
+stays open.
 
 Every request passes the web layer's :class:`~firmware_host.web.guard.Guard` first (Host,
 Origin, ``application/json``, the body's size; any failure answered 400), query parameters
@@ -25,14 +28,9 @@ summaries (:class:`~firmware_host.web.refusals.Refusals`).
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import contextlib
-import dataclasses
-import hashlib
 import json
-import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -48,10 +46,11 @@ from firmware_host.display import pages
 from firmware_host.display.actions import ActionError, command_for, needed_role
 from firmware_host.display.hub import VIEWS, DisplayHub
 from firmware_host.web.guard import Guard, Policy, client_of
-from firmware_host.web.login import login_role
+from firmware_host.web.login import pin_check, refused_answer
 from firmware_host.web.parse import parse_json, parse_seq, query_value
 from firmware_host.web.pins import Busy, Credentials, Locked
 from firmware_host.web.refusals import Refusals
+from firmware_host.web.sessions import SessionGate, Sessions
 from firmware_host.web.streams import SlotStream, StreamSlots
 
 __all__ = ["build_app", "TileHelp", "STATIC", "KEEPALIVE_S"]
@@ -64,10 +63,10 @@ KEEPALIVE_S = 15.0
 RETRY_MS = 1000
 #: Paths open without credentials off loopback: the player board and what it reads.
 PUBLIC = ("/scoreboard", "/static/", "/api/scoreboard", "/api/roads")
+#: The display's session cookie (the floor dashboard's is another: a browser may have both).
+SESSION_COOKIE = "tablehost_display"
 #: Longest action name and tile text read.
 MAX_COMMAND, MAX_TILES_TEXT = 32, 32
-#: Seconds a right HTTP Basic login is remembered (no scrypt per request), and how many are.
-LOGIN_TTL_S, MAX_LOGINS = 300.0, 16
 
 
 class TileHelp(Protocol):
@@ -93,6 +92,7 @@ def build_app(
     tiles: TileHelp | None = None,
     policy: Policy = Policy(),
     streams: StreamSlots | None = None,
+    sessions: Sessions | None = None,
 ) -> Starlette:
     """The app.
 
@@ -104,9 +104,11 @@ def build_app(
     :param tiles: the Pai Gow tile picker's help (the kinds, the house way of four tiles).
     :param policy: the Guard's limits (the host names besides the server's address).
     :param streams: the live streams' caps.
+    :param sessions: the logins' sessions (a new set, cookies not ``Secure``).
     """
     refusals = Refusals(refused)
     slots = streams or StreamSlots()
+    kept = sessions or Sessions(name=SESSION_COOKIE)
 
     async def dealer_page(request: Request) -> Response:
         return HTMLResponse(pages.dealer_page(game))
@@ -150,16 +152,13 @@ def build_app(
         try:
             needed = needed_role(game, command, devices)
             command_for(game, command, body.get("args"), needed)  # the arguments, before any PIN is hashed
-            role = await credentials.role(pin, client)
+            # a dealer at a screen with a live session is never held to the global budget
+            session = kept.get(request.cookies.get(kept.name))
+            role = await credentials.role(pin, client, exempt=session is not None)
         except ActionError as exc:
             return JSONResponse({"error": str(exc)}, 400)
         except (Locked, Busy) as exc:
-            refusals.note(client, "locked out" if isinstance(exc, Locked) else "busy", command)
-            return JSONResponse(
-                {"error": str(exc)},
-                429 if isinstance(exc, Locked) else 503,
-                headers={"Retry-After": f"{exc.seconds:.0f}"},
-            )
+            return refused_answer(refusals, client, exc, command)
         if role is None or not credentials.allows(role, needed):
             why = "wrong PIN" if role is None else f"needs the {needed}'s PIN"
             refusals.note(client, why, command)
@@ -202,9 +201,11 @@ def build_app(
     ]
     middleware = [Middleware(Guard, policy=policy, refused=refusals.note)]
     if require_login:
-        middleware.append(Middleware(_LoginMiddleware, credentials=credentials, refusals=refusals))
+        check = pin_check(credentials, refusals) if credentials is not None else _no_login
+        middleware.append(Middleware(SessionGate, sessions=kept, check=check, is_open=_is_open, needed=_login_needed))
     app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
     app.state.refusals, app.state.streams, app.state.credentials = refusals, slots, credentials
+    app.state.sessions = kept
     return app
 
 
@@ -241,7 +242,7 @@ async def _events(hub: DisplayHub, view: str, last_seq: int | None) -> AsyncIter
         hub.unsubscribe(view, client)
 
 
-def _login_needed() -> Response:
+def _login_needed(scope: Any) -> Response:
     return Response(
         "the dealer display needs the dealer's or the supervisor's PIN",
         401,
@@ -249,62 +250,15 @@ def _login_needed() -> Response:
     )
 
 
-@dataclasses.dataclass
-class _Logins:
-    """Right HTTP Basic logins, remembered a while (by a hash of the header): a page's requests
-    do not each cost a scrypt check."""
-
-    until: dict[bytes, tuple[float, str]] = dataclasses.field(default_factory=dict)
-
-    def get(self, key: bytes) -> str | None:
-        found = self.until.get(key)
-        if found is None or found[0] < time.monotonic():
-            self.until.pop(key, None)
-            return None
-        return found[1]
-
-    def put(self, key: bytes, role: str) -> None:
-        if len(self.until) >= MAX_LOGINS:
-            self.until.pop(min(self.until, key=lambda k: self.until[k][0]))
-        self.until[key] = (time.monotonic() + LOGIN_TTL_S, role)
+async def _no_login(user: str, pin: str, client: str) -> None:
+    """No PIN files: no login can succeed."""
+    return None
 
 
-class _LoginMiddleware:
-    """Off loopback: the dealer's pages and API need credentials; the scoreboard does not."""
-
-    def __init__(
-        self, app: Callable[..., Awaitable[None]], credentials: Credentials | None, refusals: Refusals
-    ) -> None:
-        self.app, self.credentials, self.refusals = app, credentials, refusals
-        self.logins = _Logins()
-
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        path = scope.get("path", "")
-        open_path = any(path == p or (p.endswith("/") and path.startswith(p)) for p in PUBLIC)
-        is_board_stream = path == "/api/stream" and stream_view(scope) == "scoreboard"
-        if scope["type"] != "http" or open_path or is_board_stream or path == "/api/action":
-            await self.app(scope, receive, send)
-            return
-        answer = await self._login(scope)
-        if answer is not None:
-            await answer(scope, receive, send)
-            return
-        await self.app(scope, receive, send)
-
-    async def _login(self, scope: dict[str, Any]) -> Response | None:
-        """None when the request carries a role's PIN (HTTP Basic, any user name); else the answer."""
-        header = Request(scope).headers.get("authorization", "")
-        if self.credentials is None or header[:6].lower() != "basic ":
-            return _login_needed()
-        key = hashlib.sha256(header.encode("utf-8", "replace")).digest()
-        if self.logins.get(key) is not None:
-            return None
-        try:
-            _, _, pin = base64.b64decode(header[6:], validate=True).decode().partition(":")
-        except (ValueError, binascii.Error, UnicodeDecodeError):
-            return _login_needed()
-        role = await login_role(self.credentials, self.refusals, pin, client_of(scope))
-        if not isinstance(role, str):
-            return role or _login_needed()
-        self.logins.put(key, role)
-        return None
+def _is_open(scope: Any) -> bool:
+    """Off loopback, the scoreboard (its page, its API, its stream) and the action endpoint (it
+    checks its own PIN) need no login; everything else of the dealer's does."""
+    path = scope.get("path", "")
+    open_path = any(path == p or (p.endswith("/") and path.startswith(p)) for p in PUBLIC)
+    is_board_stream = path == "/api/stream" and stream_view(scope) == "scoreboard"
+    return open_path or is_board_stream or path == "/api/action"

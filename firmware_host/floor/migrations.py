@@ -134,6 +134,24 @@ MIGRATIONS: tuple[Migration, ...] = (
             "ALTER TABLE tables ADD COLUMN ack_hint BIGINT NOT NULL DEFAULT 0",
         ),
     ),
+    Migration(
+        5,
+        "a round's messages by index; the dashboard's views, one row per user, view and minute",
+        sqlite=(
+            "CREATE INDEX IF NOT EXISTS messages_round ON messages (table_id, round)",
+            """CREATE TABLE IF NOT EXISTS views (
+                minute INTEGER NOT NULL, user_name TEXT NOT NULL, role TEXT NOT NULL, what TEXT NOT NULL,
+                count INTEGER NOT NULL, PRIMARY KEY (minute, user_name, what))""",
+            "CREATE INDEX IF NOT EXISTS views_user ON views (user_name, minute)",
+        ),
+        postgresql=(
+            "CREATE INDEX messages_round ON messages (table_id, round)",
+            """CREATE TABLE views (
+                minute BIGINT NOT NULL, user_name TEXT NOT NULL, role TEXT NOT NULL, what TEXT NOT NULL,
+                count BIGINT NOT NULL CHECK (count > 0), PRIMARY KEY (minute, user_name, what))""",
+            "CREATE INDEX views_user ON views (user_name, minute)",
+        ),
+    ),
 )
 #: The schema's newest version.
 LATEST = MIGRATIONS[-1].version

@@ -111,5 +111,8 @@ class Store(Protocol):
     def messages(self, table: str, type: str | None = None) -> Iterator[dict[str, Any]]:
         """The readable ones of :meth:`read`."""
 
+    def round_messages(self, table: str, round_number: int) -> list[dict[str, Any]]:
+        """The readable messages of one round of ``table``, in seq order (by the store's round index)."""
+
     def close(self) -> None:
         """Close the database."""

@@ -234,6 +234,18 @@ class StoreReads:
             ).fetchall()
         return [_message(table, dict(zip(self._columns(), row))) for row in reversed(rows)]
 
+    def round_messages(self, table: str, round_number: int) -> list[dict[str, Any]]:
+        """The readable messages of one round of ``table`` (the ``round`` they carry), in seq order:
+        read through the ``messages_round`` index, so a round costs the same whatever the table's
+        history (issue 29, N9). An unknown table has none."""
+        with self._db() as db:
+            rows = db.execute(
+                f"SELECT {', '.join(self._columns())} FROM messages WHERE table_id = ? AND round = ? ORDER BY seq",
+                (table, round_number),
+            ).fetchall()
+        found = (_message(table, dict(zip(self._columns(), row))) for row in rows)
+        return [m for m in found if not isinstance(m, Unreadable)]
+
     def messages(self, table: str, type: str | None = None) -> Iterator[dict[str, Any]]:
         """The readable messages of :meth:`read`."""
         return (m for m in self.read(table, type) if not isinstance(m, Unreadable))

@@ -44,6 +44,7 @@ from firmware_host.floor import continuity, migrations
 from firmware_host.floor.admission import Admitted, Refusal
 from firmware_host.floor.model import UNKNOWN_TABLE, FloorError, Outcome
 from firmware_host.floor.store_reads import _COLUMNS, StoreReads
+from firmware_host.floor.store_views import ViewRows
 
 __all__ = ["SqlStore", "REFUSED_KEPT_PER_TABLE", "REFUSED_KEPT_TOTAL", "BREAK", "REPAIR"]
 
@@ -67,7 +68,7 @@ class _Raced(_OneMessage):
     batch's outcomes no longer hold, so it is written again a message at a time."""
 
 
-class SqlStore(StoreReads):
+class SqlStore(StoreReads, ViewRows):
     """The floor's store on one SQL engine, with its writes; a subclass says how to connect
     (:meth:`_db`), how a write transaction begins (:meth:`_begin`) and what the engine's errors
     are. The read API is :class:`~firmware_host.floor.store_reads.StoreReads`'.

@@ -20,6 +20,7 @@ from drivers.events import DeviceEvent
 from drivers.events.dice import DiceRead
 from drivers.events.shoe import CardRead
 from firmware_host.tables.decisions import Decision
+from firmware_host.tables.protection_policy import is_protection_alert
 
 __all__ = ["TableMetrics", "STEP_BUCKETS_S"]
 
@@ -48,9 +49,18 @@ class TableMetrics:
         self.dice = Counter("tablehost_dice_reads_total", "Dice readings from the dice sensor.", registry=self.registry)
         self.alerts = Counter(
             "tablehost_alerts_total",
-            "Alerts raised, by code and severity.",
+            "Alerts raised, by code and severity (the protection alerts are not among them).",
             ["code", "severity"],
             registry=self.registry,
+        )
+        #: The game-protection alerts' counts, in a registry served to surveillance's scraper only
+        #: (:mod:`firmware_host.tables.protection_policy`; :mod:`firmware_host.metrics.server`).
+        self.protection = CollectorRegistry()
+        self.protection_alerts = Counter(
+            "tablehost_protection_alerts_total",
+            "Game-protection alerts raised (advantage-window, advantage-play), by code and severity.",
+            ["code", "severity"],
+            registry=self.protection,
         )
         self.online = Gauge(
             "tablehost_device_online",
@@ -79,7 +89,8 @@ class TableMetrics:
             if decision.type == "round_result":
                 self.rounds.labels(str(data.get("status", "complete"))).inc()
             elif decision.type == "alert":
-                self.alerts.labels(str(data.get("code", "")), str(data.get("severity", ""))).inc()
+                counter = self.protection_alerts if is_protection_alert(data.get("code")) else self.alerts
+                counter.labels(str(data.get("code", "")), str(data.get("severity", ""))).inc()
             elif decision.type == "device" and "device" in data:
                 self.online.labels(str(data["device"])).set(1 if data.get("online") else 0)
 

@@ -47,16 +47,25 @@ class Policy:
     :param hosts: the names this server is reached by, besides the address a connection arrives
         on (and ``localhost`` on loopback): ``[display] allowed_hosts``.
     :param max_body: bytes of body accepted (16 KiB; an action is under 300).
+    :param same_origin_reads: path prefixes (``/api/``) whose reads are checked as posts are.
     """
 
     hosts: frozenset[str] = frozenset()
     max_body: int = 16 * 1024
+    #: Path prefixes whose reads (GET, HEAD) must come from this server's own pages as a
+    #: state-changing request must (no cross-site Sec-Fetch-Site, no foreign Origin: 403), so a
+    #: page open in an officer's browser cannot drive them (issue 29, N9).
+    same_origin_reads: tuple[str, ...] = ()
 
     @classmethod
     def serving(cls, host: str, names: tuple[str, ...] = ()) -> Policy:
         """The policy of a server listening on ``host`` and reached by ``names`` as well (a
         wildcard address names nothing)."""
         return cls(hosts=frozenset({host.lower(), *names} - {"0.0.0.0", "::"}))
+
+    def reads_guarded(self, *prefixes: str) -> Policy:
+        """This policy, with the reads under ``prefixes`` checked as posts are."""
+        return dataclasses.replace(self, same_origin_reads=prefixes)
 
 
 def client_of(scope: Scope) -> str:
@@ -132,8 +141,10 @@ class Guard:
         if host is None or not self._ours(host[0], scope):
             raise BadRequest("the Host header does not name this server", 400)
         method = scope.get("method", "GET")
-        if method not in SAFE_METHODS:
+        path = scope.get("path", "")
+        if method not in SAFE_METHODS or any(path.startswith(p) for p in self.policy.same_origin_reads):
             self._check_origin(scope, host)
+        if method not in SAFE_METHODS:
             kind, parameters = media_type(_header(scope, b"content-type"))
             if kind != "application/json" or parameters.get("charset", "utf-8") != "utf-8":
                 raise BadRequest("the body is application/json", 415)
@@ -152,9 +163,11 @@ class Guard:
         return host in self.policy.hosts or host == arrived_on or (host in _LOOPBACK_NAMES and _is_loopback(arrived_on))
 
     def _check_origin(self, scope: Scope, host: tuple[str, int | None]) -> None:
-        """A state-changing request comes from a page of the origin the browser asked (the Host)."""
+        """A state-changing request (or a guarded read) comes from a page of the origin the browser
+        asked (the Host)."""
         if (_header(scope, b"sec-fetch-site") or "same-origin") not in ("same-origin", "none"):
-            raise BadRequest("a cross-site request cannot change anything", 403)
+            changes = scope.get("method", "GET") not in SAFE_METHODS
+            raise BadRequest(f"a cross-site request cannot {'change anything' if changes else 'read this'}", 403)
         origin = _header(scope, b"origin")
         if origin is None:
             return  # not a browser's cross-site request (a browser sends Origin with every POST)

@@ -9,6 +9,14 @@ thread; a few more may wait (:attr:`LockoutPolicy.waiting`), the rest are refuse
 (:class:`Busy`) without being checked or counted. The Pi's own screen (:attr:`LockoutPolicy.reserved`
 addresses) is counted per address but never against the global budget nor refused as busy, so
 a flood from the network cannot lock the dealer out of their own table.
+
+Where secrets belong to named users (the floor dashboard), an attempt names its user: a known
+name is counted per name (:attr:`LockoutPolicy.max_failures` a window, from every address
+together) and per address, never against the global budget, which only unknown names spend
+(issue 29, N4): a flood of wrong secrets from rotating addresses locks out the names it tries
+and the addresses it comes from, not everyone. A request that carries a valid session never
+comes here at all (:mod:`.sessions`); an ``exempt`` attempt (a PIN sent with a valid session)
+is counted per address only, like the Pi's own screen.
 """
 
 from __future__ import annotations
@@ -88,6 +96,7 @@ class Lockout:
     def __init__(self, policy: LockoutPolicy = LockoutPolicy(), clock: Callable[[], float] = time.monotonic) -> None:
         self.policy, self.clock = policy, clock
         self._addresses: collections.OrderedDict[str, _Count] = collections.OrderedDict()
+        self._names: collections.OrderedDict[str, _Count] = collections.OrderedDict()
         self._everyone = _Count()
         self._lock = threading.Lock()
         self._inflight = 0
@@ -96,20 +105,25 @@ class Lockout:
         #: Checks run since start (the tests and benchmarks read it).
         self.checked = 0
 
-    async def check(self, client: str, attempt: Callable[[], T | None]) -> T | None:
+    async def check(
+        self, client: str, attempt: Callable[[], T | None], name: str | None = None, exempt: bool = False
+    ) -> T | None:
         """Run ``attempt`` (the slow check: None when the secret is wrong) for ``client``, in a thread.
 
-        :raises Locked: ``client``, or every address, is locked out (``attempt`` does not run).
+        :param name: the user the attempt names, when it names a known one: counted per name
+            instead of against the global budget (``""``: an unknown name, counted globally).
+        :param exempt: counted per address only, never refused as busy (a request with a session).
+        :raises Locked: ``client``, ``name``, or every address, is locked out (``attempt`` does not run).
         :raises Busy: too many checks are running and waiting (``attempt`` does not run, nothing is counted).
         """
-        counts = self._reserve(client)
+        counts = self._reserve(client, name, exempt or client in self.policy.reserved)
         result: T | None = None
         ran = False
         try:
             result = await asyncio.get_running_loop().run_in_executor(self._pool, self._run, attempt)
             ran = True
         finally:
-            self._settle(client, counts, ran, result is not None)
+            self._settle(counts, ran, result is not None)
         return result
 
     def _run(self, attempt: Callable[[], T | None]) -> T | None:
@@ -125,35 +139,34 @@ class Lockout:
                 )
             return None
 
-    def _reserve(self, client: str) -> list[_Count]:
+    def _reserve(self, client: str, name: str | None, exempt: bool) -> list[tuple[_Count, int, str]]:
         now, policy = self.clock(), self.policy
         with self._lock:
-            if self._inflight >= policy.concurrent + policy.waiting and client not in policy.reserved:
+            if self._inflight >= policy.concurrent + policy.waiting and not exempt:
                 raise Busy()  # the Pi's own screen always gets in line
-            address = self._address(client)
-            counts = [address] if client in policy.reserved else [address, self._everyone]
-            for count, limit, why in zip(
-                counts,
-                (policy.max_failures, policy.budget),
-                ("too many wrong PINs", "too many wrong PINs at this table"),
-            ):
+            counts = [(self._remembered(self._addresses, client), policy.max_failures, "too many wrong PINs")]
+            if name:
+                counts.append((self._remembered(self._names, name), policy.max_failures, "too many wrong secrets"))
+            elif not exempt:
+                counts.append((self._everyone, policy.budget, "too many wrong PINs at this table"))
+            for count, limit, why in counts:
                 if now < count.locked_until:
                     raise Locked(count.locked_until - now, why)
                 while count.failures and count.failures[0] <= now - policy.window_s:
                     count.failures.popleft()
                 if len(count.failures) + count.pending >= limit:
                     raise Locked(policy.window_s - (now - count.failures[0]) if count.failures else 1.0, why)
-            for count in counts:
+            for count, _, _ in counts:
                 count.pending += 1
             self._inflight += 1
             return counts
 
-    def _settle(self, client: str, counts: list[_Count], ran: bool, right: bool) -> None:
+    def _settle(self, counts: list[tuple[_Count, int, str]], ran: bool, right: bool) -> None:
         now, policy = self.clock(), self.policy
         with self._lock:
             self._inflight -= 1
             self.checked += ran
-            for count, limit in zip(counts, (policy.max_failures, policy.budget)):
+            for count, limit, _ in counts:
                 count.pending -= 1
                 if not ran or (right and count is self._everyone):
                     continue
@@ -173,13 +186,13 @@ class Lockout:
                             policy.lockout_s,
                         )
 
-    def _address(self, client: str) -> _Count:
-        count = self._addresses.get(client)
+    def _remembered(self, kept: collections.OrderedDict[str, _Count], key: str) -> _Count:
+        count = kept.get(key)
         if count is None:
-            count = self._addresses[client] = _Count()
-            while len(self._addresses) > self.policy.max_addresses:
-                self._addresses.popitem(last=False)
-        self._addresses.move_to_end(client)
+            count = kept[key] = _Count()
+            while len(kept) > self.policy.max_addresses:
+                kept.popitem(last=False)
+        kept.move_to_end(key)
         return count
 
     def addresses(self) -> int:

@@ -17,6 +17,7 @@ time in a thread.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import hashlib
 import hmac
 import os
@@ -37,7 +38,9 @@ __all__ = [
     "hash_pin",
     "verify_pin",
     "write_pin_file",
+    "write_secret_file",
     "read_pin_file",
+    "check_stored",
     "Credentials",
 ]
 
@@ -91,17 +94,40 @@ def verify_pin(pin: str, stored: str) -> bool:
     return hmac.compare_digest(derived.hex(), key)
 
 
+def write_secret_file(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` durably, mode 0600: a temporary name beside it, fsynced, renamed
+    over ``path``, and the directory fsynced (a power cut leaves the old file or the new, whole).
+
+    The one place a face's secret files (PIN files, the floor's users file) are written.
+
+    :raises OSError: the file cannot be written (the temporary file is removed).
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(path.name + ".new")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    directory = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(directory)
+    finally:
+        os.close(directory)
+
+
 def write_pin_file(path: Path, pin: str, n: int = SCRYPT_N) -> None:
-    """Write ``pin`` hashed to a new file, mode 0600 (an existing file is replaced)."""
+    """Write ``pin`` hashed to a new file, mode 0600 (an existing file is replaced), durably."""
     if not (pin.isdecimal() and len(pin) >= MIN_PIN_DIGITS):
         raise PinError(f"a PIN is {MIN_PIN_DIGITS} or more digits")
-    temporary = path.with_name(path.name + ".new")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as out:
-            out.write(hash_pin(pin, n=n) + "\n")
-        os.replace(temporary, path)
+        write_secret_file(path, hash_pin(pin, n=n) + "\n")
     except OSError as exc:
         raise PinError(f"PIN file {path}: cannot write: {exc.strerror or exc}") from None
 
@@ -116,20 +142,26 @@ def read_pin_file(path: Path) -> str:
             f"PIN file {path}: cannot read: {exc.strerror} (write it with `tablehost display pin ROLE "
             "FILE`; `make demo-pins` for the simulated tables)"
         ) from exc
+    return check_stored(text, f"PIN file {path}", "`tablehost display pin`")
+
+
+def check_stored(text: str, where: str, remedy: str, what: str = "PIN", trial: bool = True) -> str:
+    """``text`` if it is a stored hash this machine can compute (with ``trial``: one is computed);
+    :class:`PinError` naming ``where`` and the ``remedy`` otherwise."""
     match = _STORED.fullmatch(text)
     if match is None:
-        raise PinError(f"PIN file {path}: not a hashed PIN (write it with `tablehost display pin`)")
+        raise PinError(f"{where}: not a hashed {what} (write it with {remedy})")
     n, r, p = (int(match[i]) for i in (1, 2, 3))
     if n < 2 or n & (n - 1) or not 1 <= r <= 32 or not 1 <= p <= 16 or 128 * r * n > MAX_SCRYPT_BYTES:
         raise PinError(
-            f"PIN file {path}: unusable scrypt cost N={n} r={r} p={p} (N a power of two, r 1 to 32, "
-            f"p 1 to 16, 128 * r * N at most {MAX_SCRYPT_BYTES >> 20} MiB): write it again with "
-            "`tablehost display pin`"
+            f"{where}: unusable scrypt cost N={n} r={r} p={p} (N a power of two, r 1 to 32, "
+            f"p 1 to 16, 128 * r * N at most {MAX_SCRYPT_BYTES >> 20} MiB): write it again with {remedy}"
         )
     try:
-        verify_pin("0", text)  # what a wrong PIN will meet: it must be computable here, now
+        if trial:
+            verify_pin("0", text)  # what a wrong secret will meet: it must be computable here, now
     except (ValueError, MemoryError) as exc:
-        raise PinError(f"PIN file {path}: unusable hash ({exc}): write it again with `tablehost display pin`") from None
+        raise PinError(f"{where}: unusable hash ({exc}): write it again with {remedy}") from None
     return text
 
 
@@ -158,13 +190,14 @@ class Credentials:
                 return role
         return None
 
-    async def role(self, pin: str, client: str) -> str | None:
-        """:meth:`match`, counted against ``client`` when wrong, run in a thread of the lockout.
+    async def role(self, pin: str, client: str, exempt: bool = False) -> str | None:
+        """:meth:`match`, counted against ``client`` when wrong, run in a thread of the lockout
+        (``exempt``: a request with a live session, held to its address's count only).
 
         :raises Locked: ``client`` (or every address) is locked out: the PIN is not checked.
         :raises Busy: too many checks at once: the PIN is not checked, nor counted.
         """
-        return await self.lockout.check(client, lambda: self.match(pin))
+        return await self.lockout.check(client, lambda: self.match(pin), exempt=exempt)
 
     def allows(self, role: str, needed: str) -> bool:
         """Whether ``role`` may do what ``needed`` may."""

@@ -17,6 +17,7 @@ import asyncio
 import dataclasses
 import logging
 import socket
+import ssl
 import threading
 import time
 from pathlib import Path
@@ -196,6 +197,7 @@ class WebServer:
     :param tls: ``(certificate file, key file)``, or None for plain HTTP.
     :param limits: the protocol's limits (timeouts, the connection cap, the trusted proxies).
     :param name: the face, in errors (``display``).
+    :param client_ca: with TLS, only clients whose certificate this CA signed are served (mutual TLS).
     """
 
     def __init__(
@@ -206,6 +208,7 @@ class WebServer:
         tls: tuple[Path, Path] | None = None,
         limits: ConnectionLimits = ConnectionLimits(),
         name: str = "web",
+        client_ca: Path | None = None,
     ) -> None:
         self.app, self.host, self.name, self.tls = app, host, name, tls
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -227,6 +230,9 @@ class WebServer:
             http=protocol,
             ssl_certfile=str(tls[0]) if tls else None,
             ssl_keyfile=str(tls[1]) if tls else None,
+            # mutual TLS: a client without a certificate this CA signed never gets past the handshake
+            ssl_ca_certs=str(client_ca) if client_ca else None,
+            ssl_cert_reqs=ssl.CERT_REQUIRED if client_ca else ssl.CERT_NONE,
             timeout_graceful_shutdown=1,
             timeout_keep_alive=limits.keep_alive_s,
             h11_max_incomplete_event_size=limits.max_head,

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
 from firmware_host.config.profiles import TableProfile
-from firmware_host.display.app import build_app
+from firmware_host.display.app import SESSION_COOKIE, build_app
 from firmware_host.display.hub import DisplayHub
 from firmware_host.display.server import DisplayServer, check_listen, is_loopback, parse_listen
 from firmware_host.display.view import view_for
@@ -25,6 +25,7 @@ from firmware_host.tables.decisions import Decision
 from firmware_host.web.guard import Policy
 from firmware_host.web.pins import Credentials
 from firmware_host.web.server import ConnectionLimits
+from firmware_host.web.sessions import Sessions
 
 if TYPE_CHECKING:  # a Baccarat display imports nothing of Pai Gow
     from firmware_host.rules.paigow_tiles.rules import PaiGowTileRules
@@ -80,6 +81,7 @@ def build_display(profile: TableProfile, service: Service, journal: Journal, lis
         require_login=not is_loopback(host),
         tiles=_tiles(profile, service),
         policy=Policy.serving(host, config.allowed_hosts),
+        sessions=Sessions(secure=config.tls is not None, name=SESSION_COOKIE),
     )
     limits = ConnectionLimits(trusted_proxies=config.trusted_proxies)
     return Display(hub, DisplayServer(app, host, port, config.tls, limits))

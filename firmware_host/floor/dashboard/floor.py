@@ -315,13 +315,13 @@ class Floor:
 
     def record(self, table: str, round_number: int) -> dict[str, Any] | None:
         """The full record of a round, as ``floor export --rounds`` prints it (the last of that
-        number); None if the floor holds none. Read from the store, on the caller's own connection."""
+        number); None if the floor holds none. Read from the store, on the caller's own connection,
+        only that round's messages (its odds and its result carry its number): the same cost
+        whatever the table's history."""
         store = self.open_store()
         try:
-            if table not in store.tables():
-                return None
             found = None
-            for line in figures.rounds_of(figures.feed_records(store.messages(table))):  # with odds and theo
+            for line in figures.rounds_of(figures.feed_records(store.round_messages(table, round_number))):
                 if line.get("round") == round_number:
                     found = line
             return found

@@ -1,37 +1,44 @@
 """The dashboard's server, as ``tablehost floor --http HOST:PORT --http-dir DIR`` starts it.
 
-``DIR`` holds the roles' PIN files, ``surveillance.pin`` and ``pit.pin`` (written by
-``tablehost display pin supervisor DIR/surveillance.pin``: the format is the display's; at least
-one of them), and, to listen where other machines can reach, ``tls.crt`` and ``tls.key``. As
-the table's display: loopback unless TLS files are there (:func:`check_listen`).
+``DIR`` holds the users file, ``users`` (written by ``tablehost floor user add NAME --role
+surveillance|pit --http-dir DIR``: each user's own hashed secret and role; at least one user),
+and, to listen where other machines can reach, ``tls.crt`` and ``tls.key``. As the table's
+display: loopback unless TLS files are there (:func:`check_listen`).
 """
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
-from firmware_host.floor.dashboard.app import build_app
+from firmware_host.floor.dashboard.app import SESSION_COOKIE, build_app
 from firmware_host.floor.dashboard.floor import Floor
 from firmware_host.floor.dashboard.tables import ROLES
-from firmware_host.floor.model import Store
+from firmware_host.floor.dashboard.views import ViewLog
+from firmware_host.floor.store_sql import SqlStore
 from firmware_host.web.guard import Policy
-from firmware_host.web.pins import Credentials
 from firmware_host.web.server import ConnectionLimits, WebError, WebServer, is_loopback, parse_listen
+from firmware_host.web.sessions import Sessions
+from firmware_host.web.users import Users, read_users
 
-__all__ = ["Dashboard", "check_listen", "credential_files"]
+__all__ = ["Dashboard", "check_listen", "load_users", "USERS_FILE"]
+
+#: The users file's name in the dashboard's directory.
+USERS_FILE = "users"
 
 
-def credential_files(directory: Path) -> dict[str, Path]:
-    """The roles' PIN files in ``directory`` (:class:`WebError` when there is none)."""
-    files = {role: directory / f"{role}.pin" for role in ROLES if (directory / f"{role}.pin").is_file()}
-    if not files:
+def load_users(directory: Path) -> Users:
+    """The users of ``directory``'s users file (:class:`WebError` when there is none)."""
+    found = read_users(directory / USERS_FILE, ROLES)  # an unusable line: one line naming it
+    if not found:
         raise WebError(
-            f"floor dashboard: {directory} holds no surveillance.pin or pit.pin (write one with "
-            "`tablehost display pin supervisor FILE`)"
+            f"floor dashboard: {directory / USERS_FILE} holds no user (add one with "
+            f"`tablehost floor user add NAME --role surveillance --http-dir {directory}`)"
         )
-    return files
+    return Users(found)
 
 
 def check_listen(host: str, directory: Path) -> tuple[Path, Path] | None:
@@ -47,12 +54,41 @@ def check_listen(host: str, directory: Path) -> tuple[Path, Path] | None:
     return None
 
 
+class _ViewStore:
+    """The floor's store opened to write the view log, in the thread that first needs it."""
+
+    def __init__(self, open_writer: Callable[[], SqlStore]) -> None:
+        self.open_writer = open_writer
+        self.store: SqlStore | None = None
+        self._lock = threading.Lock()
+
+    def _opened(self) -> SqlStore:
+        if self.store is None:
+            self.store = self.open_writer()
+        return self.store
+
+    def add(self, rows: Iterable[Any]) -> None:
+        with self._lock:  # one connection, one transaction at a time
+            self._opened().add_views(rows)
+
+    def read(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return self._opened().views(limit=1000)
+
+    def close(self) -> None:
+        with self._lock:
+            if self.store is not None:
+                self.store.close()
+                self.store = None
+
+
 class Dashboard:
     """The floor dashboard: the floor polled, the app, uvicorn in a thread.
 
     :param listen: ``HOST:PORT``.
     :param open_store: opens the floor's store to read.
-    :param directory: the PIN files (and the TLS files).
+    :param directory: the users file (and the TLS files).
+    :param open_writer: opens the floor's store to write the view log (``open_store`` if not given).
     :param poll_s: seconds between passes over the store.
     :param limits: the protocol's limits.
     """
@@ -60,17 +96,27 @@ class Dashboard:
     def __init__(
         self,
         listen: str,
-        open_store: Callable[[], Store],
+        open_store: Callable[[], SqlStore],
         directory: Path,
         *,
+        open_writer: Callable[[], SqlStore] | None = None,
         poll_s: float = 0.5,
         limits: ConnectionLimits = ConnectionLimits(),
     ) -> None:
         host, port = parse_listen(listen)
         tls = check_listen(host, directory)
-        credentials = Credentials(credential_files(directory), roles=ROLES)  # an unusable file: one line
+        self.users = users = load_users(directory)  # an unusable file: one line
         self.floor = Floor(open_store, poll_s)
-        self.app = build_app(self.floor, credentials, policy=Policy())
+        self.view_store = _ViewStore(open_writer or open_store)
+        self.views = ViewLog(self.view_store.add)
+        self.app = build_app(
+            self.floor,
+            users,
+            self.views,
+            self.view_store.read,
+            policy=Policy.serving(host).reads_guarded("/api/"),
+            sessions=Sessions(secure=tls is not None, name=SESSION_COOKIE),
+        )
         self.server = WebServer(self.app, host, port, tls, limits, name="floor dashboard")
 
     @property
@@ -89,3 +135,5 @@ class Dashboard:
         time.sleep(0.1)  # the streams' last bytes go out before uvicorn's graceful shutdown begins
         self.server.stop()
         self.floor.stop()
+        self.views.close()  # every view counted, written
+        self.view_store.close()

@@ -3,8 +3,10 @@
 :class:`TableWatch` folds a table's messages in seq order (each once) and keeps only what the
 dashboard shows, bounded: the last :data:`RECENT_ROUNDS` rounds, :data:`KEPT_ALERTS` alerts,
 the current shoe's outcomes (the roads), :data:`KEPT_ROLLS` Pai Gow rolls, and the figures of
-the shoe in play and of the gaming day. What it shows of an alert depends on who looks
-(:func:`visible`): the game-protection alerts are the surveillance room's.
+the shoe in play and of the gaming day; a keyed table's device names, outcomes, settlement lines
+and irregularities to :data:`LIMITS` too, the rest counted (``dropped``). What it shows depends
+on who looks (:mod:`firmware_host.tables.protection_policy`): the game-protection alerts, and
+the theo computed from a round's EV, are the surveillance room's.
 """
 
 from __future__ import annotations
@@ -19,19 +21,39 @@ from firmware_host.errors import RulesError
 from firmware_host.floor.dashboard.figures import Figures, lines_of
 from firmware_host.floor.model import TableStatus
 from firmware_host.rules.baccarat.roads import outcome_from_json, roads
-from firmware_host.tables.decisions import PROTECTION_ALERTS
+from firmware_host.tables.protection_policy import (
+    SURVEILLANCE,
+    is_protection_alert,
+    round_record,
+    sees_protection,
+)
 
-__all__ = ["TableWatch", "SURVEILLANCE", "PIT", "ROLES", "PROTECTION_ALERTS", "visible", "SEVERITIES"]
+__all__ = ["TableWatch", "SURVEILLANCE", "PIT", "ROLES", "visible", "SEVERITIES", "LIMITS"]
 
-#: The dashboard's roles, lowest first (:class:`~firmware_host.web.pins.Credentials`): the
-#: surveillance room sees what the pit sees and the game-protection alerts
-#: (:data:`~firmware_host.tables.decisions.PROTECTION_ALERTS`).
-PIT, SURVEILLANCE = "pit", "surveillance"
+#: The dashboard's roles, lowest first: the surveillance room sees what the pit sees and the
+#: game-protection data (:mod:`firmware_host.tables.protection_policy`).
+PIT = "pit"
 ROLES = (PIT, SURVEILLANCE)
 #: Alert severities, most urgent first (``tables.base.Table.alert``).
 SEVERITIES = ("fault", "attention", "warning")
 #: What a table keeps for its drill-down.
 RECENT_ROUNDS, KEPT_ALERTS, KEPT_ROLLS, KEPT_ODDS = 50, 100, 30, 8
+#: Device names a table keeps (a table has a handful: a shoe, a shuffler, a shaker, a sensor);
+#: outcomes of the shoe in play (an 8-deck shoe deals about 80 rounds); settlement lines and
+#: irregularities kept of one round. Whatever a keyed table sends beyond them is counted, not
+#: kept (issue 29, N5): a tile and a drill-down cost the same whatever a table sends.
+MAX_DEVICES, MAX_OUTCOMES, MAX_LINES, MAX_IRREGULARITIES = 16, 200, 64, 16
+#: The bounds by name (docs/security.md).
+LIMITS = {
+    "rounds": RECENT_ROUNDS,
+    "alerts": KEPT_ALERTS,
+    "rolls": KEPT_ROLLS,
+    "odds": KEPT_ODDS,
+    "devices": MAX_DEVICES,
+    "outcomes": MAX_OUTCOMES,
+    "settlement lines": MAX_LINES,
+    "irregularities": MAX_IRREGULARITIES,
+}
 #: Alerts without a round stay open this long after they are raised (the table's clock), seconds.
 OPEN_S = 900.0
 #: The gaming day starts at this local hour: a round before it counts for the day before.
@@ -42,7 +64,7 @@ _SECTION = re.compile(r"§\s*([0-9]{3}\.[0-9]+(?:\([0-9a-z]{1,4}\))*)")
 
 def visible(alert: Mapping[str, Any], role: str) -> bool:
     """Whether ``role`` sees ``alert``."""
-    return role == SURVEILLANCE or alert.get("code") not in PROTECTION_ALERTS
+    return sees_protection(role) or not is_protection_alert(alert.get("code"))
 
 
 def gaming_day(at: float | None) -> str | None:
@@ -80,6 +102,19 @@ def _result_text(data: Mapping[str, Any]) -> str:
     return winner.capitalize() + totals
 
 
+def _by_role() -> dict[str, Figures]:
+    return {role: Figures() for role in ROLES}
+
+
+def _shown_round(entry: Mapping[str, Any], role: str, game: str | None) -> dict[str, Any]:
+    """A recent round as ``role`` sees it: its theo is the role's (:func:`_by_role`), its lines as
+    :func:`~firmware_host.tables.protection_policy.round_record` shows them."""
+    shown = {k: v for k, v in entry.items() if k != "theo_by_role"}
+    shown["theo"] = entry["theo_by_role"][role]
+    shown["settlement"] = round_record({"game": game, "settlement": entry["settlement"]}, role)["settlement"]
+    return shown
+
+
 class TableWatch:
     """One table, folded from its messages (:meth:`fold`, in seq order)."""
 
@@ -95,10 +130,15 @@ class TableWatch:
         self.rounds: collections.deque[dict[str, Any]] = collections.deque(maxlen=RECENT_ROUNDS)
         self.alerts: collections.deque[dict[str, Any]] = collections.deque(maxlen=KEPT_ALERTS)
         self.rolls: collections.deque[dict[str, Any]] = collections.deque(maxlen=KEPT_ROLLS)
-        self.outcomes: list[dict[str, Any]] = []  #: the shoe in play's results (its roads)
+        #: the shoe in play's results (its roads)
+        self.outcomes: collections.deque[dict[str, Any]] = collections.deque(maxlen=MAX_OUTCOMES)
         self.odds: collections.OrderedDict[int, Mapping[str, Any]] = collections.OrderedDict()
         self.devices: dict[str, bool] = {}
-        self.shoe_figures, self.day_figures = Figures(), Figures()
+        #: The figures of the shoe in play and of the gaming day, by role: the pit's without the
+        #: theo computed from a round's EV (protection data).
+        self.shoe_figures, self.day_figures = _by_role(), _by_role()
+        #: What was not kept beyond the bounds, counted by kind (:data:`LIMITS`).
+        self.dropped: collections.Counter[str] = collections.Counter()
         self.day: str | None = None
         #: When the floor stored the last message and its lag (seconds), as the collector handed
         #: it over: newer than :attr:`status` between two of its refreshes.
@@ -125,6 +165,7 @@ class TableWatch:
         if kind == "round_result":
             self._round(message, data)
         elif kind == "alert":
+            self.dropped["alerts"] += len(self.alerts) == KEPT_ALERTS
             self.alerts.append(
                 {
                     "code": _text(data.get("code"), 64),
@@ -142,9 +183,13 @@ class TableWatch:
             while len(self.odds) > KEPT_ODDS:
                 self.odds.popitem(last=False)
         elif kind == "device" and isinstance(data.get("device"), str) and isinstance(data.get("online"), bool):
-            self.devices[data["device"][:32]] = data["online"]
+            name = data["device"][:32]
+            if name in self.devices or len(self.devices) < MAX_DEVICES:
+                self.devices[name] = data["online"]
+            else:
+                self.dropped["devices"] += 1
         elif kind == "shoe_result":
-            self.outcomes, self.shoe_figures = [], Figures()
+            self._new_shoe()
         if _int(message.get("round")) is not None and kind != "round_result":
             self.round = int(message["round"])
 
@@ -160,16 +205,26 @@ class TableWatch:
         number = _int(data.get("round"))
         shoe = _int(data.get("shoe"))
         if shoe is not None and shoe != self.shoe:
-            self.outcomes, self.shoe_figures = [], Figures()
+            self._new_shoe()
         self.game = _text(data.get("game"), 32) or self.game
         self.shoe, self.round, self.last = shoe if shoe is not None else self.shoe, number, _result_text(data)
         day = gaming_day(self.at)
         if day != self.day:
-            self.day, self.day_figures = day, Figures()
+            self.day, self.day_figures = day, _by_role()
         ev = self.odds.get(number) if number is not None else None
-        alone = Figures()
-        for figures in (self.shoe_figures, self.day_figures, alone):
-            figures.add(data.get("settlement"), ev, data.get("status"))
+        settlement = data.get("settlement")
+        if isinstance(settlement, list) and len(settlement) > MAX_LINES:
+            self.dropped["settlement lines"] += len(settlement) - MAX_LINES
+            settlement = settlement[:MAX_LINES]
+        irregularities = data.get("irregularities") or []
+        if isinstance(irregularities, list) and len(irregularities) > MAX_IRREGULARITIES:
+            self.dropped["irregularities"] += len(irregularities) - MAX_IRREGULARITIES
+            irregularities = irregularities[:MAX_IRREGULARITIES]
+        alone = _by_role()
+        for role in ROLES:
+            shown_ev = ev if sees_protection(role) else None  # a theo from the EV gives the EV back
+            for figures in (self.shoe_figures, self.day_figures, alone):
+                figures[role].add(settlement, shown_ev, data.get("status"))
         self.rounds.append(
             {
                 "round": number,
@@ -178,13 +233,15 @@ class TableWatch:
                 "result": self.last,
                 "at": self.at,
                 "seq": message["seq"],
-                "wagers": len(lines_of(data.get("settlement"))),
-                **{k: v for k, v in alone.to_json().items() if k != "rounds"},
-                "settlement": data.get("settlement"),
-                "irregularities": data.get("irregularities") or [],
+                "wagers": len(lines_of(settlement)),
+                **{k: v for k, v in alone[PIT].to_json().items() if k != "rounds"},
+                "theo_by_role": {role: figures.to_json()["theo"] for role, figures in alone.items()},
+                "settlement": settlement,
+                "irregularities": irregularities,
             }
         )
         if self.game == "baccarat" and data.get("status") != "void":
+            self.dropped["outcomes"] += len(self.outcomes) == MAX_OUTCOMES  # the oldest gives way
             self.outcomes.append({k: data.get(k) for k in ("winner", "player_pair", "banker_pair", "natural")})
         if isinstance(data.get("rolls"), list):
             for roll in data["rolls"][-KEPT_ROLLS:]:
@@ -244,10 +301,13 @@ class TableWatch:
             "tile": self.tile(role),
             "roads": self._roads(),
             "rolls": list(self.rolls)[::-1] if self.game == "paigow" else None,
-            "rounds": list(self.rounds)[::-1],
+            "rounds": [_shown_round(r, role, self.game) for r in reversed(self.rounds)],
             "alerts": [a for a in reversed(self.alerts) if visible(a, role)],
             "open_alerts": self.open_alerts(role),
-            "figures": {"shoe": self.shoe_figures.to_json(), "day": {**self.day_figures.to_json(), "day": self.day}},
+            "figures": {
+                "shoe": self.shoe_figures[role].to_json(),
+                "day": {**self.day_figures[role].to_json(), "day": self.day},
+            },
             "continuity": None
             if status is None
             else {
@@ -260,7 +320,12 @@ class TableWatch:
                 "unreadable": len(status.unreadable),
             },
             "devices": dict(sorted(self.devices.items())),
+            "dropped": dict(sorted(self.dropped.items())),
         }
+
+    def _new_shoe(self) -> None:
+        self.outcomes.clear()
+        self.shoe_figures = _by_role()
 
     def _roads(self) -> dict[str, Any] | None:
         """The shoe in play's roads, as ``/api/roads`` of the table's display gives them."""

@@ -28,10 +28,16 @@ from firmware_host.floor.admission import Admission
 from firmware_host.floor.dashboard.serve import Dashboard
 from firmware_host.floor.store import FloorStore
 from firmware_host.host.segments import records as read_records
-from firmware_host.web.pins import write_pin_file
+from firmware_host.web.users import add_user
 from tests.support.feed_records import RECORDS, Rec
 
-PIT_PIN, SURVEILLANCE_PIN = "2468", "13579"
+#: The dashboard's users in the tests: ann of the surveillance room, bob of the pit.
+PIT_SECRET, SURVEILLANCE_SECRET = "bob-pit-2468", "ann-surv-13579"
+USERS = {
+    "ann": ("surveillance", SURVEILLANCE_SECRET),
+    "bob": ("pit", PIT_SECRET),
+    "probe-surveillance": ("surveillance", SURVEILLANCE_SECRET),  # the benches' DashboardProbe
+}
 TEST_SCRYPT_N = 2**10
 
 
@@ -116,22 +122,30 @@ def make_journal(directory: Path, rounds: int, table: str = "SIM-BAC-1", seed: i
     return journal
 
 
-def pin_dir(directory: Path) -> Path:
-    """The dashboard's PIN files (fast scrypt, for tests): pit and surveillance."""
-    pins = directory / "floor-http"
-    for role, pin in (("pit", PIT_PIN), ("surveillance", SURVEILLANCE_PIN)):
-        if not (pins / f"{role}.pin").exists():
-            write_pin_file(pins / f"{role}.pin", pin, n=TEST_SCRYPT_N)
-    return pins
+def users_dir(directory: Path) -> Path:
+    """The dashboard's users file (fast scrypt, for tests): ann (surveillance), bob (pit), the probe."""
+    users = directory / "floor-http"
+    if not (users / "users").exists():
+        for name, (role, secret) in USERS.items():
+            add_user(users / "users", name, role, secret, ("pit", "surveillance"), n=TEST_SCRYPT_N)
+    return users
+
+
+def basic(user: str, secret: str) -> dict[str, str]:
+    """The Authorization header of HTTP Basic ``user``/``secret``."""
+    return {"Authorization": "Basic " + base64.b64encode(f"{user}:{secret}".encode()).decode()}
 
 
 def get(
-    url: str, user: str | None = "ann", pin: str | None = SURVEILLANCE_PIN, headers: dict[str, str] | None = None
+    url: str,
+    user: str | None = "ann",
+    secret: str | None = SURVEILLANCE_SECRET,
+    headers: dict[str, str] | None = None,
 ) -> tuple[int, Any]:
-    """GET ``url`` with HTTP Basic ``user``/``pin``: (status, JSON or text)."""
+    """GET ``url`` with HTTP Basic ``user``/``secret``: (status, JSON or text)."""
     sent = dict(headers or {})
     if user is not None:
-        sent["Authorization"] = "Basic " + base64.b64encode(f"{user}:{pin}".encode()).decode()
+        sent.update(basic(user, secret or ""))
     try:
         with urllib.request.urlopen(urllib.request.Request(url, headers=sent), timeout=10) as answer:
             status, body = answer.status, answer.read()
@@ -158,7 +172,13 @@ def serving(db: Path, directory: Path, poll_s: float = 0.2) -> Iterator[Served]:
     """The dashboard on ``db`` on a free loopback port, for the ``with`` block."""
     if not db.exists():
         FloorStore(db).close()
-    dashboard = Dashboard("127.0.0.1:0", lambda: FloorStore(db, read_only=True), pin_dir(directory), poll_s=poll_s)
+    dashboard = Dashboard(
+        "127.0.0.1:0",
+        lambda: FloorStore(db, read_only=True),
+        users_dir(directory),
+        open_writer=lambda: FloorStore(db),
+        poll_s=poll_s,
+    )
     dashboard.start()
     try:
         dashboard.floor.ready.wait(30)

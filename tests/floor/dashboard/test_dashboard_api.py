@@ -22,15 +22,15 @@ from firmware_host.floor.dashboard.views import ViewLog
 from firmware_host.floor.store import FloorStore
 from firmware_host.web.server import WebError
 from tests.floor.dashboard.support import (
-    PIT_PIN,
-    SURVEILLANCE_PIN,
+    PIT_SECRET,
+    SURVEILLANCE_SECRET,
     current_round,
     get,
     messages_of,
-    pin_dir,
     protection_messages,
     serving,
     store_messages,
+    users_dir,
 )
 from tests.support.paths import REPO
 
@@ -39,12 +39,16 @@ def test_every_page_and_api_needs_a_login(tmp_path: Path, journal: Path) -> None
     db = tmp_path / "floor.sqlite"
     store_messages(db, messages_of(journal, "BAC-01"))
     with serving(db, tmp_path) as served:
-        for path in ("/", "/table/BAC-01", "/api/tiles", "/api/stream", "/api/tables/BAC-01", "/static/floor.js"):
+        for path in ("/api/tiles", "/api/stream", "/api/tables/BAC-01", "/api/tables/BAC-01/rounds/1", "/api/me"):
             status, _ = get(served.url + path, user=None)
             assert status == 401, path
-        assert get(served.url + "/api/tiles", pin="0000")[0] == 401  # a wrong PIN
-        assert get(served.url + "/api/tiles", user="bad name", pin=PIT_PIN)[0] == 401
-        assert get(served.url + "/api/me", user="bob", pin=PIT_PIN) == (200, {"user": "bob", "role": "pit"})
+        for path in ("/", "/table/BAC-01"):  # a page goes to the login form
+            status, page = get(served.url + path, user=None)
+            assert status == 200 and 'id="login"' in page, path
+        assert get(served.url + "/api/tiles", secret="0000")[0] == 401  # a wrong secret
+        assert get(served.url + "/api/tiles", user="bob", secret=SURVEILLANCE_SECRET)[0] == 401  # ann's, not bob's
+        assert get(served.url + "/api/tiles", user="bad name", secret=PIT_SECRET)[0] == 401
+        assert get(served.url + "/api/me", user="bob", secret=PIT_SECRET) == (200, {"user": "bob", "role": "pit"})
         assert get(served.url + "/api/me")[1]["role"] == "surveillance"
 
 
@@ -52,13 +56,13 @@ def test_the_view_log_is_the_surveillance_rooms_and_pit_gets_403(tmp_path: Path,
     db = tmp_path / "floor.sqlite"
     store_messages(db, messages_of(journal, "BAC-01"))
     with serving(db, tmp_path) as served:
-        assert get(served.url + "/api/tables/BAC-01", user="bob", pin=PIT_PIN)[0] == 200
-        status, body = get(served.url + "/api/views", user="bob", pin=PIT_PIN)
+        assert get(served.url + "/api/tables/BAC-01", user="bob", secret=PIT_SECRET)[0] == 200
+        status, body = get(served.url + "/api/views", user="bob", secret=PIT_SECRET)
         assert status == 403 and "surveillance" in body["error"]
         status, views = get(served.url + "/api/views")
         assert status == 200
-        assert {"user": "bob", "role": "pit", "views": {"table BAC-01": 1}} in [
-            {k: v for k, v in record.items() if k != "at"} for record in views
+        assert {"user": "bob", "role": "pit", "what": "table BAC-01", "count": 1} in [
+            {k: v for k, v in row.items() if k != "minute"} for row in views
         ]
 
 
@@ -74,9 +78,9 @@ def test_the_protection_alerts_are_shown_to_surveillance_not_to_the_pit(tmp_path
             "protocol-error",
         ]  # by severity
         assert tile["severity"] == "fault"
-        _, pit = get(served.url + "/api/tiles", user="bob", pin=PIT_PIN)
+        _, pit = get(served.url + "/api/tiles", user="bob", secret=PIT_SECRET)
         assert "advantage-window" not in [a["code"] for a in pit["tiles"][0]["alerts"]]
-        _, detail = get(served.url + "/api/tables/BAC-07", user="bob", pin=PIT_PIN)
+        _, detail = get(served.url + "/api/tables/BAC-07", user="bob", secret=PIT_SECRET)
         assert "advantage-window" not in [a["code"] for a in detail["alerts"]]
         _, detail = get(served.url + "/api/tables/BAC-07")
         lost = next(a for a in detail["alerts"] if a["code"] == "device-lost")
@@ -125,7 +129,7 @@ def test_the_round_record_is_what_floor_export_prints(tmp_path: Path, journal: P
         with urllib.request.urlopen(
             urllib.request.Request(
                 served.url + "/api/tables/BAC-01/rounds/7",
-                headers={"Authorization": "Basic " + base64.b64encode(f"ann:{SURVEILLANCE_PIN}".encode()).decode()},
+                headers={"Authorization": "Basic " + base64.b64encode(f"ann:{SURVEILLANCE_SECRET}".encode()).decode()},
             )
         ) as answer:
             assert answer.read().decode() == exported[6] + "\n"
@@ -167,17 +171,23 @@ def test_figures_count_completed_rounds_only_and_a_player_banked_round_wins_the_
     assert figures.to_json() == {"rounds": 2, "drop": 2000, "win": 95, "theo": None, "hold": 4.75}
 
 
-def test_views_are_one_summary_per_user_per_minute() -> None:
+def test_views_are_one_row_per_user_view_and_minute() -> None:
     now = [1000.0]
-    views = ViewLog(clock=lambda: now[0])
+    rows: list[tuple[int, str, str, str, int]] = []
+    views = ViewLog(rows.extend, clock=lambda: now[0], flush_s=0)
     for second in range(180):  # 3 minutes, a view a second, two users
-        now[0] = 1000.0 + second
+        now[0] = 1020.0 + second
         views.note("ann", "surveillance", "map")
         views.note("bob", "pit", "table BAC-01" if second % 2 else "map")
+        if second % 7 == 0:
+            views.flush()
     views.close()
     assert views.noted == 360
-    assert len(views.kept) == 12  # per user and minute: the first view at once, then the minute's summary
-    assert sum(sum(r["views"].values()) for r in views.kept) == 360
+    summed: dict[tuple[int, str, str], int] = {}
+    for minute, user, _, what, count in rows:
+        summed[(minute, user, what)] = summed.get((minute, user, what), 0) + count
+    assert len(summed) == 9  # 3 minutes: ann's map, bob's map and table
+    assert sum(summed.values()) == 360
 
 
 def test_the_web_layer_stands_in_front(tmp_path: Path, journal: Path) -> None:
@@ -190,13 +200,13 @@ def test_the_web_layer_stands_in_front(tmp_path: Path, journal: Path) -> None:
         connection.request(
             "GET",
             "/api/tables/BAC-01?x=" + "a" * 5000,
-            headers={"Authorization": "Basic " + base64.b64encode(f"ann:{SURVEILLANCE_PIN}".encode()).decode()},
+            headers={"Authorization": "Basic " + base64.b64encode(f"ann:{SURVEILLANCE_SECRET}".encode()).decode()},
         )
         assert connection.getresponse().status in (200, 400)  # never a 500
         for _ in range(6):
-            get(served.url + "/api/tiles", user="eve", pin="9999")
-        # the lockout: this address, even with a right PIN (a login not remembered from before)
-        assert get(served.url + "/api/tiles", user="carol")[0] == 429
+            get(served.url + "/api/tiles", user="eve", secret="9999")
+        # the lockout: this address, even with a right secret (a login without a session)
+        assert get(served.url + "/api/tiles", user="bob", secret=PIT_SECRET)[0] == 429
         assert served.dashboard.app.state.refusals.noted >= 6
 
 
@@ -204,8 +214,8 @@ def test_off_loopback_needs_tls_and_a_bad_listen_is_one_line(tmp_path: Path) -> 
     db = tmp_path / "floor.sqlite"
     FloorStore(db).close()
     with pytest.raises(WebError, match="needs .*tls.crt"):
-        Dashboard("0.0.0.0:0", lambda: FloorStore(db, read_only=True), pin_dir(tmp_path))
-    with pytest.raises(WebError, match="holds no surveillance.pin"):
+        Dashboard("0.0.0.0:0", lambda: FloorStore(db, read_only=True), users_dir(tmp_path))
+    with pytest.raises(WebError, match="holds no user"):
         Dashboard("127.0.0.1:0", lambda: FloorStore(db, read_only=True), tmp_path / "empty")
     done = subprocess.run(
         [
@@ -221,7 +231,7 @@ def test_off_loopback_needs_tls_and_a_bad_listen_is_one_line(tmp_path: Path) -> 
             "--http",
             "0.0.0.0:0",
             "--http-dir",
-            str(pin_dir(tmp_path)),
+            str(users_dir(tmp_path)),
         ],
         capture_output=True,
         text=True,

@@ -6,8 +6,11 @@ a tile updated live when new messages are stored, the drill-down, the logins, an
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import os
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,9 +20,11 @@ import pytest
 
 from bench.display.chromium import VIEWPORT
 from bench.floor.tables import floor_export, run_table
+from firmware_host.web.lockout import Locked
 from tests.floor.dashboard.support import (
-    PIT_PIN,
-    SURVEILLANCE_PIN,
+    PIT_SECRET,
+    SURVEILLANCE_SECRET,
+    basic,
     current_round,
     feeds_of,
     messages_of,
@@ -34,13 +39,15 @@ SCREENSHOTS = REPO / "docs" / "screenshots"
 
 @pytest.fixture
 def login(browser: Any) -> Iterator[Any]:
-    """``login(user, pin)``: a fresh page logged in (HTTP Basic); JavaScript errors fail the test."""
+    """``login(user, secret)``: a fresh page whose requests carry HTTP Basic credentials, so the
+    first opens a session (its cookie carries the rest); ``secret=None``: no credentials.
+    JavaScript errors fail the test."""
     contexts: list[Any] = []
     errors: list[str] = []
 
-    def open_page(user: str = "ann", pin: str | None = SURVEILLANCE_PIN) -> Any:
+    def open_page(user: str = "ann", secret: str | None = SURVEILLANCE_SECRET) -> Any:
         context = browser.new_context(
-            viewport=VIEWPORT, **({"http_credentials": {"username": user, "password": pin}} if pin is not None else {})
+            viewport=VIEWPORT, **({"extra_http_headers": basic(user, secret)} if secret is not None else {})
         )
         contexts.append(context)
         page = context.new_page()
@@ -111,21 +118,45 @@ def test_the_drill_down_shows_roads_rounds_figures_and_the_record_link(
             page.screenshot(path=str(SCREENSHOTS / "floor-table.png"))
 
 
-def test_without_a_login_the_page_is_401_and_pit_cannot_read_the_view_log(
+def test_a_login_through_the_form_keeps_its_session_through_a_flood_until_logout(
     tmp_path: Path, journal: Path, login: Any
 ) -> None:
     db = tmp_path / "floor.sqlite"
     store_messages(db, messages_of(journal, "BAC-01"))
     with serving(db, tmp_path) as served:
-        # Chromium shows no login dialog headless (the page fails ERR_INVALID_AUTH_CREDENTIALS): its requests say 401
-        assert login(pin=None).request.get(served.url + "/").status == 401
-        assert (
-            login("bob", "1111").request.get(served.url + "/api/tiles").status == 401
-        )  # Chromium gives up on the page
-        pit = login("bob", PIT_PIN)
-        assert pit.goto(served.url + "/").status == 200
-        pit.wait_for_selector("#who:has-text('pit')")
-        assert pit.goto(served.url + "/api/views").status == 403
+        page = login(secret=None)
+        assert page.goto(served.url + "/").status == 200  # the map, by way of the login form
+        assert page.url == served.url + "/login?next=/"
+        page.fill("#user", "bob")
+        page.fill("#secret", "not-bobs-secret")
+        page.click("#enter")
+        page.wait_for_selector("#error:has-text('wrong user or secret')")
+        page.fill("#secret", PIT_SECRET)
+        page.click("#enter")
+        page.wait_for_url(served.url + "/")
+        page.wait_for_selector("#who:has-text('bob · pit')")
+        page.wait_for_selector("body[data-connected='true'][data-tiles='1']")
+        (cookie,) = page.context.cookies()
+        assert cookie["name"] == "tablehost_floor" and cookie["httpOnly"] and cookie["sameSite"] == "Strict"
+        assert page.evaluate("document.cookie") == ""  # no script reads it
+        assert page.goto(served.url + "/api/views").status == 403  # the view log is surveillance's
+
+        async def flood() -> None:  # N4: bob's name tried from 30 addresses, and 30 unknown names
+            for n in range(30):
+                for name in ("bob", f"nobody{n}"):
+                    with contextlib.suppress(Locked):
+                        await served.dashboard.users.login(name, "wrong-secret", f"10.1.{n}.{len(name)}")
+
+        flooding = threading.Thread(target=asyncio.run, args=(flood(),))  # Playwright's loop runs in this thread
+        flooding.start()
+        flooding.join()
+        assert page.goto(served.url + "/table/BAC-01").status == 200  # never asked again
+        page.wait_for_selector("#who:has-text('bob · pit')")
+        page.wait_for_selector("body:not([data-loaded='0'])")
+        page.click("button.logout")
+        page.wait_for_url(served.url + "/login")
+        page.goto(served.url + "/")
+        assert page.url == served.url + "/login?next=/"
 
 
 @pytest.mark.slow
@@ -196,7 +227,7 @@ def test_the_benches_probe_notes_each_tile_drawn_at_its_new_seq(tmp_path: Path, 
     first = messages_of(journal, "BAC-01")
     store_messages(db, first[:10] + messages_of(journal, "BAC-02"))
     with serving(db, tmp_path) as served:
-        with DashboardProbe(served.url, "surveillance", SURVEILLANCE_PIN) as probe:  # its own thread and Chromium
+        with DashboardProbe(served.url, "surveillance", SURVEILLANCE_SECRET) as probe:  # its own thread and Chromium
             opened = {(d.table, d.seq) for d in probe.drawn()}
             assert opened == {("BAC-01", 10), ("BAC-02", first[-1]["seq"])}
             before = time.time()

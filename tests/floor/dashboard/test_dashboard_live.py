@@ -13,7 +13,7 @@ import pytest
 
 from bench.feed.broker import Broker, floor_command, have_mosquitto
 from bench.floor.tables import floor_keys, journal_export, run_table, table_profile
-from tests.floor.dashboard.support import get, pin_dir
+from tests.floor.dashboard.support import get, users_dir
 from tests.support.floor_run import wait_for, wait_for_the_floor
 from tests.support.paths import REPO
 
@@ -38,7 +38,7 @@ def test_the_collectors_dashboard_follows_a_table_through_mosquitto(tmp_path: Pa
                 "--http",
                 url.removeprefix("http://"),
                 "--http-dir",
-                str(pin_dir(tmp_path)),
+                str(users_dir(tmp_path)),
                 keys=floor_keys(tmp_path),
             ),
             cwd=REPO,

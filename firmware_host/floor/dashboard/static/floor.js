@@ -15,8 +15,15 @@ function cents(value) { return value == null ? "–" : (value < 0 ? "-$" : "$") 
 function alertText(alert) { return alert.text ? `${alert.code}: ${alert.text}` : alert.code; }
 function lag(seconds) { return seconds == null ? "lag –" : `lag ${seconds < 10 ? seconds.toFixed(1) : seconds.toFixed(0)} s`; }
 async function who() {
-  const me = await (await fetch("/api/me")).json();
-  document.getElementById("who").textContent = `${me.user} · ${me.role}`;
+  const response = await fetch("/api/me");
+  if (response.status === 401) {  // no session (or it ended): the login page, then back here
+    location.assign(`/login?next=${encodeURIComponent(location.pathname)}`);
+    return;
+  }
+  const me = await response.json();
+  const logout = make("button", "logout", "log out");
+  logout.addEventListener("click", async () => { await fetch("/api/logout", { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" }); location.assign("/login"); });
+  document.getElementById("who").replaceChildren(`${me.user} · ${me.role} `, logout);
   document.body.dataset.role = me.role;
 }
 
@@ -24,7 +31,10 @@ async function who() {
 function follow(onBatch) {
   const source = new EventSource("/api/stream");
   source.onopen = () => { document.body.dataset.connected = "true"; };
-  source.onerror = () => { document.body.dataset.connected = "false"; };
+  source.onerror = () => {
+    document.body.dataset.connected = "false";
+    if (source.readyState === EventSource.CLOSED) who();  // refused (a session ended): log in again
+  };
   source.onmessage = (event) => { FLOOR.batches += 1; onBatch(JSON.parse(event.data)); };
   FLOOR.source = source;
 }
