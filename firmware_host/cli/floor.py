@@ -151,12 +151,13 @@ def run_collect(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    keyring = Keyring(args.keys) if args.keys is not None else None  # a bad key file: one line, exit 2
     logging.basicConfig(
         level=[logging.WARNING, logging.INFO, logging.DEBUG][min(args.verbose, 2)],
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
+    # An unreadable directory: one line, exit 2; a bad file in it is skipped and named in the log.
+    keyring = Keyring(args.keys) if args.keys is not None else None
     settings = BrokerSettings(
         args.broker, args.username, args.password_file, args.ca_file, args.cert_file, args.key_file
     )

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import drivers.events.all  # noqa: F401  (registers every device event type, so steps() can rebuild them)
 import firmware_host.tables.events  # noqa: F401  (and every table-level event type)
 from drivers.events import DeviceEvent, EventError, from_record, to_record
-from firmware_host.errors import JournalError
+from firmware_host.errors import JournalEncodingError, JournalError
 from firmware_host.tables.decisions import Decision
 
 if TYPE_CHECKING:
@@ -101,16 +101,29 @@ CREATE TABLE records (
 def canonical_json(data: Any, what: str) -> str:
     """The canonical JSON text stored in ``data``: sorted keys, no spaces, UTF-8, no NaN.
 
-    :raises JournalError: ``data`` is not a JSON object of JSON values; ``what`` names it.
+    :raises JournalEncodingError: ``data`` is not a JSON object of JSON values; ``what`` names it.
     """
     if not isinstance(data, dict):
-        raise JournalError(f"{what}: data must be a JSON object, not {type(data).__name__}")
+        raise JournalEncodingError(f"{what}: data must be a JSON object, not {type(data).__name__}")
     try:
         text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
         text.encode("utf-8")
     except (TypeError, ValueError) as exc:  # UnicodeEncodeError is a ValueError
-        raise JournalError(f"{what}: data is not JSON-ready: {exc}") from exc
+        raise JournalEncodingError(f"{what}: data is not JSON-ready: {exc}") from exc
     return text
+
+
+def encode_event(event: DeviceEvent) -> tuple[str, str]:
+    """``(type, canonical JSON of its fields)`` of an input event's record.
+
+    :raises JournalError: not a registered event; :class:`JournalEncodingError`: its fields
+        cannot be encoded (a lone surrogate in a text, a number JSON has not).
+    """
+    try:
+        name, fields = to_record(event)
+    except EventError as exc:
+        raise JournalError(f"cannot journal {event!r}: {exc}") from exc
+    return name, canonical_json(fields, f"event {name}")
 
 
 def _text(value: str) -> bytes:
@@ -550,13 +563,8 @@ class Journal:
         :raises JournalError: unregistered event, data not JSON-ready, bad ``at``, I/O error.
         """
         at = _check_at(at)
-        try:
-            name, fields = to_record(event)
-        except EventError as exc:
-            raise JournalError(f"cannot journal {event!r}: {exc}") from exc
-        entries: list[tuple[str, str, float | None, int | None, str]] = [
-            ("input", name, at, None, canonical_json(fields, f"event {name}"))
-        ]
+        name, data = encode_event(event)
+        entries: list[tuple[str, str, float | None, int | None, str]] = [("input", name, at, None, data)]
         for decision in decisions:
             entries.append(
                 (
@@ -580,7 +588,7 @@ class Journal:
                     rows.append(row)
                     prev_hash = row[7]
             except (TypeError, ValueError, struct.error) as exc:
-                raise JournalError(f"journal {self.path}: cannot encode record {seq}: {exc}") from exc
+                raise JournalEncodingError(f"journal {self.path}: cannot encode record {seq}: {exc}") from exc
             try:
                 self._conn.execute("BEGIN IMMEDIATE")
                 self._conn.executemany(_INSERT, rows)

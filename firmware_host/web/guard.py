@@ -21,7 +21,7 @@ from typing import Any
 from starlette.requests import ClientDisconnect
 
 from firmware_host.web.logs import RateLimit
-from firmware_host.web.parse import BadRequest, host_name, media_type
+from firmware_host.web.parse import BadRequest, header_value, host_name, media_type
 
 __all__ = ["Policy", "Guard", "client_of", "SAFE_METHODS"]
 
@@ -69,7 +69,7 @@ def _header(scope: Scope, name: bytes) -> str | None:
     values = [value for key, value in scope.get("headers", ()) if key == name]
     if len(values) > 1:
         raise BadRequest(f"{name.decode()} is given {len(values)} times")
-    return values[0].decode("latin-1") if values else None
+    return header_value(values[0], name.decode()) if values else None
 
 
 def _is_loopback(address: str) -> bool:

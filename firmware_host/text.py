@@ -1,0 +1,154 @@
+"""One text policy for every face, and one escaper for every printer (issue 29 items 1 and 5).
+
+Where text enters (an HTTP body, query or header, an MQTT payload, a dealer command, a console
+line, a profile, a key or PIN file) it is checked by :func:`problem` / :func:`checked`:
+
+- Unicode scalar values only: no lone surrogate (``"\\ud800"`` in JSON, or undecodable bytes
+  read with ``surrogateescape``), which no UTF-8 journal, hash or database can hold;
+- no control character: C0 (U+0000 to U+001F), DEL and C1 (U+0080 to U+009F, U+009B the
+  terminals' CSI among them), unless the field allows it (:data:`TAB`, :data:`LINES`);
+- no bidirectional control (:data:`BIDI`: the embeddings, overrides and isolates, the marks
+  LRM, RLM, ALM) and no line or paragraph separator (U+2028, U+2029), unless the field allows
+  them: they make what is shown differ from what is stored;
+- at most the field's number of characters, checked first, so a long text costs no more.
+
+Where text leaves for a person (a terminal, an export, a log line) it goes through
+:func:`escaped`: every character the policy refuses becomes ``\\uXXXX``, so nothing a peer
+wrote can move a cursor, retitle a terminal, ring its bell or reverse what follows. Applied to
+a JSON text, the result is the same JSON value (``\\uXXXX`` is JSON's own escape), which
+:func:`json_line` relies on.
+
+This module is below every layer (as :mod:`firmware_host.errors` is): the rules, the
+controllers, the journal, the web layer, the feed and the CLI all import it.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import re
+from typing import Any
+
+from firmware_host.errors import TablehostError
+
+__all__ = [
+    "BIDI",
+    "LINES",
+    "TAB",
+    "TextError",
+    "checked",
+    "escaped",
+    "json_line",
+    "json_ready",
+    "problem",
+    "surrogate_in",
+]
+
+#: The bidirectional formatting characters (Unicode's Bidi_Control): ALM, LRM, RLM, the
+#: embeddings and overrides (LRE, RLE, PDF, LRO, RLO) and the isolates (LRI, RLI, FSI, PDI).
+BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+#: What a field that holds a tab may allow.
+TAB = "\t"
+#: What a field of several lines may allow (a file's text).
+LINES = "\t\n"
+#: Every character the policy refuses unless a field allows it: C0, DEL, C1, the bidi controls,
+#: the line and paragraph separators, and the surrogates (U+D800 to U+DFFF: only ever alone in a str).
+_REFUSED = "\x00-\x1f\x7f-\x9f" + BIDI + "\u2028\u2029\ud800-\udfff"
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class TextError(TablehostError, ValueError):
+    """Text refused by the policy; the message names the field and why."""
+
+
+@functools.cache
+def _refused(allow: str) -> re.Pattern[str]:
+    """The characters refused in a field that allows ``allow`` (sorted, so one pattern a set)."""
+    kept = "".join(f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}" for c in allow)
+    return re.compile(f"(?![{kept}])[{_REFUSED}]" if kept else f"[{_REFUSED}]")
+
+
+def _name(char: str) -> str:
+    code = ord(char)
+    if 0xD800 <= code <= 0xDFFF:
+        return f"a lone surrogate U+{code:04X} (not Unicode text)"
+    if char in BIDI:
+        return f"a bidirectional control U+{code:04X}"
+    if char in "\u2028\u2029":
+        return f"a line separator U+{code:04X}"
+    return f"a control character U+{code:04X}"
+
+
+def problem(value: str, longest: int, allow: str = "") -> str | None:
+    """Why ``value`` is refused in a field of at most ``longest`` characters that allows the
+    characters of ``allow``, or None when it passes (the length is checked first)."""
+    if len(value) > longest:
+        return f"longer than {longest} characters"
+    found = _refused(allow).search(value)
+    if found is None:
+        return None
+    return f"holds {_name(found.group())} at character {found.start() + 1}"
+
+
+def checked(value: object, what: str, longest: int, allow: str = "") -> str:
+    """``value`` when it is text that passes :func:`problem`.
+
+    :raises TextError: not text, or why not, naming ``what``.
+    """
+    if not isinstance(value, str):
+        raise TextError(f"{what} must be text, not a {type(value).__name__}")
+    why = problem(value, longest, allow)
+    if why is not None:
+        raise TextError(f"{what} {why}")
+    return value
+
+
+def _escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
+def escaped(value: str, keep: str = "") -> str:
+    """``value`` with every character the policy refuses written as ``\\uXXXX`` (those of ``keep``
+    left as they are): safe on a terminal, in a log line or an export."""
+    return _refused(keep).sub(_escape, value)
+
+
+def json_line(value: Any) -> str:
+    """One JSON line of ``value`` for a terminal or an export (sorted keys, UTF-8 kept as it
+    is, every character the policy refuses escaped), with its newline."""
+    return escaped(json.dumps(value, sort_keys=True, ensure_ascii=False)) + "\n"
+
+
+def surrogate_in(value: Any) -> bool:
+    """Whether a parsed JSON value holds a lone surrogate in any text, key or value (no
+    recursion: a value as deep as the parser allowed is walked in a loop)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+def json_ready(value: Any) -> Any:
+    """``value`` made JSON-ready the same way every time: lone surrogates escaped, keys text,
+    tuples lists, a number that is not finite or a value of another type by its escaped
+    ``repr``. A JSON-ready value comes back equal to itself."""
+    if isinstance(value, str):
+        return _SURROGATE.sub(_escape, value)
+    if value is None or isinstance(value, (bool, int)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else repr(value)
+    if isinstance(value, dict):
+        return {json_ready(k if isinstance(k, str) else repr(k)): json_ready(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_ready(v) for v in value]
+    return escaped(repr(value))
