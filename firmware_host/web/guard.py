@@ -5,8 +5,9 @@ request comes from this server's own pages (Origin, Sec-Fetch-Site: no cross-sit
 is ``application/json`` (415), and no longer than :attr:`Policy.max_body` bytes (413: refused on
 Content-Length before a byte is read, and counted while the body streams in, never after). After:
 any exception is answered 400 when nothing has been sent yet, and logged at a rate limit, never
-as a traceback per request. Time limits are the protocol's (:mod:`.server`), which sees the
-bytes.
+as a traceback per request. Every response, the guard's own refusals too, carries the
+browsers' security headers (:mod:`.headers`: CSP, X-Frame-Options, nosniff, Referrer-Policy).
+Time limits are the protocol's (:mod:`.server`), which sees the bytes.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 
 from starlette.requests import ClientDisconnect
 
+from firmware_host.web.headers import add_browser_headers
 from firmware_host.web.logs import RateLimit
 from firmware_host.web.parse import BadRequest, header_value, host_name, media_type
 
@@ -100,6 +102,7 @@ class Guard:
         async def tracked_send(message: Message) -> None:
             nonlocal started
             started = True
+            add_browser_headers(message)
             await send(message)
 
         try:
@@ -200,5 +203,7 @@ async def _answer(send: Send, status: int, reason: str) -> None:
     ]
     if status in (400, 413, 415):
         headers.append((b"connection", b"close"))  # what is left of the request is not read
-    await send({"type": "http.response.start", "status": status, "headers": headers})
+    start: Message = {"type": "http.response.start", "status": status, "headers": headers}
+    add_browser_headers(start)
+    await send(start)
     await send({"type": "http.response.body", "body": body})

@@ -54,9 +54,10 @@ __all__ = ["build_app", "STATIC", "SHARED", "LOGIN_TTL_S"]
 
 #: The dashboard's pages.
 STATIC = Path(__file__).with_name("static")
-#: The table display's drawing scripts the dashboard reuses (its roads): served as ``/shared/<name>``.
+#: The table display's scripts the dashboard reuses (its roads, the pages' start): served as ``/shared/<name>``.
 SHARED = {
-    name: Path(__file__).resolve().parents[2] / "display" / "static" / name for name in ("display.js", "roads.js")
+    name: Path(__file__).resolve().parents[2] / "display" / "static" / name
+    for name in ("display.js", "roads.js", "start.js")
 }
 #: Seconds a right login is remembered (no scrypt per request), and how many are.
 LOGIN_TTL_S, MAX_LOGINS = 300.0, 64

@@ -60,6 +60,11 @@ def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+def _objects(value: Any) -> list[dict[str, Any]]:
+    """The objects of a list a table sent (a round's irregularities): anything else is none."""
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
 def _result_text(data: Mapping[str, Any]) -> str:
     """A round's result in a few words (``Banker 7-5``, ``dice 3 4 (7)``, ``void``)."""
     if data.get("status") == "void":
@@ -181,7 +186,7 @@ class TableWatch:
                 "wagers": len(lines_of(data.get("settlement"))),
                 **{k: v for k, v in alone.to_json().items() if k != "rounds"},
                 "settlement": data.get("settlement"),
-                "irregularities": data.get("irregularities") or [],
+                "irregularities": _objects(data.get("irregularities")),
             }
         )
         if self.game == "baccarat" and data.get("status") != "void":
