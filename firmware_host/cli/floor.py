@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from firmware_host.feed.broker import BrokerSettings, client
 from firmware_host.floor.model import Unreadable
+from firmware_host.text import escaped, json_line
 
 if TYPE_CHECKING:
     from firmware_host.floor.store_sql import SqlStore
@@ -237,19 +238,21 @@ def run_status(args: argparse.Namespace) -> int:
             status = store.status(table)
             incomplete = incomplete or bool(status.gaps or status.breaks or status.refused or status.unreadable)
             if args.json:
-                print(json.dumps(status.to_json(), sort_keys=True))
+                sys.stdout.write(json_line(status.to_json()))
                 continue
             online = {True: "online", False: "offline", None: "no status"}[status.online]
             seen = f"{now - status.last_seen:.0f} s ago" if status.last_seen is not None else "never"
             gaps = ", ".join(f"{a}..{b}" for a, b in status.gaps) or "none"
             refused = f"refused {status.refused}" + (f" (last: {status.last_refusal})" if status.refused else "")
             print(
-                f"{table}: {online}, last seq {status.last_seq} (of {status.max_seq}), last seen {seen}, "
-                f"lag {status.lag_s} s, gaps {gaps}, breaks {status.breaks}, {refused}, "
-                f"duplicates {status.duplicates}"
+                escaped(
+                    f"{table}: {online}, last seq {status.last_seq} (of {status.max_seq}), last seen {seen}, "
+                    f"lag {status.lag_s} s, gaps {gaps}, breaks {status.breaks}, {refused}, "
+                    f"duplicates {status.duplicates}"
+                )
             )
             for what in status.unreadable[:10]:
-                print(f"{table}: UNREADABLE {what}")
+                print(escaped(f"{table}: UNREADABLE {what}"))
             if len(status.unreadable) > 10:
                 print(f"{table}: UNREADABLE and {len(status.unreadable) - 10} more records")
         unknown = store.refused_unknown()
@@ -270,16 +273,17 @@ def run_export(args: argparse.Namespace) -> int:
 
     store = open_db(args, read_only=True)
     unreadable = 0
+    malformed: list[Any] = []  # records the figures could not read: named as unreadable ones are
     try:
         if args.type == "refused":
             for row in store.refusals(args.table, limit=store_module.REFUSED_KEPT_TOTAL):
-                sys.stdout.write(json.dumps(row, sort_keys=True, ensure_ascii=False) + "\n")
+                sys.stdout.write(json_line(row))
             return 0
         messages = []
         for data in store.read(args.table):
             if isinstance(data, Unreadable):
                 unreadable += 1
-                print(f"tablehost floor export: UNREADABLE {data}", file=sys.stderr)
+                print(escaped(f"tablehost floor export: UNREADABLE {data}"), file=sys.stderr)
             else:
                 messages.append(data)
         lines: Any = messages
@@ -287,9 +291,12 @@ def run_export(args: argparse.Namespace) -> int:
             from firmware_host.host import figures as table_figures
 
             records = table_figures.feed_records(messages)
-            lines = table_figures.rounds_of(records) if args.type == "round_result" else table_figures.shoes_of(records)
+            lines = table_figures.rounds_of(records, malformed=malformed) if args.type == "round_result" else \
+                table_figures.shoes_of(records, malformed)  # fmt: skip
         for data in lines:
-            sys.stdout.write(json.dumps(data, sort_keys=True, ensure_ascii=False) + "\n")
+            sys.stdout.write(json_line(data))
+        for item in malformed:
+            print(escaped(f"tablehost floor export: UNREADABLE {item}"), file=sys.stderr)
     finally:
         store.close()
-    return EXIT_INCOMPLETE if unreadable else 0
+    return EXIT_INCOMPLETE if unreadable or malformed else 0
