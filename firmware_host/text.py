@@ -18,6 +18,9 @@ wrote can move a cursor, retitle a terminal, ring its bell or reverse what follo
 a JSON text, the result is the same JSON value (``\\uXXXX`` is JSON's own escape), which
 :func:`json_line` relies on.
 
+Small files a face reads (a key, a PIN hash, a secret) are read by :func:`read_file` and
+:func:`read_text`: never blocking on a FIFO, a regular file only, bounded.
+
 This module is below every layer (as :mod:`firmware_host.errors` is): the rules, the
 controllers, the journal, the web layer, the feed and the CLI all import it.
 """
@@ -27,7 +30,9 @@ from __future__ import annotations
 import functools
 import json
 import math
+import os
 import re
+import stat
 from typing import Any
 
 from firmware_host.errors import TablehostError
@@ -42,6 +47,8 @@ __all__ = [
     "json_line",
     "json_ready",
     "problem",
+    "read_file",
+    "read_text",
     "surrogate_in",
 ]
 
@@ -71,6 +78,8 @@ def _refused(allow: str) -> re.Pattern[str]:
 
 def _name(char: str) -> str:
     code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:  # what Python's surrogateescape makes of a byte that is not UTF-8
+        return f"a byte 0x{code - 0xDC00:02X} that is not UTF-8 (U+{code:04X})"
     if 0xD800 <= code <= 0xDFFF:
         return f"a lone surrogate U+{code:04X} (not Unicode text)"
     if char in BIDI:
@@ -102,6 +111,38 @@ def checked(value: object, what: str, longest: int, allow: str = "") -> str:
     if why is not None:
         raise TextError(f"{what} {why}")
     return value
+
+
+def read_file(path: str | os.PathLike[str], longest: int) -> bytes:
+    """The bytes of a small file a face reads (a key, a PIN hash, a secret): opened without blocking
+    and checked to be a regular file before a byte is read (a FIFO never hangs the reader, a
+    directory is named), at most ``longest`` bytes.
+
+    :raises OSError: it cannot be opened or read; :class:`TextError`: not a regular file, or larger.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise TextError("not a regular file")
+        data = os.read(fd, longest + 1)
+    finally:
+        os.close(fd)
+    if len(data) > longest:
+        raise TextError(f"larger than {longest} bytes")
+    return data
+
+
+def read_text(path: str | os.PathLike[str], longest: int, allow: str = LINES) -> str:
+    """A small text file (:func:`read_file`) as UTF-8 within the text policy (lines and tabs allowed).
+
+    :raises OSError: it cannot be read; :class:`TextError`: not a regular file, larger, not UTF-8,
+        or a character the policy refuses.
+    """
+    try:
+        text = read_file(path, longest).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise TextError(f"not UTF-8 text (byte {exc.start})") from None
+    return checked(text, "its text", longest, allow)
 
 
 def _escape(match: re.Match[str]) -> str:

@@ -30,7 +30,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from firmware_host.errors import TablehostError
 from firmware_host.feed import schema
-from firmware_host.text import escaped
+from firmware_host.text import TextError, escaped, read_file
 
 __all__ = ["Signer", "Keyring", "SigningKeyError", "key_id", "keygen", "verify", "SIG_PREFIX"]
 
@@ -82,9 +82,11 @@ class Signer:
         """
         try:
             mode = stat.S_IMODE(path.stat().st_mode)
-            data = path.read_bytes()
+            data = read_file(path, MAX_KEY_FILE)  # never waits on a FIFO; a regular file, bounded
         except OSError as exc:
             raise SigningKeyError(f"feed signing key {path}: cannot read: {exc.strerror or exc}") from exc
+        except TextError as exc:
+            raise SigningKeyError(f"feed signing key {path}: {exc}") from exc
         if mode & 0o377:
             raise SigningKeyError(f"feed signing key {path}: mode {mode:04o} is looser than 0400; chmod 0400 {path}")
         try:
@@ -124,20 +126,12 @@ def load_public_keys(path: Path) -> dict[str, Ed25519PublicKey]:
 
     :raises SigningKeyError: unreadable, too large, no key, a key that is not Ed25519, or too many.
     """
-    try:
-        # Non-blocking, and checked to be a regular file before a byte is read: a FIFO or a
-        # device named like a key never hangs the collector, a directory is named, not read.
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise SigningKeyError(f"public key file {path}: not a regular file")
-            data = os.read(fd, MAX_KEY_FILE + 1)
-        finally:
-            os.close(fd)
+    try:  # a FIFO or a device named like a key never hangs the collector; a directory is named
+        data = read_file(path, MAX_KEY_FILE)
     except OSError as exc:
         raise SigningKeyError(f"public key file {path}: cannot read: {exc.strerror or exc}") from exc
-    if len(data) > MAX_KEY_FILE:
-        raise SigningKeyError(f"public key file {path}: larger than {MAX_KEY_FILE} bytes")
+    except TextError as exc:
+        raise SigningKeyError(f"public key file {path}: {exc}") from exc
     keys: dict[str, Ed25519PublicKey] = {}
     for block in _PEM_BLOCK.findall(data):
         try:
