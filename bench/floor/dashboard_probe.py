@@ -129,8 +129,10 @@ class DashboardProbe:
         self._browser = self._playwright.chromium.launch(
             executable_path=str(self.chromium), args=LAUNCH_ARGS, headless=True
         )
-        context = self._browser.new_context(
-            viewport=VIEWPORT, http_credentials={"username": f"probe-{self.role}", "password": self.credential}
+        context = self._browser.new_context(  # Playwright's waits evaluate strings, which the page's CSP forbids
+            viewport=VIEWPORT,
+            http_credentials={"username": f"probe-{self.role}", "password": self.credential},
+            bypass_csp=True,
         )
         context.add_init_script(OBSERVER)
         self._page = context.new_page()

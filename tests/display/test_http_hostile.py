@@ -233,7 +233,7 @@ def test_a_card_of_a_megabyte_is_never_journaled(serve: Callable[..., Served]) -
     huge = post(served, {"command": "card_entered", "args": {"card": "9" * 1_000_000}, "pin": DEALER_PIN})
     assert huge.status_code == 413
     long = post(served, {"command": "card_entered", "args": {"card": "10DX"}, "pin": DEALER_PIN})
-    assert long.status_code == 400 and long.json() == {"error": "card_entered: card is too long"}
+    assert long.status_code == 400 and long.json() == {"error": "card_entered: card longer than 3 characters"}
     assert served.emitted == [] and served.credentials.lockout.checked == 0  # refused before any PIN is hashed
     assert post(served, {"command": "card_entered", "args": {"card": "10D"}, "pin": DEALER_PIN}).status_code == 202
 
