@@ -158,6 +158,7 @@ def build_app(
             command_for(game, command, body.get("args"), needed)  # the arguments, before any PIN is hashed
             role = await credentials.role(pin, client)
         except ActionError as exc:
+            refusals.note(client, "arguments refused", command)  # journaled with the other refusals, a minute's summary
             return JSONResponse({"error": str(exc)}, 400)
         except (Locked, Busy) as exc:
             refusals.note(client, "locked out" if isinstance(exc, Locked) else "busy", command)
