@@ -296,7 +296,7 @@ def run_export(args: argparse.Namespace) -> int:
         for data in lines:
             sys.stdout.write(json_line(data))
         for item in malformed:
-            print(escaped(f"tablehost floor export: UNREADABLE {item}"), file=sys.stderr)
+            print(f"tablehost floor export: UNREADABLE {item.named}", file=sys.stderr)
     finally:
         store.close()
     return EXIT_INCOMPLETE if unreadable or malformed else 0

@@ -231,7 +231,7 @@ def _name_malformed(command: str, malformed: list[Any]) -> int:
     """Name the records the figures could not read on stderr (the first :data:`NAMED`, then how many
     more): 1 if there were any, else 0."""
     for item in malformed[:NAMED]:
-        print(escaped(f"tablehost journal {command}: MALFORMED {item}"), file=sys.stderr)
+        print(f"tablehost journal {command}: MALFORMED {item.named}", file=sys.stderr)
     if len(malformed) > NAMED:
         print(f"tablehost journal {command}: MALFORMED and {len(malformed) - NAMED} more records", file=sys.stderr)
     return EXIT_MALFORMED if malformed else 0

@@ -30,7 +30,7 @@ import datetime
 import os
 from collections.abc import Iterable, Iterator
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple
 
 from firmware_host.errors import JournalError
 from firmware_host.host import checkpoint, segments
@@ -109,16 +109,10 @@ class Figures(RoundFigures):
         }
 
 
-@dataclasses.dataclass(frozen=True)
-class Malformed:
-    """A record the figures cannot read: its seq, its type and why (escaped, bounded)."""
+class Malformed(NamedTuple):
+    """A record the figures cannot read, named: ``record N (type): why`` (escaped, bounded)."""
 
-    seq: int
-    type: str
-    why: str
-
-    def __str__(self) -> str:
-        return f"record {self.seq} ({self.type}): {self.why}"
+    named: str
 
 
 #: The decision types the figures read.
@@ -192,7 +186,7 @@ def read_rounds(
             made = state.read(record, paigow_edge)
         except _MALFORMED as exc:
             why = escaped(f"{type(exc).__name__}: {exc}")[:200]
-            yield Malformed(record.seq, escaped(str(record.type))[:64], why)
+            yield Malformed(f"record {record.seq} ({escaped(str(record.type))[:64]}): {why}")
             continue
         if made is not None:
             yield made

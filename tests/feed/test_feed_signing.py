@@ -124,14 +124,20 @@ def test_a_signature_covers_every_field_and_not_the_chain_of_keys() -> None:
     assert schema.message_hash(message) == message["hash"]  # the hash leaves the signature out
 
 
-def test_the_keyring_reads_each_tables_file_and_sees_a_rotation(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _key_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, Path]:
+    """A collector's key directory holding T1's public key (looked at again at every call); T1's key id."""
     monkeypatch.setattr(signing, "RELOAD_EVERY_S", 0.0)
-    old_id = signing.keygen(tmp_path / "T1.key", tmp_path / "T1.pub")
+    key = signing.keygen(tmp_path / "T1.key", tmp_path / "T1.pub")
     keys = tmp_path / "keys"
     keys.mkdir()
     (keys / "T1.pub").write_bytes((tmp_path / "T1.pub").read_bytes())
+    return key, keys
+
+
+def test_the_keyring_reads_each_tables_file_and_sees_a_rotation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    old_id, keys = _key_directory(tmp_path, monkeypatch)
     (keys / "README").write_text("not a key file: ignored\n")
     keyring = Keyring(keys)
     assert keyring.tables == {"T1"} and set(keyring.keys("T1")) == {old_id}
@@ -152,11 +158,7 @@ def test_bad_files_in_the_key_directory_are_skipped_named_once_and_never_waited_
 ) -> None:
     """Issue 29 item 6: a malformed file, a FIFO, a directory, a dangling link or a name that is
     no table id in --keys is skipped and named once; the good tables are read; nothing hangs."""
-    monkeypatch.setattr(signing, "RELOAD_EVERY_S", 0.0)
-    good = signing.keygen(tmp_path / "T1.key", tmp_path / "T1.pub")
-    keys = tmp_path / "keys"
-    keys.mkdir()
-    (keys / "T1.pub").write_bytes((tmp_path / "T1.pub").read_bytes())
+    good, keys = _key_directory(tmp_path, monkeypatch)
     (keys / "T2.pub").write_text("-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n")
     (keys / "T3.pub").write_text("")
     os.mkfifo(keys / "T4.pub")  # opened blocking, this hung the collector's start
