@@ -21,6 +21,7 @@ from typing import Any
 
 from starlette.requests import ClientDisconnect
 
+from firmware_host.text import escaped
 from firmware_host.web.headers import add_browser_headers
 from firmware_host.web.logs import RateLimit
 from firmware_host.web.parse import BadRequest, header_value, host_name, media_type
@@ -119,10 +120,10 @@ class Guard:
             if held is not None:
                 log.error(
                     "web: %s %s failed: %s: %s%s",
-                    scope.get("method"),
-                    scope.get("path"),
+                    escaped(str(scope.get("method")))[:16],
+                    escaped(str(scope.get("path")))[:200],  # percent-decoded: a peer's bytes, escaped
                     type(exc).__name__,
-                    str(exc)[:200],
+                    escaped(str(exc))[:200],
                     f" (and {held} more like it)" if held else "",
                     exc_info=held == 0,
                 )
