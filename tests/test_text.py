@@ -27,11 +27,11 @@ from firmware_host.cli import stream
 from firmware_host.cli.roads_text import read_outcomes
 from firmware_host.config.profiles import check_text
 from firmware_host.display.actions import ACTIONS, ActionError, command_for
-from firmware_host.errors import ProfileError, RulesError
+from firmware_host.errors import JournalError, ProfileError, RulesError
 from firmware_host.feed import schema
 from firmware_host.feed.broker import BrokerError, read_secret
 from firmware_host.feed.signing import Signer, SigningKeyError
-from firmware_host.host.journal import encode_event
+from firmware_host.host.journal import encode_event, load_key
 from firmware_host.tables.arguments import check_command
 from firmware_host.tables.baccarat.controller import TAKES as BACCARAT_TAKES
 from firmware_host.tables.paigow.commands import TAKES as PAIGOW_TAKES
@@ -240,6 +240,8 @@ def test_key_pin_and_secret_files_are_never_waited_on_and_are_within_the_policy(
             Signer.from_file(path)
         with pytest.raises(BrokerError, match=why):
             read_secret(path, "password")
+        with pytest.raises(JournalError, match=why):
+            load_key(path)
     secret = tmp_path / "secret"
     secret.write_bytes(b"pass\x1b]0;owned\x07\n")
     secret.chmod(0o400)

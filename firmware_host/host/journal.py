@@ -38,6 +38,7 @@ import firmware_host.tables.events  # noqa: F401  (and every table-level event t
 from drivers.events import DeviceEvent, EventError, from_record, to_record
 from firmware_host.errors import JournalEncodingError, JournalError
 from firmware_host.tables.decisions import Decision
+from firmware_host.text import TextError, read_file
 
 if TYPE_CHECKING:
     from firmware_host.host.segments import ArchivedPages
@@ -71,6 +72,8 @@ CHECKPOINT_TYPE = "checkpoint"
 APPLICATION_ID = 0x54424A4C
 #: Length of keys made by ``tablehost journal keygen``; the shortest key :func:`load_key` accepts.
 KEY_BYTES = 32
+#: Largest key file read, bytes.
+KEY_FILE_LONGEST = 4096
 #: Decision types exported by :func:`export_rounds` / :func:`export_shoes` (firmware_host.tables.decisions).
 ROUND_RESULT = "round_result"
 SHOE_RESULT = "shoe_result"
@@ -169,9 +172,11 @@ def load_key(path: str | os.PathLike[str]) -> bytes:
     path = pathlib.Path(path)
     try:
         mode = path.stat().st_mode
-        key = path.read_bytes()
+        key = read_file(path, KEY_FILE_LONGEST)  # never waits on a FIFO; a regular file, bounded
     except OSError as exc:
         raise JournalError(f"key file {path}: cannot read: {exc.strerror or exc}") from exc
+    except TextError as exc:
+        raise JournalError(f"key file {path}: {exc}") from exc
     if mode & (stat.S_IRWXG | stat.S_IRWXO):
         raise JournalError(f"key file {path}: mode {stat.S_IMODE(mode):04o} lets others read it; chmod 0400 {path}")
     if len(key) < KEY_BYTES:
