@@ -49,6 +49,7 @@ __all__ = [
     "problem",
     "read_file",
     "read_text",
+    "json_surrogate",
     "surrogate_in",
 ]
 
@@ -63,6 +64,8 @@ LINES = "\t\n"
 #: the line and paragraph separators, and the surrogates (U+D800 to U+DFFF: only ever alone in a str).
 _REFUSED = "\x00-\x1f\x7f-\x9f" + BIDI + "\u2028\u2029\ud800-\udfff"
 _SURROGATE = re.compile("[\ud800-\udfff]")
+#: A JSON escape of a surrogate (a pair's half or a lone one), and what precedes it.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 
 class TextError(TablehostError, ValueError):
@@ -162,20 +165,20 @@ def json_line(value: Any) -> str:
 
 
 def surrogate_in(value: Any) -> bool:
-    """Whether a parsed JSON value holds a lone surrogate in any text, key or value (no
-    recursion: a value as deep as the parser allowed is walked in a loop)."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            if _SURROGATE.search(item):
-                return True
-        elif isinstance(item, dict):
-            stack.extend(item.keys())
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
+    """Whether a parsed JSON value holds a lone surrogate in any text, key or value (its UTF-8
+    encoding fails: one pass in C, whatever the nesting the parser allowed)."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
     return False
+
+
+def json_surrogate(text: bytes, value: Any) -> bool:
+    """Whether ``value``, parsed from the UTF-8 JSON ``text``, holds a lone surrogate. Only a
+    ``\\uD800`` to ``\\uDFFF`` escape can make one, so a text without one costs a regular
+    expression's scan and no more."""
+    return _SURROGATE_ESCAPE.search(text) is not None and surrogate_in(value)
 
 
 def json_ready(value: Any) -> Any:

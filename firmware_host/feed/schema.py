@@ -24,7 +24,7 @@ from typing import Any, NoReturn
 
 from firmware_host.host.journal import Record
 from firmware_host.tables.decisions import DEVICE_BYTES_ALERTS
-from firmware_host.text import surrogate_in
+from firmware_host.text import json_surrogate
 
 __all__ = [
     "FORMAT",
@@ -284,7 +284,7 @@ def parse_json(payload: bytes, limit: int = MAX_PAYLOAD) -> Any:
         raise MessageError(f"not a JSON message: {exc}") from None
     except (ValueError, RecursionError) as exc:  # RecursionError: unreachable under MAX_DEPTH; never fatal
         raise MessageError(f"not a JSON message: {exc}") from None
-    if b"\\u" in payload and surrogate_in(value):  # only a \uD800 escape makes one: the bytes are UTF-8
+    if json_surrogate(payload, value):
         raise MessageError("a text holds a lone surrogate (a \\uD800 to \\uDFFF escape): not Unicode text")
     return value
 

@@ -557,18 +557,21 @@ class Journal:
         at = time.time() if at is None else at
         return self._append([("meta", type, _check_at(at), None, canonical_json(data, f"meta {type!r}"))])
 
-    def append_step(self, at: float, event: DeviceEvent, decisions: Sequence[Decision]) -> int:
+    def append_step(
+        self, at: float, event: DeviceEvent, decisions: Sequence[Decision], encoded: tuple[str, str] | None = None
+    ) -> int:
         """Append one input event and the decisions it caused as ONE durable transaction.
 
         Returns only after the transaction is committed to disk (``synchronous=FULL``), so the
         caller may act on the decisions afterwards. The decisions carry the same ``at``.
 
         :param at: the service's receive time of ``event`` (seconds).
+        :param encoded: ``event`` as :func:`encode_event` made it already (None: encoded here).
         :returns: the seq of the input record (its decisions follow it).
         :raises JournalError: unregistered event, data not JSON-ready, bad ``at``, I/O error.
         """
         at = _check_at(at)
-        name, data = encode_event(event)
+        name, data = encode_event(event) if encoded is None else encoded
         entries: list[tuple[str, str, float | None, int | None, str]] = [("input", name, at, None, data)]
         for decision in decisions:
             entries.append(

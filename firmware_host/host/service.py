@@ -336,7 +336,7 @@ class Service:
         at = self.latest_at = max(self.clock(), self.latest_at)
         started = time.perf_counter()
         try:
-            encode_event(event)  # before the controller sees it: a refused event changes nothing
+            encoded = encode_event(event)  # before the controller sees it: a refused event changes nothing
         except JournalEncodingError as exc:
             self._refuse_unjournalable(event, at, exc)
             return []
@@ -344,11 +344,11 @@ class Service:
         if not decisions and isinstance(event, ClockTick):
             return decisions  # a tick that decides nothing changes nothing: not journaled
         try:
-            self.step_seq = self._journal.append_step(at, event, decisions)
+            self.step_seq = self._journal.append_step(at, event, decisions, encoded)
         except JournalEncodingError as exc:  # a defect of a controller: its step kept, made JSON-ready
-            log.error("step %s: %s; its decisions journaled with that text escaped", type(event).__name__, exc)
+            log.error("step %s: %s; its decisions journaled JSON-ready", type(event).__name__, escaped(str(exc)))
             decisions = journal_ready(decisions)
-            self.step_seq = self._journal.append_step(at, event, decisions)
+            self.step_seq = self._journal.append_step(at, event, decisions, encoded)
         self.steps += 1
         self._count_rounds(decisions)
         for output in self.outputs:

@@ -18,7 +18,7 @@ import urllib.parse
 from typing import Any
 
 from firmware_host.errors import TablehostError
-from firmware_host.text import TAB, problem, surrogate_in
+from firmware_host.text import TAB, json_surrogate, problem
 
 __all__ = [
     "BadRequest",
@@ -132,7 +132,7 @@ def parse_json(body: bytes, max_depth: int = MAX_JSON_DEPTH) -> Any:
         value = json.loads(body.decode("utf-8"), parse_constant=_no_constant)
     except (UnicodeDecodeError, ValueError, RecursionError):
         raise BadRequest("the body is not JSON") from None
-    if b"\\u" in body and surrogate_in(value):  # only a \uD800 escape makes one: the bytes are UTF-8
+    if json_surrogate(body, value):
         raise BadRequest("the body holds a lone surrogate (a \\uD800 to \\uDFFF escape): not Unicode text")
     return value
 
