@@ -84,7 +84,7 @@ def decision_to_visible(rounds: int, pace: float) -> None:
         outputs = running.service.outputs
         outputs.insert(outputs.index(running.table.display.hub), probe)
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
-        context = browser.new_context(viewport={"width": 1920, "height": 1080})
+        context = browser.new_context(viewport={"width": 1920, "height": 1080}, bypass_csp=True)  # waits eval strings
         context.add_init_script(RECORD_TIMES)
         pages = {"dealer display": context.new_page(), "scoreboard": context.new_page()}
         pages["dealer display"].goto(running.url + "/")

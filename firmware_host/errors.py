@@ -25,5 +25,10 @@ class JournalError(TablehostError):
     """The journal cannot be opened, written, or does not verify."""
 
 
+class JournalEncodingError(JournalError):
+    """An event or a decision that cannot be encoded as a journal record (text that is not
+    Unicode, a value JSON has not): that step is refused; the journal itself is sound."""
+
+
 class ControllerError(TablehostError):
     """An input the controller refuses (for example a dealer button in the wrong state)."""

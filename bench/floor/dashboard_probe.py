@@ -130,7 +130,9 @@ class DashboardProbe:
         self._browser = self._playwright.chromium.launch(
             executable_path=str(self.chromium), args=LAUNCH_ARGS, headless=True
         )
-        context = self._browser.new_context(viewport=VIEWPORT)
+        context = self._browser.new_context(  # Playwright's waits evaluate strings, which the page's CSP forbids
+            viewport=VIEWPORT, bypass_csp=True
+        )
         context.add_init_script(OBSERVER)
         self._page = context.new_page()
         self._page.on("pageerror", lambda error: self.errors.append(str(error)))

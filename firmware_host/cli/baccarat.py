@@ -31,6 +31,7 @@ from firmware_host.rules.baccarat.odds import EDGE_REPORT, ShoeOdds, exact_odds,
 from firmware_host.rules.baccarat.roads import RoadBuilder
 from firmware_host.rules.baccarat.rules import LUCKY_SIX_SIX_TIE_OUTCOMES, MIN_TIE_PAYOUT, RulesSubmission
 from firmware_host.rules.baccarat.variant import Variant
+from firmware_host.text import escaped
 
 #: How the readable odds table names each probability of :meth:`ShoeOdds.probabilities`.
 PROBABILITY_LABELS: dict[str, str] = {
@@ -99,7 +100,7 @@ def run_roads(args: argparse.Namespace) -> int:
     for number, outcome in read_outcomes(sys.stdin):
         if isinstance(outcome, str):
             bad_lines += 1
-            print(f"tablehost baccarat roads: line {number}: {outcome}", file=sys.stderr, flush=True)
+            print(escaped(f"tablehost baccarat roads: line {number}: {outcome}"), file=sys.stderr, flush=True)
         elif outcome is not None:
             builder.add(outcome)
     shoe = builder.roads()

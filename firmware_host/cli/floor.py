@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from firmware_host.feed.broker import BrokerSettings, client
 from firmware_host.floor.model import Unreadable
+from firmware_host.text import escaped, json_line
 
 if TYPE_CHECKING:
     from firmware_host.floor.store_sql import SqlStore
@@ -188,7 +189,6 @@ def run_collect(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    keyring = Keyring(args.keys) if args.keys is not None else None  # a bad key file: one line, exit 2
     floor_signer = None
     if args.floor_key is not None:  # a bad key file: one line, exit 2
         from firmware_host.feed.ack import ACK_PREFIX
@@ -200,6 +200,8 @@ def run_collect(args: argparse.Namespace) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
+    # An unreadable directory: one line, exit 2; a bad file in it is skipped and named in the log.
+    keyring = Keyring(args.keys) if args.keys is not None else None
     settings = BrokerSettings(
         args.broker, args.username, args.password_file, args.ca_file, args.cert_file, args.key_file
     )
@@ -302,19 +304,21 @@ def run_status(args: argparse.Namespace) -> int:
             status = store.status(table)
             incomplete = incomplete or bool(status.gaps or status.breaks or status.refused or status.unreadable)
             if args.json:
-                print(json.dumps(status.to_json(), sort_keys=True))
+                sys.stdout.write(json_line(status.to_json()))
                 continue
             online = {True: "online", False: "offline", None: "no status"}[status.online]
             seen = f"{now - status.last_seen:.0f} s ago" if status.last_seen is not None else "never"
             gaps = ", ".join(f"{a}..{b}" for a, b in status.gaps) or "none"
             refused = f"refused {status.refused}" + (f" (last: {status.last_refusal})" if status.refused else "")
             print(
-                f"{table}: {online}, last seq {status.last_seq} (of {status.max_seq}), last seen {seen}, "
-                f"lag {status.lag_s} s, gaps {gaps}, breaks {status.breaks}, {refused}, "
-                f"duplicates {status.duplicates}"
+                escaped(
+                    f"{table}: {online}, last seq {status.last_seq} (of {status.max_seq}), last seen {seen}, "
+                    f"lag {status.lag_s} s, gaps {gaps}, breaks {status.breaks}, {refused}, "
+                    f"duplicates {status.duplicates}"
+                )
             )
             for what in status.unreadable[:10]:
-                print(f"{table}: UNREADABLE {what}")
+                print(escaped(f"{table}: UNREADABLE {what}"))
             if len(status.unreadable) > 10:
                 print(f"{table}: UNREADABLE and {len(status.unreadable) - 10} more records")
         unknown = store.refused_unknown()
@@ -335,16 +339,17 @@ def run_export(args: argparse.Namespace) -> int:
 
     store = open_db(args, read_only=True)
     unreadable = 0
+    malformed: list[Any] = []  # records the figures could not read: named as unreadable ones are
     try:
         if args.type == "refused":
             for row in store.refusals(args.table, limit=store_module.REFUSED_KEPT_TOTAL):
-                sys.stdout.write(json.dumps(row, sort_keys=True, ensure_ascii=False) + "\n")
+                sys.stdout.write(json_line(row))
             return 0
         messages = []
         for data in store.read(args.table):
             if isinstance(data, Unreadable):
                 unreadable += 1
-                print(f"tablehost floor export: UNREADABLE {data}", file=sys.stderr)
+                print(escaped(f"tablehost floor export: UNREADABLE {data}"), file=sys.stderr)
             else:
                 messages.append(data)
         lines: Any = messages
@@ -354,12 +359,16 @@ def run_export(args: argparse.Namespace) -> int:
 
             records = table_figures.feed_records(messages)
             if args.type == "round_result":
-                lines = (round_record(line, args.role) for line in table_figures.rounds_of(records))
+                lines = (
+                    round_record(line, args.role) for line in table_figures.rounds_of(records, malformed=malformed)
+                )
             else:  # a shoe's figures count its protection alerts: not the pit's
-                shoes = table_figures.shoes_of(records)
+                shoes = table_figures.shoes_of(records, malformed)
                 lines = shoes if sees_protection(args.role) else (round_record(s, args.role) for s in shoes)
         for data in lines:
-            sys.stdout.write(json.dumps(data, sort_keys=True, ensure_ascii=False) + "\n")
+            sys.stdout.write(json_line(data))
+        for item in malformed:
+            print(f"tablehost floor export: UNREADABLE {item.named}", file=sys.stderr)
     finally:
         store.close()
-    return EXIT_INCOMPLETE if unreadable else 0
+    return EXIT_INCOMPLETE if unreadable or malformed else 0

@@ -9,18 +9,23 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import json
 import sys
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 from firmware_host.errors import TablehostError
 from firmware_host.floor.audit import audit
 from firmware_host.floor.store import open_store
 from firmware_host.host import journal, segments
+from firmware_host.text import escaped, json_line
 
 #: Exit status of ``verify`` for a journal that does not verify.
 EXIT_BROKEN = 1
+#: Exit status of ``export`` and ``report`` when a record could not be read (named on stderr).
+EXIT_MALFORMED = 1
+#: Malformed records named one by one; the rest are counted.
+NAMED = 10
 
 
 def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> None:  # type: ignore[type-arg]
@@ -132,9 +137,9 @@ def run_verify(args: argparse.Namespace) -> int:
         if args.deep and (status := run_deep(args)) != 0:
             return status
         return 0 if not args.floor else floor_audit(args.path, args.floor, args.table, args.floor_password_file)
-    print(f"{args.path}: {report.finding()}")
+    print(escaped(f"{args.path}: {report.finding()}"))
     if report.record is not None:
-        print(json.dumps(report.record.to_json(), sort_keys=True, ensure_ascii=False))
+        sys.stdout.write(json_line(report.record.to_json()))
     return EXIT_BROKEN
 
 
@@ -254,11 +259,22 @@ def run_export(args: argparse.Namespace) -> int:
     from firmware_host.host import figures as table_figures
 
     edge = _paigow_edge(args)
-    rows = table_figures.export_rounds(args.path, edge) if args.exporter == "rounds" else \
-        table_figures.export_shoes(args.path)  # fmt: skip
+    malformed: list[table_figures.Malformed] = []
+    rows = table_figures.export_rounds(args.path, edge, malformed) if args.exporter == "rounds" else \
+        table_figures.export_shoes(args.path, malformed)  # fmt: skip
     for data in rows:
-        sys.stdout.write(json.dumps(data, sort_keys=True, ensure_ascii=False) + "\n")
-    return 0
+        sys.stdout.write(json_line(data))
+    return _name_malformed("export", malformed)
+
+
+def _name_malformed(command: str, malformed: list[Any]) -> int:
+    """Name the records the figures could not read on stderr (the first :data:`NAMED`, then how many
+    more): 1 if there were any, else 0."""
+    for item in malformed[:NAMED]:
+        print(f"tablehost journal {command}: MALFORMED {item.named}", file=sys.stderr)
+    if len(malformed) > NAMED:
+        print(f"tablehost journal {command}: MALFORMED and {len(malformed) - NAMED} more records", file=sys.stderr)
+    return EXIT_MALFORMED if malformed else 0
 
 
 def run_report(args: argparse.Namespace) -> int:
@@ -266,11 +282,12 @@ def run_report(args: argparse.Namespace) -> int:
     from firmware_host.host import figures as table_figures
 
     edge = _paigow_edge(args)
-    groups = table_figures.report(args.path, args.by, args.day_starts, edge)
+    malformed: list[table_figures.Malformed] = []
+    groups = table_figures.report(args.path, args.by, args.day_starts, edge, malformed)
     if args.json:
         for group in groups:
-            sys.stdout.write(json.dumps(group, sort_keys=True, ensure_ascii=False) + "\n")
-        return 0
+            sys.stdout.write(json_line(group))
+        return _name_malformed("report", malformed)
     print(
         f"{args.by:<12}{'rounds':>8}{'drop':>14}{'win':>14}{'theo':>14}{'hold':>9}{'rounds/h':>10}{'windows':>9}"
         f"{'AP alerts':>11}"
@@ -280,10 +297,10 @@ def run_report(args: argparse.Namespace) -> int:
         theo = "" if group["theo"] is None else f"{group['theo'] / 100:.2f}"
         pace = "" if group["rounds_per_hour"] is None else f"{group['rounds_per_hour']:.1f}"
         print(
-            f"{str(group[args.by]):<12}{group['rounds']:>8}{group['drop'] / 100:>14.2f}{group['win'] / 100:>14.2f}"
+            f"{escaped(str(group[args.by])):<12}{group['rounds']:>8}{group['drop'] / 100:>14.2f}{group['win'] / 100:>14.2f}"
             f"{theo:>14}{hold:>9}{pace:>10}{group['advantage_windows']:>9}{group['advantage_play_alerts']:>11}"
         )
-    return 0
+    return _name_malformed("report", malformed)
 
 
 def run_keygen(args: argparse.Namespace) -> int:

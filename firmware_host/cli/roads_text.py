@@ -7,6 +7,7 @@ from collections.abc import Iterable, Iterator
 
 from firmware_host.errors import RulesError
 from firmware_host.rules.baccarat.roads import GRID_ROWS, Outcome, Roads, big_road_grid, outcome_from_json
+from firmware_host.text import TAB, problem
 
 __all__ = ["read_outcomes", "draw"]
 
@@ -33,6 +34,9 @@ def read_outcomes(lines: Iterable[str]) -> Iterator[tuple[int, Outcome | None | 
             continue
         if len(text) > LINE_LONGEST:
             yield number, f"{len(text)} characters: a round is at most {LINE_LONGEST}"
+            continue
+        if (why := problem(text, LINE_LONGEST, TAB)) is not None:  # the text policy: no control, no bidi
+            yield number, f"the line {why}"
             continue
         try:
             data = json.loads(text)

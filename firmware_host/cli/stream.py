@@ -3,7 +3,9 @@
 One case per line in, one JSON object per line out, written and flushed as each line arrives
 (so the command can sit at the end of a pipe that stays open). A line the rules refuse gets a
 message on stderr naming its line number and why; the other lines are still answered, and the
-exit status is :data:`EXIT_BAD_LINES`. Blank lines are skipped.
+exit status is :data:`EXIT_BAD_LINES`. Blank lines are skipped. A line is first checked by the text
+policy (:mod:`firmware_host.text`: at most :data:`LINE_LONGEST` characters, no control character
+but a tab, no bidirectional control, nothing undecodable); the messages are printed escaped.
 """
 
 from __future__ import annotations
@@ -14,9 +16,12 @@ from collections.abc import Callable
 from typing import Any
 
 from firmware_host.errors import RulesError
+from firmware_host.text import TAB, TextError, checked, escaped
 
 #: Exit status when at least one line was refused.
 EXIT_BAD_LINES = 1
+#: The longest line answered (a round's cards or a hand's tiles are a few dozen characters).
+LINE_LONGEST = 4096
 
 
 def answer_lines(command: str, answer: Callable[[str], dict[str, Any]]) -> int:
@@ -32,10 +37,11 @@ def answer_lines(command: str, answer: Callable[[str], dict[str, Any]]) -> int:
         if not line.strip():
             continue
         try:
+            checked(line.rstrip("\r\n"), "the line", LINE_LONGEST, TAB)  # the text policy, before any parser
             document = answer(line)
-        except RulesError as exc:
+        except (RulesError, TextError) as exc:
             bad_lines += 1
-            print(f"tablehost {command}: line {number}: {exc}", file=sys.stderr, flush=True)
+            print(escaped(f"tablehost {command}: line {number}: {exc}"), file=sys.stderr, flush=True)
             continue
         sys.stdout.write(json.dumps(document, ensure_ascii=False) + "\n")
         sys.stdout.flush()

@@ -27,6 +27,7 @@ from firmware_host.config.metrics import MetricsConfig, metrics_config
 from firmware_host.config.protection import ProtectionConfig, protection_config
 from firmware_host.errors import ProfileError
 from firmware_host.rules.devices import ApprovedIdentities
+from firmware_host.text import escaped, problem
 
 __all__ = [
     "Section",
@@ -36,6 +37,8 @@ __all__ = [
     "TableProfile",
     "load_device_model",
     "load_table",
+    "check_text",
+    "TEXT_LONGEST",
 ]
 
 #: Device kinds a table can hold, and the game each belongs to (None: either game).
@@ -145,10 +148,38 @@ _REQUIRED: Any = _Required()
 REQUIRED: Any = _REQUIRED
 
 
+#: Longest text of a profile's value or key (a path, a name, an address: far less).
+TEXT_LONGEST = 1024
+
+
+def check_text(path: Path, document: dict[str, Any]) -> dict[str, Any]:
+    """``document`` when every key and text in it passes the text policy (:mod:`firmware_host.text`:
+    at most :data:`TEXT_LONGEST` characters, no control or bidirectional character: TOML's
+    ``\\u001b`` escapes make them), walked without recursion.
+
+    :raises ProfileError: naming the dotted key (escaped) and why.
+    """
+    stack: list[tuple[str, Any]] = [("", document)]
+    while stack:
+        where, value = stack.pop()
+        texts = [(where, value)] if isinstance(value, str) else []
+        if isinstance(value, dict):
+            for name, item in value.items():
+                key = f"{where}.{name}" if where else str(name)
+                texts.append((key, name))
+                stack.append((key, item))
+        elif isinstance(value, list):
+            stack.extend((f"{where}[{number}]", item) for number, item in enumerate(value))
+        for key, text in texts:
+            if (why := problem(text, TEXT_LONGEST)) is not None:
+                raise ProfileError(path, escaped(key)[:200], f"the text {why}")
+    return document
+
+
 def _read_toml(path: Path) -> Section:
     try:
         with path.open("rb") as handle:
-            return Section(path, tomllib.load(handle))
+            return Section(path, check_text(path, tomllib.load(handle)))
     except FileNotFoundError:
         raise ProfileError(path, "(file)", "no such file") from None
     except OSError as exc:

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from firmware_host.config.profiles import Section
+from firmware_host.config.profiles import Section, check_text
 from firmware_host.errors import ProfileError, RulesError
 from firmware_host.rules.paigow_dice.rules import BANK_OFFER_NEXT, OptionError, PaiGowRules
 from firmware_host.rules.paigow_tiles.hands import Setting
@@ -94,7 +94,7 @@ def _house_way_table(value: object, source: object) -> Mapping[HouseWayKey, Sett
         path = Path(str(source)).resolve().parent / path
     try:
         with path.open("rb") as handle:
-            document = tomllib.load(handle)
+            document = check_text(path, tomllib.load(handle))
     except OSError as exc:
         raise ProfileError(source, f"rules.{HOUSE_WAY_KEY}", f"cannot read {path}: {exc.strerror}") from None
     except tomllib.TOMLDecodeError as exc:

@@ -7,7 +7,9 @@ record says who acted, and a journal written before the display replays unchange
 
 Arguments are bounded here, at the HTTP face, before anything is journaled or shown: a text is
 at most its :attr:`Action.lengths` (a card: 3 characters), any other text
-:data:`MAX_TEXT`, a list or an object at most :data:`MAX_ITEMS` entries, nested at most two deep.
+:data:`MAX_TEXT`, and within the text policy (:mod:`firmware_host.text`: no lone surrogate,
+control or bidirectional character), a list or an object at most :data:`MAX_ITEMS` entries,
+nested at most two deep.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from firmware_host.tables.events import DealerCommand
+from firmware_host.text import problem
 
 __all__ = [
     "ACTIONS",
@@ -98,8 +101,9 @@ def command_for(game: str, command: str, args: Any, role: str) -> DealerCommand:
             raise ActionError(f"{command}: no argument {name!r} (takes {', '.join(action.args) or 'none'})")
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
             raise ActionError(f"{command}: {name} has the wrong type")
-        if not _bounded(value, action.lengths.get(name, MAX_TEXT), 2):
-            raise ActionError(f"{command}: {name} is too long")
+        why = _unbounded(value, action.lengths.get(name, MAX_TEXT), 2)
+        if why is not None:
+            raise ActionError(f"{command}: {name} {why}")
     return DealerCommand(device=f"display:{role}", command=command, args=dict(args) or None)
 
 
@@ -110,20 +114,19 @@ def _action(game: str, command: str) -> Action:
         raise ActionError(f"{command!r} is not an action of the {game} display") from None
 
 
-def _bounded(value: Any, length: int, depth: int) -> bool:
-    """Whether ``value``'s texts, lists and objects are within the limits (numbers: 0 to 2**31)."""
+def _unbounded(value: Any, length: int, depth: int) -> str | None:
+    """Why ``value``'s texts, lists and objects are not within the limits and the text policy
+    (numbers: 0 to 2**31), or None when they are."""
     if isinstance(value, str):
-        return len(value) <= length
+        return problem(value, length)
     if isinstance(value, bool) or value is None:
-        return True
+        return None
     if isinstance(value, int):
-        return 0 <= value < 2**31
-    if isinstance(value, list):
-        return depth > 0 and len(value) <= MAX_ITEMS and all(_bounded(v, MAX_TEXT, depth - 1) for v in value)
-    if isinstance(value, dict):
-        return (
-            depth > 0
-            and len(value) <= MAX_ITEMS
-            and all(len(k) <= MAX_TEXT and _bounded(v, MAX_TEXT, depth - 1) for k, v in value.items())
-        )
-    return False
+        return None if 0 <= value < 2**31 else "is out of range"
+    if isinstance(value, (list, dict)):
+        if depth == 0 or len(value) > MAX_ITEMS:
+            return f"nests deeper than 2 or has more than {MAX_ITEMS} entries"
+        keys = [problem(k, MAX_TEXT) for k in value] if isinstance(value, dict) else []
+        items = value.values() if isinstance(value, dict) else value
+        return next((why for why in (*keys, *(_unbounded(v, MAX_TEXT, depth - 1) for v in items)) if why), None)
+    return "is not a JSON value"

@@ -45,6 +45,7 @@ from drivers.events import DeviceEvent
 from firmware_host.display import pages
 from firmware_host.display.actions import ActionError, command_for, needed_role
 from firmware_host.display.hub import VIEWS, DisplayHub
+from firmware_host.text import problem
 from firmware_host.web.guard import Guard, Policy, client_of
 from firmware_host.web.login import pin_check, refused_answer
 from firmware_host.web.parse import parse_json, parse_seq, query_value
@@ -143,8 +144,13 @@ def build_app(
         if not isinstance(body, dict):
             return JSONResponse({"error": "the body is a JSON object"}, 400)
         command, pin = body.get("command", ""), body.get("pin", "")
-        if not isinstance(command, str) or len(command) > MAX_COMMAND or not isinstance(pin, str):
-            return JSONResponse({"error": "command and pin are texts"}, 400)
+        if (
+            not isinstance(command, str)
+            or not isinstance(pin, str)
+            or problem(command, MAX_COMMAND)
+            or problem(pin, 256)
+        ):
+            return JSONResponse({"error": "command and pin are texts"}, 400)  # within the text policy
         if credentials is None:
             return JSONResponse({"error": "no PIN files are configured: this display takes no action"}, 403)
         # Only acknowledging reads the devices (a changed identity needs the supervisor): a flood pays no parse.
@@ -156,6 +162,7 @@ def build_app(
             session = kept.get(request.cookies.get(kept.name))
             role = await credentials.role(pin, client, exempt=session is not None)
         except ActionError as exc:
+            refusals.note(client, "arguments refused", command)  # journaled with the other refusals, a minute's summary
             return JSONResponse({"error": str(exc)}, 400)
         except (Locked, Busy) as exc:
             return refused_answer(refusals, client, exc, command)

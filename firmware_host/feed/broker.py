@@ -21,6 +21,7 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from firmware_host.errors import TablehostError
+from firmware_host.text import TextError, read_text
 
 __all__ = [
     "BrokerSettings",
@@ -32,6 +33,8 @@ __all__ = [
     "SocketErrors",
 ]
 
+#: Largest secret file read, bytes (a password is one line).
+SECRET_FILE_LONGEST = 4096
 #: Default port of each URL scheme (IANA: 1883 MQTT, 8883 MQTT over TLS).
 SCHEMES = {"mqtt": 1883, "mqtts": 8883}
 
@@ -90,8 +93,8 @@ def read_secret(path: Path, what: str) -> str:
     """
     try:
         mode = path.stat().st_mode
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        text = read_text(path, SECRET_FILE_LONGEST)  # never waits on a FIFO; bounded; the text policy
+    except (OSError, TextError) as exc:
         raise BrokerError(f"{what} file {path}: cannot read: {exc}") from exc
     if mode & (stat.S_IRWXG | stat.S_IRWXO):
         raise BrokerError(f"{what} file {path}: mode {stat.S_IMODE(mode):04o} lets others read it; chmod 0400 {path}")

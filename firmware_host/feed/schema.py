@@ -24,6 +24,7 @@ from typing import Any, NoReturn
 
 from firmware_host.host.journal import Record
 from firmware_host.tables.decisions import DEVICE_BYTES_ALERTS
+from firmware_host.text import json_surrogate
 
 __all__ = [
     "FORMAT",
@@ -254,7 +255,9 @@ def parse_json(payload: bytes, limit: int = MAX_PAYLOAD) -> Any:
 
     At most ``limit`` bytes of UTF-8, nesting at most :data:`MAX_DEPTH`, at most
     :data:`MAX_CONTAINERS` objects and arrays, numbers finite (no
-    ``NaN``, ``Infinity`` or ``1e999``) and at most :data:`MAX_NUMBER_TEXT` digits, no key twice.
+    ``NaN``, ``Infinity`` or ``1e999``) and at most :data:`MAX_NUMBER_TEXT` digits, no key twice,
+    and Unicode text only (no lone surrogate, which no hash, signature or store could encode:
+    the text policy of :mod:`firmware_host.text`).
 
     :raises MessageError: why not (never another exception).
     """
@@ -270,7 +273,7 @@ def parse_json(payload: bytes, limit: int = MAX_PAYLOAD) -> Any:
     if too_deep(payload):
         raise MessageError(f"nested more than {MAX_DEPTH} deep, or brackets that do not balance")
     try:
-        return json.loads(
+        value = json.loads(
             text,
             parse_constant=_refuse_constant,
             parse_int=_parse_int,
@@ -281,6 +284,9 @@ def parse_json(payload: bytes, limit: int = MAX_PAYLOAD) -> Any:
         raise MessageError(f"not a JSON message: {exc}") from None
     except (ValueError, RecursionError) as exc:  # RecursionError: unreachable under MAX_DEPTH; never fatal
         raise MessageError(f"not a JSON message: {exc}") from None
+    if json_surrogate(payload, value):
+        raise MessageError("a text holds a lone surrogate (a \\uD800 to \\uDFFF escape): not Unicode text")
+    return value
 
 
 def _integer(message: dict[str, Any], name: str, low: int, high: int = MAX_SEQ, *, optional: bool = False) -> None:

@@ -30,6 +30,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from firmware_host.errors import TablehostError
 from firmware_host.feed import schema
+from firmware_host.text import TextError, escaped, read_file
 
 __all__ = [
     "Signer",
@@ -96,9 +97,11 @@ class Signer:
         """
         try:
             mode = stat.S_IMODE(path.stat().st_mode)
-            data = path.read_bytes()
+            data = read_file(path, MAX_KEY_FILE)  # never waits on a FIFO; a regular file, bounded
         except OSError as exc:
             raise SigningKeyError(f"{what} {path}: cannot read: {exc.strerror or exc}") from exc
+        except TextError as exc:
+            raise SigningKeyError(f"{what} {path}: {exc}") from exc
         if mode & 0o377:
             raise SigningKeyError(f"{what} {path}: mode {mode:04o} is looser than 0400; chmod 0400 {path}")
         try:
@@ -138,13 +141,12 @@ def load_public_keys(path: Path) -> dict[str, Ed25519PublicKey]:
 
     :raises SigningKeyError: unreadable, too large, no key, a key that is not Ed25519, or too many.
     """
-    try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_KEY_FILE + 1)
+    try:  # a FIFO or a device named like a key never hangs the collector; a directory is named
+        data = read_file(path, MAX_KEY_FILE)
     except OSError as exc:
         raise SigningKeyError(f"public key file {path}: cannot read: {exc.strerror or exc}") from exc
-    if len(data) > MAX_KEY_FILE:
-        raise SigningKeyError(f"public key file {path}: larger than {MAX_KEY_FILE} bytes")
+    except TextError as exc:
+        raise SigningKeyError(f"public key file {path}: {exc}") from exc
     keys: dict[str, Ed25519PublicKey] = {}
     for block in _PEM_BLOCK.findall(data):
         try:
@@ -164,11 +166,13 @@ def load_public_keys(path: Path) -> dict[str, Ed25519PublicKey]:
 class Keyring:
     """The collector's public keys: ``<directory>/<table>.pub`` for each provisioned table.
 
-    Read at start (every bad file is an error naming it); then looked at again at most every
-    :data:`RELOAD_EVERY_S` when the directory changes (a file renamed into place), keeping a
-    table's previous keys if its new file is bad (and logging why).
+    Read at start, then looked at again at most every :data:`RELOAD_EVERY_S` when the directory
+    changes (a file renamed into place). A file that cannot be used (malformed, too large, a
+    FIFO, a directory, a name that is no table id) is skipped and named once in the log (again
+    only when its reason changes), never fatal, never waited on: its table keeps the keys read
+    before, if any (:attr:`skipped` says which files and why).
 
-    :raises SigningKeyError: the directory cannot be read, or a file in it is bad.
+    :raises SigningKeyError: the directory cannot be read at start.
     """
 
     def __init__(self, directory: Path) -> None:
@@ -176,6 +180,8 @@ class Keyring:
         self._keys: dict[str, dict[str, Ed25519PublicKey]] = {}
         self._stamp: tuple[int, ...] | None = None
         self._looked = 0.0
+        #: The files skipped at the last reading, by name, with why.
+        self.skipped: dict[str, str] = {}
         self._load(strict=True)
 
     @property
@@ -199,10 +205,9 @@ class Keyring:
         try:
             info = self.directory.stat()
             files = sorted(p for p in self.directory.iterdir() if p.name.endswith(PUBLIC_SUFFIX))
-            stamp = (info.st_mtime_ns, info.st_ino, *(p.stat().st_mtime_ns for p in files))
         except OSError as exc:
             raise SigningKeyError(f"public key directory {self.directory}: cannot read: {exc.strerror or exc}") from exc
-        return stamp, files
+        return (info.st_mtime_ns, info.st_ino, *map(_changed, files)), files
 
     def _load(self, *, strict: bool) -> None:
         try:
@@ -215,22 +220,29 @@ class Keyring:
         if stamp == self._stamp:
             return
         keys: dict[str, dict[str, Ed25519PublicKey]] = {}
+        skipped: dict[str, str] = {}
         for path in files:
             table = path.name[: -len(PUBLIC_SUFFIX)]
-            if not schema.TABLE_ID.match(table):
-                if strict:
-                    raise SigningKeyError(f"public key file {path}: {table!r} is not a table id")
-                continue
             try:
+                if not schema.TABLE_ID.match(table):
+                    raise SigningKeyError(f"public key file {path}: {table!r} is not a table id")
                 keys[table] = load_public_keys(path)
             except SigningKeyError as exc:
-                if strict:
-                    raise
-                log.error("floor: %s; keeping the table's keys read before", exc)
+                why = skipped[path.name] = escaped(str(exc))
+                if self.skipped.get(path.name) != why:  # named once, not at every look
+                    log.error("floor: %s; skipped%s", why, ", the table keeps its keys" if table in self._keys else "")
                 if table in self._keys:
                     keys[table] = self._keys[table]
-        self._keys, self._stamp = keys, stamp
+        self._keys, self._stamp, self.skipped = keys, stamp, skipped
         log.info("floor: public keys of %d tables from %s", len(keys), self.directory)
+
+
+def _changed(path: Path) -> int:
+    """When a file in the key directory last changed (-1: it cannot be looked at: a dangling link)."""
+    try:
+        return path.stat().st_mtime_ns
+    except OSError:
+        return -1
 
 
 def keygen(private_path: Path, public_path: Path) -> str:

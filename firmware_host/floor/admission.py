@@ -7,7 +7,8 @@ returns). A message is :class:`Admitted` only when its topic is ``<prefix>/<tabl
 size, nesting, types, ranges, hash), its ``table`` is the topic's, and it is signed by one of
 that table's provisioned keys (:mod:`firmware_host.feed.signing`), unless the collector was
 explicitly started unsigned. Anything else is a :class:`Refusal`, with why and a bounded
-excerpt; :meth:`Admission.admit` never raises.
+excerpt; :meth:`Admission.admit` never raises. A failure of the checks themselves (a defect of
+ours) is a refusal too, counted in :attr:`Admission.failures` and logged once a kind a minute.
 
 A feed message refused as malformed whose content is malformed however it is encoded, yet
 which its table signed, **settles** its seq (:attr:`Refusal.settles`): the table really sent
@@ -25,6 +26,8 @@ import re
 from typing import Any
 
 from firmware_host.feed import schema, signing
+from firmware_host.text import escaped
+from firmware_host.web.logs import RateLimit
 
 __all__ = ["Admission", "Admitted", "Refusal", "EXCERPT_BYTES", "TOPIC_CHARS", "REASON_CHARS"]
 
@@ -89,6 +92,9 @@ class Admission:
 
     def __init__(self, prefix: str, keyring: signing.Keyring | None) -> None:
         self.prefix, self.keyring = prefix, keyring
+        #: Messages whose check failed in our own code (each refused; logged once a kind a minute).
+        self.failures = 0
+        self._failures_log = RateLimit()
 
     def admit(self, topic: str, payload: bytes) -> Admitted | Refusal:
         """The verdict on one message from the broker (never raises)."""
@@ -98,8 +104,18 @@ class Admission:
             if table is None:
                 return self.refusal(None, topic, payload, f"topic is not {self.prefix}/<table id>/events|status")
             return self._check(table, leaf, topic, payload)
-        except Exception as exc:  # a defect of ours must never stop the floor: refuse, and say so
-            log.exception("floor: checking a message on %r failed", _cut(topic, TOPIC_CHARS))
+        except Exception as exc:  # a defect of ours must never stop the floor: refuse, count, and say so
+            self.failures += 1
+            held = self._failures_log.allow(type(exc).__name__)  # by kind only: the topic is the peer's to vary
+            if held is not None:
+                log.error(
+                    "floor: checking a message on %s failed (%d in all%s): %s",
+                    escaped(_cut(topic, TOPIC_CHARS)),
+                    self.failures,
+                    f", {held} more like it in the last minute" if held else "",
+                    escaped(_cut(repr(exc), REASON_CHARS)),
+                    exc_info=held == 0,  # one traceback a kind a minute at most
+                )
             return self.refusal(table, topic, payload, f"internal error while checking: {exc!r}")
 
     def _topic(self, topic: str) -> tuple[str | None, str]:
@@ -156,9 +172,18 @@ class Admission:
         return None  # well-formed in its canonical form: someone re-encoded a genuine message
 
     def refusal(self, table: str | None, topic: str, payload: bytes, reason: str, seq: int | None = None) -> Refusal:
-        """A :class:`Refusal`, every part cut to its bound."""
+        """A :class:`Refusal`, every part cut to its bound and escaped (no control, bidirectional
+        or lone surrogate character reaches the store, a log line or ``floor export``)."""
         if table is not None and not schema.TABLE_ID.match(table):
             table = None
         known = table is not None and self.keyring is not None and table in self.keyring.tables
-        excerpt = payload[:EXCERPT_BYTES].decode("utf-8", "backslashreplace")
-        return Refusal(table, known, _cut(topic, TOPIC_CHARS), seq, _cut(reason, REASON_CHARS), excerpt, len(payload))
+        excerpt = escaped(payload[:EXCERPT_BYTES].decode("utf-8", "backslashreplace"))
+        return Refusal(
+            table,
+            known,
+            _cut(escaped(topic), TOPIC_CHARS),
+            seq,
+            _cut(escaped(reason), REASON_CHARS),
+            excerpt,
+            len(payload),
+        )

@@ -17,7 +17,10 @@ What ``journal export --rounds``/``--shoes`` add to the decisions they print and
   ``advantage_windows``, ``advantage_play_alerts`` and all alerts (``alert_count``).
 
 A void round is in no figure but the round count: its wagers were returned unplayed.
-Everything is read in one pass over the journal's records, across its segments.
+Everything is read in one pass over the journal's records, across its segments. A record that
+cannot be read as its type says (a ``round_result`` whose data is a list, a settlement line
+without its amount...) is a :class:`Malformed` item, named and counted by the caller, never a
+traceback; the rounds around it are read as usual.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ import datetime
 import os
 from collections.abc import Iterable, Iterator
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple
 
 from firmware_host.errors import JournalError
 from firmware_host.host import checkpoint, segments
@@ -35,9 +38,11 @@ from firmware_host.host.journal import ROUND_RESULT, SHOE_RESULT, Record
 from firmware_host.rules.baccarat.exposure import parse_ev
 from firmware_host.rules.edges import PAIGOW_HOUSE_WAY_EDGE
 from firmware_host.tables.decisions import ADVANTAGE_PLAY, ADVANTAGE_WINDOW
+from firmware_host.text import escaped
 
 __all__ = [
     "GROUPINGS",
+    "Malformed",
     "DEFAULT_DAY_STARTS",
     "Figures",
     "RoundFigures",
@@ -104,6 +109,18 @@ class Figures(RoundFigures):
         }
 
 
+class Malformed(NamedTuple):
+    """A record the figures cannot read, named: ``record N (type): why`` (escaped, bounded)."""
+
+    named: str
+
+
+#: The decision types the figures read.
+_READ = frozenset({ODDS, "alert", SHOE_RESULT, ROUND_RESULT})
+#: What a malformed record's data raises when it is read as its type says.
+_MALFORMED = (TypeError, ValueError, KeyError, AttributeError, ArithmeticError)
+
+
 @dataclasses.dataclass
 class PlayedRound:
     """A ``round_result`` as exported (``data``, with ``odds`` and each entry's ``theo``), when
@@ -158,14 +175,39 @@ def _paigow_round(data: dict[str, Any], edge: Fraction) -> tuple[RoundFigures, d
 
 def read_rounds(
     records: Iterable[Record], paigow_edge: Fraction = PAIGOW_HOUSE_WAY_EDGE
-) -> Iterator[PlayedRound | dict[str, Any]]:
-    """Every finished round (a :class:`PlayedRound`) and every ``shoe_result`` (its data), in order."""
-    first_at: dict[int, float] = {}
-    odds: dict[int, dict[str, Any]] = {}
-    counts = RoundFigures()  # alerts since the last round finished
+) -> Iterator[PlayedRound | dict[str, Any] | Malformed]:
+    """Every finished round (a :class:`PlayedRound`) and every ``shoe_result`` (its data), in order;
+    a record that cannot be read as its type says is a :class:`Malformed` in its place."""
+    state = _Reading()
     for record in records:
         if record.kind != "decision":
             continue
+        try:
+            made = state.read(record, paigow_edge)
+        except _MALFORMED as exc:
+            why = escaped(f"{type(exc).__name__}: {exc}")[:200]
+            yield Malformed(f"record {record.seq} ({escaped(str(record.type))[:64]}): {why}")
+            continue
+        if made is not None:
+            yield made
+
+
+@dataclasses.dataclass
+class _Reading:
+    """What :func:`read_rounds` keeps between records: each round's first time and odds, the alerts."""
+
+    first_at: dict[int, float] = dataclasses.field(default_factory=dict)
+    odds: dict[int, dict[str, Any]] = dataclasses.field(default_factory=dict)
+    counts: RoundFigures = dataclasses.field(default_factory=RoundFigures)  # alerts since the last round
+
+    def read(self, record: Record, paigow_edge: Fraction) -> PlayedRound | dict[str, Any] | None:
+        """One decision record: a finished round, a shoe's result, or None (it only counts).
+
+        :raises: one of :data:`_MALFORMED` when its data is not what its type says.
+        """
+        first_at, odds, counts = self.first_at, self.odds, self.counts
+        if record.type in _READ and not isinstance(record.data, dict):
+            raise TypeError(f"data is a {type(record.data).__name__}, not an object")
         if record.round is not None and record.at is not None:
             first_at.setdefault(record.round, record.at)
         if record.type == ODDS and record.round is not None:
@@ -175,7 +217,7 @@ def read_rounds(
             counts.advantage_windows += record.data.get("code") == ADVANTAGE_WINDOW
             counts.advantage_play_alerts += record.data.get("code") == ADVANTAGE_PLAY
         elif record.type == SHOE_RESULT:
-            yield dict(record.data)
+            return dict(record.data)
         elif record.type == ROUND_RESULT:
             data = dict(record.data)
             number = int(data.get("round", record.round or 0))
@@ -190,8 +232,9 @@ def read_rounds(
                 seat.seconds = figures.seconds
             figures.alerts, figures.advantage_windows = counts.alerts, counts.advantage_windows
             figures.advantage_play_alerts = counts.advantage_play_alerts
-            counts = RoundFigures()
-            yield PlayedRound(data, at, figures, seats)
+            self.counts = RoundFigures()
+            return PlayedRound(data, at, figures, seats)
+        return None
 
 
 def _records(path: str | os.PathLike[str]) -> Iterator[Record]:
@@ -204,17 +247,34 @@ def _records(path: str | os.PathLike[str]) -> Iterator[Record]:
     return segments.records(path)
 
 
-def rounds_of(records: Iterable[Record], paigow_edge: Fraction = PAIGOW_HOUSE_WAY_EDGE) -> Iterator[dict[str, Any]]:
-    """Every ``round_result`` of ``records`` with ``odds`` and each entry's ``theo``."""
-    for item in read_rounds(records, paigow_edge):
+def _readable(
+    items: Iterable[PlayedRound | dict[str, Any] | Malformed], malformed: list[Malformed] | None
+) -> Iterator[PlayedRound | dict[str, Any]]:
+    """``items`` without the :class:`Malformed` ones, which go to ``malformed`` (when given)."""
+    for item in items:
+        if not isinstance(item, Malformed):
+            yield item
+        elif malformed is not None:
+            malformed.append(item)
+
+
+def rounds_of(
+    records: Iterable[Record],
+    paigow_edge: Fraction = PAIGOW_HOUSE_WAY_EDGE,
+    malformed: list[Malformed] | None = None,
+) -> Iterator[dict[str, Any]]:
+    """Every ``round_result`` of ``records`` with ``odds`` and each entry's ``theo`` (the records that
+    cannot be read are appended to ``malformed``)."""
+    for item in _readable(read_rounds(records, paigow_edge), malformed):
         if isinstance(item, PlayedRound):
             yield item.data
 
 
-def shoes_of(records: Iterable[Record]) -> Iterator[dict[str, Any]]:
-    """Every ``shoe_result`` of ``records`` with its rounds' figures."""
+def shoes_of(records: Iterable[Record], malformed: list[Malformed] | None = None) -> Iterator[dict[str, Any]]:
+    """Every ``shoe_result`` of ``records`` with its rounds' figures (the records that cannot be
+    read are appended to ``malformed``)."""
     figures = Figures()
-    for item in read_rounds(records):
+    for item in _readable(read_rounds(records), malformed):
         if isinstance(item, PlayedRound):
             figures.add(item.figures)
         else:
@@ -223,15 +283,17 @@ def shoes_of(records: Iterable[Record]) -> Iterator[dict[str, Any]]:
 
 
 def export_rounds(
-    path: str | os.PathLike[str], paigow_edge: Fraction = PAIGOW_HOUSE_WAY_EDGE
+    path: str | os.PathLike[str],
+    paigow_edge: Fraction = PAIGOW_HOUSE_WAY_EDGE,
+    malformed: list[Malformed] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """``journal export --rounds``: every ``round_result`` with ``odds`` and each entry's ``theo``."""
-    return rounds_of(_records(path), paigow_edge)
+    return rounds_of(_records(path), paigow_edge, malformed)
 
 
-def export_shoes(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
+def export_shoes(path: str | os.PathLike[str], malformed: list[Malformed] | None = None) -> Iterator[dict[str, Any]]:
     """``journal export --shoes``: every ``shoe_result`` with its rounds' figures."""
-    return shoes_of(_records(path))
+    return shoes_of(_records(path), malformed)
 
 
 #: Feed message types that are not decisions (:mod:`firmware_host.feed.schema`).
@@ -261,8 +323,10 @@ def report(
     by: str,
     day_starts: datetime.time = DEFAULT_DAY_STARTS,
     paigow_edge: Fraction = PAIGOW_HOUSE_WAY_EDGE,
+    malformed: list[Malformed] | None = None,
 ) -> list[dict[str, Any]]:
-    """``journal report``: the figures of every shoe, gaming day or seat, in the order first played.
+    """``journal report``: the figures of every shoe, gaming day or seat, in the order first played
+    (the records that cannot be read are appended to ``malformed``, and are in no figure).
 
     :param by: one of :data:`GROUPINGS`. A Pai Gow round has no shoe (its group is null); a
         seat is a Baccarat seat or a Pai Gow betting position.
@@ -270,7 +334,7 @@ def report(
         ``round_result`` is decided in).
     """
     groups: dict[Any, Figures] = {}
-    for item in read_rounds(_records(path), paigow_edge):
+    for item in _readable(read_rounds(_records(path), paigow_edge), malformed):
         if not isinstance(item, PlayedRound):
             continue
         if by == "seat":
@@ -278,5 +342,7 @@ def report(
                 groups.setdefault(int(seat) if seat.isdigit() else seat, Figures()).add(figures)
             continue
         key: Any = checkpoint.gaming_day(item.at, day_starts).isoformat() if by == "day" else item.data.get("shoe")
+        if not isinstance(key, (str, int, type(None))):  # a shoe that is no shoe id: named, not hashed
+            key = escaped(repr(key))[:64]
         groups.setdefault(key, Figures()).add(item.figures)
     return [{by: key, **figures.to_json()} for key, figures in groups.items()]

@@ -36,8 +36,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import drivers.events.all  # noqa: F401  (registers every device event type, so steps() can rebuild them)
 import firmware_host.tables.events  # noqa: F401  (and every table-level event type)
 from drivers.events import DeviceEvent, EventError, from_record, to_record
-from firmware_host.errors import JournalError
+from firmware_host.errors import JournalEncodingError, JournalError
 from firmware_host.tables.decisions import Decision
+from firmware_host.text import TextError, read_file
 
 if TYPE_CHECKING:
     from firmware_host.host.segments import ArchivedPages
@@ -71,6 +72,8 @@ CHECKPOINT_TYPE = "checkpoint"
 APPLICATION_ID = 0x54424A4C
 #: Length of keys made by ``tablehost journal keygen``; the shortest key :func:`load_key` accepts.
 KEY_BYTES = 32
+#: Largest key file read, bytes.
+KEY_FILE_LONGEST = 4096
 #: Decision types exported by :func:`export_rounds` / :func:`export_shoes` (firmware_host.tables.decisions).
 ROUND_RESULT = "round_result"
 SHOE_RESULT = "shoe_result"
@@ -101,16 +104,29 @@ CREATE TABLE records (
 def canonical_json(data: Any, what: str) -> str:
     """The canonical JSON text stored in ``data``: sorted keys, no spaces, UTF-8, no NaN.
 
-    :raises JournalError: ``data`` is not a JSON object of JSON values; ``what`` names it.
+    :raises JournalEncodingError: ``data`` is not a JSON object of JSON values; ``what`` names it.
     """
     if not isinstance(data, dict):
-        raise JournalError(f"{what}: data must be a JSON object, not {type(data).__name__}")
+        raise JournalEncodingError(f"{what}: data must be a JSON object, not {type(data).__name__}")
     try:
         text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
         text.encode("utf-8")
     except (TypeError, ValueError) as exc:  # UnicodeEncodeError is a ValueError
-        raise JournalError(f"{what}: data is not JSON-ready: {exc}") from exc
+        raise JournalEncodingError(f"{what}: data is not JSON-ready: {exc}") from exc
     return text
+
+
+def encode_event(event: DeviceEvent) -> tuple[str, str]:
+    """``(type, canonical JSON of its fields)`` of an input event's record.
+
+    :raises JournalError: not a registered event; :class:`JournalEncodingError`: its fields
+        cannot be encoded (a lone surrogate in a text, a number JSON has not).
+    """
+    try:
+        name, fields = to_record(event)
+    except EventError as exc:
+        raise JournalError(f"cannot journal {event!r}: {exc}") from exc
+    return name, canonical_json(fields, f"event {name}")
 
 
 def _text(value: str) -> bytes:
@@ -156,9 +172,11 @@ def load_key(path: str | os.PathLike[str]) -> bytes:
     path = pathlib.Path(path)
     try:
         mode = path.stat().st_mode
-        key = path.read_bytes()
+        key = read_file(path, KEY_FILE_LONGEST)  # never waits on a FIFO; a regular file, bounded
     except OSError as exc:
         raise JournalError(f"key file {path}: cannot read: {exc.strerror or exc}") from exc
+    except TextError as exc:
+        raise JournalError(f"key file {path}: {exc}") from exc
     if mode & (stat.S_IRWXG | stat.S_IRWXO):
         raise JournalError(f"key file {path}: mode {stat.S_IMODE(mode):04o} lets others read it; chmod 0400 {path}")
     if len(key) < KEY_BYTES:
@@ -545,24 +563,22 @@ class Journal:
         at = _check_at(at)
         return self._append([("meta", type, at, None, canonical_json(item, f"meta {type!r}")) for item in items])
 
-    def append_step(self, at: float, event: DeviceEvent, decisions: Sequence[Decision]) -> int:
+    def append_step(
+        self, at: float, event: DeviceEvent, decisions: Sequence[Decision], encoded: tuple[str, str] | None = None
+    ) -> int:
         """Append one input event and the decisions it caused as ONE durable transaction.
 
         Returns only after the transaction is committed to disk (``synchronous=FULL``), so the
         caller may act on the decisions afterwards. The decisions carry the same ``at``.
 
         :param at: the service's receive time of ``event`` (seconds).
+        :param encoded: ``event`` as :func:`encode_event` made it already (None: encoded here).
         :returns: the seq of the input record (its decisions follow it).
         :raises JournalError: unregistered event, data not JSON-ready, bad ``at``, I/O error.
         """
         at = _check_at(at)
-        try:
-            name, fields = to_record(event)
-        except EventError as exc:
-            raise JournalError(f"cannot journal {event!r}: {exc}") from exc
-        entries: list[tuple[str, str, float | None, int | None, str]] = [
-            ("input", name, at, None, canonical_json(fields, f"event {name}"))
-        ]
+        name, data = encode_event(event) if encoded is None else encoded
+        entries: list[tuple[str, str, float | None, int | None, str]] = [("input", name, at, None, data)]
         for decision in decisions:
             entries.append(
                 (
@@ -586,7 +602,7 @@ class Journal:
                     rows.append(row)
                     prev_hash = row[7]
             except (TypeError, ValueError, struct.error) as exc:
-                raise JournalError(f"journal {self.path}: cannot encode record {seq}: {exc}") from exc
+                raise JournalEncodingError(f"journal {self.path}: cannot encode record {seq}: {exc}") from exc
             try:
                 self._conn.execute("BEGIN IMMEDIATE")
                 self._conn.executemany(_INSERT, rows)

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol, TextIO
 
 from firmware_host.tables.decisions import HALTED, Decision, for_outputs, for_surveillance_only
+from firmware_host.text import escaped
 
 __all__ = ["DealerView", "PanelOutput", "EventFeed", "DeviceCommands", "ShufflerCommands", "ShakerCommands"]
 
@@ -28,7 +29,8 @@ _SHOWN = ("prompt", "announce", "alert", "device", "round_result", "shoe_result"
 
 
 class DealerView:
-    """The dealer's view in the terminal: one line per decision a dealer acts on.
+    """The dealer's view in the terminal: one line per decision a dealer acts on, every character
+    the text policy refuses (a control, a bidirectional override) escaped (:func:`~firmware_host.text.escaped`).
 
     :param stream: where lines go (standard output by default in the CLI).
     :param table_id: shown at the start of every line.
@@ -48,7 +50,7 @@ class DealerView:
             if for_surveillance_only(decision):
                 continue  # game protection's alerts: for surveillance (the floor feed), not the dealer
             where = f"{self.table_id} r{decision.round}" if decision.round is not None else self.table_id
-            self.stream.write(f"[{where}] {self.describe(decision)}\n")
+            self.stream.write(escaped(f"[{where}] {self.describe(decision)}") + "\n")  # a peer's text, never raw
         self.stream.flush()
 
     @staticmethod

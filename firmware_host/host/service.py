@@ -30,12 +30,13 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Protocol
 
 from drivers.events import DeviceEvent
-from firmware_host.errors import ControllerError, JournalError
+from firmware_host.errors import ControllerError, JournalEncodingError, JournalError
 from firmware_host.host import checkpoint, segments
-from firmware_host.host.journal import CHECKPOINT_TYPE, Journal, Record, steps_of
+from firmware_host.host.journal import CHECKPOINT_TYPE, Journal, Record, encode_event, steps_of
 from firmware_host.tables import state_tree
 from firmware_host.tables.decisions import HALTED, Decision, for_surveillance_only
 from firmware_host.tables.events import ClockTick, SoftwareStarted
+from firmware_host.text import escaped, json_ready
 
 __all__ = [
     "REPLAY_PROGRESS_EVERY",
@@ -49,6 +50,7 @@ __all__ = [
     "Step",
     "binding",
     "HALTED_META",
+    "journal_ready",
 ]
 
 log = logging.getLogger("tablehost.service")
@@ -72,6 +74,13 @@ RECORDS = frozenset({"refused"})
 PROTECTION_SINCE = (0, 3, 0)
 #: The key of a decision's words for people (an alert's, an announcement's).
 TEXT = "text"
+#: The ``meta`` record of an input refused before the controller saw it, because it cannot be
+#: journaled as it is (issue 29 item 2); its ``code`` is :data:`UNJOURNALABLE`.
+REFUSED = "refused"
+UNJOURNALABLE = "unjournalable"
+#: Longest device or command name, and reason, such a record quotes (escaped).
+DESCRIBED = 64
+REASON_LONGEST = 300
 #: Steps before a rotation that failed (I/O, or its archive name taken) is tried again.
 ROTATION_RETRY_STEPS = 100
 
@@ -153,6 +162,8 @@ class Service:
         self.reworded_steps = 0
         self.rounds_finished = 0
         self.steps = 0
+        #: Inputs refused because they could not be journaled as they were (see :data:`REFUSED`).
+        self.refused_inputs = 0
         #: The journal seq of the last step's input record; its decisions follow it, one record
         #: each, so an output can name the record each decision came from (the display's SSE ids).
         self.step_seq = journal.last_seq if journal is not None else 0
@@ -222,6 +233,8 @@ class Service:
                 self.journal_version = event.version
             self.latest_at = max(self.latest_at, at)
             decided = self._decide(event, at)
+            if decided != journaled:
+                decided = journal_ready(decided)  # as the live step journaled a controller's unencodable text
             if decided != journaled:
                 self._check_reworded(self.steps + 1, event, journaled, decided)
             self._count_rounds(decided)
@@ -354,10 +367,20 @@ class Service:
         # and a replay must see exactly the times the live run saw.
         at = self.latest_at = max(self.clock(), self.latest_at)
         started = time.perf_counter()
+        try:
+            encoded = encode_event(event)  # before the controller sees it: a refused event changes nothing
+        except JournalEncodingError as exc:
+            self._refuse_unjournalable(event, at, exc)
+            return []
         decisions = self._decide(event, at)
         if not decisions and isinstance(event, ClockTick):
             return decisions  # a tick that decides nothing changes nothing: not journaled
-        self.step_seq = self._journal.append_step(at, event, decisions)
+        try:
+            self.step_seq = self._journal.append_step(at, event, decisions, encoded)
+        except JournalEncodingError as exc:  # a defect of a controller: its step kept, made JSON-ready
+            log.error("step %s: %s; its decisions journaled JSON-ready", type(event).__name__, escaped(str(exc)))
+            decisions = journal_ready(decisions)
+            self.step_seq = self._journal.append_step(at, event, decisions, encoded)
         self.steps += 1
         self._count_rounds(decisions)
         for output in self.outputs:
@@ -372,6 +395,25 @@ class Service:
                 log.exception("step observer failed")
         self._after_step()
         return decisions
+
+    def _refuse_unjournalable(self, event: DeviceEvent, at: float, exc: JournalEncodingError) -> None:
+        """Refuse an input that cannot be journaled as it is (a lone surrogate in a dealer's text):
+        the controller never sees it, and a ``refused`` meta record says what came and why, escaped
+        and bounded. An I/O error writing that record is the journal's, and stops the table."""
+        command = getattr(event, "command", None)
+        self._journal.append_meta(
+            REFUSED,
+            {
+                "input": type(event).__name__,
+                "device": escaped(str(getattr(event, "device", "")))[:DESCRIBED],
+                "command": escaped(command)[:DESCRIBED] if isinstance(command, str) else None,
+                "code": UNJOURNALABLE,
+                "reason": escaped(str(exc))[:REASON_LONGEST],
+            },
+            at=at,
+        )
+        self.refused_inputs += 1
+        log.warning("refused %s: %s", type(event).__name__, escaped(str(exc))[:REASON_LONGEST])
 
     def _decide(self, event: DeviceEvent, at: float) -> list[Decision]:
         """The controller's decisions; an input it refuses becomes a journaled warning."""
@@ -420,6 +462,12 @@ def binding(decisions: Sequence[Decision]) -> list[Decision]:
         for d in decisions
         if d.type not in PRESENTATION and d.type not in RECORDS
     ]
+
+
+def journal_ready(decisions: Sequence[Decision]) -> list[Decision]:
+    """``decisions`` with their data made JSON-ready (:func:`~firmware_host.text.json_ready`): what
+    a step whose decisions could not be encoded journals, and what its replay compares."""
+    return [Decision(d.type, json_ready(d.data), d.round) for d in decisions]
 
 
 def _version(text: str | None) -> tuple[int, ...]:

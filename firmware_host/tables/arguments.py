@@ -9,7 +9,8 @@ so a handler only ever sees arguments of the right type, in range and of a bound
 - the command's name is text of at most :data:`NAME_LONGEST` characters and one the game knows;
 - ``args`` is absent or a JSON object whose keys are the command's own (an unknown one is refused);
 - every value passes its check: integers (never ``True``/``False``) within their bounds,
-  text no longer than its limit, lists and objects no longer than theirs, item by item.
+  text no longer than its limit and within the text policy (:mod:`firmware_host.text`: no lone
+  surrogate, control or bidirectional character), lists and objects no longer than theirs, item by item.
 
 Every refusal is a :class:`~firmware_host.errors.RulesError` whose words quote the offending
 value through :func:`quoted`, which never prints more than :data:`QUOTE_LONGEST` characters and
@@ -23,6 +24,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from firmware_host.errors import RulesError
+from firmware_host.text import problem
 
 __all__ = [
     "Check",
@@ -101,13 +103,15 @@ def boolean() -> Check:
 
 
 def text(longest: int) -> Check:
-    """Text of at most ``longest`` characters."""
+    """Text of at most ``longest`` characters that passes the text policy (:mod:`firmware_host.text`:
+    Unicode text, no control or bidirectional character)."""
 
     def check(value: object, what: str) -> None:
         if not isinstance(value, str):
             raise RulesError(f"{what} must be text, not {quoted(value)}")
-        if len(value) > longest:
-            raise RulesError(f"{what} {quoted(value)}: longer than {longest} characters")
+        why = problem(value, longest)
+        if why is not None:
+            raise RulesError(f"{what} {quoted(value)}: {why}")
 
     return check
 

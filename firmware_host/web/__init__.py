@@ -5,8 +5,9 @@ ASGI middleware: Host, Origin, content type, body size, the catch-all), :mod:`.l
 secrets counted per address and in all, checked a few at a time in threads), :mod:`.refusals`
 (refusals journaled as one summary per address per minute), :mod:`.streams` (live streams
 capped), :mod:`.logs` (logging at a rate limit), :mod:`.server` (uvicorn in a thread, with its
-timeouts, its connection cap and no proxy headers unless a proxy is trusted). It imports no
-other part of tablehost but :mod:`firmware_host.errors`; see docs/security.md.
+timeouts, its connection cap and no proxy headers unless a proxy is trusted), :mod:`.headers`
+(the browsers' security headers on every response). It imports no other part of tablehost but
+:mod:`firmware_host.errors` and :mod:`firmware_host.text`; see docs/security.md.
 
 A face stands on it in three lines (as :mod:`firmware_host.display.app` does)::
 

@@ -5,8 +5,9 @@ request comes from this server's own pages (Origin, Sec-Fetch-Site: no cross-sit
 is ``application/json`` (415), and no longer than :attr:`Policy.max_body` bytes (413: refused on
 Content-Length before a byte is read, and counted while the body streams in, never after). After:
 any exception is answered 400 when nothing has been sent yet, and logged at a rate limit, never
-as a traceback per request. Time limits are the protocol's (:mod:`.server`), which sees the
-bytes.
+as a traceback per request. Every response, the guard's own refusals too, carries the
+browsers' security headers (:mod:`.headers`: CSP, X-Frame-Options, nosniff, Referrer-Policy).
+Time limits are the protocol's (:mod:`.server`), which sees the bytes.
 """
 
 from __future__ import annotations
@@ -20,8 +21,10 @@ from typing import Any
 
 from starlette.requests import ClientDisconnect
 
+from firmware_host.text import escaped
+from firmware_host.web.headers import add_browser_headers
 from firmware_host.web.logs import RateLimit
-from firmware_host.web.parse import BadRequest, host_name, media_type
+from firmware_host.web.parse import BadRequest, header_value, host_name, media_type
 
 __all__ = ["Policy", "Guard", "client_of", "SAFE_METHODS"]
 
@@ -78,7 +81,7 @@ def _header(scope: Scope, name: bytes) -> str | None:
     values = [value for key, value in scope.get("headers", ()) if key == name]
     if len(values) > 1:
         raise BadRequest(f"{name.decode()} is given {len(values)} times")
-    return values[0].decode("latin-1") if values else None
+    return header_value(values[0], name.decode()) if values else None
 
 
 def _is_loopback(address: str) -> bool:
@@ -109,6 +112,7 @@ class Guard:
         async def tracked_send(message: Message) -> None:
             nonlocal started
             started = True
+            add_browser_headers(message)
             await send(message)
 
         try:
@@ -125,10 +129,10 @@ class Guard:
             if held is not None:
                 log.error(
                     "web: %s %s failed: %s: %s%s",
-                    scope.get("method"),
-                    scope.get("path"),
+                    escaped(str(scope.get("method")))[:16],
+                    escaped(str(scope.get("path")))[:200],  # percent-decoded: a peer's bytes, escaped
                     type(exc).__name__,
-                    str(exc)[:200],
+                    escaped(str(exc))[:200],
                     f" (and {held} more like it)" if held else "",
                     exc_info=held == 0,
                 )
@@ -213,5 +217,7 @@ async def _answer(send: Send, status: int, reason: str) -> None:
     ]
     if status in (400, 413, 415):
         headers.append((b"connection", b"close"))  # what is left of the request is not read
-    await send({"type": "http.response.start", "status": status, "headers": headers})
+    start: Message = {"type": "http.response.start", "status": status, "headers": headers}
+    add_browser_headers(start)
+    await send(start)
     await send({"type": "http.response.body", "body": body})

@@ -1,5 +1,9 @@
 """Parsers of what a web peer sends: query strings, header values, JSON bodies.
 
+Text is checked by the one text policy (:mod:`firmware_host.text`) where it enters: a JSON
+body holds no lone surrogate, a query value and a header value no control or bidirectional
+character.
+
 Each either returns a value of a known type and size or raises :class:`BadRequest` (a 400 with
 its reason); none lets another exception out, whatever the bytes (property-tested in
 ``tests/web/test_web_parse.py``). Query strings are parsed (:func:`urllib.parse.parse_qsl`),
@@ -14,12 +18,15 @@ import urllib.parse
 from typing import Any
 
 from firmware_host.errors import TablehostError
+from firmware_host.text import TAB, json_surrogate, problem
 
 __all__ = [
     "BadRequest",
     "MAX_QUERY_BYTES",
     "MAX_JSON_DEPTH",
     "query_value",
+    "header_value",
+    "MAX_HEADER",
     "parse_seq",
     "parse_json",
     "media_type",
@@ -28,6 +35,8 @@ __all__ = [
 
 #: Longest query string read (longer: 400).
 MAX_QUERY_BYTES = 2048
+#: Longest header value read (the whole head is at most 16 KiB).
+MAX_HEADER = 8192
 #: Deepest nesting of arrays and objects in a JSON body (an action's arguments need 3).
 MAX_JSON_DEPTH = 8
 #: A journal seq as a client may send it back: 1 to 18 ASCII digits (below 2**63).
@@ -53,8 +62,9 @@ class BadRequest(TablehostError):
 def query_value(query_string: bytes, name: str, default: str | None = None) -> str | None:
     """The one value of ``name`` in a raw query string, or ``default`` when it is absent.
 
-    :raises BadRequest: the query is too long or not UTF-8, or ``name`` is given more than once
-        (two values could be read two ways: neither is chosen).
+    :raises BadRequest: the query is too long or not UTF-8, ``name`` is given more than once
+        (two values could be read two ways: neither is chosen), or its value is refused by the
+        text policy (:mod:`firmware_host.text`: a control or bidirectional character).
     """
     if len(query_string) > MAX_QUERY_BYTES:
         raise BadRequest(f"the query is longer than {MAX_QUERY_BYTES} bytes")
@@ -72,7 +82,23 @@ def query_value(query_string: bytes, name: str, default: str | None = None) -> s
     values = [value for key, value in pairs if key == name]
     if len(values) > 1:
         raise BadRequest(f"{name} is given {len(values)} times: give it once")
+    if values and (why := problem(values[0], MAX_QUERY_BYTES)) is not None:
+        raise BadRequest(f"{name} {why}")
     return values[0] if values else default
+
+
+def header_value(raw: bytes, name: str) -> str:
+    """A header's value as text (ISO-8859-1, as HTTP/1.1 reads it), within the text policy: at most
+    :data:`MAX_HEADER` characters, no control character but a tab, no C1 control (bytes 0x80 to
+    0x9F, CSI among them).
+
+    :raises BadRequest: why not, naming the header.
+    """
+    value = raw.decode("latin-1")
+    why = problem(value, MAX_HEADER, TAB)
+    if why is not None:
+        raise BadRequest(f"{name} {why}")
+    return value
 
 
 def parse_seq(text: str | None) -> int | None:
@@ -92,9 +118,10 @@ def _no_constant(name: str) -> Any:
 
 
 def parse_json(body: bytes, max_depth: int = MAX_JSON_DEPTH) -> Any:
-    """The JSON value of ``body`` (UTF-8; no NaN or Infinity; integers of at most 4,300 digits).
+    """The JSON value of ``body`` (UTF-8; no NaN or Infinity; integers of at most 4,300 digits; Unicode
+    text only: no lone surrogate). Each field's own text limits are its reader's.
 
-    :raises BadRequest: not JSON, or nested deeper than ``max_depth``.
+    :raises BadRequest: not JSON, nested deeper than ``max_depth``, or a lone surrogate in a text.
     """
     depth = 0
     for bracket in _STRING.sub(b"", body).translate(None, _NOT_BRACKETS):  # nesting, outside the texts,
@@ -102,9 +129,12 @@ def parse_json(body: bytes, max_depth: int = MAX_JSON_DEPTH) -> Any:
         if depth > max_depth:
             raise BadRequest(f"the body is nested deeper than {max_depth}")
     try:
-        return json.loads(body.decode("utf-8"), parse_constant=_no_constant)
+        value = json.loads(body.decode("utf-8"), parse_constant=_no_constant)
     except (UnicodeDecodeError, ValueError, RecursionError):
         raise BadRequest("the body is not JSON") from None
+    if json_surrogate(body, value):
+        raise BadRequest("the body holds a lone surrogate (a \\uD800 to \\uDFFF escape): not Unicode text")
+    return value
 
 
 def media_type(header: str | None) -> tuple[str, dict[str, str]]:

@@ -26,6 +26,7 @@ import secrets
 from pathlib import Path
 
 from firmware_host.errors import TablehostError
+from firmware_host.text import TextError, read_file
 from firmware_host.web.lockout import Busy, Locked, Lockout, LockoutPolicy
 
 __all__ = [
@@ -134,9 +135,10 @@ def write_pin_file(path: Path, pin: str, n: int = SCRYPT_N) -> None:
 
 def read_pin_file(path: Path) -> str:
     """The stored PIN hash in ``path``; :class:`PinError` naming the file if it is not one."""
-    try:
-        with path.open("rb") as file:
-            text = file.read(512).decode("ascii", "replace").strip()  # a PIN file is one line of ~180 characters
+    try:  # a PIN file is one line of ~180 characters; a FIFO is never waited on
+        text = read_file(path, 512).decode("ascii", "replace").strip()
+    except TextError as exc:
+        raise PinError(f"PIN file {path}: {exc} (write it with `tablehost display pin ROLE FILE`)") from exc
     except OSError as exc:
         raise PinError(
             f"PIN file {path}: cannot read: {exc.strerror} (write it with `tablehost display pin ROLE "

@@ -319,8 +319,7 @@ def _metrics(table: Table, listen: str | None) -> MetricsServer | None:
     if feed is not None:
         journal = table.journal
         counted.watch_feed(
-            lambda: max(0, journal.last_seq - feed.acked.journal_seq),
-            lambda: feed.acked.seq, lambda: feed.taken.seq
+            lambda: max(0, journal.last_seq - feed.acked.journal_seq), lambda: feed.acked.seq, lambda: feed.taken.seq
         )
     server = MetricsServer(
         counted.registry,

@@ -28,7 +28,7 @@ from firmware_host.web.lockout import Lockout, LockoutPolicy
 from firmware_host.web.pins import Credentials, write_pin_file
 from firmware_host.web.server import ConnectionLimits
 from firmware_host.web.streams import StreamSlots
-from tests.support.browser import browser, page  # noqa: F401 (fixtures)
+from tests.support.browser import browser, csp_page, page  # noqa: F401 (fixtures)
 
 
 @pytest.fixture

@@ -3,6 +3,7 @@ with who did it; a wrong PIN is refused, logged, journaled and rate-limited (iss
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -10,6 +11,7 @@ from typing import Any
 import httpx2
 import pytest
 
+from firmware_host.tables.events import DealerCommand
 from firmware_host.web.pins import MAX_FAILURES
 from firmware_host.wiring.display import REFUSED_META
 from tests.display.conftest import DEALER_PIN, SUPERVISOR_PIN, Running, enter_pin, inputs
@@ -121,3 +123,64 @@ def test_a_restarted_table_replays_display_actions_and_shows_the_journal(
     assert state["results"][: len(before["results"])] == before["results"]
     assert state["results"][0]["round"] == 1 and state["shoe"] == 1
     assert inputs(again, "no_more_bets")[0]["device"] == "display:dealer"
+
+
+def _raw_action(client: httpx2.Client, command: str, args: dict[str, Any], pin: str) -> httpx2.Response:
+    """POST an action as JSON text: a lone surrogate goes as the escape ``\\ud800`` a peer writes."""
+    body = json.dumps({"command": command, "args": args, "pin": pin}).encode()
+    return client.post("/api/action", content=body, headers={"Content-Type": "application/json"})
+
+
+@pytest.mark.parametrize(
+    ("game", "hold", "command", "args", "pin"),
+    [
+        ("baccarat", "place_bets", "void_round", {"reason": "\ud800"}, SUPERVISOR_PIN),
+        ("baccarat", "place_bets", "card_entered", {"card": "9\ud800"}, DEALER_PIN),
+        ("baccarat", "place_bets", "void_round", {"reason": "\x1b]0;owned\x07"}, SUPERVISOR_PIN),
+        ("paigow", "offer_bank", "tiles", {"dealer": ["6-6", "\ud800"], "hands": {"3": "surrender"}}, DEALER_PIN),
+        ("paigow", "offer_bank", "tiles", {"dealer": "6-6", "hands": {"\ud800": "x"}}, DEALER_PIN),
+        ("paigow", "offer_bank", "void_round", {"reason": "\u202etset"}, SUPERVISOR_PIN),
+    ],
+)
+def test_a_lone_surrogate_or_a_control_in_an_action_is_400_and_the_table_deals_on(
+    run_table: Callable[..., Running], game: str, hold: str, command: str, args: dict[str, Any], pin: str
+) -> None:
+    """Issue 29 N1: a reason holding "\\ud800" was answered 202, then the service exited 2 for good.
+    Over HTTP against the real service: refused with 400; and the same text sent past the display
+    (the console's path) is refused by the service itself; the table plays its next round."""
+    table = run_table(game, bank=0.0, hold_at={hold})
+    with httpx2.Client(base_url=table.url) as client:
+        for _ in range(400):
+            if client.get("/api/state").json()["prompt"]:
+                break
+            table.thread.join(0.05)
+        answer = _raw_action(client, command, args, pin)
+        assert answer.status_code == 400, answer.text
+        assert [i for i in inputs(table, command) if i["device"].startswith("display")] == []
+        table.service.emit(DealerCommand(device="console", command=command, args=args))
+        finished = table.service.rounds_finished
+        table.gate.release()  # the dealer deals on
+        for _ in range(400):
+            if table.service.rounds_finished > finished:
+                break
+            table.thread.join(0.05)
+    assert table.thread.is_alive() and table.service.rounds_finished > finished
+    assert table.service.refused_inputs == (1 if "\ud800" in json.dumps(args, ensure_ascii=False) else 0)
+
+
+@pytest.mark.parametrize("game", ["baccarat", "paigow"])
+def test_the_pages_work_under_the_content_security_policy(
+    run_table: Callable[..., Running], csp_page: Any, game: str
+) -> None:
+    """Issue 29 item 7: every page is served with a CSP without inline script (they start from
+    /static/start.js), and works under it in Chromium with no violation reported (``csp_page``)."""
+    table = run_table(game, bank=0.0, hold_at={"place_bets", "offer_bank"})
+    page = csp_page()
+    answer = page.goto(table.url + "/")
+    assert "script-src 'self'" in answer.headers["content-security-policy"]
+    page.wait_for_selector("#prompt:not([data-action='wait'])", timeout=WAIT_MS)  # display.js drew the stream
+    page.click("button[data-command='void_round']")
+    page.wait_for_selector("#pin-who:text('Supervisor PIN')", timeout=WAIT_MS)  # the page's handlers run
+    board = csp_page()
+    board.goto(table.url + "/scoreboard")
+    board.wait_for_selector("body[data-connected='true']", timeout=WAIT_MS)

@@ -10,6 +10,7 @@ without a cap, a 1 MB card journaled.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import socket
 import time
@@ -20,6 +21,7 @@ from urllib.parse import urlsplit
 import httpx2
 import pytest
 
+from firmware_host.web.headers import BROWSER_HEADERS, CONTENT_SECURITY_POLICY
 from firmware_host.web.lockout import LockoutPolicy
 from firmware_host.web.pins import MAX_FAILURES
 from firmware_host.web.server import ConnectionLimits
@@ -231,7 +233,7 @@ def test_a_card_of_a_megabyte_is_never_journaled(serve: Callable[..., Served]) -
     huge = post(served, {"command": "card_entered", "args": {"card": "9" * 1_000_000}, "pin": DEALER_PIN})
     assert huge.status_code == 413
     long = post(served, {"command": "card_entered", "args": {"card": "10DX"}, "pin": DEALER_PIN})
-    assert long.status_code == 400 and long.json() == {"error": "card_entered: card is too long"}
+    assert long.status_code == 400 and long.json() == {"error": "card_entered: card longer than 3 characters"}
     assert served.emitted == [] and served.credentials.lockout.checked == 0  # refused before any PIN is hashed
     assert post(served, {"command": "card_entered", "args": {"card": "10D"}, "pin": DEALER_PIN}).status_code == 202
 
@@ -292,3 +294,48 @@ def test_oversized_heads_are_400_and_not_a_log_line_each(
         answers = [raw(served, head, wait=3) for _ in range(20)]
     assert all(answer.startswith(b"HTTP/1.1 400 ") for answer in answers)
     assert caplog.text.count("Invalid HTTP request received.") <= 1  # once a minute, counted
+
+
+def _has_browser_headers(answer: httpx2.Response) -> bool:
+    return all(answer.headers.get(name.decode()) == value.decode() for name, value in BROWSER_HEADERS)
+
+
+def test_every_response_carries_the_browsers_security_headers(serve: Callable[..., Served]) -> None:
+    # Issue 29 item 7: no Content-Security-Policy, X-Frame-Options, nosniff or Referrer-Policy anywhere.
+    served = serve()
+    paths = ["/", "/scoreboard", "/static/display.js", "/static/start.js", "/static/display.css", "/api/state"]
+    paths += ["/api/scoreboard", "/api/roads", "/api/tiles", "/api/house_way?tiles=6-6", "/no/such/page"]
+    with client() as one:
+        for path in paths:
+            answer = one.get(served.url + path)
+            assert _has_browser_headers(answer), (path, answer.status_code, answer.headers)
+        with one.stream("GET", served.url + "/api/stream?view=scoreboard") as stream:
+            assert stream.status_code == 200 and _has_browser_headers(stream)
+        refused = [
+            one.post(served.url + ACTION, json={"command": "reveal", "pin": "0"}),  # the app's own 403
+            one.get(served.url + "/", headers={"Host": "evil.example"}),  # the guard's own 400
+            one.get(served.url + "/api/stream?view=\u202edealer"),  # the text policy's 400
+        ]
+        assert [r.status_code for r in refused] == [403, 400, 400]
+        assert all(map(_has_browser_headers, refused))
+    csp = dict(part.strip().split(" ", 1) for part in CONTENT_SECURITY_POLICY.split(";"))
+    assert csp["script-src"] == "'self'" and csp["frame-ancestors"] == "'none'" and "unsafe" not in str(csp)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"reason": "\ud800"},
+        {"reason": "void \x1b]0;owned\x07\x1b[2J"},
+        {"reason": "\u202eevil"},
+        {"reason": "csi \u009b31m"},
+    ],
+)
+def test_a_reason_outside_the_text_policy_is_400_and_never_emitted(serve: Callable[..., Served], args: Any) -> None:
+    # Issue 29 N1: "\ud800" was answered 202, then the service exited 2; control and bidi characters
+    # reached the journal, the run's console and the exports raw.
+    served = serve()
+    body = json.dumps({"command": "void_round", "args": args, "pin": DEALER_PIN}).encode()  # \ud800 as JSON writes it
+    answer = post(served, content=body, headers={"Content-Type": "application/json"})
+    assert answer.status_code == 400 and served.emitted == []
+    assert "surrogate" in answer.json()["error"] or "reason holds a" in answer.json()["error"]

@@ -247,7 +247,7 @@ VIEWS: dict[str, tuple[str, str, Callable[[Any], None] | None]] = {
 @pytest.fixture(scope="module")
 def screen(browser: Any) -> Iterator[tuple[Any, list[str]]]:
     """One page for the module, resized for each test, and the JavaScript errors it has had."""
-    context = browser.new_context(viewport={"width": 1920, "height": 1080})
+    context = browser.new_context(viewport={"width": 1920, "height": 1080}, bypass_csp=True)  # Playwright waits eval
     page, errors = context.new_page(), []
     page.on("pageerror", lambda error: errors.append(str(error)))
     yield page, errors

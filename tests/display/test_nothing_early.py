@@ -89,7 +89,7 @@ def check_dealer_message(facts: dict[str, Any], seq: int, state: dict[str, Any])
 
 def test_a_face_down_shoe_shows_no_card_before_the_reveal(run_table: Callable[..., Running], browser: Any) -> None:
     table = run_table(face_down=True, rounds=ROUNDS, hold_at={"load_shoe"})
-    context = browser.new_context(viewport={"width": 1920, "height": 1080})
+    context = browser.new_context(viewport={"width": 1920, "height": 1080}, bypass_csp=True)  # Playwright waits eval
     context.add_init_script(RECORD_DOM)
     dealer, board = context.new_page(), context.new_page()
     dealer.goto(table.url + "/")

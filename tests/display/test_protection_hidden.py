@@ -27,7 +27,9 @@ def supervisor() -> dict[str, str]:
 def test_the_scoreboard_and_the_api_hold_no_ev_and_no_window(tmp_path: Path, browser: Any) -> None:
     table = start(write_profile(tmp_path, PROFILE), tmp_path / "journal.sqlite", rounds=ROUNDS)
     try:
-        context = browser.new_context(viewport={"width": 1920, "height": 1080})
+        context = browser.new_context(
+            viewport={"width": 1920, "height": 1080}, bypass_csp=True
+        )  # Playwright waits eval
         board = context.new_page()
         board.goto(table.url + "/scoreboard")
         table.thread.join(timeout=90)

@@ -33,7 +33,7 @@ def read_events(url: str, headers: dict[str, str], until_seq: int) -> list[tuple
 
 def test_a_reconnecting_page_catches_up(run_table: Callable[..., Running], browser: Any) -> None:
     table = run_table(rounds=3, pace=0.03, hold_at={"load_shoe"})
-    context = browser.new_context()
+    context = browser.new_context(bypass_csp=True)  # Playwright waits eval
     steady, dropped = context.new_page(), context.new_page()
     for page in (steady, dropped):
         page.goto(table.url + "/")

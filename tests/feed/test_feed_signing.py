@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import logging
 import os
 import stat
 from pathlib import Path
@@ -123,14 +124,20 @@ def test_a_signature_covers_every_field_and_not_the_chain_of_keys() -> None:
     assert schema.message_hash(message) == message["hash"]  # the hash leaves the signature out
 
 
-def test_the_keyring_reads_each_tables_file_and_sees_a_rotation(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _key_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, Path]:
+    """A collector's key directory holding T1's public key (looked at again at every call); T1's key id."""
     monkeypatch.setattr(signing, "RELOAD_EVERY_S", 0.0)
-    old_id = signing.keygen(tmp_path / "T1.key", tmp_path / "T1.pub")
+    key = signing.keygen(tmp_path / "T1.key", tmp_path / "T1.pub")
     keys = tmp_path / "keys"
     keys.mkdir()
     (keys / "T1.pub").write_bytes((tmp_path / "T1.pub").read_bytes())
+    return key, keys
+
+
+def test_the_keyring_reads_each_tables_file_and_sees_a_rotation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    old_id, keys = _key_directory(tmp_path, monkeypatch)
     (keys / "README").write_text("not a key file: ignored\n")
     keyring = Keyring(keys)
     assert keyring.tables == {"T1"} and set(keyring.keys("T1")) == {old_id}
@@ -146,10 +153,28 @@ def test_the_keyring_reads_each_tables_file_and_sees_a_rotation(
     assert set(keyring.keys("T1")) == {old_id, signing.key_id(new)}
 
 
-def test_a_bad_public_key_file_at_start_is_named(tmp_path: Path) -> None:
-    (tmp_path / "T1.pub").write_text("-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n")
-    with pytest.raises(SigningKeyError, match=f"public key file {tmp_path / 'T1.pub'}: a PEM block"):
-        Keyring(tmp_path)
-    (tmp_path / "T1.pub").write_text("")
-    with pytest.raises(SigningKeyError, match="no PEM public key in it"):
-        Keyring(tmp_path)
+def test_bad_files_in_the_key_directory_are_skipped_named_once_and_never_waited_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 29 item 6: a malformed file, a FIFO, a directory, a dangling link or a name that is
+    no table id in --keys is skipped and named once; the good tables are read; nothing hangs."""
+    good, keys = _key_directory(tmp_path, monkeypatch)
+    (keys / "T2.pub").write_text("-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n")
+    (keys / "T3.pub").write_text("")
+    os.mkfifo(keys / "T4.pub")  # opened blocking, this hung the collector's start
+    (keys / "T5.pub").mkdir()
+    (keys / "T6.pub").symlink_to(keys / "nowhere")
+    (keys / "bad\x1b[2J.pub").write_bytes((tmp_path / "T1.pub").read_bytes())
+    with caplog.at_level(logging.ERROR, logger="tablehost.floor"):
+        keyring = Keyring(keys)
+        assert keyring.tables == {"T1"} and set(keyring.keys("T1")) == {good}
+        assert sorted(keyring.skipped) == ["T2.pub", "T3.pub", "T4.pub", "T5.pub", "T6.pub", "bad\x1b[2J.pub"]
+        assert "a PEM block" in keyring.skipped["T2.pub"] and "no PEM public key" in keyring.skipped["T3.pub"]
+        assert "not a regular file" in keyring.skipped["T4.pub"] and "not a regular file" in keyring.skipped["T5.pub"]
+        assert "cannot read" in keyring.skipped["T6.pub"]
+        (keys / "T1.pub").touch()  # the directory looked at again: the same files are not named again
+        os.utime(keys, None)
+        assert keyring.tables == {"T1"}
+    lines = [r.getMessage() for r in caplog.records]
+    assert len(lines) == 6, lines
+    assert not any("\x1b" in line for line in lines) and any("\\u001b[2J" in line for line in lines)

@@ -21,6 +21,7 @@ from firmware_host.feed import schema
 from firmware_host.feed.broker import BrokerSettings
 from firmware_host.feed.signing import Keyring, Signer
 from firmware_host.floor import store_sql as store_module
+from firmware_host.floor.admission import Admission, Refusal
 from firmware_host.floor.collector import BATCH, Collector, RefusalLog
 from firmware_host.floor.store import FloorStore
 from tests.support.feed_records import payloads
@@ -284,3 +285,42 @@ def test_the_collector_takes_at_most_a_batch_unacknowledged_from_the_broker(
     monkeypatch.setattr(mqtt.Client, "connect", connect)
     collector.run()
     assert asked["ReceiveMaximum"] == BATCH
+
+
+def test_n6_two_thousand_lone_surrogates_are_refused_in_ten_log_lines_without_a_traceback(
+    collector: Collector, keyed: tuple[Signer, Keyring], caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 29 N6: a "\\ud800" escape in ``data`` raised UnicodeEncodeError (not MessageError) in the
+    hash, and admission logged each with a traceback: 2,000 messages, 30,010 lines. Now each is a
+    refusal of the schema's, logged at the refusals' rate limit (10 lines a minute)."""
+    body = genuine_body()
+    text = json.dumps({**body, "data": {"reason": "\ud800"}, "hash": "0" * 64}).encode()
+    assert b'"\\ud800"' in text
+    sent = payloads("T1", keyed[0])
+    with caplog.at_level(logging.DEBUG, logger="tablehost.floor"):
+        outcomes = []
+        for _ in range(0, 2000, BATCH):
+            outcomes += collector.process([("tablehost/T1/events", text)] * BATCH)
+        outcomes += collector.process([("tablehost/T1/events", p) for p in sent])
+    assert [o.kind for o in outcomes] == ["refused"] * 2000 + ["stored"] * len(sent)
+    assert collector.admission.failures == 0  # the schema refused them: no defect of ours was reached
+    assert "lone surrogate" in collector.store.refusals("T1")[0]["reason"]
+    lines = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(lines) <= 10 and not any(r.exc_info for r in lines) and "Traceback" not in caplog.text
+
+
+def test_a_defect_in_the_checks_is_counted_and_logged_once_a_minute(
+    keyed: tuple[Signer, Keyring], caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whatever fails inside admission is a refusal, counted, one line (one traceback) a kind a minute."""
+
+    def broken(payload: bytes, *, signed: bool = False) -> dict[str, Any]:
+        raise UnicodeEncodeError("utf-8", "\ud800", 0, 1, "surrogates not allowed")
+
+    monkeypatch.setattr(schema, "check_message", broken)
+    admission = Admission("tablehost", keyed[1])
+    with caplog.at_level(logging.DEBUG, logger="tablehost.floor"):
+        verdicts = [admission.admit(f"tablehost/T1/events{'x1b[2J' * (i % 2)}", b"{}") for i in range(2000)]
+    assert all(isinstance(v, Refusal) for v in verdicts) and admission.failures == 1000  # the rest: bad topics
+    failed = [r for r in caplog.records if "checking a message" in r.getMessage()]
+    assert len(failed) == 1 and failed[0].exc_info is not None and "1 in all" in failed[0].getMessage()

@@ -18,7 +18,7 @@ import pytest
 
 from bench.display.chromium import CHROMIUM, LAUNCH_ARGS, VIEWPORT
 
-__all__ = ["CHROMIUM", "LAUNCH_ARGS", "browser", "page"]
+__all__ = ["CHROMIUM", "LAUNCH_ARGS", "CSP_WATCH", "browser", "page", "csp_page"]
 
 
 #: The worker's one Playwright and Chromium, shared by every test package that imports
@@ -49,8 +49,10 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture
 def page(browser: Any) -> Iterator[Any]:
-    """A fresh page at the kiosk's size; its console errors fail the test."""
-    context = browser.new_context(viewport=VIEWPORT)
+    """A fresh page at the kiosk's size; its console errors fail the test. Playwright's waits on a
+    JavaScript expression evaluate strings, which the pages' CSP forbids, so this context bypasses
+    it: the pages are proven under their CSP by tests of their own (``csp_page``)."""
+    context = browser.new_context(viewport=VIEWPORT, bypass_csp=True)
     errors: list[str] = []
     new_page = context.new_page()
     new_page.on("pageerror", lambda error: errors.append(str(error)))
@@ -59,3 +61,39 @@ def page(browser: Any) -> Iterator[Any]:
     finally:
         context.close()
     assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+#: Run before any page script (over the DevTools protocol, which the page's CSP does not bind):
+#: every CSP violation the page reports, in ``window.cspViolations``.
+CSP_WATCH = (
+    "window.cspViolations = [];"
+    "document.addEventListener('securitypolicyviolation', (e) => window.cspViolations.push("
+    "`${e.violatedDirective} ${e.blockedURI}`));"
+)
+
+
+@pytest.fixture
+def csp_page(browser: Any) -> Iterator[Any]:
+    """``csp_page(**context_options)``: fresh pages under the pages' own Content-Security-Policy
+    (not bypassed), each watching for violations (:data:`CSP_WATCH`); their console errors and
+    their violations fail the test. Wait with selectors: the CSP forbids evaluating strings."""
+    contexts: list[Any] = []
+    errors: list[str] = []
+
+    def open_page(**options: Any) -> Any:
+        context = browser.new_context(viewport=VIEWPORT, **options)
+        contexts.append(context)
+        new_page = context.new_page()
+        new_page.on("pageerror", lambda error: errors.append(str(error)))
+        new_page.on(
+            "console",
+            lambda message: errors.append(message.text) if "Content Security Policy" in message.text else None,
+        )
+        new_page.add_init_script(CSP_WATCH)
+        return new_page
+
+    yield open_page
+    violations = [v for context in contexts for p in context.pages for v in p.evaluate("window.cspViolations || []")]
+    for context in contexts:
+        context.close()
+    assert not errors and not violations, f"on the pages: {errors}, CSP violations: {violations}"

@@ -34,7 +34,7 @@ function renderDealer(message) {
   outcome.dataset.winner = shown ? (shown.status === "void" ? "void" : shown.winner) : "";
   outcome.textContent = outcomeText(shown);
   $("#recent").replaceChildren(...state.results.slice(-10).map((r) => el("span", { class: "badge", text: r.status === "void" ? "V" : r.winner[0].toUpperCase(),
-    style: `background:${r.status === "void" ? "#555" : r.winner === "banker" ? "#e0393e" : r.winner === "player" ? "#2f7bf5" : "#27b36a"}` })));
+    style: { background: r.status === "void" ? "#555" : r.winner === "banker" ? "#e0393e" : r.winner === "player" ? "#2f7bf5" : "#27b36a" } })));
   shoeLoadedAt = state.shoe_loaded_at; $("#deck-age").textContent = age(shoeLoadedAt); $("#burn-card").textContent = state.burn_card || "\u2013";
   awaitingCard = state.prompt.action === "enter_card" ? state.prompt.card : null;
   for (const button of document.querySelectorAll("button.act")) {

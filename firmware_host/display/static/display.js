@@ -7,6 +7,7 @@ function el(tag, attrs, children) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs || {})) {
     if (key === "text") node.textContent = value; else if (key === "class") node.className = value;
+    else if (key === "style") Object.assign(node.style, value);  // properties, never a style attribute: the CSP forbids those
     else node.setAttribute(key, value);
   }
   for (const child of children || []) node.append(child);

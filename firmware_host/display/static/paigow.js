@@ -134,7 +134,7 @@ function renderPaiGowBoard(message) {
   for (const roll of board.rolls) if (roll.status === "completed") counts[roll.start] = (counts[roll.start] || 0) + 1;
   const most = Math.max(1, ...Object.values(counts));
   $("#starts").replaceChildren(...["dealer", "1", "2", "3", "4", "5", "6", "dead"].map((label) => el("div", { class: "start-row", "data-start": label },
-    [el("span", { text: positionName(label).replace("Position ", "Pos. ") }), el("i", { style: `width:${(counts[label] || 0) / most * 100}%` }), el("b", { text: counts[label] || 0 })])));
+    [el("span", { text: positionName(label).replace("Position ", "Pos. ") }), el("i", { style: { width: `${(counts[label] || 0) / most * 100}%` } }), el("b", { text: counts[label] || 0 })])));
   document.body.dataset.rolls = String(board.rolls.length);
 }
 

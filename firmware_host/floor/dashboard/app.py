@@ -58,9 +58,10 @@ __all__ = ["build_app", "STATIC", "SHARED", "MAX_EXPENSIVE", "ViewReader", "SESS
 
 #: The dashboard's pages.
 STATIC = Path(__file__).with_name("static")
-#: The table display's drawing scripts the dashboard reuses (its roads): served as ``/shared/<name>``.
+#: The table display's scripts the dashboard reuses (its roads, the pages' start): served as ``/shared/<name>``.
 SHARED = {
-    name: Path(__file__).resolve().parents[2] / "display" / "static" / name for name in ("display.js", "roads.js")
+    name: Path(__file__).resolve().parents[2] / "display" / "static" / name
+    for name in ("display.js", "roads.js", "start.js")
 }
 #: Seconds between SSE comments on an idle stream; the browser's reconnect delay, milliseconds.
 KEEPALIVE_S, RETRY_MS = 15.0, 1000

@@ -82,6 +82,11 @@ def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+def _objects(value: Any) -> list[dict[str, Any]]:
+    """The objects of a list a table sent (a round's irregularities): anything else is none."""
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
 def _result_text(data: Mapping[str, Any]) -> str:
     """A round's result in a few words (``Banker 7-5``, ``dice 3 4 (7)``, ``void``)."""
     if data.get("status") == "void":
@@ -237,7 +242,7 @@ class TableWatch:
                 **{k: v for k, v in alone[PIT].to_json().items() if k != "rounds"},
                 "theo_by_role": {role: figures.to_json()["theo"] for role, figures in alone.items()},
                 "settlement": settlement,
-                "irregularities": irregularities,
+                "irregularities": _objects(irregularities),
             }
         )
         if self.game == "baccarat" and data.get("status") != "void":

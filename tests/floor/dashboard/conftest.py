@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.floor.dashboard.support import make_journal
-from tests.support.browser import browser  # noqa: F401 (fixture)
+from tests.support.browser import browser, csp_page  # noqa: F401 (fixtures)
 
 
 @pytest.fixture(scope="session")

@@ -21,6 +21,8 @@ import pytest
 from bench.display.chromium import VIEWPORT
 from bench.floor.tables import floor_export, run_table
 from firmware_host.web.lockout import Locked
+from firmware_host.feed import schema
+from firmware_host.feed.schema import FeedState
 from tests.floor.dashboard.support import (
     PIT_SECRET,
     SURVEILLANCE_SECRET,
@@ -46,8 +48,10 @@ def login(browser: Any) -> Iterator[Any]:
     errors: list[str] = []
 
     def open_page(user: str = "ann", secret: str | None = SURVEILLANCE_SECRET) -> Any:
-        context = browser.new_context(
-            viewport=VIEWPORT, **({"extra_http_headers": basic(user, secret)} if secret is not None else {})
+        context = browser.new_context(  # the CSP bypassed for Playwright's waits (tests.support.browser.page)
+            viewport=VIEWPORT,
+            bypass_csp=True,
+            **({"extra_http_headers": basic(user, secret)} if secret is not None else {}),
         )
         contexts.append(context)
         page = context.new_page()
@@ -242,3 +246,38 @@ def test_the_benches_probe_notes_each_tile_drawn_at_its_new_seq(tmp_path: Path, 
         assert before <= drawn[0].at <= time.time()  # the wall clock, as time.time() reads it
         assert stats["draws"] >= 2 and stats["batches"] >= 2 and stats["tiles"] == 2
         assert probe.errors == []
+
+
+def test_a_tables_irregularities_of_any_type_never_break_its_drill_down_under_the_csp(
+    tmp_path: Path, journal: Path, csp_page: Any
+) -> None:
+    """Issue 29: a keyed table's ``irregularities`` that was not a list broke its own drill-down
+    (floor.js iterated it); and item 7: both pages work under the CSP with no violation."""
+    db = tmp_path / "floor.sqlite"
+    messages = messages_of(journal, "BAC-01")
+    odd: list[Any] = ["not a list", {"section": "541.14"}, [None, 3, {"section": "541.14(a)"}], 7]
+    results = [i for i, m in enumerate(messages) if m["type"] == "round_result"][: len(odd)]
+    state = FeedState()
+    resealed = []
+    for i, message in enumerate(messages):  # the table's own chain, re-derived with the odd values in it
+        body = {k: v for k, v in message.items() if k != "hash"}
+        if i in results:
+            body["data"] = {**body["data"], "irregularities": odd[results.index(i)]}
+        body["prev_hash"] = state.hash
+        sealed = schema.seal(body)
+        state = FeedState(sealed["seq"], sealed["journal_seq"], sealed["hash"])
+        resealed.append(sealed)
+    store_messages(db, resealed)
+    with serving(db, tmp_path) as served:
+        page = csp_page(http_credentials={"username": "ann", "password": SURVEILLANCE_PIN})
+        answer = page.goto(served.url + "/")
+        assert "frame-ancestors 'none'" in answer.headers["content-security-policy"]
+        assert answer.headers["x-frame-options"] == "DENY" and answer.headers["x-content-type-options"] == "nosniff"
+        page.wait_for_selector("body[data-tiles='1']")
+        page.goto(served.url + "/table/BAC-01")
+        page.wait_for_selector("body:not([data-loaded='0'])")
+        rows = page.query_selector_all("#rounds tbody tr")
+        assert len(rows) == len([m for m in messages if m["type"] == "round_result"])
+        sections = [r.inner_text() for r in page.query_selector_all("#rounds tbody tr td:nth-child(7)")]
+        assert sum("§ 541.14(a)" in s for s in sections) == 1  # a list's objects are read; anything else none
+        assert not any(s.endswith("§ 541.14") or "§ 541.14," in s for s in sections)

@@ -146,8 +146,9 @@ function fill(selector, rows, empty) {
 function fact(label, value) { const box = make("div", "fact"); box.append(make("span", null, label), make("b", null, value)); return box; }
 function sections(round) {
   const found = new Set();
-  for (const line of Array.isArray(round.settlement) ? round.settlement : []) if (line.section) found.add(line.section);
-  for (const item of round.irregularities) if (item.section) found.add(item.section);
+  // A keyed table sends what it likes: anything but a list of objects names no section.
+  for (const line of Array.isArray(round.settlement) ? round.settlement : []) if (line && line.section) found.add(String(line.section));
+  for (const item of Array.isArray(round.irregularities) ? round.irregularities : []) if (item && item.section) found.add(String(item.section));
   return [...found].map((s) => `§ ${s}`).join(", ");
 }
 function drawTable(detail) {
