@@ -20,9 +20,9 @@ import pytest
 
 from bench.display.chromium import VIEWPORT
 from bench.floor.tables import floor_export, run_table
-from firmware_host.web.lockout import Locked
 from firmware_host.feed import schema
 from firmware_host.feed.schema import FeedState
+from firmware_host.web.lockout import Locked
 from tests.floor.dashboard.support import (
     PIT_SECRET,
     SURVEILLANCE_SECRET,
@@ -269,7 +269,7 @@ def test_a_tables_irregularities_of_any_type_never_break_its_drill_down_under_th
         resealed.append(sealed)
     store_messages(db, resealed)
     with serving(db, tmp_path) as served:
-        page = csp_page(http_credentials={"username": "ann", "password": SURVEILLANCE_PIN})
+        page = csp_page(extra_http_headers=basic("ann", SURVEILLANCE_SECRET))
         answer = page.goto(served.url + "/")
         assert "frame-ancestors 'none'" in answer.headers["content-security-policy"]
         assert answer.headers["x-frame-options"] == "DENY" and answer.headers["x-content-type-options"] == "nosniff"
