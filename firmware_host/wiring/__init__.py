@@ -31,6 +31,7 @@ from firmware_host.config.profiles import TableProfile
 from firmware_host.errors import TablehostError
 from firmware_host.host import segments
 from firmware_host.host.checkpoint import CheckpointPolicy
+from firmware_host.host.clock import SystemClock
 from firmware_host.host.journal import Journal, load_key, steps_of
 from firmware_host.host.outputs import DealerView, PanelOutput
 from firmware_host.host.service import Output, Service
@@ -220,6 +221,7 @@ def _build(
         outputs,
         tick_seconds=profile.tick_seconds,
         stop_after_rounds=rounds,
+        clocks=SystemClock(),
         version=__version__,
         table_meta=table_meta,
         device_points=device_points(profile),
