@@ -267,7 +267,15 @@ class Service:
         self._since_checkpoint = 0
 
     def _checkpoint_at(self) -> float:
-        return self.latest_at if self.latest_at != float("-inf") else self.clock()
+        """A checkpoint's time: the latest step's, corrected (:meth:`corrected_at`), else now."""
+        return self.corrected_at() if self.latest_at != float("-inf") else self.clock()
+
+    def corrected_at(self) -> float:
+        """The latest step's time as rounds are dated: corrected by the boot's latest synchronised
+        offset (:meth:`~firmware_host.tables.clock.TableClock.corrected`; the wall clock as read
+        for a controller without the two clocks)."""
+        table_clock = getattr(self.controller, "clock", None)
+        return self.latest_at if table_clock is None else float(table_clock.corrected())
 
     def _checkpoint_data(self) -> dict[str, Any]:
         """What a checkpoint of the table after the journal's last record holds."""
@@ -305,7 +313,7 @@ class Service:
         return (
             policy.gaming_day_starts is not None
             and opened_at is not None
-            and checkpoint.gaming_day(self.latest_at, policy.gaming_day_starts)
+            and checkpoint.gaming_day(self.corrected_at(), policy.gaming_day_starts)
             != checkpoint.gaming_day(opened_at, policy.gaming_day_starts)
         )
 

@@ -52,6 +52,17 @@ class TableMetrics:
             ["code", "severity"],
             registry=self.registry,
         )
+        self.clock_steps = Counter(
+            "tablehost_clock_steps_total",
+            "Steps of the wall clock (its offset from the monotonic clock changed), by direction.",
+            ["direction"],
+            registry=self.registry,
+        )
+        self.synchronised = Gauge(
+            "tablehost_clock_synchronised",
+            "1 while the kernel says the wall clock is synchronised, 0 while not (as last journaled).",
+            registry=self.registry,
+        )
         self.online = Gauge(
             "tablehost_device_online",
             "1 while the device is connected and identified.",
@@ -80,6 +91,10 @@ class TableMetrics:
                 self.rounds.labels(str(data.get("status", "complete"))).inc()
             elif decision.type == "alert":
                 self.alerts.labels(str(data.get("code", "")), str(data.get("severity", ""))).inc()
+                if data.get("code") == "clock-step":
+                    self.clock_steps.labels("forward" if data.get("step_ns", 0) > 0 else "back").inc()
+            elif decision.type == "clock":
+                self.synchronised.set(1 if data.get("synced") else 0)
             elif decision.type == "device" and "device" in data:
                 self.online.labels(str(data["device"])).set(1 if data.get("online") else 0)
 

@@ -90,14 +90,6 @@ class Refused(RulesError):
         self.code, self.text, self.severity = code, text, severity
 
 
-def _marked_unsynchronised(decision: Decision) -> Decision:
-    """A round's result dealt while the wall clock was not synchronised, marked so (its times and
-    gaming day may be wrong; docs/rules-interpretations/clock.md)."""
-    if decision.type != "round_result":
-        return decision
-    return Decision(decision.type, {**decision.data, "clock": "unsynchronised"}, decision.round)
-
-
 class DeviceHealth:
     """What the controller knows of one device: identity, whether it is usable, and why not."""
 
@@ -225,8 +217,8 @@ class TableController:
             self._accept_pending_identity()
         else:
             self.on_game_event(event)
-        if self.clock.unsynchronised:
-            self._out = [_marked_unsynchronised(d) for d in self._out]
+        if self.clock.now.mono_ns is not None:  # not in a step an earlier version decided
+            self._out = [self.clock.dated(d) for d in self._out]
         return self._out
 
     def on_game_event(self, event: DeviceEvent) -> None:

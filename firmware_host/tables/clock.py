@@ -14,7 +14,8 @@ reaches it only as the events' stamps and the journaled
   time between, :data:`MAX_SLEW_PPM`) is a ``clock-step`` alert with its size. A step changes
   no span on the monotonic clock, so it never fires nor hides a compliance limit;
 - :meth:`TableClock.corrected` is the time a round is dated by: within a boot, the boot's latest
-  synchronised offset applied to the monotonic clock.
+  synchronised offset applied to the monotonic clock; :meth:`TableClock.dated` gives each round's
+  result its gaming day (and marks one dealt unsynchronised).
 
 Its state changes only at events that are journaled: a clock tick that decides nothing is not
 journaled (``host/service.py``), so a tick moves the reference only when it finds a step
@@ -26,6 +27,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from firmware_host.rules.clock import NS, Instant, offset_ns
+from firmware_host.rules.gaming_day import GamingDay
+from firmware_host.tables.decisions import Decision
 from firmware_host.tables.events import ClockStatus, ClockTick
 
 if TYPE_CHECKING:
@@ -49,14 +52,21 @@ class TableClock:
     :param table: the controller whose decisions it adds to.
     :param step_tolerance_ns: a change of the wall-minus-monotonic offset beyond this is a step
         (the profile's ``[clock] step_tolerance_s``).
+    :param gaming_day: the profile's ``[gaming_day]``, which each round's result is dated by.
     """
 
-    #: Not the table's state: the table it works for, and the profile's tolerance.
-    NOT_STATE = ("table", "step_tolerance_ns")
+    #: Not the table's state: the table it works for, and the profile's tolerance and gaming day.
+    NOT_STATE = ("table", "step_tolerance_ns", "gaming_day")
 
-    def __init__(self, table: TableController, step_tolerance_ns: int = DEFAULT_STEP_TOLERANCE_NS) -> None:
+    def __init__(
+        self,
+        table: TableController,
+        step_tolerance_ns: int = DEFAULT_STEP_TOLERANCE_NS,
+        gaming_day: GamingDay = GamingDay(),
+    ) -> None:
         self.table = table
         self.step_tolerance_ns = step_tolerance_ns
+        self.gaming_day = gaming_day
         #: The boot the monotonic stamps count in, and whether the wall clock is synchronised,
         #: as last journaled (None: never, a journal without the two clocks).
         self.boot: str | None = None
@@ -141,6 +151,17 @@ class TableClock:
     def unsynchronised(self) -> bool:
         """The table knows its wall clock is not synchronised (rounds are marked so)."""
         return self.synced is False
+
+    def dated(self, decision: Decision) -> Decision:
+        """A ``round_result`` with its gaming day (by :meth:`corrected` time, the profile's
+        ``[gaming_day]``), marked ``"clock": "unsynchronised"`` if it was dealt so; any other
+        decision as it is."""
+        if decision.type != "round_result":
+            return decision
+        data = {**decision.data, "gaming_day": self.gaming_day.of(self.corrected()).isoformat()}
+        if self.unsynchronised:
+            data["clock"] = "unsynchronised"
+        return Decision(decision.type, data, decision.round)
 
 
 def _duration(ns: int) -> str:

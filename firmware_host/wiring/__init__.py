@@ -225,7 +225,11 @@ def _build(
         version=__version__,
         table_meta=table_meta,
         device_points=device_points(profile),
-        policy=CheckpointPolicy(upkeep.checkpoint_every_steps, upkeep.rotate_bytes, upkeep.gaming_day_starts),
+        policy=CheckpointPolicy(
+            upkeep.checkpoint_every_steps,
+            upkeep.rotate_bytes,
+            profile.gaming_day if upkeep.gaming_day_starts is not None else None,
+        ),
     )
     profile_list = {
         name: {

@@ -45,6 +45,10 @@ def test_every_shipped_device_model_loads(path: Path) -> None:
             "a shaker does not belong at a baccarat table",
         ),
         ("[table\n", "(syntax)", "not valid TOML"),
+        (GOOD + "[clock]\nstep_tolerance_s = 0\n", "clock.step_tolerance_s", "must be positive"),
+        (GOOD + "[clock]\nstep_tolerance_s = nan\n", "clock.step_tolerance_s", "up to 3600"),
+        (GOOD + "[clock]\nstep_tolerance_s = 7200\n", "clock.step_tolerance_s", "up to 3600"),
+        (GOOD + "[clock]\nstep = 1\n", "clock.step", "unknown key"),
     ],
 )
 def test_broken_table_profile_names_file_key_and_why(tmp_path: Path, body: str, key: str, why: str) -> None:
@@ -54,6 +58,15 @@ def test_broken_table_profile_names_file_key_and_why(tmp_path: Path, body: str, 
     assert caught.value.path == str(path)
     assert caught.value.key == key
     assert why in caught.value.why
+
+
+def test_the_clock_step_tolerance_is_two_seconds_unless_the_profile_says(tmp_path: Path) -> None:
+    for folder, body, tolerance in (
+        ("a", GOOD, 2_000_000_000),
+        ("b", GOOD + "[clock]\nstep_tolerance_s = 0.5\n", 500_000_000),
+    ):
+        (tmp_path / folder).mkdir()
+        assert load_table(_table(tmp_path / folder, body)).clock.step_tolerance_ns == tolerance
 
 
 def test_missing_profile_file_is_a_profile_error(tmp_path: Path) -> None:

@@ -34,8 +34,11 @@ SEVERITIES = ("fault", "attention", "warning")
 RECENT_ROUNDS, KEPT_ALERTS, KEPT_ROLLS, KEPT_ODDS = 50, 100, 30, 8
 #: Alerts without a round stay open this long after they are raised (the table's clock), seconds.
 OPEN_S = 900.0
-#: The gaming day starts at this local hour: a round before it counts for the day before.
+#: A round whose result names no gaming day (a table before issue 28) is dated by the table's time,
+#: the gaming day starting at this local hour: a round before it counts for the day before.
 GAMING_DAY_HOUR = 6
+#: A gaming day as a round's result names it: ``YYYY-MM-DD``.
+_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}\Z")
 #: A regulation section cited in an alert's text: ``(§ 541.14(d))``.
 _SECTION = re.compile(r"§\s*([0-9]{3}\.[0-9]+(?:\([0-9a-z]{1,4}\))*)")
 
@@ -163,7 +166,8 @@ class TableWatch:
             self.outcomes, self.shoe_figures = [], Figures()
         self.game = _text(data.get("game"), 32) or self.game
         self.shoe, self.round, self.last = shoe if shoe is not None else self.shoe, number, _result_text(data)
-        day = gaming_day(self.at)
+        named = data.get("gaming_day")  # the table's own, by its profile and corrected time
+        day = named if isinstance(named, str) and _DAY.match(named) else gaming_day(self.at)
         if day != self.day:
             self.day, self.day_figures = day, Figures()
         ev = self.odds.get(number) if number is not None else None
