@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from firmware_host.feed.broker import BrokerSettings, client
-from firmware_host.floor.model import Unreadable
+from firmware_host.floor.model import DEFAULT_SKEW_BOUND_S, Unreadable
 
 if TYPE_CHECKING:
     from firmware_host.floor.store_sql import SqlStore
@@ -78,7 +78,15 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
     parser.set_defaults(func=run_collect)
     commands = parser.add_subparsers(dest="command", metavar="SUBCOMMAND")
 
-    status = commands.add_parser("status", help="each table: last seq, last seen, lag, online, gaps")
+    status = commands.add_parser("status", help="each table: last seq, last seen, lag, online, gaps, clock skew")
+    status.add_argument(
+        "--clock-skew-s",
+        type=_skew_bound,
+        default=DEFAULT_SKEW_BOUND_S,
+        metavar="S",
+        help=f"a table whose last message's time differs from the floor's by more than S seconds has a "
+        f"wrong clock (CLOCK-SKEW, exit 1); default {DEFAULT_SKEW_BOUND_S:g}",
+    )
     add_db_arguments(status)
     status.add_argument("--json", action="store_true", help="one JSON object per table")
     status.set_defaults(func=run_status)
@@ -226,6 +234,17 @@ def _metrics(args: argparse.Namespace, collector: Any) -> Any:
     return server
 
 
+def _skew_bound(text: str) -> float:
+    """``--clock-skew-s``: a positive, finite number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < 1e9:  # NaN and inf too
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
+    return value
+
+
 def run_status(args: argparse.Namespace) -> int:
     """``floor status --db PATH|DSN [--json]``."""
     store = open_db(args, read_only=True)
@@ -234,9 +253,12 @@ def run_status(args: argparse.Namespace) -> int:
         now = time.time()
         for table in store.tables():
             status = store.status(table)
-            incomplete = incomplete or bool(status.gaps or status.breaks or status.refused or status.unreadable)
+            skewed = status.clock_skew(args.clock_skew_s)
+            incomplete = (
+                incomplete or skewed or bool(status.gaps or status.breaks or status.refused or status.unreadable)
+            )
             if args.json:
-                print(json.dumps(status.to_json(), sort_keys=True))
+                print(json.dumps(status.to_json(args.clock_skew_s), sort_keys=True))
                 continue
             online = {True: "online", False: "offline", None: "no status"}[status.online]
             seen = f"{now - status.last_seen:.0f} s ago" if status.last_seen is not None else "never"
@@ -244,9 +266,12 @@ def run_status(args: argparse.Namespace) -> int:
             refused = f"refused {status.refused}" + (f" (last: {status.last_refusal})" if status.refused else "")
             print(
                 f"{table}: {online}, last seq {status.last_seq} (of {status.max_seq}), last seen {seen}, "
-                f"lag {status.lag_s} s, gaps {gaps}, breaks {status.breaks}, {refused}, "
+                f"lag {status.shown_lag_s} s, gaps {gaps}, breaks {status.breaks}, {refused}, "
                 f"duplicates {status.duplicates}"
             )
+            if skewed and status.lag_s is not None:
+                ahead = "ahead of" if status.lag_s < 0 else "behind"
+                print(f"{table}: CLOCK-SKEW its last message's time is {abs(status.lag_s):.3f} s {ahead} the floor's")
             for what in status.unreadable[:10]:
                 print(f"{table}: UNREADABLE {what}")
             if len(status.unreadable) > 10:

@@ -17,6 +17,8 @@ from prometheus_client import CollectorRegistry, Histogram, Info
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
+from firmware_host.floor.model import DEFAULT_SKEW_BOUND_S
+
 if TYPE_CHECKING:
     from firmware_host.floor.collector import CollectorStats
     from firmware_host.floor.model import Outcome
@@ -52,6 +54,9 @@ class FloorMetrics(Collector):
             registry=self.registry,
         )
         self.stored_at: dict[str, float] = {}
+        #: Each table's last stored message: its ``at`` less when it was stored (positive: the
+        #: table's clock is ahead of the floor's).
+        self.clock_offset: dict[str, float] = {}
         stats.listeners.append(self._written)
         self.registry.register(self)
 
@@ -61,6 +66,8 @@ class FloorMetrics(Collector):
         for outcome in outcomes:
             if outcome.kind == "stored" and outcome.table is not None:
                 self.stored_at[outcome.table] = now
+                if outcome.at is not None and outcome.seq == self.stats.last_seq.get(outcome.table):
+                    self.clock_offset[outcome.table] = outcome.at - now
 
     def collect(self) -> Iterator[Metric]:
         """The collector's counters and per-table gauges, as they stand (Prometheus's scrape)."""
@@ -103,3 +110,18 @@ class FloorMetrics(Collector):
             lag.add_metric([table], max(0.0, now - at))
         yield stored
         yield lag
+        offset = GaugeMetricFamily(
+            "tablehost_floor_table_clock_offset_seconds",
+            "The table's clock less the floor's: its newest message's time less when it was stored.",
+            labels=["table"],
+        )
+        skew = GaugeMetricFamily(
+            "tablehost_floor_table_clock_skew",
+            f"1 while the table's clock differs from the floor's by more than {DEFAULT_SKEW_BOUND_S:g} s (clock-skew).",
+            labels=["table"],
+        )
+        for table, seconds in sorted(self.clock_offset.items()):
+            offset.add_metric([table], seconds)
+            skew.add_metric([table], 1 if abs(seconds) > DEFAULT_SKEW_BOUND_S else 0)
+        yield offset
+        yield skew

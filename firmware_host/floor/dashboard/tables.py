@@ -17,7 +17,7 @@ from typing import Any
 
 from firmware_host.errors import RulesError
 from firmware_host.floor.dashboard.figures import Figures, lines_of
-from firmware_host.floor.model import TableStatus
+from firmware_host.floor.model import DEFAULT_SKEW_BOUND_S, TableStatus
 from firmware_host.rules.baccarat.roads import outcome_from_json, roads
 from firmware_host.tables.decisions import PROTECTION_ALERTS
 
@@ -228,7 +228,8 @@ class TableWatch:
             "shoe": self.shoe,
             "round": self.round,
             "last": self.last,
-            "lag_s": seen[1],
+            "lag_s": None if seen[1] is None else max(0.0, seen[1]),  # never negative on screen
+            "clock_skew": seen[1] is not None and abs(seen[1]) > DEFAULT_SKEW_BOUND_S,
             "last_seen": seen[0],
             "gaps": len(status.gaps) if status else 0,
             "breaks": status.breaks if status else 0,
