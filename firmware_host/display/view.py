@@ -56,6 +56,8 @@ class TableView:
         self.devices: dict[str, dict[str, Any]] = {}
         self.alerts: list[dict[str, Any]] = []
         self.log: list[str] = []
+        #: Whether the table's wall clock is synchronised, as last journaled (None: not said).
+        self.synchronised: bool | None = None
 
     def apply(self, seq: int, decision: Decision, at: float | None = None) -> bool:
         """Take one journaled decision (``seq``: its record's seq); True when the view changed."""
@@ -104,6 +106,11 @@ class TableView:
         self.alerts = [a for a in self.alerts if a["code"] != alert["code"]][-(MAX_ALERTS - 1) :] + [alert]
         return True
 
+    def on_clock(self, data: dict[str, Any], round: int | None, at: float) -> bool:
+        """The table's clock (issue 28): an unsynchronised one stays marked on the dealer display."""
+        self.synchronised = data.get("synced") is True
+        return True
+
     def on_announce(self, data: dict[str, Any], round: int | None, at: float) -> bool:
         self.log = [*self.log[-(MAX_LOG - 1) :], str(data.get("text"))]
         handler = getattr(self, "announce_" + str(data.get("announce")), None)
@@ -125,6 +132,7 @@ class TableView:
             "alerts": self.alerts,
             "log": self.log,
             "limits": self.limits,
+            "synchronised": self.synchronised,
             **self.game_state(),
         }
 

@@ -92,6 +92,7 @@ function renderHeader(state) {
   $("#table-id").textContent = state.table;
   $("#round").textContent = state.round == null ? "\u2013" : state.round;
   const lamp = $("#lamp"); lamp.dataset.colour = state.lamp; $("#lamp-word").textContent = state.lamp;
+  const mark = $("#clock-mark"); if (mark) mark.hidden = state.synchronised !== false;  // rounds marked so too
 }
 // Most severe first, then newest first: on a small screen the alerts that fold away are the
 // least severe, never a fault behind newer warnings.
