@@ -62,8 +62,3 @@ class GamingDay:
     def number(self, at: float) -> int:
         """:meth:`of` as a whole number (the proleptic Gregorian ordinal): a day's key."""
         return self.of(at).toordinal()
-
-    def to_json(self) -> dict[str, str]:
-        """``{"starts": "HH:MM", "time_zone": ...}``: what the table tells the floor."""
-        return {"starts": self.starts.strftime("%H:%M:%S" if self.starts.second else "%H:%M"),
-                "time_zone": self.time_zone}  # fmt: skip
