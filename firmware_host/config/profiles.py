@@ -26,6 +26,7 @@ from firmware_host.config.feed import FeedConfig, feed_config
 from firmware_host.config.metrics import MetricsConfig, metrics_config
 from firmware_host.config.protection import ProtectionConfig, protection_config
 from firmware_host.errors import ProfileError, RulesError
+from firmware_host.rules.clock import seconds_ns
 from firmware_host.rules.devices import ApprovedIdentities
 from firmware_host.rules.gaming_day import DEFAULT_STARTS, DEFAULT_ZONE, GamingDay
 
@@ -104,6 +105,16 @@ class Section:
         if value is not None and positive and value <= 0:
             raise self.error(name, f"must be positive, got {value}")
         return None if value is None else float(value)
+
+    def time_of_day(self, name: str) -> datetime.time | None:
+        """A time of day written ``"HH:MM"`` (None when absent)."""
+        text = self.string(name, None)
+        if text is None:
+            return None
+        try:
+            return datetime.time.fromisoformat(text)
+        except ValueError:
+            raise self.error(name, f"{text!r} is not a time of day (HH:MM)") from None
 
     def boolean(self, name: str, default: Any = None) -> Any:
         """A boolean value."""
@@ -298,13 +309,7 @@ class JournalUpkeep:
 def _upkeep(section: Section) -> JournalUpkeep:
     every = section.integer("checkpoint_every_steps", JournalUpkeep.checkpoint_every_steps, low=0)
     megabytes = section.number("rotate_mb", None, positive=True)
-    starts = section.string("gaming_day_starts", None)
-    day_start = None
-    if starts is not None:
-        try:
-            day_start = datetime.time.fromisoformat(starts)
-        except ValueError:
-            raise section.error("gaming_day_starts", f"{starts!r} is not a time of day (HH:MM)") from None
+    day_start = section.time_of_day("gaming_day_starts")
     return JournalUpkeep(every, None if megabytes is None else int(megabytes * 1_000_000), day_start)
 
 
@@ -321,7 +326,7 @@ class ClockConfig:
     @property
     def step_tolerance_ns(self) -> int:
         """:attr:`step_tolerance_s` in whole nanoseconds."""
-        return round(self.step_tolerance_s * 1_000_000_000)
+        return seconds_ns(self.step_tolerance_s)
 
 
 def _gaming_day(section: Section, upkeep: JournalUpkeep, protection: ProtectionConfig) -> GamingDay:
@@ -330,23 +335,18 @@ def _gaming_day(section: Section, upkeep: JournalUpkeep, protection: ProtectionC
     ``[journal] gaming_day_starts`` and ``[protection] day_starts`` are its older spellings: each
     gives the start when ``[gaming_day]`` does not, and must agree with it when both are given.
     """
-    starts_text = section.string("starts", None)
+    own = section.time_of_day("starts")
     zone_name = section.string("time_zone", DEFAULT_ZONE)
     section.reject_unknown()
-    starts = DEFAULT_STARTS
-    if starts_text is not None:
-        try:
-            starts = datetime.time.fromisoformat(starts_text)
-        except ValueError:
-            raise section.error("starts", f"{starts_text!r} is not a time of day (HH:MM)") from None
+    starts = DEFAULT_STARTS if own is None else own
     older = [("journal.gaming_day_starts", upkeep.gaming_day_starts)]
     if protection.detection is not None:
         older.append(("protection.day_starts", protection.detection.gaming_day.starts))
     for key, given in older:
         if given is None or given == DEFAULT_STARTS:
             continue
-        if starts_text is not None and given != starts:
-            raise section.error("starts", f"{starts_text!r} differs from {key} = {given:%H:%M}: give it once")
+        if own is not None and given != own:
+            raise section.error("starts", f"{own:%H:%M} differs from {key} = {given:%H:%M}: give it once")
         starts = given
     try:
         return GamingDay(starts, zone_name)
