@@ -65,6 +65,7 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
         help="serve Prometheus's /metrics here (off without it; "
         "127.0.0.1 unless --metrics-tls-cert and --metrics-tls-key are given)",
     )
+    _add_skew_bound(parser, "/metrics: tablehost_floor_table_clock_skew")
     parser.add_argument("--metrics-tls-cert", type=Path, metavar="F", help="TLS certificate of /metrics")
     parser.add_argument("--metrics-tls-key", type=Path, metavar="F", help="its key")
     parser.add_argument("--http", metavar="HOST:PORT", help="serve the live floor dashboard (docs/floor-dashboard.md)")
@@ -79,14 +80,7 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
     commands = parser.add_subparsers(dest="command", metavar="SUBCOMMAND")
 
     status = commands.add_parser("status", help="each table: last seq, last seen, lag, online, gaps, clock skew")
-    status.add_argument(
-        "--clock-skew-s",
-        type=_skew_bound,
-        default=DEFAULT_SKEW_BOUND_S,
-        metavar="S",
-        help=f"a table whose last message's time differs from the floor's by more than S seconds has a "
-        f"wrong clock (CLOCK-SKEW, exit 1); default {DEFAULT_SKEW_BOUND_S:g}",
-    )
+    _add_skew_bound(status, "CLOCK-SKEW, exit 1")
     add_db_arguments(status)
     status.add_argument("--json", action="store_true", help="one JSON object per table")
     status.set_defaults(func=run_status)
@@ -226,12 +220,27 @@ def _metrics(args: argparse.Namespace, collector: Any) -> Any:
         raise WebError("metrics: give both --metrics-tls-cert and --metrics-tls-key")
     tls = None if args.metrics_tls_cert is None else (args.metrics_tls_cert, args.metrics_tls_key)
     counted = FloorMetrics(
-        collector.stats, "postgresql" if str(args.db).startswith("postgresql") else "sqlite", __version__
+        collector.stats,
+        "postgresql" if str(args.db).startswith("postgresql") else "sqlite",
+        __version__,
+        skew_bound_s=args.clock_skew_s,
     )
     server = MetricsServer(counted.registry, args.metrics, tls)
     server.start()
     print(f"floor: metrics on {server.url}/metrics", flush=True)
     return server
+
+
+def _add_skew_bound(parser: argparse.ArgumentParser, where: str) -> None:
+    """``--clock-skew-s S``: the bound of a table's clock skew (issue 28 item 6)."""
+    parser.add_argument(
+        "--clock-skew-s",
+        type=_skew_bound,
+        default=DEFAULT_SKEW_BOUND_S,
+        metavar="S",
+        help=f"a table whose last message's time differs from the floor's by more than S seconds has a "
+        f"wrong clock ({where}); default {DEFAULT_SKEW_BOUND_S:g}",
+    )
 
 
 def _skew_bound(text: str) -> float:

@@ -37,12 +37,20 @@ class FloorMetrics(Collector):
     :param stats: the collector's counters.
     :param store_kind: ``"sqlite"`` or ``"postgresql"``.
     :param clock: wall-clock seconds (when a table's message was stored).
+    :param skew_bound_s: a table whose newest message's time differs from when it was stored by more
+        than this has a wrong clock (``tablehost_floor_table_clock_skew``).
     """
 
     def __init__(
-        self, stats: CollectorStats, store_kind: str, version: str, clock: Callable[[], float] = time.time
+        self,
+        stats: CollectorStats,
+        store_kind: str,
+        version: str,
+        clock: Callable[[], float] = time.time,
+        *,
+        skew_bound_s: float = DEFAULT_SKEW_BOUND_S,
     ) -> None:
-        self.stats, self.clock = stats, clock
+        self.stats, self.clock, self.skew_bound_s = stats, clock, skew_bound_s
         self.registry = CollectorRegistry()
         Info("tablehost_floor", "The collector this endpoint serves.", registry=self.registry).info(
             {"store": store_kind, "version": version}
@@ -115,13 +123,14 @@ class FloorMetrics(Collector):
             "The table's clock less the floor's: its newest message's time less when it was stored.",
             labels=["table"],
         )
+        skew_bound_s = self.skew_bound_s
         skew = GaugeMetricFamily(
             "tablehost_floor_table_clock_skew",
-            f"1 while the table's clock differs from the floor's by more than {DEFAULT_SKEW_BOUND_S:g} s (clock-skew).",
+            f"1 while the table's clock differs from the floor's by more than {skew_bound_s:g} s (clock-skew).",
             labels=["table"],
         )
         for table, seconds in sorted(self.clock_offset.items()):
             offset.add_metric([table], seconds)
-            skew.add_metric([table], 1 if abs(seconds) > DEFAULT_SKEW_BOUND_S else 0)
+            skew.add_metric([table], 1 if abs(seconds) > self.skew_bound_s else 0)
         yield offset
         yield skew

@@ -81,3 +81,6 @@ def test_metrics_show_each_tables_clock_offset_and_skew() -> None:
     assert registry.get_sample_value("tablehost_floor_table_clock_offset_seconds", {"table": "T1"}) == 3 * 86400
     assert registry.get_sample_value("tablehost_floor_table_clock_skew", {"table": "T1"}) == 1
     assert registry.get_sample_value("tablehost_floor_table_clock_skew", {"table": "T2"}) == 0
+    strict = FloorMetrics(stats, "sqlite", "0", clock=lambda: 1000.0, skew_bound_s=0.5)
+    strict._written([Outcome("stored", "T2", 9, at=999.0)], 0.0)
+    assert strict.registry.get_sample_value("tablehost_floor_table_clock_skew", {"table": "T2"}) == 1
