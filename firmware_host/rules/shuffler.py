@@ -634,10 +634,12 @@ def idle_table(state: ShufflerState, at: Instant | float, player_requests_reshuf
     :raises RulesError: when no shoe is in play.
     """
     batch = state.in_play
+    unknown = None if state.last_activity is None else span(state.last_activity, as_instant(at)).reason
+    why = "" if unknown is None else f" ({unknown}: taken as idle)"
     step = end_shoe(state, at)
     new = step.state
-    notices = [Notice("idle-table", f"no gaming activity: take batch {batch} out of the shoe and the discard rack, "
-                      "spread it for inspection, then put it into the shuffler", ATTENTION, "541.5(h)(2)")]  # fmt: skip
+    notices = [Notice("idle-table", f"no gaming activity{why}: take batch {batch} out of the shoe and the discard "
+                      "rack, spread it for inspection, then put it into the shuffler", ATTENTION, "541.5(h)(2)")]  # fmt: skip
     other = _other(new, batch or "")
     if player_requests_reshuffle and other is not None and other.stage in ("ready", "released"):
         problem = "a player asked to inspect it: spread it and shuffle it again"

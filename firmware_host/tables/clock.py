@@ -91,7 +91,6 @@ class TableClock:
             self.reference, self.synced_offset_ns = None, None
         was = self.synced
         self.boot, self.synced = event.boot, event.synced
-        self.now = Instant(self.now.wall, self.now.mono_ns, event.boot, event.synced)
         self.table.decide("clock", {"boot": event.boot, "synced": event.synced, "restarted": restarted})
         if not event.synced and was is not False:
             self.table.alert(

@@ -18,7 +18,7 @@ from tests.support.table_driver import command
 from tests.tables.paigow.table import APPROVED, SHAKER_UP, lid, roll, shakes, wager
 
 DAY = 86400.0
-RIGHT = datetime.datetime(2026, 12, 2, 12, 0, tzinfo=datetime.timezone.utc).timestamp()
+RIGHT = datetime.datetime(2026, 12, 2, 12, 0, tzinfo=datetime.UTC).timestamp()
 
 
 class Clocks:

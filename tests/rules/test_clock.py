@@ -3,6 +3,7 @@ a boot, the synchronised wall clock across a reboot, unknown (the limit reached)
 
 from __future__ import annotations
 
+import dataclasses
 from fractions import Fraction
 
 from hypothesis import given
@@ -10,7 +11,7 @@ from hypothesis import strategies as st
 
 from firmware_host.rules.clock import NS, Instant, hours_ns, left_ns, reached, span
 from firmware_host.rules.paigow_dice.dice import dice_clock
-from firmware_host.rules.shuffler import ShufflerConfig, deck_clock, new_state, on_batch_loaded
+from firmware_host.rules.shuffler import ShufflerConfig, deck_clock, idle_due, idle_table, new_state, on_batch_loaded
 
 walls = st.floats(min_value=0, max_value=4e9, allow_nan=False)
 monos = st.integers(min_value=0, max_value=2**62)
@@ -75,3 +76,13 @@ def test_541_3_c_the_deck_clock_runs_on_the_monotonic_clock_and_an_unknown_span_
     assert rebooted.status == "expired" and rebooted.reason is not None
     notice = rebooted.notice()
     assert notice is not None and notice.code == "deck-clock-expired" and "not synchronised" in notice.text
+
+
+def test_541_5_h_2_an_idle_span_that_cannot_be_known_ends_the_shoe_and_says_why() -> None:
+    state = new_state(ShufflerConfig())
+    state = dataclasses.replace(state, in_play="A", last_activity=Instant(1.75e9, 0, "a", False))
+    now = Instant(1.75e9 + 5, 5 * NS, "b", True)
+    assert idle_due(state, now)
+    (notice,) = idle_table(state, now).notices
+    assert notice.code == "idle-table" and "not synchronised then" in notice.text and "taken as idle" in notice.text
+    assert not idle_due(state, Instant(1.75e9 + 3 * 86400, 5 * NS, "a", False))  # a step is not idleness
