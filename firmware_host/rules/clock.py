@@ -81,9 +81,19 @@ class Span:
     reason: str | None = None
 
 
+def _rounded(numerator: int, denominator: int) -> int:
+    """``numerator / denominator`` (denominator positive) rounded to the nearest integer, ties to even:
+    what ``round(Fraction(...))`` gives, without building one (a replay does this at every step)."""
+    quotient, remainder = divmod(numerator, denominator)
+    if 2 * remainder > denominator or (2 * remainder == denominator and quotient % 2):
+        quotient += 1
+    return quotient
+
+
 def wall_ns(seconds: float) -> int:
     """``seconds`` (a float read from a clock or a journal) as whole nanoseconds, exactly rounded."""
-    return round(Fraction(seconds) * NS)
+    numerator, denominator = float(seconds).as_integer_ratio()
+    return _rounded(numerator * NS, denominator)
 
 
 def seconds_ns(seconds: float) -> int:
@@ -137,7 +147,8 @@ def span(start: Instant, end: Instant) -> Span:
 
 def _wall_between(start: Instant, end: Instant) -> int:
     """Nanoseconds from ``start`` to ``end`` on their wall stamps, the exact difference rounded once."""
-    return round((Fraction(end.wall) - Fraction(start.wall)) * NS)
+    (a, b), (c, d) = float(end.wall).as_integer_ratio(), float(start.wall).as_integer_ratio()
+    return _rounded((a * d - c * b) * NS, b * d)
 
 
 def reached(measured: Span, limit_ns: int) -> bool:
