@@ -34,7 +34,7 @@ from firmware_host.errors import JournalError
 from firmware_host.host import checkpoint, segments
 from firmware_host.host.journal import MONO_KEY, ROUND_RESULT, SHOE_RESULT, Record
 from firmware_host.rules.baccarat.exposure import parse_ev
-from firmware_host.rules.clock import NS, wall_ns
+from firmware_host.rules.clock import NS, seconds_ns
 from firmware_host.rules.edges import PAIGOW_HOUSE_WAY_EDGE
 from firmware_host.rules.gaming_day import GamingDay
 from firmware_host.tables.decisions import ADVANTAGE_PLAY, ADVANTAGE_WINDOW
@@ -147,7 +147,7 @@ class ClockTrack:
         mono = record.data.get(MONO_KEY)
         self.mono_ns = mono if isinstance(mono, int) and not isinstance(mono, bool) else None
         if self.synced and self.boot is not None and self.mono_ns is not None and record.at is not None:
-            self.offsets[self.boot] = wall_ns(record.at) - self.mono_ns
+            self.offsets[self.boot] = seconds_ns(record.at) - self.mono_ns
 
     def now(self) -> tuple[str | None, int | None]:
         """The boot and monotonic stamp of the step being read (None, None: not stamped)."""

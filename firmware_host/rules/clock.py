@@ -17,13 +17,12 @@ the idle shoe, § 541.5(h)) measures its span with :func:`span`:
   run without one) by the wall stamps, as those versions did, so their decisions replay identically.
 
 Every span is a whole number of nanoseconds: a float of seconds from the journal is converted
-exactly (:func:`wall_ns`), and limits are given in nanoseconds (:func:`seconds_ns`, :func:`hours_ns`).
+exactly (:func:`seconds_ns`), and limits are given in nanoseconds (:func:`seconds_ns`, :func:`hours_ns`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from fractions import Fraction
 from typing import Literal
 
 __all__ = [
@@ -34,7 +33,6 @@ __all__ = [
     "span",
     "reached",
     "left_ns",
-    "wall_ns",
     "seconds_ns",
     "hours_ns",
     "offset_ns",
@@ -90,26 +88,22 @@ def _rounded(numerator: int, denominator: int) -> int:
     return quotient
 
 
-def wall_ns(seconds: float) -> int:
-    """``seconds`` (a float read from a clock or a journal) as whole nanoseconds, exactly rounded."""
+def seconds_ns(seconds: float) -> int:
+    """``seconds`` (a limit, or a float read from a clock or a journal) as whole nanoseconds, exactly rounded."""
     numerator, denominator = float(seconds).as_integer_ratio()
     return _rounded(numerator * NS, denominator)
 
 
-def seconds_ns(seconds: float) -> int:
-    """A limit of ``seconds`` in whole nanoseconds, exactly rounded."""
-    return round(Fraction(seconds) * NS)
-
-
 def hours_ns(hours: float) -> int:
     """A limit of ``hours`` in whole nanoseconds, exactly rounded."""
-    return round(Fraction(hours) * 3600 * NS)
+    numerator, denominator = float(hours).as_integer_ratio()
+    return _rounded(numerator * 3600 * NS, denominator)
 
 
 def offset_ns(instant: Instant) -> int | None:
     """Wall minus monotonic, in nanoseconds: what a step of the wall clock changes (None without
     the monotonic stamp)."""
-    return None if instant.mono_ns is None else wall_ns(instant.wall) - instant.mono_ns
+    return None if instant.mono_ns is None else seconds_ns(instant.wall) - instant.mono_ns
 
 
 def as_instant(at: Instant | float) -> Instant:

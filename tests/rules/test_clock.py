@@ -9,7 +9,7 @@ from fractions import Fraction
 from hypothesis import given
 from hypothesis import strategies as st
 
-from firmware_host.rules.clock import NS, Instant, hours_ns, left_ns, reached, span, wall_ns
+from firmware_host.rules.clock import NS, Instant, hours_ns, left_ns, reached, seconds_ns, span
 from firmware_host.rules.paigow_dice.dice import dice_clock
 from firmware_host.rules.shuffler import ShufflerConfig, deck_clock, idle_due, idle_table, new_state, on_batch_loaded
 
@@ -90,7 +90,8 @@ def test_541_5_h_2_an_idle_span_that_cannot_be_known_ends_the_shoe_and_says_why(
 
 @given(st.floats(allow_nan=False, allow_infinity=False, min_value=-1e12, max_value=1e12), walls)
 def test_wall_stamps_convert_exactly(seconds: float, other: float) -> None:
-    assert wall_ns(seconds) == round(Fraction(seconds) * NS)
+    assert seconds_ns(seconds) == round(Fraction(seconds) * NS)
+    assert hours_ns(seconds) == round(Fraction(seconds) * 3600 * NS)
     measured = span(Instant(other), Instant(seconds, 1, "a"))
     exact = round((Fraction(seconds) - Fraction(other)) * NS)
     assert measured.ns == (exact if exact >= 0 else None)
