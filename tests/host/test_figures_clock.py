@@ -11,9 +11,9 @@ from pathlib import Path
 from firmware_host.host import figures
 from firmware_host.host.journal import Journal
 from firmware_host.host.service import Service
-from firmware_host.rules.clock import NS
 from firmware_host.rules.gaming_day import GamingDay
 from firmware_host.tables.paigow import PaiGowTable, PaiGowTableRules
+from tests.support.hand_clocks import HandClocks
 from tests.support.table_driver import command
 from tests.tables.paigow.table import APPROVED, SHAKER_UP, lid, roll, shakes, wager
 
@@ -21,33 +21,15 @@ DAY = 86400.0
 RIGHT = datetime.datetime(2026, 12, 2, 12, 0, tzinfo=datetime.UTC).timestamp()
 
 
-class Clocks:
-    """The Pi's clocks: a wall clock NTP steps, a monotonic clock that runs on."""
-
-    boot = "boot-1"
-
-    def __init__(self) -> None:
-        self.wall, self.mono, self.synced = RIGHT - 3 * DAY, 7 * NS, False
-
-    def __call__(self) -> float:
-        return self.wall
-
-    def monotonic_ns(self) -> int:
-        return self.mono
-
-    def synchronised(self) -> bool:
-        return self.synced
-
-
 def test_rounds_before_ntps_first_step_land_on_the_right_day_and_the_step_is_not_in_the_pace(tmp_path: Path) -> None:
-    clocks = Clocks()
+    clocks = HandClocks(RIGHT - 3 * DAY, synced=False)  # fake-hwclock's time, three days back
     journal = Journal.open(tmp_path / "journal.sqlite")
     service = Service(PaiGowTable("T1", APPROVED, PaiGowTableRules()), journal, clock=clocks, clocks=clocks)
     service.recover()
 
     def step(*events: object) -> None:
         for event in events:
-            clocks.wall, clocks.mono = clocks.wall + 1, clocks.mono + NS
+            clocks.run(1)
             service.step(event)  # type: ignore[arg-type]
 
     step(SHAKER_UP, command("new_dice"))

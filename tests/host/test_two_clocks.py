@@ -14,6 +14,7 @@ from firmware_host.rules.clock import NS
 from firmware_host.tables.decisions import Decision
 from firmware_host.tables.events import ClockTick
 from firmware_host.tables.paigow import PaiGowTable, PaiGowTableRules
+from tests.support.hand_clocks import HandClocks
 from tests.support.table_driver import command
 from tests.tables.paigow.table import APPROVED, SHAKER_UP, lid, roll, shakes, wager
 
@@ -22,28 +23,8 @@ TICK = ClockTick(device="clock")
 OPENED = 1.75e9
 
 
-class Clocks:
-    """A wall clock the test steps and a monotonic clock that only runs forward."""
-
-    def __init__(self, boot: str = "boot-1", synced: bool = True) -> None:
-        self.wall, self.mono, self.boot, self.synced = OPENED, 5 * NS, boot, synced
-
-    def __call__(self) -> float:
-        return self.wall
-
-    def monotonic_ns(self) -> int:
-        return self.mono
-
-    def synchronised(self) -> bool:
-        return self.synced
-
-    def run(self, seconds: float) -> None:
-        self.wall += seconds
-        self.mono += round(seconds * NS)
-
-
 class Table:
-    def __init__(self, path: Path, clocks: Clocks) -> None:
+    def __init__(self, path: Path, clocks: HandClocks) -> None:
         self.clocks = clocks
         self.journal = Journal.open(path)
         self.controller = PaiGowTable("T1", APPROVED, PaiGowTableRules())
@@ -78,7 +59,7 @@ def paigow_round() -> list[object]:
 
 @pytest.fixture
 def table(tmp_path: Path) -> Table:
-    table = Table(tmp_path / "journal.sqlite", Clocks())
+    table = Table(tmp_path / "journal.sqlite", HandClocks(OPENED))
     table.step(SHAKER_UP, command("new_dice"))
     return table
 
@@ -137,7 +118,7 @@ def test_535_5_c_across_a_reboot_an_unsynchronised_clock_takes_the_dice_as_expir
 
 
 def test_a_round_dealt_unsynchronised_is_marked_and_the_change_journaled(tmp_path: Path) -> None:
-    table = Table(tmp_path / "journal.sqlite", Clocks(synced=False))
+    table = Table(tmp_path / "journal.sqlite", HandClocks(OPENED, synced=False))
     table.step(SHAKER_UP, command("new_dice"), *paigow_round())
     decided = journaled(table, 0)
     assert [d.data for d in decided if d.type == "clock"] == [{"boot": "boot-1", "synced": False, "restarted": False}]
