@@ -18,12 +18,12 @@ import pytest
 from firmware_host.host.journal import Journal
 from firmware_host.host.service import Service
 from tests.support.paths import REPO
-from tests.support.stepped_clock import DAY, OPENING, STEPS
+from tests.support.stepped_clock import DAY, LIMIT_S, OPENING, STEPS
 
 LIBFAKETIME = Path("/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1")
 #: The alert each table's limit fires once it has passed (None: Baccarat without a shuffler has none).
 LIMIT_ALERT = {"paigow": "dice-expired", "baccarat": None, "shuffler": "deck-clock-expired"}
-LIMITS = {"dice-expired", "dice-warn", "deck-clock", "deck-clock-expired", "new-decks", "idle-table", "clock-unknown"}
+LIMITS = {"dice-expired", "dice-warn", "deck-clock", "deck-clock-expired", "idle-table", "clock-unknown"}
 
 pytestmark = pytest.mark.skipif(not LIBFAKETIME.exists(), reason="needs the Debian package faketime (make deps)")
 
@@ -50,13 +50,18 @@ def test_535_5_c_541_3_c_a_stepped_wall_clock_neither_fires_nor_hides_a_limit(
     lines = [json.loads(line) for line in run.stdout.splitlines()]
     steps = [line for line in lines if line["what"] in ("corrected", "stepped")]
     expected = ([3 * DAY] if moment == "start" else []) + list(STEPS)
-    assert [line["alerts"] for line in steps] == [["clock-step"]] * len(expected)
+    assert [line["alerts"].count("clock-step") for line in steps] == [1] * len(expected)
     for line, step in zip(steps, expected, strict=True):
         assert abs(line["steps"][0] - step * 1_000_000_000) < 1_000_000_000  # its size, within the run's own time
-    (before,) = [line["alerts"] for line in lines if line["what"] == "before the limit"]
-    (after,) = [line["alerts"] for line in lines if line["what"] == "after the limit"]
-    assert not LIMITS & set(before)  # 3 years of steps, and still not 1 s on the monotonic clock
-    limit = LIMIT_ALERT[game]
-    assert (limit in after) if limit else not LIMITS & set(after)
-    with Journal.open(journal) as opened:  # every decision replays from the journaled stamps
-        assert Service(OPENING[game][0](), opened).recover() > len(lines)
+    limit, opened = LIMIT_ALERT[game], lines[0]
+    fired = [line for line in lines if LIMITS & set(line["alerts"])]
+    assert all(set(line["alerts"]) & LIMITS == {limit} for line in fired)  # no other limit, ever
+    # Three years of steps, and the limit fires only once LIMIT_S has passed on the monotonic clock
+    # since the table opened (on a quiet machine, after the wait; a loaded one may take that long
+    # over the steps themselves), and it does fire.
+    assert all(line["ended_ns"] - opened["began_ns"] >= LIMIT_S * 1_000_000_000 for line in fired)
+    assert bool(fired) is (limit is not None)
+    if limit is not None and lines[-2]["ended_ns"] - opened["began_ns"] < LIMIT_S * 1_000_000_000:
+        assert fired == [lines[-1]]  # the usual case: it fired after the wait, not at any step
+    with Journal.open(journal) as kept:  # every decision replays from the journaled stamps
+        assert Service(OPENING[game][0](), kept).recover() > len(lines)

@@ -7,7 +7,8 @@ behind a :class:`~firmware_host.host.service.Service` reading the real
 :class:`~firmware_host.host.clock.SystemClock` (``CLOCK_BOOTTIME`` runs on) and the faked wall
 clock. The script steps the wall clock itself by rewriting the timestamp file (an offset from
 the real time), forward and back by an hour, three days and a year, and prints one JSON line per
-moment: what it was, the wall offset then, and the alerts decided. Waits are queue timeouts:
+moment: what it was, the wall offset then, the alerts decided, and the monotonic clock before and
+after its events (a loaded machine may take more than the limit over the steps themselves). Waits are queue timeouts:
 libfaketime's ``clock_nanosleep`` refuses Python's ``time.sleep``.
 
 ``MOMENT``: ``start`` opens the table on a stale clock (fake-hwclock's, three days back) that NTP
@@ -132,12 +133,15 @@ def main(game: str, moment: str, journal_path: str) -> None:
 
     def report(what: str, events: list[DeviceEvent]) -> None:
         seq = service.journal.last_seq if service.journal else 0
+        began = time.clock_gettime_ns(time.CLOCK_BOOTTIME)
         for event in events:
             service.step(event)
+        ended = time.clock_gettime_ns(time.CLOCK_BOOTTIME)
         assert service.journal is not None
         decided = [d for _, _, ds in service.journal.steps(seq) for d in ds if d.type == "alert"]
         line = {"what": what, "offset": stepped.offset, "alerts": [d.data["code"] for d in decided],
-                "steps": [d.data.get("step_ns") for d in decided if d.data["code"] == "clock-step"]}  # fmt: skip
+                "steps": [d.data.get("step_ns") for d in decided if d.data["code"] == "clock-step"],
+                "began_ns": began, "ended_ns": ended}  # fmt: skip
         print(json.dumps(line), flush=True)
 
     report("opened", opening)
