@@ -39,6 +39,11 @@ fi
 install -m 0644 "$here"/deploy/udev/*.rules /etc/udev/rules.d/
 udevadm control --reload-rules && udevadm trigger
 install -m 0644 "$here"/deploy/systemd/tablehost.service /etc/systemd/system/tablehost.service
+# Wait (at most 2 minutes) for NTP's first synchronisation before time-sync.target (the Pi has no RTC).
+install -d -m 0755 /etc/systemd/system/systemd-time-wait-sync.service.d
+install -m 0644 "$here"/deploy/systemd/systemd-time-wait-sync.service.d/tablehost.conf \
+    /etc/systemd/system/systemd-time-wait-sync.service.d/tablehost.conf
 systemctl daemon-reload
+systemctl enable systemd-time-wait-sync.service
 systemctl enable --now tablehost.service
 systemctl --no-pager status tablehost.service || true

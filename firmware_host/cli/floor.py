@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from firmware_host.feed.broker import BrokerSettings, client
-from firmware_host.floor.model import Unreadable
+from firmware_host.floor.model import DEFAULT_SKEW_BOUND_S, Unreadable
 from firmware_host.text import escaped, json_line
 
 if TYPE_CHECKING:
@@ -76,6 +76,7 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
         help="serve Prometheus's /metrics here (off without it; "
         "127.0.0.1 unless --metrics-tls-cert and --metrics-tls-key are given)",
     )
+    _add_skew_bound(parser, "/metrics: tablehost_floor_table_clock_skew")
     parser.add_argument("--metrics-tls-cert", type=Path, metavar="F", help="TLS certificate of /metrics")
     parser.add_argument("--metrics-tls-key", type=Path, metavar="F", help="its key")
     parser.add_argument(
@@ -99,7 +100,8 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
     parser.set_defaults(func=run_collect)
     commands = parser.add_subparsers(dest="command", metavar="SUBCOMMAND")
 
-    status = commands.add_parser("status", help="each table: last seq, last seen, lag, online, gaps")
+    status = commands.add_parser("status", help="each table: last seq, last seen, lag, online, gaps, clock skew")
+    _add_skew_bound(status, "CLOCK-SKEW, exit 1")
     add_db_arguments(status)
     status.add_argument("--json", action="store_true", help="one JSON object per table")
     status.set_defaults(func=run_status)
@@ -270,7 +272,10 @@ def _metrics(args: argparse.Namespace, collector: Any) -> Any:
         raise WebError("metrics: give both --metrics-tls-cert and --metrics-tls-key")
     tls = None if args.metrics_tls_cert is None else (args.metrics_tls_cert, args.metrics_tls_key)
     counted = FloorMetrics(
-        collector.stats, "postgresql" if str(args.db).startswith("postgresql") else "sqlite", __version__
+        collector.stats,
+        "postgresql" if str(args.db).startswith("postgresql") else "sqlite",
+        __version__,
+        skew_bound_s=args.clock_skew_s,
     )
     server = MetricsServer(
         counted.registry, args.metrics, tls, users_file=args.metrics_users, client_ca=args.metrics_client_ca
@@ -294,6 +299,29 @@ def run_keygen(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_skew_bound(parser: argparse.ArgumentParser, where: str) -> None:
+    """``--clock-skew-s S``: the bound of a table's clock skew (issue 28 item 6)."""
+    parser.add_argument(
+        "--clock-skew-s",
+        type=_skew_bound,
+        default=DEFAULT_SKEW_BOUND_S,
+        metavar="S",
+        help=f"a table whose last message's time differs from the floor's by more than S seconds has a "
+        f"wrong clock ({where}); default {DEFAULT_SKEW_BOUND_S:g}",
+    )
+
+
+def _skew_bound(text: str) -> float:
+    """``--clock-skew-s``: a positive, finite number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < 1e9:  # NaN and inf too
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
+    return value
+
+
 def run_status(args: argparse.Namespace) -> int:
     """``floor status --db PATH|DSN [--json]``."""
     store = open_db(args, read_only=True)
@@ -302,9 +330,12 @@ def run_status(args: argparse.Namespace) -> int:
         now = time.time()
         for table in store.tables():
             status = store.status(table)
-            incomplete = incomplete or bool(status.gaps or status.breaks or status.refused or status.unreadable)
+            skewed = status.clock_skew(args.clock_skew_s)
+            incomplete = (
+                incomplete or skewed or bool(status.gaps or status.breaks or status.refused or status.unreadable)
+            )
             if args.json:
-                sys.stdout.write(json_line(status.to_json()))
+                sys.stdout.write(json_line(status.to_json(args.clock_skew_s)))
                 continue
             online = {True: "online", False: "offline", None: "no status"}[status.online]
             seen = f"{now - status.last_seen:.0f} s ago" if status.last_seen is not None else "never"
@@ -313,10 +344,13 @@ def run_status(args: argparse.Namespace) -> int:
             print(
                 escaped(
                     f"{table}: {online}, last seq {status.last_seq} (of {status.max_seq}), last seen {seen}, "
-                    f"lag {status.lag_s} s, gaps {gaps}, breaks {status.breaks}, {refused}, "
+                    f"lag {status.shown_lag_s} s, gaps {gaps}, breaks {status.breaks}, {refused}, "
                     f"duplicates {status.duplicates}"
                 )
             )
+            if skewed and status.lag_s is not None:
+                ahead = "ahead of" if status.lag_s < 0 else "behind"
+                print(f"{table}: CLOCK-SKEW its last message's time is {abs(status.lag_s):.3f} s {ahead} the floor's")
             for what in status.unreadable[:10]:
                 print(escaped(f"{table}: UNREADABLE {what}"))
             if len(status.unreadable) > 10:

@@ -110,9 +110,10 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
     figures.add_argument(
         "--day-starts",
         type=_time_of_day,
-        default="06:00",
+        default=None,
         metavar="HH:MM",
-        help="--by day: the gaming day starts at this local time; default 06:00",
+        help="--by day: the gaming day starts at this time (in the --profile's time zone, else UTC); "
+        "default the --profile's [gaming_day], else 06:00 UTC",
     )
     figures.add_argument("--json", action="store_true", help="one JSON object per group instead of a table")
     _add_paigow_edge(figures)
@@ -277,13 +278,23 @@ def _name_malformed(command: str, malformed: list[Any]) -> int:
     return EXIT_MALFORMED if malformed else 0
 
 
+def _gaming_day(args: argparse.Namespace) -> Any:
+    """The gaming day ``journal report --by day`` dates by: the ``--profile``'s, its start as
+    ``--day-starts`` says (docs/rules-interpretations/clock.md, "One gaming day")."""
+    from firmware_host.config.profiles import load_table
+    from firmware_host.rules.gaming_day import GamingDay
+
+    day = load_table(args.profile).gaming_day if args.profile else GamingDay()
+    return day if args.day_starts is None else GamingDay(args.day_starts, day.time_zone)
+
+
 def run_report(args: argparse.Namespace) -> int:
     """``journal report PATH [--by shoe|day|seat] [--json]``."""
     from firmware_host.host import figures as table_figures
 
     edge = _paigow_edge(args)
     malformed: list[table_figures.Malformed] = []
-    groups = table_figures.report(args.path, args.by, args.day_starts, edge, malformed)
+    groups = table_figures.report(args.path, args.by, _gaming_day(args), edge, malformed)
     if args.json:
         for group in groups:
             sys.stdout.write(json_line(group))

@@ -25,11 +25,14 @@ from firmware_host.config.display import DisplayConfig, display_config
 from firmware_host.config.feed import FeedConfig, feed_config
 from firmware_host.config.metrics import MetricsConfig, metrics_config
 from firmware_host.config.protection import ProtectionConfig, protection_config
-from firmware_host.errors import ProfileError
+from firmware_host.errors import ProfileError, RulesError
+from firmware_host.rules.clock import seconds_ns
 from firmware_host.rules.devices import ApprovedIdentities
+from firmware_host.rules.gaming_day import DEFAULT_STARTS, DEFAULT_ZONE, GamingDay
 from firmware_host.text import escaped, problem
 
 __all__ = [
+    "ClockConfig",
     "Section",
     "DeviceModel",
     "DeviceSlot",
@@ -105,6 +108,16 @@ class Section:
         if value is not None and positive and value <= 0:
             raise self.error(name, f"must be positive, got {value}")
         return None if value is None else float(value)
+
+    def time_of_day(self, name: str) -> datetime.time | None:
+        """A time of day written ``"HH:MM"`` (None when absent)."""
+        text = self.string(name, None)
+        if text is None:
+            return None
+        try:
+            return datetime.time.fromisoformat(text)
+        except ValueError:
+            raise self.error(name, f"{text!r} is not a time of day (HH:MM)") from None
 
     def boolean(self, name: str, default: Any = None) -> Any:
         """A boolean value."""
@@ -327,14 +340,57 @@ class JournalUpkeep:
 def _upkeep(section: Section) -> JournalUpkeep:
     every = section.integer("checkpoint_every_steps", JournalUpkeep.checkpoint_every_steps, low=0)
     megabytes = section.number("rotate_mb", None, positive=True)
-    starts = section.string("gaming_day_starts", None)
-    day_start = None
-    if starts is not None:
-        try:
-            day_start = datetime.time.fromisoformat(starts)
-        except ValueError:
-            raise section.error("gaming_day_starts", f"{starts!r} is not a time of day (HH:MM)") from None
+    day_start = section.time_of_day("gaming_day_starts")
     return JournalUpkeep(every, None if megabytes is None else int(megabytes * 1_000_000), day_start)
+
+
+@dataclasses.dataclass(frozen=True)
+class ClockConfig:
+    """``[clock]``: the table's clocks (docs/rules-interpretations/clock.md).
+
+    :param step_tolerance_s: a change of the wall-minus-monotonic offset beyond this (and beyond
+        the kernel's 500 ppm slew in the time between) is journaled as a ``clock-step`` alert.
+    """
+
+    step_tolerance_s: float = 2.0
+
+    @property
+    def step_tolerance_ns(self) -> int:
+        """:attr:`step_tolerance_s` in whole nanoseconds."""
+        return seconds_ns(self.step_tolerance_s)
+
+
+def _gaming_day(section: Section, upkeep: JournalUpkeep, protection: ProtectionConfig) -> GamingDay:
+    """``[gaming_day]`` (``starts = "06:00"``, ``time_zone = "UTC"``): the one gaming day of the table.
+
+    ``[journal] gaming_day_starts`` and ``[protection] day_starts`` are its older spellings: each
+    gives the start when ``[gaming_day]`` does not, and must agree with it when both are given.
+    """
+    own = section.time_of_day("starts")
+    zone_name = section.string("time_zone", DEFAULT_ZONE)
+    section.reject_unknown()
+    starts = DEFAULT_STARTS if own is None else own
+    older = [("journal.gaming_day_starts", upkeep.gaming_day_starts)]
+    if protection.detection is not None:
+        older.append(("protection.day_starts", protection.detection.gaming_day.starts))
+    for key, given in older:
+        if given is None or given == DEFAULT_STARTS:
+            continue
+        if own is not None and given != own:
+            raise section.error("starts", f"{own:%H:%M} differs from {key} = {given:%H:%M}: give it once")
+        starts = given
+    try:
+        return GamingDay(starts, zone_name)
+    except RulesError as exc:
+        raise section.error("time_zone" if "zone" in str(exc) else "starts", str(exc)) from None
+
+
+def _clock(section: Section) -> ClockConfig:
+    config = ClockConfig(section.number("step_tolerance_s", ClockConfig.step_tolerance_s, positive=True))
+    if not config.step_tolerance_s <= 3600:  # NaN too
+        raise section.error("step_tolerance_s", f"{config.step_tolerance_s}: a number of seconds up to 3600")
+    section.reject_unknown()
+    return config
 
 
 @dataclasses.dataclass(frozen=True)
@@ -394,6 +450,10 @@ class TableProfile:
     protection: ProtectionConfig = ProtectionConfig()
     #: The simulated players (``[sim.players]``).
     players: SimPlayers = SimPlayers()
+    #: The table's clocks (``[clock]``).
+    clock: ClockConfig = ClockConfig()
+    #: The gaming day (``[gaming_day]``): rotation, reports, the table-day, the floor.
+    gaming_day: GamingDay = GamingDay()
 
     @property
     def simulated(self) -> bool:
@@ -495,7 +555,9 @@ def load_table(path: Path | str, devices_dir: Path | None = None) -> TableProfil
         metrics=metrics_config(top.table("metrics"), path),
         protection=protection_config(top.table("protection")),
         players=players,
+        clock=_clock(top.table("clock")),
     )
+    profile = dataclasses.replace(profile, gaming_day=_gaming_day(top.table("gaming_day"), upkeep, profile.protection))
     table.reject_unknown()
     top.reject_unknown()
     return profile

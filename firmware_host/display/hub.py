@@ -62,11 +62,14 @@ class DisplayHub:
     :param view: the table's view, already rebuilt from the journal (:meth:`rebuild`).
     :param step_seq: the journal seq of the step's input record (``Service.step_seq``), read in
         ``on_decisions`` on the service thread.
+    :param step_at: the step's receive time as journaled (``Service.latest_at``), read there too;
+        default: the wall clock now.
     """
 
-    def __init__(self, view: TableView, step_seq: Callable[[], int]) -> None:
+    def __init__(self, view: TableView, step_seq: Callable[[], int], step_at: Callable[[], float] = time.time) -> None:
         self.view = view
         self.step_seq = step_seq
+        self.step_at = step_at
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._backlog: dict[str, collections.deque[Update]] = {v: collections.deque(maxlen=BACKLOG) for v in VIEWS}
         self._clients: dict[str, set[tuple[asyncio.AbstractEventLoop, asyncio.Queue[Update | None]]]] = {
@@ -82,7 +85,7 @@ class DisplayHub:
     def on_decisions(self, decisions: Sequence[Decision]) -> None:
         """Queue the step's decisions with their seqs (the input record's seq + 1, + 2, ...)."""
         if decisions:
-            self._queue.put((self.step_seq() + 1, list(decisions), time.time()))
+            self._queue.put((self.step_seq() + 1, list(decisions), self.step_at()))
 
     def rebuild(self, decisions: Iterable[tuple[int, float | None, Decision]]) -> int:
         """Apply a journal's decisions, ``(seq, at, decision)`` in order (before the thread starts);

@@ -58,6 +58,8 @@ class TableView:
         self.log: list[str] = []
         #: Across the top of the dealer's page: the table stopped (its journal cannot be written).
         self.banner: str | None = None
+        #: Whether the table's wall clock is synchronised, as last journaled (None: not said).
+        self.synchronised: bool | None = None
 
     def apply(self, seq: int, decision: Decision, at: float | None = None) -> bool:
         """Take one journaled decision (``seq``: its record's seq); True when the view changed."""
@@ -113,6 +115,11 @@ class TableView:
         self.prompt = {"action": "wait", "text": self.banner}
         return True
 
+    def on_clock(self, data: dict[str, Any], round: int | None, at: float) -> bool:
+        """The table's clock (issue 28): an unsynchronised one stays marked on the dealer display."""
+        self.synchronised = data.get("synced") is True
+        return True
+
     def on_announce(self, data: dict[str, Any], round: int | None, at: float) -> bool:
         self.log = [*self.log[-(MAX_LOG - 1) :], str(data.get("text"))]
         handler = getattr(self, "announce_" + str(data.get("announce")), None)
@@ -135,6 +142,7 @@ class TableView:
             "alerts": self.alerts,
             "log": self.log,
             "limits": self.limits,
+            "synchronised": self.synchronised,
             **self.game_state(),
         }
 

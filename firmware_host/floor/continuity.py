@@ -102,4 +102,11 @@ class Batch:
         chain.rows[seq] = (message["hash"], message["prev_hash"])
         chain.max_seq = max(max_seq, seq)
         self.new.append(item)
-        return Outcome("stored", table, seq, gap=(max_seq + 1, seq - 1) if seq > max_seq + 1 else None)
+        at = message.get("at")
+        return Outcome(
+            "stored",
+            table,
+            seq,
+            gap=(max_seq + 1, seq - 1) if seq > max_seq + 1 else None,
+            at=float(at) if isinstance(at, (int, float)) and not isinstance(at, bool) else None,
+        )

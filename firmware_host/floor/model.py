@@ -37,6 +37,8 @@ class Outcome:
     seq: int | None = None
     detail: str = ""
     gap: tuple[int, int] | None = None
+    #: A stored message's ``at`` (the table's clock when it journaled the record).
+    at: float | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -49,6 +51,12 @@ class Unreadable:
 
     def __str__(self) -> str:
         return f"table {self.table!r} message {self.seq!r}: cannot read it: {self.why}"
+
+
+#: A table whose last message's ``at`` differs from when the floor stored it by more than this
+#: (seconds) has a wrong clock: ``clock-skew`` (issue 28). A backlog being resent after an
+#: outage shows so too until it is caught up: its ``at`` are as old as the outage.
+DEFAULT_SKEW_BOUND_S = 5.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -70,9 +78,23 @@ class TableStatus:
     last_refusal: str | None = None  #: why the last one was refused
     unreadable: list[str] = dataclasses.field(default_factory=list)  #: stored records it cannot read
 
-    def to_json(self) -> dict[str, Any]:
-        """JSON-ready fields."""
-        return {**dataclasses.asdict(self), "gaps": [list(g) for g in self.gaps]}
+    def clock_skew(self, bound_s: float = DEFAULT_SKEW_BOUND_S) -> bool:
+        """Whether the table's clock differs from the floor's by more than ``bound_s`` (its last
+        message's ``at`` against when it was stored, either way)."""
+        return self.lag_s is not None and abs(self.lag_s) > bound_s
+
+    @property
+    def shown_lag_s(self) -> float | None:
+        """The lag as people see it: never negative (a table clock ahead is a clock skew, not a lag)."""
+        return None if self.lag_s is None else max(0.0, self.lag_s)
+
+    def to_json(self, bound_s: float = DEFAULT_SKEW_BOUND_S) -> dict[str, Any]:
+        """JSON-ready fields, with ``clock_skew`` (``lag_s`` stays signed: the table's clock ahead is negative)."""
+        return {
+            **dataclasses.asdict(self),
+            "gaps": [list(g) for g in self.gaps],
+            "clock_skew": self.clock_skew(bound_s),
+        }
 
 
 class Store(Protocol):

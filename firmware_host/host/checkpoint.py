@@ -37,6 +37,7 @@ import math
 from typing import Any, Protocol
 
 from firmware_host.errors import JournalError
+from firmware_host.rules.gaming_day import GamingDay
 from firmware_host.tables import state_tree
 
 __all__ = ["FORMAT", "CheckpointPolicy", "CheckpointError", "Stateful", "capture", "load", "mismatch", "gaming_day"]
@@ -55,13 +56,13 @@ class CheckpointPolicy:
 
     :param every_steps: a checkpoint at the first quiet moment after this many steps (0: none).
     :param rotate_bytes: rotate at a quiet moment once the file is this large (None: never).
-    :param gaming_day_starts: rotate at the first quiet moment of each gaming day, which
-        starts at this local time (None: never).
+    :param gaming_day_starts: rotate at the first quiet moment of each gaming day: the
+        profile's (``[gaming_day]``), or one starting at this time UTC (None: never).
     """
 
     every_steps: int = 0
     rotate_bytes: int | None = None
-    gaming_day_starts: datetime.time | None = None
+    gaming_day_starts: datetime.time | GamingDay | None = None
 
 
 class Stateful(Protocol):
@@ -149,8 +150,8 @@ def mismatch(service: Stateful, data: dict[str, Any]) -> str | None:
     return None
 
 
-def gaming_day(at: float, starts: datetime.time) -> datetime.date:
-    """The gaming day (local time) that ``at`` (seconds since the epoch) falls in, days starting at ``starts``."""
-    local = datetime.datetime.fromtimestamp(at)
-    shifted = local - datetime.timedelta(hours=starts.hour, minutes=starts.minute, seconds=starts.second)
-    return shifted.date()
+def gaming_day(at: float, starts: datetime.time | GamingDay) -> datetime.date:
+    """The gaming day that ``at`` (seconds since the epoch) falls in: the profile's
+    (:class:`~firmware_host.rules.gaming_day.GamingDay`), or one starting at ``starts`` UTC."""
+    day = starts if isinstance(starts, GamingDay) else GamingDay(starts)
+    return day.of(at)

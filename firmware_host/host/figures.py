@@ -13,7 +13,8 @@ What ``journal export --rounds``/``--shoes`` add to the decisions they print and
 - a group of rounds (a shoe, a gaming day, a seat) has ``drop`` (cents wagered), ``win`` (the
   house's net, commission included), ``theo`` (sum of its entries, exact until printed),
   ``hold`` (win / drop), ``rounds_per_hour`` (rounds x 3600 / the seconds from each round's
-  first decision to its ``round_result``, by the journal's own clock), and the counts of
+  first decision to its ``round_result``, on the monotonic clock within a boot, by the wall
+  stamps of a journal without it), and the counts of
   ``advantage_windows``, ``advantage_play_alerts`` and all alerts (``alert_count``).
 
 A void round is in no figure but the round count: its wagers were returned unplayed.
@@ -34,9 +35,11 @@ from typing import Any, NamedTuple
 
 from firmware_host.errors import JournalError
 from firmware_host.host import checkpoint, segments
-from firmware_host.host.journal import ROUND_RESULT, SHOE_RESULT, Record
+from firmware_host.host.journal import MONO_KEY, ROUND_RESULT, SHOE_RESULT, Record
 from firmware_host.rules.baccarat.exposure import parse_ev
+from firmware_host.rules.clock import NS, seconds_ns
 from firmware_host.rules.edges import PAIGOW_HOUSE_WAY_EDGE
+from firmware_host.rules.gaming_day import GamingDay
 from firmware_host.tables.decisions import ADVANTAGE_PLAY, ADVANTAGE_WINDOW
 from firmware_host.text import escaped
 
@@ -130,6 +133,42 @@ class PlayedRound:
     at: float
     figures: RoundFigures
     seats: dict[str, RoundFigures]
+    #: When it was decided on the monotonic clock, and in which boot (None: not stamped).
+    mono_ns: int | None = None
+    boot: str | None = None
+
+    def dated(self, offsets: dict[str, int]) -> float:
+        """When it was decided, as rounds are dated: the boot's latest synchronised offset
+        (``offsets``, from :class:`ClockTrack`) applied to the monotonic clock, else the wall clock."""
+        offset = None if self.boot is None else offsets.get(self.boot)
+        return self.at if offset is None or self.mono_ns is None else (self.mono_ns + offset) / NS
+
+
+class ClockTrack:
+    """The journal's two clocks as its records go by: each step's monotonic stamp, the boot it
+    counts in (journaled ``ClockStatus`` inputs) and each boot's latest synchronised offset."""
+
+    def __init__(self) -> None:
+        self.boot: str | None = None
+        self.synced = False
+        self.mono_ns: int | None = None
+        #: Each boot's latest offset (wall - monotonic, ns) of a step while synchronised.
+        self.offsets: dict[str, int] = {}
+
+    def see(self, record: Record) -> None:
+        """Follow an input record (any other record is ignored)."""
+        if record.kind != "input":
+            return
+        if record.type == "ClockStatus":
+            self.boot, self.synced = str(record.data.get("boot")), bool(record.data.get("synced"))
+        mono = record.data.get(MONO_KEY)
+        self.mono_ns = mono if isinstance(mono, int) and not isinstance(mono, bool) else None
+        if self.synced and self.boot is not None and self.mono_ns is not None and record.at is not None:
+            self.offsets[self.boot] = seconds_ns(record.at) - self.mono_ns
+
+    def now(self) -> tuple[str | None, int | None]:
+        """The boot and monotonic stamp of the step being read (None, None: not stamped)."""
+        return (self.boot, self.mono_ns) if self.mono_ns is not None else (None, None)
 
 
 def _baccarat_round(data: dict[str, Any], odds: dict[str, Any] | None) -> tuple[RoundFigures, dict[str, RoundFigures]]:
@@ -174,16 +213,22 @@ def _paigow_round(data: dict[str, Any], edge: Fraction) -> tuple[RoundFigures, d
 
 
 def read_rounds(
-    records: Iterable[Record], paigow_edge: Fraction = PAIGOW_HOUSE_WAY_EDGE
+    records: Iterable[Record], paigow_edge: Fraction = PAIGOW_HOUSE_WAY_EDGE, clocks: ClockTrack | None = None
 ) -> Iterator[PlayedRound | dict[str, Any] | Malformed]:
     """Every finished round (a :class:`PlayedRound`) and every ``shoe_result`` (its data), in order;
-    a record that cannot be read as its type says is a :class:`Malformed` in its place."""
+    a record that cannot be read as its type says is a :class:`Malformed` in its place.
+
+    :param clocks: follows the journal's two clocks (a new one if None); a round's pace is measured
+        on the monotonic clock within a boot, on the wall stamps otherwise (as before the two clocks).
+    """
+    clocks = ClockTrack() if clocks is None else clocks
     state = _Reading()
     for record in records:
+        clocks.see(record)
         if record.kind != "decision":
             continue
         try:
-            made = state.read(record, paigow_edge)
+            made = state.read(record, paigow_edge, clocks)
         except _MALFORMED as exc:
             why = escaped(f"{type(exc).__name__}: {exc}")[:200]
             yield Malformed(f"record {record.seq} ({escaped(str(record.type))[:64]}): {why}")
@@ -196,11 +241,11 @@ def read_rounds(
 class _Reading:
     """What :func:`read_rounds` keeps between records: each round's first time and odds, the alerts."""
 
-    first_at: dict[int, float] = dataclasses.field(default_factory=dict)
+    first_at: dict[int, tuple[float, str | None, int | None]] = dataclasses.field(default_factory=dict)
     odds: dict[int, dict[str, Any]] = dataclasses.field(default_factory=dict)
     counts: RoundFigures = dataclasses.field(default_factory=RoundFigures)  # alerts since the last round
 
-    def read(self, record: Record, paigow_edge: Fraction) -> PlayedRound | dict[str, Any] | None:
+    def read(self, record: Record, paigow_edge: Fraction, clocks: ClockTrack) -> PlayedRound | dict[str, Any] | None:
         """One decision record: a finished round, a shoe's result, or None (it only counts).
 
         :raises: one of :data:`_MALFORMED` when its data is not what its type says.
@@ -209,7 +254,7 @@ class _Reading:
         if record.type in _READ and not isinstance(record.data, dict):
             raise TypeError(f"data is a {type(record.data).__name__}, not an object")
         if record.round is not None and record.at is not None:
-            first_at.setdefault(record.round, record.at)
+            first_at.setdefault(record.round, (record.at, *clocks.now()))
         if record.type == ODDS and record.round is not None:
             odds[record.round] = record.data
         elif record.type == "alert":
@@ -227,14 +272,22 @@ class _Reading:
                 data["odds"] = odds.pop(number, None)
                 figures, seats = _baccarat_round(data, data["odds"])
             at = record.at or 0.0
-            figures.seconds = max(0.0, at - first_at.pop(number, at))
+            boot, mono = clocks.now()
+            figures.seconds = _seconds(first_at.pop(number, (at, boot, mono)), (at, boot, mono))
             for seat in seats.values():
                 seat.seconds = figures.seconds
             figures.alerts, figures.advantage_windows = counts.alerts, counts.advantage_windows
             figures.advantage_play_alerts = counts.advantage_play_alerts
             self.counts = RoundFigures()
-            return PlayedRound(data, at, figures, seats)
+            return PlayedRound(data, at, figures, seats, mono, boot)
         return None
+
+
+def _seconds(start: tuple[float, str | None, int | None], end: tuple[float, str | None, int | None]) -> float:
+    """A round's length: on the monotonic clock within a boot, else by its wall stamps (never negative)."""
+    if start[2] is not None and end[2] is not None and start[1] == end[1]:
+        return (end[2] - start[2]) / NS
+    return max(0.0, end[0] - start[0])
 
 
 def _records(path: str | os.PathLike[str]) -> Iterator[Record]:
@@ -321,7 +374,7 @@ def feed_records(messages: Iterable[dict[str, Any]]) -> Iterator[Record]:
 def report(
     path: str | os.PathLike[str],
     by: str,
-    day_starts: datetime.time = DEFAULT_DAY_STARTS,
+    day: datetime.time | GamingDay = DEFAULT_DAY_STARTS,
     paigow_edge: Fraction = PAIGOW_HOUSE_WAY_EDGE,
     malformed: list[Malformed] | None = None,
 ) -> list[dict[str, Any]]:
@@ -330,18 +383,21 @@ def report(
 
     :param by: one of :data:`GROUPINGS`. A Pai Gow round has no shoe (its group is null); a
         seat is a Baccarat seat or a Pai Gow betting position.
-    :param day_starts: the gaming day's start, local time (a round belongs to the day its
-        ``round_result`` is decided in).
+    :param day: the gaming day (the profile's; a time: one starting then, UTC). A round belongs to
+        the day its ``round_result`` is decided in, by corrected time (:meth:`PlayedRound.dated`:
+        the rounds dealt before NTP's first step of a boot are dated by that boot's offset).
     """
+    clocks = ClockTrack()
+    rounds = _readable(read_rounds(_records(path), paigow_edge, clocks), malformed)
+    played = [item for item in rounds if isinstance(item, PlayedRound)]  # whole: the offsets are the boot's last
     groups: dict[Any, Figures] = {}
-    for item in _readable(read_rounds(_records(path), paigow_edge), malformed):
-        if not isinstance(item, PlayedRound):
-            continue
+    for item in played:
         if by == "seat":
             for seat, figures in item.seats.items():
                 groups.setdefault(int(seat) if seat.isdigit() else seat, Figures()).add(figures)
             continue
-        key: Any = checkpoint.gaming_day(item.at, day_starts).isoformat() if by == "day" else item.data.get("shoe")
+        dated = item.dated(clocks.offsets)
+        key: Any = checkpoint.gaming_day(dated, day).isoformat() if by == "day" else item.data.get("shoe")
         if not isinstance(key, (str, int, type(None))):  # a shoe that is no shoe id: named, not hashed
             key = escaped(repr(key))[:64]
         groups.setdefault(key, Figures()).add(item.figures)

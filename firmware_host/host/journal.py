@@ -55,6 +55,8 @@ __all__ = [
     "load_key",
     "key_id",
     "KEY_BYTES",
+    "MONO_KEY",
+    "Stamp",
 ]
 
 #: Format version of the record encoding; part of every hashed message.
@@ -63,6 +65,9 @@ FORMAT = 1
 MESSAGE_PREFIX = b"tablehost-journal/1\n"
 #: ``prev_hash`` of record 1.
 GENESIS_PREV_HASH = "0" * 64
+#: The key of an input record's data that holds the step's monotonic stamp (nanoseconds,
+#: ``CLOCK_BOOTTIME``): not a field name an event can have, so it never meets one.
+MONO_KEY = "@mono_ns"
 #: Type of the meta record every journal starts with (seq 1): format, keyed, key id.
 GENESIS_TYPE = "journal"
 #: Type of a checkpoint record (``meta``): the table's whole state after the record before it
@@ -116,16 +121,21 @@ def canonical_json(data: Any, what: str) -> str:
     return text
 
 
-def encode_event(event: DeviceEvent) -> tuple[str, str]:
-    """``(type, canonical JSON of its fields)`` of an input event's record.
+def encode_event(event: DeviceEvent, mono_ns: int | None = None) -> tuple[str, str]:
+    """``(type, canonical JSON of its fields)`` of an input event's record, with its monotonic
+    stamp ``mono_ns`` (``CLOCK_BOOTTIME`` nanoseconds) under :data:`MONO_KEY` when given.
 
-    :raises JournalError: not a registered event; :class:`JournalEncodingError`: its fields
-        cannot be encoded (a lone surrogate in a text, a number JSON has not).
+    :raises JournalError: not a registered event, or a bad ``mono_ns``; :class:`JournalEncodingError`:
+        its fields cannot be encoded (a lone surrogate in a text, a number JSON has not).
     """
     try:
         name, fields = to_record(event)
     except EventError as exc:
         raise JournalError(f"cannot journal {event!r}: {exc}") from exc
+    if mono_ns is not None:
+        if isinstance(mono_ns, bool) or not isinstance(mono_ns, int) or not 0 <= mono_ns < 2**63:
+            raise JournalError(f"mono_ns must be nanoseconds from 0 to 2**63, not {mono_ns!r}")
+        fields = {**fields, MONO_KEY: mono_ns}
     return name, canonical_json(fields, f"event {name}")
 
 
@@ -564,20 +574,29 @@ class Journal:
         return self._append([("meta", type, at, None, canonical_json(item, f"meta {type!r}")) for item in items])
 
     def append_step(
-        self, at: float, event: DeviceEvent, decisions: Sequence[Decision], encoded: tuple[str, str] | None = None
+        self,
+        at: float,
+        event: DeviceEvent,
+        decisions: Sequence[Decision],
+        encoded: tuple[str, str] | None = None,
+        *,
+        mono_ns: int | None = None,
     ) -> int:
         """Append one input event and the decisions it caused as ONE durable transaction.
 
         Returns only after the transaction is committed to disk (``synchronous=FULL``), so the
         caller may act on the decisions afterwards. The decisions carry the same ``at``.
 
-        :param at: the service's receive time of ``event`` (seconds).
-        :param encoded: ``event`` as :func:`encode_event` made it already (None: encoded here).
+        :param at: the service's receive time of ``event`` on the wall clock, as read (seconds).
+        :param encoded: ``event`` as :func:`encode_event` made it already, monotonic stamp
+            included (None: encoded here).
+        :param mono_ns: the same moment on the monotonic clock (``CLOCK_BOOTTIME``, nanoseconds),
+            kept in the input record's data under :data:`MONO_KEY` (None: not stamped).
         :returns: the seq of the input record (its decisions follow it).
         :raises JournalError: unregistered event, data not JSON-ready, bad ``at``, I/O error.
         """
         at = _check_at(at)
-        name, data = encode_event(event) if encoded is None else encoded
+        name, data = encode_event(event, mono_ns) if encoded is None else encoded
         entries: list[tuple[str, str, float | None, int | None, str]] = [("input", name, at, None, data)]
         for decision in decisions:
             entries.append(
@@ -763,12 +782,29 @@ def steps_of(
         if record.kind == "input":
             if record.at is None:
                 raise JournalError(f"record {record.seq}: an input without the time it was received")
+            fields = dict(record.data)
+            mono = fields.pop(MONO_KEY, None)
             try:
-                step = (record.at, from_record(record.type, record.data), [])
+                step = (Stamp(record.at, mono if isinstance(mono, int) else None), from_record(record.type, fields), [])
             except EventError as exc:
                 raise JournalError(f"record {record.seq}: cannot rebuild the event: {exc}") from exc
     if step is not None:
         yield step
+
+
+class Stamp(float):
+    """A journaled step's receive time: the wall clock as read (the float itself, the record's
+    ``at``) and the monotonic clock (:attr:`mono_ns`; None in a record without it: every
+    record tablehost 0.3.0 and earlier wrote). A float, so every reader of ``(at, event, decisions)``
+    reads it as before."""
+
+    __slots__ = ("mono_ns",)
+    mono_ns: int | None
+
+    def __new__(cls, at: float, mono_ns: int | None = None) -> Stamp:
+        stamp = super().__new__(cls, at)
+        stamp.mono_ns = mono_ns
+        return stamp
 
 
 def _check_at(at: float) -> float:

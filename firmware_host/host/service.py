@@ -2,7 +2,8 @@
 
 Drivers, GPIO buttons, the dealer console and simulated dealers put events on one queue
 (:meth:`Service.emit`, safe from any thread). The loop takes each event, stamps it with the
-time it was received, lets the controller decide, journals the event and its decisions in
+time it was received on two clocks (the wall clock as read, never clamped, and the monotonic
+clock that counts through suspend, :mod:`~firmware_host.host.clock`), lets the controller decide, journals the event and its decisions in
 one durable transaction, and only then hands the decisions to the outputs (dealer view,
 tower lamp, simulated dealer, event feed). When no event arrives for ``tick_seconds`` it
 feeds the controller a :class:`~firmware_host.tables.events.ClockTick`, so the compliance clocks
@@ -32,10 +33,11 @@ from typing import Any, Protocol
 from drivers.events import DeviceEvent
 from firmware_host.errors import ControllerError, JournalEncodingError, JournalError
 from firmware_host.host import checkpoint, segments
+from firmware_host.host.clock import Clocks
 from firmware_host.host.journal import CHECKPOINT_TYPE, Journal, Record, encode_event, steps_of
 from firmware_host.tables import state_tree
 from firmware_host.tables.decisions import HALTED, Decision, for_surveillance_only
-from firmware_host.tables.events import ClockTick, SoftwareStarted
+from firmware_host.tables.events import ClockStatus, ClockTick, SoftwareStarted
 from firmware_host.text import escaped, json_ready
 
 __all__ = [
@@ -84,7 +86,8 @@ REASON_LONGEST = 300
 #: Steps before a rotation that failed (I/O, or its archive name taken) is tried again.
 ROTATION_RETRY_STEPS = 100
 
-#: One journaled step: receive time, input event, decisions.
+#: One journaled step: receive time (a :class:`~firmware_host.host.journal.Stamp` when read
+#: from the journal: the wall time, with the monotonic stamp), input event, decisions.
 Step = tuple[float, DeviceEvent, list[Decision]]
 #: The simulated devices' resume points after ``steps``, from those of the checkpoint before
 #: them (None: from the journal's start); JSON-ready, by device kind (the wiring provides it).
@@ -94,8 +97,9 @@ DevicePoints = Callable[[dict[str, Any] | None, Iterable[Step]], dict[str, Any]]
 class Controller(Protocol):
     """What the service needs of a table controller (see :mod:`firmware_host.tables.base`)."""
 
-    def handle(self, event: DeviceEvent, at: float) -> list[Decision]:
-        """Apply one event received at ``at``; return the decisions made."""
+    def handle(self, event: DeviceEvent, at: float, mono_ns: int | None = None) -> list[Decision]:
+        """Apply one event received at ``at`` (wall, as read) and ``mono_ns`` (monotonic; None: not
+        stamped); return the decisions made."""
         ...
 
 
@@ -121,7 +125,11 @@ class Service:
     :param outputs: acted on in order after each durable step.
     :param tick_seconds: longest wait for an event before a clock tick is fed.
     :param stop_after_rounds: stop once the journal holds this many finished rounds.
-    :param clock: wall-clock time source (seconds); the controller never reads it.
+    :param clock: wall-clock time source (seconds), read as it is (never clamped); the controller
+        never reads it.
+    :param clocks: the monotonic clock, the boot and the synchronisation
+        (:class:`~firmware_host.host.clock.SystemClock`; None: steps carry no monotonic stamp,
+        and the compliance limits measure on the wall stamps, as before the two clocks).
     :param heartbeat: called on every turn of the loop (the systemd watchdog ping), so a
         stuck loop stops pinging.
     :param version: the running tablehost version (see :meth:`recover`).
@@ -141,6 +149,7 @@ class Service:
         tick_seconds: float = 1.0,
         stop_after_rounds: int | None = None,
         clock: Callable[[], float] = time.time,
+        clocks: Clocks | None = None,
         heartbeat: Callable[[], None] | None = None,
         version: str | None = None,
         policy: checkpoint.CheckpointPolicy = checkpoint.CheckpointPolicy(),
@@ -154,6 +163,7 @@ class Service:
         self.tick_seconds = tick_seconds
         self.stop_after_rounds = stop_after_rounds
         self.clock = clock
+        self.clocks = clocks
         self.heartbeat = heartbeat
         self.version = version
         #: The version whose decisions the journal's last steps are (set by :meth:`recover`).
@@ -167,7 +177,7 @@ class Service:
         #: The journal seq of the last step's input record; its decisions follow it, one record
         #: each, so an output can name the record each decision came from (the display's SSE ids).
         self.step_seq = journal.last_seq if journal is not None else 0
-        #: The latest receive time of any step, journaled or not (time never goes back).
+        #: The wall-clock receive time of the latest step, journaled or not, as read.
         self.latest_at = float("-inf")
         self.policy = policy
         self.device_points = device_points
@@ -231,8 +241,8 @@ class Service:
         for at, event, journaled in steps:
             if isinstance(event, SoftwareStarted):
                 self.journal_version = event.version
-            self.latest_at = max(self.latest_at, at)
-            decided = self._decide(event, at)
+            self.latest_at = at
+            decided = self._decide(event, at, getattr(at, "mono_ns", None))
             if decided != journaled:
                 decided = journal_ready(decided)  # as the live step journaled a controller's unencodable text
             if decided != journaled:
@@ -277,7 +287,15 @@ class Service:
         self._since_checkpoint = 0
 
     def _checkpoint_at(self) -> float:
-        return self.latest_at if self.latest_at != float("-inf") else self.clock()
+        """A checkpoint's time: the latest step's, corrected (:meth:`corrected_at`), else now."""
+        return self.corrected_at() if self.latest_at != float("-inf") else self.clock()
+
+    def corrected_at(self) -> float:
+        """The latest step's time as rounds are dated: corrected by the boot's latest synchronised
+        offset (:meth:`~firmware_host.tables.clock.TableClock.corrected`; the wall clock as read
+        for a controller without the two clocks)."""
+        table_clock = getattr(self.controller, "clock", None)
+        return self.latest_at if table_clock is None else float(table_clock.corrected())
 
     def _checkpoint_data(self) -> dict[str, Any]:
         """What a checkpoint of the table after the journal's last record holds."""
@@ -315,7 +333,7 @@ class Service:
         return (
             policy.gaming_day_starts is not None
             and opened_at is not None
-            and checkpoint.gaming_day(self.latest_at, policy.gaming_day_starts)
+            and checkpoint.gaming_day(self.corrected_at(), policy.gaming_day_starts)
             != checkpoint.gaming_day(opened_at, policy.gaming_day_starts)
         )
 
@@ -363,16 +381,18 @@ class Service:
 
     def step(self, event: DeviceEvent) -> list[Decision]:
         """Decide on one event, journal it durably, then hand the decisions to the outputs."""
-        # Never earlier than the last step, journaled or not: the wall clock may step back (NTP),
-        # and a replay must see exactly the times the live run saw.
-        at = self.latest_at = max(self.clock(), self.latest_at)
+        if not isinstance(event, ClockStatus):
+            self._clock_status()
+        # Both clocks as read, both journaled: a replay sees exactly the times the live run saw.
+        at = self.latest_at = self.clock()
+        mono_ns = None if self.clocks is None else self.clocks.monotonic_ns()
         started = time.perf_counter()
         try:
-            encoded = encode_event(event)  # before the controller sees it: a refused event changes nothing
+            encoded = encode_event(event, mono_ns)  # before the controller sees it: a refused event changes nothing
         except JournalEncodingError as exc:
             self._refuse_unjournalable(event, at, exc)
             return []
-        decisions = self._decide(event, at)
+        decisions = self._decide(event, at, mono_ns)
         if not decisions and isinstance(event, ClockTick):
             return decisions  # a tick that decides nothing changes nothing: not journaled
         try:
@@ -415,10 +435,20 @@ class Service:
         self.refused_inputs += 1
         log.warning("refused %s: %s", type(event).__name__, escaped(str(exc))[:REASON_LONGEST])
 
-    def _decide(self, event: DeviceEvent, at: float) -> list[Decision]:
+    def _clock_status(self) -> None:
+        """Journal a :class:`ClockStatus` first (as a step of its own) when the boot or the wall
+        clock's synchronisation differs from what the controller last took in."""
+        table_clock = getattr(self.controller, "clock", None)
+        if self.clocks is None or table_clock is None:
+            return
+        boot, synced = self.clocks.boot, self.clocks.synchronised()
+        if (table_clock.boot, table_clock.synced) != (boot, synced):
+            self.step(ClockStatus(device="clock", boot=boot, synced=synced))
+
+    def _decide(self, event: DeviceEvent, at: float, mono_ns: int | None) -> list[Decision]:
         """The controller's decisions; an input it refuses becomes a journaled warning."""
         try:
-            return self.controller.handle(event, at)
+            return self.controller.handle(event, at, mono_ns)
         except ControllerError as exc:
             return [Decision("alert", {"code": "refused-input", "text": str(exc), "severity": "warning"})]
 

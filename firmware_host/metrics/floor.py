@@ -17,6 +17,8 @@ from prometheus_client import CollectorRegistry, Histogram, Info
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
+from firmware_host.floor.model import DEFAULT_SKEW_BOUND_S
+
 if TYPE_CHECKING:
     from firmware_host.floor.collector import CollectorStats
     from firmware_host.floor.model import Outcome
@@ -35,12 +37,20 @@ class FloorMetrics(Collector):
     :param stats: the collector's counters.
     :param store_kind: ``"sqlite"`` or ``"postgresql"``.
     :param clock: wall-clock seconds (when a table's message was stored).
+    :param skew_bound_s: a table whose newest message's time differs from when it was stored by more
+        than this has a wrong clock (``tablehost_floor_table_clock_skew``).
     """
 
     def __init__(
-        self, stats: CollectorStats, store_kind: str, version: str, clock: Callable[[], float] = time.time
+        self,
+        stats: CollectorStats,
+        store_kind: str,
+        version: str,
+        clock: Callable[[], float] = time.time,
+        *,
+        skew_bound_s: float = DEFAULT_SKEW_BOUND_S,
     ) -> None:
-        self.stats, self.clock = stats, clock
+        self.stats, self.clock, self.skew_bound_s = stats, clock, skew_bound_s
         self.registry = CollectorRegistry()
         Info("tablehost_floor", "The collector this endpoint serves.", registry=self.registry).info(
             {"store": store_kind, "version": version}
@@ -52,6 +62,9 @@ class FloorMetrics(Collector):
             registry=self.registry,
         )
         self.stored_at: dict[str, float] = {}
+        #: Each table's last stored message: its ``at`` less when it was stored (positive: the
+        #: table's clock is ahead of the floor's).
+        self.clock_offset: dict[str, float] = {}
         stats.listeners.append(self._written)
         self.registry.register(self)
 
@@ -61,6 +74,8 @@ class FloorMetrics(Collector):
         for outcome in outcomes:
             if outcome.kind == "stored" and outcome.table is not None:
                 self.stored_at[outcome.table] = now
+                if outcome.at is not None and outcome.seq == self.stats.last_seq.get(outcome.table):
+                    self.clock_offset[outcome.table] = outcome.at - now
 
     def collect(self) -> Iterator[Metric]:
         """The collector's counters and per-table gauges, as they stand (Prometheus's scrape)."""
@@ -103,3 +118,19 @@ class FloorMetrics(Collector):
             lag.add_metric([table], max(0.0, now - at))
         yield stored
         yield lag
+        offset = GaugeMetricFamily(
+            "tablehost_floor_table_clock_offset_seconds",
+            "The table's clock less the floor's: its newest message's time less when it was stored.",
+            labels=["table"],
+        )
+        skew_bound_s = self.skew_bound_s
+        skew = GaugeMetricFamily(
+            "tablehost_floor_table_clock_skew",
+            f"1 while the table's clock differs from the floor's by more than {skew_bound_s:g} s (clock-skew).",
+            labels=["table"],
+        )
+        for table, seconds in sorted(self.clock_offset.items()):
+            offset.add_metric([table], seconds)
+            skew.add_metric([table], 1 if abs(seconds) > self.skew_bound_s else 0)
+        yield offset
+        yield skew

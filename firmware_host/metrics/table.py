@@ -53,6 +53,17 @@ class TableMetrics:
             ["code", "severity"],
             registry=self.registry,
         )
+        self.clock_steps = Counter(
+            "tablehost_clock_steps_total",
+            "Steps of the wall clock (its offset from the monotonic clock changed), by direction.",
+            ["direction"],
+            registry=self.registry,
+        )
+        self.synchronised = Gauge(
+            "tablehost_clock_synchronised",
+            "1 while the kernel says the wall clock is synchronised, 0 while not (as last journaled).",
+            registry=self.registry,
+        )
         #: The game-protection alerts' counts, in a registry served to surveillance's scraper only
         #: (:mod:`firmware_host.tables.protection_policy`; :mod:`firmware_host.metrics.server`).
         self.protection = CollectorRegistry()
@@ -91,6 +102,10 @@ class TableMetrics:
             elif decision.type == "alert":
                 counter = self.protection_alerts if is_protection_alert(data.get("code")) else self.alerts
                 counter.labels(str(data.get("code", "")), str(data.get("severity", ""))).inc()
+                if data.get("code") == "clock-step":
+                    self.clock_steps.labels("forward" if data.get("step_ns", 0) > 0 else "back").inc()
+            elif decision.type == "clock":
+                self.synchronised.set(1 if data.get("synced") else 0)
             elif decision.type == "device" and "device" in data:
                 self.online.labels(str(data["device"])).set(1 if data.get("online") else 0)
 

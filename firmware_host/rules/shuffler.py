@@ -1,7 +1,8 @@
 """Shuffler rules for a Baccarat table: two batches, alternation, the discard rack, the deck clock.
 
 Pure: an immutable :class:`ShufflerState` and functions that take it, an input and the time
-``at`` (seconds, the controller's clock) and return a :class:`Step` (the new state and the
+``at`` (the controller's :class:`~firmware_host.rules.clock.Instant`, or a bare wall time in
+seconds) and return a :class:`Step` (the new state and the
 :class:`Notice` s to journal and show the dealer). A refusal raises
 :class:`ShufflerRefusal` (a :class:`~firmware_host.errors.RulesError`) naming the section.
 No clock, no I/O, no randomness.
@@ -58,6 +59,7 @@ from drivers.events.shuffler import (
 )  # fmt: skip
 from firmware_host.errors import ProfileError, RulesError
 from firmware_host.rules.baccarat.cards import CARDS_PER_DECK
+from firmware_host.rules.clock import NS, Instant, as_instant, left_ns, reached, seconds_ns, span
 
 __all__ = [
     "BATCH_NAMES", "STAGES", "ShufflerConfig", "BatchRecord", "ShufflerState", "Notice", "Step",
@@ -207,7 +209,8 @@ class BatchRecord:
     :param cards: cards counted by the last completed shuffle.
     :param digest: order digest of the last completed shuffle.
     :param dealt_digests: digests of the shuffles already dealt from these decks.
-    :param opened_at: when these decks were first seen at the table (the § 541.3(c) clock).
+    :param opened_at: when these decks were first seen at the table, on both clocks (the
+        § 541.3(c) clock, measured with :func:`~firmware_host.rules.clock.span`).
     :param problem: why the batch is rejected or must be shuffled again.
     :param clock_warned: the deck-clock warning was given for these decks (it is given once).
     """
@@ -219,7 +222,7 @@ class BatchRecord:
     cards: int | None = None
     digest: str | None = None
     dealt_digests: tuple[str, ...] = ()
-    opened_at: float | None = None
+    opened_at: Instant | None = None
     problem: str | None = None
     clock_warned: bool = False
 
@@ -231,7 +234,7 @@ class ShufflerState:
     :param in_play: the batch in the shoe and the discard rack, if a shoe is in play.
     :param last_shoe_batch: the batch of the latest shoe (§ 541.3(b)(5)).
     :param shoes: shoes loaded so far.
-    :param last_activity: when the latest round or shoe started (§ 541.5(h)).
+    :param last_activity: when the latest round or shoe started, on both clocks (§ 541.5(h)).
     """
 
     config: ShufflerConfig
@@ -239,7 +242,7 @@ class ShufflerState:
     in_play: str | None = None
     last_shoe_batch: str | None = None
     shoes: int = 0
-    last_activity: float | None = None
+    last_activity: Instant | None = None
 
     def batch(self, name: str) -> BatchRecord:
         """The record of batch ``name``.
@@ -282,7 +285,7 @@ def _other(state: ShufflerState, batch: str) -> BatchRecord | None:
 # -- the shuffler's events ------------------------------------------------------------------
 
 
-def on_batch_loaded(state: ShufflerState, batch: str, decks: int, back_colour: str, at: float) -> Step:
+def on_batch_loaded(state: ShufflerState, batch: str, decks: int, back_colour: str, at: Instant | float) -> Step:
     """Cards were put into the shuffler's slot ``batch``.
 
     A batch seen for the first time (or after :func:`retire_batch`) starts its deck clock
@@ -291,7 +294,7 @@ def on_batch_loaded(state: ShufflerState, batch: str, decks: int, back_colour: s
     """
     record = state.batch(batch)
     notices: list[Notice] = []
-    opened = at if record.stage == "absent" else record.opened_at
+    opened = as_instant(at) if record.stage == "absent" else record.opened_at
     new_state_ = state
     if state.in_play == batch:
         notices.append(Notice("batch-returned-in-play", f"batch {batch} went back into the shuffler while its "
@@ -318,7 +321,7 @@ def _setup_problem(state: ShufflerState, batch: str, decks: int, colour: str) ->
     return None
 
 
-def on_shuffle_started(state: ShufflerState, batch: str, at: float) -> Step:
+def on_shuffle_started(state: ShufflerState, batch: str, at: Instant | float) -> Step:
     """The shuffler began shuffling ``batch``.
 
     The device is the physical truth: a batch the rules believed in play, in the discard
@@ -332,12 +335,12 @@ def on_shuffle_started(state: ShufflerState, batch: str, at: float) -> Step:
                           f"{record.stage.replace('_', ' ')}", ATTENTION, "541.3(b)(4)"),)  # fmt: skip
         if state.in_play == batch:
             changes["in_play"] = None
-    opened = at if record.stage == "absent" else record.opened_at
+    opened = as_instant(at) if record.stage == "absent" else record.opened_at
     record = dataclasses.replace(record, stage="shuffling", cards=None, digest=None, problem=None, opened_at=opened)
     return Step(state._with(record, **changes), notices)
 
 
-def on_shuffle_completed(state: ShufflerState, batch: str, cards: int, digest: str, at: float) -> Step:
+def on_shuffle_completed(state: ShufflerState, batch: str, cards: int, digest: str, at: Instant | float) -> Step:
     """The shuffle of ``batch`` finished with ``cards`` counted and order ``digest``.
 
     The batch becomes ready to deal only with exactly :func:`expected_cards` cards
@@ -373,7 +376,7 @@ def on_shuffle_completed(state: ShufflerState, batch: str, cards: int, digest: s
     return Step(state._with(record), tuple(notices))
 
 
-def on_shuffle_abandoned(state: ShufflerState, batch: str, reason: str, at: float) -> Step:
+def on_shuffle_abandoned(state: ShufflerState, batch: str, reason: str, at: Instant | float) -> Step:
     """A shuffle of ``batch`` stopped before completing (jam, door opened, device lost):
     the batch must be shuffled again before it may be dealt."""
     record = state.batch(batch)
@@ -385,7 +388,7 @@ def on_shuffle_abandoned(state: ShufflerState, batch: str, reason: str, at: floa
     return Step(state._with(record), (Notice("shuffle-abandoned", text, ATTENTION, "541.3(b)(4)"),))
 
 
-def on_batch_released(state: ShufflerState, batch: str, cards: int, at: float) -> Step:
+def on_batch_released(state: ShufflerState, batch: str, cards: int, at: Instant | float) -> Step:
     """The shuffler lifted ``batch`` out for the dealer. Only a ready batch may come out."""
     record = state.batch(batch)
     if record.stage != "ready":
@@ -396,7 +399,7 @@ def on_batch_released(state: ShufflerState, batch: str, cards: int, at: float) -
 
 
 def on_batch_status(state: ShufflerState, batch: str, device_state: str, decks: int, back_colour: str,
-                    cards: int, digest: str, at: float) -> Step:  # fmt: skip
+                    cards: int, digest: str, at: Instant | float) -> Step:  # fmt: skip
     """Reconcile with the shuffler's status after a handshake (also after a replug).
 
     ``device_state`` is the slot's state as the device reports it: ``empty``, ``loaded``,
@@ -430,7 +433,7 @@ def on_batch_status(state: ShufflerState, batch: str, device_state: str, decks: 
 ABANDONING_FAULTS = frozenset(("jam", "door_open"))
 
 
-def on_event(state: ShufflerState, event: DeviceEvent, at: float) -> Step:
+def on_event(state: ShufflerState, event: DeviceEvent, at: Instant | float) -> Step:
     """Apply one event of :mod:`drivers.events.shuffler` (other events change nothing)."""
     match event:
         case BatchLoaded(batch=batch, decks=decks, back_colour=colour):
@@ -473,21 +476,29 @@ def next_batch(state: ShufflerState) -> str | None:
     return next(b.name for b in state.batches if b.name != state.last_shoe_batch)
 
 
-def deck_clock(state: ShufflerState, at: float) -> tuple[DeckClock, ...]:
-    """Each batch's § 541.3(c) clock, for batches at the table."""
+def deck_clock(state: ShufflerState, at: Instant | float) -> tuple[DeckClock, ...]:
+    """Each batch's § 541.3(c) clock, for batches at the table: its span on the monotonic clock
+    within a boot (:func:`~firmware_host.rules.clock.span`; taken as expired when it cannot be known)."""
     config = state.config
-    return tuple(
-        DeckClock(b.name, b.opened_at, b.opened_at + config.deck_life_s - at, config.deck_warning_s, config.deck_life_s)
-        for b in state.batches
-        if b.opened_at is not None
-    )
+    now = as_instant(at)
+    clocks = []
+    for b in state.batches:
+        if b.opened_at is None:
+            continue
+        measured = span(b.opened_at, now)
+        life = seconds_ns(config.deck_life_s)
+        clocks.append(DeckClock(b.name, b.opened_at.wall, left_ns(measured, life) / NS, config.deck_warning_s,
+                                config.deck_life_s, measured.reason))  # fmt: skip
+    return tuple(clocks)
 
 
 @dataclasses.dataclass(frozen=True)
 class DeckClock:
     """One batch's deck clock (§ 541.3(c)).
 
-    :param remaining_s: seconds until the decks must be changed (negative: overdue).
+    :param opened_at: when its decks were first seen, on the wall clock as read.
+    :param remaining_s: seconds until the decks must be changed (negative: overdue; 0 when the
+        time since cannot be known, and then ``reason`` says why).
     """
 
     batch: str
@@ -495,6 +506,7 @@ class DeckClock:
     remaining_s: float
     warning_s: float
     life_s: float
+    reason: str | None = None
 
     @property
     def status(self) -> str:
@@ -506,6 +518,9 @@ class DeckClock:
     def notice(self) -> Notice | None:
         """A warning or a fault notice, or ``None`` while the clock is far from running out."""
         minutes = abs(self.remaining_s) / 60
+        if self.status == "expired" and self.reason is not None:
+            return Notice("deck-clock-expired", f"batch {self.batch}: {self.reason}; its decks are taken as "
+                          f"overdue (changed at least every {self.life_s / 3600:g} h)", FAULT, "541.3(c)")  # fmt: skip
         if self.status == "expired":
             return Notice("deck-clock-expired", f"batch {self.batch}: its decks are overdue for a change by "
                           f"{minutes:.0f} min (changed at least every {self.life_s / 3600:g} h)", FAULT, "541.3(c)")  # fmt: skip
@@ -515,11 +530,11 @@ class DeckClock:
         return None
 
 
-def _clock_of(state: ShufflerState, batch: str, at: float) -> DeckClock | None:
+def _clock_of(state: ShufflerState, batch: str, at: Instant | float) -> DeckClock | None:
     return next((c for c in deck_clock(state, at) if c.batch == batch), None)
 
 
-def load_shoe(state: ShufflerState, batch: str, at: float) -> Step:
+def load_shoe(state: ShufflerState, batch: str, at: Instant | float) -> Step:
     """A shoe is loaded from ``batch``: check every rule and put the batch in play.
 
     :raises ShufflerRefusal: a shoe already in play or the other batch's cards still in the
@@ -552,11 +567,11 @@ def load_shoe(state: ShufflerState, batch: str, at: float) -> Step:
                               "shuffled and stored in it while the other is in play", "541.3(b)(4)")  # fmt: skip
     dealt = record.dealt_digests + ((record.digest,) if record.digest else ())
     record = dataclasses.replace(record, stage="in_play", dealt_digests=dealt)
-    new = state._with(record, in_play=batch, last_shoe_batch=batch, shoes=state.shoes + 1, last_activity=at)
+    new = state._with(record, in_play=batch, last_shoe_batch=batch, shoes=state.shoes + 1, last_activity=as_instant(at))
     return _deck_clock_check(new, batch, at)
 
 
-def _deck_clock_check(state: ShufflerState, batch: str, at: float) -> Step:
+def _deck_clock_check(state: ShufflerState, batch: str, at: Instant | float) -> Step:
     """Refuse once the decks of ``batch`` are past their life; warn once as it nears (§ 541.3(c))."""
     clock = _clock_of(state, batch, at)
     notice = clock.notice() if clock else None
@@ -570,7 +585,7 @@ def _deck_clock_check(state: ShufflerState, batch: str, at: float) -> Step:
     return Step(state._with(dataclasses.replace(record, clock_warned=True)), (notice,))
 
 
-def check_round_start(state: ShufflerState, at: float) -> Step:
+def check_round_start(state: ShufflerState, at: Instant | float) -> Step:
     """Before a round: one warning as the deck clock runs out, a refusal once it has (§ 541.3(c)).
 
     :raises ShufflerRefusal: when the batch in play has outlived its decks' life.
@@ -580,21 +595,23 @@ def check_round_start(state: ShufflerState, at: float) -> Step:
     return _deck_clock_check(state, state.in_play, at)
 
 
-def record_activity(state: ShufflerState, at: float) -> ShufflerState:
+def record_activity(state: ShufflerState, at: Instant | float) -> ShufflerState:
     """A round was played at ``at`` (the table is not idle, § 541.5(h))."""
-    return dataclasses.replace(state, last_activity=at)
+    return dataclasses.replace(state, last_activity=as_instant(at))
 
 
-def idle_due(state: ShufflerState, at: float) -> bool:
-    """Whether the table has had no gaming activity for ``idle_after_s`` with a shoe in play (§ 541.5(h))."""
+def idle_due(state: ShufflerState, at: Instant | float) -> bool:
+    """Whether the table has had no gaming activity for ``idle_after_s`` with a shoe in play
+    (§ 541.5(h)), measured on the monotonic clock within a boot (:func:`~firmware_host.rules.clock.span`;
+    a span that cannot be known counts as idle)."""
     return (
         state.in_play is not None
         and state.last_activity is not None
-        and at - state.last_activity >= state.config.idle_after_s
+        and reached(span(state.last_activity, as_instant(at)), seconds_ns(state.config.idle_after_s))
     )
 
 
-def end_shoe(state: ShufflerState, at: float) -> Step:
+def end_shoe(state: ShufflerState, at: Instant | float) -> Step:
     """The shoe in play ended: its batch's cards go to the discard rack and then back into
     the shuffler (its :func:`on_batch_loaded` ends the discard stage, § 541.3(b)(6)).
 
@@ -608,7 +625,7 @@ def end_shoe(state: ShufflerState, at: float) -> Step:
     return Step(state._with(record, in_play=None))
 
 
-def idle_table(state: ShufflerState, at: float, player_requests_reshuffle: bool = False) -> Step:
+def idle_table(state: ShufflerState, at: Instant | float, player_requests_reshuffle: bool = False) -> Step:
     """§ 541.5(h)(2): no gaming activity. The cards in play come out of the shoe and the
     discard rack, are spread for inspection, stacked and put into the shuffler; the batch
     already in the shuffler is removed for the next shoe, and is spread and shuffled again
@@ -617,10 +634,12 @@ def idle_table(state: ShufflerState, at: float, player_requests_reshuffle: bool 
     :raises RulesError: when no shoe is in play.
     """
     batch = state.in_play
+    unknown = None if state.last_activity is None else span(state.last_activity, as_instant(at)).reason
+    why = "" if unknown is None else f" ({unknown}: taken as idle)"
     step = end_shoe(state, at)
     new = step.state
-    notices = [Notice("idle-table", f"no gaming activity: take batch {batch} out of the shoe and the discard rack, "
-                      "spread it for inspection, then put it into the shuffler", ATTENTION, "541.5(h)(2)")]  # fmt: skip
+    notices = [Notice("idle-table", f"no gaming activity{why}: take batch {batch} out of the shoe and the discard "
+                      "rack, spread it for inspection, then put it into the shuffler", ATTENTION, "541.5(h)(2)")]  # fmt: skip
     other = _other(new, batch or "")
     if player_requests_reshuffle and other is not None and other.stage in ("ready", "released"):
         problem = "a player asked to inspect it: spread it and shuffle it again"
@@ -631,7 +650,7 @@ def idle_table(state: ShufflerState, at: float, player_requests_reshuffle: bool 
     return Step(new, tuple(notices))
 
 
-def retire_batch(state: ShufflerState, batch: str, at: float) -> Step:
+def retire_batch(state: ShufflerState, batch: str, at: Instant | float) -> Step:
     """The decks of ``batch`` leave the table (deck change, § 541.3(c)); the next cards
     loaded into its slot are new decks with a new clock.
 

@@ -13,7 +13,10 @@ This base class owns what is the same at every table:
   approved by its device profile keeps the table closed, and the journal says why;
 - **identity changes** — a device that comes back with another serial number is refused
   until a supervisor acknowledges it (``DealerCommand("acknowledge")``);
-- **time** — :attr:`TableController.now` is the receive time of the latest event.
+- **time** — :attr:`TableController.now` is the receive time of the latest event on the wall
+  clock, as read; :attr:`TableController.clock` has it on both clocks (the compliance limits
+  measure spans on the monotonic one), follows the boot and the clock's synchronisation, and
+  decides a ``clock-step`` alert when the wall clock steps (:mod:`~firmware_host.tables.clock`).
 
 It also holds the plumbing every game controller needs around its rules:
 
@@ -51,9 +54,11 @@ from firmware_host.errors import RulesError
 from firmware_host.rules.devices import ApprovedIdentities
 from firmware_host.rules.options import in_key_order
 from firmware_host.tables.arguments import named, quoted
+from firmware_host.tables.clock import TableClock
 from firmware_host.tables.decisions import Decision
 from firmware_host.tables.events import (
     AllowListLoaded,
+    ClockStatus,
     DealerCommand,
     FloorFeedStatus,
     RulesInForce,
@@ -136,6 +141,8 @@ class TableController:
         self.table_id = table_id
         self.devices = {name: DeviceHealth(name, allow) for name, allow in approved.items()}
         self.now = 0.0
+        #: The table's two clocks (:mod:`~firmware_host.tables.clock`).
+        self.clock = TableClock(self)
         self.rounds_finished = 0
         #: The machine's state (set by :meth:`build_machine`, which a game's constructor calls).
         self.state: str
@@ -175,11 +182,21 @@ class TableController:
         self._registered[event_class] = handler
 
     # -- the input contract -------------------------------------------------------------
-    def handle(self, event: DeviceEvent, at: float) -> list[Decision]:
-        """Apply one input event received at ``at`` (seconds) and return the decisions made."""
-        self.now = max(self.now, at)
+    def handle(self, event: DeviceEvent, at: float, mono_ns: int | None = None) -> list[Decision]:
+        """Apply one input event and return the decisions made.
+
+        :param at: its receive time on the wall clock as read (seconds; never clamped).
+        :param mono_ns: the same moment on the monotonic clock (nanoseconds since the boot that the
+            last journaled :class:`ClockStatus` names; None: not stamped, an earlier version's step).
+        """
         self._out = []
-        if isinstance(event, AllowListLoaded):
+        if isinstance(event, ClockStatus):
+            self.clock.on_status(event)  # the boot this event's stamp counts in
+        self.now = at
+        self.clock.advance(event, self.clock.instant(at, mono_ns))
+        if isinstance(event, ClockStatus):
+            pass  # decided by the clock above
+        elif isinstance(event, AllowListLoaded):
             self._on_allow_list(event)
         elif isinstance(event, DeviceIdentified):
             self._on_identified(event)
@@ -200,6 +217,8 @@ class TableController:
             self._accept_pending_identity()
         else:
             self.on_game_event(event)
+        if self.clock.now.mono_ns is not None:  # not in a step an earlier version decided
+            self._out = [self.clock.dated(d) for d in self._out]
         return self._out
 
     def on_game_event(self, event: DeviceEvent) -> None:

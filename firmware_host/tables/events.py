@@ -49,6 +49,21 @@ class FloorFeedStatus(DeviceEvent):
 
 
 @event
+class ClockStatus(DeviceEvent):
+    """The Pi's clock as the service found it, journaled at start when it differs from the last
+    journaled and whenever it changes (docs/rules-interpretations/clock.md).
+
+    :param boot: the boot the monotonic stamps of the following steps count in
+        (``/proc/sys/kernel/random/boot_id``).
+    :param synced: whether the kernel says the wall clock is synchronised (``adjtimex``: the
+        ``STA_UNSYNC`` bit clear and no ``TIME_ERROR``).
+    """
+
+    boot: str
+    synced: bool
+
+
+@event
 class SoftwareStarted(DeviceEvent):
     """tablehost ``version`` took the journal over (journaled when it differs from the version
     in force): the steps before it were decided by an earlier version (see :meth:`Service.recover

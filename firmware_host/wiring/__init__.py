@@ -31,6 +31,7 @@ from firmware_host.config.profiles import TableProfile
 from firmware_host.errors import TablehostError
 from firmware_host.host import segments
 from firmware_host.host.checkpoint import CheckpointPolicy
+from firmware_host.host.clock import SystemClock
 from firmware_host.host.journal import Journal, load_key, steps_of
 from firmware_host.host.outputs import DealerView, PanelOutput
 from firmware_host.host.service import Output, Service
@@ -222,10 +223,15 @@ def _build(
         outputs,
         tick_seconds=profile.tick_seconds,
         stop_after_rounds=rounds,
+        clocks=SystemClock(),
         version=__version__,
         table_meta=table_meta,
         device_points=device_points(profile),
-        policy=CheckpointPolicy(upkeep.checkpoint_every_steps, upkeep.rotate_bytes, upkeep.gaming_day_starts),
+        policy=CheckpointPolicy(
+            upkeep.checkpoint_every_steps,
+            upkeep.rotate_bytes,
+            profile.gaming_day if upkeep.gaming_day_starts is not None else None,
+        ),
     )
     profile_list = {
         name: {

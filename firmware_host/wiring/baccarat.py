@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -11,6 +12,7 @@ from firmware_host.config.profiles import DeviceSlot, TableProfile
 from firmware_host.errors import ProfileError
 from firmware_host.host.outputs import ShufflerCommands
 from firmware_host.host.service import Output
+from firmware_host.rules.baccarat.advantage_play import DetectionPolicy
 from firmware_host.rules.baccarat.rules import WAGER_KINDS, RulesSubmission
 from firmware_host.rules.shuffler import ShufflerConfig
 from firmware_host.tables.baccarat.controller import BaccaratTable
@@ -32,15 +34,17 @@ def controller(profile: TableProfile) -> BaccaratTable:
     shuffler_rules = rules_data.pop(SHUFFLER_RULES, None)
     rules = RulesSubmission.from_mapping(rules_data, str(profile.path))
     slot = _shuffler_slot(profile)
-    return BaccaratTable(
+    table = BaccaratTable(
         profile.table_id, approved, rules, profile.decks,
         initial_cards_face_down=rules.initial_deal == "face_down",
         face_up_discards=rules.face_up_discards,
         shuffler=shuffler_config(profile, shuffler_rules, slot),
         shuffler_device=slot.name if slot is not None else "shuffler",
         advantage_threshold=profile.protection.advantage_threshold,
-        detection=profile.protection.detection,
+        detection=dataclasses.replace(profile.protection.detection or DetectionPolicy(), gaming_day=profile.gaming_day),
     )  # fmt: skip
+    table.clock.step_tolerance_ns, table.clock.gaming_day = profile.clock.step_tolerance_ns, profile.gaming_day
+    return table
 
 
 def shuffler_config(profile: TableProfile, mapping: Any, slot: DeviceSlot | None) -> ShufflerConfig | None:

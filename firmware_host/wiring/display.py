@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
@@ -19,7 +18,7 @@ from firmware_host.display.app import SESSION_COOKIE, build_app
 from firmware_host.display.hub import DisplayHub
 from firmware_host.display.server import DisplayServer, check_listen, is_loopback, parse_listen
 from firmware_host.display.view import view_for
-from firmware_host.host.journal import Journal
+from firmware_host.host.journal import MONO_KEY, Journal
 from firmware_host.host.service import Service
 from firmware_host.tables.decisions import Decision
 from firmware_host.web.guard import Policy
@@ -68,7 +67,9 @@ def build_display(profile: TableProfile, service: Service, journal: Journal, lis
     host, port = parse_listen(listen)
     pin_files = config.pin_files
     check_listen(host, config.tls, bool(pin_files))
-    hub = DisplayHub(view_for(profile.game, profile.table_id, config.limits), lambda: service.step_seq)
+    hub = DisplayHub(
+        view_for(profile.game, profile.table_id, config.limits), lambda: service.step_seq, lambda: service.latest_at
+    )
     hub.rebuild((r.seq, r.at, Decision(r.type, r.data, r.round)) for r in journal.records() if r.kind == "decision")
     service.outputs.append(hub)
     credentials = Credentials(pin_files) if pin_files else None
@@ -77,7 +78,7 @@ def build_display(profile: TableProfile, service: Service, journal: Journal, lis
         profile.game,
         service.emit,
         credentials,
-        _journal_refusal(journal),
+        _journal_refusal(journal, service),
         require_login=not is_loopback(host),
         tiles=_tiles(profile, service),
         policy=Policy.serving(host, config.allowed_hosts),
@@ -94,11 +95,14 @@ def _tiles(profile: TableProfile, service: Service) -> _Tiles | None:
     return _Tiles(cast("PaiGowTable", service.controller).rules.tiles)
 
 
-def _journal_refusal(journal: Journal) -> Callable[[dict[str, Any]], None]:
-    """Journal a refused PIN as a meta record (never a step: it decides nothing at the table)."""
+def _journal_refusal(journal: Journal, service: Service) -> Callable[[dict[str, Any]], None]:
+    """Journal a refused PIN as a meta record (never a step: it decides nothing at the table),
+    stamped by the service's clocks as its steps are (the monotonic stamp in ``@mono_ns``)."""
 
     def refused(data: dict[str, Any]) -> None:
-        journal.append_meta(REFUSED_META, data, at=time.time())
+        clocks = service.clocks
+        stamped = data if clocks is None else {**data, MONO_KEY: clocks.monotonic_ns()}
+        journal.append_meta(REFUSED_META, stamped, at=service.clock())
 
     return refused
 

@@ -24,7 +24,9 @@ def controller(profile: TableProfile) -> PaiGowTable:
     """The Pai Gow controller with the table's Rules Submission."""
     approved = {name: slot.model.approved for name, slot in profile.devices.items()}
     shaker = next((name for name, slot in profile.devices.items() if slot.model.kind == "shaker"), "shaker")
-    return PaiGowTable(profile.table_id, approved, load_paigow_rules(profile.rules, profile.path), shaker)
+    table = PaiGowTable(profile.table_id, approved, load_paigow_rules(profile.rules, profile.path), shaker)
+    table.clock.step_tolerance_ns, table.clock.gaming_day = profile.clock.step_tolerance_ns, profile.gaming_day
+    return table
 
 
 def outputs(profile: TableProfile, table: PaiGowTable, devices: dict[str, DeviceParts]) -> list[Output]:

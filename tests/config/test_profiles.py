@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import datetime
 from pathlib import Path
 
 import pytest
 
 from firmware_host.config.profiles import load_device_model, load_table
 from firmware_host.errors import ProfileError
+from firmware_host.rules.gaming_day import GamingDay
 from tests.support.paths import REPO
 from tests.support.table_profiles import GOOD
 from tests.support.table_profiles import write_table as _table
@@ -45,6 +47,17 @@ def test_every_shipped_device_model_loads(path: Path) -> None:
             "a shaker does not belong at a baccarat table",
         ),
         ("[table\n", "(syntax)", "not valid TOML"),
+        (GOOD + "[clock]\nstep_tolerance_s = 0\n", "clock.step_tolerance_s", "must be positive"),
+        (GOOD + "[clock]\nstep_tolerance_s = nan\n", "clock.step_tolerance_s", "up to 3600"),
+        (GOOD + "[clock]\nstep_tolerance_s = 7200\n", "clock.step_tolerance_s", "up to 3600"),
+        (GOOD + "[clock]\nstep = 1\n", "clock.step", "unknown key"),
+        (GOOD + '[gaming_day]\ntime_zone = "Mars/Olympus"\n', "gaming_day.time_zone", "no such IANA time zone"),
+        (GOOD + '[gaming_day]\nstarts = "6 am"\n', "gaming_day.starts", "not a time of day"),
+        (
+            GOOD + '[gaming_day]\nstarts = "05:00"\n[journal]\ngaming_day_starts = "04:00"\n',
+            "gaming_day.starts",
+            "differs from journal.gaming_day_starts",
+        ),
     ],
 )
 def test_broken_table_profile_names_file_key_and_why(tmp_path: Path, body: str, key: str, why: str) -> None:
@@ -54,6 +67,28 @@ def test_broken_table_profile_names_file_key_and_why(tmp_path: Path, body: str, 
     assert caught.value.path == str(path)
     assert caught.value.key == key
     assert why in caught.value.why
+
+
+def test_the_clock_step_tolerance_is_two_seconds_unless_the_profile_says(tmp_path: Path) -> None:
+    for folder, body, tolerance in (
+        ("a", GOOD, 2_000_000_000),
+        ("b", GOOD + "[clock]\nstep_tolerance_s = 0.5\n", 500_000_000),
+    ):
+        (tmp_path / folder).mkdir()
+        assert load_table(_table(tmp_path / folder, body)).clock.step_tolerance_ns == tolerance
+
+
+def test_the_gaming_day_is_defined_once_and_its_older_spellings_give_its_start(tmp_path: Path) -> None:
+    bodies = {
+        "default": (GOOD, GamingDay()),
+        "own": (GOOD + '[gaming_day]\nstarts = "05:30"\ntime_zone = "Europe/London"\n',
+                GamingDay(datetime.time(5, 30), "Europe/London")),
+        "journal": (GOOD + '[journal]\ngaming_day_starts = "04:00"\n', GamingDay(datetime.time(4), "UTC")),
+        "protection": (GOOD + '[protection]\nday_starts = "07:00"\n', GamingDay(datetime.time(7), "UTC")),
+    }  # fmt: skip
+    for folder, (body, day) in bodies.items():
+        (tmp_path / folder).mkdir()
+        assert load_table(_table(tmp_path / folder, body)).gaming_day == day, folder
 
 
 def test_missing_profile_file_is_a_profile_error(tmp_path: Path) -> None:

@@ -68,3 +68,15 @@ def test_udev_rules_write_usb_ids_in_lower_case_as_sysfs_reports_them() -> None:
     rules = "\n".join(p.read_text() for p in (DEPLOY / "udev").glob("*.rules"))
     ids = re.findall(r'ATTRS?\{id(?:Vendor|Product)\}=="([^"]+)"', rules)
     assert ids and all(value == value.lower() for value in ids)
+
+
+def test_unit_waits_for_a_synchronised_clock_for_a_bounded_time_and_may_read_it() -> None:
+    unit = _unit()
+    assert "time-sync.target" in unit["Unit"]["After"] and "time-sync.target" in unit["Unit"]["Wants"]
+    assert "ProtectClock" not in unit["Service"]  # its seccomp filter denies adjtimex(2), even to read
+    assert unit["Service"]["CapabilityBoundingSet"] == ""  # so the clock cannot be set (no CAP_SYS_TIME)
+    drop_in = configparser.ConfigParser(interpolation=None)
+    drop_in.read(DEPLOY / "systemd" / "systemd-time-wait-sync.service.d" / "tablehost.conf")
+    assert 0 < int(drop_in["Service"]["TimeoutStartSec"]) <= 300
+    install = (DEPLOY / "install.sh").read_text()
+    assert "systemctl enable systemd-time-wait-sync.service" in install

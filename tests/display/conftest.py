@@ -24,6 +24,7 @@ from firmware_host.display.app import build_app
 from firmware_host.display.hub import DisplayHub
 from firmware_host.display.server import DisplayServer
 from firmware_host.display.view import BaccaratView
+from firmware_host.host.journal import MONO_KEY
 from firmware_host.web.lockout import Lockout, LockoutPolicy
 from firmware_host.web.pins import Credentials, write_pin_file
 from firmware_host.web.server import ConnectionLimits
@@ -68,10 +69,10 @@ def enter_pin(tab: Any, pin: str) -> None:
 
 
 def inputs(running: Running, command: str) -> list[dict[str, Any]]:
-    """The journaled DealerCommand inputs of ``command``."""
+    """The journaled DealerCommand inputs of ``command`` (without the monotonic stamp)."""
     journal = running.table.journal
     return [
-        r.data
+        {k: v for k, v in r.data.items() if k != MONO_KEY}
         for r in journal.records()
         if r.kind == "input" and r.type == "DealerCommand" and r.data["command"] == command
     ]

@@ -209,3 +209,16 @@ def test_pai_gow_keeps_the_round_and_the_rolls() -> None:
     ]
     feed(view, Decision("prompt", {"action": "offer_bank", "order": [1, 2], "text": "offer"}, 3))
     assert view.state()["current"]["bank"] is None and view.prompt["order"] == [1, 2]
+
+
+def test_an_unsynchronised_clock_stays_marked_until_it_is_synchronised() -> None:
+    view = BaccaratView("T1")
+    assert view.state()["synchronised"] is None
+    feed(
+        view,
+        Decision("clock", {"boot": "b", "synced": False, "restarted": False}),
+        Decision("lamp", {"colour": "green"}),
+    )
+    assert view.state()["synchronised"] is False  # a green lamp clears alerts, not the mark
+    feed(view, Decision("clock", {"boot": "b", "synced": True, "restarted": False}))
+    assert view.state()["synchronised"] is True

@@ -22,7 +22,7 @@ class CountingController:
         self.rounds = offset
         self.ticks = 0
 
-    def handle(self, event: DeviceEvent, at: float) -> list[Decision]:
+    def handle(self, event: DeviceEvent, at: float, mono_ns: int | None = None) -> list[Decision]:
         if isinstance(event, ClockTick):
             self.ticks += 1
             return []
@@ -123,10 +123,29 @@ def test_a_tick_that_decides_nothing_is_not_journaled(tmp_path: Path) -> None:
         assert journal.last_seq == before
 
 
-def test_event_times_never_go_back_even_when_the_wall_clock_does(tmp_path: Path) -> None:
-    # NTP may step the clock back; the controller's time and the journal must not.
+class SteadyClocks:
+    """A monotonic clock that runs on 1 s a read while the test steps the wall clock."""
+
+    boot = "b0"
+
+    def __init__(self) -> None:
+        self.ns = 0
+
+    def monotonic_ns(self) -> int:
+        self.ns += 1_000_000_000
+        return self.ns
+
+    def synchronised(self) -> bool:
+        return True
+
+
+def test_event_times_are_the_wall_clock_as_read_and_the_monotonic_stamp_is_journaled(tmp_path: Path) -> None:
+    # NTP may step the clock back: the wall time is recorded as read (never clamped) and the
+    # monotonic stamp beside it, so a replay sees both exactly as the live table did.
     times = iter([100.0, 99.0, 101.0])
     with Journal.open(tmp_path / "j.sqlite") as journal:
-        service = Service(CountingController(), journal, clock=lambda: next(times))
+        service = Service(CountingController(), journal, clock=lambda: next(times), clocks=SteadyClocks())
         stamped = [service.step(DealerCommand(device="d", command="finish"))[0].data["at"] for _ in range(3)]
-    assert stamped == [100.0, 100.0, 101.0]
+        replayed = [(at, at.mono_ns) for at, _, _ in journal.steps()]
+    assert stamped == [100.0, 99.0, 101.0]
+    assert replayed == [(100.0, 1_000_000_000), (99.0, 2_000_000_000), (101.0, 3_000_000_000)]

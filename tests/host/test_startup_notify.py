@@ -23,7 +23,7 @@ from firmware_host.tables.events import DealerCommand
 class DecidesNothing:
     """A controller for which every journaled step replays the same (it decides nothing)."""
 
-    def handle(self, event: DeviceEvent, at: float) -> list[Decision]:
+    def handle(self, event: DeviceEvent, at: float, mono_ns: int | None = None) -> list[Decision]:
         return []
 
 

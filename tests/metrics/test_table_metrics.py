@@ -206,3 +206,15 @@ def test_the_feed_gauges_follow_the_floors_and_the_brokers_acknowledgements(tmp_
             assert last - before.journal_seq >= backlog >= last - after.journal_seq >= 0
         finally:
             table.stop()
+
+
+def test_clock_steps_and_synchronisation_are_counted() -> None:
+    metrics = TableMetrics("T1", "paigow", "0")
+    step = {"code": "clock-step", "severity": "attention", "text": "", "step_ns": -3_600_000_000_000}
+    metrics(
+        CardRead(device="shoe", rank="A", suit="S"),
+        [Decision("clock", {"synced": False}), Decision("alert", step)],
+        0.0,
+    )
+    assert metrics.registry.get_sample_value("tablehost_clock_steps_total", {"direction": "back"}) == 1
+    assert metrics.registry.get_sample_value("tablehost_clock_synchronised") == 0

@@ -157,15 +157,16 @@ def test_535_5_c_a_warning_given_before_a_restart_is_not_given_again(tmp_path: P
 
 def test_535_5_c_a_clock_stepped_back_before_a_restart_does_not_move_the_dice_clock(tmp_path: Path) -> None:
     # A tick that decides nothing is not journaled; the wall clock then steps back (NTP).
-    # The service stamps the next event no earlier than the tick, so the replay sees the
-    # time the live table saw and registers the dice at the same moment.
+    # The service stamps the next event with the wall clock as read (never clamped) and
+    # journals it, so the replay sees the time the live table saw and registers the dice at
+    # the same moment.
     table = Table(tmp_path / "journal.sqlite", paigow, Clock())
     table.feed(SHAKER_UP, TICK, gap=HOUR)
     table.clock.now -= 10 * MINUTE
     table.feed(command("new_dice"), gap=0.0)
     registered = table.controller.dice.registered_at
     restarted = table.killed_and_restarted(down_for=MINUTE)
-    assert restarted.controller.dice.registered_at == registered == OPENED + 2 * HOUR
+    assert restarted.controller.dice.registered_at == registered == OPENED + 2 * HOUR - 10 * MINUTE
 
 
 # --------------------------------------------------------------------------- decks, § 541.3(c) and § 541.5(h)(2)

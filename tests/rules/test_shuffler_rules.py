@@ -17,6 +17,7 @@ from drivers.events.shuffler import (
     ShuffleStarted,
 )  # fmt: skip
 from firmware_host.errors import ProfileError, RulesError
+from firmware_host.rules.clock import Instant
 from firmware_host.rules.shuffler import (
     ShufflerConfig,
     ShufflerRefusal,
@@ -216,7 +217,7 @@ def test_541_3_c_a_batch_past_its_life_may_not_start_a_shoe_until_its_decks_are_
 
 def test_541_3_c_a_batch_coming_back_after_its_shoe_keeps_its_clock() -> None:
     state = play_shoe(ready_table(at=0), "A", HOUR)
-    assert state.batch("A").opened_at == 0
+    assert state.batch("A").opened_at == Instant(0.0)
 
 
 def test_541_3_c_the_deck_life_may_be_shorter_but_not_longer() -> None:
@@ -304,7 +305,7 @@ def test_status_after_a_reconnection_judges_a_shuffle_completed_while_unplugged(
     ready = shuffled(loaded(), "A", digest="d").state
     assert on_batch_status(ready, "A", "shuffled", 8, "red", FULL, "d", 5).state == ready  # nothing new
     first = on_batch_status(new_state(ShufflerConfig()), "B", "shuffled", 8, "blue", FULL, "e", 5).state
-    assert first.batch("B").stage == "ready" and first.batch("B").opened_at == 5
+    assert first.batch("B").stage == "ready" and first.batch("B").opened_at == Instant(5.0)
 
 
 # -- the Rules Submission --------------------------------------------------------------------------------

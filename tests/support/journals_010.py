@@ -124,9 +124,9 @@ class _Recording:
         self.controller = controller
         self.steps: list[tuple[float, DeviceEvent, list[Decision] | str]] = []
 
-    def handle(self, event: DeviceEvent, at: float) -> list[Decision]:
+    def handle(self, event: DeviceEvent, at: float, mono_ns: int | None = None) -> list[Decision]:
         try:
-            decided = self.controller.handle(event, at)
+            decided = self.controller.handle(event, at, mono_ns)
         except ControllerError as exc:  # the service journals it as a refused-input alert
             self.steps.append((at, event, str(exc)))
             raise

@@ -53,9 +53,9 @@ class TableDriver(Generic[Table]):
         self.decisions += out
         return out
 
-    def handle(self, event: DeviceEvent, at: float) -> list[Decision]:
+    def handle(self, event: DeviceEvent, at: float, mono_ns: int | None = None) -> list[Decision]:
         """Hand one event to the table (``tests/tables/conftest.py`` checks its checkpoints here)."""
-        return self.table.handle(event, at)
+        return self.table.handle(event, at, mono_ns)
 
     def of(self, type_: str, decisions: Iterable[Decision] | None = None) -> list[dict[str, Any]]:
         """The data of every decision of one type (of all decisions by default)."""

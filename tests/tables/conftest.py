@@ -63,14 +63,16 @@ def _fresh_like(table: Any) -> Any:
     return cls(*args, **kwargs)
 
 
-def _checked_handle(driver: TableDriver[Any], event: DeviceEvent, at: float) -> list[Decision]:
+def _checked_handle(
+    driver: TableDriver[Any], event: DeviceEvent, at: float, mono_ns: int | None = None
+) -> list[Decision]:
     table, step = driver.table, len(driver.steps)
     if step > EVERY_STEP_UP_TO and step % PROPERTY_TEST_STRIDE or step % driver.__dict__.get("stride", 1):
-        return table.handle(event, at)
+        return table.handle(event, at, mono_ns)
     restored = driver.__dict__.setdefault("restored", _fresh_like(table))
     restore_into(restored, _through_text(capture(table, "controller")), "controller")  # replaces every state attribute
-    decided = table.handle(event, at)
-    assert restored.handle(event, at) == decided, f"the restored table decides {event} otherwise"
+    decided = table.handle(event, at, mono_ns)
+    assert restored.handle(event, at, mono_ns) == decided, f"the restored table decides {event} otherwise"
     assert capture(restored) == capture(table)
     return decided
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 from fractions import Fraction
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 from firmware_host.config.profiles import load_table
 from firmware_host.errors import ProfileError
 from firmware_host.rules.baccarat.cards import parse_cards
+from firmware_host.rules.gaming_day import GamingDay
 from firmware_host.wiring import baccarat as wiring
 from firmware_host.wiring.simulated import sim_players
 from sim.dealers.counter import CardCounter
@@ -46,8 +48,8 @@ def test_the_detection_keys_reach_the_table(tmp_path: Path) -> None:
         tmp_path, '[protection]\nalpha = "1/100"\nbig_wager = 20000\nlate_share = 0.75\nday_starts = "04:00"\n'
     )
     policy = wiring.controller(load_table(path)).advantage_play.policy
-    assert (policy.alpha, policy.big_wager, policy.late_share, policy.day_starts) == \
-        (Fraction(1, 100), 20_000, Fraction(3, 4), 4 * 3600)  # fmt: skip
+    assert (policy.alpha, policy.big_wager, policy.late_share, policy.gaming_day) == \
+        (Fraction(1, 100), 20_000, Fraction(3, 4), GamingDay(datetime.time(4), "UTC"))  # fmt: skip
 
 
 @pytest.mark.parametrize(

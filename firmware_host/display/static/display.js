@@ -95,6 +95,7 @@ function renderHeader(state) {
   const lamp = $("#lamp"); lamp.dataset.colour = state.lamp; $("#lamp-word").textContent = state.lamp;
   const banner = $("#banner");  // the table stopped: its journal cannot be written
   if (banner) { banner.hidden = !state.banner; banner.textContent = state.banner || ""; }
+  const mark = $("#clock-mark"); if (mark) mark.hidden = state.synchronised !== false;  // rounds marked so too
 }
 // Most severe first, then newest first: on a small screen the alerts that fold away are the
 // least severe, never a fault behind newer warnings.

@@ -19,7 +19,7 @@ from typing import Any
 
 from firmware_host.errors import RulesError
 from firmware_host.floor.dashboard.figures import Figures, lines_of
-from firmware_host.floor.model import TableStatus
+from firmware_host.floor.model import DEFAULT_SKEW_BOUND_S, TableStatus
 from firmware_host.rules.baccarat.roads import outcome_from_json, roads
 from firmware_host.tables.protection_policy import (
     SURVEILLANCE,
@@ -56,8 +56,11 @@ LIMITS = {
 }
 #: Alerts without a round stay open this long after they are raised (the table's clock), seconds.
 OPEN_S = 900.0
-#: The gaming day starts at this local hour: a round before it counts for the day before.
+#: A round whose result names no gaming day (a table before issue 28) is dated by the table's time,
+#: the gaming day starting at this local hour: a round before it counts for the day before.
 GAMING_DAY_HOUR = 6
+#: A gaming day as a round's result names it: ``YYYY-MM-DD``.
+_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}\Z")
 #: A regulation section cited in an alert's text: ``(§ 541.14(d))``.
 _SECTION = re.compile(r"§\s*([0-9]{3}\.[0-9]+(?:\([0-9a-z]{1,4}\))*)")
 
@@ -213,7 +216,8 @@ class TableWatch:
             self._new_shoe()
         self.game = _text(data.get("game"), 32) or self.game
         self.shoe, self.round, self.last = shoe if shoe is not None else self.shoe, number, _result_text(data)
-        day = gaming_day(self.at)
+        named = data.get("gaming_day")  # the table's own, by its profile and corrected time
+        day = named if isinstance(named, str) and _DAY.match(named) else gaming_day(self.at)
         if day != self.day:
             self.day, self.day_figures = day, _by_role()
         ev = self.odds.get(number) if number is not None else None
@@ -286,7 +290,8 @@ class TableWatch:
             "shoe": self.shoe,
             "round": self.round,
             "last": self.last,
-            "lag_s": seen[1],
+            "lag_s": None if seen[1] is None else max(0.0, seen[1]),  # never negative on screen
+            "clock_skew": seen[1] is not None and abs(seen[1]) > DEFAULT_SKEW_BOUND_S,
             "last_seen": seen[0],
             "gaps": len(status.gaps) if status else 0,
             "breaks": status.breaks if status else 0,

@@ -44,6 +44,7 @@ floats appear only in :meth:`Evidence.to_json`, for people.
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import decimal
 import math
 from collections.abc import Iterable, Mapping
@@ -53,6 +54,7 @@ from typing import Any
 from firmware_host.errors import ProfileError, RulesError
 from firmware_host.rules.baccarat.rules import WAGER_KINDS
 from firmware_host.rules.baccarat.settlement import SEATS
+from firmware_host.rules.gaming_day import GamingDay
 
 __all__ = [
     "CHECKS",
@@ -75,8 +77,6 @@ __all__ = [
 SEAT_COUNT = len(SEATS)
 #: What a seat's wager is checked for: being placed at all, or being at least ``big_wager``.
 CHECKS: tuple[str, ...] = ("presence", "size")
-#: Seconds in a day (the table-day's length).
-DAY_SECONDS = 86_400
 #: How far (in natural log) the floating-point e-value must be from the threshold for
 #: :func:`exceeds` to trust it; its error is below 1e-9 for any day's counts.
 FILTER_MARGIN = 1e-3
@@ -234,10 +234,10 @@ def exceeds_exactly(tally: Tally, level: Fraction) -> bool:
     return numerator * level.numerator >= denominator * level.denominator
 
 
-def table_day(at: float, starts: int) -> int:
-    """The table-day that time ``at`` (seconds since the epoch, the journal's clock) falls in,
-    days starting ``starts`` seconds after midnight UTC: a whole number, day 0 from 1970-01-01."""
-    return math.floor((at - starts) / DAY_SECONDS)
+def table_day(at: float, day: GamingDay) -> int:
+    """The table-day that time ``at`` (seconds since the epoch: the table's corrected time) falls
+    in: the profile's gaming day (:mod:`firmware_host.rules.gaming_day`), as a whole number."""
+    return day.number(at)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -248,14 +248,14 @@ class DetectionPolicy:
     :param big_wager: a wager of at least this many cents is big (the size check, wonging).
     :param late_share: a seat comes in late in a shoe when its first wager of the shoe is
         after this share of the shoe's cards is dealt (wonging).
-    :param day_starts: the table-day starts this many seconds after midnight UTC.
+    :param gaming_day: the table-day is the profile's gaming day (``[gaming_day]``).
     :raises RulesError: for a value out of range.
     """
 
     alpha: Fraction = Fraction(1, 20)
     big_wager: int = 10_000
     late_share: Fraction = Fraction(1, 2)
-    day_starts: int = 6 * 3600
+    gaming_day: GamingDay = GamingDay()
 
     def __post_init__(self) -> None:
         if not isinstance(self.alpha, Fraction) or not 0 < self.alpha < 1:
@@ -264,9 +264,8 @@ class DetectionPolicy:
             raise RulesError(f"big_wager {self.big_wager!r}: must be a whole number of cents, at least 1")
         if not isinstance(self.late_share, Fraction) or not 0 <= self.late_share <= 1:
             raise RulesError(f"late_share {self.late_share!r}: must be a fraction from 0 to 1")
-        if isinstance(self.day_starts, bool) or not isinstance(self.day_starts, int) \
-                or not 0 <= self.day_starts < DAY_SECONDS:  # fmt: skip
-            raise RulesError(f"day_starts {self.day_starts!r}: must be seconds after midnight, 0 to 86399")
+        if not isinstance(self.gaming_day, GamingDay):
+            raise RulesError(f"gaming_day {self.gaming_day!r}: must be a GamingDay")
 
     def level(self, kinds: int) -> Fraction:
         """The level each seat, kind and check is tested at: ``alpha`` over ``7 x kinds x 2``."""
@@ -278,7 +277,8 @@ class DetectionPolicy:
     @classmethod
     def from_mapping(cls, mapping: Mapping[str, Any], source: str, where: str = "protection") -> DetectionPolicy:
         """The policy from a profile's table (``alpha`` and ``late_share`` as a number or
-        ``"n/d"`` text, ``big_wager`` in cents, ``day_starts`` as ``"HH:MM"`` UTC); keys not in
+        ``"n/d"`` text, ``big_wager`` in cents, ``day_starts`` as ``"HH:MM"`` UTC, the older spelling
+        of the profile's ``[gaming_day]``); keys not in
         :attr:`KEYS` are left to the caller.
 
         :raises ProfileError: naming ``<where>.<key>`` and why.
@@ -290,7 +290,8 @@ class DetectionPolicy:
         if "big_wager" in mapping:
             values["big_wager"] = mapping["big_wager"]
         if "day_starts" in mapping:
-            values["day_starts"] = _seconds_of_day(mapping["day_starts"], source, f"{where}.day_starts")
+            starts = _seconds_of_day(mapping["day_starts"], source, f"{where}.day_starts")
+            values["gaming_day"] = GamingDay(datetime.time(starts // 3600, starts % 3600 // 60), "UTC")
         try:
             return cls(**values)
         except RulesError as exc:

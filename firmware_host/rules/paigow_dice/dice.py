@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from firmware_host.errors import RulesError
+from firmware_host.rules.clock import NS, Instant, as_instant, hours_ns, left_ns, reached, seconds_ns, span
 
 #: Dice played with (§ 535.5(a)).
 DICE_PER_ROLL = 3
@@ -168,10 +169,13 @@ class DiceClock:
     :param state: ``"unregistered"`` (no dice set registered), ``"ok"``, ``"warn"``
         (inside the warning lead) or ``"expired"`` (a round may not start).
     :param seconds_left: seconds until the limit (0 once expired; ``None`` if unregistered).
+    :param reason: why the time since the dice were registered cannot be known, if it cannot
+        (the limit is then taken as reached, :func:`firmware_host.rules.clock.span`).
     """
 
     state: DiceClockState
     seconds_left: float | None
+    reason: str | None = None
 
     @property
     def may_start_round(self) -> bool:
@@ -180,20 +184,24 @@ class DiceClock:
 
 
 def dice_clock(
-    registered_at: float | None, now: float, *, max_hours: float = DICE_MAX_HOURS, warning_minutes: float = 0
+    registered: Instant | float | None,
+    now: Instant | float,
+    *,
+    max_hours: float = DICE_MAX_HOURS,
+    warning_minutes: float = 0,
 ) -> DiceClock:
-    """Check the dice set registered at ``registered_at`` at time ``now`` (both in seconds).
+    """Check the dice set registered at ``registered`` at ``now``.
 
-    The limit counts as reached at exactly ``max_hours``: any round started then would
-    end with the dice on the table for more than the limit (§ 535.5(c)).
-
-    :raises RulesError: if ``now`` is earlier than the registration (a clock gone back).
+    The span is measured on the monotonic clock within a boot (:func:`~firmware_host.rules.clock.span`),
+    so a step of the wall clock neither expires the dice nor keeps them on the table. The limit
+    counts as reached at exactly ``max_hours`` (any round started then would end with the dice
+    on the table for more than the limit), and when the span cannot be known (§ 535.5(c)).
     """
-    if registered_at is None:
+    if registered is None:
         return DiceClock("unregistered", None)
-    if now < registered_at:
-        raise RulesError(f"time {now} is before the dice were registered at {registered_at}: clock went back")
-    left = max_hours * 3600 - (now - registered_at)
-    if left <= 0:
-        return DiceClock("expired", 0.0)
-    return DiceClock("warn" if left <= warning_minutes * 60 else "ok", left)
+    measured = span(as_instant(registered), as_instant(now))
+    limit = hours_ns(max_hours)
+    if reached(measured, limit):
+        return DiceClock("expired", 0.0, measured.reason)
+    left = left_ns(measured, limit)
+    return DiceClock("warn" if left <= seconds_ns(warning_minutes * 60) else "ok", left / NS)

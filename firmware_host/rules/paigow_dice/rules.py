@@ -12,6 +12,7 @@ import dataclasses
 from typing import ClassVar, Literal
 
 from firmware_host.errors import RulesError
+from firmware_host.rules.clock import Instant
 from firmware_host.rules.paigow_dice.delivery import STYLES, check_style
 from firmware_host.rules.paigow_dice.dice import DICE_MAX_HOURS, DiceClock, dice_clock
 
@@ -107,6 +108,6 @@ class PaiGowRules:
             )
         return style
 
-    def dice_clock(self, registered_at: float | None, now: float) -> DiceClock:
-        """The dice clock (§ 535.5(c)) with this casino's limit and warning lead; times in seconds."""
-        return dice_clock(registered_at, now, max_hours=self.dice_max_hours, warning_minutes=self.dice_warning_minutes)
+    def dice_clock(self, registered: Instant | float | None, now: Instant | float) -> DiceClock:
+        """The dice clock (§ 535.5(c)) with this casino's limit and warning lead (:func:`dice_clock`)."""
+        return dice_clock(registered, now, max_hours=self.dice_max_hours, warning_minutes=self.dice_warning_minutes)

@@ -98,7 +98,7 @@ class AdvantagePlayWatch:
         if table.state == "dealing" and table.current_round == number:
             self.wagers = {key: wager.amount for key, wager in table.round.wagers.items()}
         shoe = 0 if table.shoe is None else table.shoe.number
-        day = table_day(table.now, self.policy.day_starts)
+        day = table_day(table.clock.corrected(), self.policy.gaming_day)
         self.watch, found = self.watch.observe(self.policy, day, shoe, Fraction(dealt, cards), windows, self.wagers)
         self.pending, self.wagers = None, {}
         self._raise(found, number)

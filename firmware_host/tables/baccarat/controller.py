@@ -263,12 +263,12 @@ class BaccaratTable(TableController):
         )
 
     # -- the input contract (events are dispatched by the base class to the registered handlers) --
-    def handle(self, event: DeviceEvent, at: float) -> list[Decision]:
+    def handle(self, event: DeviceEvent, at: float, mono_ns: int | None = None) -> list[Decision]:
         """As :meth:`TableController.handle`; a device found or lost is first the supply's news
         (the shuffler lost or found starts a new session)."""
         if isinstance(event, (DeviceIdentified, DeviceLost)):
             self.supply.on_device(event)
-        return super().handle(event, at)
+        return super().handle(event, at, mono_ns)
 
     def after_game_event(self) -> None:
         """After every game event: ask the shuffler (if any) for what is due; the round's odds; watch

@@ -155,7 +155,7 @@ class ShufflerSide:
             raise RulesError(f"shoe of {decks!r} decks: each batch holds {table.decks} (§ 541.3(b)(1))")
         batch = args.get("batch", self._next_shoe_batch(self.state))
         try:
-            step = shuffling.load_shoe(self.state, batch, table.now)
+            step = shuffling.load_shoe(self.state, batch, table.clock.now)
         except ShufflerRefusal as refusal:
             if refusal.code == "deck-clock-expired":
                 self._retire(batch, "its decks are overdue for a change (§ 541.3(c))")
@@ -185,7 +185,7 @@ class ShufflerSide:
         self.watch, report = self.watch.observe(shoe.number, shoe.seen)
         self._notices(report.notices)
         if self.state.in_play is not None:  # § 541.5(h)(2) has already ended it
-            self._apply_step(shuffling.end_shoe(self.state, self.table.now))
+            self._apply_step(shuffling.end_shoe(self.state, self.table.clock.now))
         if shoe.new_decks is not None and shoe.batch is not None:
             self._retire(shoe.batch, shoe.new_decks)
         data["batch"] = shoe.batch
@@ -194,11 +194,11 @@ class ShufflerSide:
         """After a round: the table is active (§ 541.5(h)); the next round may start only while
         the decks in play are within their life (§ 541.3(c)), with one warning before."""
         table = self.table
-        self.state = shuffling.record_activity(self.state, table.now)
+        self.state = shuffling.record_activity(self.state, table.clock.now)
         if table.reshuffle_due:
             return
         try:
-            self._apply_step(shuffling.check_round_start(self.state, table.now))
+            self._apply_step(shuffling.check_round_start(self.state, table.clock.now))
         except ShufflerRefusal as refusal:
             table._alert(refusal.code, str(refusal), "fault")
             shoe.new_decks = "its decks are overdue for a change (§ 541.3(c))"
@@ -259,9 +259,9 @@ class ShufflerSide:
         """§ 541.5(h)(2): a shoe with no gaming activity for ``idle_after_s`` ends (its cards go
         into the shuffler, the other batch comes out)."""
         table = self.table
-        if table.state != "betting" or table.round.wagers or not shuffling.idle_due(self.state, table.now):
+        if table.state != "betting" or table.round.wagers or not shuffling.idle_due(self.state, table.clock.now):
             return
-        self._apply_step(shuffling.idle_table(self.state, table.now))
+        self._apply_step(shuffling.idle_table(self.state, table.clock.now))
         table.shoe_over()
 
     def on_event(self, event: DeviceEvent) -> None:
@@ -272,7 +272,7 @@ class ShufflerSide:
             if event.state not in ("empty", "released") and self.state.batch(event.batch).stage == "discard":
                 # Put back while the host was not listening: the device is the physical truth.
                 self._apply_step(shuffling.on_batch_loaded(self.state, event.batch, event.decks, event.back_colour,
-                                                           self.table.now))  # fmt: skip
+                                                           self.table.clock.now))  # fmt: skip
         out = isinstance(event, BatchReleased) or (isinstance(event, BatchStatus) and event.state == "released")
         if not isinstance(event, ShuffleProgress):
             self.refused = False
@@ -280,7 +280,7 @@ class ShufflerSide:
             self.pending.discard(("release_batch", batch))
             self._retire(batch, self.replacing.pop(batch))
             return
-        self._apply_step(shuffling.on_event(self.state, event, self.table.now))
+        self._apply_step(shuffling.on_event(self.state, event, self.table.clock.now))
         if isinstance(event, ShuffleStarted):
             self.pending.discard(("start_shuffle", event.batch))
         elif isinstance(event, BatchReleased):
@@ -292,7 +292,7 @@ class ShufflerSide:
         """A shuffler fault (the base class has alerted): a jam or an open door stops the
         shuffler (and abandons the shuffle it names) until cleared; any other fault naming a
         batch something was asked for is the device refusing it."""
-        self._apply_step(shuffling.on_event(self.state, event, self.table.now))
+        self._apply_step(shuffling.on_event(self.state, event, self.table.clock.now))
         code, text = f"{event.device}-{event.code}", f"{event.device}: fault {event.code}: {event.text}"
         if event.code in shuffling.ABANDONING_FAULTS:
             self.latched.add(event.code)
@@ -338,7 +338,7 @@ class ShufflerSide:
         wrong (count, repeated order) or its decks are overdue (§ 541.3(c)); else None."""
         if record.stage == "rejected" and record.cards is not None:
             return f"rejected, {record.problem}"
-        clocks = shuffling.deck_clock(state, self.table.now)
+        clocks = shuffling.deck_clock(state, self.table.clock.now)
         expired = any(c.batch == record.name and c.status == "expired" for c in clocks)
         if record.stage == "ready" and expired:
             return "its decks are overdue for a change (§ 541.3(c))"
@@ -352,7 +352,7 @@ class ShufflerSide:
 
     def _retire(self, batch: str, why: str) -> None:
         """The decks of ``batch`` leave the table; new decks are due in its slot (§ 541.3(b)(1), (c))."""
-        self._apply_step(shuffling.retire_batch(self.state, batch, self.table.now))
+        self._apply_step(shuffling.retire_batch(self.state, batch, self.table.clock.now))
         self.new_decks_due[batch] = why
         self.table._alert("new-decks", f"batch {batch}: {why}: replace it with new decks", "attention")
 

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from firmware_host.errors import RulesError
+from firmware_host.rules.clock import Instant
 from firmware_host.rules.paigow_dice.dice import DiceClock
 from firmware_host.tables.events import ClockTick
 
@@ -36,15 +37,21 @@ class DiceSet:
 
     def __init__(self, table: PaiGowTable) -> None:
         self.table = table
-        #: When the set in the shaker was registered (None: no set is).
-        self.registered_at: float | None = None
+        #: When the set in the shaker was registered, on both clocks (None: no set is); the
+        #: limit is measured from it (§ 535.5(c)).
+        self.registered: Instant | None = None
         #: The clock's state last alerted (each is alerted once).
         self.alerted = "unregistered"
         table.register(ClockTick, self.on_tick)
 
+    @property
+    def registered_at(self) -> float | None:
+        """When the set in the shaker was registered, on the wall clock as read (None: no set is)."""
+        return None if self.registered is None else self.registered.wall
+
     def clock(self) -> DiceClock:
         """The dice set against the 24-hour limit (§ 535.5(c)) at the latest event's time."""
-        return self.table.rules.dice.dice_clock(self.registered_at, self.table.now)
+        return self.table.rules.dice.dice_clock(self.registered, self.table.clock.now)
 
     def on_tick(self, event: ClockTick) -> None:
         """Time passed: the dice clock is checked after every event (see :meth:`check`)."""
@@ -54,7 +61,7 @@ class DiceSet:
         table = self.table
         if table.state != "betting":
             raise RulesError("change the dice between rounds (no more bets has been called)")
-        self.registered_at = table.now
+        self.registered = table.clock.now
         self.alerted = "ok"
         expires = table.now + table.rules.dice.dice_max_hours * _HOUR
         table._announce(
@@ -72,6 +79,8 @@ class DiceSet:
         self.alerted = clock.state
         severity = "warning" if clock.state == "warn" else "attention"
         self.table._alert("dice-" + clock.state, f"{clock_text(clock)} (§ 535.5(c))", severity)
+        if clock.reason is not None:  # the limit taken as reached: why, on the record
+            self.table._alert("clock-unknown", f"dice: {clock.reason}; taken as expired (§ 535.5(c))", "attention")
         self.table._prompt_again()
 
 

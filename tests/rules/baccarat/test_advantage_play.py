@@ -3,6 +3,7 @@ alarms bounded by Ville's inequality, and the day's watch that raises each alarm
 
 from __future__ import annotations
 
+import datetime
 import random
 from fractions import Fraction
 
@@ -23,6 +24,7 @@ from firmware_host.rules.baccarat.advantage_play import (
     max_likelihood,
     table_day,
 )
+from firmware_host.rules.gaming_day import GamingDay
 
 
 @st.composite
@@ -210,15 +212,16 @@ def test_a_new_day_starts_new_records() -> None:
     assert watch.tally(3, "tie", "presence") == Tally(0, 0, 1, 0) and watch.day == 2
 
 
-def test_table_day_starts_at_the_policy_hour() -> None:
-    six = 6 * 3600
-    assert table_day(six - 1, six) == -1 and table_day(six, six) == 0 and table_day(six + 86_400, six) == 1
+def test_table_day_starts_at_the_gaming_days_hour() -> None:
+    six, day = 6 * 3600, GamingDay(datetime.time(6), "UTC")
+    first = table_day(six, day)
+    assert table_day(six - 1, day) == first - 1 and table_day(six + 86_400, day) == first + 1
 
 
 def test_the_policy_from_a_profile() -> None:
     policy = DetectionPolicy.from_mapping({"alpha": "1/100", "late_share": 0.6, "big_wager": 20_000,
                                            "day_starts": "05:30"}, "t.toml")  # fmt: skip
-    assert policy == DetectionPolicy(Fraction(1, 100), 20_000, Fraction(3, 5), 5 * 3600 + 1800)
+    assert policy == DetectionPolicy(Fraction(1, 100), 20_000, Fraction(3, 5), GamingDay(datetime.time(5, 30), "UTC"))
     for key, value in (("alpha", 2), ("alpha", "x"), ("big_wager", 0), ("late_share", True), ("day_starts", "25:00")):
         with pytest.raises(ProfileError, match=f"protection.{key}"):
             DetectionPolicy.from_mapping({key: value}, "t.toml")

@@ -141,6 +141,9 @@ def test_dice_clock_honours_a_stricter_casino_limit():
     assert dice_clock(0.0, 12 * HOUR, max_hours=12).state == "expired"
 
 
-def test_dice_clock_going_back_is_a_rules_error():
-    with pytest.raises(RulesError, match="clock went back"):
-        dice_clock(50.0, 10.0)
+def test_535_5_c_a_wall_clock_earlier_than_the_registration_takes_the_dice_as_expired():
+    # Stamps without the monotonic clock (an earlier version's) measure on the wall clock; one
+    # that went back cannot say how long the dice have been out: the limit is taken as reached.
+    clock = dice_clock(50.0, 10.0)
+    assert (clock.state, clock.may_start_round) == ("expired", False)
+    assert clock.reason is not None and "earlier" in clock.reason

@@ -101,6 +101,7 @@ function drawTile(entry, tile) {
   if (tile.gaps) flags.push(["bad", `${tile.gaps} gap${tile.gaps > 1 ? "s" : ""}`]);
   if (tile.breaks) flags.push(["bad", `${tile.breaks} break${tile.breaks > 1 ? "s" : ""}`]);
   if (tile.refused) flags.push(["bad", `${tile.refused} refused`]);
+  if (tile.clock_skew) flags.push(["bad", "clock-skew"]);
   for (const device of tile.devices_offline) flags.push(["bad", `${device} offline`]);
   if (tile.alert_count) flags.push([tile.severity, `${tile.alert_count} alert${tile.alert_count > 1 ? "s" : ""}`]);
   const flagKey = JSON.stringify(flags);
