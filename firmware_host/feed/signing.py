@@ -28,6 +28,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from firmware_host import durable
 from firmware_host.errors import TablehostError
 from firmware_host.feed import schema
 
@@ -219,7 +220,8 @@ class Keyring:
 
 
 def keygen(private_path: Path, public_path: Path) -> str:
-    """Write a new key pair: the private key (PEM, mode 0400) and the public key (PEM, 0444); its id.
+    """Write a new key pair: the private key (PEM, mode 0400) and the public key (PEM, 0444),
+    each durably (:func:`firmware_host.durable.write_file`); its id.
 
     :raises SigningKeyError: either file exists already (never overwritten), or cannot be written.
     """
@@ -236,15 +238,10 @@ def keygen(private_path: Path, public_path: Path) -> str:
     written: list[Path] = []
     try:
         for path, data, mode in ((private_path, pem, 0o400), (public_path, public, 0o444)):
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+            durable.write_file(path, data, mode=mode, replace=False)
             written.append(path)
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.chmod(path, mode)  # whatever the umask
     except OSError as exc:
-        for path in written:
-            path.unlink(missing_ok=True)
+        for done in written:
+            durable.remove(done)
         raise SigningKeyError(f"{path}: cannot write: {exc.strerror or exc}") from exc
     return key_id(private.public_key())

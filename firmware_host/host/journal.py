@@ -21,6 +21,7 @@ import fcntl
 import hashlib
 import hmac
 import json
+import logging
 import math
 import os
 import pathlib
@@ -36,11 +37,14 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import drivers.events.all  # noqa: F401  (registers every device event type, so steps() can rebuild them)
 import firmware_host.tables.events  # noqa: F401  (and every table-level event type)
 from drivers.events import DeviceEvent, EventError, from_record, to_record
+from firmware_host import durable
 from firmware_host.errors import JournalError
 from firmware_host.tables.decisions import Decision
 
 if TYPE_CHECKING:
     from firmware_host.host.segments import ArchivedPages
+
+log = logging.getLogger("tablehost.journal")
 
 __all__ = [
     "Journal",
@@ -77,6 +81,9 @@ SHOE_RESULT = "shoe_result"
 
 KINDS = ("meta", "input", "decision")
 _HEX64 = re.compile(r"[0-9a-f]{64}\Z")
+#: Commits between two checkpoints of the write-ahead log (:meth:`Journal._checkpoint`): about
+#: 1,000 pages of a step's records, as SQLite's own default (1,000 pages).
+CHECKPOINT_EVERY_COMMITS = 256
 _PAGE = 512  # records fetched per query when iterating (no cursor is held open between pages)
 _COLUMNS = "seq, kind, type, at, round, data, prev_hash, hash, mac"
 _INSERT = f"INSERT INTO records ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -169,22 +176,17 @@ def load_key(path: str | os.PathLike[str]) -> bytes:
 
 
 def write_key(path: str | os.PathLike[str]) -> str:
-    """Create a new key file of :data:`KEY_BYTES` random bytes, mode 0400; return its :func:`key_id`.
+    """Create a new key file of :data:`KEY_BYTES` random bytes, mode 0400, durably; return its :func:`key_id`.
 
     :raises JournalError: the file exists (never overwritten) or cannot be written.
     """
     key = os.urandom(KEY_BYTES)
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o400)
+        durable.write_file(path, key, mode=0o400, replace=False)
     except FileExistsError as exc:
         raise JournalError(f"key file {path}: already exists; a key is never overwritten") from exc
     except OSError as exc:
         raise JournalError(f"key file {path}: cannot create: {exc.strerror or exc}") from exc
-    try:
-        os.write(fd, key)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
     return key_id(key)
 
 
@@ -287,8 +289,6 @@ def _probe(conn: sqlite3.Connection, read_only: bool) -> sqlite3.Connection:
     """Set the connection up and read the schema (which fails if the file is not SQLite)."""
     try:
         conn.execute("PRAGMA synchronous=FULL")
-        if not read_only:
-            conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
     except sqlite3.Error:
         conn.close()
@@ -385,6 +385,8 @@ class Journal:
         #: The archived segments a reader behind a rotation pages through (:meth:`records_after`).
         self._archived: ArchivedPages | None = None
         self._archived_lock = threading.Lock()
+        #: Commits since the last checkpoint (:meth:`_checkpoint`).
+        self._commits = 0
 
     # ----------------------------------------------------------------- opening
 
@@ -393,56 +395,32 @@ class Journal:
         """Create the journal at ``path`` or open the existing one for appending.
 
         A new journal starts with a ``meta``/``journal`` record naming its format and whether
-        (and with which key id) it is keyed. An existing one must match ``hmac_key`` and end in
-        an intact record linked to its predecessor.
+        (and with which key id) it is keyed; it is made whole under a temporary name and then
+        renamed into place, and a first start an earlier version left cut short (a file that
+        provably holds no record) is made anew (:mod:`.genesis`). An existing one must match
+        ``hmac_key`` and its whole chain must verify.
 
         :param hmac_key: the table's key (:func:`load_key`); every record then carries a MAC.
-        :raises JournalError: not a journal, wrong or missing key, broken tail, I/O error.
+        :raises JournalError: not a journal, wrong or missing key, broken chain, I/O error.
         """
-        from firmware_host.host import segments  # the companion module imports this one
+        from firmware_host.host import genesis, segments  # the companion modules import this one
 
         path = pathlib.Path(path)
         writer_lock = _lock_for_writing(path)
-        existed = path.exists()  # a journal is made only where no file is (issue 20 item 5)
         try:
-            if existed and path.is_file() and path.stat().st_size == 0:  # before SQLite writes a header into it
-                raise JournalError(
-                    f"journal {path}: not a tablehost journal (an empty file, 0 bytes); move it "
-                    "away to start a new journal there"
-                )
+            genesis.prepare(path, hmac_key)
             conn = _connect(path, read_only=False)
         except BaseException:
             os.close(writer_lock)
             raise
         try:
-            conn.execute("BEGIN IMMEDIATE")
             if not _has_records_table(conn, path):
-                if existed:
-                    raise JournalError(
-                        f"journal {path}: not a tablehost journal (a file with no journal in it); "
-                        "move it away to start a new journal there"
-                    )
-                conn.execute(_SCHEMA)
-                conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
-                genesis = {
-                    "format": FORMAT,
-                    "keyed": hmac_key is not None,
-                    "key_id": key_id(hmac_key) if hmac_key is not None else None,
-                }
-                conn.execute(
-                    _INSERT,
-                    _seal(
-                        1,
-                        "meta",
-                        GENESIS_TYPE,
-                        time.time(),
-                        None,
-                        canonical_json(genesis, "genesis"),
-                        GENESIS_PREV_HASH,
-                        hmac_key,
-                    ),
+                raise JournalError(
+                    f"journal {path}: not a tablehost journal (a file with no journal in it, beside archived "
+                    "segments); move it away, or put the live segment back"
                 )
-            conn.execute("COMMIT")
+            conn.execute("PRAGMA journal_mode=WAL")  # every journal is made so (.genesis): a no-op but for a copy
+            conn.execute("PRAGMA wal_autocheckpoint=0")  # the journal checkpoints itself, and checks it (_checkpoint)
             journal = cls._check_ends(conn, path, hmac_key)
             segments.finish_rotation(path, journal.segment_number, journal.first_record.hash)
             report = _verify_chain(conn, hmac_key)
@@ -594,7 +572,38 @@ class Journal:
             if rounds:
                 self._last_round = max(rounds if self._last_round is None else [*rounds, self._last_round])
             self._last_seq, self._last_hash = seq, prev_hash
+            self._commits += 1
+            if self._commits >= CHECKPOINT_EVERY_COMMITS:
+                self._checkpoint()
             return int(rows[0][0])
+
+    def _checkpoint(self) -> None:
+        """Copy the write-ahead log into the file, SQLite's checkpoint, and check that it worked
+        (the caller holds the append lock). SQLite's automatic checkpoint is off
+        (``wal_autocheckpoint = 0``): it runs inside a commit and drops its errors, so a disk
+        whose fsyncs fail would let the table act on while the file went bad (issue 27).
+
+        A reader holding an older snapshot (``journal verify`` on a running table) may leave
+        frames for the next checkpoint to copy; that is no error.
+
+        :raises JournalError: the checkpoint failed (an I/O error, a full disk): the step is
+            committed in the log, but the table must stop before it acts on it.
+        """
+        self._commits = 0
+        try:
+            row = self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        except sqlite3.Error as exc:
+            raise JournalError(
+                f"journal {self.path}: the checkpoint of its write-ahead log failed: {exc}; the table stops "
+                "(the records are in the log; check the disk before starting again)"
+            ) from exc
+        if row is None or len(row) != 3 or row[1] < 0:
+            raise JournalError(f"journal {self.path}: not in write-ahead-log mode (checkpoint returned {row!r})")
+        busy, frames, copied = row
+        if busy or copied < frames:
+            log.debug(
+                "journal %s: checkpoint copied %d of %d frames (a reader holds the rest)", self.path, copied, frames
+            )
 
     def rotate(self, checkpoint: dict[str, Any], *, at: float) -> pathlib.Path:
         """Close this segment and continue the journal in the same file.

@@ -19,11 +19,11 @@ from __future__ import annotations
 import concurrent.futures
 import hashlib
 import hmac
-import os
 import re
 import secrets
 from pathlib import Path
 
+from firmware_host import durable
 from firmware_host.errors import TablehostError
 from firmware_host.web.lockout import Busy, Locked, Lockout, LockoutPolicy
 
@@ -92,16 +92,13 @@ def verify_pin(pin: str, stored: str) -> bool:
 
 
 def write_pin_file(path: Path, pin: str, n: int = SCRYPT_N) -> None:
-    """Write ``pin`` hashed to a new file, mode 0600 (an existing file is replaced)."""
+    """Write ``pin`` hashed to a new file, mode 0600 (an existing file is replaced), durably:
+    a power cut leaves the old file or the new one, whole (:func:`firmware_host.durable.write_file`)."""
     if not (pin.isdecimal() and len(pin) >= MIN_PIN_DIGITS):
         raise PinError(f"a PIN is {MIN_PIN_DIGITS} or more digits")
-    temporary = path.with_name(path.name + ".new")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as out:
-            out.write(hash_pin(pin, n=n) + "\n")
-        os.replace(temporary, path)
+        durable.make_directories(path.parent)
+        durable.write_file(path, (hash_pin(pin, n=n) + "\n").encode("ascii"), mode=0o600)
     except OSError as exc:
         raise PinError(f"PIN file {path}: cannot write: {exc.strerror or exc}") from None
 
