@@ -241,7 +241,7 @@ def _connect(path: str | os.PathLike[str], *, read_only: bool) -> sqlite3.Connec
     path = pathlib.Path(path)
     if read_only and not path.is_file():
         raise JournalError(f"journal {path}: no such file")
-    uri = path.absolute().as_uri() + ("?mode=ro" if read_only else "?mode=rwc")
+    uri = path.absolute().as_uri() + ("?mode=ro" if read_only else "?mode=rw")  # made only by .genesis
     try:
         try:
             return _probe(sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False), read_only)
@@ -573,8 +573,8 @@ class Journal:
                 self._last_round = max(rounds if self._last_round is None else [*rounds, self._last_round])
             self._last_seq, self._last_hash = seq, prev_hash
             self._commits += 1
-            if self._commits >= CHECKPOINT_EVERY_COMMITS:
-                self._checkpoint()
+            if self._commits >= CHECKPOINT_EVERY_COMMITS and entries[0][0] == "input":
+                self._checkpoint()  # at a step's append: its error stops the service loop (Service.step)
             return int(rows[0][0])
 
     def _checkpoint(self) -> None:
