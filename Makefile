@@ -15,9 +15,10 @@ $(STAMP): pyproject.toml
 setup: $(STAMP)
 
 ## deps: the Debian packages the tests run for real (Mosquitto for the floor feed, PostgreSQL for
-## the floor store, Chromium for the display), installed with apt-get only when missing.
+## the floor store, Chromium for the display, strace for the kill and disk-fault tests of the
+## journal), installed with apt-get only when missing.
 ## `make run` needs none of them.
-DEBIAN_PACKAGES := mosquitto chromium openssl postgresql
+DEBIAN_PACKAGES := mosquitto chromium openssl postgresql strace
 deps:
 	@missing=""; for p in $(DEBIAN_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \

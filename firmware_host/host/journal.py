@@ -38,7 +38,7 @@ import drivers.events.all  # noqa: F401  (registers every device event type, so 
 import firmware_host.tables.events  # noqa: F401  (and every table-level event type)
 from drivers.events import DeviceEvent, EventError, from_record, to_record
 from firmware_host import durable
-from firmware_host.errors import JournalError
+from firmware_host.errors import JournalBusyError, JournalError
 from firmware_host.tables.decisions import Decision
 
 if TYPE_CHECKING:
@@ -268,7 +268,8 @@ def _lock_for_writing(path: pathlib.Path) -> int:
     One process appends to a journal: a second ``tablehost run`` or a ``journal rotate`` while
     the table runs is refused here. The kernel drops the lock with the process, a SIGKILL too.
 
-    :raises JournalError: another process holds it, or the lock file cannot be made.
+    :raises JournalBusyError: another process holds it (``tablehost`` exits 75: try again later).
+    :raises JournalError: the lock file cannot be made.
     """
     lock_path = writer_lock_path(path)
     try:
@@ -279,7 +280,7 @@ def _lock_for_writing(path: pathlib.Path) -> int:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError as exc:
         os.close(fd)
-        raise JournalError(
+        raise JournalBusyError(
             f"journal {path}: another process is writing to it (a running tablehost?); stop it first"
         ) from exc
     return fd
@@ -431,7 +432,8 @@ class Journal:
         except sqlite3.Error as exc:
             conn.close()
             os.close(writer_lock)
-            raise JournalError(f"journal {path}: cannot open: {exc}") from exc
+            busy = getattr(exc, "sqlite_errorcode", 0) & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+            raise (JournalBusyError if busy else JournalError)(f"journal {path}: cannot open: {exc}") from exc
         except BaseException:
             conn.close()
             os.close(writer_lock)
