@@ -52,7 +52,9 @@ def make_directories(directory: str | os.PathLike[str], mode: int = 0o777) -> No
     try:
         os.mkdir(directory, mode)
     except FileExistsError:
-        return
+        if directory.is_dir():
+            return  # made by another process at the same moment
+        raise
     fsync_directory(directory.parent)
 
 

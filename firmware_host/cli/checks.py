@@ -17,6 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+from firmware_host import durable
+
 __all__ = [
     "directory_to_fill",
     "directory_to_read",
@@ -53,7 +55,7 @@ def file_to_read(text: str) -> Path:
 def _make_directory(path: Path, text: str) -> None:
     """Make ``path`` and its parents (as the command would); refused when that cannot be done."""
     try:
-        path.mkdir(parents=True, exist_ok=True)
+        durable.make_directories(path)
     except FileExistsError:
         raise _refuse(text, f"{path} is not a directory") from None
     except OSError as exc:

@@ -29,6 +29,9 @@ __all__ = ["prepare", "create", "unfinished", "temporary_path"]
 
 log = logging.getLogger("tablehost.journal")
 
+#: The largest file a first start can leave: two pages (the schema's and the records table's
+#: root) of SQLite's largest page size. A larger one is no unfinished first start.
+UNFINISHED_MAX_BYTES = 2 * 65536
 #: SQLite's files beside a database: its rollback journal, write-ahead log and WAL index.
 SIDE_FILES = ("-journal", "-wal", "-shm")
 
@@ -80,9 +83,12 @@ def unfinished(path: pathlib.Path) -> str | None:
     else: a journal with records, another file, or a live file beside archived segments."""
     from firmware_host.host import segments  # the companion module imports this one
 
+    size = path.stat().st_size
+    if size > UNFINISHED_MAX_BYTES:
+        return None  # a journal at every start but the first: not opened twice
     if len(segments.segments_of(path)) > 1:
         return None  # a rotated journal's live file: its segments beside it hold records
-    if path.stat().st_size == 0 and not any(side.exists() for side in _side_files(path)):
+    if size == 0 and not any(side.exists() for side in _side_files(path)):
         return "an empty file (0 bytes)"
     try:
         conn = sqlite3.connect(path.absolute().as_uri() + "?mode=rw", uri=True, isolation_level=None)
