@@ -17,8 +17,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from firmware_host import durable
-
 __all__ = [
     "directory_to_fill",
     "directory_to_read",
@@ -53,7 +51,9 @@ def file_to_read(text: str) -> Path:
 
 
 def _make_directory(path: Path, text: str) -> None:
-    """Make ``path`` and its parents (as the command would); refused when that cannot be done."""
+    """Make ``path`` and its parents (as the command would), durably; refused when that cannot be done."""
+    from firmware_host import durable  # here: a parser's checks stay argparse and os only (tablehost --help)
+
     try:
         durable.make_directories(path)
     except FileExistsError:
