@@ -244,13 +244,13 @@ def _connect(path: str | os.PathLike[str], *, read_only: bool) -> sqlite3.Connec
     uri = path.absolute().as_uri() + ("?mode=ro" if read_only else "?mode=rw")  # made only by .genesis
     try:
         try:
-            return _probe(sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False), read_only)
+            return _probe(sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False))
         except sqlite3.OperationalError:
             wal = path.with_name(path.name + "-wal")
             if not read_only or (wal.exists() and wal.stat().st_size > 0):
                 raise
             return _probe(
-                sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None, check_same_thread=False), True
+                sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None, check_same_thread=False)
             )
     except sqlite3.Error as exc:
         hint = "" if not read_only else "; copy it (with its -wal file, if any) to a directory you can write"
@@ -286,7 +286,7 @@ def _lock_for_writing(path: pathlib.Path) -> int:
     return fd
 
 
-def _probe(conn: sqlite3.Connection, read_only: bool) -> sqlite3.Connection:
+def _probe(conn: sqlite3.Connection) -> sqlite3.Connection:
     """Set the connection up and read the schema (which fails if the file is not SQLite)."""
     try:
         conn.execute("PRAGMA synchronous=FULL")
