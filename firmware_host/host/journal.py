@@ -25,7 +25,6 @@ import logging
 import math
 import os
 import pathlib
-import re
 import sqlite3
 import stat
 import struct
@@ -80,7 +79,6 @@ ROUND_RESULT = "round_result"
 SHOE_RESULT = "shoe_result"
 
 KINDS = ("meta", "input", "decision")
-_HEX64 = re.compile(r"[0-9a-f]{64}\Z")
 #: Commits between two checkpoints of the write-ahead log (:meth:`Journal._checkpoint`): about
 #: 1,000 pages of a step's records, as SQLite's own default (1,000 pages).
 CHECKPOINT_EVERY_COMMITS = 256
@@ -120,34 +118,55 @@ def canonical_json(data: Any, what: str) -> str:
     return text
 
 
-def _text(value: str) -> bytes:
-    raw = value.encode("utf-8")
-    return struct.pack(">I", len(raw)) + raw
+_INT64 = struct.Struct(">q")
+_LENGTH = struct.Struct(">I")
+_REAL = struct.Struct(">d")
+_ABSENT = b"\x00"
+_PRESENT = b"\x01"
 
 
 def encode(seq: int, kind: str, type: str, at: float | None, round: int | None, data: str, prev_hash: str) -> bytes:
     """The bytes that ``hash`` and ``mac`` are computed over (docs/journal.md, byte by byte).
 
+    Written for speed (a start verifies every record of the live segment with it): one join,
+    no helper calls.
+
     :raises TypeError, ValueError, struct.error: a field of the wrong type or out of range.
     """
-    for name, value in (("kind", kind), ("type", type), ("data", data), ("prev_hash", prev_hash)):
-        if not isinstance(value, str):
-            raise TypeError(f"{name} is {value!r}, not text")
-    parts = [MESSAGE_PREFIX, struct.pack(">q", seq), _text(kind), _text(type)]
+    if not (isinstance(kind, str) and isinstance(type, str) and isinstance(data, str) and isinstance(prev_hash, str)):
+        for name, value in (("kind", kind), ("type", type), ("data", data), ("prev_hash", prev_hash)):
+            if not isinstance(value, str):
+                raise TypeError(f"{name} is {value!r}, not text")
+    number = _INT64.pack(seq)
     if at is None:
-        parts.append(b"\x00")
+        when = _ABSENT
+    elif isinstance(at, float):
+        when = _PRESENT + _REAL.pack(at)
     else:
-        if not isinstance(at, float):
-            raise TypeError(f"at is {at!r}, not a real number")
-        parts.append(b"\x01" + struct.pack(">d", at))
+        raise TypeError(f"at is {at!r}, not a real number")
     if round is None:
-        parts.append(b"\x00")
+        which = _ABSENT
+    elif isinstance(round, int) and not isinstance(round, bool):
+        which = _PRESENT + _INT64.pack(round)
     else:
-        if not isinstance(round, int) or isinstance(round, bool):
-            raise TypeError(f"round is {round!r}, not an integer")
-        parts.append(b"\x01" + struct.pack(">q", round))
-    parts += [_text(data), _text(prev_hash)]
-    return b"".join(parts)
+        raise TypeError(f"round is {round!r}, not an integer")
+    k, t, d, p = kind.encode(), type.encode(), data.encode(), prev_hash.encode()
+    return b"".join(
+        (
+            MESSAGE_PREFIX,
+            number,
+            _LENGTH.pack(len(k)),
+            k,
+            _LENGTH.pack(len(t)),
+            t,
+            when,
+            which,
+            _LENGTH.pack(len(d)),
+            d,
+            _LENGTH.pack(len(p)),
+            p,
+        )
+    )
 
 
 def key_id(key: bytes) -> str:
@@ -861,14 +880,12 @@ def _check_row(
         message = encode(seq, kind, type_, at, round_, data, stored_prev)
     except (TypeError, ValueError, struct.error) as exc:
         return _Finding(Problem.CHANGED, f"a field was altered: {exc}", seq)
-    if stored_hash != hashlib.sha256(message).hexdigest():
+    if stored_hash != hashlib.sha256(message).hexdigest():  # so a hash that passes is 64 lowercase hex digits
         return _Finding(Problem.CHANGED, "its content does not match its stored hash", seq)
     if stored_prev != prev_hash:
         return _Finding(Problem.BROKEN_LINK, "prev_hash is not the hash of the record before it", seq)
     if kind not in KINDS:
         return _Finding(Problem.MALFORMED, f"kind {kind!r} is none of {', '.join(KINDS)}", seq)
-    if not _HEX64.match(stored_hash):
-        return _Finding(Problem.MALFORMED, "hash is not 64 lowercase hex digits", seq)
     if key is not None:
         if mac != hmac.digest(key, message, "sha256").hex():
             return _Finding(
