@@ -278,7 +278,7 @@ class GpioConfig:
 
 
 #: The live segment's default bound in MB (``[journal] rotate_mb``): about 1,300 Baccarat rounds
-#: (500 at a shuffler table, whose checkpoints are larger), which ``run`` verifies at every start
+#: (900 at a shuffler table, whose checkpoints are larger), which ``run`` verifies at every start
 #: in about 0.2 s of CPU here (bench/bench_restart.py --flat).
 ROTATE_MB = 8.0
 
