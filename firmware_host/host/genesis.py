@@ -72,8 +72,8 @@ def prepare(path: pathlib.Path, key: bytes | None) -> None:
                 "journal %s: %s, holding no record: a first start was cut short; making the journal anew", path, reason
             )
             create(path, key)
-    except OSError as exc:
-        raise JournalError(f"journal {path}: cannot make it: {exc.strerror or exc}") from exc
+    except (OSError, sqlite3.Error) as exc:
+        raise JournalError(f"journal {path}: cannot make it: {getattr(exc, 'strerror', None) or exc}") from exc
 
 
 def unfinished(path: pathlib.Path) -> str | None:
@@ -118,6 +118,17 @@ def create(path: pathlib.Path, key: bytes | None) -> None:
     """
     temporary = temporary_path(path)
     _remove_with_side_files(temporary)  # what an earlier creation cut short left
+    try:
+        _build(temporary, key)
+        for side in _side_files(path):  # they belong to the file being replaced, and must not be read with the new one
+            durable.remove(side)
+        durable.publish(temporary, path)
+    finally:
+        _remove_with_side_files(temporary)  # nothing, once published
+
+
+def _build(temporary: pathlib.Path, key: bytes | None) -> None:
+    """The new journal's whole contents in the file ``temporary``: schema, id, genesis, WAL mode."""
     conn = sqlite3.connect(temporary, isolation_level=None)
     try:
         conn.execute("PRAGMA synchronous=FULL")
@@ -144,6 +155,3 @@ def create(path: pathlib.Path, key: bytes | None) -> None:
         conn.execute("PRAGMA journal_mode=WAL")  # in the header: the journal is opened as it will be used
     finally:
         conn.close()  # in WAL mode: checkpointed, and the -wal removed
-    for side in _side_files(path):  # they belong to the file being replaced, and must not be read with the new one
-        durable.remove(side)
-    durable.publish(temporary, path)

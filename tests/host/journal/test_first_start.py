@@ -175,3 +175,20 @@ def test_a_write_ahead_log_without_its_journal_is_refused(tmp_path: pathlib.Path
     with pytest.raises(JournalError, match="its write-ahead log j.sqlite-wal is there"):
         Journal.open(path)
     assert not path.exists()
+
+
+def test_a_creation_that_fails_leaves_nothing_and_says_why(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "j.sqlite"
+
+    def full(*args: object, **kwargs: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(genesis.durable, "publish", full)
+    with pytest.raises(JournalError, match=r"journal .*j\.sqlite: cannot make it: No space left on device"):
+        Journal.open(path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["j.sqlite.lock"]
+    monkeypatch.undo()
+    with Journal.open(path) as journal:
+        assert journal.last_seq == 1
