@@ -864,8 +864,27 @@ class _Finding(NamedTuple):
     seq: int  # the first broken record
 
 
+def _mac_of(key: bytes) -> Callable[[bytes], str]:
+    """The hex HMAC-SHA256 of a message under ``key``, as :func:`hmac.digest` gives it, from one
+    HMAC whose key schedule is done once: a verify checks every record with it, and
+    :func:`hmac.digest` sets the key up again at each call (twice the time)."""
+    keyed = hmac.new(key, digestmod="sha256")
+
+    def mac(message: bytes) -> str:
+        one = keyed.copy()
+        one.update(message)
+        return one.hexdigest()
+
+    return mac
+
+
 def _check_row(
-    row: tuple[Any, ...], *, expected_seq: int, prev_hash: str, key: bytes | None, keyed: bool
+    row: tuple[Any, ...],
+    *,
+    expected_seq: int,
+    prev_hash: str,
+    key: Callable[[bytes], str] | None,
+    keyed: bool,
 ) -> _Finding | None:
     """What is wrong with one stored row given its predecessor's hash (None: intact).
 
@@ -887,7 +906,7 @@ def _check_row(
     if kind not in KINDS:
         return _Finding(Problem.MALFORMED, f"kind {kind!r} is none of {', '.join(KINDS)}", seq)
     if key is not None:
-        if mac != hmac.digest(key, message, "sha256").hex():
+        if mac != key(message):
             return _Finding(
                 Problem.BAD_MAC, "its MAC does not check with the key (altered or re-chained without the key)", seq
             )
@@ -934,6 +953,7 @@ def _verify_chain(conn: sqlite3.Connection, key: bytes | None, start: tuple[int,
     first_seq, prev_hash = start if start is not None else _first_link(conn)
     checked, prev_kind, recorded_id = 0, None, None
     given_id = key_id(key) if key is not None else None
+    usable_key: Callable[[bytes], str] | None = None  # the key's MAC, once the first record shows it is this file's
     rows = _rows(conn, first_seq if first_seq > 1 else 1)
     while True:
         try:
@@ -951,7 +971,7 @@ def _verify_chain(conn: sqlite3.Connection, key: bytes | None, start: tuple[int,
             except JournalError as exc:
                 found = _Finding(Problem.MALFORMED, str(exc), seq)
                 break
-        usable_key = key if given_id == recorded_id else None
+            usable_key = _mac_of(key) if key is not None and given_id == recorded_id else None
         found = _check_row(row, expected_seq=seq, prev_hash=prev_hash, key=usable_key, keyed=recorded_id is not None)
         if found is not None and found.problem in (Problem.CHANGED, Problem.BROKEN_LINK):
             found = _explain_insertion(conn, row, seq) or found
