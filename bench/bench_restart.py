@@ -27,7 +27,7 @@ written by a profile with ``[journal]``'s defaults (a checkpoint every 1,000 ste
 segment at ``rotate_mb``), started side by side (alternately, so both see the same load); then
 the worst case, a live segment just short of ``rotate_mb`` (the 6,000-round journal's largest
 segment as its live file); and, for comparison, the 6,000 rounds in one file (``rotate_mb = 0``),
-which ``run`` verifies whole at every start.
+which ``run`` verifies whole at every start. ``--keyed``: the same with an HMAC key.
 """
 
 from __future__ import annotations
@@ -180,10 +180,16 @@ def time_side_by_side(starts: list[tuple[Path, Path]], repeats: int) -> list[tup
     return [(statistics.median(w for w, _ in each), statistics.median(c for _, c in each)) for each in times]
 
 
-def flat(base: Path, rounds: list[int], repeats: int) -> None:
-    """Restart time of journals of ``rounds`` rounds, with the profile's default upkeep (``--flat``)."""
-    profile = write_profile(base / "flat", decks=8, journal="")  # [journal]'s defaults
-    whole = write_profile(base / "whole", decks=8, journal="rotate_mb = 0")  # never rotated, not even at a start
+def flat(base: Path, rounds: list[int], repeats: int, keyed: bool = False) -> None:
+    """Restart time of journals of ``rounds`` rounds, with the profile's default upkeep (``--flat``;
+    ``keyed``: with an HMAC key, as a table is installed)."""
+    key = None
+    if keyed:
+        key = base / "journal.key"
+        base.mkdir(parents=True, exist_ok=True)
+        jr.write_key(key)
+    profile = write_profile(base / "flat", decks=8, journal="", key_file=key)  # [journal]'s defaults
+    whole = write_profile(base / "whole", decks=8, journal="rotate_mb = 0", key_file=key)  # never rotated
     starts = []
     for count in rounds:
         journal = base / f"flat-{count}" / "journal.sqlite"
@@ -227,11 +233,12 @@ def main(argv: list[str]) -> int:
     parser.add_argument(
         "--flat", metavar="N,M", nargs="?", const="100,6000", help="restart of N against M rounds (default 100,6000)"
     )
+    parser.add_argument("--keyed", action="store_true", help="--flat with keyed journals (an HMAC key, as installed)")
     args = parser.parse_args(argv)
     base = args.dir or Path(tempfile.mkdtemp(prefix="bench-restart-"))
     try:
         if args.flat:
-            flat(base, [int(n) for n in args.flat.split(",")], args.repeats)
+            flat(base, [int(n) for n in args.flat.split(",")], args.repeats, args.keyed)
             return 0
         upkeep = f"checkpoint_every_steps = {args.checkpoint_every}\nrotate_mb = 0"  # segments are synthesised
         profile = write_profile(base / "table", decks=8, journal=upkeep)
