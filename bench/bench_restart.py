@@ -212,10 +212,24 @@ def flat(base: Path, rounds: list[int], repeats: int, keyed: bool = False) -> No
     names.append(f"{rounds[-1]} rounds in one file, rotate_mb = 0 ({one_file.stat().st_size / 1e6:.1f} MB)")
     times = time_side_by_side(starts, repeats)
     (wall0, cpu0) = times[0]
-    for name, (wall, cpu) in zip(names, times):
+    for name, (wall, cpu), (_, journal) in zip(names, times, starts):
         print(
-            f"start to READY, {name}: {wall:.2f} s ({wall / wall0:.2f}x), CPU {cpu:.2f} s ({cpu / cpu0:.2f}x {names[0]})"
+            f"start to READY, {name}: {wall:.2f} s ({wall / wall0:.2f}x), CPU {cpu:.2f} s ({cpu / cpu0:.2f}x "
+            f"{names[0]}); {steps_to_replay(journal)} steps replayed after the last checkpoint"
         )
+
+
+def steps_to_replay(journal: Path) -> int:
+    """The steps a start replays: the inputs after the live file's last checkpoint (a restart's
+    other cost, bounded by ``checkpoint_every_steps`` whatever the journal's age)."""
+    with sqlite3.connect(f"{journal.absolute().as_uri()}?mode=ro", uri=True) as conn:
+        (count,) = conn.execute(
+            "SELECT count(*) FROM records WHERE kind = 'input' AND seq > "
+            "(SELECT coalesce(max(seq), 0) FROM records WHERE kind = 'meta' AND type = ?)",
+            (jr.CHECKPOINT_TYPE,),
+        ).fetchone()
+    conn.close()
+    return int(count)
 
 
 def main(argv: list[str]) -> int:
