@@ -16,10 +16,10 @@ setup: $(STAMP)
 
 ## deps: the Debian packages the tests run for real (Mosquitto for the floor feed, PostgreSQL for
 ## the floor store, Chromium for the display, libfuse 3 for the power-cut tests' file system,
-## libfaketime for the stepped-clock tests),
+## libfaketime for the stepped-clock tests, strace for the kill and disk-fault tests of the journal),
 ## installed with apt-get only when missing, and /dev/fuse made if the kernel has FUSE but no node
 ## for it (a container). `make run` needs none of them.
-DEBIAN_PACKAGES := mosquitto chromium openssl postgresql fuse3 libfuse3-3 faketime
+DEBIAN_PACKAGES := mosquitto chromium openssl postgresql fuse3 libfuse3-3 faketime strace
 deps:
 	@missing=""; for p in $(DEBIAN_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \

@@ -158,7 +158,8 @@ def time_recovery(profile_path: Path, journal_path: Path) -> tuple[float, int, f
 
 
 def recovery(rounds: int, days: int, directory: Path) -> None:
-    profile = write_profile(directory, decks=8, journal="checkpoint_every_steps = 0")  # a whole day replayed
+    # a whole day replayed, in one file
+    profile = write_profile(directory, decks=8, journal="checkpoint_every_steps = 0\nrotate_mb = 0")
     journal = directory / "day.sqlite"
     print(f"journal on {filesystem_of(directory)}")
     steps, seconds = write_day(profile, journal, rounds)

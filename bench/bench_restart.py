@@ -21,6 +21,13 @@ round, and the start with checkpoints off (the whole day replayed) for compariso
 
     .venv/bin/python bench/bench_restart.py [--rounds 2000] [--days 1,30,365] [--repeats 3]
         [--checkpoint-every 1000] [--dir DIR]
+
+``--flat [100,6000]``: restart stays flat (issue 27 item 6). Journals of 100 and 6,000 rounds
+written by a profile with ``[journal]``'s defaults (a checkpoint every 1,000 steps, a new
+segment at ``rotate_mb``), started side by side (alternately, so both see the same load); then
+the worst case, a live segment just short of ``rotate_mb`` (the 6,000-round journal's largest
+segment as its live file); and, for comparison, the 6,000 rounds in one file (``rotate_mb = 0``),
+which ``run`` verifies whole at every start. ``--keyed``: the same with an HMAC key.
 """
 
 from __future__ import annotations
@@ -103,26 +110,32 @@ def reseal(
     return seq, prev_hash
 
 
+def start_to_ready(profile: Path, journal: Path) -> tuple[float, float]:
+    """Seconds from starting ``tablehost run`` on ``journal`` to its READY=1: (wall, the
+    process's CPU time then, from /proc: steady while other work shares the machine)."""
+    with tempfile.TemporaryDirectory() as tmp, notify_socket(Path(tmp), START_TIMEOUT_S) as (sock, env):
+        started = time.perf_counter()
+        proc = subprocess.Popen(
+            run_command(profile, journal),
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            wait_ready(sock)
+            wall = time.perf_counter() - started
+            fields = Path(f"/proc/{proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+            return wall, cpu
+        finally:
+            proc.terminate()
+            proc.wait(30)
+
+
 def time_to_ready(profile: Path, journal: Path, repeats: int) -> float:
     """Median seconds from starting ``tablehost run`` on ``journal`` to its READY=1."""
-    times = []
-    for _ in range(repeats):
-        with tempfile.TemporaryDirectory() as tmp, notify_socket(Path(tmp), START_TIMEOUT_S) as (sock, env):
-            started = time.perf_counter()
-            proc = subprocess.Popen(
-                run_command(profile, journal),
-                cwd=ROOT,
-                env=env,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
-            try:
-                wait_ready(sock)
-                times.append(time.perf_counter() - started)
-            finally:
-                proc.terminate()
-                proc.wait(30)
-    return statistics.median(times)
+    return statistics.median(start_to_ready(profile, journal)[0] for _ in range(repeats))
 
 
 def synthesise(day: Path, days: int, directory: Path, name: str) -> Path:
@@ -157,6 +170,68 @@ def time_rotation(day: Path, live: Path) -> float:
         return time.perf_counter() - started
 
 
+def time_side_by_side(starts: list[tuple[Path, Path]], repeats: int) -> list[tuple[float, float]]:
+    """Median (wall, CPU) seconds to READY of each ``(profile, journal)``, started in turn
+    ``repeats`` times, so that all see the same load."""
+    times: list[list[tuple[float, float]]] = [[] for _ in starts]
+    for _ in range(repeats):
+        for index, (profile, journal) in enumerate(starts):
+            times[index].append(start_to_ready(profile, journal))
+    return [(statistics.median(w for w, _ in each), statistics.median(c for _, c in each)) for each in times]
+
+
+def flat(base: Path, rounds: list[int], repeats: int, keyed: bool = False) -> None:
+    """Restart time of journals of ``rounds`` rounds, with the profile's default upkeep (``--flat``;
+    ``keyed``: with an HMAC key, as a table is installed)."""
+    key = None
+    if keyed:
+        key = base / "journal.key"
+        base.mkdir(parents=True, exist_ok=True)
+        jr.write_key(key)
+    profile = write_profile(base / "flat", decks=8, journal="", key_file=key)  # [journal]'s defaults
+    whole = write_profile(base / "whole", decks=8, journal="rotate_mb = 0", key_file=key)  # never rotated
+    starts = []
+    for count in rounds:
+        journal = base / f"flat-{count}" / "journal.sqlite"
+        steps, seconds = write_day(profile, journal, count)
+        print(
+            f"{count} rounds, {steps} steps, written in {seconds:.0f} s: {len(segments.segments_of(journal))} "
+            f"segment(s), the live one {journal.stat().st_size / 1e6:.1f} MB"
+        )
+        starts.append((profile, journal))
+    names = [f"{count} rounds" for count in rounds]
+    largest = max(segments.segments_of(starts[-1][1]), key=lambda s: s.path.stat().st_size)
+    fullest = base / "fullest" / "journal.sqlite"
+    fullest.parent.mkdir()
+    shutil.copyfile(largest.path, fullest)
+    starts.append((whole, fullest))
+    names.append(f"a live segment at its largest ({fullest.stat().st_size / 1e6:.1f} MB)")
+    one_file = base / "one-file" / "journal.sqlite"
+    write_day(whole, one_file, rounds[-1])
+    starts.append((whole, one_file))
+    names.append(f"{rounds[-1]} rounds in one file, rotate_mb = 0 ({one_file.stat().st_size / 1e6:.1f} MB)")
+    times = time_side_by_side(starts, repeats)
+    (wall0, cpu0) = times[0]
+    for name, (wall, cpu), (_, journal) in zip(names, times, starts):
+        print(
+            f"start to READY, {name}: {wall:.2f} s ({wall / wall0:.2f}x), CPU {cpu:.2f} s ({cpu / cpu0:.2f}x "
+            f"{names[0]}); {steps_to_replay(journal)} steps replayed after the last checkpoint"
+        )
+
+
+def steps_to_replay(journal: Path) -> int:
+    """The steps a start replays: the inputs after the live file's last checkpoint (a restart's
+    other cost, bounded by ``checkpoint_every_steps`` whatever the journal's age)."""
+    with sqlite3.connect(f"{journal.absolute().as_uri()}?mode=ro", uri=True) as conn:
+        (count,) = conn.execute(
+            "SELECT count(*) FROM records WHERE kind = 'input' AND seq > "
+            "(SELECT coalesce(max(seq), 0) FROM records WHERE kind = 'meta' AND type = ?)",
+            (jr.CHECKPOINT_TYPE,),
+        ).fetchone()
+    conn.close()
+    return int(count)
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=2000, help="rounds in a day (default 2000)")
@@ -169,10 +244,18 @@ def main(argv: list[str]) -> int:
         help="the profile's checkpoint_every_steps (default 1000, the default of a profile)",
     )
     parser.add_argument("--dir", type=Path, help="where the journals go (default: a temporary directory)")
+    parser.add_argument(
+        "--flat", metavar="N,M", nargs="?", const="100,6000", help="restart of N against M rounds (default 100,6000)"
+    )
+    parser.add_argument("--keyed", action="store_true", help="--flat with keyed journals (an HMAC key, as installed)")
     args = parser.parse_args(argv)
     base = args.dir or Path(tempfile.mkdtemp(prefix="bench-restart-"))
     try:
-        profile = write_profile(base / "table", decks=8, journal=f"checkpoint_every_steps = {args.checkpoint_every}")
+        if args.flat:
+            flat(base, [int(n) for n in args.flat.split(",")], args.repeats, args.keyed)
+            return 0
+        upkeep = f"checkpoint_every_steps = {args.checkpoint_every}\nrotate_mb = 0"  # segments are synthesised
+        profile = write_profile(base / "table", decks=8, journal=upkeep)
         day = base / "day.sqlite"
         steps, seconds = write_day(profile, day, args.rounds)
         one = base / "one-round.sqlite"

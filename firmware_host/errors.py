@@ -32,3 +32,15 @@ class JournalEncodingError(JournalError):
 
 class ControllerError(TablehostError):
     """An input the controller refuses (for example a dealer button in the wrong state)."""
+
+
+class TemporaryError(TablehostError):
+    """A failure that may pass by itself. ``tablehost`` exits :attr:`exit_status` (75,
+    ``EX_TEMPFAIL``), which the systemd unit restarts; every other deliberate error exits 2,
+    which it does not (docs/recovery.md, "Exit statuses")."""
+
+    exit_status = 75
+
+
+class JournalBusyError(JournalError, TemporaryError):
+    """Another process holds the journal (its writer's lock, or SQLite's lock): try again later."""

@@ -7,7 +7,8 @@ table for its sub-commands, see :func:`register_all`), where ``target`` is ``"mo
 imported only when the command is invoked: ``tablehost --help`` lists the commands from the
 tables alone, so it imports none of serial, usb, gpiozero, the simulators, the wiring or the
 host. Every sub-command sets ``func`` (``args -> exit status``). Errors derived from the
-package roots (:data:`ERROR_ROOTS`) become one line on stderr and exit status 2; ``tablehost``
+package roots (:data:`ERROR_ROOTS`) become one line on stderr and exit status 2 (75 for a
+:class:`~firmware_host.errors.TemporaryError`, one that may pass by itself); ``tablehost``
 with no command prints this help on stdout and also exits 2 (no command ran). A reader that
 closes standard output early (``| head -1``) ends any command quietly with status 141
 (:mod:`firmware_host.cli.pipes`).
@@ -155,7 +156,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return status
     except _loaded_error_roots() as exc:
         print(f"tablehost: {exc}", file=sys.stderr)
-        return EXIT_ERROR
+        return int(getattr(exc, "exit_status", EXIT_ERROR))  # 75 for a TemporaryError
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -51,9 +51,11 @@ def file_to_read(text: str) -> Path:
 
 
 def _make_directory(path: Path, text: str) -> None:
-    """Make ``path`` and its parents (as the command would); refused when that cannot be done."""
+    """Make ``path`` and its parents (as the command would), durably; refused when that cannot be done."""
+    from firmware_host import durable  # here: a parser's checks stay argparse and os only (tablehost --help)
+
     try:
-        path.mkdir(parents=True, exist_ok=True)
+        durable.make_directories(path)
     except FileExistsError:
         raise _refuse(text, f"{path} is not a directory") from None
     except OSError as exc:

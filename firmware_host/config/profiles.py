@@ -321,27 +321,37 @@ class GpioConfig:
     lid_source: str
 
 
+#: The live segment's default bound in MB (``[journal] rotate_mb``): about 1,300 Baccarat rounds
+#: (900 at a shuffler table, whose checkpoints are larger), which ``run`` verifies at every start
+#: in about 0.2 s of CPU here (bench/bench_restart.py --flat).
+ROTATE_MB = 8.0
+
+
 @dataclasses.dataclass(frozen=True)
 class JournalUpkeep:
     """``[journal]``: when the service checkpoints and rotates its journal (docs/recovery.md).
 
     :param checkpoint_every_steps: a checkpoint at the first moment between rounds after this
         many steps (``checkpoint_every_steps``; 0: none).
-    :param rotate_bytes: a new segment once the file is this large (``rotate_mb``).
+    :param rotate_bytes: a new segment once the file is this large (``rotate_mb``, default
+        :data:`ROTATE_MB`; ``0``: never). The bound keeps a restart flat: ``run`` verifies the
+        whole live segment at every start (docs/recovery.md, "What a restart costs").
     :param gaming_day_starts: a new segment at each gaming day's start, local time
         (``gaming_day_starts = "06:00"``).
     """
 
     checkpoint_every_steps: int = 1000
-    rotate_bytes: int | None = None
+    rotate_bytes: int | None = int(ROTATE_MB * 1_000_000)
     gaming_day_starts: datetime.time | None = None
 
 
 def _upkeep(section: Section) -> JournalUpkeep:
     every = section.integer("checkpoint_every_steps", JournalUpkeep.checkpoint_every_steps, low=0)
-    megabytes = section.number("rotate_mb", None, positive=True)
+    megabytes = section.number("rotate_mb", ROTATE_MB)
+    if megabytes < 0:
+        raise section.error("rotate_mb", f"must be 0 (never) or positive, got {megabytes:g}")
     day_start = section.time_of_day("gaming_day_starts")
-    return JournalUpkeep(every, None if megabytes is None else int(megabytes * 1_000_000), day_start)
+    return JournalUpkeep(every, int(megabytes * 1_000_000) or None, day_start)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -28,6 +28,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from firmware_host import durable
 from firmware_host.errors import TablehostError
 from firmware_host.feed import schema
 from firmware_host.text import TextError, escaped, read_file
@@ -246,7 +247,8 @@ def _changed(path: Path) -> int:
 
 
 def keygen(private_path: Path, public_path: Path) -> str:
-    """Write a new key pair: the private key (PEM, mode 0400) and the public key (PEM, 0444); its id.
+    """Write a new key pair: the private key (PEM, mode 0400) and the public key (PEM, 0444),
+    each durably (:func:`firmware_host.durable.write_file`); its id.
 
     Both ``tablehost feed keygen`` (a table's pair) and ``tablehost floor keygen`` (the floor's)
     write through here, each file by :func:`write_key_file`.
@@ -267,36 +269,19 @@ def keygen(private_path: Path, public_path: Path) -> str:
     try:
         write_key_file(public_path, public, 0o444)
     except SigningKeyError:
-        private_path.unlink(missing_ok=True)
+        durable.remove(private_path)
         raise
     return key_id(private.public_key())
 
 
 def write_key_file(path: Path, data: bytes, mode: int) -> None:
-    """Write a key file durably and never over another: under a temporary name in the same
-    directory, fsynced, linked into place (which fails if ``path`` exists), its directory fsynced.
-
-    The one place key files are written (the durable-file helper of issue 27 replaces its body).
+    """Write a key file durably and never over another (:func:`firmware_host.durable.write_file`
+    with ``replace=False``: a temporary name, fsynced, linked into place, the directory fsynced).
 
     :raises SigningKeyError: ``path`` exists, or cannot be written.
     """
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fchmod(handle.fileno(), mode)  # whatever the umask
-                os.fsync(handle.fileno())
-            os.link(temporary, path)  # never over an existing key, unlike a rename
-        finally:
-            temporary.unlink(missing_ok=True)
-        directory = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
-        try:
-            os.fsync(directory)
-        finally:
-            os.close(directory)
+        durable.write_file(path, data, mode=mode, replace=False)
     except FileExistsError as exc:
         raise SigningKeyError(f"{path}: exists already; a key is never overwritten (move it away first)") from exc
     except OSError as exc:

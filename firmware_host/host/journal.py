@@ -21,10 +21,10 @@ import fcntl
 import hashlib
 import hmac
 import json
+import logging
 import math
 import os
 import pathlib
-import re
 import sqlite3
 import stat
 import struct
@@ -36,12 +36,15 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import drivers.events.all  # noqa: F401  (registers every device event type, so steps() can rebuild them)
 import firmware_host.tables.events  # noqa: F401  (and every table-level event type)
 from drivers.events import DeviceEvent, EventError, from_record, to_record
-from firmware_host.errors import JournalEncodingError, JournalError
+from firmware_host import durable
+from firmware_host.errors import JournalBusyError, JournalEncodingError, JournalError
 from firmware_host.tables.decisions import Decision
 from firmware_host.text import TextError, read_file
 
 if TYPE_CHECKING:
     from firmware_host.host.segments import ArchivedPages
+
+log = logging.getLogger("tablehost.journal")
 
 __all__ = [
     "Journal",
@@ -84,7 +87,9 @@ ROUND_RESULT = "round_result"
 SHOE_RESULT = "shoe_result"
 
 KINDS = ("meta", "input", "decision")
-_HEX64 = re.compile(r"[0-9a-f]{64}\Z")
+#: Commits between two checkpoints of the write-ahead log (:meth:`Journal._checkpoint`): about
+#: 1,000 pages of a step's records, as SQLite's own default (1,000 pages).
+CHECKPOINT_EVERY_COMMITS = 256
 _PAGE = 512  # records fetched per query when iterating (no cursor is held open between pages)
 _COLUMNS = "seq, kind, type, at, round, data, prev_hash, hash, mac"
 _INSERT = f"INSERT INTO records ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -139,34 +144,55 @@ def encode_event(event: DeviceEvent, mono_ns: int | None = None) -> tuple[str, s
     return name, canonical_json(fields, f"event {name}")
 
 
-def _text(value: str) -> bytes:
-    raw = value.encode("utf-8")
-    return struct.pack(">I", len(raw)) + raw
+_INT64 = struct.Struct(">q")
+_LENGTH = struct.Struct(">I")
+_REAL = struct.Struct(">d")
+_ABSENT = b"\x00"
+_PRESENT = b"\x01"
 
 
 def encode(seq: int, kind: str, type: str, at: float | None, round: int | None, data: str, prev_hash: str) -> bytes:
     """The bytes that ``hash`` and ``mac`` are computed over (docs/journal.md, byte by byte).
 
+    Written for speed (a start verifies every record of the live segment with it): one join,
+    no helper calls.
+
     :raises TypeError, ValueError, struct.error: a field of the wrong type or out of range.
     """
-    for name, value in (("kind", kind), ("type", type), ("data", data), ("prev_hash", prev_hash)):
-        if not isinstance(value, str):
-            raise TypeError(f"{name} is {value!r}, not text")
-    parts = [MESSAGE_PREFIX, struct.pack(">q", seq), _text(kind), _text(type)]
+    if not (isinstance(kind, str) and isinstance(type, str) and isinstance(data, str) and isinstance(prev_hash, str)):
+        for name, value in (("kind", kind), ("type", type), ("data", data), ("prev_hash", prev_hash)):
+            if not isinstance(value, str):
+                raise TypeError(f"{name} is {value!r}, not text")
+    number = _INT64.pack(seq)
     if at is None:
-        parts.append(b"\x00")
+        when = _ABSENT
+    elif isinstance(at, float):
+        when = _PRESENT + _REAL.pack(at)
     else:
-        if not isinstance(at, float):
-            raise TypeError(f"at is {at!r}, not a real number")
-        parts.append(b"\x01" + struct.pack(">d", at))
+        raise TypeError(f"at is {at!r}, not a real number")
     if round is None:
-        parts.append(b"\x00")
+        which = _ABSENT
+    elif isinstance(round, int) and not isinstance(round, bool):
+        which = _PRESENT + _INT64.pack(round)
     else:
-        if not isinstance(round, int) or isinstance(round, bool):
-            raise TypeError(f"round is {round!r}, not an integer")
-        parts.append(b"\x01" + struct.pack(">q", round))
-    parts += [_text(data), _text(prev_hash)]
-    return b"".join(parts)
+        raise TypeError(f"round is {round!r}, not an integer")
+    k, t, d, p = kind.encode(), type.encode(), data.encode(), prev_hash.encode()
+    return b"".join(
+        (
+            MESSAGE_PREFIX,
+            number,
+            _LENGTH.pack(len(k)),
+            k,
+            _LENGTH.pack(len(t)),
+            t,
+            when,
+            which,
+            _LENGTH.pack(len(d)),
+            d,
+            _LENGTH.pack(len(p)),
+            p,
+        )
+    )
 
 
 def key_id(key: bytes) -> str:
@@ -197,22 +223,17 @@ def load_key(path: str | os.PathLike[str]) -> bytes:
 
 
 def write_key(path: str | os.PathLike[str]) -> str:
-    """Create a new key file of :data:`KEY_BYTES` random bytes, mode 0400; return its :func:`key_id`.
+    """Create a new key file of :data:`KEY_BYTES` random bytes, mode 0400, durably; return its :func:`key_id`.
 
     :raises JournalError: the file exists (never overwritten) or cannot be written.
     """
     key = os.urandom(KEY_BYTES)
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o400)
+        durable.write_file(path, key, mode=0o400, replace=False)
     except FileExistsError as exc:
         raise JournalError(f"key file {path}: already exists; a key is never overwritten") from exc
     except OSError as exc:
         raise JournalError(f"key file {path}: cannot create: {exc.strerror or exc}") from exc
-    try:
-        os.write(fd, key)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
     return key_id(key)
 
 
@@ -267,16 +288,16 @@ def _connect(path: str | os.PathLike[str], *, read_only: bool) -> sqlite3.Connec
     path = pathlib.Path(path)
     if read_only and not path.is_file():
         raise JournalError(f"journal {path}: no such file")
-    uri = path.absolute().as_uri() + ("?mode=ro" if read_only else "?mode=rwc")
+    uri = path.absolute().as_uri() + ("?mode=ro" if read_only else "?mode=rw")  # made only by .genesis
     try:
         try:
-            return _probe(sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False), read_only)
+            return _probe(sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False))
         except sqlite3.OperationalError:
             wal = path.with_name(path.name + "-wal")
             if not read_only or (wal.exists() and wal.stat().st_size > 0):
                 raise
             return _probe(
-                sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None, check_same_thread=False), True
+                sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None, check_same_thread=False)
             )
     except sqlite3.Error as exc:
         hint = "" if not read_only else "; copy it (with its -wal file, if any) to a directory you can write"
@@ -294,7 +315,8 @@ def _lock_for_writing(path: pathlib.Path) -> int:
     One process appends to a journal: a second ``tablehost run`` or a ``journal rotate`` while
     the table runs is refused here. The kernel drops the lock with the process, a SIGKILL too.
 
-    :raises JournalError: another process holds it, or the lock file cannot be made.
+    :raises JournalBusyError: another process holds it (``tablehost`` exits 75: try again later).
+    :raises JournalError: the lock file cannot be made.
     """
     lock_path = writer_lock_path(path)
     try:
@@ -305,18 +327,16 @@ def _lock_for_writing(path: pathlib.Path) -> int:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError as exc:
         os.close(fd)
-        raise JournalError(
+        raise JournalBusyError(
             f"journal {path}: another process is writing to it (a running tablehost?); stop it first"
         ) from exc
     return fd
 
 
-def _probe(conn: sqlite3.Connection, read_only: bool) -> sqlite3.Connection:
+def _probe(conn: sqlite3.Connection) -> sqlite3.Connection:
     """Set the connection up and read the schema (which fails if the file is not SQLite)."""
     try:
         conn.execute("PRAGMA synchronous=FULL")
-        if not read_only:
-            conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
     except sqlite3.Error:
         conn.close()
@@ -413,6 +433,8 @@ class Journal:
         #: The archived segments a reader behind a rotation pages through (:meth:`records_after`).
         self._archived: ArchivedPages | None = None
         self._archived_lock = threading.Lock()
+        #: Commits since the last checkpoint (:meth:`_checkpoint`).
+        self._commits = 0
 
     # ----------------------------------------------------------------- opening
 
@@ -421,56 +443,32 @@ class Journal:
         """Create the journal at ``path`` or open the existing one for appending.
 
         A new journal starts with a ``meta``/``journal`` record naming its format and whether
-        (and with which key id) it is keyed. An existing one must match ``hmac_key`` and end in
-        an intact record linked to its predecessor.
+        (and with which key id) it is keyed; it is made whole under a temporary name and then
+        renamed into place, and a first start an earlier version left cut short (a file that
+        provably holds no record) is made anew (:mod:`.genesis`). An existing one must match
+        ``hmac_key`` and its whole chain must verify.
 
         :param hmac_key: the table's key (:func:`load_key`); every record then carries a MAC.
-        :raises JournalError: not a journal, wrong or missing key, broken tail, I/O error.
+        :raises JournalError: not a journal, wrong or missing key, broken chain, I/O error.
         """
-        from firmware_host.host import segments  # the companion module imports this one
+        from firmware_host.host import genesis, segments  # the companion modules import this one
 
         path = pathlib.Path(path)
         writer_lock = _lock_for_writing(path)
-        existed = path.exists()  # a journal is made only where no file is (issue 20 item 5)
         try:
-            if existed and path.is_file() and path.stat().st_size == 0:  # before SQLite writes a header into it
-                raise JournalError(
-                    f"journal {path}: not a tablehost journal (an empty file, 0 bytes); move it "
-                    "away to start a new journal there"
-                )
+            genesis.prepare(path, hmac_key)
             conn = _connect(path, read_only=False)
         except BaseException:
             os.close(writer_lock)
             raise
         try:
-            conn.execute("BEGIN IMMEDIATE")
             if not _has_records_table(conn, path):
-                if existed:
-                    raise JournalError(
-                        f"journal {path}: not a tablehost journal (a file with no journal in it); "
-                        "move it away to start a new journal there"
-                    )
-                conn.execute(_SCHEMA)
-                conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
-                genesis = {
-                    "format": FORMAT,
-                    "keyed": hmac_key is not None,
-                    "key_id": key_id(hmac_key) if hmac_key is not None else None,
-                }
-                conn.execute(
-                    _INSERT,
-                    _seal(
-                        1,
-                        "meta",
-                        GENESIS_TYPE,
-                        time.time(),
-                        None,
-                        canonical_json(genesis, "genesis"),
-                        GENESIS_PREV_HASH,
-                        hmac_key,
-                    ),
+                raise JournalError(
+                    f"journal {path}: not a tablehost journal (a file with no journal in it, beside archived "
+                    "segments); move it away, or put the live segment back"
                 )
-            conn.execute("COMMIT")
+            conn.execute("PRAGMA journal_mode=WAL")  # every journal is made so (.genesis): a no-op but for a copy
+            conn.execute("PRAGMA wal_autocheckpoint=0")  # the journal checkpoints itself, and checks it (_checkpoint)
             journal = cls._check_ends(conn, path, hmac_key)
             segments.finish_rotation(path, journal.segment_number, journal.first_record.hash)
             report = _verify_chain(conn, hmac_key)
@@ -481,7 +479,8 @@ class Journal:
         except sqlite3.Error as exc:
             conn.close()
             os.close(writer_lock)
-            raise JournalError(f"journal {path}: cannot open: {exc}") from exc
+            busy = getattr(exc, "sqlite_errorcode", 0) & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+            raise (JournalBusyError if busy else JournalError)(f"journal {path}: cannot open: {exc}") from exc
         except BaseException:
             conn.close()
             os.close(writer_lock)
@@ -635,7 +634,38 @@ class Journal:
             if rounds:
                 self._last_round = max(rounds if self._last_round is None else [*rounds, self._last_round])
             self._last_seq, self._last_hash = seq, prev_hash
+            self._commits += 1
+            if self._commits >= CHECKPOINT_EVERY_COMMITS and entries[0][0] == "input":
+                self._checkpoint()  # at a step's append: its error stops the service loop (Service.step)
             return int(rows[0][0])
+
+    def _checkpoint(self) -> None:
+        """Copy the write-ahead log into the file, SQLite's checkpoint, and check that it worked
+        (the caller holds the append lock). SQLite's automatic checkpoint is off
+        (``wal_autocheckpoint = 0``): it runs inside a commit and drops its errors, so a disk
+        whose fsyncs fail would let the table act on while the file went bad (issue 27).
+
+        A reader holding an older snapshot (``journal verify`` on a running table) may leave
+        frames for the next checkpoint to copy; that is no error.
+
+        :raises JournalError: the checkpoint failed (an I/O error, a full disk): the step is
+            committed in the log, but the table must stop before it acts on it.
+        """
+        self._commits = 0
+        try:
+            row = self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        except sqlite3.Error as exc:
+            raise JournalError(
+                f"journal {self.path}: the checkpoint of its write-ahead log failed: {exc}; the table stops "
+                "(the records are in the log; check the disk before starting again)"
+            ) from exc
+        if row is None or len(row) != 3 or row[1] < 0:
+            raise JournalError(f"journal {self.path}: not in write-ahead-log mode (checkpoint returned {row!r})")
+        busy, frames, copied = row
+        if busy or copied < frames:
+            log.debug(
+                "journal %s: checkpoint copied %d of %d frames (a reader holds the rest)", self.path, copied, frames
+            )
 
     def rotate(self, checkpoint: dict[str, Any], *, at: float) -> pathlib.Path:
         """Close this segment and continue the journal in the same file.
@@ -892,8 +922,27 @@ class _Finding(NamedTuple):
     seq: int  # the first broken record
 
 
+def _mac_of(key: bytes) -> Callable[[bytes], str]:
+    """The hex HMAC-SHA256 of a message under ``key``, as :func:`hmac.digest` gives it, from one
+    HMAC whose key schedule is done once: a verify checks every record with it, and
+    :func:`hmac.digest` sets the key up again at each call (twice the time)."""
+    keyed = hmac.new(key, digestmod="sha256")
+
+    def mac(message: bytes) -> str:
+        one = keyed.copy()
+        one.update(message)
+        return one.hexdigest()
+
+    return mac
+
+
 def _check_row(
-    row: tuple[Any, ...], *, expected_seq: int, prev_hash: str, key: bytes | None, keyed: bool
+    row: tuple[Any, ...],
+    *,
+    expected_seq: int,
+    prev_hash: str,
+    key: Callable[[bytes], str] | None,
+    keyed: bool,
 ) -> _Finding | None:
     """What is wrong with one stored row given its predecessor's hash (None: intact).
 
@@ -908,16 +957,14 @@ def _check_row(
         message = encode(seq, kind, type_, at, round_, data, stored_prev)
     except (TypeError, ValueError, struct.error) as exc:
         return _Finding(Problem.CHANGED, f"a field was altered: {exc}", seq)
-    if stored_hash != hashlib.sha256(message).hexdigest():
+    if stored_hash != hashlib.sha256(message).hexdigest():  # so a hash that passes is 64 lowercase hex digits
         return _Finding(Problem.CHANGED, "its content does not match its stored hash", seq)
     if stored_prev != prev_hash:
         return _Finding(Problem.BROKEN_LINK, "prev_hash is not the hash of the record before it", seq)
     if kind not in KINDS:
         return _Finding(Problem.MALFORMED, f"kind {kind!r} is none of {', '.join(KINDS)}", seq)
-    if not _HEX64.match(stored_hash):
-        return _Finding(Problem.MALFORMED, "hash is not 64 lowercase hex digits", seq)
     if key is not None:
-        if mac != hmac.digest(key, message, "sha256").hex():
+        if mac != key(message):
             return _Finding(
                 Problem.BAD_MAC, "its MAC does not check with the key (altered or re-chained without the key)", seq
             )
@@ -964,6 +1011,7 @@ def _verify_chain(conn: sqlite3.Connection, key: bytes | None, start: tuple[int,
     first_seq, prev_hash = start if start is not None else _first_link(conn)
     checked, prev_kind, recorded_id = 0, None, None
     given_id = key_id(key) if key is not None else None
+    usable_key: Callable[[bytes], str] | None = None  # the key's MAC, once the first record shows it is this file's
     rows = _rows(conn, first_seq if first_seq > 1 else 1)
     while True:
         try:
@@ -981,7 +1029,7 @@ def _verify_chain(conn: sqlite3.Connection, key: bytes | None, start: tuple[int,
             except JournalError as exc:
                 found = _Finding(Problem.MALFORMED, str(exc), seq)
                 break
-        usable_key = key if given_id == recorded_id else None
+            usable_key = _mac_of(key) if key is not None and given_id == recorded_id else None
         found = _check_row(row, expected_seq=seq, prev_hash=prev_hash, key=usable_key, keyed=recorded_id is not None)
         if found is not None and found.problem in (Problem.CHANGED, Problem.BROKEN_LINK):
             found = _explain_insertion(conn, row, seq) or found

@@ -36,6 +36,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from firmware_host import durable
 from firmware_host.errors import JournalError
 from firmware_host.host import journal as jr  # this module is the journal's companion: it uses its internals
 
@@ -118,24 +119,9 @@ def segments_of(path: str | os.PathLike[str]) -> list[Segment]:
     return [*archived, *([Segment(path, live_number, True)] if path.exists() else [])]
 
 
-def fsync_directory(directory: pathlib.Path) -> None:
-    """Make renames and creations in ``directory`` durable."""
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def partial_path(archived: pathlib.Path) -> pathlib.Path:
     """Where a rotation writes the copy of a segment before it takes its archive name."""
     return archived.with_name(archived.name + ".partial")
-
-
-def fsync_file(path: pathlib.Path) -> None:
-    """Make a file's contents durable."""
-    with open(path, "rb") as opened_file:
-        os.fsync(opened_file.fileno())
 
 
 def write_archive(conn: sqlite3.Connection, archived: pathlib.Path) -> None:
@@ -147,9 +133,7 @@ def write_archive(conn: sqlite3.Connection, archived: pathlib.Path) -> None:
     partial = partial_path(archived)
     partial.unlink(missing_ok=True)
     conn.execute("VACUUM INTO ?", (str(partial),))
-    fsync_file(partial)
-    os.rename(partial, archived)
-    fsync_directory(archived.parent)
+    durable.publish(partial, archived)
 
 
 def archive_and_cut(conn: sqlite3.Connection, archived: pathlib.Path, opening: tuple[Any, ...]) -> None:
@@ -203,7 +187,7 @@ def finish_rotation(path: pathlib.Path, live_number: int, live_first_hash: str) 
                 "live file, but holds other records; move it away (tablehost journal verify)"
             )
         archived.unlink()
-    fsync_directory(path.parent)
+    durable.fsync_directory(path.parent)
 
 
 @contextlib.contextmanager

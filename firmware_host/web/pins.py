@@ -17,14 +17,13 @@ time in a thread.
 from __future__ import annotations
 
 import concurrent.futures
-import contextlib
 import hashlib
 import hmac
-import os
 import re
 import secrets
 from pathlib import Path
 
+from firmware_host import durable
 from firmware_host.errors import TablehostError
 from firmware_host.text import TextError, read_file
 from firmware_host.web.lockout import Busy, Locked, Lockout, LockoutPolicy
@@ -103,24 +102,8 @@ def write_secret_file(path: Path, text: str) -> None:
 
     :raises OSError: the file cannot be written (the temporary file is removed).
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(path.name + ".new")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
-    directory = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(directory)
-    finally:
-        os.close(directory)
+    durable.make_directories(path.parent)
+    durable.write_file(path, text.encode("utf-8"), mode=0o600)
 
 
 def write_pin_file(path: Path, pin: str, n: int = SCRYPT_N) -> None:

@@ -26,7 +26,7 @@ from drivers.capture import CaptureWriter
 from drivers.events import DeviceEvent
 from drivers.events.lifecycle import DeviceLost
 from drivers.gpio import TablePanel, pin_factory
-from firmware_host import __version__
+from firmware_host import __version__, durable
 from firmware_host.config.profiles import TableProfile
 from firmware_host.errors import TablehostError
 from firmware_host.host import segments
@@ -182,7 +182,7 @@ def build_table(
         ``[metrics] listen``).
     """
     key = load_key(profile.hmac_key_file) if profile.hmac_key_file else None
-    journal_path.parent.mkdir(parents=True, exist_ok=True)
+    durable.make_directories(journal_path.parent)
     journal = Journal.open(journal_path, hmac_key=key)
     try:
         table = _build(

@@ -99,6 +99,18 @@ WRONG_IMPORTS = [
         "firmware_host.tables.baccarat.view -> firmware_host.rules.paigow_tiles.tiles",
     ),
     (
+        "firmware_host/durable.py",
+        "from firmware_host.host.journal import Journal",
+        "errors and durable stand alone",
+        "firmware_host.durable -> firmware_host.host.journal",
+    ),
+    (
+        "firmware_host/rules/shuffler.py",
+        "from firmware_host.durable import write_file",
+        "rules and tables touch no hardware",
+        "firmware_host.rules.shuffler -> firmware_host.durable",
+    ),
+    (
         "sim/dealers/paigow.py",
         "from sim.dealers.baccarat import BaccaratDealer",
         "Pai Gow imports no Baccarat",

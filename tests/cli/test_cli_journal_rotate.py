@@ -54,7 +54,7 @@ def test_rotate_refuses_the_journal_of_a_running_table(tmp_path: pathlib.Path) -
         wait_for(lambda: playing(journal), what="the table playing")
         assert writer_lock_path(journal).exists()
         refused = tablehost("journal", "rotate", str(journal), "--profile", str(profile))
-        assert refused.returncode == 2
+        assert refused.returncode == 75  # EX_TEMPFAIL: it may pass by itself (docs/recovery.md, "Exit statuses")
         assert "another process is writing to it (a running tablehost?); stop it first" in refused.stderr
         assert segments.segments_of(journal) == [segments.Segment(journal, 1, True)]
     finally:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware_host.config.profiles import load_device_model, load_table
+from firmware_host.config.profiles import ROTATE_MB, load_device_model, load_table
 from firmware_host.errors import ProfileError
 from firmware_host.rules.gaming_day import GamingDay
 from tests.support.paths import REPO
@@ -130,3 +130,22 @@ def test_broken_sim_players_name_the_key(tmp_path: Path, players: str, why: str)
     with pytest.raises(ProfileError) as caught:
         load_table(path)
     assert caught.value.key.startswith("sim.players.") and why in caught.value.why
+
+
+@pytest.mark.parametrize(
+    ("journal", "rotate_bytes"),
+    [("", int(ROTATE_MB * 1_000_000)), ("rotate_mb = 2.5", 2_500_000), ("rotate_mb = 0", None)],
+)
+def test_the_live_segment_is_bounded_unless_a_profile_says_never(
+    tmp_path: Path, journal: str, rotate_bytes: int | None
+) -> None:
+    """Restart stays flat (issue 27 item 6): ``run`` verifies the live segment at every start,
+    so a profile rotates at :data:`ROTATE_MB` unless it says otherwise (0: never)."""
+    upkeep = load_table(_table(tmp_path, GOOD + f"[journal]\n{journal}\n")).journal_upkeep
+    assert upkeep.rotate_bytes == rotate_bytes
+
+
+def test_a_negative_rotate_mb_names_the_key(tmp_path: Path) -> None:
+    with pytest.raises(ProfileError) as caught:
+        load_table(_table(tmp_path, GOOD + "[journal]\nrotate_mb = -1\n"))
+    assert caught.value.key == "journal.rotate_mb" and "0 (never) or positive" in caught.value.why

@@ -118,10 +118,8 @@ def test_run_names_the_record_changed_after_the_checkpoint_not_a_replay_step(
     assert f"BROKEN at record {changed}: changed content" in line and "replay diverged" not in line, line
 
 
-@pytest.mark.parametrize("content", [b"", b"tablehost journal? no: a text file\n" * 40, "sqlite"])
-def test_run_refuses_an_empty_or_foreign_file_instead_of_starting_a_journal_in_it(
-    content: bytes | str, tmp_path: Path
-) -> None:
+@pytest.mark.parametrize("content", [b"tablehost journal? no: a text file\n" * 40, "sqlite"])
+def test_run_refuses_a_foreign_file_instead_of_starting_a_journal_in_it(content: bytes | str, tmp_path: Path) -> None:
     path = tmp_path / "journal.sqlite"
     if content == "sqlite":
         with sqlite3.connect(path) as conn:
@@ -136,14 +134,12 @@ def test_run_refuses_an_empty_or_foreign_file_instead_of_starting_a_journal_in_i
     assert path.stat().st_size == size or content == "sqlite"  # not made a journal
 
 
-def test_an_empty_file_is_refused_by_journal_open_and_a_missing_one_is_created(tmp_path: Path) -> None:
-    from firmware_host.errors import JournalError
-
+def test_an_empty_file_is_made_a_journal_anew_and_a_missing_one_is_created(tmp_path: Path) -> None:
+    """A 0-byte file holds no record: a first start cut short (issue 27 item 1), made anew."""
     empty = tmp_path / "empty.sqlite"
     empty.touch()
-    with pytest.raises(JournalError, match=r"not a tablehost journal \(an empty file, 0 bytes\)"):
-        Journal.open(empty)
-    assert empty.stat().st_size == 0
+    with Journal.open(empty) as journal:
+        assert journal.last_seq == 1 and journal.first_record.type == "journal"
     with Journal.open(tmp_path / "new.sqlite") as journal:
         assert journal.last_seq == 1 and journal.first_record.type == "journal"
 

@@ -4,6 +4,7 @@ single-byte edit of any stored field of any record is caught by ``verify`` (§ 5
 
 from __future__ import annotations
 
+import hmac
 import pathlib
 import shutil
 import sqlite3
@@ -15,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from firmware_host.host import journal
 from firmware_host.host.journal import Journal, verify
 from firmware_host.tables.decisions import Decision
 from firmware_host.tables.events import DealerCommand, WagerPlaced
@@ -135,3 +137,10 @@ def test_any_single_byte_edit_of_any_field_is_caught(
         assert report.broken_seq is not None and report.broken_seq <= seq
     else:
         assert report.broken_seq == seq, report
+
+
+@given(key=st.binary(min_size=32, max_size=200), messages=st.lists(st.binary(max_size=2000), min_size=1, max_size=4))
+def test_the_mac_a_verify_checks_with_is_hmac_sha256_of_the_key(key: bytes, messages: list[bytes]) -> None:
+    """A verify sets the key up once (``_mac_of``) and must get what :func:`hmac.digest` gives, record after record."""
+    mac = journal._mac_of(key)
+    assert [mac(m) for m in messages] == [hmac.digest(key, m, "sha256").hex() for m in messages]

@@ -15,6 +15,7 @@ import sqlite3
 import pytest
 
 from drivers.events.lifecycle import DeviceLost
+from firmware_host import durable
 from firmware_host.errors import JournalError
 from firmware_host.host import segments
 from firmware_host.host.journal import CHECKPOINT_TYPE, Journal, Problem, export_rounds, verify
@@ -127,7 +128,7 @@ def test_sigkill_at_any_moment_of_a_rotation_loses_and_duplicates_nothing(tmp_pa
     pid = os.fork()
     if pid == 0:  # the child: rotate, dying at the stage
         try:
-            real_fsync_file, real_rename, real_vacuum = segments.fsync_file, os.rename, segments.write_archive
+            real_fsync_file, real_rename, real_vacuum = durable.fsync_file, os.replace, segments.write_archive
 
             def fsync_file(copy: pathlib.Path) -> None:
                 if stage == "copy-half-written":
@@ -149,8 +150,8 @@ def test_sigkill_at_any_moment_of_a_rotation_loses_and_duplicates_nothing(tmp_pa
                 if fatal is not None:
                     conn.set_trace_callback(lambda sql: sql.startswith(fatal) and os.kill(os.getpid(), signal.SIGKILL))
 
-            segments.fsync_file = fsync_file  # type: ignore[assignment]
-            segments.os.rename = rename  # type: ignore[assignment]
+            durable.fsync_file = fsync_file  # type: ignore[assignment]
+            durable.os.replace = rename  # type: ignore[assignment]
             segments.write_archive = write_archive  # type: ignore[assignment]
             with Journal.open(path, hmac_key=KEY) as journal:
                 journal.rotate({"state": "x"}, at=1.0)
