@@ -34,7 +34,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from firmware_host import __version__
+from firmware_host import __version__, durable
 from firmware_host.config.profiles import TableProfile, load_table
 from firmware_host.errors import JournalError, TablehostError
 from firmware_host.feed.cursor import FeedCursor
@@ -43,7 +43,6 @@ from firmware_host.floor.model import FloorError, Unreadable
 from firmware_host.floor.recovered import FloorCopy, check_copy, ranges
 from firmware_host.floor.store_sql import SqlStore
 from firmware_host.host import journal as jr
-from firmware_host.host import segments
 from firmware_host.host.journal import Journal, Problem, Record
 from firmware_host.host.service import Service
 from firmware_host.wiring import game_wiring, recorded_table_meta
@@ -466,17 +465,15 @@ def _replace(path: Path, temporary: Path, damaged: Path, *, kept: bool) -> None:
     directory = path.parent
     if Path(f"{temporary}-wal").exists():
         raise JournalError(f"journal {temporary}: its write-ahead log was not folded in; nothing was replaced")
-    segments.fsync_file(temporary)
     try:
         for suffix in ("-wal", "") if not kept else ():  # the log first: the main file's link says "kept"
             source, target = Path(f"{path}{suffix}"), Path(f"{damaged}{suffix}")
             if source.exists() and not (target.exists() and os.path.samefile(source, target)):
                 os.link(source, target)
-        segments.fsync_directory(directory)
+        durable.fsync_directory(directory)
         for suffix in ("-wal", "-shm"):  # the new file must not be read with the old one's log
             Path(f"{path}{suffix}").unlink(missing_ok=True)
-        os.replace(temporary, path)
-        segments.fsync_directory(directory)
+        durable.publish(temporary, path)  # fsynced, renamed over the damaged name, directory fsynced
     except OSError as exc:
         raise JournalError(f"journal {path}: cannot put the salvaged journal in place: {exc}") from exc
 

@@ -29,6 +29,10 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("host/journal.py", "_lock_for_writing", "os.open(O_CREAT)"): (
         "the writer's lock file: an empty file only flock'ed, never read; a cut loses nothing"
     ),
+    ("wiring/salvage.py", "_replace", "os.link"): (
+        "the damaged journal kept under a second name (.damaged): a hard link to the same inode, "
+        "its directory fsynced before the salvaged file takes the name (durable.publish)"
+    ),
     ("host/segments.py", "opened", "open(w)"): (
         "a compressed segment decompressed into a temporary directory to be read, deleted after"
     ),
