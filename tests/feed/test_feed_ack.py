@@ -28,7 +28,7 @@ from firmware_host.feed.publisher import PAGE, FeedPublisher
 from firmware_host.feed.schema import FeedState
 from firmware_host.feed.signing import PUBLIC_SUFFIX, Signer, keygen, load_public_keys
 from firmware_host.host.journal import Journal
-from tests.feed.test_feed_publisher import play
+from tests.support.feed_records import play
 from tests.support.floor_run import collecting, wait_for
 
 FLOOR = "tablehost-floor"

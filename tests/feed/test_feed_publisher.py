@@ -15,7 +15,6 @@ import pytest
 from bench.feed.broker import Broker, free_port
 from bench.floor.tables import floor_seq, provision, provision_floor, start_table, table_profile
 from bench.floor.tcp_proxy import TcpProxy
-from drivers.events.shoe import CardRead
 from firmware_host.feed.broker import BrokerSettings
 from firmware_host.feed.cursor import FeedCursor
 from firmware_host.feed.publisher import FeedPublisher
@@ -24,17 +23,8 @@ from firmware_host.feed.warning import FeedTrouble, TroubleLamp
 from firmware_host.host.journal import Journal, verify
 from firmware_host.tables.decisions import Decision
 from firmware_host.tables.events import FloorFeedStatus
+from tests.support.feed_records import play
 from tests.support.floor_run import collecting, wait_for
-
-
-def play(journal: Journal, rounds: int, first: int = 1) -> None:
-    """Per round: a card (not published), a prompt (not published) and a round_result."""
-    for n in range(first, first + rounds):
-        journal.append_step(
-            float(n),
-            CardRead(device="shoe", rank="9", suit="S"),
-            [Decision("prompt", {"action": "deal"}, n), Decision("round_result", {"round": n, "winner": "banker"}, n)],
-        )
 
 
 @pytest.fixture

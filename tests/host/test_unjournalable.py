@@ -133,7 +133,7 @@ def test_a_journal_that_cannot_be_written_still_stops_the_table(tmp_path: Path) 
 class Echo:
     """A controller with a defect: it echoes its input's text into a decision, a surrogate and all."""
 
-    def handle(self, event: DeviceEvent, at: float) -> list[Decision]:
+    def handle(self, event: DeviceEvent, at: float, mono_ns: int | None = None) -> list[Decision]:
         assert isinstance(event, DealerCommand)
         text = event.command.replace("!", SURROGATE)
         return [Decision("announce", {"text": text, "ratio": float("nan") if "nan" in text else 1.0})]

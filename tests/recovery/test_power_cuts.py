@@ -36,15 +36,13 @@ from tests.support.power_cuts import JOURNAL, Outcome, Table
 UNAVAILABLE = fuse_unavailable()
 pytestmark = pytest.mark.skipif(UNAVAILABLE is not None, reason=f"power cuts need FUSE: {UNAVAILABLE}")
 
-#: Operations of a first start, through the journal's first commit (the lock file, the journal
-#: and its rollback journal made, WAL mode set, the WAL made, the first records committed).
-FIRST_START_OPS = 22
+#: Operations of a first start, through the journal's first commit (the lock file; the journal
+#: built whole as ``.new`` with its rollback journal, WAL mode set, its first records committed,
+#: fsynced and renamed into place, the directory fsynced: ``host/genesis.py``).
+FIRST_START_OPS = 36
 #: Operations of a rotation of the journal below (from the archive's ``.partial`` copy to the
 #: vacuum of the live file's cut, inclusive).
-ROTATION_OPS = 47
-#: The first start's cuts that leave a journal every later start refuses (exit 2, "not a
-#: tablehost journal"): created, not yet committed (issue 27 item 1).
-FIRST_START_BROKEN = range(7, FIRST_START_OPS + 1)
+ROTATION_OPS = 51
 #: Seeded cuts per game, mid-play.
 MID_PLAY_CUTS = 8
 #: Rounds the mid-play runs play (at the Baccarat table, the shoe's burn comes before the first).
@@ -181,17 +179,7 @@ def test_the_cut_points_are_every_operation_of_a_first_start_and_of_a_rotation(t
     assert counted == ROTATION_OPS, f"a rotation makes {counted} operations: set ROTATION_OPS: {rotation[:90]}"
 
 
-@pytest.mark.parametrize(
-    "op",
-    [
-        pytest.param(
-            op, marks=pytest.mark.xfail(strict=True, reason="issue 27 item 2: first start; fixed on branch durable")
-        )
-        if op in FIRST_START_BROKEN
-        else op
-        for op in range(1, FIRST_START_OPS + 2)
-    ],
-)
+@pytest.mark.parametrize("op", range(1, FIRST_START_OPS + 2))
 def test_a_power_cut_at_any_operation_of_a_first_start_leaves_a_table_that_starts(
     tables: Tables, tmp_path: Path, op: int
 ) -> None:
