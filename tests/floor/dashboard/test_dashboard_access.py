@@ -5,7 +5,6 @@ expensive requests capped per user, and a table's state bounded."""
 
 from __future__ import annotations
 
-import asyncio
 import http.client
 import json
 import os
@@ -36,6 +35,7 @@ from tests.floor.dashboard.support import (
     store_messages,
     users_dir,
 )
+from tests.support import loops
 from tests.support.paths import REPO
 
 #: What the pit must never read, in any answer (541.x game protection is surveillance's: docs/protection.md).
@@ -159,7 +159,7 @@ def test_failures_elsewhere_never_lock_out_a_session_and_spend_no_one_elses_logi
                         outcomes[f"{name[:3]} locked"] += 1
             return outcomes
 
-        outcomes = asyncio.run(flood())
+        outcomes = loops.run(flood())
         assert outcomes == {"ann None": 5, "ann locked": 25, "nob None": 20, "nob locked": 10}
         # the session: never asked again, never locked out, its stream opens
         assert _call(url, "/api/me", headers=session)[0] == 200
@@ -169,7 +169,7 @@ def test_failures_elsewhere_never_lock_out_a_session_and_spend_no_one_elses_logi
         assert _call(url, "/api/me", headers=basic("ann", SURVEILLANCE_SECRET))[0] == 429
         assert _call(url, "/api/me", headers=basic("bob", PIT_SECRET))[0] == 200
         with pytest.raises(Locked):
-            asyncio.run(users.login("nobody-else", "wrong-secret", "10.9.9.9"))
+            loops.run(users.login("nobody-else", "wrong-secret", "10.9.9.9"))
 
 
 def test_cross_site_reads_are_refused_and_navigation_is_not(tmp_path: Path) -> None:
@@ -184,7 +184,7 @@ def test_cross_site_reads_are_refused_and_navigation_is_not(tmp_path: Path) -> N
             {"Origin": "null"},
         ):
             status, _, text = _call(served.url, "/api/tiles", headers={**auth, **refused})
-            assert status == 403 and "cross-site" in text or "Origin" in text, refused
+            assert status == 403 and ("cross-site" in text or "Origin" in text), refused
         assert _call(served.url, "/api/tiles", headers={**auth, "Sec-Fetch-Site": "same-origin"})[0] == 200
         assert _call(served.url, "/", headers={**auth, "Sec-Fetch-Site": "cross-site"})[0] == 200  # a link to the map
 
