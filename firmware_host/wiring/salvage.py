@@ -328,8 +328,9 @@ def _proven(rows: Iterable[tuple[Any, ...]], key: bytes | None) -> tuple[list[Re
     as records; and why each other one does not."""
     proven: list[Record] = []
     refused: list[tuple[int, str]] = []
+    mac = None if key is None else jr._mac_of(key)
     for row in rows:
-        found = jr._check_row(row, expected_seq=row[0], prev_hash=row[6], key=key, keyed=key is not None)
+        found = jr._check_row(row, expected_seq=row[0], prev_hash=row[6], key=mac, keyed=key is not None)
         if found is None:
             try:
                 proven.append(Record.from_row(row))
