@@ -238,6 +238,7 @@ def run_collect(args: argparse.Namespace) -> int:
                 lambda: open_db(args, read_only=True),
                 args.http_dir or Path("."),
                 open_writer=lambda: open_db(args),  # the view log is kept in the store
+                skew_bound_s=args.clock_skew_s,
             )
             dashboard.start()
             collector.readers.append(dashboard.floor.stored)  # what it stores, without reading it back

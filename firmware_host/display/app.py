@@ -91,7 +91,7 @@ def build_app(
     *,
     require_login: bool = False,
     tiles: TileHelp | None = None,
-    policy: Policy = Policy(),
+    policy: Policy = Policy().reads_guarded("/api/"),
     streams: StreamSlots | None = None,
     sessions: Sessions | None = None,
 ) -> Starlette:

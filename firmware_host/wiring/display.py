@@ -81,7 +81,7 @@ def build_display(profile: TableProfile, service: Service, journal: Journal, lis
         _journal_refusal(journal, service),
         require_login=not is_loopback(host),
         tiles=_tiles(profile, service),
-        policy=Policy.serving(host, config.allowed_hosts),
+        policy=Policy.serving(host, config.allowed_hosts).reads_guarded("/api/"),
         sessions=Sessions(secure=config.tls is not None, name=SESSION_COOKIE),
     )
     limits = ConnectionLimits(trusted_proxies=config.trusted_proxies)

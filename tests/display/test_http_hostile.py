@@ -142,7 +142,7 @@ def test_a_cross_site_post_is_refused(serve: Callable[..., Served]) -> None:
         {"Sec-Fetch-Site": "cross-site"},
     ):
         answer = post(served, {"command": "reveal", "pin": DEALER_PIN}, headers=headers)
-        assert answer.status_code == 403 and "cannot change" in answer.text or "Origin" in answer.text, headers
+        assert answer.status_code == 403 and ("cannot change" in answer.text or "Origin" in answer.text), headers
     assert served.emitted == []
     same = post(served, {"command": "reveal", "pin": DEALER_PIN}, headers={"Origin": f"http://127.0.0.1:{port}"})
     assert same.status_code == 202 and len(served.emitted) == 1
@@ -339,3 +339,22 @@ def test_a_reason_outside_the_text_policy_is_400_and_never_emitted(serve: Callab
     answer = post(served, content=body, headers={"Content-Type": "application/json"})
     assert answer.status_code == 400 and served.emitted == []
     assert "surrogate" in answer.json()["error"] or "reason holds a" in answer.json()["error"]
+
+
+def test_a_cross_site_read_of_the_api_is_refused(serve: Callable[..., Served]) -> None:
+    """Issue 29 item 5: a page on another site cannot read the display's API or stream (a link to
+    the page itself still opens it)."""
+    served = serve()
+    for path in ("/api/state", "/api/scoreboard", "/api/stream"):
+        for headers in (
+            {"Sec-Fetch-Site": "cross-site"},
+            {"Sec-Fetch-Site": "same-site"},
+            {"Origin": "http://evil.example"},
+        ):
+            answer = get(served.url + path, headers=headers)
+            assert answer.status_code == 403 and ("cannot read this" in answer.text or "Origin" in answer.text), (
+                path,
+                headers,
+            )
+    assert get(served.url + "/api/state", headers={"Sec-Fetch-Site": "same-origin"}).status_code == 200
+    assert get(served.url + "/", headers={"Sec-Fetch-Site": "cross-site"}).status_code == 200

@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import paho.mqtt.client as mqtt
 import pytest
@@ -211,10 +212,17 @@ def test_a_forged_and_a_replayed_message_are_detected(
     profile, journal, db = on_each_store
     with collecting(db, broker.url) as floor:
         table = start_table(profile, journal, ROUNDS, broker.url)
-        wait_for(lambda: floor_seq(db) > 10, what="the feed under way")
-        store = db.open(read_only=True)
-        old = next(m for m in store.messages("SIM-BAC-1") if m["type"] == "round_result")
-        store.close()
+
+        def first_result() -> dict[str, Any] | None:
+            store = db.open(read_only=True)
+            try:
+                return next((m for m in store.messages("SIM-BAC-1") if m["type"] == "round_result"), None)
+            finally:
+                store.close()
+
+        wait_for(lambda: floor_seq(db) > 10 and first_result() is not None, what="a round's result stored")
+        old = first_result()
+        assert old is not None
         forged = schema.encode({**old, "seq": 10_000, "data": {**old["data"], "winner": "tie"}})  # hash not redone
         attacker = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
         attacker.connect("127.0.0.1", broker.port)

@@ -19,8 +19,9 @@ from firmware_host.cli import main
 from firmware_host.feed import schema
 from firmware_host.feed.schema import FeedState
 from firmware_host.floor.collector import CollectorStats
+from firmware_host.floor.dashboard.floor import Floor
 from firmware_host.floor.model import Outcome, TableStatus
-from firmware_host.floor.store import open_store
+from firmware_host.floor.store import FloorStore, open_store
 from firmware_host.metrics.floor import FloorMetrics
 from tests.support.feed_records import admit
 
@@ -84,3 +85,25 @@ def test_metrics_show_each_tables_clock_offset_and_skew() -> None:
     strict = FloorMetrics(stats, "sqlite", "0", clock=lambda: 1000.0, skew_bound_s=0.5)
     strict._written([Outcome("stored", "T2", 9, at=999.0)], 0.0)
     assert strict.registry.get_sample_value("tablehost_floor_table_clock_skew", {"table": "T2"}) == 1
+
+
+@pytest.mark.parametrize(("bound_s", "skewed"), [(5.0, True), (60.0, False)])
+def test_a_tile_flags_a_clock_off_by_more_than_the_collectors_bound(
+    tmp_path: Path, bound_s: float, skewed: bool
+) -> None:
+    """Issue 28 item 6: the tile's ``clock-skew`` flag takes the bound ``--clock-skew-s`` gives;
+    the lag it shows is never negative."""
+    db = tmp_path / "floor.sqlite"
+    store = open_store(db)
+    try:
+        store.ingest(admit(stamped(30.0)))  # the table's clock 30 s ahead of the floor's
+    finally:
+        store.close()
+    floor = Floor(lambda: FloorStore(db, read_only=True), skew_bound_s=bound_s)
+    floor.open()
+    try:
+        floor.poll()
+        tile = floor._tiles["surveillance"]["T1"]
+    finally:
+        floor.stop()
+    assert tile["clock_skew"] is skewed and tile["lag_s"] == 0.0

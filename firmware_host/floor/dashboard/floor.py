@@ -39,7 +39,7 @@ from typing import Any
 
 from firmware_host.floor.admission import Admitted, Refusal
 from firmware_host.floor.dashboard.tables import ROLES, TableWatch
-from firmware_host.floor.model import FloorError, Outcome, Store, Unreadable
+from firmware_host.floor.model import DEFAULT_SKEW_BOUND_S, FloorError, Outcome, Store, Unreadable
 from firmware_host.host import figures
 
 __all__ = ["Floor", "Subscriber", "POLL_S", "QUEUE", "BUDGET", "MAX_HANDED"]
@@ -73,8 +73,10 @@ class Floor:
     :param poll_s: seconds between passes, at least.
     """
 
-    def __init__(self, open_store: Callable[[], Store], poll_s: float = POLL_S) -> None:
-        self.open_store, self.poll_s = open_store, poll_s
+    def __init__(
+        self, open_store: Callable[[], Store], poll_s: float = POLL_S, skew_bound_s: float = DEFAULT_SKEW_BOUND_S
+    ) -> None:
+        self.open_store, self.poll_s, self.skew_bound_s = open_store, poll_s, skew_bound_s
         self.watches: dict[str, TableWatch] = {}
         self._tiles: dict[str, dict[str, dict[str, Any]]] = {role: {} for role in ROLES}
         self._subscribers: set[Subscriber] = set()
@@ -201,7 +203,7 @@ class Floor:
             for table in store.tables():
                 if table not in self.watches:  # new to the floor (every table at the first pass): from the store
                     with self._lock:
-                        self.watches[table] = TableWatch(table)
+                        self.watches[table] = TableWatch(table, self.skew_bound_s)
                     self._refresh(store, table)
                     looked.add(table)
             for table in resync:  # more handed over than kept

@@ -18,6 +18,7 @@ from firmware_host.floor.dashboard.app import SESSION_COOKIE, build_app
 from firmware_host.floor.dashboard.floor import Floor
 from firmware_host.floor.dashboard.tables import ROLES
 from firmware_host.floor.dashboard.views import ViewLog
+from firmware_host.floor.model import DEFAULT_SKEW_BOUND_S
 from firmware_host.floor.store_sql import SqlStore
 from firmware_host.web.guard import Policy
 from firmware_host.web.server import ConnectionLimits, WebError, WebServer, is_loopback, parse_listen
@@ -102,11 +103,12 @@ class Dashboard:
         open_writer: Callable[[], SqlStore] | None = None,
         poll_s: float = 0.5,
         limits: ConnectionLimits = ConnectionLimits(),
+        skew_bound_s: float = DEFAULT_SKEW_BOUND_S,
     ) -> None:
         host, port = parse_listen(listen)
         tls = check_listen(host, directory)
         self.users = users = load_users(directory)  # an unusable file: one line
-        self.floor = Floor(open_store, poll_s)
+        self.floor = Floor(open_store, poll_s, skew_bound_s)
         self.view_store = _ViewStore(open_writer or open_store)
         self.views = ViewLog(self.view_store.add)
         self.app = build_app(

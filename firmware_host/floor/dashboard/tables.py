@@ -126,8 +126,10 @@ def _shown_round(entry: Mapping[str, Any], role: str, game: str | None) -> dict[
 class TableWatch:
     """One table, folded from its messages (:meth:`fold`, in seq order)."""
 
-    def __init__(self, table: str) -> None:
+    def __init__(self, table: str, skew_bound_s: float = DEFAULT_SKEW_BOUND_S) -> None:
         self.table = table
+        #: A clock off the floor's by more than this (seconds) flags the tile ``clock_skew`` (issue 28).
+        self.skew_bound_s = skew_bound_s
         self.seq = 0  #: the highest seq folded
         self.status: TableStatus | None = None
         self.game: str | None = None
@@ -291,7 +293,7 @@ class TableWatch:
             "round": self.round,
             "last": self.last,
             "lag_s": None if seen[1] is None else max(0.0, seen[1]),  # never negative on screen
-            "clock_skew": seen[1] is not None and abs(seen[1]) > DEFAULT_SKEW_BOUND_S,
+            "clock_skew": seen[1] is not None and abs(seen[1]) > self.skew_bound_s,
             "last_seen": seen[0],
             "gaps": len(status.gaps) if status else 0,
             "breaks": status.breaks if status else 0,

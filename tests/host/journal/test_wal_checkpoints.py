@@ -50,7 +50,7 @@ class Finisher:
 
     rounds = 0
 
-    def handle(self, event: object, at: float) -> list[Decision]:
+    def handle(self, event: object, at: float, mono_ns: int | None = None) -> list[Decision]:
         self.rounds += 1
         return [Decision("round_result", {"round": self.rounds}, self.rounds)]
 
