@@ -28,7 +28,7 @@ from firmware_host.tables.protection_policy import (
     sees_protection,
 )
 
-__all__ = ["TableWatch", "SURVEILLANCE", "PIT", "ROLES", "visible", "SEVERITIES", "LIMITS"]
+__all__ = ["TableWatch", "SURVEILLANCE", "PIT", "ROLES", "SEVERITIES", "LIMITS"]
 
 #: The dashboard's roles, lowest first: the surveillance room sees what the pit sees and the
 #: game-protection data (:mod:`firmware_host.tables.protection_policy`).
@@ -38,6 +38,8 @@ ROLES = (PIT, SURVEILLANCE)
 SEVERITIES = ("fault", "attention", "warning")
 #: What a table keeps for its drill-down.
 RECENT_ROUNDS, KEPT_ALERTS, KEPT_ROLLS, KEPT_ODDS = 50, 100, 30, 8
+#: What ``dropped`` counts the protection alerts beyond their bound as (shown to surveillance only).
+PROTECTION_DROPPED = "protection alerts"
 #: Device names a table keeps (a table has a handful: a shoe, a shuffler, a shaker, a sensor);
 #: outcomes of the shoe in play (an 8-deck shoe deals about 80 rounds); settlement lines and
 #: irregularities kept of one round. Whatever a keyed table sends beyond them is counted, not
@@ -47,6 +49,7 @@ MAX_DEVICES, MAX_OUTCOMES, MAX_LINES, MAX_IRREGULARITIES = 16, 200, 64, 16
 LIMITS = {
     "rounds": RECENT_ROUNDS,
     "alerts": KEPT_ALERTS,
+    PROTECTION_DROPPED: KEPT_ALERTS,
     "rolls": KEPT_ROLLS,
     "odds": KEPT_ODDS,
     "devices": MAX_DEVICES,
@@ -63,11 +66,6 @@ GAMING_DAY_HOUR = 6
 _DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}\Z")
 #: A regulation section cited in an alert's text: ``(§ 541.14(d))``.
 _SECTION = re.compile(r"§\s*([0-9]{3}\.[0-9]+(?:\([0-9a-z]{1,4}\))*)")
-
-
-def visible(alert: Mapping[str, Any], role: str) -> bool:
-    """Whether ``role`` sees ``alert``."""
-    return sees_protection(role) or not is_protection_alert(alert.get("code"))
 
 
 def gaming_day(at: float | None) -> str | None:
@@ -138,7 +136,10 @@ class TableWatch:
         self.at: float | None = None  #: the table's time of the last message
         self.last: str | None = None
         self.rounds: collections.deque[dict[str, Any]] = collections.deque(maxlen=RECENT_ROUNDS)
+        #: The alerts, each to its bound: the ordinary ones, and surveillance's protection alerts
+        #: kept apart, so that what the pit sees (and what was dropped of it) never moves with them.
         self.alerts: collections.deque[dict[str, Any]] = collections.deque(maxlen=KEPT_ALERTS)
+        self.protection_alerts: collections.deque[dict[str, Any]] = collections.deque(maxlen=KEPT_ALERTS)
         self.rolls: collections.deque[dict[str, Any]] = collections.deque(maxlen=KEPT_ROLLS)
         #: the shoe in play's results (its roads)
         self.outcomes: collections.deque[dict[str, Any]] = collections.deque(maxlen=MAX_OUTCOMES)
@@ -175,10 +176,15 @@ class TableWatch:
         if kind == "round_result":
             self._round(message, data)
         elif kind == "alert":
-            self.dropped["alerts"] += len(self.alerts) == KEPT_ALERTS
-            self.alerts.append(
+            code = _text(data.get("code"), 64)
+            kept, dropped = (
+                (self.protection_alerts, PROTECTION_DROPPED) if is_protection_alert(code) else (self.alerts, "alerts")
+            )
+            if len(kept) == KEPT_ALERTS:  # the oldest gives way
+                self.dropped[dropped] += 1
+            kept.append(
                 {
-                    "code": _text(data.get("code"), 64),
+                    "code": code,
                     "text": _text(data.get("text")),
                     "severity": data.get("severity") if data.get("severity") in SEVERITIES else "attention",
                     "section": self._section(data),
@@ -267,9 +273,7 @@ class TableWatch:
         """The alerts still open (of the current and the previous round; without a round, for
         :data:`OPEN_S`), the latest of each code, most urgent first."""
         latest: dict[Any, dict[str, Any]] = {}
-        for alert in self.alerts:
-            if not visible(alert, role):
-                continue
+        for alert in self._alerts(role):
             if alert["round"] is not None:
                 open_ = self.round is None or alert["round"] >= self.round - 1
             else:
@@ -314,7 +318,7 @@ class TableWatch:
             "roads": self._roads(),
             "rolls": list(self.rolls)[::-1] if self.game == "paigow" else None,
             "rounds": [_shown_round(r, role, self.game) for r in reversed(self.rounds)],
-            "alerts": [a for a in reversed(self.alerts) if visible(a, role)],
+            "alerts": sorted(self._alerts(role), key=lambda a: -a["seq"]),
             "open_alerts": self.open_alerts(role),
             "figures": {
                 "shoe": self.shoe_figures[role].to_json(),
@@ -332,8 +336,16 @@ class TableWatch:
                 "unreadable": len(status.unreadable),
             },
             "devices": dict(sorted(self.devices.items())),
-            "dropped": dict(sorted(self.dropped.items())),
+            "dropped": {
+                k: n for k, n in sorted(self.dropped.items()) if k != PROTECTION_DROPPED or sees_protection(role)
+            },
         }
+
+    def _alerts(self, role: str) -> list[dict[str, Any]]:
+        """The alerts ``role`` may see, oldest first (protection alerts: surveillance's only)."""
+        if not sees_protection(role):
+            return list(self.alerts)
+        return sorted([*self.alerts, *self.protection_alerts], key=lambda a: a["seq"])
 
     def _new_shoe(self) -> None:
         self.outcomes.clear()

@@ -322,6 +322,23 @@ def test_a_table_keeps_its_state_bounded_whatever_it_sends() -> None:
     assert len(json.dumps(tile)) < 4096 and len(json.dumps(detail)) < 200_000
 
 
+def test_a_protection_alert_moves_nothing_the_pit_sees_even_past_the_bound() -> None:
+    # Found in review: protection alerts shared the alerts' bound, so past 100 alerts each
+    # advantage-play alert pushed an ordinary one out of the pit's view and into its `dropped`.
+    watch = TableWatch("BAC-99")
+    for seq in range(1, LIMITS["alerts"] + 1):
+        watch.fold({"seq": seq, "type": "alert", "data": {"code": "device-offline", "text": "shoe"}, "at": 1.0})
+    pit_before = (watch.detail("pit")["alerts"], watch.detail("pit")["dropped"])
+    for seq in range(LIMITS["alerts"] + 1, LIMITS["alerts"] + 130):
+        watch.fold({"seq": seq, "type": "alert", "data": {"code": "advantage-play", "text": "x"}, "at": 1.0})
+    assert (watch.detail("pit")["alerts"], watch.detail("pit")["dropped"]) == pit_before
+    assert pit_before[1] == {} and len(pit_before[0]) == LIMITS["alerts"]
+    seen = watch.detail("surveillance")
+    assert sum(a["code"] == "advantage-play" for a in seen["alerts"]) == LIMITS["protection alerts"]
+    assert seen["dropped"] == {"protection alerts": 129 - LIMITS["protection alerts"]}
+    assert [a["seq"] for a in seen["alerts"]] == sorted((a["seq"] for a in seen["alerts"]), reverse=True)
+
+
 def test_a_round_record_reads_only_its_round_through_the_index(tmp_path: Path, journal: Path) -> None:
     db = tmp_path / "floor.sqlite"
     store_messages(db, messages_of(journal, "BAC-01"))
