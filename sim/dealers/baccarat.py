@@ -127,7 +127,9 @@ class BaccaratDealer(SimDealer):
         if self.counter is not None:
             self.counter.on_decisions(decisions)
         if any(d.type == "announce" and d.data.get("announce") == "shoe" for d in decisions):
-            self._shoe_pending = False
+            # A new shoe: its betting is new too, even in the round a shoe ended with no wagers
+            # (§ 541.5(h)(2)) left unfinished, whose wagers the table refused in the read-out.
+            self._shoe_pending, self._bets_taken = False, None
         if any(self._batch_out(d) for d in decisions):
             self.refused = True  # the same prompt again (new decks rejected in turn): the batch is out again
         if self.shuffler is not None:

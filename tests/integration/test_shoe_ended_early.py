@@ -1,0 +1,94 @@
+"""A shoe ended early at a shuffler table, and the simulated dealer plays on (issue 31, item 6).
+
+A shoe whose decks expire (§ 541.3(c)) or that sees no gaming activity (§ 541.5(h)(2)) ends
+before its cover card comes out; its read-out (§ 541.3(b)(1)) then meets the cover card, for
+which the table counts no card (§ 541.5(d)). The simulated dealer once waited there for good.
+Each run stops a few rounds after the first shoe so ended, and must get there.
+"""
+
+from __future__ import annotations
+
+import io
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from firmware_host.config.profiles import load_table
+from firmware_host.host.journal import export_shoes
+from firmware_host.tables.decisions import Decision
+from firmware_host.wiring import build_table
+from tests.support.sim_runs import shuffler_table
+
+DECKS = 6
+#: Rounds played after the first shoe that ended early.
+ROUNDS_AFTER = 3
+#: Far longer than the runs take (seconds); a dealer that stalls never gets there.
+DEADLINE_S = 25
+
+
+class StopAfterEarlyEnd:
+    """Output: stops the service ``ROUNDS_AFTER`` rounds after the first ``shoe_result`` of a shoe
+    that ended early (an expired-decks alert, or the idle table's end, came before it)."""
+
+    def __init__(self) -> None:
+        self.service: object = None
+        self.early_end = False
+        self.ended_shoe: int | None = None
+        self.rounds_after = 0
+
+    def on_decisions(self, decisions: Sequence[Decision]) -> None:
+        for decision in decisions:
+            if decision.type == "alert" and decision.data.get("code") in ("deck-clock-expired", "idle-table"):
+                self.early_end = True
+            elif decision.type == "shoe_result" and self.early_end and self.ended_shoe is None:
+                self.ended_shoe = int(decision.data["shoe"])
+            elif decision.type == "round_result" and self.ended_shoe is not None:
+                self.rounds_after += 1
+                if self.rounds_after == ROUNDS_AFTER:
+                    self.service.stop()  # type: ignore[attr-defined]
+
+
+def play_past_an_early_end(tmp_path: Path, shuffler_keys: str, idle_round: int | None = None) -> StopAfterEarlyEnd:
+    """Run the simulated shuffler table until ``ROUNDS_AFTER`` rounds after a shoe ended early;
+    with ``idle_round`` the players leave the table (no wagers) for a while in that round."""
+    profile = shuffler_table(tmp_path, decks=DECKS, shoe_faults="")
+    profile.write_text(profile.read_text().replace("[rules.shuffler]\n", f"[rules.shuffler]\n{shuffler_keys}\n"))
+    watch = StopAfterEarlyEnd()
+    journal = tmp_path / "j.sqlite"
+    table = build_table(load_table(profile), journal_path=journal, seed=3, stream=io.StringIO(), quiet=True,
+                        extra_outputs=(watch,))  # fmt: skip
+    watch.service = table.service
+    if idle_round is not None:
+        dealer, place_bets, left = table.dealer, table.dealer.place_bets, []
+
+        def leave_for_a_while() -> None:
+            if dealer.round == idle_round and not left:
+                left.append(dealer.round)
+                time.sleep(2.5)  # once: no wagers for longer than idle_after_s
+            place_bets()
+
+        dealer.place_bets = leave_for_a_while
+    runner = threading.Thread(target=table.service.run, daemon=True)
+    try:
+        table.start()
+        runner.start()
+        runner.join(DEADLINE_S)
+    finally:
+        if runner.is_alive():
+            table.service.stop()
+            runner.join(10)
+        table.stop()
+    assert watch.ended_shoe is not None, "no shoe ended early"
+    assert watch.rounds_after == ROUNDS_AFTER, f"the simulated dealer stalled after shoe {watch.ended_shoe}"
+    ended = next(shoe for shoe in export_shoes(journal) if shoe["shoe"] == watch.ended_shoe)
+    assert ended["cards_read"] == DECKS * 52, "the read-out read every card left behind the cover card"
+    return watch
+
+
+def test_541_3_c_decks_expired_mid_shoe_are_read_out_and_the_table_plays_on(tmp_path: Path) -> None:
+    play_past_an_early_end(tmp_path, "deck_life_s = 3\ndeck_warning_s = 1")
+
+
+def test_541_5_h_2_an_idle_shoe_is_read_out_and_the_table_plays_on(tmp_path: Path) -> None:
+    play_past_an_early_end(tmp_path, "idle_after_s = 1", idle_round=4)
