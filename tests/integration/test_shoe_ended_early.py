@@ -13,6 +13,7 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from firmware_host.config.profiles import load_table
 from firmware_host.host.journal import export_shoes
@@ -32,7 +33,7 @@ class StopAfterEarlyEnd:
     that ended early (an expired-decks alert, or the idle table's end, came before it)."""
 
     def __init__(self) -> None:
-        self.service: object = None
+        self.service: Any = None
         self.early_end = False
         self.ended_shoe: int | None = None
         self.rounds_after = 0
@@ -46,7 +47,7 @@ class StopAfterEarlyEnd:
             elif decision.type == "round_result" and self.ended_shoe is not None:
                 self.rounds_after += 1
                 if self.rounds_after == ROUNDS_AFTER:
-                    self.service.stop()  # type: ignore[attr-defined]
+                    self.service.stop()
 
 
 def play_past_an_early_end(tmp_path: Path, shuffler_keys: str, idle_round: int | None = None) -> StopAfterEarlyEnd:
@@ -60,7 +61,9 @@ def play_past_an_early_end(tmp_path: Path, shuffler_keys: str, idle_round: int |
                         extra_outputs=(watch,))  # fmt: skip
     watch.service = table.service
     if idle_round is not None:
-        dealer, place_bets, left = table.dealer, table.dealer.place_bets, []
+        dealer = table.dealer
+        assert dealer is not None
+        place_bets, left = dealer.place_bets, list[int]()
 
         def leave_for_a_while() -> None:
             if dealer.round == idle_round and not left:
@@ -68,7 +71,7 @@ def play_past_an_early_end(tmp_path: Path, shuffler_keys: str, idle_round: int |
                 time.sleep(2.5)  # once: no wagers for longer than idle_after_s
             place_bets()
 
-        dealer.place_bets = leave_for_a_while
+        setattr(dealer, "place_bets", leave_for_a_while)  # noqa: B010 (a method replaced on purpose)
     runner = threading.Thread(target=table.service.run, daemon=True)
     try:
         table.start()
