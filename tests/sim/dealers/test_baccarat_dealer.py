@@ -122,3 +122,14 @@ def test_541_3_b_1_the_read_out_of_a_shoe_ended_early_draws_past_the_cover_card(
     assert shoe.drawn == [CutCard(), card]
     dealer.act({"action": "read_out", "read": 8, "_round": 1})
     assert shoe.drawn[-1] == ShoeEmpty(), "one draw per prompt otherwise"
+
+
+def test_541_5_h_2_the_players_bet_in_the_next_shoe_after_an_idle_shoe_ended_their_round() -> None:
+    """An idle shoe ends in the round being bet on, which never finishes; the next shoe's betting
+    is new, and the dealer takes its wagers and presses no more bets again."""
+    pressed: list[str] = []
+    dealer = BaccaratDealer(lambda event: None, pressed.append, 1, FakeShoe())
+    dealer.act({"action": "place_bets", "last_hand": False, "held": 0, "_round": 4})
+    dealer.on_decisions([Decision("announce", {"announce": "shoe", "shoe": 2, "text": "shoe 2"})])
+    dealer.act({"action": "place_bets", "last_hand": False, "held": 0, "_round": 4})
+    assert pressed == ["no_more_bets", "no_more_bets"]
