@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
+from drivers.codecs.shoe_messages import CutCard
 from drivers.events import DeviceEvent
 from firmware_host.tables.baccarat.prompts import Action
 from firmware_host.tables.decisions import Decision
@@ -126,7 +127,9 @@ class BaccaratDealer(SimDealer):
         if self.counter is not None:
             self.counter.on_decisions(decisions)
         if any(d.type == "announce" and d.data.get("announce") == "shoe" for d in decisions):
-            self._shoe_pending = False
+            # A new shoe: its betting is new too, even in the round a shoe ended with no wagers
+            # (§ 541.5(h)(2)) left unfinished, whose wagers the table refused in the read-out.
+            self._shoe_pending, self._bets_taken = False, None
         if any(self._batch_out(d) for d in decisions):
             self.refused = True  # the same prompt again (new decks rejected in turn): the batch is out again
         if self.shuffler is not None:
@@ -195,7 +198,7 @@ class BaccaratDealer(SimDealer):
             self.refused = False
             self.shuffler.load(batch, None if prompt["replace"] else self.shuffler.order(batch))
         elif action == Action.READ_OUT:
-            self._draw()  # one card: the prompt counts up and comes again for the next
+            self._read_out()
         elif action == Action.BURN:
             self._draw(burn=True)
         elif action == Action.PLACE_BETS and prompt["_round"] != self._bets_taken:
@@ -224,9 +227,18 @@ class BaccaratDealer(SimDealer):
             self.console("pairs_settled")
         # Action.WAIT (paused) and Action.COLLECT_COMMISSION need nothing from the simulated dealer.
 
-    def _draw(self, burn: bool = False) -> None:
+    def _draw(self, burn: bool = False) -> Any:
         self.shoe.burn_mode = burn  # the shoe's burn button
-        self.shoe.draw()
+        return self.shoe.draw()
+
+    def _read_out(self) -> None:
+        """Draw one card of the read-out (§ 541.3(b)(1)): the prompt counts the cards read and
+        comes again for the next. A shoe that ended early (its decks expired, § 541.3(c); no
+        gaming activity, § 541.5(h)(2)) still holds the cover card, which is no card (§ 541.5(d)):
+        the table counts nothing for it and the prompt stays as it was, so the dealer puts it
+        aside and draws the card behind it."""
+        while isinstance(self._draw().message, CutCard):
+            pass
 
     def card_numbered(self, number: int) -> str:
         """Card ``number`` of the shoe in play (1: the first out; the cover card is not a card):

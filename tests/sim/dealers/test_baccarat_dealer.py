@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from drivers.codecs.shoe_messages import Card, CutCard, ShoeEmpty
 from drivers.events import DeviceEvent
 from firmware_host.tables.decisions import Decision
 from firmware_host.tables.events import DealerCommand
 from sim.dealers.baccarat import BaccaratDealer
+from sim.devices.shoe import Draw
 
 # -- the simulated dealer at a shuffler table ----------------------------------------------------
 
@@ -94,4 +96,40 @@ def test_the_simulated_dealer_presses_no_more_bets_again_after_the_table_refused
     dealer.on_decisions([Decision("alert", {"code": "irregularity-open", "text": "no_more_bets: ...",
                                             "severity": "warning"})])  # fmt: skip
     dealer.act({"action": "place_bets", "last_hand": False, "held": 1, "_round": 4})
+    assert pressed == ["no_more_bets", "no_more_bets"]
+
+
+class ScriptedDraws(FakeShoe):
+    """Draws in the order given (the cover card among them), noting each."""
+
+    def __init__(self, *draws: Any) -> None:
+        super().__init__()
+        self.left, self.drawn = list(draws), []
+
+    def draw(self) -> Any:
+        self.drawn.append(self.left.pop(0))
+        return Draw(self.drawn[-1], None)
+
+
+def test_541_3_b_1_the_read_out_of_a_shoe_ended_early_draws_past_the_cover_card() -> None:
+    """A shoe ended before its cover card came out (§ 541.3(c) expired decks, § 541.5(h)(2) idle):
+    the table counts no card for the cover card (§ 541.5(d)), so its read-out prompt does not
+    change; the dealer puts the cover card aside and draws the card behind it."""
+    card = Card("4", "S", False)
+    shoe = ScriptedDraws(CutCard(), card, ShoeEmpty())
+    dealer = BaccaratDealer(lambda event: None, lambda name: None, 1, shoe)
+    dealer.act({"action": "read_out", "read": 7, "_round": 1})
+    assert shoe.drawn == [CutCard(), card]
+    dealer.act({"action": "read_out", "read": 8, "_round": 1})
+    assert shoe.drawn[-1] == ShoeEmpty(), "one draw per prompt otherwise"
+
+
+def test_541_5_h_2_the_players_bet_in_the_next_shoe_after_an_idle_shoe_ended_their_round() -> None:
+    """An idle shoe ends in the round being bet on, which never finishes; the next shoe's betting
+    is new, and the dealer takes its wagers and presses no more bets again."""
+    pressed: list[str] = []
+    dealer = BaccaratDealer(lambda event: None, pressed.append, 1, FakeShoe())
+    dealer.act({"action": "place_bets", "last_hand": False, "held": 0, "_round": 4})
+    dealer.on_decisions([Decision("announce", {"announce": "shoe", "shoe": 2, "text": "shoe 2"})])
+    dealer.act({"action": "place_bets", "last_hand": False, "held": 0, "_round": 4})
     assert pressed == ["no_more_bets", "no_more_bets"]
