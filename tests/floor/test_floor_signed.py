@@ -214,7 +214,6 @@ def test_any_collector_sharing_the_store_acknowledges_what_it_holds(
     assert topic == "tablehost/T1/ack" and (ack.seq, ack.hash) == (genuine[-1]["seq"], genuine[-1]["hash"])
 
 
-
 def test_a_hint_that_cannot_be_written_skips_no_tables_acknowledgement(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -133,6 +133,7 @@ def test_the_floors_acknowledgement_is_the_longest_chain_stored_or_settled(
                 (table, seq, f"s{seq}"),
             )
         db.execute("COMMIT")
+
     def chains_on(seq: int) -> bool:  # every hash held at seq has the next chained to it
         hashes = {f"m{seq}"} & {f"m{s}" for s in stored} | {f"s{seq}"} & {f"s{s}" for s in settled}
         return seq + 1 in settled or (seq + 1 in stored and hashes == {prev(seq + 1)})
