@@ -171,6 +171,7 @@ class Collector:
         #: Per table, the last ``(seq, hash)`` this collector acknowledged (where the next look starts).
         self.said: dict[str, tuple[int, str]] = {}
         self._remembered: dict[str, int] = {}  # per table, the seq last remembered in the store
+        self._hint_failures = 0  # remember_ack's failures (logged at a rate limit)
         self.admission = Admission(topic_prefix, keyring)
         #: What became of the messages (the metrics' source).
         self.stats = CollectorStats()
@@ -288,12 +289,11 @@ class Collector:
         for table in tables:
             try:
                 seq, hash = self.store.contiguous(table, self.said[table][0] if table in self.said else None)
-                if seq - self._remembered.get(table, 0) >= REMEMBER_EVERY:
-                    self.store.remember_ack(table, seq)
-                    self._remembered[table] = seq
             except FloorError as exc:  # the table resends after its lag bound; nothing is lost
                 log.error("floor: cannot read what the store holds of %s to acknowledge it: %s", table, exc)
                 return
+            if seq - self._remembered.get(table, 0) >= REMEMBER_EVERY:
+                self._remember(table, seq)
             if seq == 0:
                 continue
             client.publish(
@@ -303,6 +303,24 @@ class Collector:
                 retain=True,
             )
             self.said[table] = (seq, hash)
+
+    def _remember(self, table: str, seq: int) -> None:
+        """Write the store's hint of ``table``'s acknowledged prefix; a failure (logged the first
+        time and every 100th) costs only a longer search after a restart, and is tried again."""
+        try:
+            self.store.remember_ack(table, seq)
+        except FloorError as exc:
+            self._hint_failures += 1
+            if self._hint_failures == 1 or self._hint_failures % 100 == 0:
+                log.error(
+                    "floor: cannot remember %s's acknowledgement (%d times so far; only a restart's search "
+                    "is longer): %s",
+                    table,
+                    self._hint_failures,
+                    exc,
+                )
+            return
+        self._remembered[table] = seq
 
     def process(self, batch: Sequence[tuple[str, bytes]]) -> list[Outcome]:
         """Check and store ``(topic, payload)`` messages; count and log what became of them.

@@ -152,6 +152,13 @@ MIGRATIONS: tuple[Migration, ...] = (
             "CREATE INDEX views_user ON views (user_name, minute)",
         ),
     ),
+    Migration(
+        6,
+        "the acknowledged prefix is one chain (each prev_hash the hash before it): the hints "
+        "remembered by the earlier rule, which counted any stored seq, are forgotten",
+        sqlite=("UPDATE tables SET ack_hint = 0",),
+        postgresql=("UPDATE tables SET ack_hint = 0",),
+    ),
 )
 #: The schema's newest version.
 LATEST = MIGRATIONS[-1].version

@@ -138,12 +138,20 @@ class StoreReads:
 
     def contiguous(self, table: str, start: int | None = None) -> tuple[int, str]:
         """``(seq, hash)``: the highest seq up to which every seq of ``table`` is stored, or settled
-        (refused as malformed though its table signed it), and its hash (``(0, genesis)``: seq 1
-        is neither). What the floor acknowledges to the table.
+        (refused as malformed though its table signed it), as one chain, and its hash (``(0,
+        genesis)``: seq 1 is neither). What the floor acknowledges to the table.
 
-        :param start: a seq known to be held (where an earlier answer ended): the search starts
-            there, so it costs the messages since, not the table's whole history. None: where
-            the store last remembered it (:meth:`~firmware_host.floor.store_sql.SqlStore.remember_ack`).
+        One chain: the prefix passes from a seq to the next only if the next's stored
+        ``prev_hash`` is the seq's stored hash (a settled seq's hash is its message's, so the chain
+        goes on through it; its own ``prev_hash`` is not kept, so entering it is not checked). It
+        stops at a break, and at a conflict (a seq held twice, by two different hashes), so a
+        second journal of the table stored over the first is never acknowledged as held.
+
+        :param start: a seq up to which the chain is proven (where an earlier answer ended): the
+            search starts there, so it costs the messages since, not the table's whole history.
+            None: where the store last remembered it
+            (:meth:`~firmware_host.floor.store_sql.SqlStore.remember_ack`). Stored rows never change,
+            so a proven prefix stays proven; a start no longer held restarts from seq 1.
         """
         with self._db() as db:
             if start is None:
@@ -155,11 +163,14 @@ class StoreReads:
                 (table, start, table, start),
             ).fetchone():
                 return (0, schema.GENESIS_HASH) if start == 1 else self.contiguous(table, 1)
-            # The first held seq from ``start`` whose next is not held: each side an index scan in
-            # seq order, merged, that stops at the first such seq.
+            # The first held seq from ``start`` whose next does not chain to it (no message there
+            # whose prev_hash is its hash, and not settled): each side an index scan in seq order,
+            # merged, that stops at the first such seq. A seq held twice (a message and a
+            # settled one of another hash) ends the prefix there unless both chain on.
             ends = " ".join(
                 f"SELECT h.seq, h.hash FROM {side} AS h WHERE h.table_id = ? AND h.seq >= ? "
-                "AND NOT EXISTS (SELECT 1 FROM messages AS n WHERE n.table_id = h.table_id AND n.seq = h.seq + 1) "
+                "AND NOT EXISTS (SELECT 1 FROM messages AS n WHERE n.table_id = h.table_id AND n.seq = h.seq + 1 "
+                "AND n.prev_hash = h.hash) "
                 "AND NOT EXISTS (SELECT 1 FROM settled AS n WHERE n.table_id = h.table_id AND n.seq = h.seq + 1)"
                 for side in ("messages", "settled")
             ).replace(" SELECT h.seq", " UNION ALL SELECT h.seq", 1)

@@ -3,6 +3,7 @@ the same on both stores (SQLite and a real PostgreSQL, the ``floor_db`` fixture)
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,8 +15,9 @@ from hypothesis import strategies as st
 
 from bench.floor.tables import FloorDb
 from firmware_host.feed import schema
+from firmware_host.feed.schema import FeedState
 from firmware_host.floor.store import FloorError, FloorStore, SqlStore
-from tests.support.feed_records import admit, payloads
+from tests.support.feed_records import Rec, admit, payloads
 
 
 def ingest(store: SqlStore, *items: bytes, table: str = "T1", leaf: str = "events") -> list[str]:
@@ -98,21 +100,32 @@ def test_an_unknown_table_or_database_is_a_clear_error(store: SqlStore, tmp_path
 @given(
     stored=st.sets(st.integers(1, 24), max_size=24),
     settled=st.sets(st.integers(1, 24), max_size=6),
+    broken=st.sets(st.integers(2, 24), max_size=3),
+    conflicted=st.sets(st.integers(1, 24), max_size=2),
     hint=st.integers(1, 24),
 )
-def test_the_floors_acknowledgement_is_the_longest_prefix_stored_or_settled(
-    store: SqlStore, stored: set[int], settled: set[int], hint: int
+def test_the_floors_acknowledgement_is_the_longest_chain_stored_or_settled(
+    store: SqlStore, stored: set[int], settled: set[int], broken: set[int], conflicted: set[int], hint: int
 ) -> None:
     """Issue 27: what the floor acknowledges is read from the store, the same on both engines,
-    from any seq held as the starting point (a collector's last answer)."""
-    table, settled = f"H{uuid.uuid4().hex[:12]}", settled - stored
+    from any seq of the proven chain as the starting point (a collector's last answer). It is one
+    chain: a message whose prev_hash is not the hash before it (a break, or another journal's
+    message), or a seq held twice by two hashes (a message and a settled one: a conflict), ends it."""
+    table, settled = f"H{uuid.uuid4().hex[:12]}", (settled - stored) | (conflicted & stored)
+
+    def hash_at(seq: int) -> str:
+        return f"m{seq}" if seq in stored else f"s{seq}" if seq in settled else "none"
+
+    def prev(seq: int) -> str:
+        return "broken" if seq in broken else hash_at(seq - 1) if seq > 1 else schema.GENESIS_HASH
+
     with store._db() as db:
         store._begin(db, [table])
         for seq in stored:
             db.execute(
                 "INSERT INTO messages (table_id, seq, journal_seq, journal_hash, at, round, type, data, prev_hash, "
-                "hash, received_at) VALUES (?, ?, 1, 'x', 0, 0, 't', '{}', 'p', ?, 0)",
-                (table, seq, f"m{seq}"),
+                "hash, received_at) VALUES (?, ?, 1, 'x', 0, 0, 't', '{}', ?, ?, 0)",
+                (table, seq, prev(seq), f"m{seq}"),
             )
         for seq in settled:
             db.execute(
@@ -120,16 +133,45 @@ def test_the_floors_acknowledgement_is_the_longest_prefix_stored_or_settled(
                 (table, seq, f"s{seq}"),
             )
         db.execute("COMMIT")
-    end = 0
-    while end + 1 in stored | settled:
+
+    def chains_on(seq: int) -> bool:  # every hash held at seq has the next chained to it
+        hashes = {f"m{seq}"} & {f"m{s}" for s in stored} | {f"s{seq}"} & {f"s{s}" for s in settled}
+        return seq + 1 in settled or (seq + 1 in stored and hashes == {prev(seq + 1)})
+
+    end = 1 if 1 in stored | settled else 0
+    while end and chains_on(end):
         end += 1
-    expected = (end, ("m" if end in stored else "s") + str(end)) if end else (0, schema.GENESIS_HASH)
-    assert store.contiguous(table) == expected
+    expected = (end, hash_at(end)) if end else (0, schema.GENESIS_HASH)
+    got = store.contiguous(table)
+    assert got[0] == expected[0] and got[1] in ({f"m{end}", f"s{end}"} if end in stored & settled else {expected[1]})
     if hint <= end:
-        assert store.contiguous(table, hint) == expected
+        assert store.contiguous(table, hint)[0] == end
     with store._db() as db:  # where a collector starts after a restart: what it remembered, ...
         db.execute("INSERT INTO tables (table_id, last_seen) VALUES (?, 0)", (table,))
     store.remember_ack(table, min(hint, end))
-    assert store.contiguous(table) == expected
+    assert store.contiguous(table)[0] == end
     store.remember_ack(table, 10**6)  # ... or a hint no longer held (a hand-edited database): from seq 1
-    assert store.contiguous(table) == expected
+    assert store.contiguous(table)[0] == end
+
+
+def journal_messages(count: int, at: float) -> list[bytes]:
+    """``count`` feed messages of T1 made from one journal (``at``: its clock, so two journals'
+    chains differ from seq 1)."""
+    records = [
+        Rec(n, "decision", "round_result", {"round": n, "winner": "banker"}, round=n, at=at + n)
+        for n in range(1, count + 1)
+    ]
+    return [schema.encode(m) for m, _ in schema.derive("T1", records, FeedState())]
+
+
+def test_a_second_journal_stored_over_the_first_is_not_acknowledged_as_held(store: SqlStore) -> None:
+    """Review (HIGH): journal A's seqs 1..100 stored, then journal B's 1..150 of the same table:
+    B's 1..100 conflict (the floor keeps A's), its 101..150 are stored but chain to B's 100, which
+    the floor does not hold. The acknowledgement stays at A's 100, so the table resends B's."""
+    first, second = journal_messages(100, 1000.0), journal_messages(150, 2000.0)
+    assert ingest(store, *first) == ["stored"] * 100
+    kinds = ingest(store, *second)
+    assert kinds.count("conflict") == 100 and kinds.count("stored") == 50
+    seq, hash = store.contiguous("T1")
+    assert (seq, hash) == (100, json.loads(first[99])["hash"])
+    assert store.contiguous("T1", 100) == (seq, hash)  # from a collector's last answer, too
