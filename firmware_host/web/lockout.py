@@ -10,13 +10,18 @@ thread; a few more may wait (:attr:`LockoutPolicy.waiting`), the rest are refuse
 addresses) is counted per address but never against the global budget nor refused as busy, so
 a flood from the network cannot lock the dealer out of their own table.
 
-Where secrets belong to named users (the floor dashboard), an attempt names its user: a known
-name is counted per name (:attr:`LockoutPolicy.max_failures` a window, from every address
-together) and per address, never against the global budget, which only unknown names spend
-(issue 29, N4): a flood of wrong secrets from rotating addresses locks out the names it tries
-and the addresses it comes from, not everyone. A request that carries a valid session never
-comes here at all (:mod:`.sessions`); an ``exempt`` attempt (a PIN sent with a valid session)
-is counted per address only, like the Pi's own screen.
+Where secrets belong to named users (the floor dashboard), an attempt names its user, and a
+name is answered the same whether it exists or not (issue 29 item 4). No name is ever locked:
+a lock a stranger can set is a lock they can hold over an officer (OWASP's authentication cheat
+sheet: throttle, do not lock accounts). An address that has logged in as a name is *trusted* for
+it (:attr:`LockoutPolicy.max_addresses` pairs remembered, the least recently used forgotten; only
+a right secret adds one): its attempts as that name are counted per address only. Every other
+attempt is counted per address and against the global budget, known name or not (were only
+unknown names to spend it, counting which attempts spend it would tell which names exist): a
+flood of wrong secrets from rotating addresses holds back, for a minute, first logins from new
+addresses, never an officer at an address they have used, nor a session. A request that
+carries a valid session never comes here at all (:mod:`.sessions`); an ``exempt`` attempt (a PIN
+sent with a valid session) is counted per address only, like the Pi's own screen.
 """
 
 from __future__ import annotations
@@ -96,7 +101,8 @@ class Lockout:
     def __init__(self, policy: LockoutPolicy = LockoutPolicy(), clock: Callable[[], float] = time.monotonic) -> None:
         self.policy, self.clock = policy, clock
         self._addresses: collections.OrderedDict[str, _Count] = collections.OrderedDict()
-        self._names: collections.OrderedDict[str, _Count] = collections.OrderedDict()
+        #: (name, address) pairs that logged in: never held against the global budget.
+        self._trusted: collections.OrderedDict[tuple[str, str], None] = collections.OrderedDict()
         self._everyone = _Count()
         self._lock = threading.Lock()
         self._inflight = 0
@@ -110,10 +116,11 @@ class Lockout:
     ) -> T | None:
         """Run ``attempt`` (the slow check: None when the secret is wrong) for ``client``, in a thread.
 
-        :param name: the user the attempt names, when it names a known one: counted per name
-            instead of against the global budget (``""``: an unknown name, counted globally).
+        :param name: the user the attempt names, known or not (the floor's logins): counted per
+            address only from an address that has logged in as it, else also against the global
+            budget; a right secret makes ``client`` trusted for it.
         :param exempt: counted per address only, never refused as busy (a request with a session).
-        :raises Locked: ``client``, ``name``, or every address, is locked out (``attempt`` does not run).
+        :raises Locked: ``client``, or every address not trusted for ``name``, is locked out (``attempt`` does not run).
         :raises Busy: too many checks are running and waiting (``attempt`` does not run, nothing is counted).
         """
         counts = self._reserve(client, name, exempt or client in self.policy.reserved)
@@ -124,6 +131,8 @@ class Lockout:
             ran = True
         finally:
             self._settle(counts, ran, result is not None)
+        if result is not None and name is not None:
+            self._trust(name, client)
         return result
 
     def _run(self, attempt: Callable[[], T | None]) -> T | None:
@@ -145,9 +154,8 @@ class Lockout:
             if self._inflight >= policy.concurrent + policy.waiting and not exempt:
                 raise Busy()  # the Pi's own screen always gets in line
             counts = [(self._remembered(self._addresses, client), policy.max_failures, "too many wrong PINs")]
-            if name:
-                counts.append((self._remembered(self._names, name), policy.max_failures, "too many wrong secrets"))
-            elif not exempt:
+            trusted = name is not None and (name, client) in self._trusted
+            if not exempt and not trusted:
                 counts.append((self._everyone, policy.budget, "too many wrong PINs at this table"))
             for count, limit, why in counts:
                 if now < count.locked_until:
@@ -185,6 +193,13 @@ class Lockout:
                             policy.window_s,
                             policy.lockout_s,
                         )
+
+    def _trust(self, name: str, client: str) -> None:
+        with self._lock:
+            self._trusted[name, client] = None
+            self._trusted.move_to_end((name, client))
+            while len(self._trusted) > self.policy.max_addresses:
+                self._trusted.popitem(last=False)
 
     def _remembered(self, kept: collections.OrderedDict[str, _Count], key: str) -> _Count:
         count = kept.get(key)

@@ -143,6 +143,8 @@ class Sessions:
             return None
         if len(token) != 16 or not hmac.compare_digest(signature, self._sign(token)):
             return None
+        if _b64(token) != token_text or _b64(signature) != signature_text:
+            return None  # one spelling of a cookie only: no padding, no ignored trailing bits
         return token
 
 

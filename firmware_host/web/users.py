@@ -128,7 +128,8 @@ class Users:
     """Check named users' secrets, through a lockout.
 
     :param users: the users by name (:func:`read_users`).
-    :param lockout: counts wrong secrets per address, per known name and (unknown names) in all.
+    :param lockout: counts wrong secrets per address and, from an address that never logged in as
+        the name, in all (known names and unknown alike).
     """
 
     def __init__(self, users: dict[str, User], lockout: Lockout | None = None) -> None:
@@ -146,11 +147,11 @@ class Users:
         return user.role if user is not None and right else None
 
     async def login(self, name: str, secret: str, client: str) -> str | None:
-        """:meth:`match`, counted against ``client`` and ``name`` (a known one) or the global
-        budget (an unknown one) when wrong, run in a thread of the lockout.
+        """:meth:`match`, counted against ``client`` and, unless ``client`` has logged in as
+        ``name``, the global budget, when wrong, run in a thread of the lockout. An unknown name
+        is counted, checked (against a dummy hash) and refused exactly as a known one.
 
-        :raises Locked: the address, the name or (an unknown name) every address is locked out.
+        :raises Locked: the address, or every address not trusted for ``name``, is locked out.
         :raises Busy: too many checks at once (nothing checked nor counted).
         """
-        known = name if name in self.users else ""
-        return await self.lockout.check(client, lambda: self.match(name, secret), name=known)
+        return await self.lockout.check(client, lambda: self.match(name, secret), name=name)

@@ -112,7 +112,7 @@ def test_on_loopback_without_credentials_the_public_registry_alone(scrapers: Use
 def test_wrong_scrapes_meet_the_lockout(served: int) -> None:
     for _ in range(5):
         assert _scrape(served, ("prom", "wrong-secret"))[0] == 401
-    assert _scrape(served, PROM)[0] == 429  # this address, and prom's name, locked for a minute
+    assert _scrape(served, PROM)[0] == 429  # this address locked for a minute (no name is locked)
     assert _scrape(served, SURV)[0] == 429  # the address
 
 

@@ -14,7 +14,7 @@
 Every request passes the web layer's :class:`~firmware_host.web.guard.Guard` (Host, Origin on
 every ``/api/`` request, body, any failure answered 400), then the login
 (:class:`~firmware_host.web.sessions.SessionGate`): a named user's own secret (the users file,
-:class:`~firmware_host.web.users.Users`, checked through the lockout per name and per address)
+:class:`~firmware_host.web.users.Users`, checked through the lockout per address and in all)
 opens a session whose cookie carries every later request. Streams take a
 :class:`~firmware_host.web.streams.StreamSlots` slot; a user has at most
 :data:`MAX_EXPENSIVE` records being read at once (429 beyond); refusals are summed up per
