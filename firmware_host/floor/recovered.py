@@ -100,11 +100,10 @@ def check_copy(
         if isinstance(item, Unreadable):
             copy.refused.append((item.seq, f"the floor cannot read it: {item.why}"))
             continue
-        journal_seq = item.get("journal_seq")
-        if isinstance(journal_seq, int) and not isinstance(journal_seq, bool) and journal_seq < first:
-            continue
         seq: Any = item.get("seq")
         why = _why_not(item, keys)  # a message that does not prove itself moves nothing on
+        if why is None and item["journal_seq"] < first:
+            continue  # of an archived segment: passed over only once it proves itself (signed as it is)
         if why is None and seq < expected:
             why = f"feed seq {seq} again, or out of order"
         elif why is None:
