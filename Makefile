@@ -68,7 +68,7 @@ run-paigow: $(STAMP) $(if $(HTTP),demo-pins)
 ## (PYTHONDONTWRITEBYTECODE unset) so that the many `python -m firmware_host` processes of the
 ## recovery tests, and every worker, do not compile the same modules again.
 PYTEST_WORKERS ?= 6
-PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -n $(PYTEST_WORKERS) --dist load --maxschedchunk 1
+PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -n $(PYTEST_WORKERS) --dist load --maxschedchunk 1 --durations=15
 test: $(STAMP) deps
 	$(PYTEST)
 
