@@ -16,8 +16,9 @@ service passes its queue's ``put``). Drivers hold no game state.
 
 :class:`FramedDevice` adds the link layer of ``docs/protocols/shoe.md`` § 1 (identify
 handshake, sequence numbers, ack/nak, retransmission with a retry limit, duplicates
-dropped, heartbeats) for any device family's :class:`~drivers.codecs.framed.MessageTable`;
-a family's driver only turns its messages into events.
+dropped, heartbeats) for any framed dialect of any device family, given its
+:class:`~drivers.codecs.framer.Framer` (frame layout and message table); a family's driver
+only turns its messages into events.
 """
 
 from __future__ import annotations
@@ -32,9 +33,10 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from drivers.codecs import BadFrame, drain, framed
-from drivers.codecs.framed import Ack, Frame, Heartbeat, Identify, MessageTable, Nak
+from drivers.codecs import BadFrame, drain
+from drivers.codecs.framed import Ack, Frame, Heartbeat, Identify, Nak
 from drivers.codecs.framed import Identity as IdentityMessage
+from drivers.codecs.framer import Framer
 from drivers.errors import CodecError, DeviceNotFound, DriverError
 from drivers.events import DeviceEvent
 from drivers.events.lifecycle import DeviceFault, DeviceIdentified, DeviceLost, ProtocolError
@@ -321,18 +323,18 @@ class Device(abc.ABC):
 
 
 class FramedDevice(Device):
-    """A device speaking our framed protocol (``docs/protocols/shoe.md`` § 1).
+    """A device speaking a framed dialect: the link layer of ``docs/protocols/shoe.md`` § 1.
 
-    :param table: the device family's message table.
+    :param framer: the dialect's framer (its frame layout and the family's message table).
 
     Other parameters as :class:`Device`. Subclasses implement :meth:`_on_message`.
     """
 
     def __init__(
-        self, name: str, url: str, emit: Callable[[DeviceEvent], None], table: MessageTable, **options: Any
+        self, name: str, url: str, emit: Callable[[DeviceEvent], None], framer: Framer, **options: Any
     ) -> None:
         super().__init__(name, url, emit, **options)
-        self.table = table
+        self.framer = framer
         self._rx_last: int | None = None  # last reliable SEQ accepted from the device
         self._tx_seq = 0  # last reliable SEQ we assigned
         self._outbox: deque[Any] = deque()  # reliable commands not yet sent
@@ -344,7 +346,7 @@ class FramedDevice(Device):
 
     def send(self, message: Any) -> None:
         """Queue a reliable command for the device (thread-safe); sent in order, each acked."""
-        self.table.to_frame(message)  # fail here, in the caller's thread, if it cannot be encoded
+        self.framer.encode(message)  # fail here, in the caller's thread, if it cannot be encoded
         self._call(lambda: self._queue(message))
 
     @abc.abstractmethod
@@ -352,10 +354,10 @@ class FramedDevice(Device):
         """One new message of the family (not link layer, not a duplicate)."""
 
     def _decode(self, buffer: bytearray) -> tuple[int, Any]:
-        return framed.decode(buffer)
+        return self.framer.decode(buffer)
 
     def _send_message(self, message: Any, seq: int = 0) -> None:
-        self._write(self.table.encode(message, seq))
+        self._write(self.framer.encode(message, seq))
 
     def _on_connected(self) -> None:
         self._identify_tries = 0
@@ -389,8 +391,8 @@ class FramedDevice(Device):
         """Send the next queued command if the line is free (stop and wait)."""
         if self.state != "running" or self._outstanding or not self._outbox:
             return
-        self._tx_seq = framed.next_seq(self._tx_seq)
-        self._outstanding = (self._tx_seq, self.table.encode(self._outbox.popleft(), self._tx_seq))
+        self._tx_seq = self.framer.next_seq(self._tx_seq)
+        self._outstanding = (self._tx_seq, self.framer.encode(self._outbox.popleft(), self._tx_seq))
         self._outstanding_tries = 0
         self._retransmit()
 
@@ -402,18 +404,18 @@ class FramedDevice(Device):
 
     def _on_bad_frame(self, bad: BadFrame) -> None:
         super()._on_bad_frame(bad)
-        reason = framed.nak_reason(bad)
-        if reason is not None and self.state == "running":
-            self._send_message(Nak(reason), self._rx_last or 0)
+        nak = self.framer.nak(bad, self._rx_last or 0)
+        if nak is not None and self.state == "running":
+            self._write(nak)
 
     def _on_item(self, frame: Frame) -> None:
         try:
-            message = self.table.message(frame)
+            message = self.framer.message(frame)
         except CodecError as exc:
             self.log.warning("%s", exc)
             self._emit(ProtocolError(self.name, str(exc)))
             if frame.seq and self.state == "running":
-                self._send_message(Ack(), frame.seq)  # resending it would not help
+                self._write(self.framer.ack(frame.seq))  # resending it would not help
             return
         if isinstance(message, IdentityMessage):
             self._on_identity(frame.seq, message)
@@ -428,8 +430,8 @@ class FramedDevice(Device):
                 self._retransmit()
         elif isinstance(message, Heartbeat):
             pass
-        elif self.table.is_reliable(frame.type):
-            self._send_message(Ack(), frame.seq)
+        elif self.framer.is_reliable(frame.type):
+            self._write(self.framer.ack(frame.seq))
             if frame.seq == self._rx_last:
                 self.log.info("dropped duplicate %s (SEQ %d)", type(message).__name__, frame.seq)
                 return

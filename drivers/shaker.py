@@ -54,7 +54,7 @@ class Shaker(FramedDevice):
     def __init__(
         self, name: str, url: str, emit: Callable[[DeviceEvent], None], *, lid_events: bool = True, **options: Any
     ) -> None:
-        super().__init__(name, url, emit, codec.TABLE, **options)
+        super().__init__(name, url, emit, codec.FRAMER, **options)
         self.lid_events = lid_events
 
     def request_reading(self) -> None:

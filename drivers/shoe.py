@@ -1,9 +1,10 @@
-"""The card-reading dealing shoe's driver, in either wire dialect.
+"""The card-reading dealing shoe's driver, in any of its wire dialects.
 
-:func:`shoe_driver` builds the driver for the dialect a device model's profile names:
-``"framed"`` (:class:`FramedShoe`: our protocol, identity handshake, ack/nak, heartbeats)
-or ``"ascii"`` (:class:`AsciiShoe`: the market shoe, which only talks, has no identity
-message and no heartbeat). Both emit the events of :mod:`drivers.events.shoe`.
+:func:`shoe_driver` builds the driver for the dialect (:mod:`drivers.dialects`) a device
+model's profile names: a framed one (:class:`FramedShoe`: identity handshake, ack/nak,
+heartbeats, through the dialect's framer; ``"framed"`` is our protocol) or a talk-only one
+(:class:`AsciiShoe`: ``"ascii"``, the market shoe, which only talks, has no identity message
+and no heartbeat). Both emit the events of :mod:`drivers.events.shoe`.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from drivers.codecs import shoe_ascii, shoe_framed
+from drivers.codecs.framer import Framer
 from drivers.codecs.shoe_messages import (
     Card,
     FaceUp,
@@ -28,6 +30,7 @@ from drivers.codecs.shoe_messages import (
     ShoeEmpty as ShoeEmptyMessage,
 )
 from drivers.device import Device, FramedDevice, Identity
+from drivers.dialects import shoe_dialect
 from drivers.errors import DriverError
 from drivers.events import DeviceEvent
 from drivers.events.lifecycle import DeviceFault
@@ -41,7 +44,7 @@ from drivers.events.shoe import (
     ShoeWarning,
 )
 
-__all__ = ["DIALECTS", "shoe_driver", "FramedShoe", "AsciiShoe", "shoe_event"]
+__all__ = ["shoe_driver", "FramedShoe", "AsciiShoe", "shoe_event"]
 
 
 def shoe_event(device: str, message: ShoeMessage) -> DeviceEvent:
@@ -65,10 +68,17 @@ def shoe_event(device: str, message: ShoeMessage) -> DeviceEvent:
 
 
 class FramedShoe(FramedDevice):
-    """A shoe speaking our framed protocol. Options as :class:`~drivers.device.Device`."""
+    """A shoe speaking a framed dialect.
 
-    def __init__(self, name: str, url: str, emit: Callable[[DeviceEvent], None], **options: Any) -> None:
-        super().__init__(name, url, emit, shoe_framed.TABLE, **options)
+    :param framer: the dialect's framer (default: our framed protocol's).
+
+    Other options as :class:`~drivers.device.Device`.
+    """
+
+    def __init__(
+        self, name: str, url: str, emit: Callable[[DeviceEvent], None], framer: Framer | None = None, **options: Any
+    ) -> None:
+        super().__init__(name, url, emit, framer or shoe_framed.FRAMER, **options)
 
     def set_burn_mode(self, on: bool) -> None:
         """Tell the shoe to flag the next cards as burn cards (§ 541.5(g)) or not (thread-safe)."""
@@ -79,10 +89,11 @@ class FramedShoe(FramedDevice):
 
 
 class AsciiShoe(Device):
-    """The market shoe's ASCII dialect: it only talks, so the port is all there is.
+    """A talk-only dialect (the market shoe's ASCII one): the device only talks, so the port is all there is.
 
     :param identity: model, serial and firmware from the profile; reported with
         :class:`~drivers.events.shoe.IdentityUnverified` since nothing on the wire confirms it.
+    :param decode: the dialect's codec ``decode`` (default: the ASCII dialect's).
 
     Other options as :class:`~drivers.device.Device`. Loss is seen only when the port fails
     (no heartbeat in this dialect).
@@ -91,13 +102,21 @@ class AsciiShoe(Device):
     WATCHDOG = False
 
     def __init__(
-        self, name: str, url: str, emit: Callable[[DeviceEvent], None], *, identity: Identity, **options: Any
+        self,
+        name: str,
+        url: str,
+        emit: Callable[[DeviceEvent], None],
+        *,
+        identity: Identity,
+        decode: Callable[[bytes | bytearray], tuple[int, Any]] | None = None,
+        **options: Any,
     ) -> None:
         super().__init__(name, url, emit, **options)
         self._profile_identity = Identity(identity.model, identity.serial, identity.firmware, verified=False)
+        self._codec_decode = decode or shoe_ascii.decode
 
     def _decode(self, buffer: bytearray) -> tuple[int, Any]:
-        return shoe_ascii.decode(buffer)
+        return self._codec_decode(buffer)
 
     def _on_connected(self) -> None:
         self._identified(self._profile_identity)
@@ -105,10 +124,6 @@ class AsciiShoe(Device):
 
     def _on_item(self, item: Any) -> None:
         self._emit(shoe_event(self.name, item))
-
-
-#: Driver class for each dialect a shoe's device profile may name.
-DIALECTS: dict[str, type[Device]] = {"framed": FramedShoe, "ascii": AsciiShoe}
 
 
 def shoe_driver(
@@ -120,19 +135,20 @@ def shoe_driver(
     identity: Identity | None = None,
     **options: Any,
 ) -> Device:
-    """Build the shoe driver for ``dialect`` (``"framed"`` or ``"ascii"``).
+    """Build the shoe driver for the registered ``dialect`` (:mod:`drivers.dialects`).
 
-    :param identity: required for ``"ascii"`` (the profile's model, serial, firmware);
-        ignored by ``"framed"``, which asks the shoe.
+    :param identity: required for a talk-only dialect (the profile's model, serial,
+        firmware); ignored by a framed one, which asks the shoe.
     :param options: ``timing``, ``baudrate``, ``refusal``, ``transport_factory`` as
         :class:`~drivers.device.Device`.
-    :raises DriverError: for an unknown dialect or a missing identity.
+    :raises DriverError: for an unknown dialect (:class:`~drivers.dialects.UnknownDialect`)
+        or a missing identity.
     """
-    if dialect == "framed":
-        return FramedShoe(name, url, emit, **options)
-    if dialect == "ascii":
-        if identity is None:
-            raise DriverError(f"{name}: the ascii shoe dialect needs the identity from the profile")
-        options.setdefault("baudrate", shoe_ascii.BAUDRATE)
-        return AsciiShoe(name, url, emit, identity=identity, **options)
-    raise DriverError(f"{name}: unknown shoe dialect {dialect!r} (known: {', '.join(DIALECTS)})")
+    entry = shoe_dialect(dialect, device=name)
+    if entry.framer is not None:
+        return FramedShoe(name, url, emit, entry.framer, **options)
+    if identity is None:
+        raise DriverError(f"{name}: the {dialect} shoe dialect needs the identity from the profile")
+    if entry.baudrate is not None:
+        options.setdefault("baudrate", entry.baudrate)
+    return AsciiShoe(name, url, emit, identity=identity, decode=entry.decode, **options)

@@ -15,11 +15,13 @@ from __future__ import annotations
 import dataclasses
 import struct
 
+from drivers.codecs import framed
 from drivers.codecs.framed import MessageTable, MessageType, PayloadReader, pack_text
+from drivers.codecs.framer import Framer
 from drivers.errors import CodecError
 
 __all__ = [
-    "TABLE", "Die", "Shake", "Lid", "Reading", "ShakerFault", "RequestReading", "Reset",
+    "TABLE", "FRAMER", "Die", "Shake", "Lid", "Reading", "ShakerFault", "RequestReading", "Reset",
     "FLAG_FLAT", "LID_CLOSED", "LID_OPEN", "FAULTS", "fault_name", "fault_text", "ShakerMessage",
 ]  # fmt: skip
 
@@ -177,3 +179,6 @@ TABLE = MessageTable(
         MessageType(0x82, Reset),
     ),
 )  # fmt: skip
+
+#: The shaker's messages in our frame layout: what the ack/retry layer speaks to a shaker.
+FRAMER = Framer(framed, TABLE)

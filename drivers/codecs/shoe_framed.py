@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import struct
 
+from drivers.codecs import framed
 from drivers.codecs.framed import MessageTable, MessageType, PayloadReader, pack_text
+from drivers.codecs.framer import Framer
 from drivers.codecs.shoe_messages import (
     Card,
     CutCard,
@@ -22,7 +24,7 @@ from drivers.codecs.shoe_messages import (
 )  # fmt: skip
 from drivers.errors import CodecError
 
-__all__ = ["TABLE", "FLAG_BURN", "UNKNOWN"]
+__all__ = ["TABLE", "FRAMER", "FLAG_BURN", "UNKNOWN"]
 
 #: Bit 0 of a card's flags byte: drawn in burn mode.
 FLAG_BURN = 0x01
@@ -84,3 +86,6 @@ TABLE = MessageTable(
                     unpack=lambda r: SetBurnMode(bool(r.u8()))),
     ),
 )  # fmt: skip
+
+#: The shoe's messages in our frame layout: what the ack/retry layer speaks to a ``"framed"`` shoe.
+FRAMER = Framer(framed, TABLE)

@@ -23,10 +23,12 @@ import types
 import typing
 from typing import Any, TypeVar
 
+from drivers.errors import DriverError
+
 __all__ = ["DeviceEvent", "event", "to_record", "from_record", "registered", "EventError"]
 
 
-class EventError(ValueError):
+class EventError(DriverError, ValueError):
     """An event record that does not name a registered event or does not fit its fields."""
 
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 
+from drivers import dialects
 from drivers.codecs.shoe_messages import Card, ShoeEmpty, ShoeMessage
 from firmware_host.cli.sim import add_common_options, dealer_loop, endpoint_of
 from sim.devices.faults import ShoeFaults, faults_from
-from sim.devices.shoe import DIALECTS, SimShoe
+from sim.devices.shoe import SimShoe
 
 
 def describe(message: ShoeMessage) -> str:
@@ -20,7 +21,7 @@ def describe(message: ShoeMessage) -> str:
 def register(commands: argparse._SubParsersAction, name: str, help_text: str) -> None:  # type: ignore[type-arg]
     """Add ``sim shoe``."""
     shoe = commands.add_parser(name, help=help_text, description=__doc__.splitlines()[0])
-    shoe.add_argument("--dialect", choices=DIALECTS, default="framed", help="wire dialect (default framed)")
+    shoe.add_argument("--dialect", choices=dialects.names(), default="framed", help="wire dialect (default framed)")
     shoe.add_argument("--decks", type=int, default=8, metavar="N", help="decks in the shoe, 1-8 (default 8)")
     shoe.add_argument(
         "--suit-first-burns",

@@ -20,6 +20,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from drivers import dialects as shoe_dialects
 from drivers.timing import Timing
 from firmware_host.config.display import DisplayConfig, display_config
 from firmware_host.config.feed import FeedConfig, feed_config
@@ -238,8 +239,13 @@ def _timeouts(section: Section) -> Timing:
     return out
 
 
-#: Wire dialects each kind of device speaks.
-DIALECTS = {"shoe": ("framed", "ascii"), "shaker": ("framed",), "shuffler": ("usb-framed",)}
+#: Wire dialects each kind of device speaks but the shoe, whose are :mod:`drivers.dialects`' registry.
+DIALECTS = {"shaker": ("framed",), "shuffler": ("usb-framed",)}
+
+
+def dialects_of(kind: str) -> tuple[str, ...]:
+    """The wire dialects a device of ``kind`` may speak."""
+    return shoe_dialects.names() if kind == "shoe" else DIALECTS[kind]
 
 
 def load_device_model(path: Path) -> DeviceModel:
@@ -255,7 +261,7 @@ def load_device_model(path: Path) -> DeviceModel:
         vendor=device.string("vendor", REQUIRED),
         model=device.string("model", REQUIRED),
         transport=transport,
-        dialect=device.string("dialect", REQUIRED, choices=DIALECTS[kind]),
+        dialect=device.string("dialect", REQUIRED, choices=dialects_of(kind)),
         baudrate=device.integer("baudrate", 115200, low=1200, high=4_000_000),
         timeouts=_timeouts(top.table("timeouts")),
         approved=_approved(top.table("approved", required=True)),

@@ -18,6 +18,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
+from firmware_host.errors import TablehostError
 from firmware_host.tables.events import DealerCommand
 from firmware_host.text import problem
 
@@ -76,7 +77,7 @@ ACTIONS: dict[str, dict[str, Action]] = {
 }
 
 
-class ActionError(ValueError):
+class ActionError(TablehostError, ValueError):
     """An action the display does not offer, or arguments it does not take."""
 
 

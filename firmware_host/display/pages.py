@@ -13,6 +13,8 @@ import re
 import string
 from pathlib import Path
 
+from firmware_host.errors import TablehostError
+
 __all__ = ["dealer_page", "PageError"]
 
 STATIC = Path(__file__).with_name("static")
@@ -21,7 +23,7 @@ STATIC = Path(__file__).with_name("static")
 _PART = re.compile(r"^<!-- part: (\w+) -->", re.M)
 
 
-class PageError(ValueError):
+class PageError(TablehostError, ValueError):
     """A game's page parts do not fill the shared skeleton (a part missing or unknown)."""
 
 

@@ -21,6 +21,7 @@ import math
 import re
 from typing import TYPE_CHECKING, Any
 
+from firmware_host.errors import TablehostError
 from firmware_host.feed import schema, signing
 
 if TYPE_CHECKING:
@@ -39,7 +40,7 @@ MAX_ACK = 1024
 _HASH = re.compile(r"[0-9a-f]{64}\Z")
 
 
-class AckError(ValueError):
+class AckError(TablehostError, ValueError):
     """An acknowledgement that does not check: malformed, for another table, or not the floor's."""
 
 

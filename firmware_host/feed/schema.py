@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any, NoReturn
 
+from firmware_host.errors import TablehostError
 from firmware_host.host.journal import Record
 from firmware_host.tables.decisions import DEVICE_BYTES_ALERTS
 from firmware_host.text import json_surrogate
@@ -107,7 +108,7 @@ _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 _SQUARE = bytes.maketrans(b"{}", b"[]")
 
 
-class MessageError(ValueError):
+class MessageError(TablehostError, ValueError):
     """A feed message that is malformed or whose hash does not check."""
 
 

@@ -5,8 +5,8 @@ it sleeps until the host sends something, the device has something to say, or a 
 (heartbeat, retransmission, end of an outage) is due. Application messages are handed to
 :meth:`SimLink.send` from any thread (the simulated dealer's). Two dialect families:
 
-- :class:`FramedSimLink`: our framed protocol (``docs/protocols/shoe.md`` § 1) for any
-  :class:`~drivers.codecs.framed.MessageTable`: answers IDENTIFY, sends heartbeats, numbers
+- :class:`FramedSimLink`: the link layer of ``docs/protocols/shoe.md`` § 1 for any framed
+  dialect, given its :class:`~drivers.codecs.framer.Framer`: answers IDENTIFY, sends heartbeats, numbers
   reliable frames, retransmits on NAK or ack timeout, acks and de-duplicates host commands.
 - :class:`TextSimLink`: a talk-only dialect with no acknowledgements (the ASCII shoe).
 """
@@ -23,8 +23,9 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from drivers.codecs import BadFrame, drain, framed
-from drivers.codecs.framed import Ack, Frame, Heartbeat, Identify, Identity, MessageTable, Nak
+from drivers.codecs import BadFrame, drain
+from drivers.codecs.framed import Ack, Frame, Heartbeat, Identify, Identity, Nak
+from drivers.codecs.framer import Framer
 from drivers.errors import CodecError
 from sim.devices.endpoint import Endpoint
 from sim.devices.faults import LinkFaults
@@ -193,9 +194,9 @@ class SimLink(abc.ABC):
 
 
 class FramedSimLink(SimLink):
-    """A device speaking our framed protocol.
+    """A device speaking a framed dialect.
 
-    :param table: the device family's message table.
+    :param framer: the dialect's framer (its frame layout and the family's message table).
     :param identity: what IDENTITY answers: anything with ``model``, ``serial`` and
         ``firmware`` (the codec's :class:`~drivers.codecs.framed.Identity` or the driver's
         :class:`~drivers.device.Identity`).
@@ -213,7 +214,7 @@ class FramedSimLink(SimLink):
         faults: LinkFaults,
         seed: int,
         *,
-        table: MessageTable,
+        framer: Framer,
         identity: Any,
         on_command: Callable[[Any], None] = lambda message: None,
         heartbeat: float = 1.0,
@@ -221,7 +222,7 @@ class FramedSimLink(SimLink):
         retries: int = 5,
     ) -> None:
         super().__init__(name, endpoint, faults, seed)
-        self.table, self._on_command = table, on_command
+        self.framer, self._on_command = framer, on_command
         self.identity = Identity(identity.model, identity.serial, identity.firmware)
         self._heartbeat, self._ack_timeout, self._retries = heartbeat, ack_timeout, retries
         self._buffer = bytearray()
@@ -249,27 +250,27 @@ class FramedSimLink(SimLink):
 
     def _on_bytes(self, data: bytes) -> None:
         self._buffer += data
-        for item in drain(framed.decode, self._buffer):
+        for item in drain(self.framer.decode, self._buffer):
             if isinstance(item, BadFrame):
-                reason = framed.nak_reason(item)
-                if reason is not None:
-                    self._write_raw(self.table.encode(Nak(reason), self._rx_last))
+                nak = self.framer.nak(item, self._rx_last)
+                if nak is not None:
+                    self._write_raw(nak)
             else:
                 self._on_frame(item)
 
     def _on_frame(self, frame: Frame) -> None:
         try:
-            message = self.table.message(frame)
+            message = self.framer.message(frame)
         except CodecError as exc:
             _log.warning("sim %s: %s", self.name, exc)
             if frame.seq:
-                self._write_raw(self.table.encode(Ack(), frame.seq))
+                self._write_raw(self.framer.ack(frame.seq))
             return
         if isinstance(message, Identify):
             if message.heartbeat_ms:
                 self._heartbeat = message.heartbeat_ms / 1000
             self._identified = True
-            self._write_raw(self.table.encode(self.identity, self._tx_seq))
+            self._write_raw(self.framer.encode(self.identity, self._tx_seq))
             self._next_heartbeat = time.monotonic() + self._heartbeat
             if self._outstanding:
                 self._tries = 0
@@ -282,8 +283,8 @@ class FramedSimLink(SimLink):
         elif isinstance(message, Nak):
             if self._outstanding:
                 self._transmit()
-        elif self.table.is_reliable(frame.type):
-            self._write_raw(self.table.encode(Ack(), frame.seq))
+        elif self.framer.is_reliable(frame.type):
+            self._write_raw(self.framer.ack(frame.seq))
             if frame.seq != self._rx_last:
                 self._rx_last = frame.seq
                 self._on_command(message)
@@ -301,8 +302,8 @@ class FramedSimLink(SimLink):
         with self._lock:  # one step, so that ``pending`` never misses the message in between
             if not self._outbox:
                 return
-            self._tx_seq = framed.next_seq(self._tx_seq)
-            self._outstanding = (self._tx_seq, self.table.encode(self._outbox.popleft(), self._tx_seq))
+            self._tx_seq = self.framer.next_seq(self._tx_seq)
+            self._outstanding = (self._tx_seq, self.framer.encode(self._outbox.popleft(), self._tx_seq))
         self._tries = 0
         self._transmit()
 
@@ -316,7 +317,7 @@ class FramedSimLink(SimLink):
         if not self._identified:
             return
         if self._next_heartbeat is not None and now >= self._next_heartbeat:
-            self._write_raw(self.table.encode(Heartbeat()))
+            self._write_raw(self.framer.encode(Heartbeat()))
             self._next_heartbeat = now + self._heartbeat
         if self._outstanding and self._ack_deadline is not None and now >= self._ack_deadline:
             self._transmit()

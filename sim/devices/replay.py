@@ -6,10 +6,12 @@
 and (with ``speed=1.0``) with the gaps it had, or as fast as the host takes it
 (``speed=None``). Serial drivers open :meth:`Replay.url` as they would the real port; the
 shuffler's driver gets :meth:`Replay.backend` as its pyusb backend. Each device's stream waits
-for its host: a replay starts when the host opens the port (and, in the framed dialect,
-asks who the device is), so nothing is lost to a port not yet open.
+for its host: a replay starts when the host opens the port (and, in a framed dialect,
+asks who the device is), so nothing is lost to a port not yet open. A serial device's
+dialect is found by name in :mod:`drivers.dialects`: a framed one (with acks) is spoken
+through its framer's frame layout, a talk-only one verbatim.
 
-**Framed dialect** (``docs/protocols/shoe.md`` § 1). The host on the replay is a new one: its
+**Framed dialects** (``docs/protocols/shoe.md`` § 1). The host on the replay is a new one: its
 handshakes, commands and acks do not happen at the moments the captured ones did. So the
 replay is the device's link layer for what the host does, and verbatim for what the device
 did on its own:
@@ -23,7 +25,7 @@ did on its own:
 - while the replay waits (for the host, for the dealer), it sends heartbeats at the
   interval the host asked for, so the host does not declare the device lost.
 
-**ASCII dialect**: the device only talks; the bytes are written verbatim and the host's are read and ignored.
+**Talk-only dialects** (ASCII): the device only talks; the bytes are written verbatim and the host's are read and ignored.
 
 **USB** (``usb-framed``, the shuffler): the captured IN transfers are handed to the host's
 bulk reads one by one; the host's OUT transfers (its commands) and vendor control transfers
@@ -61,23 +63,23 @@ import tty
 from collections import Counter
 from collections.abc import Callable, Iterable
 
+from drivers import dialects
 from drivers.capture import RX, Capture, Chunk, EventRecord
-from drivers.codecs import BadFrame, framed
-from drivers.codecs.framed import Ack, Heartbeat, Identify, Identity, MessageTable, Nak
+from drivers.codecs import BadFrame
+from drivers.codecs.framed import Frame, Heartbeat, Identify, Identity, MessageTable
+from drivers.codecs.framer import Framer
 from drivers.errors import CodecError
 from drivers.events import DeviceEvent
 from sim.devices.replay_usb import ReplayedShuffler, UsbStep
 from sim.devices.worker import Worker
 from sim.errors import SimError
 
-__all__ = ["Replay", "Mismatch", "REPLAYABLE_DIALECTS", "USB_DIALECT"]
+__all__ = ["Replay", "Mismatch", "USB_DIALECT"]
 
 _log = logging.getLogger("tablehost.sim.replay")
 
 #: The dialect of a USB device a replay plays as a pyusb backend (the shuffler).
 USB_DIALECT = "usb-framed"
-#: Dialects a replay can speak.
-REPLAYABLE_DIALECTS = ("framed", "ascii", USB_DIALECT)
 #: Link-layer frame types the device sends only in answer to the host (dropped from the
 #: captured stream: the replay answers the new host itself).
 _ANSWERS = {0x01: "IDENTITY", 0x03: "ACK", 0x04: "NAK"}
@@ -131,8 +133,8 @@ def _others(counted: Counter[str], device: str) -> tuple[tuple[str, int], ...]:
 class _Port:
     """One replayed device: the device side of a pseudo-terminal and what to write to it."""
 
-    def __init__(self, name: str, dialect: str, identity: Identity | None, first_seq: int) -> None:
-        self.name, self.dialect = name, dialect
+    def __init__(self, name: str, framer: Framer | None, identity: Identity | None, first_seq: int) -> None:
+        self.name, self.framer = name, framer  # framer None: a talk-only dialect
         self.master, slave = os.openpty()
         tty.setraw(slave)
         self.url = os.ttyname(slave)
@@ -147,7 +149,6 @@ class _Port:
         self.rx_last = 0  # last reliable SEQ accepted from the host
         self._out = bytearray()  # written to the tty as it takes it
         self._from_host = bytearray()
-        self._table = MessageTable(f"replay {name}", ())
 
     # -- the host side -------------------------------------------------------------------
 
@@ -168,7 +169,7 @@ class _Port:
     def ready(self, now: float) -> bool:
         """Whether the device's captured bytes may be written now: the host identified a framed
         device, or has had the port of a talk-only one open long enough to have flushed it."""
-        if self.dialect == "framed":
+        if self.framer is not None:
             return self.identified
         return self.connected_at is not None and now >= self.connected_at + _CONNECT_SETTLE_S
 
@@ -182,25 +183,26 @@ class _Port:
             if exc.errno == errno.EIO:  # the host closed the port
                 return
             raise
-        if self.dialect != "framed":
+        if self.framer is None:
             return
         self._from_host += data
         while self._from_host:
-            consumed, item = framed.decode(self._from_host)
+            consumed, item = self.framer.decode(self._from_host)
             if consumed == 0:
                 return
             del self._from_host[:consumed]
             if isinstance(item, BadFrame):
-                reason = framed.nak_reason(item)
-                if reason is not None:
-                    self.send(self._table.encode(Nak(reason), self.rx_last))
+                nak = self.framer.nak(item, self.rx_last)
+                if nak is not None:
+                    self.send(nak)
             elif item is not None:
                 self._on_host_frame(item)
 
-    def _on_host_frame(self, frame: framed.Frame) -> None:
+    def _on_host_frame(self, frame: Frame) -> None:
+        assert self.framer is not None
         if frame.type == 0x80:  # IDENTIFY
             try:
-                identify = self._table.message(frame)
+                identify = self.framer.message(frame)
             except CodecError as exc:
                 _log.warning("replay %s: %s", self.name, exc)
                 return
@@ -209,10 +211,10 @@ class _Port:
                 self.heartbeat = identify.heartbeat_ms / 1000
             if self.identity is None:
                 raise SimError(f"replay {self.name}: the capture holds no IDENTITY to answer the host with")
-            self.send(self._table.encode(self.identity, self.last_seq))
+            self.send(self.framer.encode(self.identity, self.last_seq))
             self.identified = True
         elif frame.type >= 0x81 and frame.seq:  # a reliable command of the family: ack it
-            self.send(self._table.encode(Ack(), frame.seq))
+            self.send(self.framer.ack(frame.seq))
             self.rx_last = frame.seq
         # ACK, NAK and HEARTBEAT from the host: the captured stream already holds what the
         # device did about them.
@@ -246,10 +248,10 @@ class _Port:
     def beat(self, now: float) -> float | None:
         """Send a heartbeat if the line has been quiet for the host's interval (framed,
         identified); when the next one is due, else ``None``."""
-        if not self.identified:
+        if not self.identified or self.framer is None:
             return None
         if now >= self.last_write + self.heartbeat:
-            self.send(self._table.encode(Heartbeat()))
+            self.send(self.framer.encode(Heartbeat()))
         return self.last_write + self.heartbeat
 
     def close(self) -> None:
@@ -263,39 +265,52 @@ class _FramedFilter:
     """Splits the captured device -> host stream into what is written verbatim and what is
     dropped (answers to the old host), keeping the SEQ of the last reliable frame kept."""
 
-    def __init__(self) -> None:
-        self._buffer = bytearray()
+    def __init__(self, framer: Framer) -> None:
+        self._framer, self._buffer = framer, bytearray()
 
     def feed(self, data: bytes) -> tuple[bytes, int | None]:
         """``(bytes to write, last reliable SEQ among them or None)`` for one captured chunk."""
         self._buffer += data
         kept, seq = bytearray(), None
         while self._buffer:
-            consumed, item = framed.decode(self._buffer)
+            consumed, item = self._framer.decode(self._buffer)
             if consumed == 0:
                 break  # an incomplete frame: it goes out with the chunk that completes it
             raw = bytes(self._buffer[:consumed])
             del self._buffer[:consumed]
-            if isinstance(item, framed.Frame) and item.type in _ANSWERS:
+            if isinstance(item, Frame) and item.type in _ANSWERS:
                 continue
             kept += raw
-            if isinstance(item, framed.Frame) and item.type in _FAMILY_TYPES and item.seq:
+            if isinstance(item, Frame) and item.type in _FAMILY_TYPES and item.seq:
                 seq = item.seq
         return bytes(kept), seq
 
 
-def _captured_identity(capture: Capture, device: str) -> tuple[Identity | None, int]:
+def _link_framer(device: str, dialect: str) -> Framer | None:
+    """The link layer of ``device``'s registered ``dialect`` (its frame layout, our link
+    messages only: a replay speaks to the host for any family), or ``None`` for a talk-only one.
+
+    :raises SimError: for a dialect no entry of :mod:`drivers.dialects` has.
+    """
+    try:
+        entry = dialects.shoe_dialect(dialect)
+    except dialects.UnknownDialect:
+        known = ", ".join((*dialects.names(), USB_DIALECT))
+        raise SimError(f"replay: {device} speaks {dialect!r}; a replay speaks {known}") from None
+    return None if entry.framer is None else Framer(entry.framer.layout, MessageTable(f"replay {device}", ()))
+
+
+def _captured_identity(capture: Capture, device: str, framer: Framer) -> tuple[Identity | None, int]:
     """The first IDENTITY the device sent in the capture, and its SEQ (the device's last SEQ then)."""
-    table = MessageTable("capture", ())
     buffer = bytearray(capture.data(device, RX))
     while buffer:
-        consumed, item = framed.decode(buffer)
+        consumed, item = framer.decode(buffer)
         if consumed == 0:
             break
         del buffer[:consumed]
-        if isinstance(item, framed.Frame) and item.type == 0x01:
+        if isinstance(item, Frame) and item.type == 0x01:
             try:
-                identity = table.message(item)
+                identity = framer.message(item)
             except CodecError:
                 continue
             return identity, item.seq
@@ -339,7 +354,7 @@ class Replay:
     :param speed: ``1.0`` keeps the captured gaps (``2.0`` halves them); ``None``: as fast
         as the host takes the bytes.
     :param devices: the devices to replay (default: every declared serial device whose
-        dialect is in :data:`REPLAYABLE_DIALECTS`).
+        dialect is registered in :mod:`drivers.dialects`, and every USB device).
     :param identity: what IDENTITY answers for a framed device whose capture holds none
         (a capture started after the handshake).
     :param barrier_timeout: longest wait of a dealer's action for the events that preceded
@@ -363,7 +378,7 @@ class Replay:
         names = (
             list(devices)
             if devices is not None
-            else [name for name, info in capture.devices.items() if info.dialect in REPLAYABLE_DIALECTS]
+            else [name for name, info in capture.devices.items() if info.dialect in (*dialects.names(), USB_DIALECT)]
         )
         self._worker = Worker()
         self._lock = threading.Lock()
@@ -378,18 +393,15 @@ class Replay:
                 raise SimError(
                     f"replay: {capture.path} holds no device {name!r} (it has: {', '.join(capture.devices)})"
                 )
-            if info.dialect not in REPLAYABLE_DIALECTS:
-                raise SimError(
-                    f"replay: {name} speaks {info.dialect!r}; a replay speaks {', '.join(REPLAYABLE_DIALECTS)}"
-                )
             if info.dialect == USB_DIALECT:
                 self._usb[name] = ReplayedShuffler(name, capture, report=functools.partial(self._mismatch, name),
                                                    wake=self._worker.wake)  # fmt: skip
                 continue
-            captured, first_seq = _captured_identity(capture, name) if info.dialect == "framed" else (None, 0)
-            self._ports[name] = _Port(name, info.dialect, captured or identity, first_seq)
-            if info.dialect == "framed":
-                self._filters[name] = _FramedFilter()
+            framer = _link_framer(name, info.dialect)
+            captured, first_seq = _captured_identity(capture, name, framer) if framer else (None, 0)
+            self._ports[name] = _Port(name, framer, captured or identity, first_seq)
+            if framer is not None:
+                self._filters[name] = _FramedFilter(framer)
         self._replayed = frozenset(self._ports) | frozenset(self._usb)
         self._steps = self._plan()
         self._emit: Callable[[DeviceEvent], None] | None = None
@@ -552,7 +564,7 @@ class Replay:
 
     def _write(self, step: _Step) -> None:
         port = self._ports[step.device]
-        if port.dialect != "framed":
+        if port.framer is None:
             port.send(step.data)
             return
         data, seq = self._filters[step.device].feed(step.data)

@@ -109,7 +109,7 @@ class SimShaker(SimDevice):
             open_endpoint(endpoint, port),
             faults,
             seed,
-            table=codec.TABLE,
+            framer=codec.FRAMER,
             identity=identity,
             on_command=self._on_command,
             heartbeat=heartbeat,

@@ -1,12 +1,13 @@
-"""A simulated card-reading dealing shoe that speaks either dialect over a real OS endpoint.
+"""A simulated card-reading dealing shoe that speaks any registered dialect over a real OS endpoint.
 
 The shoe holds a seeded, shuffled shoe of ``decks`` decks cut as § 541.5(d)-(e) say, or
 a scripted list of cards. The in-process simulated dealer pulls cards with
 :meth:`SimShoe.draw`; the shoe then sends what it read to the host over a
 pseudo-terminal (the host opens ``/dev/pts/N``) or a TCP socket on 127.0.0.1 (the host
-opens ``socket://127.0.0.1:PORT``), in our framed dialect or the market shoe's ASCII one.
-Faults (:class:`~sim.devices.faults.ShoeFaults`) are seeded, and so is which burn cards the ASCII
-dialect writes suit first (``suit_first_burns``; rank first by default).
+opens ``socket://127.0.0.1:PORT``), in a dialect of :mod:`drivers.dialects` (our framed one,
+the market shoe's ASCII one, or any other registered). Faults
+(:class:`~sim.devices.faults.ShoeFaults`) are seeded, and so is which burn cards a dialect
+that writes cards as text (ASCII) writes suit first (``suit_first_burns``; rank first by default).
 """
 
 from __future__ import annotations
@@ -14,10 +15,9 @@ from __future__ import annotations
 import dataclasses
 import random
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from drivers.codecs import shoe_ascii, shoe_framed
 from drivers.codecs.framed import Identity
 from drivers.codecs.shoe_messages import (
     RANKS,
@@ -30,17 +30,16 @@ from drivers.codecs.shoe_messages import (
     ShoeMessage,
     Unreadable,
 )  # fmt: skip
+from drivers.dialects import ShoeDialect, UnknownDialect, names, shoe_dialect
 from sim.devices.endpoint import open_endpoint
 from sim.devices.faults import ShoeFaults
 from sim.devices.link import FramedSimLink, SimDevice, TextSimLink
 from sim.errors import SimError
 
-__all__ = ["SimShoe", "Draw", "CUT", "build_shoe", "cut_and_cover", "suit_first_share", "DIALECTS", "TEXT_DIALECTS"]
+__all__ = ["SimShoe", "Draw", "CUT", "build_shoe", "cut_and_cover", "suit_first_share"]
 
 #: The cover (cut) card in a shoe's list of cards.
 CUT = "CUT"
-#: Dialects the sim speaks.
-DIALECTS = ("framed", "ascii")
 #: § 541.5(d): the cover card goes in at least ten cards from the top or the bottom.
 CUT_MIN_FROM_END = 10
 #: § 541.5(e): the second cover card goes in at least 14 cards above the bottom.
@@ -48,8 +47,6 @@ COVER_MIN_FROM_BOTTOM = 14
 #: Our reading: the casino places it within this many cards above that minimum
 #: (docs/rules-interpretations/shoe-sim.md).
 COVER_SPREAD = 6
-#: Dialects that write a card as text, so that its order (rank or suit first) is a choice.
-TEXT_DIALECTS = ("ascii",)
 
 
 def build_shoe(decks: int, rng: random.Random, cover_from_bottom: int | None = None) -> list[str]:
@@ -111,7 +108,7 @@ class Draw:
 class SimShoe(SimDevice):
     """A simulated shoe.
 
-    :param dialect: ``"framed"`` or ``"ascii"``.
+    :param dialect: a registered dialect (:func:`drivers.dialects.names`): ``"framed"``, ``"ascii"``...
     :param endpoint: ``"pty"`` or ``"socket"``.
     :param port: TCP port for ``"socket"`` (0: any free port).
     :param seed: seeds the shuffle (with the shoe number), the cut, and the fault dice.
@@ -151,8 +148,7 @@ class SimShoe(SimDevice):
         cover_from_bottom: int | None = None,
         suit_first_burns: float = 0.0,
     ) -> None:
-        if dialect not in DIALECTS:
-            raise SimError(f"shoe dialect {dialect!r} is not one of {', '.join(DIALECTS)}")
+        entry = _dialect(dialect)
         self.suit_first_burns = suit_first_share(suit_first_burns, dialect)
         self.dialect, self.seed, self.decks, self.faults = dialect, seed, decks, faults
         self._cover_from_bottom = cover_from_bottom
@@ -164,13 +160,13 @@ class SimShoe(SimDevice):
         self._position = _checked_position(position, self._cards)
         self._emptied = False
         where = open_endpoint(endpoint, port)
-        if dialect == "framed":
+        if entry.framer is not None:
             self.link = FramedSimLink(
                 "shoe",
                 where,
                 faults,
                 seed,
-                table=shoe_framed.TABLE,
+                framer=entry.framer,
                 identity=identity,
                 on_command=self._on_command,
                 heartbeat=heartbeat,
@@ -178,7 +174,7 @@ class SimShoe(SimDevice):
                 retries=retries,
             )
         else:
-            self.link = TextSimLink("shoe", where, faults, seed, encode=_ascii_frame)
+            self.link = TextSimLink("shoe", where, faults, seed, encode=_text_frame(entry))
 
     def _load(self, shoe_number: int) -> list[str]:
         if self._scripted is not None:
@@ -287,10 +283,11 @@ def suit_first_share(share: object, dialect: str) -> float:
     """
     if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0.0 <= share <= 1.0:
         raise SimError(f"suit_first_burns: {share!r} is not a share between 0 and 1")
-    if share and dialect not in TEXT_DIALECTS:
+    if share and not _dialect(dialect).card_text:
+        with_text = [name for name in names() if shoe_dialect(name).card_text]
         raise SimError(
             f"suit_first_burns: the {dialect} dialect sends a card as fixed fields (rank byte, suit byte), "
-            f"so it has no suit-first order (dialects with one: {', '.join(TEXT_DIALECTS)})"
+            f"so it has no suit-first order (dialects with one: {', '.join(with_text)})"
         )
     return float(share)
 
@@ -310,6 +307,14 @@ def _is_card(card: str) -> bool:
     return len(card) == 2 and card[0] in RANKS and card[1] in SUITS
 
 
+def _dialect(name: str) -> ShoeDialect:
+    """The registered dialect ``name``; :class:`SimError` if there is none."""
+    try:
+        return shoe_dialect(name)
+    except UnknownDialect as exc:
+        raise SimError(str(exc)) from None
+
+
 @dataclasses.dataclass(frozen=True)
 class _SuitFirst:
     """A burn card the ASCII dialect writes suit first (PRODUCT.md: the market shoe has been seen to)."""
@@ -317,8 +322,14 @@ class _SuitFirst:
     card: Card
 
 
-def _ascii_frame(message: ShoeMessage | _SuitFirst) -> bytes:
-    """The market shoe's frame: cards rank first, unless the draw chose suit first for a burn."""
-    if isinstance(message, _SuitFirst):
-        return shoe_ascii.encode(message.card, suit_first=True)
-    return shoe_ascii.encode(message)
+def _text_frame(dialect: ShoeDialect) -> Callable[[ShoeMessage | _SuitFirst], bytes]:
+    """A talk-only dialect's frames: cards rank first, unless the draw chose suit first for a burn."""
+    encode = dialect.encode
+    assert encode is not None  # drivers.dialects.register: a talk-only dialect has one
+
+    def frame(message: ShoeMessage | _SuitFirst) -> bytes:
+        if isinstance(message, _SuitFirst):
+            return encode(message.card, suit_first=True)
+        return encode(message)
+
+    return frame

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from drivers import dialects
+from drivers.codecs import shoe_framed
 from firmware_host.config.profiles import ROTATE_MB, load_device_model, load_table
 from firmware_host.errors import ProfileError
 from firmware_host.rules.gaming_day import GamingDay
@@ -104,6 +106,25 @@ def test_usb_device_model_needs_its_ids(tmp_path: Path) -> None:
     )
     with pytest.raises(ProfileError, match="device.usb_vendor_id: a USB device needs"):
         load_device_model(path)
+
+
+def _shoe_model(tmp_path: Path, dialect: str) -> Path:
+    path = tmp_path / "x-shoe.toml"
+    path.write_text(
+        f'[device]\nkind = "shoe"\nvendor = "x"\nmodel = "X"\ntransport = "serial"\ndialect = "{dialect}"\n'
+        '[approved]\nmodels = ["X"]\nfirmware = ["1"]\n'
+    )
+    return path
+
+
+def test_shoe_dialects_are_the_drivers_registry_and_an_unknown_one_is_named(tmp_path: Path) -> None:
+    with pytest.raises(ProfileError, match=r"device\.dialect: 'morse' is not one of framed, ascii$"):
+        load_device_model(_shoe_model(tmp_path, "morse"))
+    dialects.register(dialects.ShoeDialect("vendor-x", framer=shoe_framed.FRAMER))
+    try:
+        assert load_device_model(_shoe_model(tmp_path, "vendor-x")).dialect == "vendor-x"
+    finally:
+        dialects.unregister("vendor-x")
 
 
 def test_sim_players_name_the_counting_seats_and_the_minimum(tmp_path: Path) -> None:
