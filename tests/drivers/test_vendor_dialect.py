@@ -1,16 +1,15 @@
 """A second vendor's shoe dialect with acks is a frame layout and a registry entry (issue 31, item 4).
 
-The layout below is not ours: another start byte (0x7E), the header in another order
-(TYPE, SEQ, LEN) and a CRC-32 trailer (little-endian) instead of our CRC-16. Registered as a
-dialect in the test, it is spoken by the real driver's ack/retry layer (handshake, ack,
-NAK and retransmission, duplicates dropped, commands acked) against the simulated link,
-with no change to either.
+The layout (``tests/support/vendor_dialect.py``) is not ours: another start byte (0x7E), the
+header in another order (TYPE, SEQ, LEN) and a CRC-32 trailer (little-endian) instead of our
+CRC-16. Registered as a dialect by each test, it is spoken by the real driver's ack/retry
+layer (handshake, ack, NAK and retransmission, duplicates dropped, commands acked) against the
+simulated link, with no change to either.
 """
 
 from __future__ import annotations
 
 import contextlib
-import zlib
 from collections.abc import Iterator
 
 import pytest
@@ -18,64 +17,21 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from drivers import dialects
-from drivers.codecs import BAD_CRC, BAD_LENGTH, GARBAGE, BadFrame, drain
+from drivers.codecs import GARBAGE, BadFrame, drain
 from drivers.codecs import shoe_framed as shoe
 from drivers.codecs.framed import Frame
 from drivers.codecs.framer import Framer
 from drivers.codecs.shoe_messages import Card, SetBurnMode
 from drivers.device import Identity
 from drivers.dialects import ShoeDialect, UnknownDialect
-from drivers.errors import CodecError, DriverError
+from drivers.errors import DriverError
 from drivers.events.lifecycle import DeviceIdentified, ProtocolError
 from drivers.events.shoe import CardRead, CutCard, ShoeEmpty
 from drivers.shoe import FramedShoe, shoe_driver
 from sim.devices.faults import ShoeFaults
 from sim.devices.shoe import CUT, SimShoe
 from tests.support.device_events import FAST, Events, eventually
-
-START = 0x7E
-MAX_LEN = 48
-HEADER = 4  # START, TYPE, SEQ, LEN
-TRAILER = 4  # CRC-32 of TYPE, SEQ, LEN and the payload, little-endian
-NAK_BAD_CRC, NAK_BAD_LENGTH = 1, 2
-
-
-class VendorLayout:
-    """The vendor's frame layout; counts the good frames it decoded (proof it is on the wire)."""
-
-    def __init__(self) -> None:
-        self.frames = 0
-
-    def encode(self, frame: Frame) -> bytes:
-        if not 0 <= frame.seq <= 255 or not 0 <= frame.type <= 255 or len(frame.payload) > MAX_LEN:
-            raise CodecError(f"vendor frame out of range: {frame}")
-        body = bytes((frame.type, frame.seq, len(frame.payload))) + frame.payload
-        return bytes((START,)) + body + zlib.crc32(body).to_bytes(TRAILER, "little")
-
-    def decode(self, buf: bytes | bytearray) -> tuple[int, Frame | BadFrame | None]:
-        if not buf:
-            return 0, None
-        if buf[0] != START:
-            start = buf.find(START)
-            skipped = len(buf) if start < 0 else start
-            return skipped, BadFrame("garbage", bytes(buf[:skipped]), GARBAGE)
-        if len(buf) < HEADER:
-            return 0, None
-        length = buf[3]
-        if length > MAX_LEN:
-            return 1, BadFrame(f"length {length}", bytes(buf[:HEADER]), BAD_LENGTH)
-        total = HEADER + length + TRAILER
-        if len(buf) < total:
-            return 0, None
-        body = bytes(buf[1 : HEADER + length])
-        if zlib.crc32(body) != int.from_bytes(buf[HEADER + length : total], "little"):
-            return 1, BadFrame("bad CRC-32", bytes(buf[:total]), BAD_CRC)
-        self.frames += 1
-        return total, Frame(seq=body[1], type=body[0], payload=body[3:])
-
-    def nak_reason(self, bad: BadFrame) -> int | None:
-        return {BAD_CRC: NAK_BAD_CRC, BAD_LENGTH: NAK_BAD_LENGTH}.get(bad.kind)
-
+from tests.support.vendor_dialect import MAX_LEN, START, VendorLayout, registered
 
 SCRIPT = ["4S", "KD", "9H", CUT, "AC", "TD"]
 EXPECTED = [CardRead("shoe", "4", "S"), CardRead("shoe", "K", "D"), CardRead("shoe", "9", "H"), CutCard("shoe"),
@@ -85,12 +41,8 @@ EXPECTED = [CardRead("shoe", "4", "S"), CardRead("shoe", "K", "D"), CardRead("sh
 @pytest.fixture
 def vendor() -> Iterator[VendorLayout]:
     """The vendor's dialect, registered as ``vendor-crc32`` for the test."""
-    layout = VendorLayout()
-    dialects.register(ShoeDialect("vendor-crc32", framer=Framer(layout, shoe.TABLE)))
-    try:
+    with registered() as layout:
         yield layout
-    finally:
-        dialects.unregister("vendor-crc32")
 
 
 @contextlib.contextmanager
