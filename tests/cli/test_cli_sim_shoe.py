@@ -82,3 +82,11 @@ def test_suit_first_burns_option_is_checked(capsys: pytest.CaptureFixture[str]) 
     assert "suit_first_burns: 2.0 is not a share between 0 and 1" in capsys.readouterr().err
     assert main(["sim", "shoe", "--suit-first-burns", "0.5"]) == 2  # framed: no card text to reorder
     assert "the framed dialect" in capsys.readouterr().err
+
+
+def test_an_unknown_dialect_is_one_line_naming_it_and_the_registered_ones(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["sim", "shoe", "--dialect", "morse"])
+    assert exited.value.code == 2
+    line = capsys.readouterr().err.splitlines()[-1]
+    assert "--dialect: invalid choice: 'morse'" in line and "framed" in line and "ascii" in line
