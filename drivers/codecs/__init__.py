@@ -13,9 +13,10 @@ Every codec module offers the same contract:
     message cannot be represented).
 
 Modules: :mod:`drivers.codecs.framed` (our binary framing, generic over message tables),
-:mod:`drivers.codecs.shoe_messages` (what a card-reading shoe says, whatever its dialect),
-:mod:`drivers.codecs.shoe_framed` and :mod:`drivers.codecs.shoe_ascii` (the shoe's two
-dialects).
+:mod:`drivers.codecs.framer` (a frame layout joined to a family's message table: what the
+ack/retry layer speaks), :mod:`drivers.codecs.shoe_messages` (what a card-reading shoe says,
+whatever its dialect), :mod:`drivers.codecs.shoe_framed` and :mod:`drivers.codecs.shoe_ascii`
+(the shoe's two dialects; :mod:`drivers.dialects` finds them, and any other, by name).
 """
 
 from __future__ import annotations
