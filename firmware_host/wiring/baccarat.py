@@ -13,7 +13,8 @@ from firmware_host.errors import ProfileError
 from firmware_host.host.outputs import ShufflerCommands
 from firmware_host.host.service import Output
 from firmware_host.rules.baccarat.advantage_play import DetectionPolicy
-from firmware_host.rules.baccarat.rules import WAGER_KINDS, RulesSubmission
+from firmware_host.rules.baccarat.rules import RulesSubmission
+from firmware_host.rules.baccarat.wagers import in_wager_order
 from firmware_host.rules.shuffler import ShufflerConfig
 from firmware_host.tables.baccarat.controller import BaccaratTable
 from firmware_host.wiring.devices import DeviceParts
@@ -104,7 +105,7 @@ def dealer(
         press,
         seed,
         shoe,
-        offered=[kind for kind in WAGER_KINDS if kind in table.rules.offered_wagers],  # one order, every process
+        offered=in_wager_order(table.rules.offered_wagers),  # one order, every process
         errors=errors,
         shuffler=shuffler,
         **sim_players(profile, table.rules, exposed),

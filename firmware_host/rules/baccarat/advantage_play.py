@@ -52,8 +52,8 @@ from fractions import Fraction
 from typing import Any
 
 from firmware_host.errors import ProfileError, RulesError
-from firmware_host.rules.baccarat.rules import WAGER_KINDS
 from firmware_host.rules.baccarat.settlement import SEATS
+from firmware_host.rules.baccarat.wagers import in_wager_order
 from firmware_host.rules.gaming_day import GamingDay
 
 __all__ = [
@@ -376,7 +376,7 @@ class Watch:
     It holds no policy (the profile's, passed to :meth:`observe`), so a checkpoint holds
     only counts.
 
-    :param kinds: the wager kinds offered, in :data:`WAGER_KINDS` order.
+    :param kinds: the wager kinds offered, in the registry's order (:mod:`~firmware_host.rules.baccarat.wagers`).
     :param day: the table-day (:func:`table_day`) these records are of (None: none yet).
     """
 
@@ -399,9 +399,11 @@ class Watch:
 
     @classmethod
     def for_kinds(cls, offered: Iterable[str]) -> Watch:
-        """An empty watch of the kinds ``offered``."""
-        chosen = set(offered)
-        return cls(tuple(kind for kind in WAGER_KINDS if kind in chosen))
+        """An empty watch of the kinds ``offered``.
+
+        :raises RulesError: for a kind no wager kind has.
+        """
+        return cls(in_wager_order(offered))
 
     def tally(self, seat: int, kind: str, check: str) -> Tally:
         """Seat ``seat``'s record on ``kind`` for ``check`` today."""

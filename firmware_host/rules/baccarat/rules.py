@@ -1,4 +1,4 @@
-"""The casino's Rules Submission for a Baccarat table, and the payout odds the rules fix.
+"""The casino's Rules Submission for a Baccarat table.
 
 A :class:`RulesSubmission` is the ``[rules]`` table of a table profile: which variant is
 played and every choice ch. 541 and § 631c.5 leave to the casino. It is a frozen value;
@@ -11,57 +11,18 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Mapping
-from fractions import Fraction
-from typing import Any, NamedTuple
+from typing import Any
 
 from firmware_host.errors import ProfileError, RulesError
 from firmware_host.rules.baccarat.variant import Variant
+from firmware_host.rules.baccarat.wagers import VARIANT_WAGERS, WAGER_KINDS
 
-#: Every wager kind this engine settles, in the order a seat's wagers are listed.
-WAGER_KINDS: tuple[str, ...] = ("banker", "player", "tie", "player_pair", "banker_pair", "lucky_six")
-#: Kinds each variant permits: § 541.8(a) for Minibaccarat; § 631c.5(c) adds the optional three.
-VARIANT_WAGERS: dict[Variant, frozenset[str]] = {
-    Variant.STANDARD: frozenset(("banker", "player", "tie")),
-    Variant.COMMISSION_FREE: frozenset(WAGER_KINDS),
-}
-#: Wagers settled on the first two cards of each hand, before any third card (§ 631c.5(d)).
-PAIR_WAGERS: frozenset[str] = frozenset(("player_pair", "banker_pair"))
-
-
-class PayoutOdds(NamedTuple):
-    """Odds of ``win`` to ``stake``: a winning wager of ``stake`` is paid ``win`` on top."""
-
-    win: int
-    stake: int
-
-    def payout(self, amount: int) -> int:
-        """What a winning wager of ``amount`` cents is paid, whole cents rounded down."""
-        return amount * self.win // self.stake
-
-    @property
-    def ratio(self) -> Fraction:
-        """The exact payout per unit wagered."""
-        return Fraction(self.win, self.stake)
-
-
-#: § 541.13(a), § 631c.5(h): player wins pay 1 to 1.
-PLAYER_ODDS = PayoutOdds(1, 1)
-#: § 541.13(c), § 631c.5(i): banker wins pay 1 to 1 (less vigorish in Minibaccarat).
-BANKER_ODDS = PayoutOdds(1, 1)
-#: § 631c.5(i): in commission-free Baccarat a banker win with a point count of 6 pays 1 to 2.
-COMMISSION_FREE_BANKER_SIX_ODDS = PayoutOdds(1, 2)
-#: § 631c.5(g): a winning Player Pair or Banker Pair pays 11 to 1.
-PAIR_ODDS = PayoutOdds(11, 1)
-#: § 631c.5(k): Lucky Six pays 12 to 1 when the banker wins with 6 on two cards, 20 to 1 on three.
-LUCKY_SIX_ODDS: dict[int, PayoutOdds] = {2: PayoutOdds(12, 1), 3: PayoutOdds(20, 1)}
 #: § 541.13(b): a winning Tie Bet pays at least 8 to 1.
 MIN_TIE_PAYOUT = 8
 #: § 631c.5(j): in commission-free Baccarat the tie pays exactly 8 to 1.
 COMMISSION_FREE_TIE_PAYOUT = 8
 #: § 541.13(c): the vigorish on a winning banker wager is 4% or 5% of the amount won.
 COMMISSION_PERCENTS: tuple[int, ...] = (4, 5)
-#: § 541.13(f), § 541.8(a)(1)(iii)(B): the alternative vigorish, 25% of a banker wager on a tie.
-TIE_COMMISSION_PERCENT = 25
 #: § 541.13(e): when the vigorish is collected.
 COMMISSION_COLLECTIONS: tuple[str, ...] = ("at_payout", "deferred")
 #: What a Lucky Six wager does when both hands tie at 6; § 631c.5(c)(3) does not say.

@@ -9,12 +9,9 @@ from typing import Any
 import pytest
 
 from firmware_host.errors import ProfileError, RulesError
-from firmware_host.rules.baccarat.rules import (
-    COMMISSION_FREE_BANKER_SIX_ODDS,
-    PAIR_ODDS,
-    RulesSubmission,
-)
+from firmware_host.rules.baccarat.rules import RulesSubmission
 from firmware_host.rules.baccarat.variant import Variant
+from firmware_host.rules.baccarat.wagers import COMMISSION_FREE_BANKER_SIX_ODDS, PAIR_ODDS
 
 
 def from_toml(text: str) -> RulesSubmission:
