@@ -8,12 +8,12 @@ from typing import Any
 
 from drivers.events import DeviceEvent
 from drivers.gpio import TablePanel
+from firmware_host.config.baccarat import baccarat_rules, shuffler_rules
 from firmware_host.config.profiles import DeviceSlot, TableProfile
 from firmware_host.errors import ProfileError
 from firmware_host.host.outputs import ShufflerCommands
 from firmware_host.host.service import Output
 from firmware_host.rules.baccarat.advantage_play import DetectionPolicy
-from firmware_host.rules.baccarat.rules import RulesSubmission
 from firmware_host.rules.baccarat.wagers import in_wager_order
 from firmware_host.rules.shuffler import ShufflerConfig
 from firmware_host.tables.baccarat.controller import BaccaratTable
@@ -33,7 +33,7 @@ def controller(profile: TableProfile) -> BaccaratTable:
     approved = {name: slot.model.approved for name, slot in profile.devices.items()}
     rules_data = dict(profile.rules.data)
     shuffler_rules = rules_data.pop(SHUFFLER_RULES, None)
-    rules = RulesSubmission.from_mapping(rules_data, str(profile.path))
+    rules = baccarat_rules(rules_data, str(profile.path))
     slot = _shuffler_slot(profile)
     table = BaccaratTable(
         profile.table_id, approved, rules, profile.decks,
@@ -67,7 +67,7 @@ def shuffler_config(profile: TableProfile, mapping: Any, slot: DeviceSlot | None
                            "Submission must set its batches (§ 541.3(b))")  # fmt: skip
     if not isinstance(mapping, dict):
         raise ProfileError(profile.path, key, f"expected a table, got {type(mapping).__name__}")
-    config = ShufflerConfig.from_mapping({"decks_per_batch": profile.decks, **mapping}, str(profile.path))
+    config = shuffler_rules({"decks_per_batch": profile.decks, **mapping}, str(profile.path))
     if config.decks_per_batch != profile.decks:
         raise ProfileError(profile.path, f"{key}.decks_per_batch", f"{config.decks_per_batch}: the table's shoes "
                            f"hold {profile.decks} decks ([table] decks), and each batch is one shoe (§ 541.3(b)(1))")  # fmt: skip

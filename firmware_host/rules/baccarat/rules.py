@@ -1,19 +1,17 @@
 """The casino's Rules Submission for a Baccarat table.
 
 A :class:`RulesSubmission` is the ``[rules]`` table of a table profile: which variant is
-played and every choice ch. 541 and § 631c.5 leave to the casino. It is a frozen value;
-:meth:`RulesSubmission.from_mapping` builds one from parsed TOML and names the exact key
-that is wrong. The readings we took where the regulation is ambiguous are in
+played and every choice ch. 541 and § 631c.5 leave to the casino. It is a frozen value that
+refuses a value the regulation does not allow (:class:`InvalidRule`, naming the key); the
+profile's table is parsed into one by :func:`firmware_host.config.baccarat.baccarat_rules`. The readings we took where the regulation is ambiguous are in
 ``docs/rules-interpretations/baccarat.md``.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping
-from typing import Any
 
-from firmware_host.errors import ProfileError, RulesError
+from firmware_host.errors import RulesError
 from firmware_host.rules.baccarat.variant import Variant
 from firmware_host.rules.baccarat.wagers import VARIANT_WAGERS, WAGER_KINDS
 
@@ -33,13 +31,6 @@ INITIAL_DEALS: tuple[str, ...] = ("face_up", "face_down")
 #: § 541.14(d) "the value of the card found face up": the § 541.6(a) point value (tens and
 #: faces 0) or the face value the burn counts (§ 541.5(g): tens and faces 10).
 FACE_UP_DISCARD_READINGS: tuple[str, ...] = ("point_value", "face_value")
-
-#: Keys that only mean something when a commission is charged (Minibaccarat, § 541.13).
-_STANDARD_ONLY_KEYS = frozenset(
-    ("commission_percent", "round_commission_up_to_5_cents", "commission_collection", "tie_commission_alternative")
-)
-#: Keys that only mean something when the § 541.13(c) commission is charged.
-_COMMISSION_KEYS = frozenset(("commission_percent", "commission_collection"))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -84,7 +75,7 @@ class RulesSubmission:
         object.__setattr__(self, "offered_wagers", offered)
         problem = _value_problem(self)
         if problem is not None:
-            raise _InvalidRule(*problem)
+            raise InvalidRule(*problem)
 
     @property
     def charges_commission(self) -> bool:
@@ -100,104 +91,14 @@ class RulesSubmission:
             offered = ", ".join(k for k in WAGER_KINDS if k in self.offered_wagers)
             raise RulesError(f"wager kind {kind!r}: not offered at this {self.variant} table (offered: {offered})")
 
-    @classmethod
-    def from_mapping(cls, mapping: Mapping[str, Any], source: str) -> RulesSubmission:
-        """Build the Rules Submission from a profile's ``[rules]`` table.
 
-        :param mapping: the parsed TOML table.
-        :param source: the profile's path, for error messages.
-        :raises ProfileError: naming ``rules.<key>`` and why, for an unknown key, a value of
-            the wrong type or out of range, or a key that does not apply to the variant.
-        """
-        if not isinstance(mapping, Mapping):
-            raise ProfileError(source, "rules", f"must be a table, not {type(mapping).__name__}")
-        fields = {field.name: field for field in dataclasses.fields(cls)}
-        for key, value in mapping.items():
-            if key not in fields:
-                raise ProfileError(source, f"rules.{key}", f"unknown key (known: {', '.join(fields)})")
-            expected = _KEY_TYPES[key]
-            if not _is_of_type(value, expected):
-                raise ProfileError(source, f"rules.{key}", f"must be {_TYPE_NAMES[expected]}, not {value!r}")
-        values: dict[str, Any] = {name: field.default for name, field in fields.items()} | dict(mapping)
-        if values["variant"] not in set(Variant):
-            raise ProfileError(
-                source, "rules.variant", f"{values['variant']!r} is not one of {', '.join(v.value for v in Variant)}"
-            )
-        problem = _presence_problem(
-            set(mapping), Variant(values["variant"]), bool(values["tie_commission_alternative"])
-        )
-        if problem is None:
-            values["offered_wagers"] = frozenset(values["offered_wagers"])
-            if "offered_wagers" in mapping:
-                problem = _offered_list_problem(mapping["offered_wagers"])
-        if problem is None:
-            try:
-                return cls(**values)
-            except _InvalidRule as exc:
-                problem = exc.key, exc.why
-        key, why = problem
-        raise ProfileError(source, f"rules.{key}", why)
-
-
-class _InvalidRule(RulesError):
-    """A Rules Submission value the regulation does not allow; keeps the key apart."""
+class InvalidRule(RulesError):
+    """A Rules Submission value the regulation does not allow; keeps the key apart, so the
+    profile's parser (:mod:`firmware_host.config.baccarat`) names ``rules.<key>``."""
 
     def __init__(self, key: str, why: str) -> None:
         self.key, self.why = key, why
         super().__init__(f"rules.{key}: {why}")
-
-
-#: The TOML type of each key: ``str``, ``int``, ``bool`` or ``list`` (of strings).
-_KEY_TYPES: dict[str, type] = {
-    "variant": str,
-    "commission_percent": int,
-    "round_commission_up_to_5_cents": bool,
-    "commission_collection": str,
-    "tie_commission_alternative": bool,
-    "tie_payout": int,
-    "offered_wagers": list,
-    "lucky_six_on_six_six_tie": str,
-    "initial_deal": str,
-    "face_up_discards": str,
-}
-_TYPE_NAMES = {str: "a string", int: "a whole number", bool: "true or false", list: "a list of wager kinds"}
-
-
-def _is_of_type(value: object, expected: type) -> bool:
-    if expected is int:
-        return isinstance(value, int) and not isinstance(value, bool)  # TOML true is not 1
-    if expected is list:
-        return isinstance(value, list) and all(isinstance(item, str) for item in value)
-    return isinstance(value, expected)
-
-
-def _presence_problem(keys: set[str], variant: Variant, tie_alternative: bool) -> tuple[str, str] | None:
-    """A key given that has no meaning with the chosen variant or vigorish."""
-    if variant is Variant.COMMISSION_FREE:
-        misplaced = sorted(keys & _STANDARD_ONLY_KEYS)
-        if misplaced:
-            return misplaced[
-                0
-            ], "applies only to variant 'standard': commission-free Baccarat collects no commission (§ 631c.5(a))"
-        return None
-    if "lucky_six_on_six_six_tie" in keys:
-        return "lucky_six_on_six_six_tie", "applies only to variant 'commission-free', the only one with Lucky Six"
-    misplaced = sorted(keys & _COMMISSION_KEYS) if tie_alternative else []
-    if misplaced:
-        return (
-            misplaced[0],
-            "does not apply with tie_commission_alternative: the § 541.13(c) commission may not be collected (§ 541.13(f))",
-        )
-    return None
-
-
-def _offered_list_problem(kinds: Iterable[str]) -> tuple[str, str] | None:
-    listed = list(kinds)
-    if not listed:
-        return "offered_wagers", "must list at least one wager kind"
-    if len(set(listed)) != len(listed):
-        return "offered_wagers", "lists a wager kind twice"
-    return None
 
 
 def _value_problem(rules: RulesSubmission) -> tuple[str, str] | None:

@@ -1,0 +1,144 @@
+"""The ``[rules]`` table of a Baccarat table profile parsed into the plain rule objects.
+
+:func:`baccarat_rules` reads the Rules Submission
+(:class:`~firmware_host.rules.baccarat.rules.RulesSubmission`: the variant and every choice
+ch. 541 and § 631c.5 leave to the casino) and :func:`shuffler_rules` its ``[rules.shuffler]``
+(:class:`~firmware_host.rules.shuffler.ShufflerConfig`, § 541.3). Each refuses an unknown key,
+a value of the wrong type and a value the regulation does not allow with a
+:class:`~firmware_host.errors.ProfileError` naming the file, ``rules.<key>`` and why; the rules
+and the controller receive the objects and never see the profile.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from firmware_host.errors import ProfileError
+from firmware_host.rules.baccarat.rules import InvalidRule, RulesSubmission
+from firmware_host.rules.baccarat.variant import Variant
+from firmware_host.rules.shuffler import InvalidSetting, ShufflerConfig
+
+__all__ = ["baccarat_rules", "shuffler_rules"]
+
+#: Keys that only mean something when a commission is charged (Minibaccarat, § 541.13).
+_STANDARD_ONLY_KEYS = frozenset(
+    ("commission_percent", "round_commission_up_to_5_cents", "commission_collection", "tie_commission_alternative")
+)
+#: Keys that only mean something when the § 541.13(c) commission is charged.
+_COMMISSION_KEYS = frozenset(("commission_percent", "commission_collection"))
+
+
+def baccarat_rules(mapping: Mapping[str, Any], source: str) -> RulesSubmission:
+    """The Rules Submission of a Baccarat profile's ``[rules]`` table (less ``[rules.shuffler]``).
+
+    :param mapping: the parsed TOML table.
+    :param source: the profile's path, for error messages.
+    :raises ProfileError: naming ``rules.<key>`` and why, for an unknown key, a value of
+        the wrong type or out of range, or a key that does not apply to the variant.
+    """
+    if not isinstance(mapping, Mapping):
+        raise ProfileError(source, "rules", f"must be a table, not {type(mapping).__name__}")
+    fields = {field.name: field for field in dataclasses.fields(RulesSubmission)}
+    for key, value in mapping.items():
+        if key not in fields:
+            raise ProfileError(source, f"rules.{key}", f"unknown key (known: {', '.join(fields)})")
+        expected = _KEY_TYPES[key]
+        if not _is_of_type(value, expected):
+            raise ProfileError(source, f"rules.{key}", f"must be {_TYPE_NAMES[expected]}, not {value!r}")
+    values: dict[str, Any] = {name: field.default for name, field in fields.items()} | dict(mapping)
+    if values["variant"] not in set(Variant):
+        raise ProfileError(
+            source, "rules.variant", f"{values['variant']!r} is not one of {', '.join(v.value for v in Variant)}"
+        )
+    problem = _presence_problem(set(mapping), Variant(values["variant"]), bool(values["tie_commission_alternative"]))
+    if problem is None:
+        values["offered_wagers"] = frozenset(values["offered_wagers"])
+        if "offered_wagers" in mapping:
+            problem = _offered_list_problem(mapping["offered_wagers"])
+    if problem is None:
+        try:
+            return RulesSubmission(**values)
+        except InvalidRule as exc:
+            problem = exc.key, exc.why
+    key, why = problem
+    raise ProfileError(source, f"rules.{key}", why)
+
+
+def shuffler_rules(mapping: Mapping[str, Any], source: str) -> ShufflerConfig:
+    """The shuffler's part of the Rules Submission, a profile's ``[rules.shuffler]`` table.
+
+    :raises ProfileError: naming ``rules.shuffler.<key>`` and why.
+    """
+    types = {"decks_per_batch": int, "back_colours": list, "continuous": bool, "deck_life_s": int,
+             "deck_warning_s": int, "idle_after_s": int, "repeated_order_blocks": bool}  # fmt: skip
+    for key, value in mapping.items():
+        if key not in types:
+            raise ProfileError(source, f"rules.shuffler.{key}", f"unknown key (known: {', '.join(types)})")
+        wanted = types[key]
+        if not isinstance(value, wanted) or (wanted is int and isinstance(value, bool)):
+            raise ProfileError(source, f"rules.shuffler.{key}", f"must be {wanted.__name__}, not {value!r}")
+    values = dict(mapping)
+    if "back_colours" in values:
+        colours = values["back_colours"]
+        if len(colours) != 2 or not all(isinstance(c, str) for c in colours):
+            raise ProfileError(source, "rules.shuffler.back_colours", "must list two colours, for batches A and B")
+        values["back_colours"] = tuple(colours)
+    try:
+        return ShufflerConfig(**values)
+    except InvalidSetting as exc:
+        raise ProfileError(source, f"rules.shuffler.{exc.key}", exc.why) from None
+
+
+#: The TOML type of each key: ``str``, ``int``, ``bool`` or ``list`` (of strings).
+_KEY_TYPES: dict[str, type] = {
+    "variant": str,
+    "commission_percent": int,
+    "round_commission_up_to_5_cents": bool,
+    "commission_collection": str,
+    "tie_commission_alternative": bool,
+    "tie_payout": int,
+    "offered_wagers": list,
+    "lucky_six_on_six_six_tie": str,
+    "initial_deal": str,
+    "face_up_discards": str,
+}
+_TYPE_NAMES = {str: "a string", int: "a whole number", bool: "true or false", list: "a list of wager kinds"}
+
+
+def _is_of_type(value: object, expected: type) -> bool:
+    if expected is int:
+        return isinstance(value, int) and not isinstance(value, bool)  # TOML true is not 1
+    if expected is list:
+        return isinstance(value, list) and all(isinstance(item, str) for item in value)
+    return isinstance(value, expected)
+
+
+def _presence_problem(keys: set[str], variant: Variant, tie_alternative: bool) -> tuple[str, str] | None:
+    """A key given that has no meaning with the chosen variant or vigorish."""
+    if variant is Variant.COMMISSION_FREE:
+        misplaced = sorted(keys & _STANDARD_ONLY_KEYS)
+        if misplaced:
+            return misplaced[
+                0
+            ], "applies only to variant 'standard': commission-free Baccarat collects no commission (§ 631c.5(a))"
+        return None
+    if "lucky_six_on_six_six_tie" in keys:
+        return "lucky_six_on_six_six_tie", "applies only to variant 'commission-free', the only one with Lucky Six"
+    misplaced = sorted(keys & _COMMISSION_KEYS) if tie_alternative else []
+    if misplaced:
+        return (
+            misplaced[0],
+            "does not apply with tie_commission_alternative: the § 541.13(c) commission may not be collected (§ 541.13(f))",
+        )
+    return None
+
+
+def _offered_list_problem(kinds: Iterable[str]) -> tuple[str, str] | None:
+    listed = list(kinds)
+    if not listed:
+        return "offered_wagers", "must list at least one wager kind"
+    if len(set(listed)) != len(listed):
+        return "offered_wagers", "lists a wager kind twice"
+    return None
