@@ -13,7 +13,7 @@ sequence of card *values* a round can deal (the drawing rules of § 541.11) is e
 once per process into a table keyed by how many cards of each value it uses; the number
 of card sequences behind one value sequence with multiplicities ``m`` is
 ``prod_v c_v (c_v - 1) ... (c_v - m_v + 1)``, so a composition's counts are a sum over
-that table (6,861 entries) instead of a fresh walk of the drawing rules; the sum is
+that table (6,958 entries) instead of a fresh walk of the drawing rules; the sum is
 factored and run in C loops (:class:`_Plan`), about 2.5 ms a composition. The EVs
 then come from :func:`firmware_host.rules.baccarat.odds.expected_return`, with the
 table's own pay table and commission. With nothing seen they equal the full-shoe house
