@@ -24,7 +24,6 @@ from typing import Any
 
 from firmware_host.cli.roads_text import draw, read_outcomes
 from firmware_host.cli.stream import answer_lines
-from firmware_host.config.baccarat import baccarat_rules
 from firmware_host.rules.baccarat.cards import MAX_DECKS, parse_cards, remove_seen, shoe_composition
 from firmware_host.rules.baccarat.deal import resolve
 from firmware_host.rules.baccarat.exposure import evs_text, expected_values, remaining_ranks
@@ -153,7 +152,7 @@ def pay_table(args: argparse.Namespace) -> RulesSubmission:
         options["tie_commission_alternative"] = True
     if args.lucky_six_on_six_six_tie is not None:
         options["lucky_six_on_six_six_tie"] = args.lucky_six_on_six_six_tie
-    return baccarat_rules(options, "tablehost baccarat odds")
+    return RulesSubmission.from_choices(options)
 
 
 def run_odds(args: argparse.Namespace) -> int:

@@ -12,22 +12,14 @@ and the controller receive the objects and never see the profile.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from firmware_host.errors import ProfileError
 from firmware_host.rules.baccarat.rules import InvalidRule, RulesSubmission
-from firmware_host.rules.baccarat.variant import Variant
 from firmware_host.rules.shuffler import InvalidSetting, ShufflerConfig
 
 __all__ = ["baccarat_rules", "shuffler_rules"]
-
-#: Keys that only mean something when a commission is charged (Minibaccarat, § 541.13).
-_STANDARD_ONLY_KEYS = frozenset(
-    ("commission_percent", "round_commission_up_to_5_cents", "commission_collection", "tie_commission_alternative")
-)
-#: Keys that only mean something when the § 541.13(c) commission is charged.
-_COMMISSION_KEYS = frozenset(("commission_percent", "commission_collection"))
 
 
 def baccarat_rules(mapping: Mapping[str, Any], source: str) -> RulesSubmission:
@@ -47,23 +39,10 @@ def baccarat_rules(mapping: Mapping[str, Any], source: str) -> RulesSubmission:
         expected = _KEY_TYPES[key]
         if not _is_of_type(value, expected):
             raise ProfileError(source, f"rules.{key}", f"must be {_TYPE_NAMES[expected]}, not {value!r}")
-    values: dict[str, Any] = {name: field.default for name, field in fields.items()} | dict(mapping)
-    if values["variant"] not in set(Variant):
-        raise ProfileError(
-            source, "rules.variant", f"{values['variant']!r} is not one of {', '.join(v.value for v in Variant)}"
-        )
-    problem = _presence_problem(set(mapping), Variant(values["variant"]), bool(values["tie_commission_alternative"]))
-    if problem is None:
-        values["offered_wagers"] = frozenset(values["offered_wagers"])
-        if "offered_wagers" in mapping:
-            problem = _offered_list_problem(mapping["offered_wagers"])
-    if problem is None:
-        try:
-            return RulesSubmission(**values)
-        except InvalidRule as exc:
-            problem = exc.key, exc.why
-    key, why = problem
-    raise ProfileError(source, f"rules.{key}", why)
+    try:
+        return RulesSubmission.from_choices(mapping)
+    except InvalidRule as exc:
+        raise ProfileError(source, f"rules.{exc.key}", exc.why) from None
 
 
 def shuffler_rules(mapping: Mapping[str, Any], source: str) -> ShufflerConfig:
@@ -113,32 +92,3 @@ def _is_of_type(value: object, expected: type) -> bool:
     if expected is list:
         return isinstance(value, list) and all(isinstance(item, str) for item in value)
     return isinstance(value, expected)
-
-
-def _presence_problem(keys: set[str], variant: Variant, tie_alternative: bool) -> tuple[str, str] | None:
-    """A key given that has no meaning with the chosen variant or vigorish."""
-    if variant is Variant.COMMISSION_FREE:
-        misplaced = sorted(keys & _STANDARD_ONLY_KEYS)
-        if misplaced:
-            return misplaced[
-                0
-            ], "applies only to variant 'standard': commission-free Baccarat collects no commission (§ 631c.5(a))"
-        return None
-    if "lucky_six_on_six_six_tie" in keys:
-        return "lucky_six_on_six_six_tie", "applies only to variant 'commission-free', the only one with Lucky Six"
-    misplaced = sorted(keys & _COMMISSION_KEYS) if tie_alternative else []
-    if misplaced:
-        return (
-            misplaced[0],
-            "does not apply with tie_commission_alternative: the § 541.13(c) commission may not be collected (§ 541.13(f))",
-        )
-    return None
-
-
-def _offered_list_problem(kinds: Iterable[str]) -> tuple[str, str] | None:
-    listed = list(kinds)
-    if not listed:
-        return "offered_wagers", "must list at least one wager kind"
-    if len(set(listed)) != len(listed):
-        return "offered_wagers", "lists a wager kind twice"
-    return None

@@ -10,6 +10,8 @@ profile's table is parsed into one by :func:`firmware_host.config.baccarat.bacca
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from firmware_host.errors import RulesError
 from firmware_host.rules.baccarat.variant import Variant
@@ -31,6 +33,14 @@ INITIAL_DEALS: tuple[str, ...] = ("face_up", "face_down")
 #: § 541.14(d) "the value of the card found face up": the § 541.6(a) point value (tens and
 #: faces 0) or the face value the burn counts (§ 541.5(g): tens and faces 10).
 FACE_UP_DISCARD_READINGS: tuple[str, ...] = ("point_value", "face_value")
+
+
+#: Keys that only mean something when a commission is charged (Minibaccarat, § 541.13).
+_STANDARD_ONLY_KEYS = frozenset(
+    ("commission_percent", "round_commission_up_to_5_cents", "commission_collection", "tie_commission_alternative")
+)
+#: Keys that only mean something when the § 541.13(c) commission is charged.
+_COMMISSION_KEYS = frozenset(("commission_percent", "commission_collection"))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -91,6 +101,26 @@ class RulesSubmission:
             offered = ", ".join(k for k in WAGER_KINDS if k in self.offered_wagers)
             raise RulesError(f"wager kind {kind!r}: not offered at this {self.variant} table (offered: {offered})")
 
+    @classmethod
+    def from_choices(cls, choices: Mapping[str, Any]) -> RulesSubmission:
+        """The Rules Submission of the choices a casino made (the others take their defaults),
+        each of its field's type: a profile's parsed ``[rules]`` or the CLI's options.
+
+        :raises InvalidRule: naming the key and why, for a value the regulation does not allow
+            or a choice that does not apply to the variant or the vigorish.
+        """
+        values: dict[str, Any] = {field.name: field.default for field in dataclasses.fields(cls)} | dict(choices)
+        if values["variant"] not in set(Variant):
+            raise InvalidRule("variant", f"{values['variant']!r} is not one of {', '.join(v.value for v in Variant)}")
+        problem = _presence_problem(
+            set(choices), Variant(values["variant"]), bool(values["tie_commission_alternative"])
+        )
+        if problem is None and "offered_wagers" in choices:
+            problem = _offered_list_problem(choices["offered_wagers"])
+        if problem is not None:
+            raise InvalidRule(*problem)
+        return cls(**values | {"offered_wagers": frozenset(values["offered_wagers"])})
+
 
 class InvalidRule(RulesError):
     """A Rules Submission value the regulation does not allow; keeps the key apart, so the
@@ -99,6 +129,35 @@ class InvalidRule(RulesError):
     def __init__(self, key: str, why: str) -> None:
         self.key, self.why = key, why
         super().__init__(f"rules.{key}: {why}")
+
+
+def _presence_problem(keys: set[str], variant: Variant, tie_alternative: bool) -> tuple[str, str] | None:
+    """A key given that has no meaning with the chosen variant or vigorish."""
+    if variant is Variant.COMMISSION_FREE:
+        misplaced = sorted(keys & _STANDARD_ONLY_KEYS)
+        if misplaced:
+            return misplaced[
+                0
+            ], "applies only to variant 'standard': commission-free Baccarat collects no commission (§ 631c.5(a))"
+        return None
+    if "lucky_six_on_six_six_tie" in keys:
+        return "lucky_six_on_six_six_tie", "applies only to variant 'commission-free', the only one with Lucky Six"
+    misplaced = sorted(keys & _COMMISSION_KEYS) if tie_alternative else []
+    if misplaced:
+        return (
+            misplaced[0],
+            "does not apply with tie_commission_alternative: the § 541.13(c) commission may not be collected (§ 541.13(f))",
+        )
+    return None
+
+
+def _offered_list_problem(kinds: Iterable[str]) -> tuple[str, str] | None:
+    listed = list(kinds)
+    if not listed:
+        return "offered_wagers", "must list at least one wager kind"
+    if len(set(listed)) != len(listed):
+        return "offered_wagers", "lists a wager kind twice"
+    return None
 
 
 def _value_problem(rules: RulesSubmission) -> tuple[str, str] | None:
