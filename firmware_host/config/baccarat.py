@@ -15,11 +15,32 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
+from firmware_host.config.profiles import DeviceSlot, TableProfile
 from firmware_host.errors import ProfileError
 from firmware_host.rules.baccarat.rules import InvalidRule, RulesSubmission
 from firmware_host.rules.shuffler import InvalidSetting, ShufflerConfig
 
-__all__ = ["baccarat_rules", "shuffler_rules"]
+__all__ = ["SHUFFLER_RULES", "baccarat_rules", "shuffler_rules", "shuffler_slot", "table_rules"]
+
+
+#: The sub-table of ``[rules]`` that holds the shuffler's part of the Rules Submission.
+SHUFFLER_RULES = "shuffler"
+
+
+def table_rules(profile: TableProfile) -> tuple[RulesSubmission, ShufflerConfig | None]:
+    """A Baccarat table profile's ``[rules]``: its Rules Submission, and the shuffler's
+    ``[rules.shuffler]`` at a table with a shuffler device (None at a table without one).
+
+    :raises ProfileError: naming the key and why.
+    """
+    mapping = dict(profile.rules.data)
+    shuffler = mapping.pop(SHUFFLER_RULES, None)
+    return baccarat_rules(mapping, str(profile.path)), _shuffler_config(profile, shuffler, shuffler_slot(profile))
+
+
+def shuffler_slot(profile: TableProfile) -> DeviceSlot | None:
+    """The table's shuffler device (a device of kind ``shuffler``), if it has one."""
+    return next((slot for slot in profile.devices.values() if slot.model.kind == "shuffler"), None)
 
 
 def baccarat_rules(mapping: Mapping[str, Any], source: str) -> RulesSubmission:
@@ -43,6 +64,32 @@ def baccarat_rules(mapping: Mapping[str, Any], source: str) -> RulesSubmission:
         return RulesSubmission.from_choices(mapping)
     except InvalidRule as exc:
         raise ProfileError(source, f"rules.{exc.key}", exc.why) from None
+
+
+def _shuffler_config(profile: TableProfile, mapping: Any, slot: DeviceSlot | None) -> ShufflerConfig | None:
+    """The ``[rules.shuffler]`` of a table with a shuffler device; ``None`` for a table without one.
+
+    ``decks_per_batch`` defaults to the table's ``decks`` and must equal it: each batch is
+    one shoe (§ 541.3(b)(1)), and the simulated shuffler holds batches of ``decks``.
+
+    :raises ProfileError: a shuffler without ``[rules.shuffler]`` or the reverse, a value the
+        regulation does not allow, or batches of another size than the table's shoes.
+    """
+    key = f"rules.{SHUFFLER_RULES}"
+    if slot is None and mapping is None:
+        return None
+    if slot is None:
+        raise ProfileError(profile.path, key, "the table has no shuffler device (a device of kind shuffler)")
+    if mapping is None:
+        raise ProfileError(profile.path, key, f"missing: device {slot.name!r} is a shuffler, so the Rules "
+                           "Submission must set its batches (§ 541.3(b))")  # fmt: skip
+    if not isinstance(mapping, dict):
+        raise ProfileError(profile.path, key, f"expected a table, got {type(mapping).__name__}")
+    config = shuffler_rules({"decks_per_batch": profile.decks, **mapping}, str(profile.path))
+    if config.decks_per_batch != profile.decks:
+        raise ProfileError(profile.path, f"{key}.decks_per_batch", f"{config.decks_per_batch}: the table's shoes "
+                           f"hold {profile.decks} decks ([table] decks), and each batch is one shoe (§ 541.3(b)(1))")  # fmt: skip
+    return config
 
 
 def shuffler_rules(mapping: Mapping[str, Any], source: str) -> ShufflerConfig:

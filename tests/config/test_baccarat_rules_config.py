@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import re
 import tomllib
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from firmware_host.config.baccarat import baccarat_rules, shuffler_rules
+from firmware_host.config.baccarat import baccarat_rules, shuffler_rules, table_rules
+from firmware_host.config.profiles import load_table
 from firmware_host.errors import ProfileError
 from firmware_host.rules.baccarat.rules import RulesSubmission
 from firmware_host.rules.baccarat.variant import Variant
 from firmware_host.rules.shuffler import ShufflerConfig
+from tests.support.table_profiles import GOOD, write_table
 
 
 def from_toml(text: str) -> RulesSubmission:
@@ -145,3 +148,29 @@ def test_541_3_shuffler_rules_from_the_profile() -> None:
         with pytest.raises(ProfileError, match=why) as info:
             shuffler_rules(mapping, "t.toml")
         assert info.value.key == key
+
+
+SHUFFLER_DEVICE = '[devices.shuffler]\nmodel = "tablehost-sh16-2026"\nport = "sim"\n'
+
+
+@pytest.mark.parametrize(
+    ("body", "key", "why"),
+    [
+        ('[rules]\nvariant = "standard"\n[rules.shuffler]\ndecks_per_batch = 8\n', "rules.shuffler", "no shuffler"),
+        (SHUFFLER_DEVICE, "rules.shuffler", "must set its batches (§ 541.3(b))"),
+        ("[rules.shuffler]\ndecks_per_batch = 7\n" + SHUFFLER_DEVICE, "rules.shuffler.decks_per_batch", "one shoe"),
+    ],
+)
+def test_541_3_b_the_shuffler_rules_and_the_shuffler_device_come_together(
+    tmp_path: Path, body: str, key: str, why: str
+) -> None:
+    profile = load_table(write_table(tmp_path, GOOD + body))
+    with pytest.raises(ProfileError) as caught:
+        table_rules(profile)
+    assert caught.value.key == key and why in caught.value.why
+
+
+def test_a_table_with_a_shuffler_device_and_its_rules_gets_both(tmp_path: Path) -> None:
+    profile = load_table(write_table(tmp_path, GOOD + "[rules.shuffler]\ndecks_per_batch = 8\n" + SHUFFLER_DEVICE))
+    rules, shuffler = table_rules(profile)
+    assert rules == RulesSubmission() and shuffler == ShufflerConfig(decks_per_batch=8)
