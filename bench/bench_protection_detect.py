@@ -45,10 +45,11 @@ import numpy as np
 from firmware_host.rules.baccarat.advantage_play import DetectionPolicy, Evidence, Watch
 from firmware_host.rules.baccarat.cards import RANK_VALUES, RANKS, Card, full_shoe
 from firmware_host.rules.baccarat.deal import resolve
+from firmware_host.rules.baccarat.drawing import CARDS_PER_ROUND_MAX
 from firmware_host.rules.baccarat.exposure import RankCounts, _value_table, expected_values
-from firmware_host.rules.baccarat.odds import CARDS_PER_ROUND_MAX
-from firmware_host.rules.baccarat.rules import PAIR_WAGERS, RulesSubmission
+from firmware_host.rules.baccarat.rules import RulesSubmission
 from firmware_host.rules.baccarat.variant import Variant
+from firmware_host.rules.baccarat.wagers import PAIR_WAGERS
 from firmware_host.tables.baccarat.shoe import BURN_COUNT
 
 DECKS = 8

@@ -31,6 +31,7 @@ from firmware_host.rules.baccarat.odds import EDGE_REPORT, ShoeOdds, exact_odds,
 from firmware_host.rules.baccarat.roads import RoadBuilder
 from firmware_host.rules.baccarat.rules import LUCKY_SIX_SIX_TIE_OUTCOMES, MIN_TIE_PAYOUT, RulesSubmission
 from firmware_host.rules.baccarat.variant import Variant
+from firmware_host.rules.baccarat.wagers import wager_kind
 from firmware_host.text import escaped
 
 #: How the readable odds table names each probability of :meth:`ShoeOdds.probabilities`.
@@ -151,7 +152,7 @@ def pay_table(args: argparse.Namespace) -> RulesSubmission:
         options["tie_commission_alternative"] = True
     if args.lucky_six_on_six_six_tie is not None:
         options["lucky_six_on_six_six_tie"] = args.lucky_six_on_six_six_tie
-    return RulesSubmission.from_mapping(options, "tablehost baccarat odds")
+    return RulesSubmission.from_choices(options)
 
 
 def run_odds(args: argparse.Namespace) -> int:
@@ -170,7 +171,7 @@ def run_odds(args: argparse.Namespace) -> int:
         print(json.dumps(report, indent=2))
     else:
         lines = [odds_table(args.decks, len(seen), odds), "", f"{'EV per unit, ' + rules.variant.value:<36}{'':>12}"]
-        lines += [f"{kind:<36}{float(ev):>+12.4%}" for kind, ev in evs.items()]
+        lines += [f"{wager_kind(kind).label:<36}{float(ev):>+12.4%}" for kind, ev in evs.items()]
         print("\n".join(lines))
     return 0
 

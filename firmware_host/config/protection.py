@@ -17,17 +17,24 @@ binary float), so the decisions they feed are exact.
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import math
+from collections.abc import Mapping
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from firmware_host.errors import ProfileError, RulesError
 from firmware_host.rules.edges import PAIGOW_HOUSE_WAY_EDGE
+from firmware_host.rules.gaming_day import GamingDay
 
 if TYPE_CHECKING:
     from firmware_host.config.profiles import Section
     from firmware_host.rules.baccarat.advantage_play import DetectionPolicy
 
-__all__ = ["PAIGOW_HOUSE_WAY_EDGE", "ProtectionConfig", "protection_config"]
+__all__ = ["DETECTION_KEYS", "PAIGOW_HOUSE_WAY_EDGE", "ProtectionConfig", "detection_policy", "protection_config"]
+
+#: The keys of advantage-play detection (:func:`detection_policy`).
+DETECTION_KEYS = ("alpha", "big_wager", "late_share", "day_starts")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -74,15 +81,58 @@ def protection_config(section: Section) -> ProtectionConfig:
 
 
 def _detection(section: Section) -> DetectionPolicy | None:
-    """The detection keys of ``[protection]`` (:attr:`DetectionPolicy.KEYS`), None if none is given
+    """The detection keys of ``[protection]`` (:data:`DETECTION_KEYS`), None if none is given
     (every key but the two above is one, or unknown: ``reject_unknown`` names it)."""
     if not set(section.data) - {"advantage_threshold", "paigow_edge_percent"}:
         return None
-    from firmware_host.rules.baccarat.advantage_play import DetectionPolicy
-
     given: dict[str, Any] = {}
-    for key in DetectionPolicy.KEYS:
+    for key in DETECTION_KEYS:
         value = section._get(key, (int, float, str), 'a number or "n/d"', None)
         if value is not None:
             given[key] = value
-    return DetectionPolicy.from_mapping(given, str(section.path), section.prefix or "protection")
+    return detection_policy(given, str(section.path), section.prefix or "protection")
+
+
+def detection_policy(mapping: Mapping[str, Any], source: str, where: str = "protection") -> DetectionPolicy:
+    """The advantage-play detection policy from a profile's table (``alpha`` and ``late_share`` as a
+    number or ``"n/d"`` text, ``big_wager`` in cents, ``day_starts`` as ``"HH:MM"`` UTC, the older
+    spelling of the profile's ``[gaming_day]``); keys not in :data:`DETECTION_KEYS` are left to the
+    caller. Imports the Baccarat rules only when called: a profile naming no detection key does not.
+
+    :raises ProfileError: naming ``<where>.<key>`` and why.
+    """
+    from firmware_host.rules.baccarat.advantage_play import DetectionPolicy
+
+    values: dict[str, Any] = {}
+    for key in ("alpha", "late_share"):
+        if key in mapping:
+            values[key] = _fraction(mapping[key], source, f"{where}.{key}")
+    if "big_wager" in mapping:
+        values["big_wager"] = mapping["big_wager"]
+    if "day_starts" in mapping:
+        starts = _seconds_of_day(mapping["day_starts"], source, f"{where}.day_starts")
+        values["gaming_day"] = GamingDay(datetime.time(starts // 3600, starts % 3600 // 60), "UTC")
+    try:
+        return DetectionPolicy(**values)
+    except RulesError as exc:
+        key = str(exc).split(" ", 1)[0]
+        raise ProfileError(source, f"{where}.{key}", str(exc)) from None
+
+
+def _fraction(value: Any, source: str, key: str) -> Fraction:
+    """A profile's exact number: an integer, a decimal written in the file, or ``"n/d"``."""
+    try:
+        if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+            raise ValueError
+        return Fraction(str(value)) if isinstance(value, float) else Fraction(value)
+    except (ValueError, ZeroDivisionError):
+        raise ProfileError(source, key, f'{value!r} is not a number (0.05 or "1/20")') from None
+
+
+def _seconds_of_day(value: Any, source: str, key: str) -> int:
+    """``"HH:MM"`` as seconds after midnight."""
+    text = value if isinstance(value, str) else ""
+    hours, _, minutes = text.partition(":")
+    if not (hours.isdigit() and minutes.isdigit() and len(minutes) == 2 and int(hours) < 24 and int(minutes) < 60):
+        raise ProfileError(source, key, f"{value!r} is not a time of day (HH:MM, UTC)")
+    return int(hours) * 3600 + int(minutes) * 60

@@ -16,7 +16,7 @@ join ``[rules.house_way_table]``, whose own entries win for the same tiles (§ 5
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +28,7 @@ from firmware_host.rules.paigow_tiles.house_way_rules import compile_house_way
 from firmware_host.rules.paigow_tiles.rules import HouseWayKey, PaiGowTileRules, parse_house_way_table
 from firmware_host.tables.paigow.rules import PaiGowTableRules
 
-__all__ = ["paigow_dice_rules", "load_paigow_rules", "HOUSE_WAY_KEY"]
+__all__ = ["paigow_dice_rules", "paigow_tile_rules", "load_paigow_rules", "HOUSE_WAY_KEY"]
 
 #: The ``[rules]`` key naming a house-way document.
 HOUSE_WAY_KEY = "house_way"
@@ -82,7 +82,40 @@ def load_paigow_rules(section_mapping: Mapping[str, Any] | Section, source: obje
         except RulesError as exc:
             raise ProfileError(source, "rules.house_way_table", str(exc)) from exc
         mapping["house_way_table"] = {**_house_way_table(own, source), **listed}
-    return PaiGowTableRules(paigow_dice_rules(mapping, source), PaiGowTileRules.from_mapping(mapping, source))
+    return PaiGowTableRules(paigow_dice_rules(mapping, source), paigow_tile_rules(mapping, source))
+
+
+def paigow_tile_rules(
+    mapping: object, source: object, *, prefix: str = "rules", other_keys: Collection[str] = PaiGowRules.KEYS
+) -> PaiGowTileRules:
+    """The tile options (:class:`~firmware_host.rules.paigow_tiles.rules.PaiGowTileRules`) of a
+    profile's table (``[rules]``, or a sub-table named by ``prefix``).
+
+    The Pai Gow ``[rules]`` table also holds the dice, delivery and player-bank options of
+    :class:`~firmware_host.rules.paigow_dice.rules.PaiGowRules`; those keys (``other_keys``) are
+    left to it, and any key neither knows is an error.
+
+    :param mapping: the parsed table, e.g. ``tomllib.load(f)["rules"]``.
+    :param source: the profile's path, named in errors.
+    :param prefix: the table's dotted name in the profile, for error keys.
+    :param other_keys: keys of the same table that other rules modules read.
+    :raises ProfileError: ``(source, "rules.<key>", why)`` for an unknown key or a bad value.
+    """
+    if not isinstance(mapping, Mapping):
+        raise ProfileError(source, prefix, f"expected a table of options, got {type(mapping).__name__}")
+    values: dict[str, Any] = {}
+    for key, raw in mapping.items():
+        if key in other_keys:
+            continue
+        if key not in PaiGowTileRules.KEYS:
+            known = ", ".join(sorted(PaiGowTileRules.KEYS))
+            raise ProfileError(source, f"{prefix}.{key}", f"unknown option; the tile options are: {known}")
+        try:
+            PaiGowTileRules(**{key: raw})  # each value on its own, so the error names its key
+        except RulesError as exc:
+            raise ProfileError(source, f"{prefix}.{key}", str(exc)) from exc
+        values[key] = raw
+    return PaiGowTileRules(**values)
 
 
 def _house_way_table(value: object, source: object) -> Mapping[HouseWayKey, Setting]:

@@ -40,6 +40,7 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 from firmware_host.rules.baccarat.cards import CARDS_PER_DECK, RANKS, Card, full_shoe, parse_card, shoe_composition
+from firmware_host.rules.baccarat.drawing import falling
 from firmware_host.rules.shuffler import FAULT, WARNING, Notice
 
 __all__ = [
@@ -155,10 +156,6 @@ def audit_composition(decks: int, read: Iterable[CardLike], unreadable: int = 0,
 # -- shuffle-quality watch ---------------------------------------------------------------------
 
 
-def _falling(x: int, r: int) -> int:
-    return math.prod(range(x - r + 1, x + 1)) if r <= x else 0
-
-
 @dataclasses.dataclass(frozen=True)
 class Thresholds:
     """Run lengths at which the watch warns: one suit, one rank, a repeated sequence."""
@@ -180,10 +177,10 @@ def thresholds(decks: int, cards: int, history: int = DEFAULT_HISTORY,
         return next(r for r in range(2, total + 2) if bound(r) <= false_alarm)  # type: ignore[operator]
 
     def same_suit(r: int) -> float:
-        return (n - r + 1) * 4 * _falling(13 * decks, r) / _falling(total, r)
+        return (n - r + 1) * 4 * falling(13 * decks, r) / falling(total, r)
 
     def same_rank(r: int) -> float:
-        return (n - r + 1) * 13 * _falling(4 * decks, r) / _falling(total, r)
+        return (n - r + 1) * 13 * falling(4 * decks, r) / falling(total, r)
 
     def repeated(k: int) -> float:
         return n * (history * n + 3 * total) * math.prod(decks / (total - t) for t in range(k))

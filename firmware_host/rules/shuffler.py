@@ -45,7 +45,6 @@ composition audit of :mod:`firmware_host.rules.shoe_audit`), :func:`idle_due` an
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
 from typing import Any
 
 from drivers.events import DeviceEvent
@@ -57,7 +56,7 @@ from drivers.events.shuffler import (
     ShufflerFault,
     ShuffleStarted,
 )  # fmt: skip
-from firmware_host.errors import ProfileError, RulesError
+from firmware_host.errors import RulesError
 from firmware_host.rules.baccarat.cards import CARDS_PER_DECK
 from firmware_host.rules.clock import NS, Instant, as_instant, left_ns, reached, seconds_ns, span
 
@@ -138,41 +137,17 @@ class ShufflerConfig:
     def __post_init__(self) -> None:
         problem = _config_problem(self)
         if problem is not None:
-            raise _InvalidSetting(*problem)
+            raise InvalidSetting(*problem)
 
     @property
     def batches(self) -> tuple[str, ...]:
         """The batches in use: A and B, or A alone for a continuous shuffler."""
         return BATCH_NAMES[:1] if self.continuous else BATCH_NAMES
 
-    @classmethod
-    def from_mapping(cls, mapping: Mapping[str, Any], source: str) -> ShufflerConfig:
-        """Build the configuration from a profile's ``[rules.shuffler]`` table.
 
-        :raises ProfileError: naming ``rules.shuffler.<key>`` and why.
-        """
-        types = {"decks_per_batch": int, "back_colours": list, "continuous": bool, "deck_life_s": int,
-                 "deck_warning_s": int, "idle_after_s": int, "repeated_order_blocks": bool}  # fmt: skip
-        for key, value in mapping.items():
-            if key not in types:
-                raise ProfileError(source, f"rules.shuffler.{key}", f"unknown key (known: {', '.join(types)})")
-            wanted = types[key]
-            if not isinstance(value, wanted) or (wanted is int and isinstance(value, bool)):
-                raise ProfileError(source, f"rules.shuffler.{key}", f"must be {wanted.__name__}, not {value!r}")
-        values = dict(mapping)
-        if "back_colours" in values:
-            colours = values["back_colours"]
-            if len(colours) != 2 or not all(isinstance(c, str) for c in colours):
-                raise ProfileError(source, "rules.shuffler.back_colours", "must list two colours, for batches A and B")
-            values["back_colours"] = tuple(colours)
-        try:
-            return cls(**values)
-        except _InvalidSetting as exc:
-            raise ProfileError(source, f"rules.shuffler.{exc.key}", exc.why) from None
-
-
-class _InvalidSetting(RulesError):
-    """A shuffler setting the regulation does not allow; keeps the key apart."""
+class InvalidSetting(RulesError):
+    """A shuffler setting the regulation does not allow; keeps the key apart, so the profile's
+    parser (:func:`firmware_host.config.baccarat.shuffler_rules`) names ``rules.shuffler.<key>``."""
 
     def __init__(self, key: str, why: str) -> None:
         self.key, self.why = key, why

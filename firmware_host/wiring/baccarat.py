@@ -4,77 +4,40 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from typing import Any
 
 from drivers.events import DeviceEvent
 from drivers.gpio import TablePanel
-from firmware_host.config.profiles import DeviceSlot, TableProfile
-from firmware_host.errors import ProfileError
+from firmware_host.config.baccarat import shuffler_slot, table_rules
+from firmware_host.config.profiles import TableProfile
 from firmware_host.host.outputs import ShufflerCommands
 from firmware_host.host.service import Output
 from firmware_host.rules.baccarat.advantage_play import DetectionPolicy
-from firmware_host.rules.baccarat.rules import WAGER_KINDS, RulesSubmission
-from firmware_host.rules.shuffler import ShufflerConfig
+from firmware_host.rules.baccarat.wagers import in_wager_order
 from firmware_host.tables.baccarat.controller import BaccaratTable
 from firmware_host.wiring.devices import DeviceParts
 from firmware_host.wiring.simulated import sim_players
 from sim.dealers.baccarat import BaccaratDealer
 from sim.devices.resume import ResumePoints, resume_shuffler
 
-__all__ = ["controller", "outputs", "dealer", "shuffler_config"]
-
-#: The sub-table of ``[rules]`` that holds the shuffler's part of the Rules Submission.
-SHUFFLER_RULES = "shuffler"
+__all__ = ["controller", "outputs", "dealer"]
 
 
 def controller(profile: TableProfile) -> BaccaratTable:
     """The Baccarat controller with the table's Rules Submission (and its shuffler's, if it has one)."""
     approved = {name: slot.model.approved for name, slot in profile.devices.items()}
-    rules_data = dict(profile.rules.data)
-    shuffler_rules = rules_data.pop(SHUFFLER_RULES, None)
-    rules = RulesSubmission.from_mapping(rules_data, str(profile.path))
-    slot = _shuffler_slot(profile)
+    rules, shuffler = table_rules(profile)
+    slot = shuffler_slot(profile)
     table = BaccaratTable(
         profile.table_id, approved, rules, profile.decks,
         initial_cards_face_down=rules.initial_deal == "face_down",
         face_up_discards=rules.face_up_discards,
-        shuffler=shuffler_config(profile, shuffler_rules, slot),
+        shuffler=shuffler,
         shuffler_device=slot.name if slot is not None else "shuffler",
         advantage_threshold=profile.protection.advantage_threshold,
         detection=dataclasses.replace(profile.protection.detection or DetectionPolicy(), gaming_day=profile.gaming_day),
     )  # fmt: skip
     table.clock.step_tolerance_ns, table.clock.gaming_day = profile.clock.step_tolerance_ns, profile.gaming_day
     return table
-
-
-def shuffler_config(profile: TableProfile, mapping: Any, slot: DeviceSlot | None) -> ShufflerConfig | None:
-    """The ``[rules.shuffler]`` of a table with a shuffler device; ``None`` for a table without one.
-
-    ``decks_per_batch`` defaults to the table's ``decks`` and must equal it: each batch is
-    one shoe (§ 541.3(b)(1)), and the simulated shuffler holds batches of ``decks``.
-
-    :raises ProfileError: a shuffler without ``[rules.shuffler]`` or the reverse, a value the
-        regulation does not allow, or batches of another size than the table's shoes.
-    """
-    key = f"rules.{SHUFFLER_RULES}"
-    if slot is None and mapping is None:
-        return None
-    if slot is None:
-        raise ProfileError(profile.path, key, "the table has no shuffler device (a device of kind shuffler)")
-    if mapping is None:
-        raise ProfileError(profile.path, key, f"missing: device {slot.name!r} is a shuffler, so the Rules "
-                           "Submission must set its batches (§ 541.3(b))")  # fmt: skip
-    if not isinstance(mapping, dict):
-        raise ProfileError(profile.path, key, f"expected a table, got {type(mapping).__name__}")
-    config = ShufflerConfig.from_mapping({"decks_per_batch": profile.decks, **mapping}, str(profile.path))
-    if config.decks_per_batch != profile.decks:
-        raise ProfileError(profile.path, f"{key}.decks_per_batch", f"{config.decks_per_batch}: the table's shoes "
-                           f"hold {profile.decks} decks ([table] decks), and each batch is one shoe (§ 541.3(b)(1))")  # fmt: skip
-    return config
-
-
-def _shuffler_slot(profile: TableProfile) -> DeviceSlot | None:
-    return next((slot for slot in profile.devices.values() if slot.model.kind == "shuffler"), None)
 
 
 def outputs(profile: TableProfile, table: BaccaratTable, devices: dict[str, DeviceParts]) -> list[Output]:
@@ -104,7 +67,7 @@ def dealer(
         press,
         seed,
         shoe,
-        offered=[kind for kind in WAGER_KINDS if kind in table.rules.offered_wagers],  # one order, every process
+        offered=in_wager_order(table.rules.offered_wagers),  # one order, every process
         errors=errors,
         shuffler=shuffler,
         **sim_players(profile, table.rules, exposed),

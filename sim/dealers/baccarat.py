@@ -11,6 +11,7 @@ from typing import Any, Protocol
 
 from drivers.codecs.shoe_messages import CutCard
 from drivers.events import DeviceEvent
+from firmware_host.rules.baccarat.wagers import in_wager_order, wager_kind
 from firmware_host.tables.baccarat.prompts import Action
 from firmware_host.tables.decisions import Decision
 from sim.dealers.base import SETTLE_POLL, Press, Reporting, SimDealer
@@ -65,8 +66,6 @@ class SimShuffler(Protocol):
         """The slot's state (``released`` or ``empty``: the batch is out of the shuffler)."""
 
 
-#: Wager kinds the simulated players choose from, with relative weights.
-_BACCARAT_KINDS = {"banker": 45, "player": 40, "tie": 8, "player_pair": 3, "banker_pair": 3, "lucky_six": 1}
 #: Chip values the simulated players bet, in cents.
 _CHIPS = (500, 1000, 2500, 5000, 10000)
 
@@ -76,7 +75,8 @@ class BaccaratDealer(SimDealer):
 
     :param shoe: the simulated shoe.
     :param seats: seats that hold a player (§ 541.2(a): 1-7).
-    :param offered: wager kinds the table's Rules Submission offers.
+    :param offered: wager kinds the table's Rules Submission offers; the players bet those the
+        registry gives a weight (:attr:`~firmware_host.rules.baccarat.wagers.WagerKind.sim_weight`).
     :param shuffler: the simulated shuffler at a table with one: the shoe is loaded with the
         batch it released, and the batch goes back into it after its shoe.
     :param counters: seats whose players count cards (``[sim.players] counters``): each bets
@@ -111,7 +111,7 @@ class BaccaratDealer(SimDealer):
         self.shoe = shoe
         self.shuffler = shuffler
         self.seats = tuple(seats)
-        self.offered = [kind for kind in _BACCARAT_KINDS if kind in offered]
+        self.offered = [kind for kind in in_wager_order(offered) if wager_kind(kind).sim_weight]  # raises: unknown
         self.shoes_loaded = 0
         self._bets_taken: int | None = None
         #: The table refused a button press that moves the game on (set from the service thread).
@@ -254,7 +254,7 @@ class BaccaratDealer(SimDealer):
             for kind in favoured:
                 yield seat, kind, self.counter_stake
         rng = self.rng("bets")
-        kinds, weights = self.offered, [_BACCARAT_KINDS[k] for k in self.offered]
+        kinds, weights = self.offered, [wager_kind(k).sim_weight for k in self.offered]
         for seat in self.seats:
             if seat in self.counters:
                 continue

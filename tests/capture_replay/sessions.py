@@ -66,7 +66,7 @@ def captured_shoe(path: Path, dialect: str, emit: Callable[[DeviceEvent], None],
 
 def baccarat_service(journal_path: Path, rounds: int) -> Service:
     """A fresh Baccarat controller and journal, stopping after ``rounds`` rounds."""
-    table = BaccaratTable("BENCH-1", APPROVED, RulesSubmission.from_mapping({}, "bench test"))
+    table = BaccaratTable("BENCH-1", APPROVED, RulesSubmission())
     return Service(table, Journal.open(journal_path), stop_after_rounds=rounds, tick_seconds=TICK_SECONDS)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 from fractions import Fraction
 from pathlib import Path
 
@@ -10,8 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from firmware_host.config.profiles import load_table
-from firmware_host.config.protection import PAIGOW_HOUSE_WAY_EDGE
+from firmware_host.config.protection import PAIGOW_HOUSE_WAY_EDGE, detection_policy
 from firmware_host.errors import ProfileError
+from firmware_host.rules.baccarat.advantage_play import DetectionPolicy
+from firmware_host.rules.gaming_day import GamingDay
 from tests.support.table_profiles import GOOD
 from tests.support.table_profiles import write_table as _table
 
@@ -64,3 +67,12 @@ def test_any_number_is_taken_exactly_or_refused_by_name(tmp_path_factory: pytest
         assert exc.key == "protection.advantage_threshold" and ("outside" in exc.why or "finite" in exc.why)
     else:
         assert -1 <= threshold < 1 and threshold == Fraction(repr(value))
+
+
+def test_the_detection_policy_from_a_profile() -> None:
+    policy = detection_policy({"alpha": "1/100", "late_share": 0.6, "big_wager": 20_000,
+                               "day_starts": "05:30"}, "t.toml")  # fmt: skip
+    assert policy == DetectionPolicy(Fraction(1, 100), 20_000, Fraction(3, 5), GamingDay(datetime.time(5, 30), "UTC"))
+    for key, value in (("alpha", 2), ("alpha", "x"), ("big_wager", 0), ("late_share", True), ("day_starts", "25:00")):
+        with pytest.raises(ProfileError, match=f"protection.{key}"):
+            detection_policy({key: value}, "t.toml")

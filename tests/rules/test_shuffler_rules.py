@@ -16,7 +16,7 @@ from drivers.events.shuffler import (
     ShufflerFault,
     ShuffleStarted,
 )  # fmt: skip
-from firmware_host.errors import ProfileError, RulesError
+from firmware_host.errors import RulesError
 from firmware_host.rules.clock import Instant
 from firmware_host.rules.shuffler import (
     ShufflerConfig,
@@ -306,24 +306,6 @@ def test_status_after_a_reconnection_judges_a_shuffle_completed_while_unplugged(
     assert on_batch_status(ready, "A", "shuffled", 8, "red", FULL, "d", 5).state == ready  # nothing new
     first = on_batch_status(new_state(ShufflerConfig()), "B", "shuffled", 8, "blue", FULL, "e", 5).state
     assert first.batch("B").stage == "ready" and first.batch("B").opened_at == Instant(5.0)
-
-
-# -- the Rules Submission --------------------------------------------------------------------------------
-
-
-def test_config_from_the_profile() -> None:
-    config = ShufflerConfig.from_mapping({"decks_per_batch": 7, "back_colours": ["gold", "black"]}, "t.toml")
-    assert config == ShufflerConfig(decks_per_batch=7, back_colours=("gold", "black"))
-    for mapping, key, why in [
-        ({"decks": 8}, "rules.shuffler.decks", "unknown key"),
-        ({"decks_per_batch": "8"}, "rules.shuffler.decks_per_batch", "must be int"),
-        ({"continuous": 1}, "rules.shuffler.continuous", "must be bool"),
-        ({"back_colours": ["red"]}, "rules.shuffler.back_colours", "two colours"),
-        ({"decks_per_batch": 4}, "rules.shuffler.decks_per_batch", "6 to 8 decks"),
-    ]:
-        with pytest.raises(ProfileError, match=why) as info:
-            ShufflerConfig.from_mapping(mapping, "t.toml")
-        assert info.value.key == key
 
 
 # -- properties: whatever happens, the rules hold ---------------------------------------------------------

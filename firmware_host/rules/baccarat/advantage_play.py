@@ -44,16 +44,15 @@ floats appear only in :meth:`Evidence.to_json`, for people.
 from __future__ import annotations
 
 import dataclasses
-import datetime
 import decimal
 import math
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from typing import Any
 
-from firmware_host.errors import ProfileError, RulesError
-from firmware_host.rules.baccarat.rules import WAGER_KINDS
+from firmware_host.errors import RulesError
 from firmware_host.rules.baccarat.settlement import SEATS
+from firmware_host.rules.baccarat.wagers import in_wager_order
 from firmware_host.rules.gaming_day import GamingDay
 
 __all__ = [
@@ -271,52 +270,6 @@ class DetectionPolicy:
         """The level each seat, kind and check is tested at: ``alpha`` over ``7 x kinds x 2``."""
         return self.alpha / (SEAT_COUNT * max(kinds, 1) * len(CHECKS))
 
-    #: The keys :meth:`from_mapping` reads.
-    KEYS = ("alpha", "big_wager", "late_share", "day_starts")
-
-    @classmethod
-    def from_mapping(cls, mapping: Mapping[str, Any], source: str, where: str = "protection") -> DetectionPolicy:
-        """The policy from a profile's table (``alpha`` and ``late_share`` as a number or
-        ``"n/d"`` text, ``big_wager`` in cents, ``day_starts`` as ``"HH:MM"`` UTC, the older spelling
-        of the profile's ``[gaming_day]``); keys not in
-        :attr:`KEYS` are left to the caller.
-
-        :raises ProfileError: naming ``<where>.<key>`` and why.
-        """
-        values: dict[str, Any] = {}
-        for key in ("alpha", "late_share"):
-            if key in mapping:
-                values[key] = _fraction(mapping[key], source, f"{where}.{key}")
-        if "big_wager" in mapping:
-            values["big_wager"] = mapping["big_wager"]
-        if "day_starts" in mapping:
-            starts = _seconds_of_day(mapping["day_starts"], source, f"{where}.day_starts")
-            values["gaming_day"] = GamingDay(datetime.time(starts // 3600, starts % 3600 // 60), "UTC")
-        try:
-            return cls(**values)
-        except RulesError as exc:
-            key = str(exc).split(" ", 1)[0]
-            raise ProfileError(source, f"{where}.{key}", str(exc)) from None
-
-
-def _fraction(value: Any, source: str, key: str) -> Fraction:
-    """A profile's exact number: an integer, a decimal written in the file, or ``"n/d"``."""
-    try:
-        if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-            raise ValueError
-        return Fraction(str(value)) if isinstance(value, float) else Fraction(value)
-    except (ValueError, ZeroDivisionError):
-        raise ProfileError(source, key, f'{value!r} is not a number (0.05 or "1/20")') from None
-
-
-def _seconds_of_day(value: Any, source: str, key: str) -> int:
-    """``"HH:MM"`` as seconds after midnight."""
-    text = value if isinstance(value, str) else ""
-    hours, _, minutes = text.partition(":")
-    if not (hours.isdigit() and minutes.isdigit() and len(minutes) == 2 and int(hours) < 24 and int(minutes) < 60):
-        raise ProfileError(source, key, f"{value!r} is not a time of day (HH:MM, UTC)")
-    return int(hours) * 3600 + int(minutes) * 60
-
 
 @dataclasses.dataclass(frozen=True)
 class Evidence:
@@ -376,7 +329,7 @@ class Watch:
     It holds no policy (the profile's, passed to :meth:`observe`), so a checkpoint holds
     only counts.
 
-    :param kinds: the wager kinds offered, in :data:`WAGER_KINDS` order.
+    :param kinds: the wager kinds offered, in the registry's order (:mod:`~firmware_host.rules.baccarat.wagers`).
     :param day: the table-day (:func:`table_day`) these records are of (None: none yet).
     """
 
@@ -399,9 +352,11 @@ class Watch:
 
     @classmethod
     def for_kinds(cls, offered: Iterable[str]) -> Watch:
-        """An empty watch of the kinds ``offered``."""
-        chosen = set(offered)
-        return cls(tuple(kind for kind in WAGER_KINDS if kind in chosen))
+        """An empty watch of the kinds ``offered``.
+
+        :raises RulesError: for a kind no wager kind has.
+        """
+        return cls(in_wager_order(offered))
 
     def tally(self, seat: int, kind: str, check: str) -> Tally:
         """Seat ``seat``'s record on ``kind`` for ``check`` today."""

@@ -6,7 +6,7 @@ the state with that card placed. :func:`resolve` is the batch form for a list of
 shoe order; it is built on :class:`Deal`, so the two cannot disagree.
 
 The drawing rules are exposed as two plain functions, :func:`player_draws` and
-:func:`banker_draws`, which :mod:`firmware_host.rules.baccarat.odds` reuses.
+:func:`banker_draws`, which :mod:`firmware_host.rules.baccarat.drawing` enumerates for the odds.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ sequence of card *values* a round can deal (the drawing rules of § 541.11) is e
 once per process into a table keyed by how many cards of each value it uses; the number
 of card sequences behind one value sequence with multiplicities ``m`` is
 ``prod_v c_v (c_v - 1) ... (c_v - m_v + 1)``, so a composition's counts are a sum over
-that table (6,861 entries) instead of a fresh walk of the drawing rules; the sum is
+that table (6,958 entries) instead of a fresh walk of the drawing rules; the sum is
 factored and run in C loops (:class:`_Plan`), about 2.5 ms a composition. The EVs
 then come from :func:`firmware_host.rules.baccarat.odds.expected_return`, with the
 table's own pay table and commission. With nothing seen they equal the full-shoe house
@@ -37,9 +37,10 @@ from fractions import Fraction
 
 from firmware_host.errors import RulesError
 from firmware_host.rules.baccarat.cards import RANK_VALUES, RANKS, SUITS, Card, _check_decks
-from firmware_host.rules.baccarat.deal import NATURAL_MIN, banker_draws, player_draws
-from firmware_host.rules.baccarat.odds import CARDS_PER_ROUND_MAX, LUCKY_SIX_TOTAL, expected_return
-from firmware_host.rules.baccarat.rules import WAGER_KINDS, RulesSubmission
+from firmware_host.rules.baccarat.drawing import CARDS_PER_ROUND_MAX, TWO_CARD_STARTS, Final, endings, falling
+from firmware_host.rules.baccarat.odds import expected_return
+from firmware_host.rules.baccarat.rules import RulesSubmission
+from firmware_host.rules.baccarat.wagers import OUTCOMES, PAIR, Outcome, in_wager_order
 
 #: How many cards of each rank are left, in :data:`~firmware_host.rules.baccarat.cards.RANKS`
 #: order (A, 2 .. 9, T, J, Q, K).
@@ -47,35 +48,35 @@ RankCounts = tuple[int, ...]
 
 #: Multiplicities of one value in a round are at most six, so base 7 packs ten of them.
 _BASE = CARDS_PER_ROUND_MAX + 1
-#: The outcome categories the EVs need, as indexes into the counts of :func:`_outcome_counts`.
-_BANKER, _PLAYER, _SIX_TWO, _SIX_THREE, _SIX_SIX = range(5)
+#: The outcomes the wager kinds pay on that the final counts decide (every one but the pairs):
+#: the categories of :func:`_outcome_counts`, by index.
+_COUNTED: tuple[Outcome, ...] = tuple(outcome for outcome in OUTCOMES.values() if outcome.holds is not None)
 
 
 @dataclasses.dataclass(frozen=True)
 class RoundOdds:
     """Exact probabilities of the next round's outcomes for one composition.
 
-    It has the attributes :func:`~firmware_host.rules.baccarat.odds.expected_return` reads,
-    so the EV of each wager is computed by the same code as the published house edges.
+    It answers :meth:`probability` for every outcome a wager kind pays on, which each kind's
+    expected return reads (:func:`~firmware_host.rules.baccarat.odds.expected_return`), so the
+    EV of each wager is computed by the same code as the published house edges.
 
     :param cards: cards left in the composition.
-    :param banker: the banker's hand wins.
-    :param player: the player's hand wins.
-    :param tie: equal point counts.
-    :param banker_six_two_cards: the banker wins with 6 on two cards (§ 631c.5(k)(1)).
-    :param banker_six_three_cards: the banker wins with 6 on three cards (§ 631c.5(k)(2)).
-    :param six_six_tie: both hands end on 6.
-    :param pair: a given hand's first two cards are of one rank (§ 631c.5(c)(1)).
+    :param probabilities: by outcome name (:data:`~firmware_host.rules.baccarat.wagers.OUTCOMES`).
     """
 
     cards: int
-    banker: Fraction
-    player: Fraction
-    tie: Fraction
-    banker_six_two_cards: Fraction
-    banker_six_three_cards: Fraction
-    six_six_tie: Fraction
-    pair: Fraction
+    probabilities: Mapping[str, Fraction]
+
+    def probability(self, outcome: Outcome) -> Fraction:
+        """The share of the next round's draws in which ``outcome`` happens.
+
+        :raises RulesError: for an outcome no wager kind pays on (it was not counted).
+        """
+        found = self.probabilities.get(outcome.name)
+        if found is None:
+            raise RulesError(f"outcome {outcome.name!r}: no wager kind pays on it, so it was not counted")
+        return found
 
 
 def full_shoe_ranks(decks: int) -> RankCounts:
@@ -128,32 +129,24 @@ def round_odds(ranks: RankCounts) -> RoundOdds:
     for rank, count in zip(RANKS, ranks):
         values[RANK_VALUES[rank]] += count
     counts = _outcome_counts(values, total)
-    sequences = _falling(total, CARDS_PER_ROUND_MAX)
-    banker, player = Fraction(counts[_BANKER], sequences), Fraction(counts[_PLAYER], sequences)
-    return RoundOdds(
-        cards=total,
-        banker=banker,
-        player=player,
-        tie=1 - banker - player,
-        banker_six_two_cards=Fraction(counts[_SIX_TWO], sequences),
-        banker_six_three_cards=Fraction(counts[_SIX_THREE], sequences),
-        six_six_tie=Fraction(counts[_SIX_SIX], sequences),
-        pair=Fraction(sum(n * (n - 1) for n in ranks), total * (total - 1)),
-    )
+    sequences = falling(total, CARDS_PER_ROUND_MAX)
+    probabilities = {outcome.name: Fraction(count, sequences) for outcome, count in zip(_COUNTED, counts)}
+    probabilities[PAIR.name] = Fraction(sum(n * (n - 1) for n in ranks), total * (total - 1))
+    return RoundOdds(cards=total, probabilities=probabilities)
 
 
 def expected_values(rules: RulesSubmission, ranks: RankCounts) -> dict[str, Fraction]:
     """The player's exact expected gain per unit wagered on each kind ``rules`` offers.
 
     A push returns the wager, so it counts 0. Kinds come in
-    :data:`~firmware_host.rules.baccarat.rules.WAGER_KINDS` order.
+    :data:`~firmware_host.rules.baccarat.wagers.KINDS` order.
 
     :param rules: the table's Rules Submission (variant, pay table, commission, offered wagers).
     :param ranks: the rank counts left in the shoe (:func:`remaining_ranks`).
-    :raises RulesError: as :func:`round_odds`.
+    :raises RulesError: as :func:`round_odds`, or for an offered kind no wager kind has.
     """
     odds = round_odds(tuple(ranks))
-    return {kind: expected_return(odds, kind, rules) for kind in WAGER_KINDS if kind in rules.offered_wagers}
+    return {kind: expected_return(odds, kind, rules) for kind in in_wager_order(rules.offered_wagers)}
 
 
 def ev_text(ev: Fraction) -> str:
@@ -182,59 +175,29 @@ def evs_text(evs: Mapping[str, Fraction]) -> dict[str, str]:
     return {kind: ev_text(ev) for kind, ev in evs.items()}
 
 
-def _falling(n: int, k: int) -> int:
-    """n (n-1) ... (n-k+1)."""
-    product = 1
-    for i in range(k):
-        product *= n - i
-    return product
-
-
 #: One table entry: the cards of each value a value sequence uses as ((value, multiplicity),
 #: ...), how many cards that is, and the (category, number of value sequences) it adds to.
 _Entry = tuple[tuple[tuple[int, int], ...], int, tuple[tuple[int, int], ...]]
 
 
-def _categories(player: int, banker: int, banker_cards: int) -> tuple[int, ...]:
-    """The categories a round ending ``player`` to ``banker`` counts in (a tie other than 6-6: none)."""
-    if banker > player:
-        if banker == LUCKY_SIX_TOTAL:
-            return (_BANKER, _SIX_TWO if banker_cards == 2 else _SIX_THREE)
-        return (_BANKER,)
-    if player > banker:
-        return (_PLAYER,)
-    return (_SIX_SIX,) if player == LUCKY_SIX_TOTAL else ()
+def _categories(final: Final) -> tuple[int, ...]:
+    """The categories (:data:`_COUNTED`) a round that ended so counts in."""
+    return tuple(index for index, outcome in enumerate(_COUNTED) if outcome.holds is not None and outcome.holds(final))
 
 
 #: A category in the low bits of a leaf's code (:func:`_value_sequences`), its value sequence's key above.
-_CATEGORY_BITS = 3
+_CATEGORY_BITS = max(1, (len(_COUNTED) - 1).bit_length())
 
 
 def _round_leaves(player: int, banker: int) -> list[int]:
-    """Each way a round whose hands start at ``player`` and ``banker`` points ends, as a code: the
-    key of the third cards drawn (:data:`_BASE` digits) and a category it counts in, one code per
-    category (§ 541.11)."""
-    digits = range(10)
-
-    def ends(key: int, final_player: int, final_banker: int, banker_cards: int) -> list[int]:
-        return [key << _CATEGORY_BITS | c for c in _categories(final_player, final_banker, banker_cards)]
-
-    if player >= NATURAL_MIN or banker >= NATURAL_MIN:  # § 541.11(a)
-        return ends(0, player, banker, 2)
-    if not player_draws(player):  # § 541.11(b)
-        if banker_draws(banker, None):  # § 541.11(c)(1)
-            return [code for b3 in digits for code in ends(_BASE**b3, player, (banker + b3) % 10, 3)]
-        return ends(0, player, banker, 2)
-    leaves = []
-    for p3 in digits:
-        final_player = (player + p3) % 10
-        if banker_draws(banker, p3):  # § 541.11(c)(2)
-            leaves += [
-                code for b3 in digits for code in ends(_BASE**p3 + _BASE**b3, final_player, (banker + b3) % 10, 3)
-            ]
-        else:
-            leaves += ends(_BASE**p3, final_player, banker, 2)
-    return leaves
+    """Each way a round whose hands start at ``player`` and ``banker`` points ends (:func:`endings`),
+    as a code: the key of the third cards drawn (:data:`_BASE` digits) and a category it counts in,
+    one code per category."""
+    return [
+        sum(_BASE**value for value in end.thirds) << _CATEGORY_BITS | category
+        for end in endings(player, banker)
+        for category in _categories(end.final)
+    ]
 
 
 @functools.cache
@@ -249,7 +212,7 @@ def _value_sequences() -> dict[int, list[int]]:
     """
     digits = range(10)
     leaves = [[_round_leaves(player, banker) for banker in digits] for player in digits]
-    two_cards = [(_BASE**a + _BASE**b, (a + b) % 10, 1 if a == b else 2) for a in digits for b in digits[a:]]
+    two_cards = [(_BASE**a + _BASE**b, (a + b) % 10, orders) for a, b, orders in TWO_CARD_STARTS]
     codes: Counter[int] = Counter()
     for p_key, player, p_orders in two_cards:
         for b_key, banker, b_orders in two_cards:
@@ -257,7 +220,7 @@ def _value_sequences() -> dict[int, list[int]]:
             codes.update([base + leaf for leaf in leaves[player][banker]] * (p_orders * b_orders))
     table: dict[int, list[int]] = {}
     for code, sequences in codes.items():
-        table.setdefault(code >> _CATEGORY_BITS, [0] * 5)[code & (1 << _CATEGORY_BITS) - 1] += sequences
+        table.setdefault(code >> _CATEGORY_BITS, [0] * len(_COUNTED))[code & (1 << _CATEGORY_BITS) - 1] += sequences
     return table
 
 
@@ -297,7 +260,7 @@ class _Plan:
     product times the cards left's (``high``: one per distinct high half and cards used).
     Each is a column of factor indexes per value (a multiplicity of 0 is a factor of 1). The
     entries are sorted by row, so a row's sum of ``high`` weights times its sequences is a
-    difference of prefix sums; the five categories' sequences are packed into one integer per
+    difference of prefix sums; the categories' sequences are packed into one integer per
     entry (:func:`_packed`), so one sum counts them all, exactly.
     """
 
@@ -353,9 +316,8 @@ def _plan() -> _Plan:
 
 @functools.lru_cache(maxsize=8)
 def _packed(bits: int) -> list[int]:
-    """Each entry's five category counts (:class:`_Plan`, in row order) in one integer, ``bits`` bits per category."""
-    b1, b2, b3, b4 = bits, 2 * bits, 3 * bits, 4 * bits
-    return [c0 | c1 << b1 | c2 << b2 | c3 << b3 | c4 << b4 for c0, c1, c2, c3, c4 in _plan().sequences]
+    """Each entry's category counts (:class:`_Plan`, in row order) in one integer, ``bits`` bits per category."""
+    return [sum(count << bits * category for category, count in enumerate(counts)) for counts in _plan().sequences]
 
 
 def _products(factors: list[int], columns: tuple[tuple[int, ...], ...]) -> list[int]:
@@ -369,12 +331,12 @@ def _products(factors: list[int], columns: tuple[tuple[int, ...], ...]) -> list[
 def _outcome_counts(values: list[int], total: int) -> list[int]:
     """Ordered six-card draws from ``values`` (the count of each value 0-9) in each category."""
     plan = _plan()
-    factors = [_falling(count, j) for count in values for j in range(_BASE)]
-    factors += [_falling(total - used, CARDS_PER_ROUND_MAX - used) for used in range(_BASE)]
+    factors = [falling(count, j) for count in values for j in range(_BASE)]
+    factors += [falling(total - used, CARDS_PER_ROUND_MAX - used) for used in range(_BASE)]
     high = _products(factors, plan.high)
     bits = max(_FIELD_BITS, factors[_TAILS].bit_length())  # no category counts more than all the draws
     prefix = [0, *itertools.accumulate(map(operator.mul, _packed(bits), map(high.__getitem__, plan.entry_high)))]
     rows = map(operator.sub, map(prefix.__getitem__, plan.ends), map(prefix.__getitem__, plan.starts))
     packed = sum(map(operator.mul, _products(factors, plan.low), rows))
     mask = (1 << bits) - 1
-    return [packed >> (bits * category) & mask for category in range(5)]
+    return [packed >> (bits * category) & mask for category in range(len(_COUNTED))]

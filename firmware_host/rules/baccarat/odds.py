@@ -6,9 +6,12 @@ pair of point counts. A round never needs more than six cards, so every count sh
 denominator, ``N (N-1) ... (N-5)``, and every probability is an exact fraction.
 
 Outcomes depend only on card values, so the enumeration runs over the ten § 541.6(a)
-values with their counts (10^4 initial deals at most, then the third cards), reusing the
-drawing rules of :mod:`firmware_host.rules.baccarat.deal`. Pairs depend on ranks, but only on
-the first two cards of a hand, so they have a closed form over rank counts.
+values with their counts (10^4 initial deals at most, then the third cards), walking the
+drawing rules as :mod:`firmware_host.rules.baccarat.drawing` enumerates them. Pairs depend on
+ranks, but only on the first two cards of a hand, so they have a closed form over rank counts.
+The probability of any :class:`~firmware_host.rules.baccarat.wagers.Outcome` a wager kind pays
+on is read from the final counts (:meth:`ShoeOdds.probability`), and each kind's expected
+return is its own (:mod:`firmware_host.rules.baccarat.wagers`).
 
 House edges are exact expectations per unit wagered; they ignore the rounding of payouts
 and vigorish to whole cents, which depends on the size of the wager.
@@ -19,28 +22,27 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections import Counter
-from collections.abc import Callable
 from fractions import Fraction
-from typing import Protocol
 
 from firmware_host.errors import RulesError
 from firmware_host.rules.baccarat.cards import RANK_VALUES, Card, shoe_composition
-from firmware_host.rules.baccarat.deal import NATURAL_MIN, banker_draws, player_draws
-from firmware_host.rules.baccarat.rules import (
-    BANKER_ODDS,
-    COMMISSION_FREE_BANKER_SIX_ODDS,
-    LUCKY_SIX_ODDS,
-    PAIR_ODDS,
-    PLAYER_ODDS,
-    TIE_COMMISSION_PERCENT,
-    RulesSubmission,
-)
+from firmware_host.rules.baccarat.drawing import CARDS_PER_ROUND_MAX, TWO_CARD_STARTS, Final, endings, falling
+from firmware_host.rules.baccarat.rules import RulesSubmission
 from firmware_host.rules.baccarat.variant import Variant
+from firmware_host.rules.baccarat.wagers import (
+    BANKER_SIX_THREE_CARDS,
+    BANKER_SIX_TWO_CARDS,
+    BANKER_WINS,
+    PLAYER_WINS,
+    SIX_SIX_TIE,
+    TIE,
+    Outcome,
+    Probabilities,
+    wager_kind,
+)
 
-#: The most cards one round can use (two hands of three, § 541.10(d)).
-CARDS_PER_ROUND_MAX = 6
-#: The point count that makes a banker win a Lucky Six (§ 631c.5(c)(3)).
-LUCKY_SIX_TOTAL = 6
+#: Final counts: ``[player_total][banker_total][player_cards - 2][banker_cards - 2]`` -> draws.
+Finals = tuple[tuple[tuple[tuple[int, ...], ...], ...], ...]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -49,8 +51,8 @@ class ShoeOdds:
 
     :param cards: how many cards the composition holds.
     :param sequences: ordered six-card draws, the denominator of every probability.
-    :param finals: ``finals[player_total][banker_total][banker_cards - 2]``: draws ending
-        with those point counts and the banker holding 2 or 3 cards.
+    :param finals: ``finals[player_total][banker_total][player_cards - 2][banker_cards - 2]``:
+        draws ending with those point counts and the hands holding 2 or 3 cards each.
     :param naturals: draws where either hand is a natural (§ 541.11(a)).
     :param pairs: draws where a given hand's first two cards are a pair (the same for the
         player's and the banker's hand: their cards are exchangeable).
@@ -58,50 +60,54 @@ class ShoeOdds:
 
     cards: int
     sequences: int
-    finals: tuple[tuple[tuple[int, int], ...], ...]
+    finals: Finals
     naturals: int
     pairs: int
 
-    def _probability(self, counted: Callable[[int, int, int], bool]) -> Fraction:
-        """The share of draws whose (player total, banker total, banker cards) is ``counted``."""
+    def probability(self, outcome: Outcome) -> Fraction:
+        """The share of draws in which ``outcome`` happens (a pair: of a given hand)."""
+        if outcome.holds is None:
+            return self.pair
+        holds = outcome.holds
         count = sum(
             draws
             for player, row in enumerate(self.finals)
             for banker, cell in enumerate(row)
-            for extra, draws in enumerate(cell)
-            if counted(player, banker, 2 + extra)
+            for player_extra, cards in enumerate(cell)
+            for banker_extra, draws in enumerate(cards)
+            if holds(Final(player, banker, 2 + player_extra, 2 + banker_extra))
         )
         return Fraction(count, self.sequences)
 
     @functools.cached_property
     def banker(self) -> Fraction:
         """The banker's hand wins."""
-        return self._probability(lambda player, banker, _: banker > player)
+        return self.probability(BANKER_WINS)
 
     @functools.cached_property
     def player(self) -> Fraction:
         """The player's hand wins."""
-        return self._probability(lambda player, banker, _: player > banker)
+        return self.probability(PLAYER_WINS)
 
     @functools.cached_property
     def tie(self) -> Fraction:
         """Equal point counts."""
-        return self._probability(lambda player, banker, _: player == banker)
+        return self.probability(TIE)
 
     @functools.cached_property
     def banker_six_two_cards(self) -> Fraction:
         """The banker wins with 6 on two cards (Lucky Six at 12 to 1, § 631c.5(k)(1))."""
-        return self._probability(lambda player, banker, cards: banker == LUCKY_SIX_TOTAL > player and cards == 2)
+        return self.probability(BANKER_SIX_TWO_CARDS)
 
     @functools.cached_property
     def banker_six_three_cards(self) -> Fraction:
         """The banker wins with 6 on three cards (Lucky Six at 20 to 1, § 631c.5(k)(2))."""
-        return self._probability(lambda player, banker, cards: banker == LUCKY_SIX_TOTAL > player and cards == 3)
+        return self.probability(BANKER_SIX_THREE_CARDS)
 
     @functools.cached_property
     def six_six_tie(self) -> Fraction:
         """Both hands end on 6."""
-        return self._probability(lambda player, banker, _: player == banker == LUCKY_SIX_TOTAL)
+        return self.probability(SIX_SIX_TIE)
 
     @property
     def natural(self) -> Fraction:
@@ -145,9 +151,9 @@ def exact_odds(composition: Counter[Card]) -> ShoeOdds:
     for rank, count in rank_counts.items():
         values[RANK_VALUES[rank]] += count
     finals, naturals = _enumerate(values, total)
-    tail = _falling(total - 2, CARDS_PER_ROUND_MAX - 2)  # the other four cards in any order
+    tail = falling(total - 2, CARDS_PER_ROUND_MAX - 2)  # the other four cards in any order
     pairs = sum(n * (n - 1) for n in rank_counts.values()) * tail
-    return ShoeOdds(total, _falling(total, CARDS_PER_ROUND_MAX), finals, naturals, pairs)
+    return ShoeOdds(total, falling(total, CARDS_PER_ROUND_MAX), finals, naturals, pairs)
 
 
 def shoe_odds(decks: int) -> ShoeOdds:
@@ -158,15 +164,7 @@ def shoe_odds(decks: int) -> ShoeOdds:
     return exact_odds(shoe_composition(decks))
 
 
-def _falling(n: int, k: int) -> int:
-    """n (n-1) ... (n-k+1): ordered draws of k cards out of n."""
-    product = 1
-    for i in range(k):
-        product *= n - i
-    return product
-
-
-def _enumerate(c: list[int], total: int) -> tuple[tuple[tuple[tuple[int, int], ...], ...], int]:
+def _enumerate(c: list[int], total: int) -> tuple[Finals, int]:
     """Weighted enumeration over card values; ``c`` holds the count of each value 0-9.
 
     Counts are removed from ``c`` as cards are drawn and put back after, so the weight of
@@ -177,106 +175,61 @@ def _enumerate(c: list[int], total: int) -> tuple[tuple[tuple[tuple[int, int], .
     A hand's first two cards are enumerated as unordered pairs of values: the totals, and
     the weight (a product of falling counts per value), do not depend on which of the two
     came first, so a pair of two different values stands for its two orders. That visits
-    55 x 55 initial deals instead of 10^4 and makes the whole enumeration about 3x faster.
+    55 x 55 initial deals instead of 10^4; how each then ends is :func:`endings`'.
     """
-    finals = [[[0, 0] for _ in range(10)] for _ in range(10)]
+    finals = [[[[0, 0], [0, 0]] for _ in range(10)] for _ in range(10)]
     naturals = 0
-    after_four = (total - 4) * (total - 5)  # the two unused cards when no third card is dealt
-    after_five = total - 5
-    digits = range(10)
-    # Banker decisions for each two-card count and player third value (None: player stood).
-    banker_rule = {(b, v): banker_draws(b, v) for b in digits for v in (None, *digits)}
-    # (first value, second value, orders): each hand's two cards as an unordered pair of values.
-    two_cards = [(first, second, 1 if first == second else 2) for first in digits for second in digits[first:]]
-    for p1, p2, player_orders in two_cards:
+    # Draws of the cards a round leaves unused, by the third cards it dealt (0, 1 or 2).
+    tails = [falling(total - used, CARDS_PER_ROUND_MAX - used) for used in (4, 5, 6)]
+    for p1, p2, player_orders in TWO_CARD_STARTS:
         w2 = c[p1] * (c[p2] - (p1 == p2)) * player_orders
         if not w2:
             continue
         c[p1] -= 1
         c[p2] -= 1
-        player = (p1 + p2) % 10
-        for b1, b2, banker_orders in two_cards:
+        for b1, b2, banker_orders in TWO_CARD_STARTS:
             w4 = w2 * c[b1] * (c[b2] - (b1 == b2)) * banker_orders
             if not w4:
                 continue
             c[b1] -= 1
             c[b2] -= 1
-            banker = (b1 + b2) % 10
-            if player >= NATURAL_MIN or banker >= NATURAL_MIN:  # § 541.11(a)
-                finals[player][banker][0] += w4 * after_four
-                naturals += w4 * after_four
-            elif not player_draws(player):
-                if banker_rule[banker, None]:
-                    row = finals[player]
-                    for b3 in digits:
-                        row[(banker + b3) % 10][1] += w4 * c[b3] * after_five
+            for natural, thirds, (player, banker, player_extra, banker_extra) in _paths((p1 + p2) % 10, (b1 + b2) % 10):
+                if not thirds:
+                    weight = w4 * tails[0]
+                    naturals += weight if natural else 0
+                elif len(thirds) == 1:
+                    weight = w4 * c[thirds[0]] * tails[1]
                 else:
-                    finals[player][banker][0] += w4 * after_four
-            else:
-                for p3 in digits:
-                    w5 = w4 * c[p3]
-                    if not w5:
-                        continue
-                    row = finals[(player + p3) % 10]
-                    if banker_rule[banker, p3]:
-                        c[p3] -= 1
-                        for b3 in digits:
-                            row[(banker + b3) % 10][1] += w5 * c[b3]
-                        c[p3] += 1
-                    else:
-                        row[banker][0] += w5 * after_five
+                    weight = w4 * c[thirds[0]] * (c[thirds[1]] - (thirds[0] == thirds[1]))
+                finals[player][banker][player_extra][banker_extra] += weight
             c[b1] += 1
             c[b2] += 1
         c[p1] += 1
         c[p2] += 1
-    return tuple(tuple((cell[0], cell[1]) for cell in row) for row in finals), naturals
+    return tuple(tuple(tuple(tuple(cards) for cards in cell) for cell in row) for row in finals), naturals
 
 
-class WagerProbabilities(Protocol):
-    """The outcome probabilities a wager's expected return needs (:class:`ShoeOdds` has them)."""
-
-    @property
-    def banker(self) -> Fraction: ...
-    @property
-    def player(self) -> Fraction: ...
-    @property
-    def tie(self) -> Fraction: ...
-    @property
-    def banker_six_two_cards(self) -> Fraction: ...
-    @property
-    def banker_six_three_cards(self) -> Fraction: ...
-    @property
-    def six_six_tie(self) -> Fraction: ...
-    @property
-    def pair(self) -> Fraction: ...
+@functools.cache
+def _paths(player: int, banker: int) -> tuple[tuple[bool, tuple[int, ...], tuple[int, int, int, int]], ...]:
+    """Each of :func:`endings`: whether a hand was a natural, the third cards' values in draw
+    order, and where it counts in the finals."""
+    return tuple(
+        (end.natural, end.thirds, (end.player, end.banker, end.player_cards - 2, end.banker_cards - 2))
+        for end in endings(player, banker)
+    )
 
 
-def expected_return(odds: WagerProbabilities, kind: str, rules: RulesSubmission) -> Fraction:
-    """The player's exact expected gain per unit wagered on ``kind`` under ``rules``.
+def expected_return(odds: Probabilities, kind: str, rules: RulesSubmission) -> Fraction:
+    """The player's exact expected gain per unit wagered on ``kind`` under ``rules``: the kind's
+    own (:attr:`~firmware_host.rules.baccarat.wagers.WagerKind.expected_return`).
 
-    :raises RulesError: for a kind the rules do not offer.
+    :raises RulesError: for a kind the rules do not offer, or one no kind has.
     """
     rules.require_offered(kind)
-    if kind == "player":
-        return odds.player * PLAYER_ODDS.ratio - odds.banker
-    if kind == "banker":
-        if rules.variant is Variant.COMMISSION_FREE:
-            six = odds.banker_six_two_cards + odds.banker_six_three_cards
-            won = (odds.banker - six) * BANKER_ODDS.ratio + six * COMMISSION_FREE_BANKER_SIX_ODDS.ratio
-            return won - odds.player
-        if rules.tie_commission_alternative:
-            return odds.banker * BANKER_ODDS.ratio - odds.player - odds.tie * Fraction(TIE_COMMISSION_PERCENT, 100)
-        return odds.banker * BANKER_ODDS.ratio * (1 - Fraction(rules.commission_percent, 100)) - odds.player
-    if kind == "tie":
-        return odds.tie * rules.tie_payout - (1 - odds.tie)
-    if kind in ("player_pair", "banker_pair"):
-        return odds.pair * PAIR_ODDS.ratio - (1 - odds.pair)
-    two, three = odds.banker_six_two_cards, odds.banker_six_three_cards  # lucky_six
-    pushed = odds.six_six_tie if rules.lucky_six_on_six_six_tie == "push" else Fraction(0)
-    return two * LUCKY_SIX_ODDS[2].ratio + three * LUCKY_SIX_ODDS[3].ratio - (1 - two - three - pushed)
+    return wager_kind(kind).expected_return(odds, rules)
 
 
-def house_edge(odds: WagerProbabilities, kind: str, rules: RulesSubmission) -> Fraction:
+def house_edge(odds: Probabilities, kind: str, rules: RulesSubmission) -> Fraction:
     """The house's exact advantage per unit wagered on ``kind`` under ``rules``."""
     return -expected_return(odds, kind, rules)
 

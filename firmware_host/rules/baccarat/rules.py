@@ -1,9 +1,9 @@
-"""The casino's Rules Submission for a Baccarat table, and the payout odds the rules fix.
+"""The casino's Rules Submission for a Baccarat table.
 
 A :class:`RulesSubmission` is the ``[rules]`` table of a table profile: which variant is
-played and every choice ch. 541 and § 631c.5 leave to the casino. It is a frozen value;
-:meth:`RulesSubmission.from_mapping` builds one from parsed TOML and names the exact key
-that is wrong. The readings we took where the regulation is ambiguous are in
+played and every choice ch. 541 and § 631c.5 leave to the casino. It is a frozen value that
+refuses a value the regulation does not allow (:class:`InvalidRule`, naming the key); the
+profile's table is parsed into one by :func:`firmware_host.config.baccarat.baccarat_rules`. The readings we took where the regulation is ambiguous are in
 ``docs/rules-interpretations/baccarat.md``.
 """
 
@@ -11,57 +11,18 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Mapping
-from fractions import Fraction
-from typing import Any, NamedTuple
+from typing import Any
 
-from firmware_host.errors import ProfileError, RulesError
+from firmware_host.errors import RulesError
 from firmware_host.rules.baccarat.variant import Variant
+from firmware_host.rules.baccarat.wagers import VARIANT_WAGERS, WAGER_KINDS
 
-#: Every wager kind this engine settles, in the order a seat's wagers are listed.
-WAGER_KINDS: tuple[str, ...] = ("banker", "player", "tie", "player_pair", "banker_pair", "lucky_six")
-#: Kinds each variant permits: § 541.8(a) for Minibaccarat; § 631c.5(c) adds the optional three.
-VARIANT_WAGERS: dict[Variant, frozenset[str]] = {
-    Variant.STANDARD: frozenset(("banker", "player", "tie")),
-    Variant.COMMISSION_FREE: frozenset(WAGER_KINDS),
-}
-#: Wagers settled on the first two cards of each hand, before any third card (§ 631c.5(d)).
-PAIR_WAGERS: frozenset[str] = frozenset(("player_pair", "banker_pair"))
-
-
-class PayoutOdds(NamedTuple):
-    """Odds of ``win`` to ``stake``: a winning wager of ``stake`` is paid ``win`` on top."""
-
-    win: int
-    stake: int
-
-    def payout(self, amount: int) -> int:
-        """What a winning wager of ``amount`` cents is paid, whole cents rounded down."""
-        return amount * self.win // self.stake
-
-    @property
-    def ratio(self) -> Fraction:
-        """The exact payout per unit wagered."""
-        return Fraction(self.win, self.stake)
-
-
-#: § 541.13(a), § 631c.5(h): player wins pay 1 to 1.
-PLAYER_ODDS = PayoutOdds(1, 1)
-#: § 541.13(c), § 631c.5(i): banker wins pay 1 to 1 (less vigorish in Minibaccarat).
-BANKER_ODDS = PayoutOdds(1, 1)
-#: § 631c.5(i): in commission-free Baccarat a banker win with a point count of 6 pays 1 to 2.
-COMMISSION_FREE_BANKER_SIX_ODDS = PayoutOdds(1, 2)
-#: § 631c.5(g): a winning Player Pair or Banker Pair pays 11 to 1.
-PAIR_ODDS = PayoutOdds(11, 1)
-#: § 631c.5(k): Lucky Six pays 12 to 1 when the banker wins with 6 on two cards, 20 to 1 on three.
-LUCKY_SIX_ODDS: dict[int, PayoutOdds] = {2: PayoutOdds(12, 1), 3: PayoutOdds(20, 1)}
 #: § 541.13(b): a winning Tie Bet pays at least 8 to 1.
 MIN_TIE_PAYOUT = 8
 #: § 631c.5(j): in commission-free Baccarat the tie pays exactly 8 to 1.
 COMMISSION_FREE_TIE_PAYOUT = 8
 #: § 541.13(c): the vigorish on a winning banker wager is 4% or 5% of the amount won.
 COMMISSION_PERCENTS: tuple[int, ...] = (4, 5)
-#: § 541.13(f), § 541.8(a)(1)(iii)(B): the alternative vigorish, 25% of a banker wager on a tie.
-TIE_COMMISSION_PERCENT = 25
 #: § 541.13(e): when the vigorish is collected.
 COMMISSION_COLLECTIONS: tuple[str, ...] = ("at_payout", "deferred")
 #: What a Lucky Six wager does when both hands tie at 6; § 631c.5(c)(3) does not say.
@@ -72,6 +33,7 @@ INITIAL_DEALS: tuple[str, ...] = ("face_up", "face_down")
 #: § 541.14(d) "the value of the card found face up": the § 541.6(a) point value (tens and
 #: faces 0) or the face value the burn counts (§ 541.5(g): tens and faces 10).
 FACE_UP_DISCARD_READINGS: tuple[str, ...] = ("point_value", "face_value")
+
 
 #: Keys that only mean something when a commission is charged (Minibaccarat, § 541.13).
 _STANDARD_ONLY_KEYS = frozenset(
@@ -123,7 +85,7 @@ class RulesSubmission:
         object.__setattr__(self, "offered_wagers", offered)
         problem = _value_problem(self)
         if problem is not None:
-            raise _InvalidRule(*problem)
+            raise InvalidRule(*problem)
 
     @property
     def charges_commission(self) -> bool:
@@ -140,74 +102,33 @@ class RulesSubmission:
             raise RulesError(f"wager kind {kind!r}: not offered at this {self.variant} table (offered: {offered})")
 
     @classmethod
-    def from_mapping(cls, mapping: Mapping[str, Any], source: str) -> RulesSubmission:
-        """Build the Rules Submission from a profile's ``[rules]`` table.
+    def from_choices(cls, choices: Mapping[str, Any]) -> RulesSubmission:
+        """The Rules Submission of the choices a casino made (the others take their defaults),
+        each of its field's type: a profile's parsed ``[rules]`` or the CLI's options.
 
-        :param mapping: the parsed TOML table.
-        :param source: the profile's path, for error messages.
-        :raises ProfileError: naming ``rules.<key>`` and why, for an unknown key, a value of
-            the wrong type or out of range, or a key that does not apply to the variant.
+        :raises InvalidRule: naming the key and why, for a value the regulation does not allow
+            or a choice that does not apply to the variant or the vigorish.
         """
-        if not isinstance(mapping, Mapping):
-            raise ProfileError(source, "rules", f"must be a table, not {type(mapping).__name__}")
-        fields = {field.name: field for field in dataclasses.fields(cls)}
-        for key, value in mapping.items():
-            if key not in fields:
-                raise ProfileError(source, f"rules.{key}", f"unknown key (known: {', '.join(fields)})")
-            expected = _KEY_TYPES[key]
-            if not _is_of_type(value, expected):
-                raise ProfileError(source, f"rules.{key}", f"must be {_TYPE_NAMES[expected]}, not {value!r}")
-        values: dict[str, Any] = {name: field.default for name, field in fields.items()} | dict(mapping)
+        values: dict[str, Any] = {field.name: field.default for field in dataclasses.fields(cls)} | dict(choices)
         if values["variant"] not in set(Variant):
-            raise ProfileError(
-                source, "rules.variant", f"{values['variant']!r} is not one of {', '.join(v.value for v in Variant)}"
-            )
+            raise InvalidRule("variant", f"{values['variant']!r} is not one of {', '.join(v.value for v in Variant)}")
         problem = _presence_problem(
-            set(mapping), Variant(values["variant"]), bool(values["tie_commission_alternative"])
+            set(choices), Variant(values["variant"]), bool(values["tie_commission_alternative"])
         )
-        if problem is None:
-            values["offered_wagers"] = frozenset(values["offered_wagers"])
-            if "offered_wagers" in mapping:
-                problem = _offered_list_problem(mapping["offered_wagers"])
-        if problem is None:
-            try:
-                return cls(**values)
-            except _InvalidRule as exc:
-                problem = exc.key, exc.why
-        key, why = problem
-        raise ProfileError(source, f"rules.{key}", why)
+        if problem is None and "offered_wagers" in choices:
+            problem = _offered_list_problem(choices["offered_wagers"])
+        if problem is not None:
+            raise InvalidRule(*problem)
+        return cls(**values | {"offered_wagers": frozenset(values["offered_wagers"])})
 
 
-class _InvalidRule(RulesError):
-    """A Rules Submission value the regulation does not allow; keeps the key apart."""
+class InvalidRule(RulesError):
+    """A Rules Submission value the regulation does not allow; keeps the key apart, so the
+    profile's parser (:mod:`firmware_host.config.baccarat`) names ``rules.<key>``."""
 
     def __init__(self, key: str, why: str) -> None:
         self.key, self.why = key, why
         super().__init__(f"rules.{key}: {why}")
-
-
-#: The TOML type of each key: ``str``, ``int``, ``bool`` or ``list`` (of strings).
-_KEY_TYPES: dict[str, type] = {
-    "variant": str,
-    "commission_percent": int,
-    "round_commission_up_to_5_cents": bool,
-    "commission_collection": str,
-    "tie_commission_alternative": bool,
-    "tie_payout": int,
-    "offered_wagers": list,
-    "lucky_six_on_six_six_tie": str,
-    "initial_deal": str,
-    "face_up_discards": str,
-}
-_TYPE_NAMES = {str: "a string", int: "a whole number", bool: "true or false", list: "a list of wager kinds"}
-
-
-def _is_of_type(value: object, expected: type) -> bool:
-    if expected is int:
-        return isinstance(value, int) and not isinstance(value, bool)  # TOML true is not 1
-    if expected is list:
-        return isinstance(value, list) and all(isinstance(item, str) for item in value)
-    return isinstance(value, expected)
 
 
 def _presence_problem(keys: set[str], variant: Variant, tie_alternative: bool) -> tuple[str, str] | None:

@@ -15,29 +15,27 @@ player leaves or before the reshuffle.
 from __future__ import annotations
 
 import dataclasses
-import enum
 from collections.abc import Iterable
 
 from firmware_host.errors import RulesError
 from firmware_host.rules.baccarat.deal import Deal, RoundResult
-from firmware_host.rules.baccarat.rules import (
-    BANKER_ODDS,
-    COMMISSION_FREE_BANKER_SIX_ODDS,
-    LUCKY_SIX_ODDS,
-    PAIR_ODDS,
-    PAIR_WAGERS,
-    PLAYER_ODDS,
-    TIE_COMMISSION_PERCENT,
-    WAGER_KINDS,
-    PayoutOdds,
-    RulesSubmission,
-)
-from firmware_host.rules.baccarat.variant import Variant
+from firmware_host.rules.baccarat.rules import RulesSubmission
+from firmware_host.rules.baccarat.wagers import WAGER_KINDS, Dealt, WagerOutcome, vigorish, wager_kind
+
+__all__ = [
+    "SEATS",
+    "CommissionLedger",
+    "SettledWager",
+    "Settlement",
+    "Wager",
+    "WagerOutcome",
+    "settle",
+    "settle_pairs",
+    "vigorish",
+]
 
 #: § 541.2(a): seats are numbered 1 to 7.
 SEATS = range(1, 8)
-#: § 541.13(d): vigorish may be rounded up to a multiple of this many cents.
-VIGORISH_ROUNDING_CENTS = 5
 
 
 @dataclasses.dataclass(frozen=True)
@@ -45,7 +43,7 @@ class Wager:
     """A wager on the layout.
 
     :param seat: the player's seat, 1-7 (§ 541.2(a)).
-    :param kind: one of :data:`~firmware_host.rules.baccarat.rules.WAGER_KINDS`.
+    :param kind: one of :data:`~firmware_host.rules.baccarat.wagers.KINDS`.
     :param amount: the stake in integer cents, positive.
     :raises RulesError: naming the bad field and why.
     """
@@ -61,15 +59,6 @@ class Wager:
             raise RulesError(f"wager kind {self.kind!r}: not one of {', '.join(WAGER_KINDS)}")
         if isinstance(self.amount, bool) or not isinstance(self.amount, int) or self.amount <= 0:
             raise RulesError(f"wager amount {self.amount!r}: must be a positive whole number of cents")
-
-
-class WagerOutcome(enum.StrEnum):
-    """How a wager ended."""
-
-    WIN = "win"
-    LOSE = "lose"
-    #: Void and returned (§ 541.8(a)(1)(iii), (2)(iii)), possibly less the 25% tie vigorish.
-    PUSH = "push"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -176,19 +165,6 @@ class Settlement:
         return sum(line.commission for line in self.wagers if line.commission_deferred)
 
 
-def vigorish(amount: int, percent: int, *, round_up_to_5_cents: bool) -> int:
-    """``percent`` % of ``amount`` cents, as whole cents the house collects.
-
-    A fraction of a cent is rounded up to the cent; with ``round_up_to_5_cents`` the
-    vigorish is rounded up to the next multiple of 5 cents (§ 541.13(d)): 5% of 30 cents
-    is 1.5 cents, collected as 2 cents, or as 5 cents when rounding.
-    """
-    cents = -(-amount * percent // 100)
-    if round_up_to_5_cents:
-        cents = -(-cents // VIGORISH_ROUNDING_CENTS) * VIGORISH_ROUNDING_CENTS
-    return cents
-
-
 def settle(
     result: RoundResult,
     wagers: Iterable[Wager],
@@ -223,13 +199,11 @@ def settle_pairs(deal: Deal, wagers: Iterable[Wager], rules: RulesSubmission) ->
     """
     accepted = _accepted(wagers, rules)
     for wager in accepted:
-        if wager.kind not in PAIR_WAGERS:
+        if not wager_kind(wager.kind).on_initial_cards:
             raise RulesError(
                 f"wager {wager.kind!r} at seat {wager.seat}: only pair wagers are settled before the third cards (§ 631c.5(d))"
             )
-    lines = tuple(
-        _settle_pair(wager, deal.player_pair if wager.kind == "player_pair" else deal.banker_pair) for wager in accepted
-    )
+    lines = tuple(_settle_one(wager, deal, rules) for wager in accepted)
     return Settlement(_in_payment_order(lines), CommissionLedger())
 
 
@@ -245,71 +219,13 @@ def _accepted(wagers: Iterable[Wager], rules: RulesSubmission) -> list[Wager]:
     return accepted
 
 
-def _win(wager: Wager, odds: PayoutOdds, section: str, commission: int = 0, deferred: bool = False) -> SettledWager:
-    return SettledWager(wager, WagerOutcome.WIN, odds.payout(wager.amount), commission, deferred, section)
+def _settle_one(wager: Wager, dealt: Dealt, rules: RulesSubmission) -> SettledWager:
+    """The wager settled as its kind says (:mod:`~firmware_host.rules.baccarat.wagers`); a kind
+    not declared there raises :class:`RulesError`, never settles as another."""
+    return SettledWager(wager, *wager_kind(wager.kind).settle(wager.amount, dealt, rules))
 
 
-def _no_payout(wager: Wager, outcome: WagerOutcome, section: str, commission: int = 0) -> SettledWager:
-    return SettledWager(wager, outcome, 0, commission, False, section)
-
-
-def _settle_pair(wager: Wager, is_pair: bool) -> SettledWager:
-    section = "631c.5(c)(1)" if wager.kind == "player_pair" else "631c.5(c)(2)"
-    if is_pair:
-        return _win(wager, PAIR_ODDS, section + ", (g)")
-    return _no_payout(wager, WagerOutcome.LOSE, section)
-
-
-def _settle_one(wager: Wager, result: RoundResult, rules: RulesSubmission) -> SettledWager:
-    if wager.kind in PAIR_WAGERS:
-        return _settle_pair(wager, result.player_pair if wager.kind == "player_pair" else result.banker_pair)
-    if wager.kind == "tie":
-        if result.winner == "tie":
-            return _win(wager, PayoutOdds(rules.tie_payout, 1), "541.8(a)(3)(i), 541.13(b)")
-        return _no_payout(wager, WagerOutcome.LOSE, "541.8(a)(3)(ii)")
-    if wager.kind == "lucky_six":
-        return _settle_lucky_six(wager, result, rules)
-    if wager.kind == "player":
-        if result.winner == "player":
-            return _win(wager, PLAYER_ODDS, "541.13(a)")
-        if result.winner == "tie":
-            return _no_payout(wager, WagerOutcome.PUSH, "541.8(a)(2)(iii)")
-        return _no_payout(wager, WagerOutcome.LOSE, "541.8(a)(2)(ii)")
-    return _settle_banker(wager, result, rules)
-
-
-def _settle_banker(wager: Wager, result: RoundResult, rules: RulesSubmission) -> SettledWager:
-    if result.winner == "player":
-        return _no_payout(wager, WagerOutcome.LOSE, "541.8(a)(1)(ii)")
-    if result.winner == "tie":
-        if rules.tie_commission_alternative:
-            charge = vigorish(
-                wager.amount, TIE_COMMISSION_PERCENT, round_up_to_5_cents=rules.round_commission_up_to_5_cents
-            )
-            return _no_payout(wager, WagerOutcome.PUSH, "541.8(a)(1)(iii)(B), 541.13(f)", charge)
-        return _no_payout(wager, WagerOutcome.PUSH, "541.8(a)(1)(iii)(A)")
-    if rules.variant is Variant.COMMISSION_FREE:
-        if result.banker_total == 6:
-            return _win(wager, COMMISSION_FREE_BANKER_SIX_ODDS, "631c.5(i)")
-        return _win(wager, BANKER_ODDS, "631c.5(i)")
-    if not rules.charges_commission:
-        return _win(wager, BANKER_ODDS, "541.13(c), (f)")
-    won = BANKER_ODDS.payout(wager.amount)
-    charge = vigorish(won, rules.commission_percent, round_up_to_5_cents=rules.round_commission_up_to_5_cents)
-    deferred = rules.commission_collection == "deferred"
-    return _win(wager, BANKER_ODDS, "541.13(c), (e)" if deferred else "541.13(c)", charge, deferred)
-
-
-def _settle_lucky_six(wager: Wager, result: RoundResult, rules: RulesSubmission) -> SettledWager:
-    if result.winner == "banker" and result.banker_total == 6:
-        return _win(wager, LUCKY_SIX_ODDS[len(result.banker)], "631c.5(k)")
-    both_six = result.winner == "tie" and result.banker_total == 6
-    if both_six and rules.lucky_six_on_six_six_tie == "push":
-        return _no_payout(wager, WagerOutcome.PUSH, "631c.5(c)(3); six-six tie per Rules Submission")
-    return _no_payout(wager, WagerOutcome.LOSE, "631c.5(c)(3)")
-
-
-#: Settlement order within one seat: the order of :data:`WAGER_KINDS`.
+#: Settlement order within one seat: the order of the wager kinds.
 _KIND_ORDER = {kind: index for index, kind in enumerate(WAGER_KINDS)}
 #: § 541.12(b): losing wagers are collected first, then winners paid; pushes come back last.
 _OUTCOME_ORDER = {WagerOutcome.LOSE: 0, WagerOutcome.WIN: 1, WagerOutcome.PUSH: 2}

@@ -22,12 +22,11 @@ import dataclasses
 import decimal
 import enum
 import types
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal
 from typing import Any, ClassVar
 
-from firmware_host.errors import ProfileError, RulesError
-from firmware_host.rules.paigow_dice.rules import PaiGowRules
+from firmware_host.errors import RulesError
 from firmware_host.rules.paigow_tiles.hands import Setting
 from firmware_host.rules.paigow_tiles.tiles import Tile, parse_tiles
 
@@ -214,45 +213,9 @@ class PaiGowTileRules:
         """The commission in hundredths of a percent (500 for 5%)."""
         return int(self.commission_percent * 100)
 
-    @classmethod
-    def from_mapping(
-        cls,
-        mapping: object,
-        source: object,
-        *,
-        prefix: str = "rules",
-        other_keys: Collection[str] = PaiGowRules.KEYS,
-    ) -> PaiGowTileRules:
-        """Rules from a profile's table (``[rules]``, or a sub-table named by ``prefix``).
-
-        The Pai Gow ``[rules]`` table also holds the dice, delivery and player-bank options
-        of :class:`~firmware_host.rules.paigow_dice.rules.PaiGowRules`; those keys (``other_keys``) are
-        left to it, and any key neither knows is an error.
-
-        :param mapping: the parsed table, e.g. ``tomllib.load(f)["rules"]``.
-        :param source: the profile's path, named in errors.
-        :param prefix: the table's dotted name in the profile, for error keys.
-        :param other_keys: keys of the same table that other rules modules read.
-        :raises ProfileError: ``(source, "rules.<key>", why)`` for an unknown key or a bad value.
-        """
-        if not isinstance(mapping, Mapping):
-            raise ProfileError(source, prefix, f"expected a table of options, got {type(mapping).__name__}")
-        values: dict[str, Any] = {}
-        for key, raw in mapping.items():
-            if key in other_keys:
-                continue
-            parser = _PARSERS.get(key)
-            if parser is None:
-                known = ", ".join(sorted(_PARSERS))
-                raise ProfileError(source, f"{prefix}.{key}", f"unknown option; the tile options are: {known}")
-            try:
-                values[key] = parser(raw)
-            except RulesError as exc:
-                raise ProfileError(source, f"{prefix}.{key}", str(exc)) from exc
-        return cls(**values)
-
     def to_mapping(self) -> dict[str, Any]:
-        """The options as a profile table (inverse of :meth:`from_mapping`), for the journal."""
+        """The options as a profile table (inverse of
+        :func:`firmware_host.config.rules.paigow_tile_rules`), for the journal."""
         mapping: dict[str, Any] = {}
         for field in dataclasses.fields(self):
             value = getattr(self, field.name)

@@ -23,8 +23,8 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from firmware_host.rules.baccarat.cards import Card
+from firmware_host.rules.baccarat.drawing import CARDS_PER_ROUND_MAX
 from firmware_host.rules.baccarat.exposure import ev_text, evs_text, expected_values, remaining_ranks
-from firmware_host.rules.baccarat.odds import CARDS_PER_ROUND_MAX
 from firmware_host.tables.decisions import ADVANTAGE_WINDOW
 
 if TYPE_CHECKING:

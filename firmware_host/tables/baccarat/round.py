@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 from firmware_host.errors import RulesError
 from firmware_host.rules.baccarat.cards import Card
 from firmware_host.rules.baccarat.deal import INITIAL_ORDER, Deal
-from firmware_host.rules.baccarat.rules import PAIR_WAGERS, WAGER_KINDS
 from firmware_host.rules.baccarat.settlement import SEATS, SettledWager, Wager, WagerOutcome, settle, settle_pairs
+from firmware_host.rules.baccarat.wagers import PAIR_WAGERS, WAGER_KINDS
 from firmware_host.tables.baccarat.prompts import Action
 from firmware_host.tables.baccarat.records import settled_line, texts
 from firmware_host.tables.baccarat.shoe import IN_ROUND

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from firmware_host.errors import ProfileError, RulesError
+from firmware_host.errors import RulesError
 from firmware_host.rules.baccarat.advantage_play import (
     DetectionPolicy,
     Tally,
@@ -216,15 +216,6 @@ def test_table_day_starts_at_the_gaming_days_hour() -> None:
     six, day = 6 * 3600, GamingDay(datetime.time(6), "UTC")
     first = table_day(six, day)
     assert table_day(six - 1, day) == first - 1 and table_day(six + 86_400, day) == first + 1
-
-
-def test_the_policy_from_a_profile() -> None:
-    policy = DetectionPolicy.from_mapping({"alpha": "1/100", "late_share": 0.6, "big_wager": 20_000,
-                                           "day_starts": "05:30"}, "t.toml")  # fmt: skip
-    assert policy == DetectionPolicy(Fraction(1, 100), 20_000, Fraction(3, 5), GamingDay(datetime.time(5, 30), "UTC"))
-    for key, value in (("alpha", 2), ("alpha", "x"), ("big_wager", 0), ("late_share", True), ("day_starts", "25:00")):
-        with pytest.raises(ProfileError, match=f"protection.{key}"):
-            DetectionPolicy.from_mapping({key: value}, "t.toml")
 
 
 def test_a_seat_that_always_bets_but_big_only_in_windows_is_flagged_by_its_size() -> None:

@@ -1,117 +1,13 @@
-"""The Rules Submission: every choice ch. 541 and § 631c.5 leave to the casino."""
+"""The Rules Submission: every choice ch. 541 and § 631c.5 leave to the casino, checked by the
+rule object itself (its parsing from a profile: tests/config/test_baccarat_rules_config.py)."""
 
 from __future__ import annotations
 
-import re
-import tomllib
-from typing import Any
-
 import pytest
 
-from firmware_host.errors import ProfileError, RulesError
-from firmware_host.rules.baccarat.rules import (
-    COMMISSION_FREE_BANKER_SIX_ODDS,
-    PAIR_ODDS,
-    RulesSubmission,
-)
-from firmware_host.rules.baccarat.variant import Variant
-
-
-def from_toml(text: str) -> RulesSubmission:
-    return RulesSubmission.from_mapping(tomllib.loads(text)["rules"], "tables/test.toml")
-
-
-def test_defaults_are_standard_minibaccarat_with_5_percent_commission() -> None:
-    rules = from_toml('[rules]\nvariant = "standard"\n')
-    assert rules == RulesSubmission()
-    assert rules.variant is Variant.STANDARD
-    assert (rules.commission_percent, rules.tie_payout, rules.commission_collection) == (5, 8, "at_payout")
-    assert rules.offered_wagers == {"banker", "player", "tie"}  # § 541.8(a)
-    assert rules.charges_commission
-
-
-def test_541_13_every_standard_choice_reads_from_toml() -> None:
-    rules = from_toml(
-        """
-        [rules]
-        variant = "standard"
-        commission_percent = 4
-        round_commission_up_to_5_cents = true
-        commission_collection = "deferred"
-        tie_payout = 9
-        offered_wagers = ["banker", "player"]
-        """
-    )
-    assert rules.commission_percent == 4
-    assert rules.round_commission_up_to_5_cents
-    assert rules.commission_collection == "deferred"
-    assert rules.tie_payout == 9
-    assert rules.offered_wagers == {"banker", "player"}
-
-
-def test_541_13_f_tie_commission_alternative_replaces_the_commission() -> None:
-    rules = from_toml("[rules]\ntie_commission_alternative = true\nround_commission_up_to_5_cents = true\n")
-    assert rules.tie_commission_alternative and not rules.charges_commission
-
-
-def test_631c_5_commission_free_offers_the_optional_wagers() -> None:
-    rules = from_toml('[rules]\nvariant = "commission-free"\nlucky_six_on_six_six_tie = "push"\n')
-    assert rules.variant is Variant.COMMISSION_FREE
-    assert rules.offered_wagers == {"banker", "player", "tie", "player_pair", "banker_pair", "lucky_six"}
-    assert not rules.charges_commission
-    assert rules.lucky_six_on_six_six_tie == "push"
-
-
-@pytest.mark.parametrize(
-    ("toml", "key", "why"),
-    [
-        ("vig = 5", "rules.vig", "unknown key"),
-        ('variant = "mini"', "rules.variant", "'mini' is not one of standard, commission-free"),
-        ("variant = 1", "rules.variant", "must be a string"),
-        ("commission_percent = 6", "rules.commission_percent", "not 4 or 5 (§ 541.13(c))"),
-        ("commission_percent = true", "rules.commission_percent", "must be a whole number"),
-        ('commission_percent = "5"', "rules.commission_percent", "must be a whole number"),
-        ("commission_percent = 5.0", "rules.commission_percent", "must be a whole number"),
-        ('round_commission_up_to_5_cents = "yes"', "rules.round_commission_up_to_5_cents", "true or false"),
-        ('commission_collection = "later"', "rules.commission_collection", "not one of at_payout, deferred"),
-        ("tie_payout = 7", "rules.tie_payout", "at least 8 to 1 (§ 541.13(b))"),
-        ('offered_wagers = "banker"', "rules.offered_wagers", "a list of wager kinds"),
-        ("offered_wagers = []", "rules.offered_wagers", "at least one"),
-        ('offered_wagers = ["banker", "banker"]', "rules.offered_wagers", "twice"),
-        ('offered_wagers = ["dragon"]', "rules.offered_wagers", "'dragon' is not a wager kind"),
-        ('offered_wagers = ["lucky_six"]', "rules.offered_wagers", "not a wager of standard"),
-        ('lucky_six_on_six_six_tie = "push"', "rules.lucky_six_on_six_six_tie", "only to variant 'commission-free'"),
-        (
-            "tie_commission_alternative = true\ncommission_percent = 4",
-            "rules.commission_percent",
-            "§ 541.13(f)",
-        ),
-        (
-            'tie_commission_alternative = true\ncommission_collection = "deferred"',
-            "rules.commission_collection",
-            "§ 541.13(f)",
-        ),
-        ('variant = "commission-free"\ncommission_percent = 5', "rules.commission_percent", "§ 631c.5(a)"),
-        (
-            'variant = "commission-free"\ntie_commission_alternative = false',
-            "rules.tie_commission_alternative",
-            "§ 631c.5(a)",
-        ),
-        ('variant = "commission-free"\ntie_payout = 9', "rules.tie_payout", "8 to 1 (§ 631c.5(j))"),
-        ('variant = "commission-free"\nlucky_six_on_six_six_tie = "win"', "rules.lucky_six_on_six_six_tie", "'win'"),
-    ],
-)
-def test_from_mapping_names_the_bad_key_and_why(toml: str, key: str, why: str) -> None:
-    with pytest.raises(ProfileError) as caught:
-        from_toml("[rules]\n" + toml + "\n")
-    error = caught.value
-    assert (error.path, error.key) == ("tables/test.toml", key)
-    assert why in error.why
-
-
-def test_from_mapping_refuses_a_rules_value_that_is_not_a_table() -> None:
-    with pytest.raises(ProfileError, match="rules: must be a table"):
-        RulesSubmission.from_mapping("standard", "t.toml")  # type: ignore[arg-type]
+from firmware_host.errors import RulesError
+from firmware_host.rules.baccarat.rules import InvalidRule, RulesSubmission
+from firmware_host.rules.baccarat.wagers import COMMISSION_FREE_BANKER_SIX_ODDS, PAIR_ODDS
 
 
 def test_direct_construction_is_validated_too() -> None:
@@ -134,20 +30,8 @@ def test_payout_odds_round_payouts_down_to_the_cent() -> None:
     assert PAIR_ODDS.payout(100) == 1100
 
 
-# -- Rules Submission keys (§ 541.9(c), § 541.14(d)) --------------------------------------------
-
-
-def test_541_9_c_initial_deal_and_541_14_d_face_up_discards_are_rules_submission_keys() -> None:
-    rules = RulesSubmission.from_mapping({"initial_deal": "face_down", "face_up_discards": "face_value"}, "t.toml")
-    assert (rules.initial_deal, rules.face_up_discards) == ("face_down", "face_value")
-    assert (RulesSubmission().initial_deal, RulesSubmission().face_up_discards) == ("face_up", "point_value")
-
-
-@pytest.mark.parametrize(("key", "value", "why"), [
-    ("initial_deal", "sideways", "541.9(c)"),
-    ("face_up_discards", "double", "541.14(d)"),
-    ("initial_deal", True, "must be a string"),
-])  # fmt: skip
-def test_a_wrong_initial_deal_or_face_up_reading_names_the_key(key: str, value: Any, why: str) -> None:
-    with pytest.raises(ProfileError, match=f"rules.{key}.*{re.escape(why)}"):
-        RulesSubmission.from_mapping({key: value}, "t.toml")
+def test_631c_5_a_from_choices_refuses_a_commission_choice_at_a_commission_free_table_naming_the_key() -> None:
+    assert RulesSubmission.from_choices({"variant": "commission-free"}).variant == "commission-free"
+    with pytest.raises(InvalidRule) as caught:
+        RulesSubmission.from_choices({"variant": "commission-free", "commission_percent": 4})
+    assert caught.value.key == "commission_percent" and "§ 631c.5(a)" in caught.value.why

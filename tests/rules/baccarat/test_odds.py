@@ -108,14 +108,14 @@ small_compositions = st.lists(
 ).map(Counter)
 
 
-def brute_force(composition: Counter[Card]) -> tuple[Counter[tuple[int, int, int]], int, int]:
+def brute_force(composition: Counter[Card]) -> tuple[Counter[tuple[int, int, int, int]], int, int]:
     """Resolve every ordered draw of six physical cards: (finals, naturals, player pairs)."""
     physical = list(composition.elements())
-    finals: Counter[tuple[int, int, int]] = Counter()
+    finals: Counter[tuple[int, int, int, int]] = Counter()
     naturals = pairs = 0
     for draw in itertools.permutations(physical, 6):
         result = resolve(draw)
-        finals[result.player_total, result.banker_total, len(result.banker)] += 1
+        finals[result.player_total, result.banker_total, len(result.player), len(result.banker)] += 1
         naturals += result.natural
         pairs += result.player_pair
     return finals, naturals, pairs
@@ -128,10 +128,11 @@ def test_enumeration_agrees_with_brute_force_over_every_draw(composition: Counte
     finals, naturals, pairs = brute_force(composition)
     enumerated = Counter(
         {
-            (player, banker, 2 + extra): count
+            (player, banker, 2 + player_extra, 2 + banker_extra): count
             for player, row in enumerate(odds.finals)
             for banker, cell in enumerate(row)
-            for extra, count in enumerate(cell)
+            for player_extra, cards in enumerate(cell)
+            for banker_extra, count in enumerate(cards)
             if count
         }
     )

@@ -7,6 +7,7 @@ from collections import Counter
 
 import pytest
 
+from firmware_host.config.rules import paigow_tile_rules
 from firmware_host.errors import ProfileError, RulesError
 from firmware_host.rules.paigow_tiles.hands import Hand, Setting, legal_settings
 from firmware_host.rules.paigow_tiles.houseway import HouseWayStep, follows_house_way, house_way
@@ -101,7 +102,7 @@ def test_535_10_d_4_dealer_plays_highest_ranking_tile_with_lowest(tiles, expecte
 
 
 def test_535_10_d_rules_submission_table_replaces_the_steps_for_its_tiles():
-    rules = PaiGowTileRules.from_mapping({"house_way_table": {"6-6,6-6,4-5,3-6": "6-6,4-5/6-6,3-6"}}, "table.toml")
+    rules = paigow_tile_rules({"house_way_table": {"6-6,6-6,4-5,3-6": "6-6,4-5/6-6,3-6"}}, "table.toml")
     assert dealer_sets("3-6,6-6,4-5,6-6", rules) == ("6-6,4-5/6-6,3-6", HouseWayStep.RULES_SUBMISSION)
     assert dealer_sets("6-6,4-5,1-3,2-2", rules) == ("6-6,4-5/1-3,2-2", HouseWayStep.PAIR_WONG_GONG)
     assert house_way(parse_tiles("6-6,6-6,4-5,3-6"), rules).to_json()["section"] == "535.10(b), 535.12(f)"
@@ -130,7 +131,7 @@ def test_house_way_json_names_the_step_and_section():
 
 def test_house_way_table_entry_must_use_its_own_tiles():
     with pytest.raises(ProfileError, match=r"rules.house_way_table: entry '6-6,6-6,4-5,3-6'"):
-        PaiGowTileRules.from_mapping({"house_way_table": {"6-6,6-6,4-5,3-6": "6-6,4-5/6-6,1-1"}}, "t.toml")
+        paigow_tile_rules({"house_way_table": {"6-6,6-6,4-5,3-6": "6-6,4-5/6-6,1-1"}}, "t.toml")
 
 
 def _check_step(tiles, chosen) -> None:

@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from firmware_host.config.rules import paigow_dice_rules
+from firmware_host.config.rules import paigow_dice_rules, paigow_tile_rules
 from firmware_host.errors import ProfileError, RulesError
 from firmware_host.rules.paigow_dice.rules import PaiGowRules
 from firmware_host.rules.paigow_tiles.hands import Setting
@@ -44,7 +44,7 @@ def test_defaults_are_the_regulation_as_printed():
 
 
 def test_profile_rules_table_is_read_leaving_the_dice_and_bank_keys_to_paigow_rules():
-    rules = PaiGowTileRules.from_mapping(tomllib.loads(PROFILE)["rules"], "tables/pg-01.toml")
+    rules = paigow_tile_rules(tomllib.loads(PROFILE)["rules"], "tables/pg-01.toml")
     assert rules.commission_rounding is CommissionRounding.QUARTER
     assert rules.house_way_tie_break is HouseWayTieBreak.STRONGEST_HIGH
     assert rules.two_adjacent_areas is True
@@ -60,9 +60,9 @@ def test_keys_of_the_two_rules_modules_do_not_overlap():
 
 
 def test_to_mapping_round_trips():
-    rules = PaiGowTileRules.from_mapping(tomllib.loads(PROFILE)["rules"], "p.toml")
-    assert PaiGowTileRules.from_mapping(rules.to_mapping(), "journal") == rules
-    assert PaiGowTileRules.from_mapping(DEFAULT_RULES.to_mapping(), "journal") == DEFAULT_RULES
+    rules = paigow_tile_rules(tomllib.loads(PROFILE)["rules"], "p.toml")
+    assert paigow_tile_rules(rules.to_mapping(), "journal") == rules
+    assert paigow_tile_rules(DEFAULT_RULES.to_mapping(), "journal") == DEFAULT_RULES
 
 
 @pytest.mark.parametrize(
@@ -96,16 +96,16 @@ def test_to_mapping_round_trips():
 )
 def test_bad_option_is_a_profile_error_naming_file_key_and_why(mapping, key, why):
     with pytest.raises(ProfileError) as caught:
-        PaiGowTileRules.from_mapping(mapping, "tables/pg-01.toml")
+        paigow_tile_rules(mapping, "tables/pg-01.toml")
     assert (caught.value.path, caught.value.key) == ("tables/pg-01.toml", key)
     assert why in caught.value.why
 
 
 def test_sub_table_prefix_is_named_in_errors():
     with pytest.raises(ProfileError, match=r"^p.toml: rules.tiles.commission_rounding: "):
-        PaiGowTileRules.from_mapping({"commission_rounding": "x"}, "p.toml", prefix="rules.tiles")
+        paigow_tile_rules({"commission_rounding": "x"}, "p.toml", prefix="rules.tiles")
     with pytest.raises(ProfileError, match=r"^p.toml: rules: expected a table"):
-        PaiGowTileRules.from_mapping(["x"], "p.toml")
+        paigow_tile_rules(["x"], "p.toml")
 
 
 def test_direct_construction_checks_and_converts_values():

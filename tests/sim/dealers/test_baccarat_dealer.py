@@ -5,8 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+import pytest
+
 from drivers.codecs.shoe_messages import Card, CutCard, ShoeEmpty
 from drivers.events import DeviceEvent
+from firmware_host.errors import RulesError
+from firmware_host.rules.baccarat.wagers import WAGER_KINDS, wager_kind
 from firmware_host.tables.decisions import Decision
 from firmware_host.tables.events import DealerCommand
 from sim.dealers.baccarat import BaccaratDealer
@@ -133,3 +137,10 @@ def test_541_5_h_2_the_players_bet_in_the_next_shoe_after_an_idle_shoe_ended_the
     dealer.on_decisions([Decision("announce", {"announce": "shoe", "shoe": 2, "text": "shoe 2"})])
     dealer.act({"action": "place_bets", "last_hand": False, "held": 0, "_round": 4})
     assert pressed == ["no_more_bets", "no_more_bets"]
+
+
+def test_the_simulated_players_bet_the_kinds_the_registry_gives_a_weight_and_refuse_an_unknown_kind() -> None:
+    dealer = BaccaratDealer(lambda event: None, lambda name: None, 1, FakeShoe(), offered=tuple(reversed(WAGER_KINDS)))
+    assert dealer.offered == [kind for kind in WAGER_KINDS if wager_kind(kind).sim_weight]
+    with pytest.raises(RulesError, match="'dragon_bonus': not a Baccarat wager kind"):
+        BaccaratDealer(lambda event: None, lambda name: None, 1, FakeShoe(), offered=("banker", "dragon_bonus"))

@@ -76,3 +76,12 @@ def test_631c_5_d_face_down_deal_settles_pairs_after_the_reveal() -> None:
     driver.feed(command("reveal"))
     assert driver.prompt()["action"] == "settle_pairs"
     assert driver.prompt()["settlement"][0]["outcome"] == "win"
+
+
+def test_a_wager_kind_no_registry_declares_is_refused_at_the_console_naming_it() -> None:
+    driver = Driver(RulesSubmission(variant=Variant.COMMISSION_FREE))
+    driver.start()
+    decided = driver.feed(wager(2, "dragon_bonus", 500))
+    assert driver.alerts(decided) == ["refused-input"]
+    assert "'dragon_bonus'" in driver.of("alert", decided)[0]["text"]
+    assert driver.table.view()["wagers"] == []

@@ -14,8 +14,9 @@ from drivers.events.lifecycle import DeviceFault, DeviceLost
 from drivers.events.shoe import CardFaceUp, CardRead, CardUnreadable, CutCard, ShoeEmpty
 from firmware_host.rules.baccarat.cards import RANKS, SUITS, full_shoe, parse_cards
 from firmware_host.rules.baccarat.deal import resolve
-from firmware_host.rules.baccarat.rules import WAGER_KINDS, RulesSubmission
+from firmware_host.rules.baccarat.rules import RulesSubmission
 from firmware_host.rules.baccarat.variant import Variant
+from firmware_host.rules.baccarat.wagers import WAGER_KINDS
 from firmware_host.tables.baccarat.controller import BURN_COUNT, COMMANDS
 from firmware_host.tables.events import ClockTick, DealerCommand, WagerPlaced
 
