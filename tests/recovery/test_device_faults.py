@@ -31,6 +31,9 @@ from firmware_host.wiring import game_wiring
 OUTAGES = "disconnect = 0.05, disconnect_seconds = 0.5"
 #: How long a refused table is watched for anything it should not do.
 WATCH_SECONDS = 1.0
+#: The shoe's heartbeat interval (its model file: 1 s): a silent shoe is lost after three missed
+#: heartbeats, 0.9 s instead of 3 s, at each of the fourteen or so outages of the ``pty`` run.
+SILENT_SHOE_HEARTBEAT = "heartbeat_s = 0.3"
 APPROVED_SERIALS = 'models = ["TS-8"]\nfirmware = ["2.1.0", "2.1.1"]\nserials = ["TS8-0001"]'
 
 
@@ -55,6 +58,10 @@ def test_shoe_lost_mid_round_pauses_red_with_an_alert_and_resumes_after_the_hand
     tmp_path: Path, endpoint: str
 ) -> None:
     profile = write_profile(tmp_path, faults=OUTAGES, shoe_sim=f'endpoint = "{endpoint}"')
+    model = tmp_path / "devices" / f"{SHOE_MODEL}.toml"
+    text = model.read_text()
+    assert "heartbeat_s = 1.0" in text, "the shoe's model file no longer has a 1 s heartbeat"
+    model.write_text(text.replace("heartbeat_s = 1.0", SILENT_SHOE_HEARTBEAT))
     run = Run(profile, tmp_path / "journal.sqlite", rounds=30 if endpoint == "socket" else 60, seed=2)
     assert run_to_end(run) == 0
     assert audit(run).problems == []  # every draw is the shoe's next card: none lost, none twice
