@@ -11,7 +11,7 @@ injected too (``button_event``, the host's ``DealerCommand``), so the drivers kn
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint, PackageNotFoundError, distribution, entry_points
 from typing import Any, Protocol
 
 from gpiozero import LED, Button, Buzzer
@@ -40,11 +40,27 @@ class GpioError(DriverError):
     """A pin that cannot be claimed, or a pin factory that does not exist on this machine."""
 
 
+#: The entry point group of gpiozero's pin factories (its own and other packages').
+PIN_FACTORIES = "gpiozero_pin_factories"
+
+
+def _gpiozero_factory(name: str) -> list[EntryPoint]:
+    """gpiozero's own pin factory ``name`` (``mock``, ``lgpio``...), read from its distribution
+    alone: every start looks its factory up, and scanning every installed distribution's entry
+    points takes 20 to 40 ms here (under 1 ms this way)."""
+    try:
+        points = distribution("gpiozero").entry_points
+    except PackageNotFoundError:
+        return []
+    return [point for point in points if point.group == PIN_FACTORIES and point.name == name]
+
+
 def pin_factory(name: str | None) -> Factory | None:
-    """Build the gpiozero pin factory registered under ``name`` (None: gpiozero's own choice)."""
+    """Build the gpiozero pin factory registered under ``name`` (None: gpiozero's own choice):
+    gpiozero's own of that name, else one another installed package registers."""
     if name is None:
         return None
-    found = entry_points(group="gpiozero_pin_factories", name=name)
+    found = _gpiozero_factory(name) or list(entry_points(group=PIN_FACTORIES, name=name))
     if not found:
         raise GpioError(f"gpio: no pin factory named {name!r} is installed")
     try:
