@@ -11,11 +11,12 @@ injected too (``button_event``, the host's ``DealerCommand``), so the drivers kn
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint, PackageNotFoundError, distribution, entry_points
 from typing import Any, Protocol
 
 from gpiozero import LED, Button, Buzzer
 from gpiozero.exc import GPIOZeroError
+from gpiozero.mixins import HoldThread
 from gpiozero.pins import Factory
 from gpiozero.pins.mock import MockFactory
 
@@ -40,11 +41,27 @@ class GpioError(DriverError):
     """A pin that cannot be claimed, or a pin factory that does not exist on this machine."""
 
 
+#: The entry point group of gpiozero's pin factories (its own and other packages').
+PIN_FACTORIES = "gpiozero_pin_factories"
+
+
+def _gpiozero_factory(name: str) -> list[EntryPoint]:
+    """gpiozero's own pin factory ``name`` (``mock``, ``lgpio``...), read from its distribution
+    alone: every start looks its factory up, and scanning every installed distribution's entry
+    points takes 20 to 40 ms here (under 1 ms this way)."""
+    try:
+        points = distribution("gpiozero").entry_points
+    except PackageNotFoundError:
+        return []
+    return [point for point in points if point.group == PIN_FACTORIES and point.name == name]
+
+
 def pin_factory(name: str | None) -> Factory | None:
-    """Build the gpiozero pin factory registered under ``name`` (None: gpiozero's own choice)."""
+    """Build the gpiozero pin factory registered under ``name`` (None: gpiozero's own choice):
+    gpiozero's own of that name, else one another installed package registers."""
     if name is None:
         return None
-    found = entry_points(group="gpiozero_pin_factories", name=name)
+    found = _gpiozero_factory(name) or list(entry_points(group=PIN_FACTORIES, name=name))
     if not found:
         raise GpioError(f"gpio: no pin factory named {name!r} is installed")
     try:
@@ -149,7 +166,17 @@ class TablePanel:
         return next((name for name, led in self.lamp.items() if led.is_lit), None)
 
     def close(self) -> None:
-        """Release every pin."""
-        for device in [*self.buttons.values(), *self.lamp.values(), self.buzzer, self.lid]:
-            if device is not None:
-                device.close()
+        """Release every pin.
+
+        Each button has a gpiozero :class:`~gpiozero.mixins.HoldThread` that looks for a stop
+        every 0.1 s; closing the buttons one by one waited for each in turn (0.1 to 0.5 s at
+        every stop of a table). They are all told to stop first, so they end together.
+        """
+        devices = [device for device in (*self.buttons.values(), *self.lamp.values(), self.buzzer, self.lid) if device]
+        for device in devices:
+            hold = getattr(device, "_hold_thread", None)
+            if isinstance(hold, HoldThread):
+                hold.stopping.set()
+                hold.holding.set()  # wakes its wait at once; it sees the stop and ends
+        for device in devices:
+            device.close()

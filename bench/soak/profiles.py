@@ -8,6 +8,7 @@ kill loop's decks, a keyed journal or a doctored allow-list; :func:`paigow_profi
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -24,6 +25,7 @@ __all__ = [
     "paigow_profile",
     "shuffler_profile",
     "set_approved",
+    "quick_links",
 ]
 
 #: The checkout: the service runs from it, its ``hardware-profiles`` are copied.
@@ -164,3 +166,25 @@ def set_approved(model_file: Path, body: str) -> None:
     head, found, _ = text.partition("[approved]")
     assert found, f"{model_file} has no [approved] section"
     model_file.write_text(f"{head}[approved]\n{body}\n")
+
+
+#: :func:`quick_links`' timeouts (the shoe's model: acks after 0.25 s, a heartbeat every second).
+#: The first reconnect stays at the model's 0.5 s: sooner, it would find a pulled cable's port still
+#: refusing (a ``port_missing`` fault) and back off, which takes longer and is another path.
+QUICK_TIMEOUTS = {"ack_s": 0.1, "heartbeat_s": 0.3}
+
+
+def quick_links(directory: Path, model: str = SHOE_MODEL) -> None:
+    """Make the device model ``model`` copied into ``directory`` (``devices/MODEL.toml``) time out
+    sooner (:data:`QUICK_TIMEOUTS`): a dropped frame is sent again after 0.1 s, and a silent device
+    is lost after three missed heartbeats of 0.3 s. For the long runs with link faults whose checks
+    hold whatever the timing: the same faults, retransmissions, losses and handshakes, with less
+    waiting for them."""
+    path = directory / "devices" / f"{model}.toml"
+    text = path.read_text()
+    for key in QUICK_TIMEOUTS:
+        text = re.sub(rf"^{key} = .*\n", "", text, flags=re.MULTILINE)
+    head, found, tail = text.partition("[timeouts]\n")
+    assert found, f"{path} has no [timeouts] section"
+    lines = "".join(f"{key} = {value}\n" for key, value in QUICK_TIMEOUTS.items())
+    path.write_text(f"{head}[timeouts]\n{lines}{tail}")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.soak.profiles import make_profile
+from bench.soak.profiles import make_profile, quick_links
 from firmware_host.cli import main
 from firmware_host.host.journal import Journal, export_rounds, export_shoes, verify
 from firmware_host.rules.baccarat.cards import parse_card, shoe_composition
@@ -117,6 +117,7 @@ def test_whole_shoes_with_every_fault_injected(tmp_path: Path) -> None:
         ),
         dealer="card_drawn_in_error = 0.02\ncard_disclosed = 0.5",
     )
+    quick_links(tmp_path)  # the shoe's dropped frames and outages: less waiting for each
     journal = tmp_path / "j.sqlite"
     run_table(profile, journal, rounds=250, seed=5)
     assert verify(journal).ok

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from bench.soak.profiles import quick_links
 from drivers.events.lifecycle import DeviceLost
 from drivers.events.shuffler import ShufflerFault
 from firmware_host.cli import main
@@ -98,6 +99,7 @@ def test_every_shuffler_fault_leaves_a_record_and_loses_no_card(tmp_path: Path) 
     """500 rounds; after both batches' first shuffles: a jam, the door opened, the order of the
     shoe already dealt, a missing card, an extra card, the cable pulled mid-shuffle."""
     profile = shuffler_table(tmp_path, decks=8, shoe_faults=SHOE_FAULTS)
+    quick_links(tmp_path)  # the shoe's dropped frames and outages: less waiting for each
     journal = tmp_path / "j.sqlite"
     faults = [("jam",), ("door_open",), ("same_order",), ("missing_card",), ("extra_card",), ("unplug",)]
     armer = run_armed(profile, journal, rounds=500, script=[(), (), *faults])

@@ -19,7 +19,7 @@ import pytest
 
 from bench.soak.audit import audit
 from bench.soak.killloop import FOREVER, Run, Tracker, follow, run_to_end
-from bench.soak.profiles import PAIGOW_SEED, SHOE_MODEL, paigow_profile, set_approved, write_profile
+from bench.soak.profiles import PAIGOW_SEED, SHOE_MODEL, paigow_profile, quick_links, set_approved, write_profile
 from firmware_host.config.profiles import load_table
 from firmware_host.host.journal import Journal, verify
 from firmware_host.host.service import Service
@@ -55,6 +55,7 @@ def test_shoe_lost_mid_round_pauses_red_with_an_alert_and_resumes_after_the_hand
     tmp_path: Path, endpoint: str
 ) -> None:
     profile = write_profile(tmp_path, faults=OUTAGES, shoe_sim=f'endpoint = "{endpoint}"')
+    quick_links(tmp_path)  # each of the pty run's 14 or so outages: lost after 0.9 s, not 3 s
     run = Run(profile, tmp_path / "journal.sqlite", rounds=30 if endpoint == "socket" else 60, seed=2)
     assert run_to_end(run) == 0
     assert audit(run).problems == []  # every draw is the shoe's next card: none lost, none twice
