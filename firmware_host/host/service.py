@@ -34,7 +34,8 @@ from drivers.events import DeviceEvent
 from firmware_host.errors import ControllerError, JournalEncodingError, JournalError
 from firmware_host.host import checkpoint, segments
 from firmware_host.host.clock import Clocks
-from firmware_host.host.journal import CHECKPOINT_TYPE, Journal, Record, encode_event, steps_of
+from firmware_host.host.journal import Journal
+from firmware_host.host.journal_codec import CHECKPOINT_TYPE, Record, encode_event, steps_of
 from firmware_host.tables import state_tree
 from firmware_host.tables.decisions import HALTED, Decision, for_surveillance_only
 from firmware_host.tables.events import ClockStatus, ClockTick, SoftwareStarted
@@ -86,7 +87,7 @@ REASON_LONGEST = 300
 #: Steps before a rotation that failed (I/O, or its archive name taken) is tried again.
 ROTATION_RETRY_STEPS = 100
 
-#: One journaled step: receive time (a :class:`~firmware_host.host.journal.Stamp` when read
+#: One journaled step: receive time (a :class:`~firmware_host.host.journal_codec.Stamp` when read
 #: from the journal: the wall time, with the monotonic stamp), input event, decisions.
 Step = tuple[float, DeviceEvent, list[Decision]]
 #: The simulated devices' resume points after ``steps``, from those of the checkpoint before

@@ -32,7 +32,9 @@ from firmware_host.errors import TablehostError
 from firmware_host.host import segments
 from firmware_host.host.checkpoint import CheckpointPolicy
 from firmware_host.host.clock import SystemClock
-from firmware_host.host.journal import Journal, load_key, steps_of
+from firmware_host.host.journal import Journal
+from firmware_host.host.journal_codec import steps_of
+from firmware_host.host.journal_keys import load_key
 from firmware_host.host.outputs import DealerView, PanelOutput
 from firmware_host.host.service import Output, Service
 from firmware_host.tables.base import TableController

@@ -22,7 +22,8 @@ from drivers.events.dice import DiceRead
 from drivers.events.lifecycle import DeviceLost
 from drivers.events.shoe import CardUnreadable
 from firmware_host.errors import RulesError
-from firmware_host.host.journal import Journal, canonical_json
+from firmware_host.host.journal import Journal
+from firmware_host.host.journal_codec import canonical_json
 from firmware_host.host.service import Service
 from firmware_host.rules.baccarat.rules import RulesSubmission
 from firmware_host.rules.baccarat.variant import Variant
