@@ -239,7 +239,7 @@ class TableController:
         """
         registered, handler = self._registered.get(type(event)), self._HANDLERS.get(type(event))
         if registered is None and handler is None:
-            self._alert(
+            self.alert_in_round(
                 "unknown-event",
                 f"{event.device}: {type(event).__name__} means nothing at a {self.game_title} table",
                 "warning",
@@ -287,9 +287,9 @@ class TableController:
         self.decide(
             "refused",
             {"input": type(event).__name__, "command": command, "code": code, "reason": text},
-            self._round_number(),
+            self.decision_round(),
         )
-        self._alert(code, text, severity)
+        self.alert_in_round(code, text, severity)
 
     def after_game_event(self) -> None:
         """Hook: called after every game event is applied, before the prompt and the lamp."""
@@ -360,19 +360,19 @@ class TableController:
         return "red" if self.paused else "green"
 
     # -- decisions of the round under way ------------------------------------------------
-    def _round_number(self) -> int | None:
+    def decision_round(self) -> int | None:
         """The round a decision belongs to: the open one (see :attr:`ROUND_STATES`), or None between rounds."""
         return self.current_round if self.state in self.ROUND_STATES else None
 
-    def _alert(self, code: str, text: str, severity: str = "attention") -> None:
+    def alert_in_round(self, code: str, text: str, severity: str = "attention") -> None:
         """An ``alert`` decision of the round under way."""
-        self.alert(code, text, severity, self._round_number())
+        self.alert(code, text, severity, self.decision_round())
 
-    def _announce(self, what: str, text: str, **fields: Any) -> None:
+    def announce(self, what: str, text: str, **fields: Any) -> None:
         """An ``announce`` decision of the round under way (``what`` names it; ``text`` is for people)."""
-        self.decide("announce", {"announce": what, **fields, "text": text}, self._round_number())
+        self.decide("announce", {"announce": what, **fields, "text": text}, self.decision_round())
 
-    def _require_state(self, command: str, *states: str) -> None:
+    def require_state(self, command: str, *states: str) -> None:
         """Refuse ``command`` (as the machine refuses a trigger) outside ``states``."""
         if self.state not in states:
             raise MachineError(f"{command} while {self.state}")
@@ -382,14 +382,14 @@ class TableController:
         """Decide the prompt if it differs from the last one decided."""
         prompt = self.prompt()
         if prompt != self._last_prompt:
-            self._say_prompt(prompt)
+            self.say_prompt(prompt)
 
-    def _say_prompt(self, prompt: dict[str, Any]) -> None:
+    def say_prompt(self, prompt: dict[str, Any]) -> None:
         """Decide ``prompt`` now; the next :meth:`_emit_prompt` compares with it."""
         self._last_prompt = prompt
-        self.decide("prompt", prompt, self._round_number())
+        self.decide("prompt", prompt, self.decision_round())
 
-    def _prompt_again(self) -> None:
+    def prompt_again(self) -> None:
         """Have the next :meth:`_emit_prompt` decide the prompt even if it is unchanged."""
         self._last_prompt = None
 
@@ -434,7 +434,7 @@ class TableController:
         self.decide("device", {"device": device.name, **device.snapshot()})
         if refusal is not None:
             self.alert("device-refused", f"{device.name}: {refusal}", "fault")
-        self._lamp()
+        self.show_lamp()
         self.on_devices_changed()
 
     def _on_lost(self, event: DeviceLost) -> None:
@@ -444,7 +444,7 @@ class TableController:
         device.online = False
         self.decide("device", {"device": device.name, **device.snapshot(), "reason": event.reason})
         self.alert("device-lost", f"{device.name}: lost ({event.reason}); table paused", "fault")
-        self._lamp()
+        self.show_lamp()
         self.on_devices_changed()
 
     def _pending_identity(self) -> DeviceHealth | None:
@@ -455,10 +455,10 @@ class TableController:
         assert device is not None and device.pending_identity is not None
         device.identity, device.pending_identity, device.refusal = device.pending_identity, None, None
         self.decide("device", {"device": device.name, **device.snapshot(), "acknowledged": True})
-        self._lamp()
+        self.show_lamp()
         self.on_devices_changed()
 
-    def _lamp(self) -> None:
+    def show_lamp(self) -> None:
         """Decide the lamp's colour."""
         self._shown_lamp = self.lamp_colour()
         self.decide("lamp", {"colour": self._shown_lamp})
@@ -466,4 +466,4 @@ class TableController:
     def _refresh_lamp(self) -> None:
         """Decide the lamp's colour if it changed since it was last decided."""
         if self.lamp_colour() != self._shown_lamp:
-            self._lamp()
+            self.show_lamp()

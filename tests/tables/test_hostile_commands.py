@@ -323,7 +323,7 @@ def _exploding(monkeypatch: pytest.MonkeyPatch) -> None:
     """A Pai Gow ``new_dice`` handler with a bug: it raises after deciding something."""
 
     def new_dice(self: Any, args: Any) -> None:
-        self.table._announce("dice", "half done")
+        self.table.announce("dice", "half done")
         raise ZeroDivisionError("division by zero")
 
     monkeypatch.setattr(paigow.dice_set.DiceSet, "new_dice", new_dice)
