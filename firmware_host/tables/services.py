@@ -9,9 +9,12 @@ finds what it may do here, and the controller may change how it does it.
 
 from __future__ import annotations
 
-from typing import Any, NoReturn, Protocol
+from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 
 from drivers.events import DeviceEvent
+
+if TYPE_CHECKING:
+    from firmware_host.tables.base import DeviceHealth
 
 __all__ = ["TableServices"]
 
@@ -22,6 +25,8 @@ class TableServices(Protocol):
 
     #: The machine's state.
     state: str
+    #: What the table knows of each of its devices, by name.
+    devices: dict[str, DeviceHealth]
 
     @property
     def paused(self) -> bool:

@@ -262,7 +262,7 @@ def _build(
         service.emit(SoftwareStarted(device="tablehost", version=__version__))
     # Replay decided with the allow-list each step was decided under (it is journaled as an
     # input); the profile's list applies from now on, journaled when it is new or changed.
-    if controller.allow_list() != profile_list or not replayed:
+    if controller.identities.allow_list() != profile_list or not replayed:
         service.emit(AllowListLoaded(device="profile", approved=profile_list))
     # The Rules Submission options in force, journaled when new or changed: every hand after
     # it was played under them (they are the profile's, so a replay never reads them back).
