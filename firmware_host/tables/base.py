@@ -45,7 +45,7 @@ Game controllers subclass it, declare their machine and handlers, and implement
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, ClassVar, NoReturn
 
 from transitions import Machine, MachineError
@@ -334,6 +334,11 @@ class TableController:
     def decide(self, type: str, data: dict[str, Any], round: int | None = None) -> None:
         """Record a decision of this step."""
         self._out.append(Decision(type, data, round))
+
+    @property
+    def step_decisions(self) -> Sequence[Decision]:
+        """The decisions of the step under way so far."""
+        return self._out
 
     def alert(self, code: str, text: str, severity: str = "attention", round: int | None = None) -> None:
         """Record an ``alert`` decision (``severity``: ``warning``, ``attention`` or ``fault``)."""

@@ -9,9 +9,11 @@ finds what it may do here, and the controller may change how it does it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 
 from drivers.events import DeviceEvent
+from firmware_host.tables.decisions import Decision
 
 if TYPE_CHECKING:
     from firmware_host.tables.base import DeviceHealth
@@ -31,6 +33,10 @@ class TableServices(Protocol):
     @property
     def paused(self) -> bool:
         """True while any device is lost, unidentified or refused."""
+
+    @property
+    def step_decisions(self) -> Sequence[Decision]:
+        """The decisions of the step under way so far."""
 
     def decide(self, type: str, data: dict[str, Any], round: int | None = None) -> None:
         """Record a decision of this step."""
