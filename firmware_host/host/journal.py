@@ -208,7 +208,7 @@ class Journal:
         :param encoded: ``event`` as :func:`encode_event` made it already, monotonic stamp
             included (None: encoded here).
         :param mono_ns: the same moment on the monotonic clock (``CLOCK_BOOTTIME``, nanoseconds),
-            kept in the input record's data under :data:`MONO_KEY` (None: not stamped).
+            kept in the input record's data under :data:`.journal_codec.MONO_KEY` (None: not stamped).
         :returns: the seq of the input record (its decisions follow it).
         :raises JournalError: unregistered event, data not JSON-ready, bad ``at``, I/O error.
         """

@@ -201,7 +201,7 @@ def segment_info(record: Record) -> dict[str, Any] | None:
 def steps_of(
     records: Iterable[Record], on_meta: Callable[[Record], None] | None = None
 ) -> Iterator[tuple[float, DeviceEvent, list[Decision]]]:
-    """The steps ``(at, event, decisions)`` the records make, events rebuilt (see :meth:`Journal.steps`).
+    """The steps ``(at, event, decisions)`` the records make, events rebuilt (see :meth:`.journal.Journal.steps`).
 
     :param on_meta: called with each ``meta`` record once every step before it has been
         yielded and the consumer asked for the next one (``journal verify --deep``).
