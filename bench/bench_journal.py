@@ -18,7 +18,8 @@ import statistics
 import tempfile
 import time
 
-from firmware_host.host.journal import Journal, verify
+from firmware_host.host.journal import Journal
+from firmware_host.host.journal_verify import verify
 from firmware_host.tables.decisions import Decision
 from firmware_host.tables.events import DealerCommand
 

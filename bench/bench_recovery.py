@@ -62,7 +62,10 @@ from drivers.events.lifecycle import DeviceIdentified  # noqa: E402
 from drivers.events.shoe import CardRead, CutCard  # noqa: E402
 from firmware_host.cli.run import STARTUP_EXTENSION_S  # noqa: E402
 from firmware_host.config.profiles import load_table  # noqa: E402
-from firmware_host.host.journal import Journal, export_shoes, verify, write_key  # noqa: E402
+from firmware_host.host.journal import Journal  # noqa: E402
+from firmware_host.host.journal_export import shoe_results  # noqa: E402
+from firmware_host.host.journal_keys import write_key  # noqa: E402
+from firmware_host.host.journal_verify import verify  # noqa: E402
 from firmware_host.host.service import Service  # noqa: E402
 from firmware_host.tables.events import DealerCommand, WagerPlaced  # noqa: E402
 from firmware_host.wiring import build_table, game_wiring  # noqa: E402
@@ -274,7 +277,7 @@ def soak(table: str, kills: int, seed: int, exact: bool, directory: Path) -> int
         run_to_end(uninterrupted)
         # A restart at a shuffler table adds its own alerts to the shoe (devices lost, a shuffle abandoned).
         differences = compare_runs(
-            run.journal, uninterrupted.journal, shoes=shoes_played if table == "shuffler" else export_shoes
+            run.journal, uninterrupted.journal, shoes=shoes_played if table == "shuffler" else shoe_results
         )
         print(
             f"compared with an uninterrupted run of seed {seed}: "

@@ -53,8 +53,12 @@ from notify import notify_socket, wait_ready  # noqa: E402
 
 from bench.floor.tables import run_command  # noqa: E402
 from bench.soak.profiles import write_profile  # noqa: E402
-from firmware_host.host import journal as jr  # noqa: E402
 from firmware_host.host import segments  # noqa: E402
+from firmware_host.host.journal import Journal  # noqa: E402
+from firmware_host.host.journal_codec import CHECKPOINT_TYPE, FORMAT, canonical_json, seal  # noqa: E402
+from firmware_host.host.journal_file import APPLICATION_ID, COLUMNS, INSERT, SCHEMA  # noqa: E402
+from firmware_host.host.journal_keys import write_key  # noqa: E402
+from firmware_host.host.journal_verify import verify  # noqa: E402
 
 #: Seconds a start may take before the benchmark gives up on it.
 START_TIMEOUT_S = 120.0
@@ -67,23 +71,23 @@ def reseal(
     ``seq_offset``, chained from ``prev_hash``, opened by the day's last checkpoint (unkeyed);
     without its checkpoints if ``checkpoints`` is false (then a segment 1 only)."""
     source = sqlite3.connect(day)
-    rows = source.execute(f"SELECT {jr._COLUMNS} FROM records ORDER BY seq").fetchall()
+    rows = source.execute(f"SELECT {COLUMNS} FROM records ORDER BY seq").fetchall()
     if not checkpoints:
-        rows = [r for r in rows if r[2] != jr.CHECKPOINT_TYPE]
-    last_checkpoint = next((r for r in reversed(rows) if r[1] == "meta" and r[2] == jr.CHECKPOINT_TYPE), None)
+        rows = [r for r in rows if r[2] != CHECKPOINT_TYPE]
+    last_checkpoint = next((r for r in reversed(rows) if r[1] == "meta" and r[2] == CHECKPOINT_TYPE), None)
     source.close()
     body = [r for r in rows if r[0] > 1]  # the genesis is the first day's only
     if number > 1 and last_checkpoint is not None:
         opening = json.loads(last_checkpoint[5])
-        opening["segment"] = {"number": number, "format": jr.FORMAT, "keyed": False, "key_id": None}
+        opening["segment"] = {"number": number, "format": FORMAT, "keyed": False, "key_id": None}
         body = [
             (
                 "",
                 "meta",
-                jr.CHECKPOINT_TYPE,
+                CHECKPOINT_TYPE,
                 last_checkpoint[3],
                 None,
-                jr.canonical_json(opening, "opening"),
+                canonical_json(opening, "opening"),
                 "",
                 "",
                 None,
@@ -95,16 +99,16 @@ def reseal(
     target = sqlite3.connect(out, isolation_level=None)
     target.execute("PRAGMA journal_mode=WAL")
     target.execute("BEGIN")
-    target.execute(jr._SCHEMA)
-    target.execute(f"PRAGMA application_id={jr.APPLICATION_ID}")
+    target.execute(SCHEMA)
+    target.execute(f"PRAGMA application_id={APPLICATION_ID}")
     seq = seq_offset
     sealed = []
     for _, kind, type_, at, round_, data, _, _, _ in body:
         seq += 1
-        row = jr._seal(seq, kind, type_, at, round_, data, prev_hash, None)
+        row = seal(seq, kind, type_, at, round_, data, prev_hash, None)
         sealed.append(row)
         prev_hash = row[7]
-    target.executemany(jr._INSERT, sealed)
+    target.executemany(INSERT, sealed)
     target.execute("COMMIT")
     target.close()
     return seq, prev_hash
@@ -162,7 +166,7 @@ def time_rotation(day: Path, live: Path) -> float:
     segment (copy, cut, vacuum), opened by the day's last checkpoint as the service writes it."""
     live.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(day, live)
-    with jr.Journal.open(live) as journal:
+    with Journal.open(live) as journal:
         checkpoint = journal.last_checkpoint()
         assert checkpoint is not None
         started = time.perf_counter()
@@ -187,7 +191,7 @@ def flat(base: Path, rounds: list[int], repeats: int, keyed: bool = False) -> No
     if keyed:
         key = base / "journal.key"
         base.mkdir(parents=True, exist_ok=True)
-        jr.write_key(key)
+        write_key(key)
     profile = write_profile(base / "flat", decks=8, journal="", key_file=key)  # [journal]'s defaults
     whole = write_profile(base / "whole", decks=8, journal="rotate_mb = 0", key_file=key)  # never rotated
     starts = []
@@ -226,7 +230,7 @@ def steps_to_replay(journal: Path) -> int:
         (count,) = conn.execute(
             "SELECT count(*) FROM records WHERE kind = 'input' AND seq > "
             "(SELECT coalesce(max(seq), 0) FROM records WHERE kind = 'meta' AND type = ?)",
-            (jr.CHECKPOINT_TYPE,),
+            (CHECKPOINT_TYPE,),
         ).fetchone()
     conn.close()
     return int(count)
@@ -263,11 +267,11 @@ def main(argv: list[str]) -> int:
         size = day.stat().st_size
         checkpoint = (
             sqlite3.connect(day)
-            .execute("SELECT length(data) FROM records WHERE type = ? ORDER BY seq DESC LIMIT 1", (jr.CHECKPOINT_TYPE,))
+            .execute("SELECT length(data) FROM records WHERE type = ? ORDER BY seq DESC LIMIT 1", (CHECKPOINT_TYPE,))
             .fetchone()
         )
         started = time.perf_counter()
-        assert jr.verify(day).ok
+        assert verify(day).ok
         verify_s = time.perf_counter() - started
         print(
             f"a day: {args.rounds} rounds, {steps} steps, written in {seconds:.1f} s; {size / 1e6:.1f} MB, "

@@ -31,7 +31,8 @@ from firmware_host.errors import JournalError, ProfileError, RulesError
 from firmware_host.feed import schema
 from firmware_host.feed.broker import BrokerError, read_secret
 from firmware_host.feed.signing import Signer, SigningKeyError
-from firmware_host.host.journal import encode_event, load_key
+from firmware_host.host.journal_codec import encode_event
+from firmware_host.host.journal_keys import load_key
 from firmware_host.tables.arguments import check_command
 from firmware_host.tables.baccarat.controller import TAKES as BACCARAT_TAKES
 from firmware_host.tables.paigow.commands import TAKES as PAIGOW_TAKES

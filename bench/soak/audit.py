@@ -19,7 +19,9 @@ from bench.soak.shuffler_audit import batch_shoes
 from drivers.events import to_record
 from firmware_host.config.profiles import TableProfile, load_table
 from firmware_host.errors import JournalError
-from firmware_host.host.journal import Journal, export_rounds, export_shoes, verify
+from firmware_host.host.journal import Journal
+from firmware_host.host.journal_export import round_results, shoe_results
+from firmware_host.host.journal_verify import verify
 from firmware_host.rules.baccarat.cards import parse_card, shoe_composition
 from firmware_host.rules.baccarat.deal import resolve
 from firmware_host.rules.baccarat.variant import Variant
@@ -77,7 +79,7 @@ def audit(run: Run, key: bytes | None = None) -> Audit:
     found, profile = Audit(), load_table(run.profile)
     report = verify(run.journal, hmac_key=key)
     found.check(report.ok, f"journal verify: {report.problem} at record {report.broken_seq}: {report.detail}")
-    rounds = list(export_rounds(run.journal))
+    rounds = list(round_results(run.journal))
     numbers = [r["round"] for r in rounds]
     found.rounds = len(rounds)
     found.check(
@@ -222,12 +224,12 @@ def _duplicates_and_gaps(numbers: list[int], expected: int) -> str:
 
 
 def compare_runs(
-    killed: Path, uninterrupted: Path, shoes: Callable[[Path], Iterable[dict[str, Any]]] = export_shoes
+    killed: Path, uninterrupted: Path, shoes: Callable[[Path], Iterable[dict[str, Any]]] = shoe_results
 ) -> list[str]:
     """Where the killed run's rounds and shoes (as ``shoes`` exports them; :func:`shoes_played`
     at a shuffler table) differ from the uninterrupted run's (empty: identical)."""
     differences = []
-    for name, export in (("round", export_rounds), ("shoe", shoes)):
+    for name, export in (("round", round_results), ("shoe", shoes)):
         a, b = list(export(killed)), list(export(uninterrupted))
         if len(a) != len(b):
             differences.append(f"{len(a)} {name}s after kills, {len(b)} uninterrupted")
@@ -241,7 +243,7 @@ def compare_runs(
 def shoes_played(journal: Path) -> list[dict[str, Any]]:
     """Each finished shoe as ``journal export --shoes`` gives it, but its alerts: a restart adds
     its own (the devices lost and found again, a shuffle abandoned when the host died)."""
-    return [{key: value for key, value in shoe.items() if key != "alerts"} for shoe in export_shoes(journal)]
+    return [{key: value for key, value in shoe.items() if key != "alerts"} for shoe in shoe_results(journal)]
 
 
 # --------------------------------------------------------------------------- Pai Gow rounds

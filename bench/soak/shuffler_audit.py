@@ -17,7 +17,8 @@ from pathlib import Path
 
 from drivers.codecs.shuffler import order_digest
 from firmware_host.config.profiles import TableProfile
-from firmware_host.host.journal import Journal, export_shoes
+from firmware_host.host.journal import Journal
+from firmware_host.host.journal_export import shoe_results
 from firmware_host.rules.baccarat.cards import Card, parse_card, shoe_composition
 from firmware_host.wiring.backends import DeviceContext
 from firmware_host.wiring.simulated import shuffler_sim
@@ -67,7 +68,7 @@ def batch_shoes(journal: Journal, seed: int, profile: TableProfile) -> tuple[Bat
             problems.append(f"shoe {number}: its batch's order is not the one the shuffler reported ({digest[:12]})")
     full = shoe_composition(profile.decks)
     shoes = BatchShoes(seed, resumed.shoes)
-    for result in export_shoes(journal.path):
+    for result in shoe_results(journal.path):
         number = result["shoe"]
         injected = number <= len(shoes.orders) and shoes.composition(number) != full
         if not result["composition_ok"] and not injected:

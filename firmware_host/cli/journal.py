@@ -17,7 +17,9 @@ from typing import Any
 from firmware_host.errors import TablehostError
 from firmware_host.floor.audit import audit
 from firmware_host.floor.store import open_store
-from firmware_host.host import journal, segments
+from firmware_host.host import segments
+from firmware_host.host.journal_keys import KEY_BYTES, load_key, write_key
+from firmware_host.host.journal_verify import verify
 from firmware_host.text import escaped, json_line
 
 #: Exit status of ``verify`` for a journal that does not verify.
@@ -119,15 +121,15 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
     _add_paigow_edge(figures)
     figures.set_defaults(func=run_report)
 
-    keygen = commands.add_parser("keygen", help=f"write {journal.KEY_BYTES} random bytes to a new key file, mode 0400")
+    keygen = commands.add_parser("keygen", help=f"write {KEY_BYTES} random bytes to a new key file, mode 0400")
     keygen.add_argument("path", metavar="PATH", help="the key file to create (never overwritten)")
     keygen.set_defaults(func=run_keygen)
 
 
 def run_verify(args: argparse.Namespace) -> int:
     """``journal verify PATH [--key-file F]``."""
-    key = journal.load_key(args.key_file) if args.key_file else None
-    report = journal.verify(args.path, hmac_key=key)
+    key = load_key(args.key_file) if args.key_file else None
+    report = verify(args.path, hmac_key=key)
     chain = f"keyed, key id {report.key_id}" if report.keyed else "unkeyed"
     if report.ok:
         in_segments = f" in {len(report.segments)} segments" if len(report.segments) > 1 else ""
@@ -201,7 +203,7 @@ def run_salvage(args: argparse.Namespace) -> int:
 
     if args.floor_db and args.feed_key is None:
         raise TablehostError("--floor-db needs --feed-key: the table's feed public key checks every restored record")
-    key = journal.load_key(args.key_file) if args.key_file else None
+    key = load_key(args.key_file) if args.key_file else None
     keys = load_public_keys(args.feed_key) if args.feed_key is not None else None
     store = open_store(args.floor_db, password_file=args.floor_password_file, read_only=True) if args.floor_db else None
     try:
@@ -316,5 +318,5 @@ def run_report(args: argparse.Namespace) -> int:
 
 def run_keygen(args: argparse.Namespace) -> int:
     """``journal keygen PATH``."""
-    print(f"{args.path}: new {journal.KEY_BYTES}-byte key, mode 0400, key id {journal.write_key(args.path)}")
+    print(f"{args.path}: new {KEY_BYTES}-byte key, mode 0400, key id {write_key(args.path)}")
     return 0

@@ -37,6 +37,7 @@ from firmware_host.feed import broker, schema
 from firmware_host.feed.ack import Ack, ack_topic
 from firmware_host.feed.cursor import FeedCursor
 from firmware_host.feed.inflight import InFlight
+from firmware_host.feed.receipts import Receipts
 from firmware_host.feed.schema import FeedState
 from firmware_host.feed.warning import TroubleClock
 
@@ -58,14 +59,8 @@ CONNACK_TIMEOUT_S = 10.0
 CURSOR_EVERY_S = 0.2
 #: How long a clean stop goes on publishing the backlog while the broker is there, seconds.
 STOP_DRAIN_S = 3.0
-#: MQTT 5 PUBACK reason code 0x10 "No matching subscribers": the broker took the message and gave
-#: it to nobody (no collector session, e.g. a broker restarted without persistence). Not delivered:
-#: the cursor stays, and the feed resends after a backoff.
-NO_SUBSCRIBERS = 0x10
 #: Reconnect backoff: first and longest wait, seconds (doubled each failure, with jitter).
 BACKOFF_S = (0.25, 10.0)
-#: The floor's acknowledgements received and not yet checked, at most (only the newest matter).
-ACKS_HELD = 16
 
 
 class JournalPages(Protocol):
@@ -126,8 +121,6 @@ class FeedPublisher:
         self.taken = self.acked
         #: Connections made, and messages published (resends included), since start.
         self.connections = self.published = 0
-        #: Acknowledgements of the floor refused: malformed, not the floor's key, another table's or journal's.
-        self.refused_acks = 0
         #: Messages published on the current connection and not yet acknowledged (at most ``window``).
         self.in_flight = 0
         #: Messages derived from the journal and not yet published (at most a page's).
@@ -136,9 +129,8 @@ class FeedPublisher:
         self._stopping = threading.Event()
         self._drain_until = 0.0
         self._said_offline = False
-        self._acks: collections.deque[tuple[int, int]] = collections.deque()  # (mid, reason code)
-        self._floor_acks: collections.deque[bytes] = collections.deque(maxlen=ACKS_HELD)
-        self._ahead: Ack | None = None  # an acknowledgement beyond every message in flight, to check
+        #: The acknowledgements received (:mod:`~firmware_host.feed.receipts`).
+        self.receipts = Receipts(table_id, self.events_topic, self.ack_topic, floor_keys, self._wake)
         self._connack: threading.Event = threading.Event()
         self._connack_ok: bool | None = None  # None: no CONNACK (yet) on this connection
         self._connected = False
@@ -163,6 +155,11 @@ class FeedPublisher:
         self._wake.set()
         if self._thread.is_alive():
             self._thread.join(drain_s + CONNACK_TIMEOUT_S)
+
+    @property
+    def refused_acks(self) -> int:
+        """Acknowledgements of the floor refused: malformed, not the floor's key, another table's or journal's."""
+        return self.receipts.refused
 
     @property
     def troubled(self) -> bool:
@@ -218,12 +215,11 @@ class FeedPublisher:
         client.max_inflight_messages_set(self.window + 1)  # + the status: paho never queues one of ours
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
-        client.on_publish = self._on_publish
-        client.on_message = self._on_message
+        client.on_publish = self.receipts.on_publish
+        client.on_message = self.receipts.on_message
         self._connack.clear()
         self._connack_ok = None
-        self._acks.clear()
-        self._floor_acks.clear()
+        self.receipts.clear()
         try:
             client.connect(host, port, keepalive=self.settings.keepalive_s, clean_start=True)
         except OSError as exc:  # refused, unreachable, TLS handshake (ssl.SSLError is an OSError)
@@ -273,8 +269,9 @@ class FeedPublisher:
             self._wake.clear()
             if not self._take_acks(inflight) or not connected:
                 return
-            if self._ahead is not None:
-                reader = self._catch_up(inflight, reader)
+            ahead = self.receipts.take_ahead()
+            if ahead is not None:
+                reader = self._catch_up(inflight, reader, ahead)
             now = time.monotonic()
             if self.acked.seq != saved and (now - saved_at >= CURSOR_EVERY_S or not inflight):
                 self.cursor.save(self.acked)
@@ -310,72 +307,29 @@ class FeedPublisher:
             self._wake.wait(0.5)
 
     def _take_acks(self, inflight: InFlight) -> bool:
-        """Apply the PUBACKs and the floor's acknowledgements received; move :attr:`acked`. False: refused."""
-        now = time.monotonic()
-        while self._acks:
-            mid, reason = self._acks.popleft()
-            if mid not in inflight:
-                continue  # the status topic's
-            if reason == NO_SUBSCRIBERS:
-                log.warning(
-                    "feed %s: no floor collector has subscribed to %s yet; resending from seq %d",
-                    self.table_id,
-                    self.events_topic,
-                    self.acked.seq + 1,
-                )
-                return False
-            if reason:
-                log.error(
-                    "feed %s: the broker refused seq %d on %s (reason code 0x%02X: ACL?); reconnecting",
-                    self.table_id,
-                    inflight.seq_of(mid),
-                    self.events_topic,
-                    reason,
-                )
-                return False
-            inflight.took(mid, now)
-        while self._floor_acks and self.floor_keys is not None:
-            verdict = inflight.floor_said(self._floor_acks.popleft(), self.table_id, self.floor_keys)
-            if isinstance(verdict, str):
-                self._refuse_ack(verdict)
-            elif isinstance(verdict, Ack) and (self._ahead is None or verdict.seq > self._ahead.seq):
-                self._ahead = verdict
+        """Apply the acknowledgements received (:meth:`Receipts.apply`); move :attr:`acked`. False: refused."""
+        if not self.receipts.apply(inflight, time.monotonic()):
+            return False
         self.taken = inflight.taken if inflight.taken.seq > self.taken.seq else self.taken
         if inflight.acked.seq > self.acked.seq:
             self.acked = inflight.acked
             self._trouble.healthy(self.acked.seq)
         return True
 
-    def _refuse_ack(self, why: str) -> None:
-        self.refused_acks += 1
-        if self.refused_acks == 1 or self.refused_acks % 100 == 0:
-            log.error(
-                "feed %s: refused an acknowledgement on %s (%d so far): %s",
-                self.table_id,
-                self.ack_topic,
-                self.refused_acks,
-                why,
-            )
-
-    def _catch_up(self, inflight: InFlight, reader: _Reader) -> _Reader:
+    def _catch_up(self, inflight: InFlight, reader: _Reader, ack: Ack) -> _Reader:
         """The floor acknowledged a seq beyond every message in flight (the cursor was behind the
         floor's): read the journal up to it, a page at a time; if its hash is this journal's, the
         cursor jumps there and the reader goes on from it, else the acknowledgement is refused."""
-        ack, self._ahead = self._ahead, None
-        assert ack is not None
-        scan = _Reader(self.journal, self.table_id, inflight.acked)
-        made = scan.next()
-        while made is not None and made[1].seq < ack.seq:
-            made = scan.next()
-        if made is None or made[1].seq != ack.seq or made[1].hash != ack.hash:
-            self._refuse_ack(
+        found = _Reader(self.journal, self.table_id, inflight.acked).find(ack.seq)
+        if found is None or found.hash != ack.hash:
+            self.receipts.refuse(
                 f"seq {ack.seq} with hash {ack.hash[:16]}..., which is not this journal's message {ack.seq}"
             )
             return reader
-        inflight.jump(made[1])
-        self.acked = made[1]
+        inflight.jump(found)
+        self.acked = found
         self._trouble.healthy(self.acked.seq)
-        return _Reader(self.journal, self.table_id, made[1])
+        return _Reader(self.journal, self.table_id, found)
 
     def _say_offline(self, client: mqtt.Client) -> None:
         """A clean stop: the retained status says offline (the will is only for an unclean end)."""
@@ -415,16 +369,6 @@ class FeedPublisher:
         self._connack.set()
         self._wake.set()
 
-    def _on_publish(self, client: mqtt.Client, userdata: Any, mid: int, reason: Any, properties: Any) -> None:
-        self._acks.append((mid, reason.value if reason.is_failure or reason.value == NO_SUBSCRIBERS else 0))
-        self._wake.set()
-
-    def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
-        """The floor's acknowledgement (checked in the publisher's thread; at most :data:`ACKS_HELD` held)."""
-        if message.topic == self.ack_topic:
-            self._floor_acks.append(bytes(message.payload[: 2 * 1024]))
-            self._wake.set()
-
 
 class _Reader:
     """The messages after a state, derived one journal page at a time (never more than a page held)."""
@@ -453,3 +397,10 @@ class _Reader:
             self._pending.extend(schema.derive(self.table_id, page, self.state))
             last = self._pending[-1][1] if self._pending else self.state
             self.state = FeedState(last.seq, page[-1].seq, last.hash)
+
+    def find(self, seq: int) -> FeedState | None:
+        """The state after message ``seq``, read up to it a page at a time (None: the journal has no such message)."""
+        made = self.next()
+        while made is not None and made[1].seq < seq:
+            made = self.next()
+        return made[1] if made is not None and made[1].seq == seq else None

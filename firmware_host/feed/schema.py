@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any, NoReturn
 
 from firmware_host.errors import TablehostError
-from firmware_host.host.journal import Record
+from firmware_host.host.journal_codec import Record
 from firmware_host.tables.decisions import DEVICE_BYTES_ALERTS
 from firmware_host.text import json_surrogate
 

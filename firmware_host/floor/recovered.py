@@ -26,7 +26,7 @@ from firmware_host.errors import JournalError
 from firmware_host.feed import schema, signing
 from firmware_host.feed.schema import FeedState
 from firmware_host.floor.model import Unreadable
-from firmware_host.host import journal
+from firmware_host.host.journal_codec import GENESIS_TYPE, canonical_json, encode
 
 __all__ = ["Restored", "FloorCopy", "check_copy", "record_hash", "ranges"]
 
@@ -67,13 +67,13 @@ def record_hash(message: dict[str, Any], prev_hash: str) -> str | None:
     before it (None: the message does not carry all of the record, e.g. a device event's fields)."""
     kind, type_, data = "decision", message["type"], dict(message["data"])
     if type_ == schema.JOURNAL_OPENED:
-        kind, type_ = "meta", journal.GENESIS_TYPE
+        kind, type_ = "meta", GENESIS_TYPE
     elif type_ == schema.DEVICE_EVENT:
         kind, type_ = "input", str(data.pop("event", ""))
     at = message["at"]
     try:
-        text = journal.canonical_json(data, "restored record")
-        encoded = journal.encode(
+        text = canonical_json(data, "restored record")
+        encoded = encode(
             message["journal_seq"], kind, type_, None if at is None else float(at), message["round"], text, prev_hash
         )
     except (JournalError, TypeError, ValueError, OverflowError):

@@ -35,7 +35,7 @@ from typing import Any, NamedTuple
 
 from firmware_host.errors import JournalError
 from firmware_host.host import checkpoint, segments
-from firmware_host.host.journal import MONO_KEY, ROUND_RESULT, SHOE_RESULT, Record
+from firmware_host.host.journal_codec import MONO_KEY, ROUND_RESULT, SHOE_RESULT, Record
 from firmware_host.rules.baccarat.exposure import parse_ev
 from firmware_host.rules.clock import NS, seconds_ns
 from firmware_host.rules.edges import PAIGOW_HOUSE_WAY_EDGE

@@ -23,7 +23,9 @@ import time
 
 from firmware_host import durable
 from firmware_host.errors import JournalError
-from firmware_host.host import journal as jr  # this module is the journal's companion: it uses its internals
+from firmware_host.host.journal_codec import FORMAT, GENESIS_PREV_HASH, GENESIS_TYPE, canonical_json, seal
+from firmware_host.host.journal_file import APPLICATION_ID, INSERT, SCHEMA
+from firmware_host.host.journal_keys import key_id
 
 __all__ = ["prepare", "create", "unfinished", "temporary_path"]
 
@@ -97,7 +99,7 @@ def unfinished(path: pathlib.Path) -> str | None:
     try:
         (app_id,) = conn.execute("PRAGMA application_id").fetchone()
         tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if app_id not in (0, jr.APPLICATION_ID) or not tables <= {"records"}:
+        if app_id not in (0, APPLICATION_ID) or not tables <= {"records"}:
             return None
         if not tables:
             return "a SQLite file with no table"
@@ -133,24 +135,24 @@ def _build(temporary: pathlib.Path, key: bytes | None) -> None:
     try:
         conn.execute("PRAGMA synchronous=FULL")
         conn.execute("BEGIN IMMEDIATE")
-        conn.execute(jr._SCHEMA)
-        conn.execute(f"PRAGMA application_id={jr.APPLICATION_ID}")
+        conn.execute(SCHEMA)
+        conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
         genesis = {
-            "format": jr.FORMAT,
+            "format": FORMAT,
             "keyed": key is not None,
-            "key_id": jr.key_id(key) if key is not None else None,
+            "key_id": key_id(key) if key is not None else None,
         }
-        row = jr._seal(
+        row = seal(
             1,
             "meta",
-            jr.GENESIS_TYPE,
+            GENESIS_TYPE,
             time.time(),
             None,
-            jr.canonical_json(genesis, "genesis"),
-            jr.GENESIS_PREV_HASH,
+            canonical_json(genesis, "genesis"),
+            GENESIS_PREV_HASH,
             key,
         )
-        conn.execute(jr._INSERT, row)
+        conn.execute(INSERT, row)
         conn.execute("COMMIT")
         conn.execute("PRAGMA journal_mode=WAL")  # in the header: the journal is opened as it will be used
     finally:

@@ -38,7 +38,10 @@ from typing import Any
 
 from firmware_host import durable
 from firmware_host.errors import JournalError
-from firmware_host.host import journal as jr  # this module is the journal's companion: it uses its internals
+from firmware_host.host.journal_codec import FORMAT, GENESIS_PREV_HASH, Record, canonical_json, segment_info
+from firmware_host.host.journal_file import COLUMNS, INSERT, read_rows, reading
+from firmware_host.host.journal_keys import key_id
+from firmware_host.host.journal_verify import Problem, VerifyReport, verify_chain
 
 __all__ = [
     "Segment",
@@ -48,6 +51,7 @@ __all__ = [
     "archive_path",
     "partial_path",
     "write_archive",
+    "opening_data",
     "archive_and_cut",
     "finish_rotation",
     "opened",
@@ -136,6 +140,18 @@ def write_archive(conn: sqlite3.Connection, archived: pathlib.Path) -> None:
     durable.publish(partial, archived)
 
 
+def opening_data(checkpoint: dict[str, Any], number: int, key: bytes | None) -> str:
+    """The data of the checkpoint record that opens segment ``number`` (:meth:`.journal.Journal.rotate`):
+    the table's state ``checkpoint`` and the ``segment`` it opens, canonical JSON."""
+    segment = {
+        "number": number,
+        "format": FORMAT,
+        "keyed": key is not None,
+        "key_id": key_id(key) if key is not None else None,
+    }
+    return canonical_json({**checkpoint, "segment": segment}, "segment checkpoint")
+
+
 def archive_and_cut(conn: sqlite3.Connection, archived: pathlib.Path, opening: tuple[Any, ...]) -> None:
     """The rotation of the file ``conn`` writes (the caller holds the append lock): copy it to
     ``archived`` (:func:`write_archive`), then cut it in one transaction to its new segment's
@@ -147,7 +163,7 @@ def archive_and_cut(conn: sqlite3.Connection, archived: pathlib.Path, opening: t
         write_archive(conn, archived)
         conn.execute("BEGIN IMMEDIATE")
         conn.execute("DELETE FROM records")
-        conn.execute(jr._INSERT, opening)
+        conn.execute(INSERT, opening)
         conn.execute("COMMIT")
     except (sqlite3.Error, OSError):
         if conn.in_transaction:
@@ -179,7 +195,7 @@ def finish_rotation(path: pathlib.Path, live_number: int, live_first_hash: str) 
         return
     partial.unlink(missing_ok=True)
     if archived.exists():
-        with jr._reading(archived) as conn:
+        with reading(archived) as conn:
             first = _opening(conn)
         if first is None or first.hash != live_first_hash:
             raise JournalError(
@@ -195,7 +211,7 @@ def opened(segment: Segment) -> Iterator[sqlite3.Connection]:
     """A read-only connection to a segment, decompressed into a temporary file if compressed."""
     opener = COMPRESSED.get(segment.path.suffix)
     if opener is None:
-        with jr._reading(segment.path) as conn:
+        with reading(segment.path) as conn:
             yield conn
         return
     with tempfile.TemporaryDirectory(prefix="tablehost-segment-") as tmp:
@@ -205,33 +221,33 @@ def opened(segment: Segment) -> Iterator[sqlite3.Connection]:
                 shutil.copyfileobj(source, target, 1 << 20)
         except (OSError, EOFError, lzma.LZMAError) as exc:
             raise JournalError(f"journal segment {segment.path}: cannot decompress: {exc}") from exc
-        with jr._reading(plain) as conn:
+        with reading(plain) as conn:
             yield conn
 
 
-def _opening(conn: sqlite3.Connection) -> jr.Record | None:
-    row = conn.execute(f"SELECT {jr._COLUMNS} FROM records ORDER BY seq LIMIT 1").fetchone()
+def _opening(conn: sqlite3.Connection) -> Record | None:
+    row = conn.execute(f"SELECT {COLUMNS} FROM records ORDER BY seq LIMIT 1").fetchone()
     try:
-        return jr.Record.from_row(row) if row is not None else None
+        return Record.from_row(row) if row is not None else None
     except JournalError:
         return None
 
 
-def _number_in(record: jr.Record | None) -> int | None:
+def _number_in(record: Record | None) -> int | None:
     """The segment number a file's first record gives (1 for the genesis)."""
     if record is None:
         return None
     if record.seq == 1:
         return 1
-    info = jr.segment_info(record)
+    info = segment_info(record)
     number = info.get("number") if info else None
     return number if isinstance(number, int) else None
 
 
-def verify_segments(path: str | os.PathLike[str], *, hmac_key: bytes | None = None) -> jr.VerifyReport:
+def verify_segments(path: str | os.PathLike[str], *, hmac_key: bytes | None = None) -> VerifyReport:
     """Check the chain across every segment of the journal at ``path``, oldest first.
 
-    Besides what :func:`~firmware_host.host.journal.verify` finds in one file: a segment missing
+    Besides what :func:`~firmware_host.host.journal_verify.verify` finds in one file: a segment missing
     (the numbers or the records jump), two swapped (a file holds another segment than its name
     says), one cut short (records missing between its end and the next segment's start), a
     segment keyed with another key. The report's ``segments`` lists each segment checked.
@@ -239,17 +255,17 @@ def verify_segments(path: str | os.PathLike[str], *, hmac_key: bytes | None = No
     found = segments_of(path)
     if not found:
         raise JournalError(f"journal {path}: no such file")
-    expected_seq, prev_hash, expected_number = 1, jr.GENESIS_PREV_HASH, 1
+    expected_seq, prev_hash, expected_number = 1, GENESIS_PREV_HASH, 1
     reports: list[SegmentReport] = []
     total, key_ids = 0, set()
-    report: jr.VerifyReport | None = None
+    report: VerifyReport | None = None
     for segment in found:
         started = time.perf_counter()
         with opened(segment) as conn:
             problem = _placement(conn, segment, expected_seq, expected_number)
             if problem is not None:
                 return _segment_problem(report, total, expected_seq, prev_hash, reports, *problem)
-            report = jr._verify_chain(conn, hmac_key, (expected_seq, prev_hash))
+            report = verify_chain(conn, hmac_key, (expected_seq, prev_hash))
         total += report.records_checked
         key_ids.add(report.key_id)
         reports.append(
@@ -270,7 +286,7 @@ def verify_segments(path: str | os.PathLike[str], *, hmac_key: bytes | None = No
                 records_checked=total,
                 segments=tuple(reports),
                 detail=f"{segment.path.name}: {detail}",
-                problem=report.problem or jr.Problem.WRONG_KEY,
+                problem=report.problem or Problem.WRONG_KEY,
             )
         expected_seq, prev_hash, expected_number = report.last_seq + 1, report.last_hash, segment.number + 1
     assert report is not None
@@ -279,7 +295,7 @@ def verify_segments(path: str | os.PathLike[str], *, hmac_key: bytes | None = No
 
 def _placement(
     conn: sqlite3.Connection, segment: Segment, expected_seq: int, expected_number: int
-) -> tuple[jr.Problem, str, int] | None:
+) -> tuple[Problem, str, int] | None:
     """Whether the segment holds what its place in the order says: its number, starting at ``expected_seq``."""
     first = _opening(conn)
     number = _number_in(first)
@@ -287,13 +303,13 @@ def _placement(
         return None  # not a first record at all: verify_chain names it
     if number != segment.number:
         return (
-            jr.Problem.SEGMENT_SWAPPED,
+            Problem.SEGMENT_SWAPPED,
             f"{segment.path.name} holds segment {number}, not segment {segment.number} (files renamed or swapped)",
             first.seq,
         )
     if number > expected_number:
         return (
-            jr.Problem.SEGMENT_MISSING,
+            Problem.SEGMENT_MISSING,
             f"segment{'s' if number - expected_number > 1 else ''} "
             f"{expected_number}{'..' + str(number - 1) if number - expected_number > 1 else ''} missing "
             f"before {segment.path.name} (records {expected_seq}..{first.seq - 1})",
@@ -301,14 +317,14 @@ def _placement(
         )
     if first.seq > expected_seq:
         return (
-            jr.Problem.SEGMENT_CUT,
+            Problem.SEGMENT_CUT,
             f"segment {expected_number - 1} ends at record {expected_seq - 1} but "
             f"{segment.path.name} starts at {first.seq}: records {expected_seq}..{first.seq - 1} were cut off",
             expected_seq,
         )
     if first.seq < expected_seq:
         return (
-            jr.Problem.SEGMENT_SWAPPED,
+            Problem.SEGMENT_SWAPPED,
             f"{segment.path.name} starts at record {first.seq}, which the segment "
             f"before it holds already (up to {expected_seq - 1})",
             first.seq,
@@ -317,18 +333,18 @@ def _placement(
 
 
 def _segment_problem(
-    report: jr.VerifyReport | None,
+    report: VerifyReport | None,
     total: int,
     expected_seq: int,
     prev_hash: str,
     reports: list[SegmentReport],
-    problem: jr.Problem,
+    problem: Problem,
     detail: str,
     seq: int,
-) -> jr.VerifyReport:
+) -> VerifyReport:
     keyed = report.keyed if report is not None else False
     key = report.key_id if report is not None else None
-    return jr.VerifyReport(
+    return VerifyReport(
         False, total, keyed, key, expected_seq - 1, prev_hash, seq, problem, detail, segments=tuple(reports)
     )
 
@@ -343,7 +359,7 @@ def connections(path: str | os.PathLike[str]) -> Iterator[sqlite3.Connection]:
             yield conn
 
 
-def records(path: str | os.PathLike[str], start_seq: int = 1) -> Iterator[jr.Record]:
+def records(path: str | os.PathLike[str], start_seq: int = 1) -> Iterator[Record]:
     """Every record from ``start_seq`` on across the journal's segments, in order (read-only).
 
     :raises JournalError: a segment is missing, unreadable or does not start where the one
@@ -363,8 +379,8 @@ def records(path: str | os.PathLike[str], start_seq: int = 1) -> Iterator[jr.Rec
                         f"journal {path}: {segment.path.name} starts at record {first.seq}, not "
                         f"{expected}: a segment is missing or cut short (tablehost journal verify)"
                     )
-                for row in jr._rows(conn, max(start_seq, first.seq)):
-                    yield jr.Record.from_row(row)
+                for row in read_rows(conn, max(start_seq, first.seq)):
+                    yield Record.from_row(row)
             except sqlite3.Error as exc:
                 raise JournalError(f"journal segment {segment.path}: cannot read: {exc}") from exc
             expected = last + 1
@@ -384,7 +400,7 @@ class ArchivedPages:
         #: The open segment's connection and its records' seq range.
         self._open: tuple[sqlite3.Connection, int, int] | None = None
 
-    def page(self, after_seq: int, limit: int) -> list[jr.Record]:
+    def page(self, after_seq: int, limit: int) -> list[Record]:
         """Up to ``limit`` records after ``after_seq`` from the archived segment holding
         ``after_seq + 1``, in order; empty when no archived segment holds it."""
         wanted = after_seq + 1
@@ -394,10 +410,10 @@ class ArchivedPages:
                 return []
         rows = (
             self._open[0]
-            .execute(f"SELECT {jr._COLUMNS} FROM records WHERE seq > ? ORDER BY seq LIMIT ?", (after_seq, limit))
+            .execute(f"SELECT {COLUMNS} FROM records WHERE seq > ? ORDER BY seq LIMIT ?", (after_seq, limit))
             .fetchall()
         )
-        return [jr.Record.from_row(row) for row in rows]
+        return [Record.from_row(row) for row in rows]
 
     def _find(self, wanted: int) -> tuple[sqlite3.Connection, int, int] | None:
         """Open the archived segment holding record ``wanted`` (newest first: a reader is

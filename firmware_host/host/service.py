@@ -34,7 +34,9 @@ from drivers.events import DeviceEvent
 from firmware_host.errors import ControllerError, JournalEncodingError, JournalError
 from firmware_host.host import checkpoint, segments
 from firmware_host.host.clock import Clocks
-from firmware_host.host.journal import CHECKPOINT_TYPE, Journal, Record, encode_event, steps_of
+from firmware_host.host.journal import Journal
+from firmware_host.host.journal_codec import Record, encode_event, steps_of
+from firmware_host.host.upkeep import Upkeep
 from firmware_host.tables import state_tree
 from firmware_host.tables.decisions import HALTED, Decision, for_surveillance_only
 from firmware_host.tables.events import ClockStatus, ClockTick, SoftwareStarted
@@ -42,7 +44,6 @@ from firmware_host.text import escaped, json_ready
 
 __all__ = [
     "REPLAY_PROGRESS_EVERY",
-    "ROTATION_RETRY_STEPS",
     "PRESENTATION",
     "Controller",
     "Output",
@@ -83,10 +84,8 @@ UNJOURNALABLE = "unjournalable"
 #: Longest device or command name, and reason, such a record quotes (escaped).
 DESCRIBED = 64
 REASON_LONGEST = 300
-#: Steps before a rotation that failed (I/O, or its archive name taken) is tried again.
-ROTATION_RETRY_STEPS = 100
 
-#: One journaled step: receive time (a :class:`~firmware_host.host.journal.Stamp` when read
+#: One journaled step: receive time (a :class:`~firmware_host.host.journal_codec.Stamp` when read
 #: from the journal: the wall time, with the monotonic stamp), input event, decisions.
 Step = tuple[float, DeviceEvent, list[Decision]]
 #: The simulated devices' resume points after ``steps``, from those of the checkpoint before
@@ -179,9 +178,8 @@ class Service:
         self.step_seq = journal.last_seq if journal is not None else 0
         #: The wall-clock receive time of the latest step, journaled or not, as read.
         self.latest_at = float("-inf")
-        self.policy = policy
-        self.device_points = device_points
-        self.table_meta = table_meta
+        #: Checkpoints and rotations of the journal (:mod:`~firmware_host.host.upkeep`).
+        self.upkeep = Upkeep(self, lambda: self._journal, policy, device_points, table_meta)
         self.observer = observer
         #: The checkpoint :meth:`recover` started from (None: it replayed from the first record).
         self.recovered_from: Record | None = None
@@ -189,8 +187,6 @@ class Service:
         self.replayed_steps = 0
         #: Why the service stopped on a journal it could not write (:meth:`halt`); None while it has not.
         self.halted: str | None = None
-        self._since_checkpoint = 0
-        self._rotation_retry_at = 0
         self._events: queue.SimpleQueue[object] = queue.SimpleQueue()
         self._stopping = threading.Event()
         self.done = threading.Event()
@@ -231,7 +227,7 @@ class Service:
             means the controller code changed its behaviour or the journal is not ours.
         """
         self.journal_version = started_by or self.version
-        self.replayed_steps = self._since_checkpoint = self.replay(self._steps_to_replay(), progress)
+        self.replayed_steps = self.upkeep.since_checkpoint = self.replay(self._steps_to_replay(), progress)
         return self.steps
 
     def replay(self, steps: Iterable[Step], progress: Callable[[int], None] | None = None) -> int:
@@ -273,22 +269,12 @@ class Service:
         return steps_of(segments.records(self._journal.path))
 
     def checkpoint(self) -> int:
-        """Journal a checkpoint of the table now; return its seq.
-
-        :raises JournalError: the controller's state cannot be captured, or I/O fails.
-        """
-        seq = self._journal.append_meta(CHECKPOINT_TYPE, self._checkpoint_data(), at=self._checkpoint_at())
-        self._since_checkpoint = 0
-        return seq
+        """Journal a checkpoint of the table now; return its seq (:meth:`.upkeep.Upkeep.checkpoint`)."""
+        return self.upkeep.checkpoint()
 
     def rotate(self) -> None:
         """Close the journal's segment and continue in a new one opened by a checkpoint."""
-        self._journal.rotate(self._checkpoint_data(), at=self._checkpoint_at())
-        self._since_checkpoint = 0
-
-    def _checkpoint_at(self) -> float:
-        """A checkpoint's time: the latest step's, corrected (:meth:`corrected_at`), else now."""
-        return self.corrected_at() if self.latest_at != float("-inf") else self.clock()
+        self.upkeep.rotate()
 
     def corrected_at(self) -> float:
         """The latest step's time as rounds are dated: corrected by the boot's latest synchronised
@@ -296,46 +282,6 @@ class Service:
         for a controller without the two clocks)."""
         table_clock = getattr(self.controller, "clock", None)
         return self.latest_at if table_clock is None else float(table_clock.corrected())
-
-    def _checkpoint_data(self) -> dict[str, Any]:
-        """What a checkpoint of the table after the journal's last record holds."""
-        devices = None
-        if self.device_points is not None:
-            previous = self._journal.last_checkpoint()
-            start = previous.data.get("devices") if previous is not None else None
-            devices = self.device_points(start, self._journal.steps(after_seq=previous.seq if previous else 0))
-        return checkpoint.capture(self, self._journal.last_seq, devices, self.table_meta)
-
-    def _after_step(self) -> None:
-        """At a quiet moment, rotate or checkpoint as the policy says; a failure is logged, never fatal."""
-        self._since_checkpoint += 1
-        policy = self.policy
-        if not getattr(self.controller, "quiet", False) or not (
-            policy.every_steps or policy.rotate_bytes or policy.gaming_day_starts
-        ):
-            return
-        try:
-            if self._rotation_due():
-                self.rotate()
-            elif policy.every_steps and self._since_checkpoint >= policy.every_steps:
-                self.checkpoint()
-        except JournalError as exc:
-            self._rotation_retry_at = self.steps + ROTATION_RETRY_STEPS
-            log.warning("%s; trying again in %d steps", exc, ROTATION_RETRY_STEPS)
-
-    def _rotation_due(self) -> bool:
-        policy = self.policy
-        if self.steps < self._rotation_retry_at:
-            return False
-        if policy.rotate_bytes is not None and self._journal.size() >= policy.rotate_bytes:
-            return True
-        opened_at = self._journal.first_record.at
-        return (
-            policy.gaming_day_starts is not None
-            and opened_at is not None
-            and checkpoint.gaming_day(self.corrected_at(), policy.gaming_day_starts)
-            != checkpoint.gaming_day(opened_at, policy.gaming_day_starts)
-        )
 
     def run(self) -> None:
         """Run until :meth:`stop` or until ``stop_after_rounds`` rounds are in the journal."""
@@ -372,12 +318,7 @@ class Service:
             log.critical("the journal cannot take why the table stops either: %s", again)
         self.step_seq = self._journal.last_seq  # the outputs' seq: after every record written
         text = f"TABLE STOPPED: the journal cannot be written; call a supervisor ({reason})"
-        halted = [Decision(HALTED, {"reason": reason, "text": text})]
-        for output in self.outputs:
-            try:
-                output.on_decisions(halted)
-            except Exception:
-                log.exception("output %s failed", type(output).__name__)
+        self._tell_outputs([Decision(HALTED, {"reason": reason, "text": text})])
 
     def step(self, event: DeviceEvent) -> list[Decision]:
         """Decide on one event, journal it durably, then hand the decisions to the outputs."""
@@ -403,35 +344,28 @@ class Service:
             self.step_seq = self._journal.append_step(at, event, decisions, encoded)
         self.steps += 1
         self._count_rounds(decisions)
-        for output in self.outputs:
-            try:
-                output.on_decisions(decisions)
-            except Exception:  # an output must never take the table down; the step is already durable
-                log.exception("output %s failed", type(output).__name__)
+        self._tell_outputs(decisions)
         if self.observer is not None:
             try:
                 self.observer(event, decisions, time.perf_counter() - started)
             except Exception:  # counting must never take the table down either
                 log.exception("step observer failed")
-        self._after_step()
+        self.upkeep.after_step(getattr(self.controller, "quiet", False))
         return decisions
+
+    def _tell_outputs(self, decisions: list[Decision]) -> None:
+        """Hand ``decisions`` to every output in order; one that fails is logged, never fatal."""
+        for output in self.outputs:
+            try:
+                output.on_decisions(decisions)
+            except Exception:  # an output must never take the table down; the step is already durable
+                log.exception("output %s failed", type(output).__name__)
 
     def _refuse_unjournalable(self, event: DeviceEvent, at: float, exc: JournalEncodingError) -> None:
         """Refuse an input that cannot be journaled as it is (a lone surrogate in a dealer's text):
-        the controller never sees it, and a ``refused`` meta record says what came and why, escaped
-        and bounded. An I/O error writing that record is the journal's, and stops the table."""
-        command = getattr(event, "command", None)
-        self._journal.append_meta(
-            REFUSED,
-            {
-                "input": type(event).__name__,
-                "device": escaped(str(getattr(event, "device", "")))[:DESCRIBED],
-                "command": escaped(command)[:DESCRIBED] if isinstance(command, str) else None,
-                "code": UNJOURNALABLE,
-                "reason": escaped(str(exc))[:REASON_LONGEST],
-            },
-            at=at,
-        )
+        the controller never sees it, and a ``refused`` meta record says what came and why
+        (:func:`unjournalable`). An I/O error writing that record is the journal's, and stops the table."""
+        self._journal.append_meta(REFUSED, unjournalable(event, exc), at=at)
         self.refused_inputs += 1
         log.warning("refused %s: %s", type(event).__name__, escaped(str(exc))[:REASON_LONGEST])
 
@@ -482,6 +416,18 @@ class Service:
 
     def _enough_rounds(self) -> bool:
         return self.stop_after_rounds is not None and self.rounds_finished >= self.stop_after_rounds
+
+
+def unjournalable(event: DeviceEvent, exc: JournalEncodingError) -> dict[str, Any]:
+    """The ``refused`` meta record's data of an input that cannot be journaled: what came and why, escaped and bounded."""
+    command = getattr(event, "command", None)
+    return {
+        "input": type(event).__name__,
+        "device": escaped(str(getattr(event, "device", "")))[:DESCRIBED],
+        "command": escaped(command)[:DESCRIBED] if isinstance(command, str) else None,
+        "code": UNJOURNALABLE,
+        "reason": escaped(str(exc))[:REASON_LONGEST],
+    }
 
 
 def binding(decisions: Sequence[Decision]) -> list[Decision]:

@@ -12,7 +12,9 @@ This base class owns what is the same at every table:
 - **the firmware allow-list** — a device whose reported model, serial or firmware is not
   approved by its device profile keeps the table closed, and the journal says why;
 - **identity changes** — a device that comes back with another serial number is refused
-  until a supervisor acknowledges it (``DealerCommand("acknowledge")``);
+  until a supervisor acknowledges it (``DealerCommand("acknowledge")``); the allow-list and
+  the identities are decided by its collaborator
+  :class:`~firmware_host.tables.devices.DeviceIdentities` (:attr:`TableController.identities`);
 - **time** — :attr:`TableController.now` is the receive time of the latest event on the wall
   clock, as read; :attr:`TableController.clock` has it on both clocks (the compliance limits
   measure spans on the monotonic one), follows the boot and the clock's synchronisation, and
@@ -43,7 +45,7 @@ Game controllers subclass it, declare their machine and handlers, and implement
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, ClassVar, NoReturn
 
 from transitions import Machine, MachineError
@@ -56,6 +58,7 @@ from firmware_host.rules.options import in_key_order
 from firmware_host.tables.arguments import named, quoted
 from firmware_host.tables.clock import TableClock
 from firmware_host.tables.decisions import Decision
+from firmware_host.tables.devices import DeviceIdentities
 from firmware_host.tables.events import (
     AllowListLoaded,
     ClockStatus,
@@ -135,11 +138,13 @@ class TableController:
     _HANDLERS: ClassVar[Mapping[type, Callable[[Any, Any], None]]] = {}
     #: Attributes that are not the table's state (:mod:`~firmware_host.tables.state_tree`): set
     #: from the profile by the constructor, or one step's scratch. Subclasses add theirs.
-    NOT_STATE: ClassVar[tuple[str, ...]] = ("table_id", "_out")
+    NOT_STATE: ClassVar[tuple[str, ...]] = ("table_id", "_out", "identities")
 
     def __init__(self, table_id: str, approved: Mapping[str, ApprovedIdentities]) -> None:
         self.table_id = table_id
         self.devices = {name: DeviceHealth(name, allow) for name, allow in approved.items()}
+        #: Device identity: the allow-list, devices identifying and lost (:mod:`~firmware_host.tables.devices`).
+        self.identities = DeviceIdentities(self)
         self.now = 0.0
         #: The table's two clocks (:mod:`~firmware_host.tables.clock`).
         self.clock = TableClock(self)
@@ -197,11 +202,11 @@ class TableController:
         if isinstance(event, ClockStatus):
             pass  # decided by the clock above
         elif isinstance(event, AllowListLoaded):
-            self._on_allow_list(event)
+            self.identities.on_allow_list(event)
         elif isinstance(event, DeviceIdentified):
-            self._on_identified(event)
+            self.identities.on_identified(event, self.table_id)
         elif isinstance(event, DeviceLost):
-            self._on_lost(event)
+            self.identities.on_lost(event)
         elif isinstance(event, DeviceFault):
             self.alert(f"{event.device}-fault", f"{event.device}: fault {event.code}: {event.text}", "fault")
             self.on_game_event(event)
@@ -213,8 +218,8 @@ class TableController:
             # Journaled for the audit; it decides nothing. Kept in the journal's key order, so a
             # checkpoint holds the same document live and replayed.
             self.rules_journaled = in_key_order(event.rules)
-        elif isinstance(event, DealerCommand) and event.command == "acknowledge" and self._pending_identity():
-            self._accept_pending_identity()
+        elif isinstance(event, DealerCommand) and event.command == "acknowledge" and self.identities.pending():
+            self.identities.accept_pending()
         else:
             self.on_game_event(event)
         if self.clock.now.mono_ns is not None:  # not in a step an earlier version decided
@@ -239,7 +244,7 @@ class TableController:
         """
         registered, handler = self._registered.get(type(event)), self._HANDLERS.get(type(event))
         if registered is None and handler is None:
-            self._alert(
+            self.alert_in_round(
                 "unknown-event",
                 f"{event.device}: {type(event).__name__} means nothing at a {self.game_title} table",
                 "warning",
@@ -287,9 +292,9 @@ class TableController:
         self.decide(
             "refused",
             {"input": type(event).__name__, "command": command, "code": code, "reason": text},
-            self._round_number(),
+            self.decision_round(),
         )
-        self._alert(code, text, severity)
+        self.alert_in_round(code, text, severity)
 
     def after_game_event(self) -> None:
         """Hook: called after every game event is applied, before the prompt and the lamp."""
@@ -330,6 +335,11 @@ class TableController:
         """Record a decision of this step."""
         self._out.append(Decision(type, data, round))
 
+    @property
+    def step_decisions(self) -> Sequence[Decision]:
+        """The decisions of the step under way so far."""
+        return self._out
+
     def alert(self, code: str, text: str, severity: str = "attention", round: int | None = None) -> None:
         """Record an ``alert`` decision (``severity``: ``warning``, ``attention`` or ``fault``)."""
         self.decide("alert", {"code": code, "text": text, "severity": severity}, round)
@@ -360,105 +370,41 @@ class TableController:
         return "red" if self.paused else "green"
 
     # -- decisions of the round under way ------------------------------------------------
-    def _round_number(self) -> int | None:
+    def decision_round(self) -> int | None:
         """The round a decision belongs to: the open one (see :attr:`ROUND_STATES`), or None between rounds."""
         return self.current_round if self.state in self.ROUND_STATES else None
 
-    def _alert(self, code: str, text: str, severity: str = "attention") -> None:
+    def alert_in_round(self, code: str, text: str, severity: str = "attention") -> None:
         """An ``alert`` decision of the round under way."""
-        self.alert(code, text, severity, self._round_number())
+        self.alert(code, text, severity, self.decision_round())
 
-    def _announce(self, what: str, text: str, **fields: Any) -> None:
+    def announce(self, what: str, text: str, **fields: Any) -> None:
         """An ``announce`` decision of the round under way (``what`` names it; ``text`` is for people)."""
-        self.decide("announce", {"announce": what, **fields, "text": text}, self._round_number())
+        self.decide("announce", {"announce": what, **fields, "text": text}, self.decision_round())
 
-    def _require_state(self, command: str, *states: str) -> None:
+    def require_state(self, command: str, *states: str) -> None:
         """Refuse ``command`` (as the machine refuses a trigger) outside ``states``."""
         if self.state not in states:
             raise MachineError(f"{command} while {self.state}")
 
-    # -- the prompt and the lamp, decided when they change ----------------------------------
+    # -- the prompt, decided when it changes ----------------------------------
     def _emit_prompt(self) -> None:
         """Decide the prompt if it differs from the last one decided."""
         prompt = self.prompt()
         if prompt != self._last_prompt:
-            self._say_prompt(prompt)
+            self.say_prompt(prompt)
 
-    def _say_prompt(self, prompt: dict[str, Any]) -> None:
+    def say_prompt(self, prompt: dict[str, Any]) -> None:
         """Decide ``prompt`` now; the next :meth:`_emit_prompt` compares with it."""
         self._last_prompt = prompt
-        self.decide("prompt", prompt, self._round_number())
+        self.decide("prompt", prompt, self.decision_round())
 
-    def _prompt_again(self) -> None:
+    def prompt_again(self) -> None:
         """Have the next :meth:`_emit_prompt` decide the prompt even if it is unchanged."""
         self._last_prompt = None
 
-    # -- device health ------------------------------------------------------------------
-    def allow_list(self) -> dict[str, dict[str, list[str]]]:
-        """Each device's allow-list as :class:`AllowListLoaded` carries it."""
-        return {
-            name: {
-                "models": list(d.approved.models),
-                "firmware": list(d.approved.firmware),
-                "serials": list(d.approved.serials),
-            }
-            for name, d in self.devices.items()
-        }
-
-    def _on_allow_list(self, event: AllowListLoaded) -> None:
-        """The allow-list in force from now on; identities are checked against it when devices identify."""
-        for name, lists in event.approved.items():
-            if name in self.devices:
-                self.devices[name].approved = ApprovedIdentities(
-                    tuple(lists["models"]), tuple(lists["firmware"]), tuple(lists.get("serials", ()))
-                )
-        self.decide("allow_list", {"approved": self.allow_list()})
-
-    def _on_identified(self, event: DeviceIdentified) -> None:
-        device = self.devices.get(event.device)
-        if device is None:
-            self.alert("unknown-device", f"{event.device}: not a device of table {self.table_id}", "warning")
-            return
-        identity = (event.model, event.serial, event.firmware)
-        device.online = True
-        refusal = device.approved.refusal(*identity)
-        if refusal is None and device.identity is not None and device.identity[1] != event.serial:
-            # Issue 6 item 3: another unit on the same port is refused until a supervisor acknowledges it.
-            device.pending_identity = identity
-            refusal = (
-                f"serial number changed from {device.identity[1]!r} to {event.serial!r}: supervisor must acknowledge"
-            )
-        elif refusal is None:
-            device.identity = identity
-        device.refusal = refusal
-        self.decide("device", {"device": device.name, **device.snapshot()})
-        if refusal is not None:
-            self.alert("device-refused", f"{device.name}: {refusal}", "fault")
-        self._lamp()
-        self.on_devices_changed()
-
-    def _on_lost(self, event: DeviceLost) -> None:
-        device = self.devices.get(event.device)
-        if device is None:
-            return
-        device.online = False
-        self.decide("device", {"device": device.name, **device.snapshot(), "reason": event.reason})
-        self.alert("device-lost", f"{device.name}: lost ({event.reason}); table paused", "fault")
-        self._lamp()
-        self.on_devices_changed()
-
-    def _pending_identity(self) -> DeviceHealth | None:
-        return next((d for d in self.devices.values() if d.pending_identity is not None), None)
-
-    def _accept_pending_identity(self) -> None:
-        device = self._pending_identity()
-        assert device is not None and device.pending_identity is not None
-        device.identity, device.pending_identity, device.refusal = device.pending_identity, None, None
-        self.decide("device", {"device": device.name, **device.snapshot(), "acknowledged": True})
-        self._lamp()
-        self.on_devices_changed()
-
-    def _lamp(self) -> None:
+    # -- the lamp, decided when it changes ------------------------------------------------
+    def show_lamp(self) -> None:
         """Decide the lamp's colour."""
         self._shown_lamp = self.lamp_colour()
         self.decide("lamp", {"colour": self._shown_lamp})
@@ -466,4 +412,4 @@ class TableController:
     def _refresh_lamp(self) -> None:
         """Decide the lamp's colour if it changed since it was last decided."""
         if self.lamp_colour() != self._shown_lamp:
-            self._lamp()
+            self.show_lamp()

@@ -33,7 +33,7 @@ from firmware_host.tables.events import ClockStatus, ClockTick
 
 if TYPE_CHECKING:
     from drivers.events import DeviceEvent
-    from firmware_host.tables.base import TableController
+    from firmware_host.tables.services import TableServices
 
 __all__ = ["MAX_SLEW_PPM", "DEFAULT_STEP_TOLERANCE_NS", "TableClock", "UNSYNCHRONISED"]
 
@@ -60,7 +60,7 @@ class TableClock:
 
     def __init__(
         self,
-        table: TableController,
+        table: TableServices,
         step_tolerance_ns: int = DEFAULT_STEP_TOLERANCE_NS,
         gaming_day: GamingDay = GamingDay(),
     ) -> None:
@@ -134,7 +134,7 @@ class TableClock:
                 "text": f"the wall clock stepped {'forward' if step > 0 else 'back'} by {_duration(abs(step))}; "
                 "the compliance limits run on the monotonic clock and are not changed by it",
             },
-            self.table._round_number(),
+            self.table.decision_round(),
         )
         return True
 

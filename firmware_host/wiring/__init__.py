@@ -32,7 +32,9 @@ from firmware_host.errors import TablehostError
 from firmware_host.host import segments
 from firmware_host.host.checkpoint import CheckpointPolicy
 from firmware_host.host.clock import SystemClock
-from firmware_host.host.journal import Journal, load_key, steps_of
+from firmware_host.host.journal import Journal
+from firmware_host.host.journal_codec import steps_of
+from firmware_host.host.journal_keys import load_key
 from firmware_host.host.outputs import DealerView, PanelOutput
 from firmware_host.host.service import Output, Service
 from firmware_host.tables.base import TableController
@@ -260,7 +262,7 @@ def _build(
         service.emit(SoftwareStarted(device="tablehost", version=__version__))
     # Replay decided with the allow-list each step was decided under (it is journaled as an
     # input); the profile's list applies from now on, journaled when it is new or changed.
-    if controller.allow_list() != profile_list or not replayed:
+    if controller.identities.allow_list() != profile_list or not replayed:
         service.emit(AllowListLoaded(device="profile", approved=profile_list))
     # The Rules Submission options in force, journaled when new or changed: every hand after
     # it was played under them (they are the profile's, so a replay never reads them back).

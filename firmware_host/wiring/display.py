@@ -18,7 +18,8 @@ from firmware_host.display.app import SESSION_COOKIE, build_app
 from firmware_host.display.hub import DisplayHub
 from firmware_host.display.server import DisplayServer, check_listen, is_loopback, parse_listen
 from firmware_host.display.view import view_for
-from firmware_host.host.journal import MONO_KEY, Journal
+from firmware_host.host.journal import Journal
+from firmware_host.host.journal_codec import MONO_KEY
 from firmware_host.host.service import Service
 from firmware_host.tables.decisions import Decision
 from firmware_host.web.guard import Policy

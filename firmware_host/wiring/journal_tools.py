@@ -16,7 +16,9 @@ from firmware_host import __version__
 from firmware_host.config.profiles import TableProfile, load_table
 from firmware_host.errors import JournalError, TablehostError
 from firmware_host.host import checkpoint, segments
-from firmware_host.host.journal import CHECKPOINT_TYPE, Journal, Record, load_key, steps_of
+from firmware_host.host.journal import Journal
+from firmware_host.host.journal_codec import CHECKPOINT_TYPE, Record, steps_of
+from firmware_host.host.journal_keys import load_key
 from firmware_host.host.service import Service
 from firmware_host.wiring import TABLE_META, game_wiring, recorded_table_meta
 from firmware_host.wiring.resume import device_points
@@ -67,7 +69,7 @@ def table_profile(path: Path, profile: str | os.PathLike[str] | None) -> TablePr
 
 def verify_deep(path: Path, profile: TableProfile) -> DeepReport:
     """Replay the journal from its first record, across its segments, and compare every checkpoint
-    with the state the replay reached at it (run :func:`~firmware_host.host.journal.verify` first).
+    with the state the replay reached at it (run :func:`~firmware_host.host.journal_verify.verify` first).
 
     :raises JournalError: a replayed decision differs (as in recovery), a segment is missing.
     """

@@ -42,8 +42,11 @@ from firmware_host.feed.schema import FeedState
 from firmware_host.floor.model import FloorError, Unreadable
 from firmware_host.floor.recovered import FloorCopy, check_copy, ranges
 from firmware_host.floor.store_sql import SqlStore
-from firmware_host.host import journal as jr
-from firmware_host.host.journal import Journal, Problem, Record
+from firmware_host.host.journal import Journal
+from firmware_host.host.journal_codec import Record, mac_of
+from firmware_host.host.journal_file import APPLICATION_ID, COLUMNS, INSERT, SCHEMA
+from firmware_host.host.journal_lock import lock_for_writing
+from firmware_host.host.journal_verify import Finding, Problem, check_row, verify
 from firmware_host.host.service import Service
 from firmware_host.wiring import game_wiring, recorded_table_meta
 
@@ -206,7 +209,7 @@ def salvage(
     resumed = damaged.exists() and path.exists() and os.path.samefile(path, damaged)
     if damaged.exists() and not resumed:
         raise JournalError(f"journal {path}: {damaged.name} is there already (an earlier salvage); move it away first")
-    lock = jr._lock_for_writing(path)
+    lock = lock_for_writing(path)
     try:
         _remove(temporary)
         read = _read_damaged(damaged if resumed else path)
@@ -265,7 +268,7 @@ def _read_damaged(path: Path) -> _Read:
     stopped = ""
     try:
         try:
-            for row in conn.execute(f"SELECT {jr._COLUMNS} FROM records ORDER BY seq"):
+            for row in conn.execute(f"SELECT {COLUMNS} FROM records ORDER BY seq"):
                 rows.append(row)
         except sqlite3.Error as exc:
             stopped = f"SQLite cannot read on after record {rows[-1][0] if rows else 0}: {exc}"
@@ -276,7 +279,7 @@ def _read_damaged(path: Path) -> _Read:
         highest = highest if isinstance(highest, int) else 0
         for seq in range(rows[-1][0] + 1 if rows else 1, highest + 1) if stopped else ():
             try:
-                row = conn.execute(f"SELECT {jr._COLUMNS} FROM records WHERE seq = ?", (seq,)).fetchone()
+                row = conn.execute(f"SELECT {COLUMNS} FROM records WHERE seq = ?", (seq,)).fetchone()
             except sqlite3.Error:
                 continue
             if row is not None:
@@ -301,7 +304,7 @@ def _keep_intact(temporary: Path, read: _Read, key: bytes | None) -> tuple[str, 
     if not in_order:
         raise JournalError(f"journal {temporary.with_suffix('')}: SQLite reads no record of it: nothing to keep")
     _write_rows(temporary, in_order)
-    found = jr.verify(temporary, hmac_key=key)
+    found = verify(temporary, hmac_key=key)
     if found.problem in _KEY_PROBLEMS:
         raise JournalError(f"journal {temporary.with_suffix('')}: {found.finding()}")
     intact = [row for row in in_order if row[0] <= found.last_seq]
@@ -316,10 +319,10 @@ def _write_rows(temporary: Path, rows: list[tuple[Any, ...]]) -> None:
     """A journal file holding exactly ``rows`` as stored (committed, ``synchronous=FULL``)."""
     with contextlib.closing(sqlite3.connect(temporary, isolation_level=None)) as conn:
         conn.execute("PRAGMA synchronous=FULL")
-        conn.execute(f"PRAGMA application_id={jr.APPLICATION_ID}")
+        conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
         conn.execute("BEGIN")
-        conn.execute(jr._SCHEMA)
-        conn.executemany(jr._INSERT, rows)
+        conn.execute(SCHEMA)
+        conn.executemany(INSERT, rows)
         conn.execute("COMMIT")
 
 
@@ -328,15 +331,15 @@ def _proven(rows: Iterable[tuple[Any, ...]], key: bytes | None) -> tuple[list[Re
     as records; and why each other one does not."""
     proven: list[Record] = []
     refused: list[tuple[int, str]] = []
-    mac = None if key is None else jr._mac_of(key)
+    mac = None if key is None else mac_of(key)
     for row in rows:
-        found = jr._check_row(row, expected_seq=row[0], prev_hash=row[6], key=mac, keyed=key is not None)
+        found = check_row(row, expected_seq=row[0], prev_hash=row[6], key=mac, keyed=key is not None)
         if found is None:
             try:
                 proven.append(Record.from_row(row))
                 continue
             except JournalError as exc:
-                found = jr._Finding(Problem.MALFORMED, str(exc), row[0])
+                found = Finding(Problem.MALFORMED, str(exc), row[0])
         refused.append((row[0], f"{found.problem}: {found.detail}"))
     return proven, refused
 

@@ -11,7 +11,8 @@ import pytest
 
 from firmware_host.cli import main
 from firmware_host.errors import JournalError
-from firmware_host.host.journal import export_rounds, export_shoes, key_id, load_key
+from firmware_host.host.journal_export import round_results, shoe_results
+from firmware_host.host.journal_keys import key_id, load_key
 from tests.support.journal_forge import KEY, build, execute
 
 
@@ -83,7 +84,7 @@ def test_541_12_c_export_rounds_prints_every_round_result_as_one_json_line(
     for round_ in exported:  # what 0.3.0 adds (docs/protection.md): the round's odds, each wager's theo
         assert round_.pop("odds") is None  # the forged journal has no odds decision
         assert all(line.pop("theo") is None for line in round_.get("settlement", []))
-    assert exported == list(export_rounds(tmp_path / "j.sqlite"))
+    assert exported == list(round_results(tmp_path / "j.sqlite"))
     assert [round_["winner"] for round_ in exported] == ["banker"]
 
 
@@ -103,7 +104,7 @@ def test_export_shoes_prints_every_shoe_result(tmp_path: pathlib.Path, capsys: p
     assert [{k: v for k, v in shoe.items() if k != "rounds_per_hour"} for shoe in exported] == [
         {"shoe": 1, "rounds": 7, **figures}
     ]
-    assert list(export_shoes(tmp_path / "j.sqlite")) == [{"shoe": 1, "rounds": 7}]
+    assert list(shoe_results(tmp_path / "j.sqlite")) == [{"shoe": 1, "rounds": 7}]
 
 
 def test_export_of_a_missing_journal_exits_2(tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:

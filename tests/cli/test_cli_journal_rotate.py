@@ -10,7 +10,8 @@ import sys
 from bench.floor.tables import run_table, start_table, table_profile
 from firmware_host.errors import JournalError
 from firmware_host.host import segments
-from firmware_host.host.journal import verify, writer_lock_path
+from firmware_host.host.journal_lock import writer_lock_path
+from firmware_host.host.journal_verify import verify
 from tests.support.floor_run import wait_for
 from tests.support.paths import REPO
 

@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 from firmware_host.cli import pipes
-from firmware_host.host import journal
+from firmware_host.host.journal_export import round_results
+from firmware_host.host.journal_verify import verify
 from tests.support.paths import REPO
 
 TABLEHOST = [sys.executable, "-m", "firmware_host"]
@@ -53,8 +54,8 @@ def test_run_ends_at_a_closed_stdout_with_its_journal_whole(tmp_path: Path) -> N
     assert status == pipes.EXIT_CLOSED_PIPE
     assert out.startswith("[SIM-BAC-1] ")
     assert_quiet(err)
-    assert journal.verify(path).ok
-    rounds = list(journal.export_rounds(path))
+    assert verify(path).ok
+    rounds = list(round_results(path))
     assert len(rounds) < 50  # ended by the reader going, not by --rounds
     # Every journaled step decides again as journaled (the step being written when the reader
     # left is whole), and the table it leaves continues: the replay checks each step.
@@ -85,7 +86,7 @@ def test_run_under_systemd_plays_on_when_its_stdout_refuses(tmp_path: Path) -> N
     assert proc.returncode == 0
     assert err.count("refused a write") == 1 and "the table plays on" in err
     assert "Traceback" not in err and "DealerView failed" not in err, err
-    assert len(list(journal.export_rounds(path))) == 3
+    assert len(list(round_results(path))) == 3
 
 
 def test_journal_export_ends_quietly(tmp_path: Path) -> None:
@@ -95,7 +96,7 @@ def test_journal_export_ends_quietly(tmp_path: Path) -> None:
     assert status == pipes.EXIT_CLOSED_PIPE
     assert json.loads(out)["round"] == 1
     assert err == ""
-    assert journal.verify(path).ok
+    assert verify(path).ok
 
 
 @pytest.mark.parametrize("what", ["--rounds", "--messages"])

@@ -21,7 +21,7 @@ import pytest
 
 from firmware_host.cli import EXIT_ERROR
 from firmware_host.errors import TemporaryError
-from firmware_host.host.journal import writer_lock_path
+from firmware_host.host.journal_lock import writer_lock_path
 from tests.support.paths import REPO
 
 PROFILE = REPO / "hardware-profiles" / "tables" / "sim-baccarat.toml"

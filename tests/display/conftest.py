@@ -24,7 +24,7 @@ from firmware_host.display.app import build_app
 from firmware_host.display.hub import DisplayHub
 from firmware_host.display.server import DisplayServer
 from firmware_host.display.view import BaccaratView
-from firmware_host.host.journal import MONO_KEY
+from firmware_host.host.journal_codec import MONO_KEY
 from firmware_host.web.lockout import Lockout, LockoutPolicy
 from firmware_host.web.pins import Credentials, write_pin_file
 from firmware_host.web.server import ConnectionLimits

@@ -11,7 +11,7 @@ from typing import Any
 import httpx2
 import pytest
 
-from firmware_host.host.journal import MONO_KEY
+from firmware_host.host.journal_codec import MONO_KEY
 from firmware_host.tables.events import DealerCommand
 from firmware_host.web.pins import MAX_FAILURES
 from firmware_host.wiring.display import REFUSED_META

@@ -8,7 +8,8 @@ from pathlib import Path
 from drivers.events.shoe import CardRead
 from firmware_host.feed.cursor import FeedCursor
 from firmware_host.feed.schema import FeedState
-from firmware_host.host.journal import Journal, verify
+from firmware_host.host.journal import Journal
+from firmware_host.host.journal_verify import verify
 from firmware_host.tables.decisions import Decision
 
 

@@ -20,7 +20,8 @@ from firmware_host.feed.cursor import FeedCursor
 from firmware_host.feed.publisher import FeedPublisher
 from firmware_host.feed.signing import PUBLIC_SUFFIX, Signer, load_public_keys
 from firmware_host.feed.warning import FeedTrouble, TroubleLamp
-from firmware_host.host.journal import Journal, verify
+from firmware_host.host.journal import Journal
+from firmware_host.host.journal_verify import verify
 from firmware_host.tables.decisions import Decision
 from firmware_host.tables.events import FloorFeedStatus
 from tests.support.feed_records import play

@@ -15,8 +15,7 @@ from firmware_host.feed import schema, signing
 from firmware_host.feed.schema import FeedState
 from firmware_host.floor.model import Unreadable
 from firmware_host.floor.recovered import check_copy, ranges, record_hash
-from firmware_host.host import journal
-from firmware_host.host.journal import Record
+from firmware_host.host.journal_codec import GENESIS_PREV_HASH, Record, canonical_json, seal
 
 PRIVATE = Ed25519PrivateKey.generate()
 SIGNER = signing.Signer(PRIVATE)
@@ -25,9 +24,9 @@ KEYS = {SIGNER.key_id: PRIVATE.public_key()}
 
 def _chained() -> list[Record]:
     """The feed tests' records (``RECORDS``) as a journal chains them, with their real hashes."""
-    made, prev = [], journal.GENESIS_PREV_HASH
+    made, prev = [], GENESIS_PREV_HASH
     for r in RECORDS:
-        row = journal._seal(r.seq, r.kind, r.type, r.at, r.round, journal.canonical_json(r.data, "test"), prev, None)
+        row = seal(r.seq, r.kind, r.type, r.at, r.round, canonical_json(r.data, "test"), prev, None)
         made.append(Record.from_row(row))
         prev = made[-1].hash
     return made
@@ -76,7 +75,7 @@ def test_the_messages_of_archived_segments_are_passed_over() -> None:
 def test_record_hash_is_the_journals_own_when_the_message_carries_the_whole_record() -> None:
     whole = {message["journal_seq"]: message for message in MESSAGES}
     for seq, message in whole.items():
-        made = record_hash(message, HASHES[seq - 1] if seq > 1 else journal.GENESIS_PREV_HASH)
+        made = record_hash(message, HASHES[seq - 1] if seq > 1 else GENESIS_PREV_HASH)
         assert (made == HASHES[seq]) == (seq not in (8, 9))  # 8 and 9: published without their text
 
 

@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from firmware_host import durable
+from firmware_host.errors import JournalError
 from firmware_host.feed import signing
-from firmware_host.host import journal
+from firmware_host.host.journal_keys import key_id, load_key, write_key
 from firmware_host.web import pins
 
 Events = list[tuple[str, str]]
@@ -78,13 +79,13 @@ def test_a_pin_file_written_again_is_replaced_whole(tmp_path: Path, events: Even
 
 def test_the_journal_key_file_is_written_durably_and_never_overwritten(tmp_path: Path, events: Events) -> None:
     path = tmp_path / "journal.key"
-    kid = journal.write_key(path)
+    kid = write_key(path)
     assert_written_durably(events, path)
     assert stat.S_IMODE(path.stat().st_mode) == 0o400
-    assert journal.key_id(journal.load_key(path)) == kid
+    assert key_id(load_key(path)) == kid
     key = path.read_bytes()
-    with pytest.raises(journal.JournalError, match="already exists"):
-        journal.write_key(path)
+    with pytest.raises(JournalError, match="already exists"):
+        write_key(path)
     assert path.read_bytes() == key
     assert [p.name for p in tmp_path.iterdir()] == ["journal.key"]
 

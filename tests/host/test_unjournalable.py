@@ -18,7 +18,8 @@ import pytest
 
 from drivers.events import DeviceEvent
 from firmware_host.errors import JournalEncodingError, JournalError
-from firmware_host.host.journal import Journal, canonical_json
+from firmware_host.host.journal import Journal
+from firmware_host.host.journal_codec import canonical_json
 from firmware_host.host.service import REFUSED, UNJOURNALABLE, Service
 from firmware_host.tables.baccarat.controller import TAKES as BACCARAT_TAKES
 from firmware_host.tables.decisions import Decision

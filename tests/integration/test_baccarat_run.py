@@ -15,7 +15,9 @@ import pytest
 
 from bench.soak.profiles import make_profile, quick_links
 from firmware_host.cli import main
-from firmware_host.host.journal import Journal, export_rounds, export_shoes, verify
+from firmware_host.host.journal import Journal
+from firmware_host.host.journal_export import round_results, shoe_results
+from firmware_host.host.journal_verify import verify
 from firmware_host.rules.baccarat.cards import parse_card, shoe_composition
 from tests.support.sim_runs import check_rounds_against_resolve
 
@@ -123,7 +125,7 @@ def test_whole_shoes_with_every_fault_injected(tmp_path: Path) -> None:
     assert verify(journal).ok
     rounds = check_rounds_against_resolve(journal)
     assert [r["round"] for r in rounds] == list(range(1, 251))
-    shoes = list(export_shoes(journal))
+    shoes = list(shoe_results(journal))
     assert len(shoes) >= 2, "250 rounds span several shoes"
     codes = Counter(a["code"] for shoe in shoes for a in shoe["alerts"])
     assert codes["card-unreadable"] and codes["card-face-up"] and codes["card-drawn-in-error"], codes
@@ -177,5 +179,5 @@ def test_a_captured_run_replays_to_the_same_rounds(tmp_path: Path) -> None:
         )
         == 0
     )
-    assert list(export_rounds(tmp_path / "b.sqlite")) == list(export_rounds(tmp_path / "a.sqlite"))
+    assert list(round_results(tmp_path / "b.sqlite")) == list(round_results(tmp_path / "a.sqlite"))
     assert (spy / "shoe.spy").stat().st_size > 0

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware_host.config.profiles import load_table
-from firmware_host.host.journal import export_shoes
+from firmware_host.host.journal_export import shoe_results
 from firmware_host.tables.decisions import Decision
 from firmware_host.wiring import build_table
 from tests.support.paths import REPO
@@ -65,7 +65,7 @@ def play_past_an_early_end(tmp_path: Path, shuffler_keys: str, idle_round: int |
     profile.write_text(profile.read_text().replace("[rules.shuffler]\n", f"[rules.shuffler]\n{shuffler_keys}\n"))
     journal = tmp_path / "j.sqlite"
     watch = play(profile, journal, StopAfterEarlyEnd(), idle_round)
-    ended = next(shoe for shoe in export_shoes(journal) if shoe["shoe"] == watch.ended_shoe)
+    ended = next(shoe for shoe in shoe_results(journal) if shoe["shoe"] == watch.ended_shoe)
     assert ended["cards_read"] == DECKS * 52, "the read-out read every card left behind the cover card"
 
 

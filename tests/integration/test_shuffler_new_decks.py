@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from firmware_host.host.journal import Journal, export_shoes
+from firmware_host.host.journal import Journal
+from firmware_host.host.journal_export import shoe_results
 from tests.support.sim_runs import run_armed, shuffler_table
 
 
@@ -27,4 +28,4 @@ def test_541_3_b_4_new_decks_that_count_wrong_again_are_replaced_again(tmp_path:
     with Journal.open(journal) as opened:
         new_decks = [r.data["text"] for r in opened.records() if r.type == "alert" and r.data["code"] == "new-decks"]
     assert len(new_decks) == 3 and all(text.startswith("batch A") for text in new_decks), new_decks
-    assert [shoe["batch"] for shoe in export_shoes(journal)] == ["A", "B"]
+    assert [shoe["batch"] for shoe in shoe_results(journal)] == ["A", "B"]

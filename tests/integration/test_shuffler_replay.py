@@ -11,7 +11,7 @@ import pytest
 from drivers.capture import Link, read_capture
 from drivers.events.shuffler import ShufflerFault, ShuffleStarted
 from firmware_host.cli import main
-from firmware_host.host.journal import export_rounds, export_shoes
+from firmware_host.host.journal_export import round_results, shoe_results
 from tests.support.sim_runs import shuffler_table
 
 #: Rounds of the captured run: with 6-deck batches, past the first change of shoe.
@@ -40,7 +40,7 @@ def test_the_captured_run_changed_shoes_and_met_the_shuffler_s_faults(captured: 
     _, capture_path, journal = captured
     capture = read_capture(capture_path)
     assert capture.devices["shuffler"].transport == "usb"
-    assert len(list(export_shoes(journal))) >= 1, "a shoe finished and the next was loaded"
+    assert len(list(shoe_results(journal))) >= 1, "a shoe finished and the next was loaded"
     assert sum(isinstance(ev, ShuffleStarted) for ev in capture.events("shuffler")) >= 2
     assert any(isinstance(ev, ShufflerFault) and ev.code == "jam" for ev in capture.events("shuffler"))
     assert any(isinstance(r, Link) and r.device == "shuffler" and r.state == "lost" for r in capture.records)
@@ -52,5 +52,5 @@ def test_a_captured_shuffler_table_replays_to_the_same_rounds_and_shoes(
     profile, capture, original = captured
     replayed = tmp_path / "replayed.sqlite"
     run(profile, replayed, "--replay", str(capture), *speed)
-    assert list(export_rounds(replayed)) == list(export_rounds(original))
-    assert list(export_shoes(replayed)) == list(export_shoes(original))
+    assert list(round_results(replayed)) == list(round_results(original))
+    assert list(shoe_results(replayed)) == list(shoe_results(original))

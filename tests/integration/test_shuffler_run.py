@@ -24,7 +24,9 @@ from bench.soak.profiles import quick_links
 from drivers.events.lifecycle import DeviceLost
 from drivers.events.shuffler import ShufflerFault
 from firmware_host.cli import main
-from firmware_host.host.journal import Journal, export_shoes, verify
+from firmware_host.host.journal import Journal
+from firmware_host.host.journal_export import shoe_results
+from firmware_host.host.journal_verify import verify
 from firmware_host.rules.baccarat.cards import parse_card, shoe_composition
 from tests.support.journals_010 import SHOE_FIGURES
 from tests.support.paths import REPO
@@ -57,7 +59,7 @@ def cards_by_shoe(journal: Path) -> dict[int, Counter[str]]:
 
 def check_shoes(journal: Path, decks: int) -> list[dict[str, Any]]:
     """Every finished shoe: batches alternate A, B, A, ... (§ 541.3(b)(5)) and every card was read."""
-    shoes = list(export_shoes(journal))
+    shoes = list(shoe_results(journal))
     assert [s["shoe"] for s in shoes] == list(range(1, len(shoes) + 1))
     assert [s["batch"] for s in shoes] == ["AB"[i % 2] for i in range(len(shoes))]
     assert all(s["decks"] == decks and s["cards_read"] == decks * 52 for s in shoes), "no card lost"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware_host.host.journal import write_key
+from firmware_host.host.journal_keys import write_key
 
 
 @pytest.fixture

@@ -17,7 +17,10 @@ import pytest
 from bench.soak.killloop import Run, kill_loop
 from bench.soak.profiles import CHECKPOINTS, write_profile
 from firmware_host.config.profiles import load_table
-from firmware_host.host.journal import CHECKPOINT_TYPE, Journal, export_rounds, verify
+from firmware_host.host.journal import Journal
+from firmware_host.host.journal_codec import CHECKPOINT_TYPE
+from firmware_host.host.journal_export import round_results
+from firmware_host.host.journal_verify import verify
 from firmware_host.host.service import Service
 from firmware_host.wiring import game_wiring
 from firmware_host.wiring.journal_tools import verify_deep
@@ -41,7 +44,7 @@ def test_kills_during_checkpoints_and_rotations_lose_and_duplicate_nothing(tmp_p
     checked = verify(run.journal, hmac_key=key)
     assert checked.ok, checked.detail
     assert len(checked.segments) >= 4, "the run rotated too seldom to be killed in rotations"
-    assert [r["round"] for r in export_rounds(run.journal)] == list(range(1, 61))
+    assert [r["round"] for r in round_results(run.journal)] == list(range(1, 61))
     deep = verify_deep(run.journal, load_table(profile))
     assert deep.problems == [] and deep.checkpoints >= len(checked.segments)
     assert not [p.name for p in run.journal.parent.iterdir() if p.name.endswith(".partial")]
@@ -77,17 +80,18 @@ def _rewrite_checkpoint(path: Path, change: object) -> None:
     import json
     import sqlite3
 
-    from firmware_host.host import journal as jr
+    from firmware_host.host.journal_codec import canonical_json, seal
+    from firmware_host.host.journal_file import COLUMNS, INSERT
 
     with sqlite3.connect(path) as conn:
         seq, kind, type_, at, round_, data, prev, _, mac = conn.execute(
-            f"SELECT {jr._COLUMNS} FROM records WHERE type = ? ORDER BY seq DESC LIMIT 1", (CHECKPOINT_TYPE,)
+            f"SELECT {COLUMNS} FROM records WHERE type = ? ORDER BY seq DESC LIMIT 1", (CHECKPOINT_TYPE,)
         ).fetchone()
         parsed = json.loads(data)
         change(parsed)  # type: ignore[operator]
-        row = jr._seal(seq, kind, type_, at, round_, jr.canonical_json(parsed, "checkpoint"), prev, None)
+        row = seal(seq, kind, type_, at, round_, canonical_json(parsed, "checkpoint"), prev, None)
         conn.execute("DELETE FROM records WHERE seq >= ?", (seq,))
-        conn.execute(jr._INSERT, row)
+        conn.execute(INSERT, row)
 
 
 def test_verify_deep_names_a_checkpoint_that_is_not_what_the_replay_gives(tmp_path: Path) -> None:

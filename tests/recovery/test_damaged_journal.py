@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from firmware_host.config.profiles import load_table
-from firmware_host.host.journal import CHECKPOINT_TYPE, Journal
+from firmware_host.host.journal import Journal
+from firmware_host.host.journal_codec import CHECKPOINT_TYPE
 from firmware_host.host.service import Service
 from firmware_host.wiring import game_wiring
 from tests.support.journal_forge import execute

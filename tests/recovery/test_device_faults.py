@@ -21,7 +21,8 @@ from bench.soak.audit import audit
 from bench.soak.killloop import FOREVER, Run, Tracker, follow, run_to_end
 from bench.soak.profiles import PAIGOW_SEED, SHOE_MODEL, paigow_profile, quick_links, set_approved, write_profile
 from firmware_host.config.profiles import load_table
-from firmware_host.host.journal import Journal, verify
+from firmware_host.host.journal import Journal
+from firmware_host.host.journal_verify import verify
 from firmware_host.host.service import Service
 from firmware_host.tables.decisions import Decision
 from firmware_host.tables.events import DealerCommand

@@ -22,7 +22,8 @@ import pytest
 from bench.display.table import BACCARAT, PROFILES, write_profile
 from firmware_host.config.profiles import load_table
 from firmware_host.errors import JournalError
-from firmware_host.host.journal import Journal, verify
+from firmware_host.host.journal import Journal
+from firmware_host.host.journal_verify import verify
 from firmware_host.host.service import HALTED_META
 from firmware_host.wiring import Table, build_table
 from tests.support.paths import REPO

@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 from bench.soak.profiles import CHECKPOINTS, PAIGOW_SEED, paigow_profile, write_profile
-from firmware_host.host.journal import write_key
+from firmware_host.host.journal_keys import write_key
 from tests.support.cutfs import fuse_unavailable
 from tests.support.power_cuts import JOURNAL, Outcome, Table
 

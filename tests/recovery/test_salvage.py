@@ -33,7 +33,10 @@ from firmware_host.feed.schema import FeedState
 from firmware_host.floor.collector import Collector
 from firmware_host.floor.store import SqliteStore, SqlStore
 from firmware_host.host import segments
-from firmware_host.host.journal import Journal, Record, verify, write_key
+from firmware_host.host.journal import Journal
+from firmware_host.host.journal_codec import Record
+from firmware_host.host.journal_keys import write_key
+from firmware_host.host.journal_verify import verify
 from firmware_host.wiring import salvage as salvage_module
 from firmware_host.wiring.salvage import SALVAGE_META, SALVAGED_META
 from tests.support.floor_run import collecting, wait_for, wait_for_the_floor

@@ -23,7 +23,7 @@ from bench.soak.audit import audit, shoes_played
 from bench.soak.killloop import Run, kill_at_shoe_changes, kill_loop, run_to_end
 from bench.soak.profiles import shuffler_profile
 from bench.soak.shuffler_audit import shuffler_troubles
-from firmware_host.host.journal import export_rounds
+from firmware_host.host.journal_export import round_results
 
 #: A seed whose shuffler jams, opens its door and miscounts in an uninterrupted run.
 SEED = 10
@@ -53,7 +53,7 @@ def test_541_12_c_kills_at_a_shuffler_table_lose_and_duplicate_nothing(tmp_path:
     # shuffler suffered its faults (a kill can hide one: a restarted shuffler has them behind it).
     uninterrupted = Run(profile, tmp_path / "uninterrupted.sqlite", rounds=ROUNDS, seed=SEED)
     assert run_to_end(uninterrupted) == 0
-    assert list(export_rounds(journal)) == list(export_rounds(uninterrupted.journal))
+    assert list(round_results(journal)) == list(round_results(uninterrupted.journal))
     assert shoes_played(journal) == shoes_played(uninterrupted.journal)
     troubles = shuffler_troubles(uninterrupted.journal, key_file.read_bytes())
     assert len(troubles) >= 2, f"the shuffler's faults must strike: pick another seed ({troubles})"

@@ -14,7 +14,8 @@ from bench.soak.audit import audit
 from bench.soak.killloop import FOREVER, STARTUP_SECONDS, Run, Tracker, follow, run_to_end
 from bench.soak.profiles import write_profile
 from firmware_host.config.profiles import load_table
-from firmware_host.host.journal import Journal, verify
+from firmware_host.host.journal import Journal
+from firmware_host.host.journal_verify import verify
 from firmware_host.host.service import Service
 from firmware_host.wiring import game_wiring
 

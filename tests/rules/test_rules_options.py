@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from firmware_host.host.journal import canonical_json
+from firmware_host.host.journal_codec import canonical_json
 from firmware_host.rules.baccarat.rules import RulesSubmission
 from firmware_host.rules.baccarat.variant import Variant
 from firmware_host.rules.options import in_key_order, resolved

@@ -9,7 +9,8 @@ import sqlite3
 from typing import Any
 
 from drivers.events import DeviceEvent, event
-from firmware_host.host.journal import Journal, encode
+from firmware_host.host.journal import Journal
+from firmware_host.host.journal_codec import encode
 from firmware_host.tables.decisions import Decision
 from firmware_host.tables.events import DealerCommand, WagerPlaced
 

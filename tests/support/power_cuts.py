@@ -19,7 +19,8 @@ from typing import Any
 from bench.soak.audit import compare_runs
 from bench.soak.forked import ForkedService, fork_service
 from bench.soak.profiles import REPO
-from firmware_host.host.journal import export_rounds, verify
+from firmware_host.host.journal_export import round_results
+from firmware_host.host.journal_verify import verify
 from tests.support.cutfs import Cut, CutMount
 
 __all__ = ["Table", "Outcome", "printed_results", "JOURNAL"]
@@ -126,7 +127,7 @@ class Table:
             problems.append(f"journal verify: {checked.problem} at record {checked.broken_seq}: {checked.detail}")
         problems += compare_runs(journal, reference)
         expected = printed_results(reference.parent / "run.log")
-        held = {record["round"] for record in export_rounds(journal) if record["status"] == "completed"}
+        held = {record["round"] for record in round_results(journal) if record["status"] == "completed"}
         for number, line in sorted(printed.items()):
             if number not in held or expected.get(number) != line:
                 problems.append(f"printed before the cut but not in the journal as printed: {line!r}")

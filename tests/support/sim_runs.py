@@ -14,7 +14,7 @@ from typing import Any
 
 from bench.soak.profiles import make_profile
 from firmware_host.config.profiles import load_table
-from firmware_host.host.journal import export_rounds
+from firmware_host.host.journal_export import round_results
 from firmware_host.rules.baccarat.cards import parse_card
 from firmware_host.rules.baccarat.deal import resolve
 from firmware_host.rules.baccarat.variant import Variant
@@ -96,7 +96,7 @@ def run_armed(
 def check_rounds_against_resolve(journal: Path, variant: str = "standard") -> list[dict[str, Any]]:
     """Every completed round of the journal equals ``resolve`` on its cards (§ 541.9-§ 541.12,
     § 541.12(c) reconstruction); returns the exported rounds."""
-    rounds = list(export_rounds(journal))
+    rounds = list(round_results(journal))
     for record in rounds:
         if record["status"] != "completed":
             continue

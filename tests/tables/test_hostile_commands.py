@@ -22,7 +22,8 @@ from drivers.events.dice import DiceRead
 from drivers.events.lifecycle import DeviceLost
 from drivers.events.shoe import CardUnreadable
 from firmware_host.errors import RulesError
-from firmware_host.host.journal import Journal, canonical_json
+from firmware_host.host.journal import Journal
+from firmware_host.host.journal_codec import canonical_json
 from firmware_host.host.service import Service
 from firmware_host.rules.baccarat.rules import RulesSubmission
 from firmware_host.rules.baccarat.variant import Variant
@@ -322,7 +323,7 @@ def _exploding(monkeypatch: pytest.MonkeyPatch) -> None:
     """A Pai Gow ``new_dice`` handler with a bug: it raises after deciding something."""
 
     def new_dice(self: Any, args: Any) -> None:
-        self.table._announce("dice", "half done")
+        self.table.announce("dice", "half done")
         raise ZeroDivisionError("division by zero")
 
     monkeypatch.setattr(paigow.dice_set.DiceSet, "new_dice", new_dice)

@@ -10,7 +10,9 @@ from typing import Any
 from bench.floor.tables import run_command
 from bench.soak.profiles import make_profile
 from firmware_host.config.profiles import load_table
-from firmware_host.host.journal import Journal, export_rounds, verify
+from firmware_host.host.journal import Journal
+from firmware_host.host.journal_export import round_results
+from firmware_host.host.journal_verify import verify
 from firmware_host.wiring import game_wiring
 from tests.support.paths import REPO
 
@@ -49,4 +51,4 @@ def test_rules_in_force_are_journaled_at_the_start_and_again_when_they_change(tm
     with Journal.open(journal) as opened:
         results = [r.seq for r in opened.records() if r.type == "round_result"]
     assert first_seq < results[0] and results[2] < changed_seq < results[3]  # round 4 was played under them
-    assert verify(journal).ok and [r["round"] for r in export_rounds(journal)] == [1, 2, 3, 4]
+    assert verify(journal).ok and [r["round"] for r in round_results(journal)] == [1, 2, 3, 4]

@@ -57,7 +57,7 @@ class AdvantagePlayWatch:
         """After each game event (and after the odds): note the round's latest ``odds``, observe
         a round that has just left betting, and at a shoe's end review every seat's record."""
         table = self.table
-        for decision in table._out:
+        for decision in table.step_decisions:
             if decision.type == "odds" and decision.round is not None:
                 self._odds(decision.round, decision.data.get("ev", {}))
         if self.pending is not None:
@@ -68,7 +68,7 @@ class AdvantagePlayWatch:
                 self._observe()
             else:  # void, or the shoe over, before no more bets
                 self.pending, self.wagers = None, {}
-        if any(decision.type == "shoe_result" for decision in table._out):
+        if any(decision.type == "shoe_result" for decision in table.step_decisions):
             self.watch, found = self.watch.review(self.policy)
             self._raise(found, None)
 
@@ -88,7 +88,7 @@ class AdvantagePlayWatch:
         if table.current_round == number and table.state in ("dealing", "revealing", "settling_pairs"):
             return True
         return any(decision.type == "round_result" and decision.data.get("round") == number
-                   and decision.data.get("cards") for decision in table._out)  # fmt: skip
+                   and decision.data.get("cards") for decision in table.step_decisions)  # fmt: skip
 
     def _observe(self) -> None:
         """The pending round has closed for betting: record it, raise the alarms it makes."""

@@ -375,8 +375,8 @@ class BaccaratTable(TableController):
         """Red while paused or a fault is open, amber while an irregularity or a card entry waits, else green."""
         return self.open_alerts.lamp_colour()
 
-    def _alert(self, code: str, text: str, severity: str = "attention", record: bool = True) -> None:
+    def alert_in_round(self, code: str, text: str, severity: str = "attention", record: bool = True) -> None:
         """An ``alert`` decision of the round under way, recorded in the shoe's result unless ``record`` is false."""
-        super()._alert(code, text, severity)
+        super().alert_in_round(code, text, severity)
         if record:
             self.open_alerts.record(code, text)

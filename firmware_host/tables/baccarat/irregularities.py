@@ -149,6 +149,6 @@ class Irregularities:
         self.table.round.irregularities.append({"section": section, "code": code, "text": text})
         shown = f"{alert or text} (§ {section})" if section else alert or text
         if open_until is None:
-            self.table._alert(code, shown, "attention" if code != "card-drawn-in-error" else "warning")
+            self.table.alert_in_round(code, shown, "attention" if code != "card-drawn-in-error" else "warning")
         else:
             self.table.open_alerts.open(code, shown, "attention", open_until)

@@ -91,11 +91,13 @@ class RoundPlay:
         """A card came out before the reveal or the pair settlement: that step is taken as done."""
         table = self.table
         if table.state == "revealing":
-            table._alert("procedure", "a card was drawn before the reveal: hands taken as revealed (§ 541.10(a))",
+            table.alert_in_round("procedure", "a card was drawn before the reveal: hands taken as revealed (§ 541.10(a))",
                          "warning")  # fmt: skip
             table.reveal()
         if table.state == "settling_pairs":
-            table._alert("procedure", "a card was drawn before the pair wagers were settled (§ 631c.5(d))", "warning")
+            table.alert_in_round(
+                "procedure", "a card was drawn before the pair wagers were settled (§ 631c.5(d))", "warning"
+            )
             table.pairs_settled()
 
     def deal_card(self, card: Card) -> None:
@@ -115,7 +117,7 @@ class RoundPlay:
         table = self.table
         table.round.revealed = True
         deal = table.round.deal
-        table._announce("point_counts", f"player {deal.player_total}, banker {deal.banker_total}",
+        table.announce("point_counts", f"player {deal.player_total}, banker {deal.banker_total}",
                         player=texts(deal.player), banker=texts(deal.banker),
                         player_total=deal.player_total, banker_total=deal.banker_total)  # fmt: skip
         if not deal.is_complete and any(kind in PAIR_WAGERS for _, kind in table.round.wagers):
@@ -137,10 +139,10 @@ class RoundPlay:
             return
         result = deal.result(table.rules.variant)
         verdict = "Tie Hand" if result.winner == "tie" else f"{result.winner} wins"
-        table._announce("outcome", f"player {result.player_total}, banker {result.banker_total}: {verdict}",
+        table.announce("outcome", f"player {result.player_total}, banker {result.banker_total}: {verdict}",
                         winner=result.winner, player_total=result.player_total, banker_total=result.banker_total)  # fmt: skip
         if result.lucky_six is not None:
-            table._announce("lucky_six", "Lucky Six", cards=result.lucky_six)
+            table.announce("lucky_six", "Lucky Six", cards=result.lucky_six)
         settlement = settle(result, table.round.unsettled_wagers(), table.rules, table.ledger)
         table.ledger = settlement.ledger
         lines = table.round.pair_lines + settlement.wagers
@@ -194,7 +196,7 @@ class RoundPlay:
                 shoe.last_deal = table.round.deal
             if status == "completed" and shoe.cover == "out":
                 shoe.cover = "last_hand"
-                table._announce("last_hand", "last hand")
+                table.announce("last_hand", "last hand")
             elif status == "completed" and shoe.cover == "last_hand":
                 shoe.cover = "reshuffle"
             table.supply.round_finished(shoe)
@@ -209,9 +211,13 @@ class RoundPlay:
         if table.state != "betting":
             reason = "no more bets was announced (§ 541.8(c))" if table.state in IN_ROUND else \
                 "no round is open for betting"  # fmt: skip
-            table._alert("wager-refused", f"wager at seat {placed.seat} on {placed.kind}: refused, {reason}", "warning")
+            table.alert_in_round(
+                "wager-refused", f"wager at seat {placed.seat} on {placed.kind}: refused, {reason}", "warning"
+            )
         elif table.paused:
-            table._alert("wager-refused", f"wager at seat {placed.seat}: refused, the table is paused", "warning")
+            table.alert_in_round(
+                "wager-refused", f"wager at seat {placed.seat}: refused, the table is paused", "warning"
+            )
         else:
             key = (placed.seat, placed.kind)
             before = table.round.wagers.get(key)
@@ -238,4 +244,4 @@ class RoundPlay:
         seats = [{"seat": seat, "amount": cents} for seat, cents in owed]
         text = "collect marked commission: " + ", ".join(f"seat {seat} {cents} cents" for seat, cents in owed)
         # The state's own prompt follows it again at the end of this step.
-        self.table._say_prompt({"action": Action.COLLECT_COMMISSION, "seats": seats, "text": text})
+        self.table.say_prompt({"action": Action.COLLECT_COMMISSION, "seats": seats, "text": text})

@@ -124,7 +124,7 @@ class ShoeLife:
             number = shoe.cards_read
         if isinstance(event, CardRead) and event.burn and table.state != "burning" and not self.discards_due():
             text = "the shoe flagged a burn card outside the burn; it is dealt as the table's state says"
-            table._alert("burn-flag", text, "warning")
+            table.alert_in_round("burn-flag", text, "warning")
         if not table.irregular.defer(event, number):
             self.apply(event, number)
 
@@ -145,11 +145,11 @@ class ShoeLife:
             self._apply_shoe_empty()
 
     def on_shoe_warning(self, event: ShoeWarning) -> None:
-        self.table._alert("shoe-warning", f"{event.device}: warning code 0x{event.code:02X}", "warning")
+        self.table.alert_in_round("shoe-warning", f"{event.device}: warning code 0x{event.code:02X}", "warning")
 
     def on_identity_unverified(self, event: IdentityUnverified) -> None:
         text = f"{event.device}: identity not read from the device: {event.why}"
-        self.table._alert("identity-unverified", text, "warning")
+        self.table.alert_in_round("identity-unverified", text, "warning")
 
     # -- where a card goes ----------------------------------------------------------------
     def _apply_unknown(self, face_up: bool, number: int | None) -> None:
@@ -210,7 +210,7 @@ class ShoeLife:
     def no_shoe(self, what: str) -> None:
         """Refuse a shoe event that needs a shoe in play."""
         text = f"{what} but no shoe is in play: load a shuffled shoe and press shoe loaded"
-        self.table._alert("no-shoe", text, "warning")
+        self.table.alert_in_round("no-shoe", text, "warning")
 
     def _discard_or_burn(self, shoe: Shoe, card: Card | None) -> None:
         """The card goes to the discard rack: a § 541.14(c)/(d) discard or a § 541.5(g) burn card."""
@@ -226,7 +226,7 @@ class ShoeLife:
             shoe.burn_remaining = BURN_COUNT[card.rank]
             shoe.burned += 1
             text = f"burn card {card}: burn {shoe.burn_remaining} more"
-            table._announce("burn_card", text, card=str(card), burn=shoe.burn_remaining)
+            table.announce("burn_card", text, card=str(card), burn=shoe.burn_remaining)
         elif shoe.burn_remaining is not None:
             shoe.burn_remaining -= 1
             shoe.burned += 1
@@ -241,11 +241,11 @@ class ShoeLife:
         if shoe is None:
             self.no_shoe("the cover card came out")
         elif shoe.cover != "in_shoe":
-            self.table._alert("cover-card", "a second cover card came out; the first already set the last hand",
+            self.table.alert_in_round("cover-card", "a second cover card came out; the first already set the last hand",
                               "warning")  # fmt: skip
         else:
             shoe.cover = "out"
-            self.table._announce("cover_card", "cover card: this hand is completed, then one more hand")
+            self.table.announce("cover_card", "cover card: this hand is completed, then one more hand")
 
     def _apply_shoe_empty(self) -> None:
         """§ 541.14(e): too few cards to complete a round: it is void, wagers returned, reshuffle."""
@@ -258,7 +258,7 @@ class ShoeLife:
             reason = "too few cards remaining in the shoe to complete the round"
             table.round_play.end_void("541.14(e)", "shoe-empty", reason)
         else:
-            table._alert("shoe-empty", "the shoe is empty: reshuffle", "warning")
+            table.alert_in_round("shoe-empty", "the shoe is empty: reshuffle", "warning")
             table.shoe_over()
 
     # -- the shoe's start and end -----------------------------------------------------------
@@ -270,7 +270,7 @@ class ShoeLife:
                                  batch=batch)  # fmt: skip
         fields: dict[str, Any] = {"shoe": shoe.number, "decks": decks}
         where = table.supply.shoe_opened(shoe, fields)
-        table._announce("shoe", f"shoe {shoe.number} ({where}): burn (§ 541.5(g))", **fields)
+        table.announce("shoe", f"shoe {shoe.number} ({where}): burn (§ 541.5(g))", **fields)
 
     def close(self) -> None:
         """The shoe is done: collect marked commission (§ 541.13(e)), report the shoe, await the next."""

@@ -149,7 +149,7 @@ class ShufflerSide:
         """``shoe_loaded`` at a shuffler table: the shoe holds ``batch`` (default: the one the
         shuffler released), if the rules allow it (§ 541.3(b)(4)-(6), (c))."""
         table = self.table
-        table._require_state("shoe_loaded", "awaiting_shoe")
+        table.require_state("shoe_loaded", "awaiting_shoe")
         decks = args.get("decks", table.decks)
         if decks != table.decks:
             raise RulesError(f"shoe of {decks!r} decks: each batch holds {table.decks} (§ 541.3(b)(1))")
@@ -200,7 +200,7 @@ class ShufflerSide:
         try:
             self._apply_step(shuffling.check_round_start(self.state, table.clock.now))
         except ShufflerRefusal as refusal:
-            table._alert(refusal.code, str(refusal), "fault")
+            table.alert_in_round(refusal.code, str(refusal), "fault")
             shoe.new_decks = "its decks are overdue for a change (§ 541.3(c))"
 
     def record_between_shoes(self, alert: dict[str, str]) -> None:
@@ -354,7 +354,7 @@ class ShufflerSide:
         """The decks of ``batch`` leave the table; new decks are due in its slot (§ 541.3(b)(1), (c))."""
         self._apply_step(shuffling.retire_batch(self.state, batch, self.table.clock.now))
         self.new_decks_due[batch] = why
-        self.table._alert("new-decks", f"batch {batch}: {why}: replace it with new decks", "attention")
+        self.table.alert_in_round("new-decks", f"batch {batch}: {why}: replace it with new decks", "attention")
 
     def _apply_step(self, step: shuffling.Step) -> None:
         """Take the rules' new state and journal their notices as alerts."""
@@ -363,4 +363,4 @@ class ShufflerSide:
 
     def _notices(self, notices: tuple[Notice, ...]) -> None:
         for notice in notices:
-            self.table._alert(notice.code, _notice_text(notice), notice.severity)
+            self.table.alert_in_round(notice.code, _notice_text(notice), notice.severity)

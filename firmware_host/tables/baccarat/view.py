@@ -50,7 +50,7 @@ class OpenAlerts:
 
     def open(self, code: str, text: str, severity: str, awaiting: str, record: bool = True) -> None:
         """An alert that stays on the dealer's view until ``awaiting`` happens."""
-        self.table._alert(code, text, severity, record=False)
+        self.table.alert_in_round(code, text, severity, record=False)
         self.track(code, text, severity, awaiting, record)
 
     def track(self, code: str, text: str, severity: str, awaiting: str, record: bool = True) -> None:

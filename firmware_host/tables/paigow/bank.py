@@ -85,15 +85,15 @@ class PlayerBank:
         """``no_more_bets`` (§ 535.7(c), § 535.8(a)), refused by the dice clock (§ 535.5(c)); the
         bank is offered in turn if any player may bank (§ 535.11(b)-(d))."""
         table = self.table
-        table._require_state("no_more_bets", "betting")
+        table.require_state("no_more_bets", "betting")
         clock = table.dice.clock()
         if not clock.may_start_round:
-            table._prompt_again()  # say again what to do
+            table.prompt_again()  # say again what to do
             table.refuse("dice-" + clock.state, f"no more bets refused: {clock_text(clock)} (§ 535.5(c))", "attention")
         table.round.offer = bank_offer_order(self.rotation, SEATS, table.rules.dice)
         table.no_more_bets()
         if table.state == "bank":
-            table._announce(
+            table.announce(
                 "bank_offer",
                 "offer the bank in this order: " + ", ".join(map(str, table.round.offer)),
                 order=list(table.round.offer),
@@ -102,7 +102,7 @@ class PlayerBank:
     def take_bank(self, args: Mapping[str, Any]) -> None:
         """§ 535.11(c)-(f), (h): the player at ``seat`` accepts the bank."""
         table = self.table
-        table._require_state("bank", "bank")
+        table.require_state("bank", "bank")
         seat = check_seat(args.get("seat"))
         co_bank = flag(args, "co_bank")
         bank = take_bank(
@@ -119,7 +119,7 @@ class PlayerBank:
         table.round.bank = bank
         own = table.round.wagers.get(seat)
         chips = f"; the {own} cents on area {seat} are the bank's, not a wager" if own else ""
-        table._announce(
+        table.announce(
             "bank",
             f"seat {seat} {'co-banks with the house' if co_bank else 'banks'}; the dealer "
             f"wagers {table.round.dealer_wager} cents against the bank{chips}",
@@ -132,8 +132,8 @@ class PlayerBank:
     def no_bank(self, args: Mapping[str, Any]) -> None:
         """``no_bank``: no player accepts the bank; the dealer banks the round (§ 535.11(c))."""
         table = self.table
-        table._require_state("no_bank", "bank")
-        table._announce("bank", "no player banks: the dealer banks the round", seat=None, co_bank=False, dealer_wager=0)
+        table.require_state("no_bank", "bank")
+        table.announce("bank", "no player banks: the dealer banks the round", seat=None, co_bank=False, dealer_wager=0)
         table.bank_settled()
 
     # -- from round to round --------------------------------------------------------------
@@ -150,4 +150,4 @@ class PlayerBank:
         if table.state != "betting":
             raise RulesError("a new game starts between rounds")
         self.rotation = new_game()
-        table._announce("new_game", "new game: no player may bank the first round (§ 535.11(b))")
+        table.announce("new_game", "new game: no player may bank the first round (§ 535.11(b))")

@@ -45,7 +45,7 @@ class Delivery:
             raise RulesError(f"style name {name!r}: give one of the delivery style names")
         round_ = self.table.round
         round_.style = self.table.rules.dice.check_style_for(name, round_.bank_seat)
-        self.table._announce("style", f"delivery style: {name}", style=name)
+        self.table.announce("style", f"delivery style: {name}", style=name)
 
     def cut(self, args: Mapping[str, Any]) -> None:
         """§ 535.11(g): the player bank cuts the stacks once."""
@@ -62,7 +62,7 @@ class Delivery:
             )
         check_cut(round_.bank, cut)
         round_.cut = cut
-        self.table._announce("cut", f"the bank cuts: {cut.describe()}", cut=cut.to_json_dict())
+        self.table.announce("cut", f"the bank cuts: {cut.describe()}", cut=cut.to_json_dict())
 
     def _before_the_roll(self, what: str) -> None:
         table = self.table
@@ -80,7 +80,7 @@ class Delivery:
         table.roll_accepted()
         counted = "the dealer" if round_.bank is None else f"the bank at position {round_.bank_seat}"
         section = "535.8(c)" if round_.bank is None else "535.11(j)"
-        table._announce(
+        table.announce(
             "total",
             f"{text}: counting from {counted} as one, {_spoken(label(start))} receives the first tiles (§ {section})",
             dice=list(round_.rolls[-1].dice),

@@ -64,7 +64,7 @@ class DiceSet:
         self.registered = table.clock.now
         self.alerted = "ok"
         expires = table.now + table.rules.dice.dice_max_hours * _HOUR
-        table._announce(
+        table.announce(
             "new_dice",
             f"new dice registered; they leave the table within {table.rules.dice.dice_max_hours:g} hours (§ 535.5(c))",
             registered_at=table.now,
@@ -78,10 +78,12 @@ class DiceSet:
             return
         self.alerted = clock.state
         severity = "warning" if clock.state == "warn" else "attention"
-        self.table._alert("dice-" + clock.state, f"{clock_text(clock)} (§ 535.5(c))", severity)
+        self.table.alert_in_round("dice-" + clock.state, f"{clock_text(clock)} (§ 535.5(c))", severity)
         if clock.reason is not None:  # the limit taken as reached: why, on the record
-            self.table._alert("clock-unknown", f"dice: {clock.reason}; taken as expired (§ 535.5(c))", "attention")
-        self.table._prompt_again()
+            self.table.alert_in_round(
+                "clock-unknown", f"dice: {clock.reason}; taken as expired (§ 535.5(c))", "attention"
+            )
+        self.table.prompt_again()
 
 
 def clock_text(clock: DiceClock) -> str:

@@ -66,12 +66,12 @@ class RollReader:
             # reported after a reed switch on GPIO (another path to the host) saw the lid open.
             table.round.shakes += 1
         elif table.state == "closing" and not self.lid_open:
-            table._announce("shaker_closed", "the shaker is covered and shaken once (§ 535.8(f), § 535.11(m))")
+            table.announce("shaker_closed", "the shaker is covered and shaken once (§ 535.8(f), § 535.11(m))")
             table.shaker_closed()
         elif table.state == "closing":
-            table._alert("procedure", "cover the shaker before shaking it once (§ 535.8(f))", "warning")
+            table.alert_in_round("procedure", "cover the shaker before shaking it once (§ 535.8(f))", "warning")
         else:
-            table._alert(
+            table.alert_in_round(
                 "shake-ignored",
                 f"{event.device}: a shake while {table.state.replace('_', ' ')} is not "
                 "counted (§ 535.8(a): no more bets, then at least three shakes)",
@@ -99,7 +99,7 @@ class RollReader:
         if self._shaker_paused(event):
             return
         if table.state not in ("shaking", "reading"):
-            table._alert(
+            table.alert_in_round(
                 "reading-ignored",
                 f"{event.device}: a dice reading while {table.state.replace('_', ' ')} is not a roll; ignored",
                 "warning",
@@ -110,7 +110,7 @@ class RollReader:
         if table.state == "shaking":
             reason = TOO_FEW_SHAKES if round_.shakes < SHAKES_REQUIRED else NOT_REVEALED
             round_.rolls.append(Roll.of(event, False, reason))
-            table._alert(
+            table.alert_in_round(
                 "reading-before-reveal",
                 f"a reading came after {round_.shakes} shake(s) without the lid coming off: not a roll",
                 "warning",
@@ -133,9 +133,9 @@ class RollReader:
             if verdict.no_roll:
                 self._no_roll(verdict.reason, verdict.text, verdict.section)  # type: ignore[arg-type]
             else:
-                table._alert("invalid-reading", f"{event.device}: {verdict.text}; reshake", "attention")
+                table.alert_in_round("invalid-reading", f"{event.device}: {verdict.text}; reshake", "attention")
                 round_.reshake_reason = verdict.reason
-                table._prompt_again()
+                table.prompt_again()
             table.reshake()
 
     def on_fault(self, event: DeviceFault) -> None:
@@ -144,7 +144,7 @@ class RollReader:
     # -- the dealer's commands ----------------------------------------------------------------
     def reveal(self, args: Mapping[str, Any]) -> None:
         """``reveal``: the dealer removes the lid (§ 535.8(b))."""
-        self.table._require_state("reveal", "shaking")
+        self.table.require_state("reveal", "shaking")
         self.lid_open = True
         self._reveal_now()
 
@@ -171,7 +171,7 @@ class RollReader:
             self._no_roll(LID_REMOVED_BY_BANK, text + "; the total and starting position are withdrawn", "535.11(i)")
             table.reshake()
         else:
-            table._require_state("lid_removed_by_bank", "shaking", "reading", "delivering")
+            table.require_state("lid_removed_by_bank", "shaking", "reading", "delivering")
 
     # -- the table's callbacks -------------------------------------------------------------------
     def cover_for_reshake(self) -> None:
@@ -187,7 +187,7 @@ class RollReader:
         table = self.table
         if not table.paused and table.state == "reading" and table.round.reveal_fault is None:
             table.decide(
-                "device_command", {"device": table.shaker_device, "command": "request_reading"}, table._round_number()
+                "device_command", {"device": table.shaker_device, "command": "request_reading"}, table.decision_round()
             )
 
     # -- the roll's steps -------------------------------------------------------------------------
@@ -216,14 +216,16 @@ class RollReader:
         table.round.reveal_fault = reason
         table.round.reshake_reason = reason
         cited = f"(§ {section})"
-        table._announce(
+        table.announce(
             "no_roll", text if not section or cited in text else f"{text} {cited}", reason=reason, section=section
         )
-        table._prompt_again()  # every no roll prompts its reshake, even one like the last
+        table.prompt_again()  # every no roll prompts its reshake, even one like the last
 
     def _shaker_paused(self, event: DeviceEvent) -> bool:
         """While a device is lost or refused its shaker reports are not trusted."""
         table = self.table
         if table.paused:
-            table._alert("table-paused", f"{table.describe(event)}: ignored while {table.paused_text()}", "warning")
+            table.alert_in_round(
+                "table-paused", f"{table.describe(event)}: ignored while {table.paused_text()}", "warning"
+            )
         return table.paused

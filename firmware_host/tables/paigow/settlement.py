@@ -44,7 +44,7 @@ class Settlement:
     def tiles(self, args: Mapping[str, Any]) -> None:
         """``tiles``: the tiles at the table; house way, compare, settle (§ 535.10, § 535.11(n)-(r))."""
         table = self.table
-        table._require_state("tiles", "hands")
+        table.require_state("tiles", "hands")
         round_ = table.round
         entered = settle_entered_tiles(
             args,
@@ -55,13 +55,13 @@ class Settlement:
             void_seats=round_.void_seats,
         )
         for reset in entered.resets:
-            table._alert("house-way-reset", f"{reset.text} (§ {reset.section})", "attention")
+            table.alert_in_round("house-way-reset", f"{reset.text} (§ {reset.section})", "attention")
         if entered.dealer is not None:
-            table._announce(
+            table.announce(
                 "house_way", f"dealer's hands: {entered.dealer.setting.text}", setting=entered.dealer.setting.text
             )
         results = entered.settlement["results"]
-        table._announce(
+        table.announce(
             "results",
             "; ".join(f"position {r['position']}: {r['outcome']}" for r in results),
             results=[{"position": r["position"], "outcome": r["outcome"]} for r in results],
@@ -70,13 +70,13 @@ class Settlement:
 
     def round_complete(self, args: Mapping[str, Any]) -> None:
         """``round_complete``: the round is settled by hand without entering the tiles."""
-        self.table._require_state("round_complete", "hands")
+        self.table.require_state("round_complete", "hands")
         self.finish("completed", None)
 
     def tile_exposed(self, args: Mapping[str, Any]) -> None:
         """§ 535.12(d), (e): a dealt tile was exposed."""
         table = self.table
-        table._require_state("tile_exposed", *_DEALT)
+        table.require_state("tile_exposed", *_DEALT)
         try:
             holder = TileHolder(str(args.get("holder")))
         except ValueError:
@@ -95,7 +95,7 @@ class Settlement:
             position=seat if holder is TileHolder.PLAYER else None,
             elects_void=flag(args, "void"),
         )
-        table._alert("tile-exposed", f"{ruling.text} (§ {ruling.section})", "attention")
+        table.alert_in_round("tile-exposed", f"{ruling.text} (§ {ruling.section})", "attention")
         if ruling.void_round:
             self.finish("void", None)
         else:
@@ -104,9 +104,11 @@ class Settlement:
     def void_round(self, args: Mapping[str, Any]) -> None:
         """``void_round``: the dealer voids the round; every wager is returned."""
         table = self.table
-        table._require_state("void_round", *table.ROUND_STATES)
+        table.require_state("void_round", *table.ROUND_STATES)
         reason = str(args.get("reason", "voided by the dealer"))
-        table._alert("round-void", f"round {table.current_round} void: {reason}; all wagers are returned", "attention")
+        table.alert_in_round(
+            "round-void", f"round {table.current_round} void: {reason}; all wagers are returned", "attention"
+        )
         self.finish("void", None)
 
     def finish(self, status: str, settlement: dict[str, Any] | None) -> None:

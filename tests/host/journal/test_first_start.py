@@ -22,7 +22,9 @@ import pytest
 
 from firmware_host.errors import JournalError
 from firmware_host.host import genesis, segments
-from firmware_host.host.journal import APPLICATION_ID, Journal, verify
+from firmware_host.host.journal import Journal
+from firmware_host.host.journal_file import APPLICATION_ID
+from firmware_host.host.journal_verify import verify
 from tests.support.journal_forge import KEY
 from tests.support.paths import REPO
 

@@ -11,7 +11,10 @@ import pytest
 
 from drivers.events import DeviceEvent
 from firmware_host.errors import JournalError
-from firmware_host.host.journal import GENESIS_PREV_HASH, Journal, verify, writer_lock_path
+from firmware_host.host.journal import Journal
+from firmware_host.host.journal_codec import GENESIS_PREV_HASH
+from firmware_host.host.journal_lock import writer_lock_path
+from firmware_host.host.journal_verify import verify
 from firmware_host.tables.decisions import Decision
 from firmware_host.tables.events import ClockTick, DealerCommand
 from tests.support.journal_forge import KEY, OTHER_KEY, JournalTestReading, build, rows

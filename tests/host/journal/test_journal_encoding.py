@@ -6,7 +6,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 
-from firmware_host.host.journal import GENESIS_PREV_HASH, encode, key_id
+from firmware_host.host.journal_codec import GENESIS_PREV_HASH, encode
+from firmware_host.host.journal_keys import key_id
 from tests.support.journal_forge import KEY
 
 DOCUMENTED_HEAD = bytes.fromhex(

@@ -12,7 +12,9 @@ import shutil
 import pytest
 
 from firmware_host.errors import JournalError
-from firmware_host.host.journal import GENESIS_PREV_HASH, Journal, Problem, encode, verify
+from firmware_host.host.journal import Journal
+from firmware_host.host.journal_codec import GENESIS_PREV_HASH, encode
+from firmware_host.host.journal_verify import Problem, verify
 from firmware_host.tables.decisions import Decision
 from firmware_host.tables.events import ClockTick
 from tests.support.journal_forge import KEY, OTHER_KEY, build, execute, rechain, rows

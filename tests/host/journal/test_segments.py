@@ -18,7 +18,10 @@ from drivers.events.lifecycle import DeviceLost
 from firmware_host import durable
 from firmware_host.errors import JournalError
 from firmware_host.host import segments
-from firmware_host.host.journal import CHECKPOINT_TYPE, Journal, Problem, export_rounds, verify
+from firmware_host.host.journal import Journal
+from firmware_host.host.journal_codec import CHECKPOINT_TYPE
+from firmware_host.host.journal_export import round_results
+from firmware_host.host.journal_verify import Problem, verify
 from firmware_host.tables.decisions import Decision
 
 KEY = bytes(range(32))
@@ -62,7 +65,7 @@ def test_rotation_keeps_seq_gapless_and_the_chain_whole_under_the_key(tmp_path: 
         assert journal.segment_number == 4 and journal.first_record.type == CHECKPOINT_TYPE
         assert journal.first_record.data["segment"]["key_id"] is not None
         assert journal.last_checkpoint().data["state"] == 2
-    assert [r["round"] for r in export_rounds(path)] == list(range(1, 17))
+    assert [r["round"] for r in round_results(path)] == list(range(1, 17))
 
 
 def test_a_segment_re_chained_without_the_key_is_a_bad_mac(tmp_path: pathlib.Path) -> None:
@@ -85,7 +88,7 @@ def test_archives_compressed_still_verify_and_export(tmp_path: pathlib.Path, com
             shutil.copyfileobj(source, target)
         plain.unlink()
     assert verify(path, hmac_key=KEY).ok
-    assert len(list(export_rounds(path))) == 16
+    assert len(list(round_results(path))) == 16
 
 
 def test_a_missing_segment_is_named(tmp_path: pathlib.Path) -> None:
@@ -169,7 +172,7 @@ def test_sigkill_at_any_moment_of_a_rotation_loses_and_duplicates_nothing(tmp_pa
     assert segments.archive_path(path, 1).exists() == rotated_  # a copy of an uncut file is gone
     assert not any("partial" in p.name or p.name.startswith("t.000002") for p in tmp_path.iterdir())
     assert verify(path, hmac_key=KEY).ok
-    assert [r["round"] for r in export_rounds(path)] == [1, 2, 3, 4, 5, 6]
+    assert [r["round"] for r in round_results(path)] == [1, 2, 3, 4, 5, 6]
 
 
 def test_a_reader_neither_stops_a_rotation_nor_sees_it_midway(tmp_path: pathlib.Path) -> None:
@@ -188,7 +191,7 @@ def test_a_reader_neither_stops_a_rotation_nor_sees_it_midway(tmp_path: pathlib.
         play(journal, range(3, 4))
         reader.close()
     assert [(r.seq, r.hash) for r in segments.records(archived)] == held
-    assert verify(path).ok and [r["round"] for r in export_rounds(path)] == [1, 2, 3]
+    assert verify(path).ok and [r["round"] for r in round_results(path)] == [1, 2, 3]
 
 
 def test_a_file_under_the_live_segments_archive_name_that_is_not_its_copy_is_refused(tmp_path: pathlib.Path) -> None:

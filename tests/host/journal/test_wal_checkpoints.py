@@ -20,8 +20,9 @@ from typing import Any
 import pytest
 
 from firmware_host.errors import JournalError
-from firmware_host.host import journal as jr
-from firmware_host.host.journal import Journal
+from firmware_host.host.journal import CHECKPOINT_EVERY_COMMITS, Journal
+from firmware_host.host.journal_export import round_results
+from firmware_host.host.journal_verify import verify
 from firmware_host.host.service import Service
 from firmware_host.tables.decisions import Decision
 from firmware_host.tables.events import ClockTick, DealerCommand
@@ -61,7 +62,7 @@ def test_automatic_checkpoints_are_off_and_the_journal_checkpoints_itself(tmp_pa
         assert journal._conn.execute("PRAGMA wal_autocheckpoint").fetchone() == (0,)
         spy = FailingCheckpoints(journal._conn)
         journal._conn = spy  # type: ignore[assignment]
-        for n in range(jr.CHECKPOINT_EVERY_COMMITS - 1):
+        for n in range(CHECKPOINT_EVERY_COMMITS - 1):
             journal.append_step(float(n), ClockTick("clock"), [])
         assert spy.checkpoints == 0
         with pytest.raises(JournalError, match="checkpoint of its write-ahead log failed: disk I/O error"):
@@ -71,7 +72,7 @@ def test_automatic_checkpoints_are_off_and_the_journal_checkpoints_itself(tmp_pa
         journal._conn = spy._conn
     with Journal.open(path) as journal:  # the step was committed (in the log) before the checkpoint failed
         assert journal.last_seq == last
-    assert jr.verify(path).ok
+    assert verify(path).ok
 
 
 def test_a_failed_checkpoint_stops_the_service_before_an_output_acts(tmp_path: Path) -> None:
@@ -83,7 +84,7 @@ def test_a_failed_checkpoint_stops_the_service_before_an_output_acts(tmp_path: P
 
     with Journal.open(tmp_path / "j.sqlite") as journal:
         service = Service(Finisher(), journal, [Output()], clock=lambda: 1000.0)
-        for _ in range(jr.CHECKPOINT_EVERY_COMMITS - 1):
+        for _ in range(CHECKPOINT_EVERY_COMMITS - 1):
             service.step(DealerCommand("dealer", "finish"))
         journal._conn = FailingCheckpoints(journal._conn)  # type: ignore[assignment]
         acted_before = len(acted)
@@ -114,6 +115,6 @@ def test_a_run_whose_disk_fails_a_checkpoint_stops_with_the_error(tmp_path: Path
     last_line = ran.stderr.strip().splitlines()[-1]
     assert "checkpoint of its write-ahead log failed: disk I/O error" in last_line
     printed = {int(m) for m in re.findall(r"\] round (\d+): ", ran.stdout)}
-    journaled = {r["round"] for r in jr.export_rounds(path)}
+    journaled = {r["round"] for r in round_results(path)}
     assert printed and len(journaled) < 60
     assert printed <= journaled
