@@ -1,4 +1,4 @@
-"""The journals tablehost 0.1.0 and 0.2.0 wrote (``tests/fixtures/journals-<version>/``) and how a replay
+"""The journals tablehost 0.1.0, 0.2.0 and 0.3.0 wrote (``tests/fixtures/journals-<version>/``) and how a replay
 of them is dumped.
 
 Shared by ``tests/host/journal/test_journals_0_1_0.py``, ``tests/recovery/test_upgrade.py`` and the
@@ -23,7 +23,8 @@ from firmware_host import __version__
 from firmware_host.config.profiles import load_table
 from firmware_host.errors import ControllerError
 from firmware_host.host.journal import Journal
-from firmware_host.host.service import RECORDS, Service
+from firmware_host.host.service import Service
+from firmware_host.host.upgrades import as_written_by
 from firmware_host.tables.decisions import Decision
 from firmware_host.wiring import TABLE_META, game_wiring
 from tests.support.paths import REPO
@@ -33,6 +34,7 @@ __all__ = [
     "WRITTEN_BY",
     "JOURNALS",
     "JOURNALS_020",
+    "JOURNALS_030",
     "Fixture",
     "golden",
     "copy_journal",
@@ -94,15 +96,16 @@ JOURNALS = (
 
 #: The same journals as written by 0.2.0 (``tests/fixtures/journals-0.2.0/make_journals.py``).
 JOURNALS_020 = tuple(dataclasses.replace(fixture, written_by="0.2.0") for fixture in JOURNALS)
+#: The same journals as written by 0.3.0 (``tests/fixtures/journals-0.3.0/make_journals.py``).
+JOURNALS_030 = tuple(dataclasses.replace(fixture, written_by="0.3.0") for fixture in JOURNALS)
 
 
 def decided_since_0_2_0(decision: dict[str, Any]) -> bool:
-    """Whether a replayed decision is one 0.3.0 makes that 0.2.0 (and 0.1.0) did not: game
-    protection's ``odds`` and advantage alerts (docs/protection.md), and the ``refused`` record
-    beside each refusal's alert (issue 20 item 3, :data:`~firmware_host.host.service.RECORDS`)."""
-    return decision["type"] in ("odds", *RECORDS) or (
-        decision["type"] == "alert" and decision["data"].get("code") in ("advantage-window", "advantage-play")
-    )
+    """Whether a replayed decision is of a kind 0.3.0 makes that 0.2.0 (and 0.1.0) did not, as the
+    journal's upgrade table says (:data:`~firmware_host.host.upgrades.ADDED`): game protection's
+    ``odds`` and advantage alerts (docs/protection.md), and the ``refused`` record beside each
+    refusal's alert (issue 20 item 3)."""
+    return as_written_by("0.2.0", [Decision(decision["type"], decision["data"], decision["round"])]) == []
 
 
 def golden(fixture: Fixture, what: str) -> Path:

@@ -27,6 +27,7 @@ from firmware_host.tables.protection_policy import (
     round_record,
     sees_protection,
 )
+from firmware_host.tables.round_record import BACCARAT
 
 __all__ = ["TableWatch", "SURVEILLANCE", "PIT", "ROLES", "SEVERITIES", "LIMITS"]
 
@@ -259,7 +260,7 @@ class TableWatch:
         )
         if self.game == "baccarat" and data.get("status") != "void":
             self.dropped["outcomes"] += len(self.outcomes) == MAX_OUTCOMES  # the oldest gives way
-            self.outcomes.append({k: data.get(k) for k in ("winner", "player_pair", "banker_pair", "natural")})
+            self.outcomes.append({k: data.get(k) for k in BACCARAT.outcome})
         if isinstance(data.get("rolls"), list):
             for roll in data["rolls"][-KEPT_ROLLS:]:
                 if isinstance(roll, dict):
