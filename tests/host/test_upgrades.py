@@ -61,13 +61,13 @@ def with_a_field(monkeypatch: pytest.MonkeyPatch, in_the_table: bool) -> None:
     """The change request: one new field on every round result (its builders' :func:`head`), and,
     if ``in_the_table``, its line in the upgrade table under the next version."""
 
-    def head(number: int, game: str, status: str) -> dict[str, Any]:
-        return {**round_record.head(number, game, status), "dealer": None}
+    def head(table: round_record.RoundTable, status: str) -> dict[str, Any]:
+        return {**round_record.head(table, status), "table": table.table_id}
 
     monkeypatch.setattr(records, "head", head)
     monkeypatch.setattr(paigow_round, "head", head)
     if in_the_table:
-        monkeypatch.setattr(upgrades, "ADDED", {**ADDED, "0.4.0": {"round_result": ("dealer",)}})
+        monkeypatch.setattr(upgrades, "ADDED", {**ADDED, "0.4.0": {"round_result": ("table",)}})
 
 
 @pytest.mark.parametrize("fixture", [JOURNALS_030[1], JOURNALS_020[2]], ids=["0.3.0-baccarat-shuffler", "0.2.0-paigow"])
@@ -77,7 +77,7 @@ def test_a_field_added_by_the_table_leaves_older_journals_replaying(
     with_a_field(monkeypatch, in_the_table=True)
     replayed = [json.loads(line) for line in replay_lines(fixture.profile_path, copy_journal(fixture, tmp_path))]
     results = [d["data"] for step in replayed for d in step.get("decisions", []) if d["type"] == "round_result"]
-    assert len(results) == fixture.rounds and all(r["dealer"] is None for r in results)
+    assert len(results) == fixture.rounds and all(r["table"] for r in results)
 
 
 def test_without_its_line_in_the_table_the_new_field_diverges_the_replay(

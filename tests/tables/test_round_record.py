@@ -4,12 +4,13 @@ or void, and the faces' field lists are those declarations (tables/round_record.
 from __future__ import annotations
 
 import dataclasses
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from firmware_host.rules.baccarat.roads import Outcome
-from firmware_host.tables.round_record import BACCARAT, HEAD, PAIGOW, RECORDS, RecordFields, head
+from firmware_host.tables.round_record import BACCARAT, PAIGOW, RECORDS, RecordFields, head
 from tests.tables.baccarat.table import Driver as BaccaratDriver
 from tests.tables.baccarat.table import cards, wager
 from tests.tables.baccarat.table import command as baccarat_command
@@ -41,20 +42,24 @@ def paigow_rounds() -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize(("rounds", "fields"), [(baccarat_rounds, BACCARAT), (paigow_rounds, PAIGOW)])
-def test_the_builder_writes_exactly_the_declared_fields_completed_or_void(rounds: Any, fields: RecordFields) -> None:
+def test_the_builder_writes_exactly_the_head_and_the_declared_fields_completed_or_void(
+    rounds: Any, fields: RecordFields
+) -> None:
     results = rounds()
     assert {r["status"] for r in results} == {"completed", "void"}
     for result in results:
-        assert set(result) == set(fields.all), result["status"]
-        assert len(fields.all) == len(set(fields.all))
+        table = SimpleNamespace(current_round=result["round"], game=result["game"], table_id="T1")
+        assert set(result) == set(head(table, result["status"])) | set(fields.fields), result["status"]
+        assert {k: result[k] for k in head(table, "")} == {**head(table, result["status"])}
+        assert len(fields.fields) == len(set(fields.fields))
         assert RECORDS[result["game"]] is fields
 
 
-def test_every_record_begins_with_the_head() -> None:
-    assert HEAD == ("round", "game", "status")
-    assert head(7, "paigow", "void") == {"round": 7, "game": "paigow", "status": "void"}
+def test_every_record_begins_with_the_round_the_game_and_the_status() -> None:
+    table = SimpleNamespace(current_round=7, game="paigow", table_id="T1")
+    assert head(table, "void") == {"round": 7, "game": "paigow", "status": "void"}
     for fields in RECORDS.values():
-        assert set(fields.public) | set(fields.shown) | set(fields.outcome) <= set(fields.all)
+        assert set(fields.public) | set(fields.shown) | set(fields.outcome) <= {*head(table, ""), *fields.fields}
 
 
 def test_the_roads_read_the_outcome_fields_by_the_names_the_roads_give_them() -> None:

@@ -10,7 +10,7 @@ from typing import Any
 from firmware_host.rules.baccarat.cards import Card
 from firmware_host.rules.baccarat.deal import Deal, RoundResult
 from firmware_host.rules.baccarat.settlement import SettledWager
-from firmware_host.tables.round_record import head
+from firmware_host.tables.round_record import RoundTable, head
 
 __all__ = ["round_result", "settled_line", "texts"]
 
@@ -35,14 +35,14 @@ def settled_line(line: SettledWager) -> dict[str, Any]:
 
 
 def round_result(
-    number: int,
+    table: RoundTable,
     shoe: int | None,
     deal: Deal,
     result: RoundResult | None,
     lines: Iterable[SettledWager],
     irregularities: Iterable[dict[str, Any]],
 ) -> dict[str, Any]:
-    """The ``round_result`` data of round ``number`` of ``shoe``: completed with its ``result``
+    """The ``round_result`` data of ``table``'s round, of ``shoe``: completed with its ``result``
     (§ 541.12), or void when ``result`` is None (§ 541.14(e)): the hands as dealt so far, no
     winner, no Lucky Six, and the naturals and pairs only once the initial cards are out."""
     if result is not None:
@@ -58,9 +58,9 @@ def round_result(
             "lucky_six": None, "cards_used": deal.cards_used,
         }  # fmt: skip
     return {
-        "round": number,
+        "round": table.current_round,
         "shoe": shoe,  # in the order the journal's first version wrote them
-        **head(number, "baccarat", "void" if result is None else "completed"),
+        **head(table, "void" if result is None else "completed"),
         "cards": texts(deal.cards),
         **outcome,
         "settlement": [settled_line(line) for line in lines],

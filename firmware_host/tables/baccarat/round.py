@@ -174,7 +174,7 @@ class RoundPlay:
         number = table.current_round
         status = "void" if result is None else "completed"
         shoe_number = None if shoe is None else shoe.number
-        data = round_result(number, shoe_number, table.round.deal, result, lines, table.round.irregularities)
+        data = round_result(table, shoe_number, table.round.deal, result, lines, table.round.irregularities)
         table.decide("round_result", data, number)
         table.protection.expose(*table.round.deal.cards)  # every card of it is listed now
         table.rounds_finished += 1

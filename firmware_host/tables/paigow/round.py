@@ -27,7 +27,7 @@ from firmware_host.rules.paigow_dice.bank import BankRound
 from firmware_host.rules.paigow_dice.delivery import Cut, DeliveryPlan
 from firmware_host.rules.paigow_dice.dice import DieReading
 from firmware_host.rules.paigow_dice.position import SEATS, label
-from firmware_host.tables.round_record import head
+from firmware_host.tables.round_record import RoundTable, head
 
 __all__ = [
     "Roll",
@@ -146,13 +146,13 @@ class RoundState:
             for hand in self.plan.hands
         ]
 
-    def result(self, number: int, status: str, settlement: dict[str, Any] | None) -> dict[str, Any]:
+    def result(self, table: RoundTable, status: str, settlement: dict[str, Any] | None) -> dict[str, Any]:
         """The ``round_result`` data, completed or void (its one builder; fields declared in
         :data:`firmware_host.tables.round_record.PAIGOW`): the export fields of ``journal export
         --rounds`` (PRODUCT.md), then ``cut``, ``plan`` and ``settlement``."""
         valid = next((roll for roll in reversed(self.rolls) if roll.valid), None)
         return {
-            **head(number, "paigow", status),
+            **head(table, status),
             "dice": None if valid is None else list(valid.dice),
             "total": self.total,
             "bank_seat": self.bank_seat,
