@@ -44,7 +44,7 @@ __all__ = [
     "exported_less_0_3_0",
     "resume_without_playing",
     "SHOE_FIGURES",
-    "decided_since_0_2_0",
+    "as_written",
 ]
 
 #: The fixtures' folder: profiles in ``tables/``, device models of 0.1.0 in ``devices/``, the
@@ -100,12 +100,18 @@ JOURNALS_020 = tuple(dataclasses.replace(fixture, written_by="0.2.0") for fixtur
 JOURNALS_030 = tuple(dataclasses.replace(fixture, written_by="0.3.0") for fixture in JOURNALS)
 
 
-def decided_since_0_2_0(decision: dict[str, Any]) -> bool:
-    """Whether a replayed decision is of a kind 0.3.0 makes that 0.2.0 (and 0.1.0) did not, as the
-    journal's upgrade table says (:data:`~firmware_host.host.upgrades.ADDED`): game protection's
-    ``odds`` and advantage alerts (docs/protection.md), and the ``refused`` record beside each
-    refusal's alert (issue 20 item 3)."""
-    return as_written_by("0.2.0", [Decision(decision["type"], decision["data"], decision["round"])]) == []
+def as_written(fixture: Fixture, line: str) -> str:
+    """A replayed step (a :func:`replay_lines` line) as the fixture's version would have decided
+    it: less what the versions after it added, by the journal's upgrade table
+    (:data:`~firmware_host.host.upgrades.ADDED`: 0.2.0's ``exposed`` hands in a deal prompt, 0.3.0's
+    ``odds``, advantage alerts, ``refused`` records, a round's ``gaming_day``...)."""
+    step = json.loads(line)
+    if "decisions" in step:
+        decided = [Decision(d["type"], d["data"], d["round"]) for d in step["decisions"]]
+        step["decisions"] = [
+            {"type": d.type, "round": d.round, "data": d.data} for d in as_written_by(fixture.written_by, decided)
+        ]
+    return json.dumps(step, sort_keys=True, ensure_ascii=False) + "\n"
 
 
 def golden(fixture: Fixture, what: str) -> Path:

@@ -17,8 +17,8 @@ import pytest
 from tests.support.journals_010 import (
     JOURNALS,
     Fixture,
+    as_written,
     copy_journal,
-    decided_since_0_2_0,
     exported_less_0_3_0,
     golden,
     replay_lines,
@@ -45,29 +45,17 @@ def test_it_exports_byte_for_byte_as_0_1_0_did(fixture: Fixture, what: str, tmp_
     assert exported_less_0_3_0(fixture, what, tmp_path) == golden(fixture, f"{what}.jsonl").read_bytes()
 
 
-def as_0_1_0_prompted(line: str) -> str:
-    """A replayed step less what 0.2.0 added to prompts: the hands a Baccarat ``deal`` prompt
-    shows as they lie face up (``exposed``, issue 14); 0.1.0 showed them only at the point count.
-    Less too the ``refused`` decision beside each refusal's alert (issue 20 item 3), which 0.1.0
-    recorded by the alert alone (:data:`~firmware_host.host.service.RECORDS`), and what 0.3.0
-    decides that 0.1.0 did not: game protection's ``odds`` and advantage alerts (docs/protection.md)."""
-    step = json.loads(line)
-    if "decisions" in step:
-        step["decisions"] = [d for d in step["decisions"] if not decided_since_0_2_0(d)]
-    for decision in step.get("decisions", []):
-        if decision["type"] == "prompt" and decision["data"].get("action") == "deal":
-            decision["data"].pop("exposed")
-    return json.dumps(step, sort_keys=True, ensure_ascii=False) + "\n"
-
-
 def test_a_fresh_controller_replays_every_decision_as_0_1_0_made_it(fixture: Fixture, tmp_path: Path) -> None:
-    """Every decision comes out as 0.1.0 made it, byte for byte, but for the one thing 0.2.0
-    shows people more of (prompts are presentation: the service accepts them reworded)."""
+    """Every decision comes out as 0.1.0 made it, byte for byte, less what later versions added
+    (:func:`as_written`): the hands a Baccarat ``deal`` prompt shows as they lie face up
+    (``exposed``, issue 14; 0.1.0 showed them only at the point count), the ``refused`` decision
+    beside each refusal's alert (issue 20 item 3), which 0.1.0 recorded by the alert alone, and
+    game protection's ``odds`` and advantage alerts (docs/protection.md)."""
     replayed = list(replay_lines(fixture.profile_path, copy_journal(fixture, tmp_path)))
     expected = golden(fixture, "replay.jsonl").read_text().splitlines(keepends=True)
     assert len(replayed) == len(expected)
     for line, (got, want) in enumerate(zip(replayed, expected), 1):
-        assert as_0_1_0_prompted(got) == want, f"step {line} of {fixture.name} replays differently"
+        assert as_written(fixture, got) == want, f"step {line} of {fixture.name} replays differently"
     deal_prompts = [
         d
         for line in replayed
