@@ -45,6 +45,8 @@ __all__ = [
     "resume_without_playing",
     "SHOE_FIGURES",
     "as_written",
+    "verified_as_golden",
+    "replayed_as_golden",
 ]
 
 #: The fixtures' folder: profiles in ``tables/``, device models of 0.1.0 in ``devices/``, the
@@ -163,6 +165,31 @@ def replay_lines(profile: Path, journal: Path) -> Iterator[str]:
         else:
             step["decisions"] = [{"type": d.type, "round": d.round, "data": d.data} for d in decided]
         yield json.dumps(step, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def verified_as_golden(fixture: Fixture, directory: Path) -> str:
+    """``journal verify`` of a copy in ``directory`` of the fixture's journal: asserted to print and
+    exit as its version did (intact, 0); returns what it printed."""
+    copy_journal(fixture, directory)  # the same file name: the output names it
+    verified = tablehost("journal", "verify", fixture.journal.name, cwd=directory)
+    assert (verified.stdout, verified.returncode) == (
+        golden(fixture, "verify.txt").read_text(),
+        int(golden(fixture, "verify.rc").read_text()),
+    )
+    assert verified.returncode == 0
+    return verified.stdout
+
+
+def replayed_as_golden(fixture: Fixture, directory: Path) -> list[str]:
+    """The fixture's journal (a copy in ``directory``) replayed through a fresh controller
+    (:func:`replay_lines`), asserted step by step to be what its version decided, byte for byte,
+    less what later versions added (:func:`as_written`); returns the replayed lines."""
+    replayed = list(replay_lines(fixture.profile_path, copy_journal(fixture, directory)))
+    expected = golden(fixture, "replay.jsonl").read_text().splitlines(keepends=True)
+    assert len(replayed) == len(expected)
+    for line, (got, want) in enumerate(zip(replayed, expected), 1):
+        assert as_written(fixture, got) == want, f"step {line} of {fixture.name} replays differently"
+    return replayed
 
 
 def tablehost(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

@@ -17,26 +17,19 @@ import pytest
 from tests.support.journals_010 import (
     JOURNALS,
     Fixture,
-    as_written,
-    copy_journal,
     exported_less_0_3_0,
     golden,
-    replay_lines,
+    replayed_as_golden,
     resume_without_playing,
     tablehost,
+    verified_as_golden,
 )
 
 pytestmark = pytest.mark.parametrize("fixture", JOURNALS, ids=[f.name for f in JOURNALS])
 
 
 def test_it_verifies_intact_as_0_1_0_said(fixture: Fixture, tmp_path: Path) -> None:
-    copy_journal(fixture, tmp_path)  # the same file name: the output names it
-    verified = tablehost("journal", "verify", fixture.journal.name, cwd=tmp_path)
-    assert (verified.stdout, verified.returncode) == (
-        golden(fixture, "verify.txt").read_text(),
-        int(golden(fixture, "verify.rc").read_text()),
-    )
-    assert verified.returncode == 0 and ": intact: " in verified.stdout
+    assert ": intact: " in verified_as_golden(fixture, tmp_path)
 
 
 @pytest.mark.parametrize("what", ["rounds", "shoes"])
@@ -51,11 +44,7 @@ def test_a_fresh_controller_replays_every_decision_as_0_1_0_made_it(fixture: Fix
     (``exposed``, issue 14; 0.1.0 showed them only at the point count), the ``refused`` decision
     beside each refusal's alert (issue 20 item 3), which 0.1.0 recorded by the alert alone, and
     game protection's ``odds`` and advantage alerts (docs/protection.md)."""
-    replayed = list(replay_lines(fixture.profile_path, copy_journal(fixture, tmp_path)))
-    expected = golden(fixture, "replay.jsonl").read_text().splitlines(keepends=True)
-    assert len(replayed) == len(expected)
-    for line, (got, want) in enumerate(zip(replayed, expected), 1):
-        assert as_written(fixture, got) == want, f"step {line} of {fixture.name} replays differently"
+    replayed = replayed_as_golden(fixture, tmp_path)
     deal_prompts = [
         d
         for line in replayed

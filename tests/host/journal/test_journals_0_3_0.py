@@ -14,39 +14,28 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.journals_010 import (
-    JOURNALS_030,
-    Fixture,
-    as_written,
-    copy_journal,
-    golden,
-    replay_lines,
-    tablehost,
-)
+from tests.support import journals_010 as journals
+from tests.support.journals_010 import Fixture
 
-pytestmark = pytest.mark.parametrize("fixture", JOURNALS_030, ids=[f.name for f in JOURNALS_030])
+pytestmark = pytest.mark.parametrize("fixture", journals.JOURNALS_030, ids=lambda fixture: fixture.name)
 
 
 def test_it_was_written_by_0_3_0_and_verifies_intact(fixture: Fixture, tmp_path: Path) -> None:
-    copy_journal(fixture, tmp_path)
-    verified = tablehost("journal", "verify", fixture.journal.name, cwd=tmp_path)
-    assert (verified.stdout, verified.returncode) == (golden(fixture, "verify.txt").read_text(), 0)
-    rounds = [json.loads(line) for line in golden(fixture, "rounds.jsonl").read_text().splitlines()]
+    journals.verified_as_golden(fixture, tmp_path)
+    rounds = [json.loads(line) for line in journals.golden(fixture, "rounds.jsonl").read_text().splitlines()]
     assert len(rounds) == fixture.rounds and all("gaming_day" in r for r in rounds)  # what 0.3.0 added (issue 28)
 
 
 @pytest.mark.parametrize("what", ["rounds", "shoes"])
 def test_it_exports_byte_for_byte_as_0_3_0_did(fixture: Fixture, what: str, tmp_path: Path) -> None:
-    exported = tablehost("journal", "export", str(copy_journal(fixture, tmp_path)), f"--{what}", cwd=tmp_path)
+    exported = journals.tablehost(
+        "journal", "export", str(journals.copy_journal(fixture, tmp_path)), f"--{what}", cwd=tmp_path
+    )
     assert exported.returncode == 0, exported.stderr
-    assert exported.stdout == golden(fixture, f"{what}.jsonl").read_text()
+    assert exported.stdout == journals.golden(fixture, f"{what}.jsonl").read_text()
 
 
 def test_a_fresh_controller_replays_every_decision_as_0_3_0_made_it(fixture: Fixture, tmp_path: Path) -> None:
-    replayed = list(replay_lines(fixture.profile_path, copy_journal(fixture, tmp_path)))
-    expected = golden(fixture, "replay.jsonl").read_text().splitlines(keepends=True)
-    assert len(replayed) == len(expected)
-    for line, (got, want) in enumerate(zip(replayed, expected), 1):
-        assert as_written(fixture, got) == want, f"step {line} of {fixture.name} replays differently"
+    replayed = journals.replayed_as_golden(fixture, tmp_path)
     odds = [d for line in replayed for d in json.loads(line).get("decisions", []) if d["type"] == "odds"]
     assert (fixture.name == "paigow") == (not odds)
