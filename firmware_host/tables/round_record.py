@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Protocol
 
-__all__ = ["RecordFields", "RoundTable", "BACCARAT", "PAIGOW", "RECORDS", "head", "STAMPED"]
+__all__ = ["RecordFields", "RoundTable", "BACCARAT", "PAIGOW", "RECORDS", "head"]
 
 
 class RoundTable(Protocol):
@@ -39,11 +39,6 @@ def head(table: RoundTable, status: str) -> dict[str, Any]:
     """What every game's ``round_result`` begins with: the number of ``table``'s round, its game
     and its ``status`` (``completed`` or ``void``)."""
     return {"round": table.current_round, "game": table.game, "status": status}
-
-
-#: The fields the table's clock adds to every record
-#: (:meth:`~firmware_host.tables.clock.TableClock.dated`; ``clock`` only when unsynchronised).
-STAMPED = ("gaming_day", "clock")
 
 
 @dataclasses.dataclass(frozen=True)
