@@ -21,6 +21,7 @@ from typing import Any
 
 from firmware_host.rules.baccarat.roads import Outcome, RoadBuilder
 from firmware_host.tables.decisions import Decision, for_outputs, for_surveillance_only
+from firmware_host.tables.round_record import BACCARAT, PAIGOW
 
 __all__ = ["TableView", "BaccaratView", "PaiGowView", "view_for"]
 
@@ -214,7 +215,8 @@ class BaccaratView(TableView):
         self.last_hand = True
 
     def on_round_result(self, data: dict[str, Any], round: int | None, at: float) -> bool:
-        summary: dict[str, Any] = {"round": data.get("round"), "status": data.get("status")}
+        # A void round's record may list cards still face down: only its public fields are shown.
+        summary = BACCARAT.public_of(data)
         if data.get("status") == "completed":  # every card of a completed round was turned up
             self.hand.update(
                 player=list(data.get("player", [])),
@@ -222,29 +224,8 @@ class BaccaratView(TableView):
                 winner=data.get("winner"),
                 status="completed",
             )
-            summary.update(
-                {
-                    key: data.get(key)
-                    for key in (
-                        "player",
-                        "banker",
-                        "winner",
-                        "player_total",
-                        "banker_total",
-                        "natural",
-                        "player_pair",
-                        "banker_pair",
-                    )
-                }
-            )
-            self.roads.add(
-                Outcome(
-                    str(data.get("winner")),
-                    bool(data.get("player_pair")),
-                    bool(data.get("banker_pair")),
-                    bool(data.get("natural")),
-                )
-            )
+            marks = {key: bool(data.get(key)) for key in BACCARAT.outcome if key != "winner"}
+            self.roads.add(Outcome(str(data.get("winner")), **marks))
         else:
             self.hand = {**_empty_hand(round), "status": "void"}
         self.results = [*self.results[-(MAX_RESULTS - 1) :], summary]
@@ -337,7 +318,7 @@ class PaiGowView(TableView):
         self.current["results"] = list(data.get("results", []))
 
     def on_round_result(self, data: dict[str, Any], round: int | None, at: float) -> bool:
-        roll = {key: data.get(key) for key in ("round", "status", "dice", "total", "start", "bank_seat")}
+        roll = PAIGOW.public_of(data)
         self.current["status"] = data.get("status")
         self.rolls = [*self.rolls[-(MAX_RESULTS - 1) :], roll]
         return True

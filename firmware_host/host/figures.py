@@ -29,11 +29,11 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from fractions import Fraction
 from typing import Any, NamedTuple
 
-from firmware_host.errors import JournalError
+from firmware_host.errors import JournalError, RulesError
 from firmware_host.host import checkpoint, segments
 from firmware_host.host.journal_codec import MONO_KEY, ROUND_RESULT, SHOE_RESULT, Record
 from firmware_host.rules.baccarat.exposure import parse_ev
@@ -48,7 +48,10 @@ __all__ = [
     "Malformed",
     "DEFAULT_DAY_STARTS",
     "Figures",
+    "MALFORMED",
     "RoundFigures",
+    "line_win",
+    "round_figures",
     "export_rounds",
     "export_shoes",
     "feed_records",
@@ -120,8 +123,9 @@ class Malformed(NamedTuple):
 
 #: The decision types the figures read.
 _READ = frozenset({ODDS, "alert", SHOE_RESULT, ROUND_RESULT})
-#: What a malformed record's data raises when it is read as its type says.
-_MALFORMED = (TypeError, ValueError, KeyError, AttributeError, ArithmeticError)
+#: What a malformed record's data raises when it is read as its type says (an odds' EV that is
+#: not one: a RulesError).
+MALFORMED = (TypeError, ValueError, KeyError, AttributeError, ArithmeticError, RulesError)
 
 
 @dataclasses.dataclass
@@ -171,7 +175,32 @@ class ClockTrack:
         return (self.boot, self.mono_ns) if self.mono_ns is not None else (None, None)
 
 
-def _baccarat_round(data: dict[str, Any], odds: dict[str, Any] | None) -> tuple[RoundFigures, dict[str, RoundFigures]]:
+def round_figures(
+    data: dict[str, Any], odds: Mapping[str, Any] | None, paigow_edge: Fraction = PAIGOW_HOUSE_WAY_EDGE
+) -> tuple[RoundFigures, dict[str, RoundFigures]]:
+    """One ``round_result``'s figures and each seat's (a Baccarat seat, a Pai Gow betting position),
+    each settlement entry given its ``theo`` (``data``'s entries are changed): the one definition
+    of drop, win and theo that ``journal report``, ``journal export`` and the floor dashboard read.
+
+    :param odds: the round's ``odds`` decision data (Baccarat; None: none, its theo is null).
+    :raises: one of :data:`MALFORMED` when ``data`` is not what a ``round_result`` is.
+    """
+    if data.get("game") == "paigow":
+        return _paigow_round(data, paigow_edge)
+    return _baccarat_round(data, odds)
+
+
+def line_win(line: Mapping[str, Any]) -> int:
+    """What the house kept of one settled Baccarat wager, cents: a lost wager's amount, less what
+    was paid on a won one on top of its returned stake, plus commission (§ 541.13)."""
+    outcome = line["outcome"]
+    kept = int(line["amount"]) if outcome == "lose" else 0
+    return int(line.get("commission", 0)) + kept - (int(line.get("payout", 0)) if outcome == "win" else 0)
+
+
+def _baccarat_round(
+    data: dict[str, Any], odds: Mapping[str, Any] | None
+) -> tuple[RoundFigures, dict[str, RoundFigures]]:
     """Theo of each settlement line (added to it), the round's figures and each seat's."""
     evs = {kind: parse_ev(text) for kind, text in odds["ev"].items()} if odds is not None else None
     total, seats = RoundFigures(), dict[Any, RoundFigures]()
@@ -181,8 +210,7 @@ def _baccarat_round(data: dict[str, Any], odds: dict[str, Any] | None) -> tuple[
         line["theo"] = None if theo is None else float(theo)
         if data.get("status") != "completed":
             continue
-        win = int(line.get("commission", 0)) + (amount if line["outcome"] == "lose" else 0) - \
-            (int(line.get("payout", 0)) if line["outcome"] == "win" else 0)  # fmt: skip
+        win = line_win(line)
         for figures in (total, seats.setdefault(str(line["seat"]), RoundFigures())):
             figures.drop += amount
             figures.win += win
@@ -207,8 +235,11 @@ def _paigow_round(data: dict[str, Any], edge: Fraction) -> tuple[RoundFigures, d
             total.drop += amount
             total.theo = (total.theo or Fraction(0)) + theo
     if data.get("status") == "completed":
-        nets = settlement.get("nets", {})
-        total.win = int(nets.get("house", 0)) + int(nets.get("vigorish", 0))
+        nets = settlement.get("nets")
+        if nets is None:  # no nets given: each wager's net is the house's, negated
+            total.win = sum(seat.win for seat in seats.values())
+        else:  # the house's and the vigorish (with a player banking, the wagers' nets are the bank's)
+            total.win = int(nets.get("house", 0)) + int(nets.get("vigorish", 0))
     return total, seats
 
 
@@ -229,7 +260,7 @@ def read_rounds(
             continue
         try:
             made = state.read(record, paigow_edge, clocks)
-        except _MALFORMED as exc:
+        except MALFORMED as exc:
             why = escaped(f"{type(exc).__name__}: {exc}")[:200]
             yield Malformed(f"record {record.seq} ({escaped(str(record.type))[:64]}): {why}")
             continue
@@ -248,7 +279,7 @@ class _Reading:
     def read(self, record: Record, paigow_edge: Fraction, clocks: ClockTrack) -> PlayedRound | dict[str, Any] | None:
         """One decision record: a finished round, a shoe's result, or None (it only counts).
 
-        :raises: one of :data:`_MALFORMED` when its data is not what its type says.
+        :raises: one of :data:`MALFORMED` when its data is not what its type says.
         """
         first_at, odds, counts = self.first_at, self.odds, self.counts
         if record.type in _READ and not isinstance(record.data, dict):
@@ -266,11 +297,9 @@ class _Reading:
         elif record.type == ROUND_RESULT:
             data = dict(record.data)
             number = int(data.get("round", record.round or 0))
-            if data.get("game") == "paigow":
-                figures, seats = _paigow_round(data, paigow_edge)
-            else:
+            if data.get("game") != "paigow":
                 data["odds"] = odds.pop(number, None)
-                figures, seats = _baccarat_round(data, data["odds"])
+            figures, seats = round_figures(data, data.get("odds"), paigow_edge)
             at = record.at or 0.0
             boot, mono = clocks.now()
             figures.seconds = _seconds(first_at.pop(number, (at, boot, mono)), (at, boot, mono))

@@ -36,9 +36,10 @@ from firmware_host.host import checkpoint, segments
 from firmware_host.host.clock import Clocks
 from firmware_host.host.journal import Journal
 from firmware_host.host.journal_codec import Record, encode_event, steps_of
+from firmware_host.host.upgrades import as_written_by
 from firmware_host.host.upkeep import Upkeep
 from firmware_host.tables import state_tree
-from firmware_host.tables.decisions import HALTED, Decision, for_surveillance_only
+from firmware_host.tables.decisions import HALTED, Decision
 from firmware_host.tables.events import ClockStatus, ClockTick, SoftwareStarted
 from firmware_host.text import escaped, json_ready
 
@@ -68,13 +69,6 @@ HALT_REASON_CHARS = 500
 #: Decision types that only show people what to do next: a new version may word or order
 #: them differently without changing anything the table decided.
 PRESENTATION = frozenset({"prompt", "lamp"})
-#: Decision types that record what the other decisions of the step already bind, and that an
-#: earlier version did not make: a ``refused`` decision (issue 20 item 3) sits beside the alert
-#: that was the refusal's only record before.
-RECORDS = frozenset({"refused"})
-#: The version that began to decide game protection's ``odds`` and advantage alerts
-#: (docs/protection.md): a step an earlier version decided is compared without them.
-PROTECTION_SINCE = (0, 3, 0)
 #: The key of a decision's words for people (an alert's, an announcement's).
 TEXT = "text"
 #: The ``meta`` record of an input refused before the controller saw it, because it cannot be
@@ -218,7 +212,9 @@ class Service:
         Steps decided by this :attr:`version` must come out identical. Steps an earlier
         version decided — from ``started_by`` (the version that began the journal) or from a
         journaled :class:`~firmware_host.tables.events.SoftwareStarted` on — must come out identical
-        in their :func:`binding` part; the others are counted in :attr:`reworded_steps`.
+        in their :func:`binding` part; the others are counted in :attr:`reworded_steps`. Either
+        is compared as its version wrote it: without what later versions added
+        (:func:`~firmware_host.host.upgrades.as_written_by`).
 
         :param progress: called with the steps replayed so far after every
             :data:`REPLAY_PROGRESS_EVERY` steps (a long replay tells systemd it is alive).
@@ -389,12 +385,13 @@ class Service:
     def _check_reworded(
         self, step: int, event: DeviceEvent, journaled: list[Decision], decided: list[Decision]
     ) -> None:
-        """Accept a step an earlier version decided and this one only words differently; else raise."""
-        earlier = self.journal_version not in (None, self.version)
-        if earlier and _version(self.journal_version) < PROTECTION_SINCE:
-            journaled = [d for d in journaled if not for_surveillance_only(d)]
-            decided = [d for d in decided if not for_surveillance_only(d)]
-        if earlier and binding(journaled) == binding(decided):
+        """Accept a step that differs only by what the versions after the journal's added
+        (:data:`~firmware_host.host.upgrades.ADDED`), and, when an earlier version decided it, by
+        its words (:func:`binding`); else raise."""
+        written_by = self.journal_version
+        journaled, decided = as_written_by(written_by, journaled), as_written_by(written_by, decided)
+        earlier = written_by not in (None, self.version)
+        if journaled == decided or (earlier and binding(journaled) == binding(decided)):
             self.reworded_steps += 1
             return
         why = (
@@ -436,7 +433,7 @@ def binding(decisions: Sequence[Decision]) -> list[Decision]:
     return [
         Decision(d.type, {k: v for k, v in d.data.items() if k != TEXT}, d.round)
         for d in decisions
-        if d.type not in PRESENTATION and d.type not in RECORDS
+        if d.type not in PRESENTATION
     ]
 
 
@@ -444,14 +441,6 @@ def journal_ready(decisions: Sequence[Decision]) -> list[Decision]:
     """``decisions`` with their data made JSON-ready (:func:`~firmware_host.text.json_ready`): what
     a step whose decisions could not be encoded journals, and what its replay compares."""
     return [Decision(d.type, json_ready(d.data), d.round) for d in decisions]
-
-
-def _version(text: str | None) -> tuple[int, ...]:
-    """``"0.2.0"`` as ``(0, 2, 0)``; a version that is not numbers sorts first."""
-    try:
-        return tuple(int(part) for part in str(text).split("."))
-    except ValueError:
-        return ()
 
 
 def _types(decisions: Sequence[Decision]) -> str:

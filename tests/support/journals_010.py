@@ -1,4 +1,4 @@
-"""The journals tablehost 0.1.0 and 0.2.0 wrote (``tests/fixtures/journals-<version>/``) and how a replay
+"""The journals tablehost 0.1.0, 0.2.0 and 0.3.0 wrote (``tests/fixtures/journals-<version>/``) and how a replay
 of them is dumped.
 
 Shared by ``tests/host/journal/test_journals_0_1_0.py``, ``tests/recovery/test_upgrade.py`` and the
@@ -23,7 +23,8 @@ from firmware_host import __version__
 from firmware_host.config.profiles import load_table
 from firmware_host.errors import ControllerError
 from firmware_host.host.journal import Journal
-from firmware_host.host.service import RECORDS, Service
+from firmware_host.host.service import Service
+from firmware_host.host.upgrades import as_written_by
 from firmware_host.tables.decisions import Decision
 from firmware_host.wiring import TABLE_META, game_wiring
 from tests.support.paths import REPO
@@ -33,6 +34,7 @@ __all__ = [
     "WRITTEN_BY",
     "JOURNALS",
     "JOURNALS_020",
+    "JOURNALS_030",
     "Fixture",
     "golden",
     "copy_journal",
@@ -42,7 +44,9 @@ __all__ = [
     "exported_less_0_3_0",
     "resume_without_playing",
     "SHOE_FIGURES",
-    "decided_since_0_2_0",
+    "as_written",
+    "verified_as_golden",
+    "replayed_as_golden",
 ]
 
 #: The fixtures' folder: profiles in ``tables/``, device models of 0.1.0 in ``devices/``, the
@@ -94,15 +98,22 @@ JOURNALS = (
 
 #: The same journals as written by 0.2.0 (``tests/fixtures/journals-0.2.0/make_journals.py``).
 JOURNALS_020 = tuple(dataclasses.replace(fixture, written_by="0.2.0") for fixture in JOURNALS)
+#: The same journals as written by 0.3.0 (``tests/fixtures/journals-0.3.0/make_journals.py``).
+JOURNALS_030 = tuple(dataclasses.replace(fixture, written_by="0.3.0") for fixture in JOURNALS)
 
 
-def decided_since_0_2_0(decision: dict[str, Any]) -> bool:
-    """Whether a replayed decision is one 0.3.0 makes that 0.2.0 (and 0.1.0) did not: game
-    protection's ``odds`` and advantage alerts (docs/protection.md), and the ``refused`` record
-    beside each refusal's alert (issue 20 item 3, :data:`~firmware_host.host.service.RECORDS`)."""
-    return decision["type"] in ("odds", *RECORDS) or (
-        decision["type"] == "alert" and decision["data"].get("code") in ("advantage-window", "advantage-play")
-    )
+def as_written(fixture: Fixture, line: str) -> str:
+    """A replayed step (a :func:`replay_lines` line) as the fixture's version would have decided
+    it: less what the versions after it added, by the journal's upgrade table
+    (:data:`~firmware_host.host.upgrades.ADDED`: 0.2.0's ``exposed`` hands in a deal prompt, 0.3.0's
+    ``odds``, advantage alerts, ``refused`` records, a round's ``gaming_day``...)."""
+    step = json.loads(line)
+    if "decisions" in step:
+        decided = [Decision(d["type"], d["data"], d["round"]) for d in step["decisions"]]
+        step["decisions"] = [
+            {"type": d.type, "round": d.round, "data": d.data} for d in as_written_by(fixture.written_by, decided)
+        ]
+    return json.dumps(step, sort_keys=True, ensure_ascii=False) + "\n"
 
 
 def golden(fixture: Fixture, what: str) -> Path:
@@ -154,6 +165,31 @@ def replay_lines(profile: Path, journal: Path) -> Iterator[str]:
         else:
             step["decisions"] = [{"type": d.type, "round": d.round, "data": d.data} for d in decided]
         yield json.dumps(step, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def verified_as_golden(fixture: Fixture, directory: Path) -> str:
+    """``journal verify`` of a copy in ``directory`` of the fixture's journal: asserted to print and
+    exit as its version did (intact, 0); returns what it printed."""
+    copy_journal(fixture, directory)  # the same file name: the output names it
+    verified = tablehost("journal", "verify", fixture.journal.name, cwd=directory)
+    assert (verified.stdout, verified.returncode) == (
+        golden(fixture, "verify.txt").read_text(),
+        int(golden(fixture, "verify.rc").read_text()),
+    )
+    assert verified.returncode == 0
+    return verified.stdout
+
+
+def replayed_as_golden(fixture: Fixture, directory: Path) -> list[str]:
+    """The fixture's journal (a copy in ``directory``) replayed through a fresh controller
+    (:func:`replay_lines`), asserted step by step to be what its version decided, byte for byte,
+    less what later versions added (:func:`as_written`); returns the replayed lines."""
+    replayed = list(replay_lines(fixture.profile_path, copy_journal(fixture, directory)))
+    expected = golden(fixture, "replay.jsonl").read_text().splitlines(keepends=True)
+    assert len(replayed) == len(expected)
+    for line, (got, want) in enumerate(zip(replayed, expected), 1):
+        assert as_written(fixture, got) == want, f"step {line} of {fixture.name} replays differently"
+    return replayed
 
 
 def tablehost(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

@@ -1,40 +1,21 @@
-"""Drop, win, theo and hold of a run of rounds, from their settlements (exact integers and rationals).
+"""The dashboard's figures of a shoe or a gaming day: drop, win, theo, hold and pace, as
+``journal report`` and ``journal export`` count them (:mod:`firmware_host.host.figures`, the one
+definition), shown on screen: theo rounded to the cent, hold as a percentage.
 
-- **drop**: the chips wagered (cents), every settled wager's ``amount``;
-- **win**: what the house kept: a lost wager's amount, less what was paid on a won one on top
-  of its returned stake, plus commission (Baccarat's lines: ``amount``, ``outcome``, ``payout``,
-  ``commission``); a Pai Gow round's ``nets`` of the house and the vigorish, else each line's
-  ``net`` (the wagerer's: the house's is ``-net``);
-- only completed rounds add drop, win and theo, as in ``journal report``;
-- **theo**: the theoretical win: a line's own ``theo`` when the settlement carries one, else the
-  wager's amount times the house's edge by the round's last ``odds`` decision (the player's
-  expected value per unit, ``"n/d"``: the house's edge is its negation); rounds with neither add
-  nothing, and theo is shown only when some round had it;
-- **hold**: win over drop.
+What a table sent is read as the journal's figures read it; a round they cannot read (a keyed
+table's settlement that is not one) counts as a round without drop, win or theo, and the caller
+counts it among what it did not keep.
 """
 
 from __future__ import annotations
 
-import dataclasses
+import copy
 from collections.abc import Mapping
-from fractions import Fraction
 from typing import Any
 
-__all__ = ["Figures", "lines_of", "house_win"]
+from firmware_host.host.figures import MALFORMED, Figures, RoundFigures, round_figures
 
-
-def _fraction(text: Any) -> Fraction | None:
-    """An exact ``"n/d"`` (or an integer) as a Fraction; None for anything else."""
-    if isinstance(text, bool):
-        return None
-    if isinstance(text, int):
-        return Fraction(text)
-    if not isinstance(text, str) or len(text) > 64:
-        return None
-    try:
-        return Fraction(text)
-    except (ValueError, ZeroDivisionError):
-        return None
+__all__ = ["Figures", "lines_of", "played", "shown"]
 
 
 def lines_of(settlement: Any) -> list[Mapping[str, Any]]:
@@ -48,68 +29,33 @@ def lines_of(settlement: Any) -> list[Mapping[str, Any]]:
     return [line for line in settlement if isinstance(line, dict) and isinstance(line.get("amount"), int)]
 
 
-def house_win(line: Mapping[str, Any]) -> int:
-    """What the house kept of one settled wager, cents."""
-    if isinstance(line.get("net"), int):
-        return -int(line["net"])
-    amount, payout, commission = (
-        int(line[k]) if isinstance(line.get(k), int) else 0 for k in ("amount", "payout", "commission")
-    )
-    kept = amount if line.get("outcome") == "lose" else 0
-    paid = payout if line.get("outcome") == "win" else 0
-    return kept - paid + commission
-
-
-def _house_nets(settlement: Any) -> int | None:
-    """A Pai Gow settlement's house and vigorish nets, cents (None when it gives no ``nets``)."""
-    inner = settlement.get("settlement", settlement) if isinstance(settlement, dict) else None
-    nets = inner.get("nets") if isinstance(inner, dict) else None
-    if not isinstance(nets, dict):
+def played(
+    data: Mapping[str, Any], settlement: Any, ev: Mapping[str, Any] | None, seconds: float
+) -> RoundFigures | None:
+    """One finished round's figures (:func:`~firmware_host.host.figures.round_figures`): its
+    ``settlement`` as kept (bounded), the player's EV by wager kind of its last ``odds`` (None:
+    not shown to this role, or none), ``seconds`` from its first message to its result; None when
+    it cannot be read."""
+    record = {"game": data.get("game"), "status": data.get("status"), "settlement": copy.deepcopy(settlement)}
+    if record["settlement"] is None and record["game"] != "paigow":
+        record["settlement"] = []
+    try:
+        figures, _ = round_figures(record, None if ev is None else {"ev": ev})
+    except MALFORMED:
         return None
-    parts = [nets.get(name, 0) for name in ("house", "vigorish")]
-    return sum(parts) if all(isinstance(p, int) and not isinstance(p, bool) for p in parts) else None
+    figures.seconds = seconds
+    return figures
 
 
-@dataclasses.dataclass
-class Figures:
-    """Running totals of a shoe or a gaming day."""
-
-    rounds: int = 0
-    drop: int = 0
-    win: int = 0
-    theo: Fraction = Fraction(0)
-    theo_rounds: int = 0  #: rounds that had a theo (of their settlement, or by their odds)
-
-    def add(self, settlement: Any, ev: Mapping[str, Any] | None = None, status: Any = "completed") -> None:
-        """One finished round: its settlement, the player's EV by wager kind of its last ``odds``,
-        and its ``status``. As ``journal report`` counts them (:mod:`firmware_host.host.figures`),
-        only a completed round adds drop, win and theo (a void one returned every unsettled
-        wager), and a Pai Gow round's win is the house's and the vigorish nets when it gives them
-        (with a player banking, the other wagers' nets are the banker's, not the house's)."""
-        self.rounds += 1
-        if status != "completed":
-            return
-        had_theo = False
-        nets = _house_nets(settlement)
-        for line in lines_of(settlement):
-            self.drop += int(line["amount"])
-            self.win += house_win(line) if nets is None else 0
-            theo = _fraction(line.get("theo"))
-            if theo is None and ev is not None:
-                player = _fraction(ev.get(str(line.get("kind"))))
-                theo = None if player is None else -player * int(line["amount"])
-            if theo is not None:
-                self.theo += theo
-                had_theo = True
-        self.theo_rounds += had_theo
-        self.win += nets or 0
-
-    def to_json(self) -> dict[str, Any]:
-        """Cents (theo rounded to the cent), and hold as a percentage (None before any drop)."""
-        return {
-            "rounds": self.rounds,
-            "drop": self.drop,
-            "win": self.win,
-            "theo": round(self.theo) if self.theo_rounds else None,
-            "hold": None if not self.drop else round(100 * self.win / self.drop, 2),
-        }
+def shown(figures: Figures) -> dict[str, Any]:
+    """The figures on screen: cents, theo rounded to the cent (None when a round had none), hold a
+    percentage (None before any drop), the pace in rounds per hour (None without time)."""
+    exported = figures.to_json()
+    return {
+        "rounds": figures.rounds,
+        "drop": figures.drop,
+        "win": figures.win,
+        "theo": None if figures.theo is None else round(figures.theo),
+        "hold": None if not figures.drop else round(100 * figures.win / figures.drop, 2),
+        "rounds_per_hour": exported["rounds_per_hour"],
+    }

@@ -18,8 +18,9 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from firmware_host.errors import RulesError
-from firmware_host.floor.dashboard.figures import Figures, lines_of
+from firmware_host.floor.dashboard.figures import Figures, lines_of, played, shown
 from firmware_host.floor.model import DEFAULT_SKEW_BOUND_S, TableStatus
+from firmware_host.host.figures import RoundFigures
 from firmware_host.rules.baccarat.roads import outcome_from_json, roads
 from firmware_host.tables.protection_policy import (
     SURVEILLANCE,
@@ -27,6 +28,7 @@ from firmware_host.tables.protection_policy import (
     round_record,
     sees_protection,
 )
+from firmware_host.tables.round_record import BACCARAT
 
 __all__ = ["TableWatch", "SURVEILLANCE", "PIT", "ROLES", "SEVERITIES", "LIMITS"]
 
@@ -144,6 +146,8 @@ class TableWatch:
         #: the shoe in play's results (its roads)
         self.outcomes: collections.deque[dict[str, Any]] = collections.deque(maxlen=MAX_OUTCOMES)
         self.odds: collections.OrderedDict[int, Mapping[str, Any]] = collections.OrderedDict()
+        #: When each open round's first message came (the table's time), for the pace.
+        self.started: collections.OrderedDict[int, float] = collections.OrderedDict()
         self.devices: dict[str, bool] = {}
         #: The figures of the shoe in play and of the gaming day, by role: the pit's without the
         #: theo computed from a round's EV (protection data).
@@ -173,6 +177,11 @@ class TableWatch:
         at = message.get("at")
         self.at = at if isinstance(at, (int, float)) else self.at
         kind = message.get("type")
+        number = _int(message.get("round"))
+        if number is not None and self.at is not None and number not in self.started:
+            self.started[number] = self.at  # the round's first message: its pace runs from here
+            while len(self.started) > KEPT_ODDS:
+                self.started.popitem(last=False)
         if kind == "round_result":
             self._round(message, data)
         elif kind == "alert":
@@ -237,11 +246,17 @@ class TableWatch:
         if isinstance(irregularities, list) and len(irregularities) > MAX_IRREGULARITIES:
             self.dropped["irregularities"] += len(irregularities) - MAX_IRREGULARITIES
             irregularities = irregularities[:MAX_IRREGULARITIES]
+        started = self.started.pop(number, None) if number is not None else None
+        seconds = max(0.0, self.at - started) if started is not None and self.at is not None else 0.0
         alone = _by_role()
         for role in ROLES:
             shown_ev = ev if sees_protection(role) else None  # a theo from the EV gives the EV back
+            round_figures = played(data, settlement, shown_ev, seconds)
+            if round_figures is None:
+                self.dropped["unreadable rounds"] += role == PIT  # counted once, kept as a round without figures
+                round_figures = RoundFigures()
             for figures in (self.shoe_figures, self.day_figures, alone):
-                figures[role].add(settlement, shown_ev, data.get("status"))
+                figures[role].add(round_figures)
         self.rounds.append(
             {
                 "round": number,
@@ -251,15 +266,15 @@ class TableWatch:
                 "at": self.at,
                 "seq": message["seq"],
                 "wagers": len(lines_of(settlement)),
-                **{k: v for k, v in alone[PIT].to_json().items() if k != "rounds"},
-                "theo_by_role": {role: figures.to_json()["theo"] for role, figures in alone.items()},
+                **{k: v for k, v in shown(alone[PIT]).items() if k not in ("rounds", "rounds_per_hour")},
+                "theo_by_role": {role: shown(figures)["theo"] for role, figures in alone.items()},
                 "settlement": settlement,
                 "irregularities": _objects(irregularities),
             }
         )
         if self.game == "baccarat" and data.get("status") != "void":
             self.dropped["outcomes"] += len(self.outcomes) == MAX_OUTCOMES  # the oldest gives way
-            self.outcomes.append({k: data.get(k) for k in ("winner", "player_pair", "banker_pair", "natural")})
+            self.outcomes.append({k: data.get(k) for k in BACCARAT.outcome})
         if isinstance(data.get("rolls"), list):
             for roll in data["rolls"][-KEPT_ROLLS:]:
                 if isinstance(roll, dict):
@@ -321,8 +336,8 @@ class TableWatch:
             "alerts": sorted(self._alerts(role), key=lambda a: -a["seq"]),
             "open_alerts": self.open_alerts(role),
             "figures": {
-                "shoe": self.shoe_figures[role].to_json(),
-                "day": {**self.day_figures[role].to_json(), "day": self.day},
+                "shoe": shown(self.shoe_figures[role]),
+                "day": {**shown(self.day_figures[role]), "day": self.day},
             },
             "continuity": None
             if status is None

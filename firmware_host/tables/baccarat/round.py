@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 from firmware_host.errors import RulesError
 from firmware_host.rules.baccarat.cards import Card
-from firmware_host.rules.baccarat.deal import INITIAL_ORDER, Deal
+from firmware_host.rules.baccarat.deal import INITIAL_ORDER, Deal, RoundResult
 from firmware_host.rules.baccarat.settlement import SEATS, SettledWager, Wager, WagerOutcome, settle, settle_pairs
 from firmware_host.rules.baccarat.wagers import PAIR_WAGERS, WAGER_KINDS
 from firmware_host.tables.baccarat.prompts import Action
-from firmware_host.tables.baccarat.records import settled_line, texts
+from firmware_host.tables.baccarat.records import round_result, texts
 from firmware_host.tables.baccarat.shoe import IN_ROUND
 from firmware_host.tables.events import WagerPlaced
 
@@ -149,7 +149,7 @@ class RoundPlay:
         table.last_outcome = {"round": table.current_round, "winner": result.winner,
                               "player_total": result.player_total, "banker_total": result.banker_total,
                               "lucky_six": result.lucky_six}  # fmt: skip
-        self._finish("completed", result.to_json_dict(), lines)
+        self._finish(result, lines)
 
     # -- the end of a round ----------------------------------------------------------------
     def void_by_dealer(self, reason: str = "voided by the dealer") -> None:
@@ -161,32 +161,22 @@ class RoundPlay:
     def end_void(self, section: str | None, code: str, reason: str) -> None:
         """A void round: every wager not yet settled is returned (§ 541.14(e))."""
         table = self.table
-        deal = table.round.deal
         returned = tuple(
             SettledWager(wager, WagerOutcome.PUSH, 0, 0, False, section or "void round")
             for wager in sorted(table.round.unsettled_wagers(), key=lambda w: (-w.seat, WAGER_KINDS.index(w.kind)))
         )  # § 541.12(b): from the highest-numbered seat down
-        initial = deal.after_initial
-        outcome = {
-            "player": texts(deal.player), "banker": texts(deal.banker),
-            "player_total": deal.player_total, "banker_total": deal.banker_total, "winner": None,
-            "natural": deal.natural if initial else None,
-            "player_pair": deal.player_pair if initial else None,
-            "banker_pair": deal.banker_pair if initial else None,
-            "lucky_six": None, "cards_used": deal.cards_used,
-        }  # fmt: skip
         alert = f"round {table.current_round} is void: {reason}; wagers are returned"
         table.irregular.record(section, code, reason, alert=alert)
-        self._finish("void", outcome, table.round.pair_lines + returned)
+        self._finish(None, table.round.pair_lines + returned)
 
-    def _finish(self, status: str, outcome: dict[str, Any], lines: tuple[SettledWager, ...]) -> None:
-        """Journal the ``round_result``, move the cover card on (§ 541.10(e)), open the next round."""
+    def _finish(self, result: RoundResult | None, lines: tuple[SettledWager, ...]) -> None:
+        """Journal the ``round_result`` (completed with its ``result``, or void when None), move the
+        cover card on (§ 541.10(e)), open the next round."""
         table, shoe = self.table, self.table.shoe
         number = table.current_round
-        data = {"round": number, "shoe": None if shoe is None else shoe.number, "game": table.game,
-                "status": status, "cards": texts(table.round.deal.cards), **outcome,
-                "settlement": [settled_line(line) for line in lines],
-                "irregularities": list(table.round.irregularities)}  # fmt: skip
+        status = "void" if result is None else "completed"
+        shoe_number = None if shoe is None else shoe.number
+        data = round_result(table, shoe_number, table.round.deal, result, lines, table.round.irregularities)
         table.decide("round_result", data, number)
         table.protection.expose(*table.round.deal.cards)  # every card of it is listed now
         table.rounds_finished += 1

@@ -1,4 +1,4 @@
-"""One Pai Gow round as the controller keeps it, and its ``round_result`` record.
+"""One Pai Gow round as the controller keeps it, and its ``round_result`` record (:meth:`RoundState.result`).
 
 Every reading of the shaker between "no more bets" and the accepted roll is kept as a
 :class:`Roll` in order, valid or not, with the reason it was not a roll, so the journal
@@ -27,6 +27,7 @@ from firmware_host.rules.paigow_dice.bank import BankRound
 from firmware_host.rules.paigow_dice.delivery import Cut, DeliveryPlan
 from firmware_host.rules.paigow_dice.dice import DieReading
 from firmware_host.rules.paigow_dice.position import SEATS, label
+from firmware_host.tables.round_record import RoundTable, head
 
 __all__ = [
     "Roll",
@@ -145,14 +146,13 @@ class RoundState:
             for hand in self.plan.hands
         ]
 
-    def result(self, number: int, status: str, settlement: dict[str, Any] | None) -> dict[str, Any]:
-        """The ``round_result`` data: the export fields of ``journal export --rounds`` (PRODUCT.md),
-        then ``cut``, ``plan`` and ``settlement``."""
+    def result(self, table: RoundTable, status: str, settlement: dict[str, Any] | None) -> dict[str, Any]:
+        """The ``round_result`` data, completed or void (its one builder; fields declared in
+        :data:`firmware_host.tables.round_record.PAIGOW`): the export fields of ``journal export
+        --rounds`` (PRODUCT.md), then ``cut``, ``plan`` and ``settlement``."""
         valid = next((roll for roll in reversed(self.rolls) if roll.valid), None)
         return {
-            "round": number,
-            "game": "paigow",
-            "status": status,
+            **head(table, status),
             "dice": None if valid is None else list(valid.dice),
             "total": self.total,
             "bank_seat": self.bank_seat,

@@ -116,7 +116,7 @@ class Settlement:
         table = self.table
         round_ = table.round
         number = table.current_round
-        data = round_.result(number, status, settlement)
+        data = round_.result(table, status, settlement)
         table.decide("round_result", data, number)
         table.rounds_finished += 1
         table.player_bank.round_finished(round_)

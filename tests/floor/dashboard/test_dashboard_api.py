@@ -16,10 +16,11 @@ from pathlib import Path
 import pytest
 
 from bench.floor.tables import floor_export, run_table
-from firmware_host.floor.dashboard.figures import Figures
+from firmware_host.floor.dashboard.figures import Figures, played, shown
 from firmware_host.floor.dashboard.serve import Dashboard
 from firmware_host.floor.dashboard.views import ViewLog
 from firmware_host.floor.store import FloorStore
+from firmware_host.rules.edges import PAIGOW_HOUSE_WAY_EDGE
 from firmware_host.web.server import WebError
 from tests.floor.dashboard.support import (
     PIT_SECRET,
@@ -139,36 +140,50 @@ def test_the_round_record_is_what_floor_export_prints(tmp_path: Path, journal: P
 
 
 def test_figures_drop_win_theo_hold_from_settlements() -> None:
+    """As ``journal report`` counts them (host/figures.py, the one definition); a Pai Gow round's
+    theo is its amount times the house way's edge (not protection data)."""
     figures = Figures()
-    figures.add(
-        [
-            {"kind": "player", "amount": 10000, "outcome": "lose", "payout": 0, "commission": 0},
-            {"kind": "banker", "amount": 10000, "outcome": "win", "payout": 10000, "commission": 500},
-            {"kind": "tie", "amount": 1000, "outcome": "push", "payout": 0, "commission": 0},
-        ],
-        {"player": "-1/80", "banker": "-1/100"},
-    )
-    figures.add(
-        {"settlement": {"results": [{"position": 1, "amount": 2000, "net": 1900}]}}
-    )  # Pai Gow: the wagerer's net
-    assert figures.to_json() == {
+    baccarat = [
+        {"seat": 1, "kind": "player", "amount": 10000, "outcome": "lose", "payout": 0, "commission": 0},
+        {"seat": 2, "kind": "banker", "amount": 10000, "outcome": "win", "payout": 10000, "commission": 500},
+        {"seat": 3, "kind": "tie", "amount": 1000, "outcome": "push", "payout": 0, "commission": 0},
+    ]
+    ev = {"player": "-1/80", "banker": "-1/100", "tie": "0/1"}
+    paigow = {"results": [{"position": 1, "amount": 2000, "net": 1900}]}  # the wagerer's net; no nets given
+    for data, settlement, odds in (({"game": "baccarat"}, baccarat, ev), ({"game": "paigow"}, paigow, None)):
+        round_figures = played({**data, "status": "completed"}, settlement, odds, 30.0)
+        assert round_figures is not None
+        figures.add(round_figures)
+    assert shown(figures) == {
         "rounds": 2,
         "drop": 23000,
         "win": 10000 - 9500 - 1900,
-        "theo": round(Fraction(10000, 80) + Fraction(10000, 100)),
+        "theo": round(Fraction(10000, 80) + Fraction(10000, 100) + 2000 * PAIGOW_HOUSE_WAY_EDGE),
         "hold": round(100 * (10000 - 9500 - 1900) / 23000, 2),
+        "rounds_per_hour": 2 * 3600 / 60.0,
     }
 
 
 def test_figures_count_completed_rounds_only_and_a_player_banked_round_wins_the_house_its_vigorish() -> None:
     """As journal report counts them (host/figures.py): a void round returns its wagers, and with a
-    player banking the other wagers' nets are the banker's; the house keeps the vigorish."""
+    player banking the other wagers' nets are the banker's; the house keeps the vigorish, and its
+    theo is 0 (the house is not the wagers' counterparty)."""
     figures = Figures()
-    void = [{"kind": "player", "amount": 10000, "outcome": "push", "payout": 0, "commission": 0}]
-    figures.add(void, {"player": "-1/80"}, "void")
-    banked = {"results": [{"position": 1, "amount": 2000, "net": -2000}], "nets": {"house": 0, "vigorish": 95}}
-    figures.add(banked, None, "completed")
-    assert figures.to_json() == {"rounds": 2, "drop": 2000, "win": 95, "theo": None, "hold": 4.75}
+    void = [{"seat": 1, "kind": "player", "amount": 10000, "outcome": "push", "payout": 0, "commission": 0}]
+    banked = {
+        "bank_position": 3,
+        "results": [{"position": 1, "amount": 2000, "net": -2000}],
+        "nets": {"house": 0, "vigorish": 95},
+    }
+    for data, settlement, odds in (
+        ({"game": "baccarat", "status": "void"}, void, {"player": "-1/80"}),
+        ({"game": "paigow", "status": "completed"}, banked, None),
+    ):
+        round_figures = played(data, settlement, odds, 0.0)
+        assert round_figures is not None
+        figures.add(round_figures)
+    assert shown(figures) == {"rounds": 2, "drop": 2000, "win": 95, "theo": 0, "hold": 4.75, "rounds_per_hour": None}
+    assert played({"game": "baccarat", "status": "completed"}, [7], None, 0.0) is None  # a keyed table's junk
 
 
 def test_views_are_one_row_per_user_view_and_minute() -> None:

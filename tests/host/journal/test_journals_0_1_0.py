@@ -17,26 +17,19 @@ import pytest
 from tests.support.journals_010 import (
     JOURNALS,
     Fixture,
-    copy_journal,
-    decided_since_0_2_0,
     exported_less_0_3_0,
     golden,
-    replay_lines,
+    replayed_as_golden,
     resume_without_playing,
     tablehost,
+    verified_as_golden,
 )
 
 pytestmark = pytest.mark.parametrize("fixture", JOURNALS, ids=[f.name for f in JOURNALS])
 
 
 def test_it_verifies_intact_as_0_1_0_said(fixture: Fixture, tmp_path: Path) -> None:
-    copy_journal(fixture, tmp_path)  # the same file name: the output names it
-    verified = tablehost("journal", "verify", fixture.journal.name, cwd=tmp_path)
-    assert (verified.stdout, verified.returncode) == (
-        golden(fixture, "verify.txt").read_text(),
-        int(golden(fixture, "verify.rc").read_text()),
-    )
-    assert verified.returncode == 0 and ": intact: " in verified.stdout
+    assert ": intact: " in verified_as_golden(fixture, tmp_path)
 
 
 @pytest.mark.parametrize("what", ["rounds", "shoes"])
@@ -45,29 +38,13 @@ def test_it_exports_byte_for_byte_as_0_1_0_did(fixture: Fixture, what: str, tmp_
     assert exported_less_0_3_0(fixture, what, tmp_path) == golden(fixture, f"{what}.jsonl").read_bytes()
 
 
-def as_0_1_0_prompted(line: str) -> str:
-    """A replayed step less what 0.2.0 added to prompts: the hands a Baccarat ``deal`` prompt
-    shows as they lie face up (``exposed``, issue 14); 0.1.0 showed them only at the point count.
-    Less too the ``refused`` decision beside each refusal's alert (issue 20 item 3), which 0.1.0
-    recorded by the alert alone (:data:`~firmware_host.host.service.RECORDS`), and what 0.3.0
-    decides that 0.1.0 did not: game protection's ``odds`` and advantage alerts (docs/protection.md)."""
-    step = json.loads(line)
-    if "decisions" in step:
-        step["decisions"] = [d for d in step["decisions"] if not decided_since_0_2_0(d)]
-    for decision in step.get("decisions", []):
-        if decision["type"] == "prompt" and decision["data"].get("action") == "deal":
-            decision["data"].pop("exposed")
-    return json.dumps(step, sort_keys=True, ensure_ascii=False) + "\n"
-
-
 def test_a_fresh_controller_replays_every_decision_as_0_1_0_made_it(fixture: Fixture, tmp_path: Path) -> None:
-    """Every decision comes out as 0.1.0 made it, byte for byte, but for the one thing 0.2.0
-    shows people more of (prompts are presentation: the service accepts them reworded)."""
-    replayed = list(replay_lines(fixture.profile_path, copy_journal(fixture, tmp_path)))
-    expected = golden(fixture, "replay.jsonl").read_text().splitlines(keepends=True)
-    assert len(replayed) == len(expected)
-    for line, (got, want) in enumerate(zip(replayed, expected), 1):
-        assert as_0_1_0_prompted(got) == want, f"step {line} of {fixture.name} replays differently"
+    """Every decision comes out as 0.1.0 made it, byte for byte, less what later versions added
+    (:func:`as_written`): the hands a Baccarat ``deal`` prompt shows as they lie face up
+    (``exposed``, issue 14; 0.1.0 showed them only at the point count), the ``refused`` decision
+    beside each refusal's alert (issue 20 item 3), which 0.1.0 recorded by the alert alone, and
+    game protection's ``odds`` and advantage alerts (docs/protection.md)."""
+    replayed = replayed_as_golden(fixture, tmp_path)
     deal_prompts = [
         d
         for line in replayed

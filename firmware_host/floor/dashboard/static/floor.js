@@ -185,7 +185,8 @@ function drawTable(detail) {
   const figures = detail.figures;
   fill("#figures", [["shoe", figures.shoe], [`day ${figures.day.day || ""}`, figures.day]].map(([label, f]) =>
     row([cell(`${label} (${f.rounds} rounds)`), cell(cents(f.drop), "num"), cell(cents(f.win), "num"),
-      cell(f.theo == null ? "–" : cents(f.theo), "num"), cell(f.hold == null ? "–" : `${f.hold.toFixed(2)}%`, "num")])), "");
+      cell(f.theo == null ? "–" : cents(f.theo), "num"), cell(f.hold == null ? "–" : `${f.hold.toFixed(2)}%`, "num"),
+      cell(f.rounds_per_hour == null ? "–" : f.rounds_per_hour.toFixed(0), "num")])), "");
   const alertRow = (a) => row([cell(a.round ?? "–"), cell(a.severity, `sev ${a.severity}`), cell(alertText(a)),
     cell(a.section ? `§ ${a.section}` : "")]);
   fill("#open-alerts", detail.open_alerts.map(alertRow), "none open");
