@@ -128,6 +128,10 @@ class Running:
 
     @property
     def url(self) -> str:
+        """Where the dealer display is served (by the web face in this process, or its child)."""
+        child = self.table.web_child
+        if child is not None:
+            return child.urls["display"]
         assert self.table.display is not None
         return self.table.display.url
 
@@ -163,11 +167,15 @@ def start(
     pace: float = 0.0,
     rounds: int | None = None,
     hold_at: set[str] | Callable[[dict[str, Any]], bool] | None = None,
+    **build: Any,
 ) -> Running:
     """Build and start the table of ``profile_path``; with ``hold_at``, its simulated dealer
-    stops at the first prompt of those actions (see :class:`Gate`)."""
+    stops at the first prompt of those actions (see :class:`Gate`). ``build``: more of
+    :func:`~firmware_host.wiring.build_table`'s options (``web_face="child"``)."""
     profile = load_table(profile_path, devices_dir=PROFILES / "devices")
-    table = build_table(profile, journal_path=journal, seed=seed, rounds=rounds, stream=io.StringIO(), pace=pace)
+    table = build_table(
+        profile, journal_path=journal, seed=seed, rounds=rounds, stream=io.StringIO(), pace=pace, **build
+    )
     gated = None
     if hold_at is not None:
         outputs = table.service.outputs

@@ -32,6 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The web face's arguments."""
     parser = argparse.ArgumentParser(prog="tablehost-web", description=__doc__)
     parser.add_argument("--profile", required=True, type=Path, help="the table profile")
+    parser.add_argument("--devices-dir", type=Path, help="where the device models are (default: ../devices)")
     parser.add_argument("--journal", required=True, type=Path, help="the table's journal (read only)")
     parser.add_argument("--socket", required=True, type=Path, help="the service's control socket")
     parser.add_argument("--http", metavar="HOST:PORT", help="serve the dealer display here")
@@ -53,7 +54,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     from firmware_host.wiring.webface import build_webface
 
     try:
-        face = build_webface(load_table(args.profile), args.journal, args.socket, args.http, args.metrics)
+        face = build_webface(
+            load_table(args.profile, args.devices_dir), args.journal, args.socket, args.http, args.metrics
+        )
         face.start()
     except TablehostError as exc:
         print(json.dumps({"error": str(exc)}), flush=True)

@@ -23,7 +23,7 @@ import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from firmware_host.display.hub import DisplayHub
+from firmware_host.display.hub import BACKLOG, DisplayHub
 from firmware_host.errors import JournalError
 from firmware_host.host import journal as jr
 from firmware_host.host import segments
@@ -65,10 +65,15 @@ class JournalFollower:
         self._complained_at = float("-inf")
 
     def rebuild(self) -> int:
-        """Apply every decision of the journal so far to the hub's view (before :meth:`start`);
-        return how many."""
+        """Apply every decision of the journal so far to the hub's view (before :meth:`start`), the
+        last :data:`~firmware_host.display.hub.BACKLOG` steps as updates in its backlog (a page
+        reconnecting to a restarted web face catches up by Last-Event-ID); return how many."""
         records = list(segments.records(self.path))
-        applied = self.hub.rebuild((seq, at, decision) for seq, at, decision in _decisions(records))
+        steps = list(_steps(records))
+        older, recent = steps[:-BACKLOG], steps[-BACKLOG:]
+        applied = self.hub.rebuild(
+            ((first + i, at, d) for first, at, step in older for i, d in enumerate(step)), recent
+        )
         if records:
             self.position = records[-1].seq
         return applied

@@ -100,14 +100,23 @@ class DisplayHub:
         """Queue a step's decisions, the first of them journaled as ``first_seq`` (any thread)."""
         self._queue.put((first_seq, list(decisions), at))
 
-    def rebuild(self, decisions: Iterable[tuple[int, float | None, Decision]]) -> int:
-        """Apply a journal's decisions, ``(seq, at, decision)`` in order (before the thread starts);
-        return how many."""
+    def rebuild(
+        self,
+        decisions: Iterable[tuple[int, float | None, Decision]],
+        recent: Iterable[tuple[int, float, Sequence[Decision]]] = (),
+    ) -> int:
+        """Apply a journal's decisions, ``(seq, at, decision)`` in order (before the thread starts),
+        then its ``recent`` steps, ``(first seq, at, decisions)``, as they were applied live: their
+        updates are kept in the backlog, so a page that reconnects to a restarted display with its
+        Last-Event-ID gets every update it missed, not a snapshot. Return how many decisions."""
         count = 0
         for seq, at, decision in decisions:
             self.view.apply(seq, decision, at)
             count += 1
         self.snapshot = self._render()
+        for first_seq, at, step in recent:
+            self._apply(first_seq, list(step), at)
+            count += len(step)
         return count
 
     # -- the hub thread ---------------------------------------------------------------------
@@ -198,6 +207,11 @@ class DisplayHub:
         """Stop sending updates to ``client``."""
         with self._lock:
             self._clients[view] = {(loop, c) for loop, c in self._clients[view] if c is not client}
+
+    def backlog(self, view: str) -> list[Update]:
+        """The updates of ``view`` kept for pages that reconnect, oldest first."""
+        with self._lock:
+            return list(self._backlog[view])
 
     def clients(self) -> int:
         """Streams connected now."""

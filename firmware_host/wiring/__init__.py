@@ -365,7 +365,15 @@ def _web_face(table: Table, http: str | None, metrics: str | None, face: WebFace
     elif face.mode == "child":
         from firmware_host.wiring.child import WebFaceChild, argv_of
 
-        argv = argv_of(profile=profile.path, journal=face.journal_path, socket=socket_path, http=http, metrics=metrics)
+        models = {slot.model.path.parent for slot in profile.devices.values()}
+        argv = argv_of(
+            profile=profile.path,
+            devices_dir=models.pop() if len(models) == 1 else None,
+            journal=face.journal_path,
+            socket=socket_path,
+            http=shows,  # given, so that a restarted child takes the first one's ports (see WebFaceChild)
+            metrics=counts,
+        )
         table.web_child = WebFaceChild([*argv, "--parent", str(os.getpid())], face.on_ready)
 
 

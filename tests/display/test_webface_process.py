@@ -1,0 +1,84 @@
+"""The web face in a process of its own (issue 30): ``tablehost run``'s child, killed at any moment,
+is restarted while the table deals on, and the page it served catches up by Last-Event-ID with no
+update missed and nothing early (§ 541.9(c)(2): a face-down shoe)."""
+
+from __future__ import annotations
+
+import collections
+import json
+import os
+import signal
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from firmware_host.config.profiles import TableProfile
+from firmware_host.display.follow import JournalFollower
+from firmware_host.display.hub import DisplayHub
+from firmware_host.display.view import view_for
+from tests.display.conftest import Running
+from tests.support.nothing_early import CARD, RECORD_DOM, check_dealer_message, journal_facts
+
+ROUNDS = 4
+WAIT_MS = 30_000
+#: Seconds the child has to be serving again after a SIGKILL (its first back-off is 0.5 s).
+RESTARTED_WITHIN_S = 10.0
+
+
+def wait_until(check: Callable[[], bool], seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while not check():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def updates_of(profile: TableProfile, journal: Path) -> list[dict[str, Any]]:
+    """The dealer view's updates a web face that never died would have sent, from the journal."""
+    hub = DisplayHub(view_for(profile.game, profile.table_id, profile.display.limits))
+    JournalFollower(journal, hub).rebuild()
+    return [{"id": update.seq, "data": json.loads(update.data)} for update in hub.backlog("dealer")]
+
+
+def test_a_killed_web_face_is_restarted_and_its_page_misses_no_card(
+    run_table: Callable[..., Running], browser: Any, tmp_path: Path
+) -> None:
+    table = run_table(face_down=True, rounds=ROUNDS, pace=0.02, web_face="child", hold_at={"load_shoe"})
+    child = table.table.web_child
+    assert child is not None and table.table.display is None  # not in the service's process
+    context = browser.new_context(viewport={"width": 1920, "height": 1080}, bypass_csp=True)
+    context.add_init_script(RECORD_DOM)
+    dealer = context.new_page()
+    dealer.goto(table.url + "/")
+    dealer.wait_for_function("window.tablehost.messages.length > 0", timeout=WAIT_MS)
+    table.gate.release()
+    assert wait_until(lambda: table.service.rounds_finished >= 1, 60)  # mid-shoe
+
+    killed, seq_at_kill = child.pid, table.table.journal.last_seq
+    assert killed is not None
+    os.kill(killed, signal.SIGKILL)
+    assert wait_until(lambda: child.restarts == 1 and child.pid != killed, RESTARTED_WITHIN_S)
+    assert table.table.journal.last_seq > seq_at_kill  # the table dealt on while its web face was down
+    table.thread.join(timeout=120)
+    assert table.service.rounds_finished == ROUNDS
+
+    facts = journal_facts(table.table.journal)
+    expected = updates_of(table.table.profile, tmp_path / "journal.sqlite")
+    dealer.wait_for_function(f"window.tablehost.seq === {expected[-1]['id']}", timeout=WAIT_MS)
+    messages = dealer.evaluate("window.tablehost.messages")
+    first, *rest = messages
+    assert "snapshot" in first["data"]["types"]
+    # Every update after the page's first, each once and in order, across the kill: the restarted
+    # web face answered the browser's Last-Event-ID with what it missed, not with a snapshot.
+    want = [update for update in expected if update["id"] > first["id"]]
+    assert rest == want
+    assert any(m["id"] < seq_at_kill for m in rest) and any(m["id"] > seq_at_kill for m in rest)
+    snapshots = {s["seq"]: s for s in dealer.evaluate("window.tablehostDom")}
+    for message in messages:  # nothing early, in the messages and on the page
+        allowed = check_dealer_message(facts, message["id"], message["data"]["state"])
+        shown = [card for card in snapshots[message["id"]]["cards"] if card != "hidden"]
+        assert not collections.Counter(shown) - collections.Counter(allowed), (message["id"], shown)
+        assert set(CARD.findall(snapshots[message["id"]]["text"])) <= set(allowed)
+    context.close()
