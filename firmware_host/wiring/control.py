@@ -28,7 +28,6 @@ from firmware_host.display.actions import REFUSED_META, ROLES, ActionError, comm
 from firmware_host.errors import JournalError, TablehostError
 from firmware_host.host.journal import MONO_KEY, Journal
 from firmware_host.host.service import Service
-from firmware_host.metrics.relay import exposition
 from firmware_host.text import problem
 
 if TYPE_CHECKING:
@@ -86,6 +85,8 @@ def control_ops(game: str, service: Service, journal: Journal, counted: TableMet
     def metrics(fields: dict[str, Any], peer: Peer) -> dict[str, Any]:
         if counted is None:
             return {"ok": False, "error": "this table serves no metrics"}
+        from firmware_host.metrics.relay import exposition
+
         return {"ok": True, "public": exposition(counted.registry), "protection": exposition(counted.protection)}
 
     def status(fields: dict[str, Any], peer: Peer) -> dict[str, Any]:
