@@ -19,6 +19,7 @@ import importlib
 import logging
 import os
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TextIO, cast
@@ -58,6 +59,9 @@ __all__ = ["Table", "build_table", "GameWiring", "TABLE_META"]
 
 log = logging.getLogger("tablehost.wiring")
 
+#: Seconds a table that stopped on its journal waits, before it stops its web face, for the web face
+#: to have asked and been told (its banner): the web face asks every ``webface.HALT_POLL_S``.
+HALT_TOLD_S = 2.0
 #: Meta record written once per journal: which table, profile and seed it belongs to.
 TABLE_META = "table"
 #: Module wiring each game.
@@ -113,6 +117,8 @@ class Table:
     web: WebFace | None = None
     #: The web face as a child process (``web_face="child"``: ``tablehost run``).
     web_child: WebFaceChild | None = None
+    #: Set once the web face has been told that the table stopped on its journal (``status``).
+    halt_told: threading.Event = dataclasses.field(default_factory=threading.Event)
 
     def start(self) -> None:
         """Start the simulators, the drivers and the simulated dealer (the service runs in the caller).
@@ -142,6 +148,8 @@ class Table:
         """Stop the dealer, the drivers, the sims and the GPIO; close the journal last."""
         if self.dealer is not None:
             self.dealer.stop()
+        if self.service.halted is not None and self.control is not None:
+            self.halt_told.wait(HALT_TOLD_S)  # the banner reaches the pages before their server stops
         if self.web_child is not None:
             self.web_child.stop()
         if self.web is not None:
@@ -356,7 +364,9 @@ def _web_face(table: Table, http: str | None, metrics: str | None, face: WebFace
 
     socket_path = face.control_socket or control_socket_path(face.journal_path)
     counted = _counted(table) if counts is not None else None
-    table.control = control_server(socket_path, profile.game, table.service, table.journal, counted, face.web_user)
+    table.control = control_server(
+        socket_path, profile.game, table.service, table.journal, counted, face.web_user, table.halt_told
+    )
     if face.mode == "thread":
         from firmware_host.wiring.webface import build_webface
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import pwd
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -42,7 +43,9 @@ MAX_REFUSED_KEYS = 8
 
 def allowed_peers(web_user: str | None) -> tuple[frozenset[int], int | None]:
     """The uids that may connect (the service's own, and ``web_user``'s) and the group the socket
-    file is given (``web_user``'s primary group; None without a web user).
+    file is given: ``web_user``'s primary group, unless ``web_user`` is in this process's group
+    already (deploy/: ``tablehost-web`` is in the group ``tablehost``, which reads the journal);
+    None without a web user.
 
     :raises TablehostError: ``web_user`` is no user of this machine.
     """
@@ -52,11 +55,15 @@ def allowed_peers(web_user: str | None) -> tuple[frozenset[int], int | None]:
         user = pwd.getpwnam(web_user)
     except KeyError:
         raise TablehostError(f"web user {web_user!r}: no such user on this machine") from None
-    return frozenset({os.getuid(), user.pw_uid}), user.pw_gid
+    shares = os.getgid() in os.getgrouplist(web_user, user.pw_gid)
+    return frozenset({os.getuid(), user.pw_uid}), None if shares else user.pw_gid
 
 
-def control_ops(game: str, service: Service, journal: Journal, counted: TableMetrics | None) -> dict[str, Op]:
-    """The ops of the control socket (see the module's docstring)."""
+def control_ops(
+    game: str, service: Service, journal: Journal, counted: TableMetrics | None, told: threading.Event | None = None
+) -> dict[str, Op]:
+    """The ops of the control socket (see the module's docstring); ``told`` is set once ``status``
+    has said the table stopped on its journal (the table's stop waits a moment for it)."""
     from firmware_host.web.control import Op
 
     def command(fields: dict[str, Any], peer: Peer) -> dict[str, Any]:
@@ -90,7 +97,10 @@ def control_ops(game: str, service: Service, journal: Journal, counted: TableMet
         return {"ok": True, "public": exposition(counted.registry), "protection": exposition(counted.protection)}
 
     def status(fields: dict[str, Any], peer: Peer) -> dict[str, Any]:
-        return {"ok": True, "halted": service.halted, "steps": service.steps, "last_seq": journal.last_seq}
+        halted = service.halted
+        if halted is not None and told is not None:
+            told.set()
+        return {"ok": True, "halted": halted, "steps": service.steps, "last_seq": journal.last_seq}
 
     return {
         "command": Op({"command": str, "args": (dict, type(None)), "role": str}, command),
@@ -107,10 +117,11 @@ def control_server(
     journal: Journal,
     counted: TableMetrics | None,
     web_user: str | None,
+    told: threading.Event | None = None,
 ) -> ControlServer:
     """The control socket at ``path`` (not started), open to this process's uid and ``web_user``'s
     (see :func:`allowed_peers`)."""
     from firmware_host.web.control import ControlServer
 
     uids, group = allowed_peers(web_user)
-    return ControlServer(path, allowed_uids=uids, ops=control_ops(game, service, journal, counted), group=group)
+    return ControlServer(path, allowed_uids=uids, ops=control_ops(game, service, journal, counted, told), group=group)

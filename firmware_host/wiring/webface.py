@@ -15,12 +15,16 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import threading
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from firmware_host.config.profiles import TableProfile
 from firmware_host.display.actions import ActionError
+from firmware_host.display.follow import halted_text
 from firmware_host.errors import TablehostError
+from firmware_host.tables.decisions import HALTED, Decision
 from firmware_host.tables.events import DealerCommand
 
 if TYPE_CHECKING:
@@ -31,6 +35,9 @@ if TYPE_CHECKING:
 __all__ = ["WebFace", "build_webface", "WebFaceError"]
 
 log = logging.getLogger("tablehost.webface")
+
+#: Seconds between the web face's questions whether the table stopped on its journal.
+HALT_POLL_S = 0.25
 
 
 class WebFaceError(TablehostError):
@@ -43,6 +50,7 @@ class WebFace:
 
     display: Display | None
     metrics: MetricsServer | None
+    watch: HaltWatch | None = None
 
     def start(self) -> None:
         """Start serving."""
@@ -50,9 +58,13 @@ class WebFace:
             self.display.start()
         if self.metrics is not None:
             self.metrics.start()
+        if self.watch is not None:
+            self.watch.start()
 
     def stop(self) -> None:
         """Stop serving."""
+        if self.watch is not None:
+            self.watch.stop()
         if self.display is not None:
             self.display.stop()
         if self.metrics is not None:
@@ -78,13 +90,52 @@ def build_webface(
     from firmware_host.web.control import ControlClient
 
     client = ControlClient(socket_path)
-    display = None
+    display = watch = None
     listen = http or profile.display.listen
     if listen is not None:
         from firmware_host.wiring.display import build_display
 
         display = build_display(profile, journal_path, listen, _emitter(client), _refuser(client))
-    return WebFace(display, _metrics(profile, client, metrics))
+        watch = HaltWatch(client, display)
+    return WebFace(display, _metrics(profile, client, metrics), watch)
+
+
+class HaltWatch:
+    """Asks the service every :data:`HALT_POLL_S` seconds whether it stopped on its journal (the
+    ``status`` op), and puts the banner on the display when it did: a journal that cannot be
+    written may not take the service's ``halted`` record, which the follower would show."""
+
+    def __init__(self, client: ControlClient, display: Display) -> None:
+        self.client, self.display = client, display
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        """Start asking."""
+        self._thread = threading.Thread(target=self._run, name="halt-watch", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop asking."""
+        self._stopping.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def _run(self) -> None:
+        while not self._stopping.wait(HALT_POLL_S):
+            try:
+                reply = self.client.request("status")
+            except TablehostError:
+                continue  # the service is restarting: the journal's record says why, if it could take it
+            reason = reply.get("halted")
+            if isinstance(reason, str):
+                self.display.follower.sync(1.0)  # everything journaled before the halt, first
+                text = halted_text(reason)
+                self.display.hub.feed(
+                    int(reply.get("last_seq", 0)), [Decision(HALTED, {"reason": reason, "text": text})], time.time()
+                )
+                return
 
 
 def _metrics(profile: TableProfile, client: ControlClient, listen: str | None) -> MetricsServer | None:
