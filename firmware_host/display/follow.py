@@ -65,10 +65,12 @@ class JournalFollower:
         self._complained_at = float("-inf")
 
     def rebuild(self) -> int:
-        """Apply every decision of the journal so far to the hub's view (before :meth:`start`), the
+        """Apply the journal's decisions so far to the hub's view (before :meth:`start`): those of the
+        live file and of the segment before it (a shoe in play at a rotation; a journal of a year's
+        segments is not read whole at every start of the web face), the
         last :data:`~firmware_host.display.hub.BACKLOG` steps as updates in its backlog (a page
         reconnecting to a restarted web face catches up by Last-Event-ID); return how many."""
-        records = list(segments.records(self.path))
+        records = _recent_records(self.path)
         steps = list(_steps(records))
         older, recent = steps[:-BACKLOG], steps[-BACKLOG:]
         applied = self.hub.rebuild(
@@ -160,6 +162,16 @@ class JournalFollower:
         if now - self._complained_at >= 60.0:
             self._complained_at = now
             log.warning("display: cannot read the journal %s (trying again every %gs): %s", self.path, RETRY_S, exc)
+
+
+def _recent_records(path: Path) -> list[jr.Record]:
+    """The records of the live file and of the segment before it, in order (read only; older
+    segments, perhaps compressed, are not opened)."""
+    records: list[jr.Record] = []
+    for segment in segments.segments_of(path)[-2:]:
+        with segments.opened(segment) as conn:
+            records += [jr.Record.from_row(row) for row in jr._rows(conn, records[-1].seq + 1 if records else 1)]
+    return records
 
 
 def _open(path: Path) -> sqlite3.Connection:

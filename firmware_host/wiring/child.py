@@ -74,13 +74,7 @@ class WebFaceChild:
         self._stopping.set()
         with self._lock:
             process = self.process
-        if process is not None and process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        _end(process)
         if self._thread is not None:
             self._thread.join(timeout=5)
             self._thread = None
@@ -91,6 +85,7 @@ class WebFaceChild:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             close_fds=True,
+            start_new_session=True,  # a terminal's Ctrl-C is the service's to act on; it stops the child
         )
         with self._lock:
             self.process = process
@@ -141,8 +136,23 @@ class WebFaceChild:
             except (TablehostError, OSError) as exc:
                 log.error("web face: could not start again: %s", exc)
                 continue
+            if self._stopping.is_set():  # stopped while this one was starting
+                _end(self.process)
+                return
             self.restarts += 1
             log.warning("web face started again (pid %d, restart %d)", self.pid or 0, self.restarts)
+
+
+def _end(process: subprocess.Popen[bytes] | None) -> None:
+    """End a child: SIGTERM, then SIGKILL after 5 s."""
+    if process is None or process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def _first_line(stream: IO[bytes], timeout: float) -> str:
