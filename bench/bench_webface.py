@@ -17,8 +17,8 @@ last build's display is in the service's process. Phases of ``--seconds`` each:
 Figures per phase: the service loop's steps per second; card → decision, the time from a
 ``CardRead`` being queued by the shoe's driver to its decisions being durable and handed to the
 outputs (p50, p99, max); and the resident memory of the service's process and of its web face
-(peak). Then the peak RSS of ``make run`` (20 rounds, no display) of each tree, as
-:mod:`bench.bench_lean` runs it (goal: at most 36 MiB). The attackers share the machine's CPUs
+(peak). Then the peak RSS of ``tablehost run --http`` (``make run``'s table with its display) and
+its web face, and of ``make run`` (20 rounds, no display; goal: at most 36 MiB), of each tree. The attackers share the machine's CPUs
 with the table. Prints figures, asserts nothing.
 
     .venv/bin/python bench/bench_webface.py [--seconds 8] [--flood 40] [--connections 1000] [--clients 4]
@@ -201,10 +201,10 @@ def _phase(name: str, running: Any, seconds: float, attack: list[str] | None) ->
 # -- both trees ---------------------------------------------------------------------------------
 
 
-def run_http_memory(tree: Tree, folder: Path) -> str:
-    """The peak RSS of ``tablehost run --http`` (``make run``'s table, 20 rounds, its display on) and
-    of its web face's process, where it has one, read from ``/proc`` every 50 ms."""
-    work = folder / f"http-{tree.name.replace(' ', '-')}"
+def run_memory(tree: Tree, folder: Path, *, http: bool) -> str:
+    """The peak RSS of ``make run``'s table (20 rounds; with ``http``, its display on) and of its
+    web face's process, where it has one, read from ``/proc`` every 50 ms (``VmHWM``)."""
+    work = folder / f"run-{tree.name.replace(' ', '-')}-{http}"
     (work / "tables").mkdir(parents=True)
     text = PROFILE.read_text()
     (work / "tables" / "sim.toml").write_text("\n".join(x for x in text.splitlines() if "_pin_file" not in x))
@@ -212,7 +212,7 @@ def run_http_memory(tree: Tree, folder: Path) -> str:
     command = [sys.executable, "-m", "firmware_host", "run", "--profile", str(work / "tables" / "sim.toml")]
     command += ["--rounds", str(MAKE_RUN_ROUNDS), "--seed", "1", "--journal", str(work / "j.sqlite")]
     process = subprocess.Popen(
-        [*command, "--http", "127.0.0.1:0"], cwd=tree.root, env=tree.env, stdout=subprocess.DEVNULL
+        [*command, *(["--http", "127.0.0.1:0"] if http else [])], cwd=tree.root, env=tree.env, stdout=subprocess.DEVNULL
     )
     peaks: dict[int, int] = {}
     while process.poll() is None:
@@ -256,13 +256,9 @@ def main() -> None:
             flags += ["--connections", str(args.connections), "--clients", str(args.clients)]
             subprocess.run([sys.executable, __file__, "--table", *flags], env=env, check=True, cwd=ROOT)
         for tree in trees:
-            print(f"run --http ({tree.name}): {run_http_memory(tree, Path(folder))}", flush=True)
-        # make run's peak RSS as bench_lean measures it, from a lean process of its own (a child's
-        # ru_maxrss counts its parent's memory at the fork).
-        subprocess.run(
-            [sys.executable, str(ROOT / "bench" / "bench_lean.py"), "--repeats", "3", "--baseline", args.baseline],
-            check=True,
-        )
+            print(f"run --http ({tree.name}): {run_memory(tree, Path(folder), http=True)}", flush=True)
+        for tree in trees:  # VmHWM from /proc: a child's ru_maxrss would count its parent's memory at the fork
+            print(f"make run ({tree.name}): {run_memory(tree, Path(folder), http=False)}", flush=True)
 
 
 if __name__ == "__main__":

@@ -38,6 +38,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--http", metavar="HOST:PORT", help="serve the dealer display here")
     parser.add_argument("--metrics", metavar="HOST:PORT", help="serve /metrics here")
     parser.add_argument("--parent", type=int, help="stop when this process is gone")
+    parser.add_argument(
+        "--nice", type=int, default=0, choices=range(20), metavar="0-19", help="lower its priority by this much"
+    )
     parser.add_argument("-v", "--verbose", action="count", default=0)
     return parser
 
@@ -50,6 +53,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
+    if args.nice:
+        os.nice(args.nice)  # under CPU contention the kernel serves the service's loop first
     from firmware_host.config.profiles import load_table
     from firmware_host.wiring.webface import build_webface
 

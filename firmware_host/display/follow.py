@@ -30,7 +30,7 @@ from firmware_host.host import segments
 from firmware_host.host.service import HALTED_META
 from firmware_host.tables.decisions import HALTED, Decision
 
-__all__ = ["JournalFollower", "POLL_S", "PAGE", "halted_text"]
+__all__ = ["JournalFollower", "Background", "POLL_S", "PAGE", "halted_text"]
 
 log = logging.getLogger("tablehost.display")
 
@@ -47,11 +47,41 @@ def halted_text(reason: str) -> str:
     return f"TABLE STOPPED: the journal cannot be written; call a supervisor ({reason})"
 
 
-class JournalFollower:
+class Background:
+    """A daemon thread running :meth:`_run` until :meth:`stop`, which sets :attr:`_stopping` (what
+    :meth:`_run` waits on between its rounds)."""
+
+    #: The thread's name.
+    name = "background"
+
+    def __init__(self) -> None:
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        """Start the thread."""
+        self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop the thread (after its round in progress)."""
+        self._stopping.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def _run(self) -> None:
+        raise NotImplementedError
+
+
+class JournalFollower(Background):
     """Feeds ``hub`` the journal at ``path``: first everything (:meth:`rebuild`), then each new
     record as it is committed (:meth:`start`: a thread that polls)."""
 
+    name = "journal-follower"
+
     def __init__(self, path: Path, hub: DisplayHub, poll_s: float = POLL_S) -> None:
+        super().__init__()
         self.path = path
         self.hub = hub
         self.poll_s = poll_s
@@ -59,8 +89,6 @@ class JournalFollower:
         self.position = 0
         self._conn: sqlite3.Connection | None = None
         self._archived: segments.ArchivedPages | None = None
-        self._stopping = threading.Event()
-        self._thread: threading.Thread | None = None
         self._moved = threading.Condition()
         self._complained_at = float("-inf")
 
@@ -80,17 +108,9 @@ class JournalFollower:
             self.position = records[-1].seq
         return applied
 
-    def start(self) -> None:
-        """Start the thread that follows the journal."""
-        self._thread = threading.Thread(target=self._run, name="journal-follower", daemon=True)
-        self._thread.start()
-
     def stop(self) -> None:
         """Stop following and close the connections."""
-        self._stopping.set()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
+        super().stop()
         self._close()
 
     def sync(self, timeout: float = 5.0) -> bool:

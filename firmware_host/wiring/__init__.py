@@ -384,9 +384,14 @@ def _web_face(table: Table, http: str | None, metrics: str | None, face: WebFace
             http=shows,  # given, so that a restarted child takes the first one's ports (see WebFaceChild)
             metrics=counts,
         )
-        table.web_child = WebFaceChild([*argv, "--parent", str(os.getpid())], face.on_ready)
+        table.web_child = WebFaceChild(
+            [*argv, "--parent", str(os.getpid()), "--nice", str(WEB_FACE_NICE)], face.on_ready
+        )
 
 
+#: How much lower the web face child's priority is than the service's (``nice``): a flooded web face
+#: waits for a core before the loop does (deploy/systemd/tablehost-web.service: ``Nice=10``).
+WEB_FACE_NICE = 10
 #: Where the web face may run (``tablehost run --web-face``).
 WEB_FACE_MODES = ("child", "external", "thread")
 

@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from firmware_host.config.profiles import TableProfile
 from firmware_host.display.actions import ActionError
-from firmware_host.display.follow import halted_text
+from firmware_host.display.follow import Background, halted_text
 from firmware_host.errors import TablehostError
 from firmware_host.tables.decisions import HALTED, Decision
 from firmware_host.tables.events import DealerCommand
@@ -100,27 +99,16 @@ def build_webface(
     return WebFace(display, _metrics(profile, client, metrics), watch)
 
 
-class HaltWatch:
+class HaltWatch(Background):
     """Asks the service every :data:`HALT_POLL_S` seconds whether it stopped on its journal (the
     ``status`` op), and puts the banner on the display when it did: a journal that cannot be
     written may not take the service's ``halted`` record, which the follower would show."""
 
+    name = "halt-watch"
+
     def __init__(self, client: ControlClient, display: Display) -> None:
+        super().__init__()
         self.client, self.display = client, display
-        self._stopping = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    def start(self) -> None:
-        """Start asking."""
-        self._thread = threading.Thread(target=self._run, name="halt-watch", daemon=True)
-        self._thread.start()
-
-    def stop(self) -> None:
-        """Stop asking."""
-        self._stopping.set()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
 
     def _run(self) -> None:
         while not self._stopping.wait(HALT_POLL_S):

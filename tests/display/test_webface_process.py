@@ -8,7 +8,6 @@ import collections
 import json
 import os
 import signal
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,21 +17,13 @@ from firmware_host.display.follow import JournalFollower
 from firmware_host.display.hub import DisplayHub
 from firmware_host.display.view import view_for
 from tests.display.conftest import Running
+from tests.support.device_events import eventually
 from tests.support.nothing_early import CARD, RECORD_DOM, check_dealer_message, journal_facts
 
 ROUNDS = 4
 WAIT_MS = 30_000
 #: Seconds the child has to be serving again after a SIGKILL (its first back-off is 0.5 s).
 RESTARTED_WITHIN_S = 10.0
-
-
-def wait_until(check: Callable[[], bool], seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while not check():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.02)
-    return True
 
 
 def updates_of(profile: TableProfile, journal: Path) -> list[dict[str, Any]]:
@@ -54,12 +45,12 @@ def test_a_killed_web_face_is_restarted_and_its_page_misses_no_card(
     dealer.goto(table.url + "/")
     dealer.wait_for_function("window.tablehost.messages.length > 0", timeout=WAIT_MS)
     table.gate.release()
-    assert wait_until(lambda: table.service.rounds_finished >= 1, 60)  # mid-shoe
+    eventually(lambda: table.service.rounds_finished >= 1, 60)  # mid-shoe
 
     killed, seq_at_kill = child.pid, table.table.journal.last_seq
     assert killed is not None
     os.kill(killed, signal.SIGKILL)
-    assert wait_until(lambda: child.restarts == 1 and child.pid != killed, RESTARTED_WITHIN_S)
+    eventually(lambda: child.restarts == 1 and child.pid != killed, RESTARTED_WITHIN_S)
     assert table.table.journal.last_seq > seq_at_kill  # the table dealt on while its web face was down
     table.thread.join(timeout=120)
     assert table.service.rounds_finished == ROUNDS

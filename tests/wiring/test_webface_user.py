@@ -10,15 +10,15 @@ import os
 import shutil
 import subprocess
 import tempfile
-import time
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from bench.display.table import BACCARAT, DEALER_PIN, Running, start, write_profile
 from firmware_host.host.journal import write_key
+from tests.support.device_events import eventually
 from tests.support.other_user import OtherUser, other_user
 from tests.support.paths import REPO
 
@@ -59,15 +59,6 @@ def serve_as(user: OtherUser, profile: Path, journal: Path, socket: Path) -> tup
     return process, said["display"]
 
 
-def wait_until(check: Callable[[], bool], seconds: float = 10.0) -> bool:
-    deadline = time.monotonic() + seconds
-    while not check():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
-
-
 def acknowledged(running: Running) -> bool:
     """Whether the journal holds the display's ``acknowledge`` as the dealer's DealerCommand."""
     return any(
@@ -103,7 +94,7 @@ def test_the_web_face_as_its_own_user_serves_and_acts_but_cannot_open_the_keys(f
 
         process, url = serve_as(user, profile, journal, running.table.control.path)
         target = max(r.seq for r in running.table.journal.records() if r.kind == "decision")
-        assert wait_until(lambda: json.load(urllib.request.urlopen(url + "/api/state", timeout=5))["seq"] >= target)
+        eventually(lambda: json.load(urllib.request.urlopen(url + "/api/state", timeout=5))["seq"] >= target)
 
         request = urllib.request.Request(
             url + "/api/action",
@@ -111,7 +102,7 @@ def test_the_web_face_as_its_own_user_serves_and_acts_but_cannot_open_the_keys(f
             {"Content-Type": "application/json"},
         )
         assert urllib.request.urlopen(request, timeout=30).status == 202
-        assert wait_until(lambda: acknowledged(running))  # journaled by the service, from the web face's action
+        eventually(lambda: acknowledged(running))  # journaled by the service, from the web face's action
     finally:
         if process is not None:
             process.terminate()
