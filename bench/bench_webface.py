@@ -225,9 +225,8 @@ def run_memory(tree: Tree, folder: Path, *, http: bool) -> str:
         time.sleep(0.05)
     service = peaks.pop(process.pid, 0)
     faces = ", ".join(f"{kib / 1024:.1f} MiB" for kib in peaks.values())
-    return f"service peak RSS {service / 1024:.1f} MiB" + (
-        f", web face peak RSS {faces}" if faces else " (display inside)"
-    )
+    inside = " (display inside)" if http else ""
+    return f"service peak RSS {service / 1024:.1f} MiB" + (f", web face peak RSS {faces}" if faces else inside)
 
 
 def main() -> None:
