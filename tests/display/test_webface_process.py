@@ -18,7 +18,7 @@ from firmware_host.display.hub import DisplayHub
 from firmware_host.display.view import view_for
 from tests.display.conftest import Running
 from tests.support.device_events import eventually
-from tests.support.nothing_early import CARD, RECORD_DOM, check_dealer_message, journal_facts
+from tests.support.nothing_early import CARD, RECORD_DOM, check_board_message, check_dealer_message, journal_facts
 
 ROUNDS = 4
 WAIT_MS = 30_000
@@ -26,14 +26,22 @@ WAIT_MS = 30_000
 RESTARTED_WITHIN_S = 10.0
 
 
-def updates_of(profile: TableProfile, journal: Path) -> list[dict[str, Any]]:
-    """The dealer view's updates a web face that never died would have sent, from the journal."""
+def updates_of(profile: TableProfile, journal: Path, view: str) -> list[dict[str, Any]]:
+    """The updates of ``view`` a web face that never died would have sent, from the journal."""
     hub = DisplayHub(view_for(profile.game, profile.table_id, profile.display.limits))
     JournalFollower(journal, hub).rebuild()
-    return [{"id": update.seq, "data": json.loads(update.data)} for update in hub.backlog("dealer")]
+    return [{"id": update.seq, "data": json.loads(update.data)} for update in hub.backlog(view)]
 
 
-def test_a_killed_web_face_is_restarted_and_its_page_misses_no_card(
+def caught_up(messages: list[dict[str, Any]], expected: list[dict[str, Any]]) -> None:
+    """A page's messages: a snapshot, then every update after it, each once and in order, across the
+    kill (the restarted web face answered the browser's Last-Event-ID with what it missed)."""
+    first, *rest = messages
+    assert "snapshot" in first["data"]["types"]
+    assert rest == [update for update in expected if update["id"] > first["id"]]
+
+
+def test_a_killed_web_face_is_restarted_and_its_pages_miss_no_card(
     run_table: Callable[..., Running], browser: Any, tmp_path: Path
 ) -> None:
     table = run_table(face_down=True, rounds=ROUNDS, pace=0.02, web_face="child", hold_at={"load_shoe"})
@@ -41,9 +49,11 @@ def test_a_killed_web_face_is_restarted_and_its_page_misses_no_card(
     assert child is not None and table.table.display is None  # not in the service's process
     context = browser.new_context(viewport={"width": 1920, "height": 1080}, bypass_csp=True)
     context.add_init_script(RECORD_DOM)
-    dealer = context.new_page()
+    dealer, board = context.new_page(), context.new_page()
     dealer.goto(table.url + "/")
-    dealer.wait_for_function("window.tablehost.messages.length > 0", timeout=WAIT_MS)
+    board.goto(table.url + "/scoreboard")
+    for page in (dealer, board):
+        page.wait_for_function("window.tablehost.messages.length > 0", timeout=WAIT_MS)
     table.gate.release()
     eventually(lambda: table.service.rounds_finished >= 1, 60)  # mid-shoe
 
@@ -56,16 +66,20 @@ def test_a_killed_web_face_is_restarted_and_its_page_misses_no_card(
     assert table.service.rounds_finished == ROUNDS
 
     facts = journal_facts(table.table.journal)
-    expected = updates_of(table.table.profile, tmp_path / "journal.sqlite")
+    expected = updates_of(table.table.profile, tmp_path / "journal.sqlite", "dealer")
+    on_board = updates_of(table.table.profile, tmp_path / "journal.sqlite", "scoreboard")
     dealer.wait_for_function(f"window.tablehost.seq === {expected[-1]['id']}", timeout=WAIT_MS)
+    board.wait_for_function(f"window.tablehost.seq === {on_board[-1]['id']}", timeout=WAIT_MS)
+    assert board.evaluate("document.body.dataset.rounds") == str(ROUNDS)
     messages = dealer.evaluate("window.tablehost.messages")
-    first, *rest = messages
-    assert "snapshot" in first["data"]["types"]
-    # Every update after the page's first, each once and in order, across the kill: the restarted
-    # web face answered the browser's Last-Event-ID with what it missed, not with a snapshot.
-    want = [update for update in expected if update["id"] > first["id"]]
-    assert rest == want
-    assert any(m["id"] < seq_at_kill for m in rest) and any(m["id"] > seq_at_kill for m in rest)
+    caught_up(messages, expected)
+    assert any(m["id"] < seq_at_kill for m in messages[1:]) and any(m["id"] > seq_at_kill for m in messages)
+    board_messages = board.evaluate("window.tablehost.messages")
+    caught_up(board_messages, on_board)
+    board_snapshots = {s["seq"]: s for s in board.evaluate("window.tablehostDom")}
+    for message in board_messages:  # no outcome before it is announced
+        allowed = check_board_message(facts, message["id"], message["data"]["scoreboard"])
+        assert set(CARD.findall(board_snapshots[message["id"]]["text"])) <= set(allowed)
     snapshots = {s["seq"]: s for s in dealer.evaluate("window.tablehostDom")}
     for message in messages:  # nothing early, in the messages and on the page
         allowed = check_dealer_message(facts, message["id"], message["data"]["state"])

@@ -7,7 +7,7 @@ import json
 import re
 from typing import Any
 
-__all__ = ["CARD", "RECORD_DOM", "journal_facts", "exposed_hand", "check_dealer_message"]
+__all__ = ["CARD", "RECORD_DOM", "journal_facts", "exposed_hand", "check_dealer_message", "check_board_message"]
 
 #: A card as the controller writes it (``9S``, ``TD``).
 CARD = re.compile(r"(?<![\w-])[2-9TJQKA][CDHS](?![\w-])")
@@ -80,3 +80,16 @@ def check_dealer_message(facts: dict[str, Any], seq: int, state: dict[str, Any])
     named = CARD.findall(json.dumps(state))
     assert set(named) <= set(allowed), f"message {seq} names {set(named) - set(allowed)}"
     return allowed
+
+
+def check_board_message(facts: dict[str, Any], seq: int, shown: dict[str, Any]) -> list[str]:
+    """One scoreboard message at ``seq`` shows an outcome only once it is announced, and no card
+    but the last round's; the cards it may name."""
+    announced = [r for r, (s, _, _) in facts["completed"].items() if s <= seq]
+    assert shown["roads"]["rounds"] == len(announced)  # an outcome only once it is announced
+    last = shown["last"]
+    allowed = [] if last is None else last.get("player", []) + last.get("banker", [])
+    if last is not None and last["status"] == "completed":
+        assert last["round"] in announced
+    assert set(CARD.findall(json.dumps(shown))) <= set(allowed)
+    return list(allowed)
