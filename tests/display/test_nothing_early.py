@@ -26,8 +26,8 @@ def test_a_face_down_shoe_shows_no_card_before_the_reveal(run_table: Callable[..
         page.wait_for_function("window.tablehost.messages.length > 0", timeout=WAIT_MS)
     table.gate.release()
     table.thread.join(timeout=60)
-    assert table.table.display.hub.flush()
-    final = table.table.display.hub.snapshot.seq
+    assert table.flush()
+    final = table.seq()
     dealer.wait_for_function(f"window.tablehost.seq === {final}", timeout=WAIT_MS)
     board.wait_for_function(f"document.body.dataset.rounds === '{ROUNDS}'", timeout=WAIT_MS)
     facts = journal_facts(table.table.journal)
