@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tests.display.conftest import Running
-from tests.support.nothing_early import CARD, RECORD_DOM, check_board_message, check_dealer_message, journal_facts
+from tests.support.nothing_early import CARD, both_pages, check_board_message, check_dealer_message, journal_facts
 
 ROUNDS = 10
 WAIT_MS = 30_000
@@ -17,13 +17,7 @@ WAIT_MS = 30_000
 
 def test_a_face_down_shoe_shows_no_card_before_the_reveal(run_table: Callable[..., Running], browser: Any) -> None:
     table = run_table(face_down=True, rounds=ROUNDS, hold_at={"load_shoe"})
-    context = browser.new_context(viewport={"width": 1920, "height": 1080}, bypass_csp=True)  # Playwright waits eval
-    context.add_init_script(RECORD_DOM)
-    dealer, board = context.new_page(), context.new_page()
-    dealer.goto(table.url + "/")
-    board.goto(table.url + "/scoreboard")
-    for page in (dealer, board):
-        page.wait_for_function("window.tablehost.messages.length > 0", timeout=WAIT_MS)
+    context, dealer, board = both_pages(browser, table.url)
     table.gate.release()
     table.thread.join(timeout=60)
     assert table.flush()

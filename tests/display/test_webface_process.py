@@ -18,7 +18,7 @@ from firmware_host.display.hub import DisplayHub
 from firmware_host.display.view import view_for
 from tests.display.conftest import Running
 from tests.support.device_events import eventually
-from tests.support.nothing_early import CARD, RECORD_DOM, check_board_message, check_dealer_message, journal_facts
+from tests.support.nothing_early import CARD, both_pages, check_board_message, check_dealer_message, journal_facts
 
 ROUNDS = 4
 WAIT_MS = 30_000
@@ -47,13 +47,7 @@ def test_a_killed_web_face_is_restarted_and_its_pages_miss_no_card(
     table = run_table(face_down=True, rounds=ROUNDS, pace=0.02, web_face="child", hold_at={"load_shoe"})
     child = table.table.web_child
     assert child is not None and table.table.display is None  # not in the service's process
-    context = browser.new_context(viewport={"width": 1920, "height": 1080}, bypass_csp=True)
-    context.add_init_script(RECORD_DOM)
-    dealer, board = context.new_page(), context.new_page()
-    dealer.goto(table.url + "/")
-    board.goto(table.url + "/scoreboard")
-    for page in (dealer, board):
-        page.wait_for_function("window.tablehost.messages.length > 0", timeout=WAIT_MS)
+    context, dealer, board = both_pages(browser, table.url)
     table.gate.release()
     eventually(lambda: table.service.rounds_finished >= 1, 60)  # mid-shoe
 

@@ -7,7 +7,15 @@ import json
 import re
 from typing import Any
 
-__all__ = ["CARD", "RECORD_DOM", "journal_facts", "exposed_hand", "check_dealer_message", "check_board_message"]
+__all__ = [
+    "CARD",
+    "RECORD_DOM",
+    "journal_facts",
+    "exposed_hand",
+    "check_dealer_message",
+    "check_board_message",
+    "both_pages",
+]
 
 #: A card as the controller writes it (``9S``, ``TD``).
 CARD = re.compile(r"(?<![\w-])[2-9TJQKA][CDHS](?![\w-])")
@@ -93,3 +101,17 @@ def check_board_message(facts: dict[str, Any], seq: int, shown: dict[str, Any]) 
         assert last["round"] in announced
     assert set(CARD.findall(json.dumps(shown))) <= set(allowed)
     return list(allowed)
+
+
+def both_pages(browser: Any, url: str, wait_ms: int = 30_000) -> tuple[Any, Any, Any]:
+    """A Chromium context recording the DOM after every update (:data:`RECORD_DOM`; its CSP bypassed:
+    Playwright's waits evaluate strings), with the dealer's page and the board open at ``url`` and
+    each showing its first message: ``(context, dealer, board)``."""
+    context = browser.new_context(viewport={"width": 1920, "height": 1080}, bypass_csp=True)
+    context.add_init_script(RECORD_DOM)
+    dealer, board = context.new_page(), context.new_page()
+    dealer.goto(url + "/")
+    board.goto(url + "/scoreboard")
+    for page in (dealer, board):
+        page.wait_for_function("window.tablehost.messages.length > 0", timeout=wait_ms)
+    return context, dealer, board
