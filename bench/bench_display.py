@@ -82,7 +82,7 @@ def decision_to_visible(rounds: int, pace: float) -> None:
         )
         probe = Durable(running.service)
         outputs = running.service.outputs
-        outputs.insert(outputs.index(running.table.display.hub), probe)
+        outputs.insert(0, probe)  # when each step is durable (the display follows the journal after)
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
         context = browser.new_context(viewport={"width": 1920, "height": 1080}, bypass_csp=True)  # waits eval strings
         context.add_init_script(RECORD_TIMES)

@@ -217,7 +217,7 @@ def main() -> None:
         running = start(profile, Path(folder) / "j.sqlite", pace=0.0)
         probe = Durable(running.service)
         outputs = running.service.outputs
-        outputs.insert(outputs.index(running.table.display.hub), probe)
+        outputs.insert(0, probe)  # when each step is durable (the display follows the journal after)
         reader = Reader(running.url)
         reader.start()
         time.sleep(1)

@@ -15,6 +15,11 @@ apt-get install -y python3 python3-venv libusb-1.0-0 python3-lgpio
 getent group tablehost >/dev/null || groupadd --system tablehost
 id tablehost >/dev/null 2>&1 || useradd --system --gid tablehost --home-dir /var/lib/tablehost \
     --shell /usr/sbin/nologin --groups dialout,gpio,plugdev tablehost
+# The web face's user (tablehost-web.service): in the group tablehost, so it may read the profile and
+# the journal (0640, never write it); the keys are 0400 tablehost, which it cannot read.
+getent group tablehost-web >/dev/null || groupadd --system tablehost-web
+id tablehost-web >/dev/null 2>&1 || useradd --system --gid tablehost-web --groups tablehost \
+    --home-dir /nonexistent --no-create-home --shell /usr/sbin/nologin tablehost-web
 
 # The code, in its own virtualenv (system site packages for python3-lgpio).
 install -d /opt/tablehost
@@ -35,15 +40,23 @@ elif [ ! -e /etc/tablehost/journal.key ]; then
     chown tablehost:tablehost /etc/tablehost/journal.key
 fi
 
+# The web face's own files: its PIN files and its TLS key (`tablehost display pin`, then chown).
+install -d -m 0750 -o tablehost-web -g tablehost-web /etc/tablehost/web
+# A journal made before the web face had a user of its own: readable by the group, never writable.
+for f in /var/lib/tablehost/journal*.sqlite /var/lib/tablehost/journal*.sqlite-wal /var/lib/tablehost/journal*.sqlite-shm; do
+    if [ -e "$f" ]; then chgrp tablehost "$f" && chmod 0640 "$f"; fi
+done
+
 # udev rules for stable names and non-root access, then the service.
 install -m 0644 "$here"/deploy/udev/*.rules /etc/udev/rules.d/
 udevadm control --reload-rules && udevadm trigger
 install -m 0644 "$here"/deploy/systemd/tablehost.service /etc/systemd/system/tablehost.service
+install -m 0644 "$here"/deploy/systemd/tablehost-web.service /etc/systemd/system/tablehost-web.service
 # Wait (at most 2 minutes) for NTP's first synchronisation before time-sync.target (the Pi has no RTC).
 install -d -m 0755 /etc/systemd/system/systemd-time-wait-sync.service.d
 install -m 0644 "$here"/deploy/systemd/systemd-time-wait-sync.service.d/tablehost.conf \
     /etc/systemd/system/systemd-time-wait-sync.service.d/tablehost.conf
 systemctl daemon-reload
 systemctl enable systemd-time-wait-sync.service
-systemctl enable --now tablehost.service
-systemctl --no-pager status tablehost.service || true
+systemctl enable --now tablehost.service tablehost-web.service
+systemctl --no-pager status tablehost.service tablehost-web.service || true

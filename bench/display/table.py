@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import json
 import threading
+import time
+import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -128,12 +131,48 @@ class Running:
 
     @property
     def url(self) -> str:
+        """Where the dealer display is served (by the web face in this process, or its child)."""
+        child = self.table.web_child
+        if child is not None:
+            return child.urls["display"]
         assert self.table.display is not None
         return self.table.display.url
 
     @property
     def service(self) -> Any:
         return self.table.service
+
+    def flush(self, timeout: float = 10.0) -> bool:
+        """Wait until the display has applied every decision journaled so far (True), or ``timeout``
+        seconds (False); in this process or in its web face child."""
+        display = self.table.display
+        if display is not None:
+            return display.hub.flush(timeout)
+        last = max((r.seq for r in self.table.journal.records() if r.kind == "decision"), default=0)
+        deadline = time.monotonic() + timeout
+        while self.seq() < last:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.05)
+        return True
+
+    def seq(self) -> int:
+        """The journal seq the display's state stands at."""
+        display = self.table.display
+        if display is not None:
+            return display.hub.snapshot.seq
+        with urllib.request.urlopen(self.url + "/api/state", timeout=5) as answer:
+            return int(json.load(answer)["seq"])
+
+    def refusals_written(self, count: int = 1, timeout: float = 10.0) -> None:
+        """Wait until the display's refusal records so far are journaled (at least ``count``, from a child)."""
+        display = self.table.display
+        if display is not None:
+            display.server.app.state.refusals.written()
+            return
+        deadline = time.monotonic() + timeout
+        while len(self.table.journal.meta("display_refused")) < count and time.monotonic() < deadline:
+            time.sleep(0.05)
 
     def stop(self) -> None:
         """Stop the service and the table (once)."""
@@ -163,11 +202,15 @@ def start(
     pace: float = 0.0,
     rounds: int | None = None,
     hold_at: set[str] | Callable[[dict[str, Any]], bool] | None = None,
+    **build: Any,
 ) -> Running:
     """Build and start the table of ``profile_path``; with ``hold_at``, its simulated dealer
-    stops at the first prompt of those actions (see :class:`Gate`)."""
+    stops at the first prompt of those actions (see :class:`Gate`). ``build``: more of
+    :func:`~firmware_host.wiring.build_table`'s options (``web_face="child"``)."""
     profile = load_table(profile_path, devices_dir=PROFILES / "devices")
-    table = build_table(profile, journal_path=journal, seed=seed, rounds=rounds, stream=io.StringIO(), pace=pace)
+    table = build_table(
+        profile, journal_path=journal, seed=seed, rounds=rounds, stream=io.StringIO(), pace=pace, **build
+    )
     gated = None
     if hold_at is not None:
         outputs = table.service.outputs

@@ -118,6 +118,25 @@ def register(groups: Any, name: str, help_text: str) -> None:
         help="serve Prometheus's /metrics here (default: the profile's [metrics] listen; off "
         "without either; 127.0.0.1 unless TLS is configured)",
     )
+    parser.add_argument(
+        "--web-face",
+        choices=("child", "external"),
+        default="child",
+        help="with --http, [display] listen or --metrics: run the web face as a child process, restarted "
+        "when it dies (default), or leave it to its own unit (deploy/systemd/tablehost-web.service)",
+    )
+    parser.add_argument(
+        "--web-user",
+        metavar="USER",
+        help="the user the web face runs as, let in at the control socket (default: the profile's "
+        "[display] web_user; the service's own user always is)",
+    )
+    parser.add_argument(
+        "--control-socket",
+        type=checks.file_to_write,
+        metavar="PATH",
+        help="the control socket the web face asks the service through (default: the journal's path + .ctl)",
+    )
     parser.add_argument("-v", "--verbose", action="count", default=0, help="log driver detail (-vv: debug)")
     parser.set_defaults(func=run)
 
@@ -215,6 +234,10 @@ def run(args: argparse.Namespace) -> int:
             pace=args.pace,
             metrics=args.metrics,
             stream=cast(TextIO, out),
+            web_face=args.web_face,
+            control_socket=args.control_socket,
+            web_user=args.web_user,
+            on_web_ready=_say_where(profile.table_id, out),
         )  # the outputs write and flush, all PipeOut has
         if replay is not None and not args.rounds:
             threading.Thread(target=_stop_after_replay, args=(replay, table.service), daemon=True).start()
@@ -269,12 +292,6 @@ def _serve(table: Any, profile: Any, journal_path: Path, notifier: Notifier, out
         )
     try:
         table.start()
-        if table.display is not None:
-            print(
-                f"[{profile.table_id}] dealer display {table.display.url}/  scoreboard {table.display.url}/scoreboard",
-                file=out,
-                flush=True,
-            )
         notifier.ready(f"table {profile.table_id} running ({profile.game})")
         table.service.run()
         notifier.stopping()
@@ -283,6 +300,19 @@ def _serve(table: Any, profile: Any, journal_path: Path, notifier: Notifier, out
     finished = table.service.rounds_finished
     print(f"[{profile.table_id}] stopped: {finished} rounds in the journal {journal_path}", file=out, flush=True)
     return EXIT_CLOSED_PIPE if out.gone and not plays_on else 0
+
+
+def _say_where(table_id: str, out: PipeOut) -> Callable[[dict[str, str]], None]:
+    """Say once where the web face serves the dealer display (when it first starts serving)."""
+    said = threading.Event()
+
+    def ready(urls: dict[str, str]) -> None:
+        url = urls.get("display")
+        if url is not None and not said.is_set():
+            said.set()
+            print(f"[{table_id}] dealer display {url}/  scoreboard {url}/scoreboard", file=out, flush=True)
+
+    return ready
 
 
 def _on_closed_stdout(service: Any, plays_on: bool) -> Callable[[], None]:

@@ -11,6 +11,7 @@
     limits = { min = 2500, max = 500000 }   # cents, shown on the scoreboard
     allowed_hosts = ["table-12.floor.example"]  # names the display is reached by (the Host header)
     trusted_proxies = ["10.0.0.2"]   # whose X-Forwarded-For is believed; none by default
+    web_user = "tablehost-web"      # the user the web face runs as (let in at the control socket)
 
 A PIN is never written in the profile: only the files holding its hash.
 """
@@ -32,6 +33,10 @@ __all__ = ["DisplayConfig", "display_config", "host_names"]
 _HOST_NAME = re.compile(r"(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*")
 
 
+#: A system user's name (``useradd``'s rule).
+_USER_NAME = re.compile(r"[a-z_][a-z0-9_-]{0,31}")
+
+
 @dataclasses.dataclass(frozen=True)
 class DisplayConfig:
     """What ``[display]`` says (paths resolved against the profile's folder)."""
@@ -44,6 +49,8 @@ class DisplayConfig:
     limits: dict[str, int] | None = None
     allowed_hosts: tuple[str, ...] = ()
     trusted_proxies: tuple[str, ...] = ()
+    #: The user the web face runs as, whose uid the control socket lets in besides the service's.
+    web_user: str | None = None
 
     @property
     def tls(self) -> tuple[Path, Path] | None:
@@ -96,11 +103,20 @@ def display_config(section: Section, profile_path: Path) -> DisplayConfig:
         limits=None if low is None else {"min": low, "max": high},
         allowed_hosts=host_names(section),
         trusted_proxies=proxies,
+        web_user=_user_name(section),
     )
     if (config.tls_cert is None) != (config.tls_key is None):
         raise section.error("tls_cert" if config.tls_cert is None else "tls_key", "give both tls_cert and tls_key")
     section.reject_unknown()
     return config
+
+
+def _user_name(section: Section) -> str | None:
+    """``web_user``: a user name as ``useradd`` takes it."""
+    name: str | None = section.string("web_user", None)
+    if name is not None and not _USER_NAME.fullmatch(name):
+        raise section.error("web_user", f"{name!r} is not a user name")
+    return name
 
 
 def host_names(section: Section) -> tuple[str, ...]:

@@ -24,6 +24,8 @@ from firmware_host.text import problem
 
 __all__ = [
     "ACTIONS",
+    "ROLES",
+    "REFUSED_META",
     "Action",
     "ActionError",
     "command_for",
@@ -33,6 +35,11 @@ __all__ = [
     "MAX_ITEMS",
 ]
 
+#: Who may act at the display (the PIN files' roles); an action's DealerCommand comes from ``display:<role>``.
+ROLES = ("dealer", "supervisor")
+#: The journal's meta record of a request the display refused (who tried which action, from where,
+#: why), written by the service for the web face.
+REFUSED_META = "display_refused"
 #: What the controller's refusal of a device says when another unit's serial number needs a
 #: supervisor's acknowledgement (issue 6 item 3): acknowledging then is a supervisor action.
 IDENTITY_CHANGED = "supervisor must acknowledge"

@@ -41,10 +41,11 @@ from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Respon
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from drivers.events import DeviceEvent
 from firmware_host.display import pages
 from firmware_host.display.actions import ActionError, command_for, needed_role
 from firmware_host.display.hub import VIEWS, DisplayHub
+from firmware_host.errors import TablehostError
+from firmware_host.tables.events import DealerCommand
 from firmware_host.text import problem
 from firmware_host.web.guard import Guard, Policy, client_of
 from firmware_host.web.login import pin_check, refused_answer
@@ -85,7 +86,7 @@ class TileHelp(Protocol):
 def build_app(
     hub: DisplayHub,
     game: str,
-    emit: Callable[[DeviceEvent], None],
+    emit: Callable[[DealerCommand], None],
     credentials: Credentials | None,
     refused: Callable[[dict[str, Any]], None],
     *,
@@ -97,7 +98,9 @@ def build_app(
 ) -> Starlette:
     """The app.
 
-    :param emit: where actions go (``Service.emit``).
+    :param emit: where actions go (to the service over its control socket): raises
+        :class:`~firmware_host.display.actions.ActionError` when the service refuses the
+        arguments, another :class:`~firmware_host.errors.TablehostError` when it cannot take it.
     :param credentials: the PIN files; None: the display shows but takes no action.
     :param refused: journals a refused request, or a minute's summary of an address's
         (:class:`~firmware_host.web.refusals.Refusals`).
@@ -170,7 +173,13 @@ def build_app(
             why = "wrong PIN" if role is None else f"needs the {needed}'s PIN"
             refusals.note(client, why, command)
             return JSONResponse({"error": f"refused: {why}"}, 403)
-        emit(command_for(game, command, body.get("args"), role))
+        try:  # to the service, which checks it again and journals it (off the event loop: a socket's round trip)
+            await asyncio.to_thread(emit, command_for(game, command, body.get("args"), role))
+        except ActionError as exc:
+            refusals.note(client, "arguments refused", command)
+            return JSONResponse({"error": str(exc)}, 400)
+        except TablehostError as exc:
+            return JSONResponse({"error": f"the table cannot take it now: {exc}"}, 503)
         return JSONResponse({"accepted": command, "by": role}, 202)
 
     async def tile_kinds(request: Request) -> Response:

@@ -1,8 +1,9 @@
-"""Between the service and the browsers: an Output, a queue, and the thread that keeps the view.
+"""Between the table and the browsers: a queue, and the thread that keeps the view.
 
-:class:`DisplayHub` is an :class:`~firmware_host.host.service.Output`: ``on_decisions`` (the
-service thread) only puts the step's decisions on a queue with their journal seqs, so the
-service never waits for a browser. The hub's own thread applies them to the
+The web face's :class:`~firmware_host.display.follow.JournalFollower` :meth:`~DisplayHub.feed` s
+the hub each step's decisions as the journal holds them, with their journal seqs (the hub is
+also an :class:`~firmware_host.host.service.Output`: ``on_decisions`` only queues, so a service
+it were an output of would never wait for a browser). The hub's own thread applies them to the
 :class:`~firmware_host.display.view.TableView`, renders the dealer state, the scoreboard and
 the roads once per step, keeps the recent updates for clients that reconnect
 (``Last-Event-ID``), and hands each update to every connected stream's asyncio queue.
@@ -66,10 +67,18 @@ class DisplayHub:
         default: the wall clock now.
     """
 
-    def __init__(self, view: TableView, step_seq: Callable[[], int], step_at: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        view: TableView,
+        step_seq: Callable[[], int] = lambda: 0,
+        step_at: Callable[[], float] = time.time,
+        catch_up: Callable[[float], bool] | None = None,
+    ) -> None:
         self.view = view
         self.step_seq = step_seq
         self.step_at = step_at
+        #: What :meth:`flush` waits for first: the journal's follower reading what is committed.
+        self.catch_up = catch_up
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._backlog: dict[str, collections.deque[Update]] = {v: collections.deque(maxlen=BACKLOG) for v in VIEWS}
         self._clients: dict[str, set[tuple[asyncio.AbstractEventLoop, asyncio.Queue[Update | None]]]] = {
@@ -85,16 +94,29 @@ class DisplayHub:
     def on_decisions(self, decisions: Sequence[Decision]) -> None:
         """Queue the step's decisions with their seqs (the input record's seq + 1, + 2, ...)."""
         if decisions:
-            self._queue.put((self.step_seq() + 1, list(decisions), self.step_at()))
+            self.feed(self.step_seq() + 1, decisions, self.step_at())
 
-    def rebuild(self, decisions: Iterable[tuple[int, float | None, Decision]]) -> int:
-        """Apply a journal's decisions, ``(seq, at, decision)`` in order (before the thread starts);
-        return how many."""
+    def feed(self, first_seq: int, decisions: Sequence[Decision], at: float) -> None:
+        """Queue a step's decisions, the first of them journaled as ``first_seq`` (any thread)."""
+        self._queue.put((first_seq, list(decisions), at))
+
+    def rebuild(
+        self,
+        decisions: Iterable[tuple[int, float | None, Decision]],
+        recent: Iterable[tuple[int, float, Sequence[Decision]]] = (),
+    ) -> int:
+        """Apply a journal's decisions, ``(seq, at, decision)`` in order (before the thread starts),
+        then its ``recent`` steps, ``(first seq, at, decisions)``, as they were applied live: their
+        updates are kept in the backlog, so a page that reconnects to a restarted display with its
+        Last-Event-ID gets every update it missed, not a snapshot. Return how many decisions."""
         count = 0
         for seq, at, decision in decisions:
             self.view.apply(seq, decision, at)
             count += 1
         self.snapshot = self._render()
+        for first_seq, at, step in recent:
+            self._apply(first_seq, list(step), at)
+            count += len(step)
         return count
 
     # -- the hub thread ---------------------------------------------------------------------
@@ -115,7 +137,10 @@ class DisplayHub:
             _offer(loop, client, None)
 
     def flush(self, timeout: float = 5.0) -> bool:
-        """Wait until every step queued so far is applied (True), or ``timeout`` seconds (False)."""
+        """Wait until every step queued so far (with :attr:`catch_up`: every step committed to the
+        journal so far) is applied (True), or ``timeout`` seconds (False)."""
+        if self.catch_up is not None and not self.catch_up(timeout):
+            return False
         done = threading.Event()
         self._queue.put(done)
         return done.wait(timeout)
@@ -182,6 +207,11 @@ class DisplayHub:
         """Stop sending updates to ``client``."""
         with self._lock:
             self._clients[view] = {(loop, c) for loop, c in self._clients[view] if c is not client}
+
+    def backlog(self, view: str) -> list[Update]:
+        """The updates of ``view`` kept for pages that reconnect, oldest first."""
+        with self._lock:
+            return list(self._backlog[view])
 
     def clients(self) -> int:
         """Streams connected now."""

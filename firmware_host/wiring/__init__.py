@@ -17,7 +17,9 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import logging
+import os
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TextIO, cast
@@ -47,7 +49,11 @@ if TYPE_CHECKING:  # a table of real devices imports no simulator (see wiring.ba
     # Off unless configured, so imported only when configured (Starlette, uvicorn, asyncio, paho):
     from firmware_host.feed.publisher import FeedPublisher
     from firmware_host.metrics.server import MetricsServer
+    from firmware_host.metrics.table import TableMetrics
+    from firmware_host.web.control import ControlServer
+    from firmware_host.wiring.child import WebFaceChild
     from firmware_host.wiring.display import Display
+    from firmware_host.wiring.webface import WebFace
     from sim.dealers.base import SimDealer
     from sim.devices.replay import Replay
 
@@ -55,6 +61,9 @@ __all__ = ["Table", "build_table", "GameWiring", "TABLE_META"]
 
 log = logging.getLogger("tablehost.wiring")
 
+#: Seconds a table that stopped on its journal waits, before it stops its web face, for the web face
+#: to have asked and been told (its banner): the web face asks every ``webface.HALT_POLL_S``.
+HALT_TOLD_S = 2.0
 #: Meta record written once per journal: which table, profile and seed it belongs to.
 TABLE_META = "table"
 #: Module wiring each game.
@@ -97,11 +106,21 @@ class Table:
     panel: TablePanel | None
     dealer: SimDealer | None
     replayed: int
-    #: The web display, when an address is given (``--http`` or ``[display] listen``).
+    #: The web display, when an address is given (``--http`` or ``[display] listen``) and the web
+    #: face runs in this process (``web_face="thread"``).
     display: Display | None = None
     feed: FeedPublisher | None = None
-    #: Prometheus's ``/metrics``, when an address is given (``--metrics`` or ``[metrics] listen``).
+    #: Prometheus's ``/metrics``, when an address is given (``--metrics`` or ``[metrics] listen``)
+    #: and the web face runs in this process.
     metrics: MetricsServer | None = None
+    #: The control socket the web face asks the service through (with a web face).
+    control: ControlServer | None = None
+    #: The web face in this process (``web_face="thread"``: tests and benches).
+    web: WebFace | None = None
+    #: The web face as a child process (``web_face="child"``: ``tablehost run``).
+    web_child: WebFaceChild | None = None
+    #: Set once the web face has been told that the table stopped on its journal (``status``).
+    halt_told: threading.Event = dataclasses.field(default_factory=threading.Event)
 
     def start(self) -> None:
         """Start the simulators, the drivers and the simulated dealer (the service runs in the caller).
@@ -116,10 +135,12 @@ class Table:
             parts.start_sim()
         for parts in self.devices:
             parts.driver.start()
-        if self.display is not None:
-            self.display.start()
-        if self.metrics is not None:
-            self.metrics.start()
+        if self.control is not None:
+            self.control.start()
+        if self.web is not None:
+            self.web.start()
+        if self.web_child is not None:
+            self.web_child.start()
         if self.dealer is not None:
             self.dealer.start()
         if self.feed is not None:
@@ -129,10 +150,14 @@ class Table:
         """Stop the dealer, the drivers, the sims and the GPIO; close the journal last."""
         if self.dealer is not None:
             self.dealer.stop()
-        if self.display is not None:
-            self.display.stop()
-        if self.metrics is not None:
-            self.metrics.stop()
+        if self.service.halted is not None and self.control is not None:
+            self.halt_told.wait(HALT_TOLD_S)  # the banner reaches the pages before their server stops
+        if self.web_child is not None:
+            self.web_child.stop()
+        if self.web is not None:
+            self.web.stop()
+        if self.control is not None:
+            self.control.stop()
         for parts in self.devices:
             parts.driver.stop()
         for parts in self.devices:
@@ -167,6 +192,10 @@ def build_table(
     http: str | None = None,
     pace: float = 0.0,
     metrics: str | None = None,
+    web_face: str = "thread",
+    control_socket: Path | None = None,
+    web_user: str | None = None,
+    on_web_ready: Callable[[dict[str, str]], None] | None = None,
 ) -> Table:
     """Build (but do not start) the table described by ``profile``.
 
@@ -182,6 +211,14 @@ def build_table(
     :param pace: seconds the simulated dealer waits before each move (see ``SimDealer.pace``).
     :param metrics: serve Prometheus's ``/metrics`` on ``HOST:PORT`` (default: the profile's
         ``[metrics] listen``).
+    :param web_face: where the web face (the display and ``/metrics``) runs, when either has an
+        address: ``"child"`` a child process (``tablehost run``), ``"external"`` a process started
+        by someone else (systemd's ``tablehost-web.service``), ``"thread"`` this process (tests,
+        benches); every way it reads the journal and asks the service over the control socket.
+    :param control_socket: the control socket's path (default: beside the journal, ``.ctl``).
+    :param web_user: the user the web face runs as, let in at the control socket besides this
+        process's own (default: the profile's ``[display] web_user``).
+    :param on_web_ready: called with the child web face's addresses each time one starts serving.
     """
     key = load_key(profile.hmac_key_file) if profile.hmac_key_file else None
     durable.make_directories(journal_path.parent)
@@ -190,8 +227,10 @@ def build_table(
         table = _build(
             profile, journal, seed, rounds, stream, quiet, extra_outputs, capture, spy_dir, replay, on_replay_progress
         )
-        table.display = _display(profile, table.service, journal, http)
-        table.metrics = _metrics(table, metrics)
+        face = WebFaceOptions(
+            web_face, journal_path, control_socket, web_user or profile.display.web_user, on_web_ready
+        )
+        _web_face(table, http, metrics, face)
         if table.dealer is not None:
             table.dealer.pace = pace
         return table
@@ -300,25 +339,81 @@ def _build(
     return Table(profile, journal, service, list(devices.values()), panel, dealer, replayed, feed=feed)
 
 
-def _display(profile: TableProfile, service: Service, journal: Journal, http: str | None) -> Display | None:
-    """The web display at ``http`` or the profile's ``[display] listen``; without either it is
-    off, and neither it nor its server (Starlette, uvicorn, asyncio) is imported."""
-    listen = http or profile.display.listen
-    if listen is None:
-        return None
-    from firmware_host.wiring.display import build_display
+@dataclasses.dataclass(frozen=True)
+class WebFaceOptions:
+    """How the web face runs (see :func:`build_table`)."""
 
-    return build_display(profile, service, journal, listen)
+    mode: str
+    journal_path: Path
+    control_socket: Path | None
+    web_user: str | None
+    on_ready: Callable[[dict[str, str]], None] | None
 
 
-def _metrics(table: Table, listen: str | None) -> MetricsServer | None:
-    """``/metrics`` at ``listen`` or the profile's ``[metrics] listen``, counted by a step observer
-    of the service; without either it is off, and ``prometheus_client`` is not imported."""
-    config = table.profile.metrics
-    listen = listen or config.listen
-    if listen is None:
-        return None
-    from firmware_host.metrics.server import MetricsServer
+def _web_face(table: Table, http: str | None, metrics: str | None, face: WebFaceOptions) -> None:
+    """The web face, when the display or ``/metrics`` has an address (``--http``, ``[display]
+    listen``, ``--metrics``, ``[metrics] listen``): the control socket and the table's metrics on
+    this side, the face itself in a child process, elsewhere or in this process. Without an
+    address none of it (Starlette, uvicorn, asyncio, ``prometheus_client``) is imported."""
+    profile = table.profile
+    shows = http or profile.display.listen
+    counts = metrics or profile.metrics.listen
+    if shows is None and counts is None:
+        return
+    if face.mode not in WEB_FACE_MODES:
+        raise TablehostError(f"web face {face.mode!r}: one of {', '.join(WEB_FACE_MODES)}")
+    from firmware_host.wiring.control import control_server
+
+    socket_path = face.control_socket or control_socket_path(face.journal_path)
+    counted = _counted(table) if counts is not None else None
+    table.control = control_server(
+        socket_path, profile.game, table.service, table.journal, counted, face.web_user, table.halt_told
+    )
+    if face.mode == "thread":
+        from firmware_host.wiring.webface import build_webface
+
+        table.web = build_webface(profile, face.journal_path, socket_path, http, metrics)
+        table.display, table.metrics = table.web.display, table.web.metrics
+    elif face.mode == "child":
+        from firmware_host.wiring.child import WebFaceChild, argv_of
+
+        models = {slot.model.path.parent for slot in profile.devices.values()}
+        argv = argv_of(
+            profile=profile.path,
+            devices_dir=models.pop() if len(models) == 1 else None,
+            journal=face.journal_path,
+            socket=socket_path,
+            http=shows,  # given, so that a restarted child takes the first one's ports (see WebFaceChild)
+            metrics=counts,
+        )
+        table.web_child = WebFaceChild(
+            [*argv, "--parent", str(os.getpid()), "--nice", str(WEB_FACE_NICE)], face.on_ready
+        )
+
+
+#: How much lower the web face child's priority is than the service's (``nice``): a flooded web face
+#: waits for a core before the loop does (deploy/systemd/tablehost-web.service: ``Nice=10``).
+WEB_FACE_NICE = 10
+#: Where the web face may run (``tablehost run --web-face``).
+WEB_FACE_MODES = ("child", "external", "thread")
+
+
+def control_socket_path(journal_path: Path) -> Path:
+    """The control socket's default path: beside the journal (a path too long for a Unix socket,
+    in a private temporary directory instead)."""
+    from firmware_host.web.control import MAX_PATH
+
+    beside = journal_path.absolute().with_name(journal_path.name + ".ctl")
+    if len(os.fsencode(beside)) <= MAX_PATH:
+        return beside
+    import tempfile
+
+    return Path(tempfile.mkdtemp(prefix="tablehost-")) / "control.sock"  # made 0700, for this user only
+
+
+def _counted(table: Table) -> TableMetrics:
+    """The table's metrics, counted by a step observer of the service (``prometheus_client`` is
+    imported only with an address for ``/metrics``)."""
     from firmware_host.metrics.table import TableMetrics
 
     counted = TableMetrics(table.profile.table_id, table.profile.game, __version__)
@@ -329,17 +424,8 @@ def _metrics(table: Table, listen: str | None) -> MetricsServer | None:
         counted.watch_feed(
             lambda: max(0, journal.last_seq - feed.acked.journal_seq), lambda: feed.acked.seq, lambda: feed.taken.seq
         )
-    server = MetricsServer(
-        counted.registry,
-        listen,
-        config.tls,
-        config.allowed_hosts,
-        protection=counted.protection,
-        users_file=config.users_file,
-        client_ca=config.client_ca,
-    )
     table.service.observer = counted
-    return server
+    return counted
 
 
 def _feed(

@@ -1,9 +1,11 @@
-"""Wiring of the web display: the view, the hub (an Output of the service), the app and its server.
+"""Wiring of the web display, in the web face: the view, the hub, the journal's follower, the app and its server.
 
 Off unless ``tablehost run --http HOST:PORT`` or the profile's ``[display] listen`` gives an
-address (the command line wins); :mod:`firmware_host.wiring` imports this module only then. The
-view is rebuilt from the journal's decisions before the service starts, so a restarted display
-shows the shoe's roads and the table as they stand.
+address (the command line wins); only the web face (:mod:`firmware_host.wiring.webface`) imports
+this module. The view is rebuilt from the journal's decisions before the server starts, and
+follows the journal after (:class:`~firmware_host.display.follow.JournalFollower`), so a
+restarted display shows the shoe's roads and the table as they stand. Actions and refused PINs
+go to the service over its control socket (``command``, ``refused``): the web face writes nothing.
 """
 
 from __future__ import annotations
@@ -11,17 +13,17 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, cast
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from firmware_host.config.profiles import TableProfile
+from firmware_host.display.actions import REFUSED_META
 from firmware_host.display.app import SESSION_COOKIE, build_app
+from firmware_host.display.follow import JournalFollower
 from firmware_host.display.hub import DisplayHub
 from firmware_host.display.server import DisplayServer, check_listen, is_loopback, parse_listen
 from firmware_host.display.view import view_for
-from firmware_host.host.journal import Journal
-from firmware_host.host.journal_codec import MONO_KEY
-from firmware_host.host.service import Service
-from firmware_host.tables.decisions import Decision
+from firmware_host.tables.events import DealerCommand
 from firmware_host.web.guard import Policy
 from firmware_host.web.pins import Credentials
 from firmware_host.web.server import ConnectionLimits
@@ -29,22 +31,19 @@ from firmware_host.web.sessions import Sessions
 
 if TYPE_CHECKING:  # a Baccarat display imports nothing of Pai Gow
     from firmware_host.rules.paigow_tiles.rules import PaiGowTileRules
-    from firmware_host.tables.paigow.controller import PaiGowTable
 
 __all__ = ["Display", "build_display", "REFUSED_META"]
 
 log = logging.getLogger("tablehost.display")
 
-#: The journal's meta record of a refused PIN (who tried which action, from where, why).
-REFUSED_META = "display_refused"
-
 
 @dataclasses.dataclass
 class Display:
-    """The running display: its hub (already an output of the service) and its server."""
+    """The running display: its hub, the follower that feeds it, and its server."""
 
     hub: DisplayHub
     server: DisplayServer
+    follower: JournalFollower
 
     @property
     def url(self) -> str:
@@ -52,60 +51,64 @@ class Display:
         return self.server.url
 
     def start(self) -> None:
-        """Start the hub's thread and the server's."""
+        """Start following the journal, the hub's thread and the server's."""
+        self.follower.start()
         self.hub.start()
         self.server.start()
 
     def stop(self) -> None:
-        """End the streams, then stop serving."""
+        """Stop following, end the streams, then stop serving."""
+        self.follower.stop()
         self.hub.stop()
         self.server.stop()
 
 
-def build_display(profile: TableProfile, service: Service, journal: Journal, listen: str) -> Display:
-    """The display of ``profile``'s table, served at ``listen`` (``HOST:PORT``)."""
+def build_display(
+    profile: TableProfile,
+    journal_path: Path,
+    listen: str,
+    emit: Callable[[DealerCommand], None],
+    refused: Callable[[dict[str, Any]], None],
+) -> Display:
+    """The display of ``profile``'s table, served at ``listen`` (``HOST:PORT``), its view rebuilt
+    from the journal at ``journal_path``.
+
+    :param emit: sends an action to the service (:class:`~firmware_host.display.actions.ActionError`
+        when the service refuses its arguments, a :class:`~firmware_host.errors.TablehostError`
+        when it cannot be reached).
+    :param refused: sends a refusal's summary to the service, which journals it.
+    """
     config = profile.display
     host, port = parse_listen(listen)
     pin_files = config.pin_files
     check_listen(host, config.tls, bool(pin_files))
-    hub = DisplayHub(
-        view_for(profile.game, profile.table_id, config.limits), lambda: service.step_seq, lambda: service.latest_at
-    )
-    hub.rebuild((r.seq, r.at, Decision(r.type, r.data, r.round)) for r in journal.records() if r.kind == "decision")
-    service.outputs.append(hub)
     credentials = Credentials(pin_files) if pin_files else None
+    hub = DisplayHub(view_for(profile.game, profile.table_id, config.limits))
+    follower = JournalFollower(journal_path, hub)
+    hub.catch_up = follower.sync
+    follower.rebuild()
     app = build_app(
         hub,
         profile.game,
-        service.emit,
+        emit,
         credentials,
-        _journal_refusal(journal, service),
+        refused,
         require_login=not is_loopback(host),
-        tiles=_tiles(profile, service),
+        tiles=_tiles(profile),
         policy=Policy.serving(host, config.allowed_hosts).reads_guarded("/api/"),
         sessions=Sessions(secure=config.tls is not None, name=SESSION_COOKIE),
     )
     limits = ConnectionLimits(trusted_proxies=config.trusted_proxies)
-    return Display(hub, DisplayServer(app, host, port, config.tls, limits))
+    return Display(hub, DisplayServer(app, host, port, config.tls, limits), follower)
 
 
-def _tiles(profile: TableProfile, service: Service) -> _Tiles | None:
-    """The tile picker's help of a Pai Gow table (whose controller is a PaiGowTable); None at Baccarat."""
+def _tiles(profile: TableProfile) -> _Tiles | None:
+    """The tile picker's help of a Pai Gow table (the Rules Submission's tiles); None at Baccarat."""
     if profile.game != "paigow":
         return None
-    return _Tiles(cast("PaiGowTable", service.controller).rules.tiles)
+    from firmware_host.config.rules import load_paigow_rules
 
-
-def _journal_refusal(journal: Journal, service: Service) -> Callable[[dict[str, Any]], None]:
-    """Journal a refused PIN as a meta record (never a step: it decides nothing at the table),
-    stamped by the service's clocks as its steps are (the monotonic stamp in ``@mono_ns``)."""
-
-    def refused(data: dict[str, Any]) -> None:
-        clocks = service.clocks
-        stamped = data if clocks is None else {**data, MONO_KEY: clocks.monotonic_ns()}
-        journal.append_meta(REFUSED_META, stamped, at=service.clock())
-
-    return refused
+    return _Tiles(load_paigow_rules(profile.rules, profile.path).tiles)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -47,6 +48,23 @@ OPTIONAL = (
     "firmware_host.floor",
     "firmware_host.wiring.display",
     "firmware_host.wiring.feed",
+    "firmware_host.wiring.webface",
+    "firmware_host.wiring.control",
+    "firmware_host.wiring.child",
+)
+#: What faces the network, which the service's process never imports: its web face (issue 30) is
+#: a process of its own.
+WEB_FACE = (
+    "starlette",
+    "uvicorn",
+    "h11",
+    "firmware_host.display.app",
+    "firmware_host.display.follow",
+    "firmware_host.web.server",
+    "firmware_host.web.guard",
+    "firmware_host.web.pins",
+    "firmware_host.wiring.display",
+    "firmware_host.wiring.webface",
 )
 BACCARAT = (
     "firmware_host.rules.baccarat",
@@ -65,8 +83,8 @@ PAIGOW = (
 )
 
 
-def run_modules(profile: str, tmp_path: Path) -> set[str]:
-    """The modules a 3-round ``tablehost run --profile profile`` has imported when it ends."""
+def run_modules(profile: str | Path, tmp_path: Path, *options: str) -> set[str]:
+    """The modules a 3-round ``tablehost run --profile profile [options]`` has imported when it ends."""
     out = tmp_path / "modules.json"
     done = subprocess.run(
         [
@@ -83,6 +101,7 @@ def run_modules(profile: str, tmp_path: Path) -> set[str]:
             "1",
             "--journal",
             str(tmp_path / "journal.sqlite"),
+            *options,
         ],
         cwd=tmp_path,
         capture_output=True,
@@ -101,7 +120,7 @@ def under(modules: set[str], packages: tuple[str, ...]) -> list[str]:
 
 def test_the_packages_named_exist() -> None:
     """The names checked are real: a misspelt one would never be found imported."""
-    for name in (*OPTIONAL, *BACCARAT, *PAIGOW):
+    for name in (*OPTIONAL, *WEB_FACE, *BACCARAT, *PAIGOW):
         assert importlib.util.find_spec(name) is not None, name
 
 
@@ -117,6 +136,19 @@ def test_a_plain_paigow_run_imports_neither_display_nor_feed_nor_baccarat(tmp_pa
     assert under(modules, ("firmware_host.tables.paigow.controller", "sim.dealers.paigow")) != []
     assert under(modules, OPTIONAL) == []
     assert under(modules, BACCARAT) == []
+
+
+def test_a_run_with_its_display_imports_no_web_server_into_the_service(tmp_path: Path) -> None:
+    # Issue 30: the web face (uvicorn, Starlette, the pages, the PIN checks) runs in a child process.
+    tables = tmp_path / "tables"
+    tables.mkdir()
+    profile = tables / "sim.toml"
+    text = (REPO / "hardware-profiles" / "tables" / "sim-baccarat.toml").read_text()
+    profile.write_text("\n".join(line for line in text.splitlines() if "_pin_file" not in line))
+    shutil.copytree(REPO / "hardware-profiles" / "devices", tmp_path / "devices")
+    modules = run_modules(profile, tmp_path, "--http", "127.0.0.1:0")
+    assert "firmware_host.wiring.child" in modules  # the web face was started, as a child
+    assert under(modules, WEB_FACE) == []
 
 
 @pytest.mark.parametrize("profile", ["sim-baccarat.toml", "sim-paigow.toml"])

@@ -80,3 +80,27 @@ def test_unit_waits_for_a_synchronised_clock_for_a_bounded_time_and_may_read_it(
     assert 0 < int(drop_in["Service"]["TimeoutStartSec"]) <= 300
     install = (DEPLOY / "install.sh").read_text()
     assert "systemctl enable systemd-time-wait-sync.service" in install
+
+
+def _web_unit() -> configparser.ConfigParser:
+    parser = configparser.ConfigParser(strict=False, interpolation=None)
+    parser.optionxform = str
+    parser.read(DEPLOY / "systemd" / "tablehost-web.service")
+    return parser
+
+
+def test_the_web_face_runs_as_its_own_user_who_reads_the_journal_and_not_the_keys() -> None:
+    # Issue 30: the network's process holds no key and cannot write the journal.
+    web, table = _web_unit()["Service"], _unit()["Service"]
+    assert web["User"] == "tablehost-web" != table["User"]
+    assert web["SupplementaryGroups"] == "tablehost"  # the journal's group: it reads, never writes
+    assert "firmware_host.cli.webface" in web["ExecStart"] and "key" not in web["ExecStart"]
+    assert (
+        "/etc/tablehost/journal.key" in web["InaccessiblePaths"] and "/etc/tablehost/feed" in web["InaccessiblePaths"]
+    )
+    assert web["Restart"] == "always" and web["CapabilityBoundingSet"] == ""
+    assert "--web-face external --web-user tablehost-web" in table["ExecStart"]  # the service starts no child then
+    assert table["UMask"] == "0027"  # the journal 0640: readable by the group, written by the service alone
+    install = (DEPLOY / "install.sh").read_text()
+    assert "--groups tablehost" in install and "tablehost-web.service" in install
+    assert "install -m 0400 -o tablehost -g tablehost" in install  # the journal key: the service user's alone

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -52,6 +53,7 @@ def run_table(tmp_path: Path) -> Iterator[Callable[..., Running]]:
             if game == "baccarat"
             else PAIGOW.format(bank=bank)
         )
+        options.setdefault("web_face", os.environ.get("TABLEHOST_TEST_WEB_FACE", "thread"))  # "child": the real split
         running = start(write_profile(tmp_path, text), journal or tmp_path / "journal.sqlite", pace=pace, **options)
         started.append(running)
         return running

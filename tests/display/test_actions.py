@@ -50,7 +50,7 @@ def test_a_wrong_pin_is_refused_logged_and_journaled(
     assert page.text_content("#pin-error") == "refused: wrong PIN"
     assert page.get_attribute("#prompt", "data-action") == "place_bets"
     assert inputs(table, "no_more_bets") == []
-    table.table.display.server.app.state.refusals.written()  # journaled by the refusals' own thread
+    table.refusals_written()  # journaled by the refusals' own thread, through the service
     (refused,) = table.table.journal.meta(REFUSED_META)
     assert isinstance(refused.pop(MONO_KEY), int)  # stamped by the service's clocks (issue 28 item 7)
     assert refused == {"command": "no_more_bets", "client": "127.0.0.1", "why": "wrong PIN"}
@@ -82,7 +82,7 @@ def test_wrong_pins_lock_the_client_out(run_table: Callable[..., Running]) -> No
         assert locked.status_code == 429
         assert locked.json()["error"].startswith("too many wrong PINs: try again in")
         assert int(locked.headers["Retry-After"]) > 0
-    table.table.display.server.app.state.refusals.written()
+    table.refusals_written()
     refused = table.table.journal.meta(REFUSED_META)
     assert [r["why"] for r in refused] == ["wrong PIN"]  # the rest: one summary when the minute is over
     # (tests/display/test_http_hostile.py::test_refusals_are_one_record_per_address_per_minute)

@@ -147,7 +147,7 @@ def tables(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[str],
                 assert running.gate.holding.wait(60), f"{state}: never held at {then}"
             if state == "paigow-results":
                 _settle(running)
-            assert running.table.display is not None and running.table.display.hub.flush()
+            assert running.flush()
         return started[state]
 
     yield table
@@ -167,7 +167,7 @@ def _settle(running: Running) -> None:
     answer = httpx2.post(running.url + "/api/action", json={"command": "tiles", "args": args, "pin": DEALER_PIN})
     assert answer.status_code == 202, answer.text
     for _ in range(200):
-        assert running.table.display is not None and running.table.display.hub.flush()
+        assert running.flush()
         if httpx2.get(running.url + "/api/state").json()["current"].get("results"):
             return
         time.sleep(0.05)

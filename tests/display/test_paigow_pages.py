@@ -69,7 +69,7 @@ def test_the_board_shows_the_last_rolls(run_table: Callable[..., Running], page:
     table = run_table("paigow", rounds=5)
     page.goto(table.url + "/scoreboard")
     table.thread.join(timeout=60)
-    assert table.table.display.hub.flush()
+    assert table.flush()
     rolls = [r.data for r in table.table.journal.records() if r.type == "round_result"]
     page.wait_for_function(f"document.body.dataset.rolls === '{len(rolls)}'", timeout=WAIT_MS)
     rows = page.eval_on_selector_all(

@@ -86,3 +86,16 @@ def test_an_unusable_pin_file_is_refused_at_start_naming_it(tmp_path: Path, caps
     err = capsys.readouterr().err
     assert status == 2 and err.count("\n") == 1
     assert f"PIN file {tmp_path / 'd.pin'}: unusable scrypt cost N=1048576 r=8 p=1" in err
+
+
+def test_an_external_web_face_is_not_started_and_an_unknown_web_user_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Issue 30: under systemd the web face is a unit of its own (deploy/systemd/tablehost-web.service).
+    profile = sim_profile(tmp_path)
+    args = ["run", "--profile", str(profile), "--rounds", "1", "--journal", str(tmp_path / "j.sqlite")]
+    assert main([*args, "--http", "127.0.0.1:0", "--web-face", "external"]) == 0
+    assert "dealer display" not in capsys.readouterr().out  # no child serving it
+    assert main([*args, "--http", "127.0.0.1:0", "--web-user", "no-such-user-here"]) == 2
+    err = capsys.readouterr().err
+    assert err == "tablehost: web user 'no-such-user-here': no such user on this machine\n"

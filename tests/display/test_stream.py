@@ -46,8 +46,8 @@ def test_a_reconnecting_page_catches_up(run_table: Callable[..., Running], brows
     assert dropped.evaluate("window.tablehost.messages.length") == seen  # nothing arrives while it is away
     dropped.evaluate("window.tablehost.reconnect()")
     table.thread.join(timeout=60)
-    assert table.table.display.hub.flush()
-    final = table.table.display.hub.snapshot.seq
+    assert table.flush()
+    final = table.seq()
     for page in (steady, dropped):
         page.wait_for_function(f"window.tablehost.seq === {final}", timeout=WAIT_MS)
     everything = steady.evaluate("window.tablehost.messages")
@@ -62,8 +62,8 @@ def test_a_reconnecting_page_catches_up(run_table: Callable[..., Running], brows
 def test_last_event_id_resumes_after_it_and_an_old_one_gets_a_snapshot(run_table: Callable[..., Running]) -> None:
     table = run_table(rounds=2)
     table.thread.join(timeout=60)
-    assert table.table.display.hub.flush()
-    final = table.table.display.hub.snapshot.seq
+    assert table.flush()
+    final = table.seq()
     url = table.url + "/api/stream?view=dealer"
     first = read_events(url, {}, final)
     assert [data["types"] for _, data in first] == [["snapshot"]] and first[0][0] == final
@@ -80,9 +80,8 @@ def test_last_event_id_resumes_after_it_and_an_old_one_gets_a_snapshot(run_table
 def test_the_scoreboard_stream_sends_only_board_changes(run_table: Callable[..., Running]) -> None:
     table = run_table(rounds=3)
     table.thread.join(timeout=60)
-    hub = table.table.display.hub
-    assert hub.flush()
-    events = read_events(table.url + "/api/stream?view=scoreboard", {"Last-Event-ID": "0"}, hub.snapshot.seq)
+    assert table.flush()
+    events = read_events(table.url + "/api/stream?view=scoreboard", {"Last-Event-ID": "0"}, table.seq())
     boards = [data["scoreboard"] for _, data in events]
     assert all(a != b for a, b in zip(boards, boards[1:]))
     assert boards[-1]["roads"]["rounds"] == 3

@@ -43,9 +43,9 @@ class Events:
         return self.until(lambda ev: isinstance(ev, cls), timeout)[-1]
 
 
-def eventually(condition: Callable[[], bool]) -> None:
-    """Wait (up to :data:`WAIT`) for a condition set by another thread."""
-    deadline = time.monotonic() + WAIT
+def eventually(condition: Callable[[], bool], timeout: float = WAIT) -> None:
+    """Wait (up to ``timeout`` seconds, :data:`WAIT` by default) for a condition set by another thread."""
+    deadline = time.monotonic() + timeout
     while not condition():
         assert time.monotonic() < deadline, "condition not met in time"
         time.sleep(0.01)

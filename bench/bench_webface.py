@@ -1,0 +1,265 @@
+"""Benchmark of the web face in its own process (issue 30 item 4): the service loop beside a
+hostile network, this build against the last one, in the same run.
+
+Two trees: this one, and main before the split (:data:`LAST_BUILD`, extracted with ``git
+archive`` as :mod:`bench.bench_lean` does). For each, a simulated Baccarat table deals as fast as
+it can (pace 0) with its display on a free loopback port and its PIN files at the real scrypt
+cost, in a process of its own (``--table``): this build's web face is that process's child, the
+last build's display is in the service's process. Phases of ``--seconds`` each:
+
+1. quiet;
+2. wrong-PIN flood: :mod:`bench.bench_http_hostile`'s attacker, ``--flood`` wrong PINs in flight
+   from rotating addresses;
+3. ``--connections`` connections holding unread streams (its other attacker);
+4. control-socket flood (this build only): ``--clients`` processes of the service's own uid
+   asking the control socket ``status`` as fast as it answers, one in ten requests malformed.
+
+Figures per phase: the service loop's steps per second; card → decision, the time from a
+``CardRead`` being queued by the shoe's driver to its decisions being durable and handed to the
+outputs (p50, p99, max); and the resident memory of the service's process and of its web face
+(peak). Then the peak RSS of ``tablehost run --http`` (``make run``'s table with its display) and
+its web face, and of ``make run`` (20 rounds, no display; goal: at most 36 MiB), of each tree. The attackers share the machine's CPUs
+with the table. Prints figures, asserts nothing.
+
+    .venv/bin/python bench/bench_webface.py [--seconds 8] [--flood 40] [--connections 1000] [--clients 4]
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+if os.environ.get("BENCH_SOURCE"):  # the last build's firmware_host, drivers and sim
+    sys.path.insert(0, os.environ["BENCH_SOURCE"])
+
+from bench.bench_lean import PROFILE, Tree, extract  # noqa: E402
+
+#: The last build: main before the web face left the service's process.
+LAST_BUILD = "61e3076"
+#: Rounds of ``make run``, and of the ``run --http`` whose processes' memory is read.
+MAKE_RUN_ROUNDS = 20
+
+
+def memory_kib(pid: int) -> tuple[int, int]:
+    """A process's resident set and its peak, KiB (``/proc/PID/status``)."""
+    status = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines() if ":" in line)
+    return int(status["VmRSS"].split()[0]), int(status["VmHWM"].split()[0])
+
+
+def percentiles(samples: list[float]) -> str:
+    ordered = sorted(samples)
+    p99 = ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
+    return f"p50 {ordered[len(ordered) // 2]:.1f} ms, p99 {p99:.1f} ms, max {ordered[-1]:.1f} ms ({len(ordered)} cards)"
+
+
+class Stamped:
+    """The service's event queue, noting when each ``CardRead`` was queued (the driver's emit)."""
+
+    def __init__(self, events: Any) -> None:
+        self.events = events
+        self.queued: dict[int, float] = {}
+
+    def put(self, item: Any) -> None:
+        if type(item).__name__ == "CardRead":
+            self.queued[id(item)] = time.perf_counter()
+        self.events.put(item)
+
+    def get(self, *args: Any, **kwargs: Any) -> Any:
+        return self.events.get(*args, **kwargs)
+
+
+class CardToDecision:
+    """A step observer (after the outputs): each CardRead's seconds from queued to handed out."""
+
+    def __init__(self, stamped: Stamped) -> None:
+        self.stamped = stamped
+        self.samples: list[tuple[float, float]] = []  # (when, milliseconds)
+
+    def __call__(self, event: Any, decisions: Any, seconds: float) -> None:
+        queued = self.stamped.queued.pop(id(event), None)
+        if queued is not None:
+            now = time.perf_counter()
+            self.samples.append((now, (now - queued) * 1000))
+
+
+# -- the attacker on the control socket (a process of the service's uid) -------------------------
+
+
+def socket_flood(path: str, seconds: float) -> None:
+    from firmware_host.web.control import ControlClient, ControlError
+
+    client = ControlClient(Path(path))
+    sent = answered = refused = 0
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        sent += 1
+        try:
+            reply = client.request("status") if sent % 10 else client.request("nope", junk="x" * 900)
+        except ControlError:
+            refused += 1
+            continue
+        answered += reply.get("ok") is True
+        refused += reply.get("ok") is not True
+    print(json.dumps({"answered": answered, "refused": refused}))
+
+
+# -- the table (one tree, in a process of its own) ---------------------------------------------
+
+
+def table(seconds: float, flood: int, connections: int, clients: int) -> None:
+    from bench.display.table import BACCARAT, DEALER_PIN, SUPERVISOR_PIN, start, write_profile
+    from firmware_host.web.pins import write_pin_file
+    from firmware_host.wiring import build_table
+
+    split = "web_face" in inspect.signature(build_table).parameters
+    with tempfile.TemporaryDirectory() as folder:
+        profile = write_profile(Path(folder), BACCARAT.format(decks=8, rules=""))
+        write_pin_file(Path(folder) / "dealer.pin", DEALER_PIN)  # the real cost, N = 2**14
+        write_pin_file(Path(folder) / "supervisor.pin", SUPERVISOR_PIN)
+        options = {"web_face": "child"} if split else {}
+        running = _started(start, profile, Path(folder) / "j.sqlite", options)
+        time.sleep(1)
+        try:
+            phases: list[tuple[str, list[str] | None]] = [
+                ("quiet", None),
+                (f"wrong-PIN flood ({flood} in flight)", ["flood", str(flood)]),
+                (f"{connections} unread streams", ["hold", str(connections)]),
+            ]
+            if split:
+                phases.append((f"control-socket flood ({clients} clients)", ["socket", str(clients)]))
+            for name, attack in phases:
+                _phase(name, running, seconds, attack)
+        finally:
+            running.stop()
+
+
+def _started(start: Any, profile: Path, journal: Path, options: dict[str, Any]) -> Any:
+    """The table started with its card → decision probe (the queue wrapped before the drivers run)."""
+    from firmware_host.wiring import Table
+
+    original = Table.start
+
+    def probed(self: Any) -> None:
+        stamped = Stamped(self.service._events)
+        self.service._events = stamped
+        self.service.observer = self.probe = CardToDecision(stamped)
+        original(self)
+
+    Table.start = probed  # type: ignore[method-assign]
+    try:
+        return start(profile, journal, pace=0.0, **options)
+    finally:
+        Table.start = original  # type: ignore[method-assign]
+
+
+def _phase(name: str, running: Any, seconds: float, attack: list[str] | None) -> None:
+    service, probe = running.service, running.table.probe
+    steps, started, since = service.steps, time.monotonic(), time.perf_counter()
+    attackers: list[subprocess.Popen[str]] = []
+    if attack and attack[0] == "socket":
+        path = str(running.table.control.path)
+        command = [sys.executable, __file__, "--socket-flood", path, "--seconds", str(seconds)]
+        attackers = [subprocess.Popen(command, stdout=subprocess.PIPE, text=True) for _ in range(int(attack[1]))]
+    elif attack:
+        command = [sys.executable, str(ROOT / "bench" / "bench_http_hostile.py"), "--attack", *attack]
+        attackers = [
+            subprocess.Popen(
+                [*command, "--url", running.url, "--seconds", str(seconds)], stdout=subprocess.PIPE, text=True
+            )
+        ]
+    time.sleep(seconds)
+    rate = (service.steps - steps) / (time.monotonic() - started)
+    got = [json.loads(a.communicate(timeout=seconds + 60)[0] or "{}") for a in attackers]
+    latencies = [ms for at, ms in probe.samples if at >= since]
+    child = getattr(running.table, "web_child", None)
+    own = memory_kib(os.getpid())
+    face = memory_kib(child.pid) if child is not None and child.pid else None
+    memory = f"service RSS {own[0] / 1024:.0f} MiB (peak {own[1] / 1024:.0f})" + (
+        f", web face RSS {face[0] / 1024:.0f} MiB (peak {face[1] / 1024:.0f})" if face else ", display in the service"
+    )
+    counts = getattr(getattr(running.table, "control", None), "counts", None)
+    print(
+        f"  {name}: {rate:,.0f} steps/s; card -> decision "
+        f"{percentiles(latencies) if latencies else 'no cards'}; {memory}"
+        + (f"; attackers got {got}" if got else "")
+        + (f"; socket counts {counts}" if counts and attack and attack[0] == "socket" else ""),
+        flush=True,
+    )
+
+
+# -- both trees ---------------------------------------------------------------------------------
+
+
+def run_memory(tree: Tree, folder: Path, *, http: bool) -> str:
+    """The peak RSS of ``make run``'s table (20 rounds; with ``http``, its display on) and of its
+    web face's process, where it has one, read from ``/proc`` every 50 ms (``VmHWM``)."""
+    work = folder / f"run-{tree.name.replace(' ', '-')}-{http}"
+    (work / "tables").mkdir(parents=True)
+    text = PROFILE.read_text()
+    (work / "tables" / "sim.toml").write_text("\n".join(x for x in text.splitlines() if "_pin_file" not in x))
+    shutil.copytree(PROFILE.parents[1] / "devices", work / "devices")
+    command = [sys.executable, "-m", "firmware_host", "run", "--profile", str(work / "tables" / "sim.toml")]
+    command += ["--rounds", str(MAKE_RUN_ROUNDS), "--seed", "1", "--journal", str(work / "j.sqlite")]
+    process = subprocess.Popen(
+        [*command, *(["--http", "127.0.0.1:0"] if http else [])], cwd=tree.root, env=tree.env, stdout=subprocess.DEVNULL
+    )
+    peaks: dict[int, int] = {}
+    while process.poll() is None:
+        children = Path(f"/proc/{process.pid}/task/{process.pid}/children")
+        for pid in [process.pid, *(int(p) for p in (children.read_text().split() if children.exists() else []))]:
+            try:
+                peaks[pid] = max(peaks.get(pid, 0), memory_kib(pid)[1])
+            except (FileNotFoundError, ProcessLookupError, KeyError):
+                pass
+        time.sleep(0.05)
+    service = peaks.pop(process.pid, 0)
+    faces = ", ".join(f"{kib / 1024:.1f} MiB" for kib in peaks.values())
+    inside = " (display inside)" if http else ""
+    others = ", web face" if http else ", other children"  # a plain run may run a helper for a moment
+    return f"service peak RSS {service / 1024:.1f} MiB" + (f"{others} peak RSS {faces}" if faces else inside)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=8.0, help="seconds per phase (default 8)")
+    parser.add_argument("--flood", type=int, default=40, help="wrong PINs in flight (default 40)")
+    parser.add_argument("--connections", type=int, default=1000, help="unread streams held (default 1000)")
+    parser.add_argument("--clients", type=int, default=4, help="control-socket flooders (default 4)")
+    parser.add_argument("--baseline", default=LAST_BUILD, help=f"the last build's revision (default {LAST_BUILD})")
+    parser.add_argument("--table", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--socket-flood", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.socket_flood:
+        socket_flood(args.socket_flood, args.seconds)
+        return
+    if args.table:
+        table(args.seconds, args.flood, args.connections, args.clients)
+        return
+    with tempfile.TemporaryDirectory() as folder:
+        last = extract(args.baseline, Path(folder) / "last")
+        trees = [Tree("this build", ROOT, {**os.environ}), last]
+        for tree in trees:
+            print(f"{tree.name}:", flush=True)
+            env = {**tree.env, "BENCH_SOURCE": str(tree.root)} if tree.root != ROOT else tree.env
+            flags = ["--seconds", str(args.seconds), "--flood", str(args.flood)]
+            flags += ["--connections", str(args.connections), "--clients", str(args.clients)]
+            subprocess.run([sys.executable, __file__, "--table", *flags], env=env, check=True, cwd=ROOT)
+        for tree in trees:
+            print(f"run --http ({tree.name}): {run_memory(tree, Path(folder), http=True)}", flush=True)
+        for tree in trees:  # VmHWM from /proc: a child's ru_maxrss would count its parent's memory at the fork
+            print(f"make run ({tree.name}): {run_memory(tree, Path(folder), http=False)}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

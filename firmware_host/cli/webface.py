@@ -1,0 +1,83 @@
+"""``python -m firmware_host.cli.webface``: the table's web face, a process of its own.
+
+Started by ``tablehost run`` (with ``--http``, ``[display] listen`` or ``--metrics``), which
+restarts it when it dies, or by systemd as ``tablehost-web.service`` under its own user
+(:mod:`firmware_host.wiring.webface`). It reads the journal (read-only) and talks to the service
+over the control socket; it is given no key file. Its first line on standard output says where
+it serves (``{"display": url, "metrics": url}``) or why it cannot (``{"error": why}``, exit 2).
+SIGTERM or SIGINT stop it; with ``--parent PID`` it also stops once that process is gone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import signal
+import sys
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+from firmware_host.errors import TablehostError
+
+__all__ = ["main", "build_parser", "PARENT_CHECK_S"]
+
+#: Seconds between checks that the parent (``--parent``) still runs.
+PARENT_CHECK_S = 1.0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The web face's arguments."""
+    parser = argparse.ArgumentParser(prog="tablehost-web", description=__doc__)
+    parser.add_argument("--profile", required=True, type=Path, help="the table profile")
+    parser.add_argument("--devices-dir", type=Path, help="where the device models are (default: ../devices)")
+    parser.add_argument("--journal", required=True, type=Path, help="the table's journal (read only)")
+    parser.add_argument("--socket", required=True, type=Path, help="the service's control socket")
+    parser.add_argument("--http", metavar="HOST:PORT", help="serve the dealer display here")
+    parser.add_argument("--metrics", metavar="HOST:PORT", help="serve /metrics here")
+    parser.add_argument("--parent", type=int, help="stop when this process is gone")
+    parser.add_argument(
+        "--nice", type=int, default=0, choices=range(20), metavar="0-19", help="lower its priority by this much"
+    )
+    parser.add_argument("-v", "--verbose", action="count", default=0)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Serve until SIGTERM, SIGINT or the parent's end; 0, or 2 when it cannot serve as configured."""
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(
+        level=[logging.WARNING, logging.INFO, logging.DEBUG][min(args.verbose, 2)],
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    if args.nice:
+        os.nice(args.nice)  # under CPU contention the kernel serves the service's loop first
+    from firmware_host.config.profiles import load_table
+    from firmware_host.wiring.webface import build_webface
+
+    try:
+        face = build_webface(
+            load_table(args.profile, args.devices_dir), args.journal, args.socket, args.http, args.metrics
+        )
+        face.start()
+    except TablehostError as exc:
+        print(json.dumps({"error": str(exc)}), flush=True)
+        return 2
+    stop = threading.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: stop.set())
+    print(json.dumps(face.urls()), flush=True)
+    try:
+        while not stop.wait(PARENT_CHECK_S):
+            if args.parent is not None and os.getppid() != args.parent:
+                break  # the service is gone (a SIGKILL): so is its web face
+    finally:
+        face.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
