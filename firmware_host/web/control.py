@@ -14,7 +14,8 @@ is hostile.
   :data:`MAX_DEPTH` deep with at most :data:`MAX_ITEMS` entries a level; no NaN, no repeated key.
 - **Peers.** Only processes whose uid is allowed (``SO_PEERCRED``, which the kernel fills in)
   are served; the socket file is ``0660``, owned by the service and the web face's group.
-- **Bounded.** At most ``max_connections`` connections at once; at most ``rate_per_s`` requests a
+- **Bounded.** At most ``max_connections`` connections at once (more wait in the kernel's
+  backlog, unaccepted, so a peer reconnecting in a loop costs the service nothing); at most ``rate_per_s`` requests a
   second (a bucket of ``burst``) reach a handler in all, and an op may have a tighter bucket of
   its own. A request over the rate is answered with a refusal and its connection waits for the
   next token, so a flooding peer is slowed to the rate and costs the service one length read,
@@ -70,6 +71,8 @@ MAX_DEPTH = 4
 MAX_ITEMS = 64
 #: Longest text anywhere in a request, keys included.
 MAX_TEXT = 1024
+#: Seconds the server pauses after refusing a peer's credentials.
+REFUSAL_PAUSE_S = 0.01
 #: The longest path a Unix socket can be bound to (``sun_path`` less its terminating NUL).
 MAX_PATH = 107
 
@@ -230,6 +233,9 @@ class ControlServer:
         self._limit = RateLimit()
         self._lock = threading.Lock()
         self._connections: set[socket.socket] = set()
+        self._slots = threading.Semaphore(max_connections)
+        #: Connections accepted and served since start.
+        self.accepted = 0
         self._listener: socket.socket | None = None
         self._thread: threading.Thread | None = None
 
@@ -284,29 +290,38 @@ class ControlServer:
 
     # -- connections -----------------------------------------------------------------------
     def _accept(self) -> None:
-        while (listener := self._listener) is not None:
-            try:
-                conn, _ = listener.accept()
-            except OSError:
-                if self._listener is None:
-                    return
-                time.sleep(0.05)  # EMFILE and the like: the next accept may succeed
+        """Accept only while a connection slot is free: past :attr:`max_connections` a peer waits
+        in the kernel's backlog (and then is refused by the kernel), costing the service nothing."""
+        while self._listener is not None:
+            if not self._slots.acquire(timeout=0.2):
+                continue
+            conn = self._next()
+            if conn is None:
+                self._slots.release()
                 continue
             peer = _peer_of(conn)
-            with self._lock:
-                busy = len(self._connections) >= self.max_connections
-                if peer.uid in self.allowed_uids and not busy:
-                    self._connections.add(conn)
             if peer.uid not in self.allowed_uids:
-                self._refuse(f"peer uid {peer.uid} not allowed", "peer", conn)
-            elif busy:
-                self._refuse(f"more than {self.max_connections} connections", "busy", conn)
-            else:
-                threading.Thread(target=self._serve, args=(conn, peer), name="control-conn", daemon=True).start()
+                self._slots.release()
+                self._note("peer", f"peer uid {peer.uid} not allowed")
+                _shut(conn)
+                time.sleep(REFUSAL_PAUSE_S)  # a refused peer that reconnects at once is held to a rate
+                continue
+            with self._lock:
+                self._connections.add(conn)
+                self.accepted += 1
+            threading.Thread(target=self._serve, args=(conn, peer), name="control-conn", daemon=True).start()
 
-    def _refuse(self, why: str, reason: str, conn: socket.socket) -> None:
-        self._note(reason, why)
-        _shut(conn)
+    def _next(self) -> socket.socket | None:
+        """The next connection, or None (stopping, or an accept that failed)."""
+        listener = self._listener
+        if listener is None:
+            return None
+        try:
+            return listener.accept()[0]
+        except OSError:
+            if self._listener is not None:
+                time.sleep(0.05)  # EMFILE and the like: the next accept may succeed
+            return None
 
     def _serve(self, conn: socket.socket, peer: Peer) -> None:
         try:
@@ -323,6 +338,7 @@ class ControlServer:
             with self._lock:
                 self._connections.discard(conn)
             _shut(conn)
+            self._slots.release()
 
     def _read(self, conn: socket.socket) -> bytes | None:
         """One request's bytes; None when the peer closed between requests."""
