@@ -25,8 +25,8 @@ from pathlib import Path
 
 from firmware_host.display.hub import BACKLOG, DisplayHub
 from firmware_host.errors import JournalError
-from firmware_host.host import journal as jr
-from firmware_host.host import segments
+from firmware_host.host import journal_file, segments
+from firmware_host.host.journal_codec import Record
 from firmware_host.host.service import HALTED_META
 from firmware_host.tables.decisions import HALTED, Decision
 
@@ -150,16 +150,16 @@ class JournalFollower(Background):
             self._moved.notify_all()
         return len(records)
 
-    def _after(self, seq: int) -> list[jr.Record]:
+    def _after(self, seq: int) -> list[Record]:
         """Up to :data:`PAGE` records after ``seq``: from the live file, or from the archived
         segment that holds them when a rotation has cut them out of it."""
         if self._conn is None:
             self._conn = _open(self.path)
         rows = self._conn.execute(
-            f"SELECT {jr._COLUMNS} FROM records WHERE seq > ? ORDER BY seq LIMIT ?", (seq, PAGE)
+            f"SELECT {journal_file.COLUMNS} FROM records WHERE seq > ? ORDER BY seq LIMIT ?", (seq, PAGE)
         ).fetchall()  # autocommit: the read transaction ends with the statement
         if rows and rows[0][0] == seq + 1:
-            return [jr.Record.from_row(row) for row in rows]
+            return [Record.from_row(row) for row in rows]
         if not rows and seq > 0:
             return []
         if self._archived is None:
@@ -184,13 +184,15 @@ class JournalFollower(Background):
             log.warning("display: cannot read the journal %s (trying again every %gs): %s", self.path, RETRY_S, exc)
 
 
-def _recent_records(path: Path) -> list[jr.Record]:
+def _recent_records(path: Path) -> list[Record]:
     """The records of the live file and of the segment before it, in order (read only; older
     segments, perhaps compressed, are not opened)."""
-    records: list[jr.Record] = []
+    records: list[Record] = []
     for segment in segments.segments_of(path)[-2:]:
         with segments.opened(segment) as conn:
-            records += [jr.Record.from_row(row) for row in jr._rows(conn, records[-1].seq + 1 if records else 1)]
+            records += [
+                Record.from_row(row) for row in journal_file.read_rows(conn, records[-1].seq + 1 if records else 1)
+            ]
     return records
 
 
@@ -207,7 +209,7 @@ def _open(path: Path) -> sqlite3.Connection:
     return conn
 
 
-def _decisions(records: Iterable[jr.Record]) -> Iterator[tuple[int, float, Decision]]:
+def _decisions(records: Iterable[Record]) -> Iterator[tuple[int, float, Decision]]:
     """The display's decisions among ``records``: every decision, and the service's ``halted`` record."""
     for record in records:
         at = time.time() if record.at is None else record.at
@@ -218,7 +220,7 @@ def _decisions(records: Iterable[jr.Record]) -> Iterator[tuple[int, float, Decis
             yield record.seq, at, Decision(HALTED, {"reason": reason, "text": halted_text(reason)})
 
 
-def _steps(records: list[jr.Record]) -> Iterator[tuple[int, float, list[Decision]]]:
+def _steps(records: list[Record]) -> Iterator[tuple[int, float, list[Decision]]]:
     """The display's decisions among ``records`` as steps: ``(first seq, at, decisions)``, one for
     each run of consecutive decisions (a step's, after its input record), as the service handed
     them to its outputs; one update of the pages each."""

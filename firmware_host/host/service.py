@@ -385,34 +385,50 @@ class Service:
     def _check_reworded(
         self, step: int, event: DeviceEvent, journaled: list[Decision], decided: list[Decision]
     ) -> None:
-        """Accept a step that differs only by what the versions after the journal's added
-        (:data:`~firmware_host.host.upgrades.ADDED`), and, when an earlier version decided it, by
-        its words (:func:`binding`); else raise."""
-        written_by = self.journal_version
-        journaled, decided = as_written_by(written_by, journaled), as_written_by(written_by, decided)
-        earlier = written_by not in (None, self.version)
-        if journaled == decided or (earlier and binding(journaled) == binding(decided)):
-            self.reworded_steps += 1
-            return
-        why = (
-            (
-                f"; it was decided by tablehost {self.journal_version} and this is {self.version}, which decides it "
-                "differently: continue the journal with that version, or start a new journal (docs/recovery.md, "
-                "Upgrades)"
-            )
-            if earlier
-            else ""
-        )
-        raise JournalError(
-            f"replay diverged at step {step} ({type(event).__name__}): journal has {_types(journaled)}, "
-            f"controller now decides {_types(decided)}{why}"
-        )
+        """Accept a step that differs only by what later versions added, or by its words
+        (:func:`check_replayed`); else raise."""
+        check_replayed(step, event, journaled, decided, written_by=self.journal_version, version=self.version)
+        self.reworded_steps += 1
 
     def _count_rounds(self, decisions: Sequence[Decision]) -> None:
         self.rounds_finished += sum(1 for d in decisions if d.type == "round_result")
 
     def _enough_rounds(self) -> bool:
         return self.stop_after_rounds is not None and self.rounds_finished >= self.stop_after_rounds
+
+
+def check_replayed(
+    step: int,
+    event: DeviceEvent,
+    journaled: list[Decision],
+    decided: list[Decision],
+    *,
+    written_by: str | None,
+    version: str | None,
+) -> None:
+    """Return when a replayed step's decisions differ from the journaled ones only by what the
+    versions after ``written_by`` added (:data:`~firmware_host.host.upgrades.ADDED`), and, when an
+    earlier version decided it, by their words (:func:`binding`).
+
+    :raises JournalError: the replay diverged, naming the step and both sides.
+    """
+    journaled, decided = as_written_by(written_by, journaled), as_written_by(written_by, decided)
+    earlier = written_by not in (None, version)
+    if journaled == decided or (earlier and binding(journaled) == binding(decided)):
+        return
+    why = (
+        (
+            f"; it was decided by tablehost {written_by} and this is {version}, which decides it "
+            "differently: continue the journal with that version, or start a new journal (docs/recovery.md, "
+            "Upgrades)"
+        )
+        if earlier
+        else ""
+    )
+    raise JournalError(
+        f"replay diverged at step {step} ({type(event).__name__}): journal has {_types(journaled)}, "
+        f"controller now decides {_types(decided)}{why}"
+    )
 
 
 def unjournalable(event: DeviceEvent, exc: JournalEncodingError) -> dict[str, Any]:
