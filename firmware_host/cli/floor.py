@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from firmware_host.cli import floor_dashboard
 from firmware_host.feed.broker import BrokerSettings, client
 from firmware_host.floor.model import DEFAULT_SKEW_BOUND_S, Unreadable
 from firmware_host.text import escaped, json_line
@@ -89,13 +90,7 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
     parser.add_argument(
         "--metrics-client-ca", type=Path, metavar="F", help="the CA of its scrapers' client certificates (mutual TLS)"
     )
-    parser.add_argument("--http", metavar="HOST:PORT", help="serve the live floor dashboard (docs/floor-dashboard.md)")
-    parser.add_argument(
-        "--http-dir",
-        type=Path,
-        metavar="DIR",
-        help="the dashboard's users file, users (tablehost floor user add), and tls.crt, tls.key off loopback",
-    )
+    floor_dashboard.add_http_arguments(parser)  # the dashboard, as a child process (floor dashboard)
     parser.add_argument("-v", "--verbose", action="count", default=0, help="log each connection (-vv: debug)")
     parser.set_defaults(func=run_collect)
     commands = parser.add_subparsers(dest="command", metavar="SUBCOMMAND")
@@ -152,6 +147,7 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
     from firmware_host.cli import floor_users
 
     floor_users.register(commands, add_db_arguments)
+    floor_dashboard.register_dashboard(commands, add_db_arguments, _add_skew_bound)
 
 
 def add_db_arguments(parser: argparse.ArgumentParser, required: bool = True) -> None:
@@ -208,6 +204,8 @@ def run_collect(args: argparse.Namespace) -> int:
         args.broker, args.username, args.password_file, args.ca_file, args.cert_file, args.key_file
     )
     client(settings, args.client_id)  # a bad URL, secret or TLS file is a clear error before anything starts
+    if args.http:
+        floor_dashboard.check_dashboard(args)  # so is a dashboard that would not start
     stop = threading.Event()  # set by a signal, also one while the store opens (PostgreSQL: up to 10 s)
     collectors: list[Collector] = []
 
@@ -230,18 +228,9 @@ def run_collect(args: argparse.Namespace) -> int:
         metrics = _metrics(args, collector)
         if metrics is not None:
             servers.append(metrics)
-        if args.http:
-            from firmware_host.floor.dashboard.serve import Dashboard
-
-            dashboard = Dashboard(
-                args.http,
-                lambda: open_db(args, read_only=True),
-                args.http_dir or Path("."),
-                open_writer=lambda: open_db(args),  # the view log is kept in the store
-                skew_bound_s=args.clock_skew_s,
-            )
+        if args.http:  # its own process, following the store (never given the floor's key), kept running
+            dashboard = floor_dashboard.DashboardChild(floor_dashboard.child_command(args))
             dashboard.start()
-            collector.readers.append(dashboard.floor.stored)  # what it stores, without reading it back
             servers.append(dashboard)
     except BaseException:
         for server in servers:

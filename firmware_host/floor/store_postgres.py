@@ -43,7 +43,8 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-from collections.abc import Iterator, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +68,14 @@ POOL_SIZE = 4
 CONNECT_TIMEOUT_S = 10.0
 #: The advisory lock key of the schema's migration (any constant of this application).
 MIGRATION_LOCK = 0x7461626C65  # "table"
+#: The channel a collector's commit notifies (the tables it wrote) and the dashboard listens on.
+CHANNEL = "tablehost_floor"
+#: The longest payload sent (PostgreSQL's limit is 8,000 bytes); beyond, an empty one: "every table".
+MAX_PAYLOAD = 7000
+#: Seconds a listener waits for a notification before it looks at its stop flag again.
+LISTEN_WAKE_S = 0.5
+#: Seconds before a listener whose connection failed connects again.
+RELISTEN_S = 2.0
 #: Each inserted column's SQL type (``data`` is sent as its text and stored as ``json``).
 _TYPES = {"seq": "bigint", "journal_seq": "bigint", "round": "bigint", "at": "float8", "received_at": "float8"}
 #: A batch's new messages in one statement, from one JSON parameter: an object per row.
@@ -120,6 +129,7 @@ class PostgresStore(SqlStore):
     """
 
     engine = "postgresql"
+    notifies = True
     _ERROR = (psycopg.Error, psycopg_pool.PoolTimeout)
     _VALUE_ERRORS = (psycopg.DataError, psycopg.IntegrityError)
     _UNREADABLE = "json_typeof(data) <> 'object'"
@@ -155,7 +165,7 @@ class PostgresStore(SqlStore):
         if read_only:
             settings.append("-c default_transaction_read_only=on")
         options["options"] = " ".join(setting for setting in settings if setting)
-        conninfo = make_conninfo(dsn, **options)
+        conninfo = self._conninfo = make_conninfo(dsn, **options)
         try:  # one connection first: a refused login is one clear line now, not a pool's retries
             psycopg.connect(conninfo).close()
         except psycopg.Error as exc:
@@ -222,9 +232,46 @@ class PostgresStore(SqlStore):
         document = json.dumps([dict(zip(MESSAGE_ROW, row)) for row in rows], ensure_ascii=False, allow_nan=False)
         return int(db.execute(_INSERT, (document,)).rowcount)
 
+    def _announce(self, db: Any, tables: list[str]) -> None:
+        """``NOTIFY`` the tables written on :data:`CHANNEL`, in the write's transaction: listeners hear
+        of it when it commits, never of a write rolled back."""
+        payload = json.dumps(tables, ensure_ascii=False, separators=(",", ":"))
+        db.execute("SELECT pg_notify(?, ?)", (CHANNEL, payload if len(payload.encode()) <= MAX_PAYLOAD else ""))
+
+    def listen(self, heard: Callable[[list[str] | None], None], stop: threading.Event) -> None:
+        """Until ``stop`` is set, ``LISTEN`` on :data:`CHANNEL` on a connection of its own (not the
+        pool's) and call ``heard`` with each commit's tables (None: look at every table, as after a
+        payload it cannot read, and after each (re)connection, for what was committed meanwhile). A
+        lost connection is logged and made again after :data:`RELISTEN_S`."""
+        while not stop.is_set():
+            try:
+                with psycopg.connect(self._conninfo, autocommit=True) as conn:
+                    conn.execute(f"LISTEN {CHANNEL}")
+                    heard(None)
+                    while not stop.is_set():
+                        for notify in conn.notifies(timeout=LISTEN_WAKE_S):
+                            heard(_announced(notify.payload))
+            except psycopg.Error as exc:
+                log.warning("floor database %s: listening for commits: %s", self.name, _first_line(exc))
+                stop.wait(RELISTEN_S)
+
     def close(self) -> None:
         """Close the pool's connections."""
         self._pool.close()
+
+
+def _announced(payload: str) -> list[str] | None:
+    """The tables a notification names, or None (every table) for a payload that is not a short
+    JSON array of table ids (any user of the database may ``NOTIFY``)."""
+    try:
+        tables = json.loads(payload) if payload else None
+    except ValueError:
+        return None
+    if not isinstance(tables, list) or len(tables) > MAX_PAYLOAD // 2:
+        return None
+    if not all(isinstance(table, str) and len(table) <= 256 for table in tables):
+        return None
+    return tables
 
 
 def _configure(conn: psycopg.Connection[Any]) -> None:

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from typing import Any, ClassVar
 
 from firmware_host.feed import schema
@@ -41,6 +42,9 @@ class StoreReads:
     #: SQL true of a message row that :func:`_message` cannot read back.
     _UNREADABLE: ClassVar[str]
 
+    #: Whether the engine tells its followers of each commit (:meth:`listen`); else they poll :meth:`changes`.
+    notifies: ClassVar[bool] = False
+
     def __init__(self, name: str) -> None:
         #: What the store is called in messages (a path, or a DSN without its password).
         self.name = name
@@ -53,6 +57,10 @@ class StoreReads:
 
     def close(self) -> None:
         """Close the database."""
+        raise NotImplementedError
+
+    def listen(self, heard: Callable[[list[str] | None], None], stop: threading.Event) -> None:
+        """Until ``stop``: ``heard`` the tables of each commit (None: every table). Only where :attr:`notifies`."""
         raise NotImplementedError
 
     def tables(self) -> list[str]:
@@ -223,6 +231,14 @@ class StoreReads:
         :raises FloorError: no such table (when iterated).
         """
         self.status(table)  # a clear error for an unknown table
+        yield from self.newer(table, after, type=type, limit=limit)
+
+    def newer(
+        self, table: str, after: int, *, type: str | None = None, limit: int | None = None
+    ) -> Iterator[dict[str, Any] | Unreadable]:
+        """:meth:`read` without its status check: the messages above ``after`` by the primary key's
+        index alone, so following a busy table costs what is new, not its history (an unknown
+        table has none)."""
         where, args = ("AND type = ?", [table, after, type]) if type is not None else ("", [table, after])
         cap = "LIMIT ?" if limit is not None else ""
         query = (
@@ -232,6 +248,19 @@ class StoreReads:
         with self._db() as db:
             for row in db.execute(query, (*args, *([limit] if limit is not None else []))):
                 yield _message(table, dict(zip(self._columns(), row)))
+
+    def changes(self) -> dict[str, tuple[Any, Any]]:
+        """Every table's mark of change, in one query: ``(last_seen, highest seq)``. A collector's
+        write of a table sets its ``last_seen`` (a status or a refusal too) and a stored message
+        raises its highest seq, so a mark that differs from the one read before says the table
+        changed (compared for equality only: no clock is trusted to order them). The highest seq is
+        read through the primary key's index, a seek per table."""
+        with self._db() as db:
+            rows = db.execute(
+                "SELECT t.table_id, t.last_seen, (SELECT max(m.seq) FROM messages AS m WHERE m.table_id = t.table_id) "
+                "FROM tables AS t"
+            ).fetchall()
+        return {str(table): (seen, high) for table, seen, high in rows}
 
     def last_messages(self, table: str, count: int = 50, type: str | None = None) -> list[dict[str, Any] | Unreadable]:
         """The table's last ``count`` stored messages (of one ``type``, or all), oldest first."""

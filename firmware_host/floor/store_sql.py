@@ -148,11 +148,17 @@ class SqlStore(StoreReads, ViewRows):
             try:
                 self._seen(db, sorted({item.table for item in batch if isinstance(item, Admitted)}), now)
                 outcomes = self._isolated(db, batch, now) if isolate else self._together(db, batch, now)
+                self._announce(db, tables)
                 db.execute("COMMIT")
             except BaseException:
                 self._rollback(db)
                 raise
         return outcomes
+
+    def _announce(self, db: Any, tables: list[str]) -> None:
+        """Tell the store's followers (the dashboard) which ``tables`` this write changes, inside its
+        transaction, so they hear of it when it commits and only then. Nothing by default: a
+        follower polls :meth:`~firmware_host.floor.store_reads.StoreReads.changes`."""
 
     def _in_transaction(self, db: Any) -> bool:
         """Whether ``db`` still has a transaction open (an engine may have rolled it back itself)."""
