@@ -10,7 +10,10 @@ collectors, each with its own ``--client-id``, may share one PostgreSQL database
 lag, online, gaps, refused); ``floor export --table ID --rounds`` prints exactly what
 ``tablehost journal export --rounds`` prints on the table (``--role pit``: without the protection
 data). ``floor user`` keeps the dashboard's named users and ``floor views`` prints who viewed what
-(:mod:`firmware_host.cli.floor_users`). Exit status: 0; 1 ``status`` found a
+(:mod:`firmware_host.cli.floor_users`). ``floor dashboard --db PATH|DSN --http HOST:PORT --http-dir
+DIR`` serves the live dashboard in a process of its own, following the store
+(:mod:`firmware_host.cli.floor_dashboard`); ``floor --http`` starts it as a child of the collector,
+without the collector's key. Exit status: 0; 1 ``status`` found a
 gap, a break, a refused message or a record it cannot read, or ``export`` met such a record
 (named on stderr, the rest printed); 2 a clear error.
 """
