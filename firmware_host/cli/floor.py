@@ -228,7 +228,7 @@ def run_collect(args: argparse.Namespace) -> int:
         collector.stop()
     servers: list[Any] = []  # started here, stopped after the collector
     try:
-        metrics = _metrics(args, collector)
+        metrics = _metrics(args, collector, store.engine)
         if metrics is not None:
             servers.append(metrics)
         if args.http:  # its own process, following the store (never given the floor's key), kept running
@@ -251,7 +251,7 @@ def run_collect(args: argparse.Namespace) -> int:
     return 0
 
 
-def _metrics(args: argparse.Namespace, collector: Any) -> Any:
+def _metrics(args: argparse.Namespace, collector: Any, engine: str) -> Any:
     """The collector's ``/metrics`` (started), or None without ``--metrics``; ``prometheus_client``
     is imported only with it. :class:`~firmware_host.web.server.WebError` for a bad address."""
     if args.metrics is None:
@@ -266,7 +266,7 @@ def _metrics(args: argparse.Namespace, collector: Any) -> Any:
     tls = None if args.metrics_tls_cert is None else (args.metrics_tls_cert, args.metrics_tls_key)
     counted = FloorMetrics(
         collector.stats,
-        "postgresql" if str(args.db).startswith("postgresql") else "sqlite",
+        engine,
         __version__,
         skew_bound_s=args.clock_skew_s,
     )

@@ -52,18 +52,9 @@ def register_dashboard(commands: Any, add_db_arguments: Any, add_skew_bound: Any
 
 def add_http_arguments(parser: argparse.ArgumentParser, required: bool = False) -> None:
     """``--http HOST:PORT`` and ``--http-dir DIR``."""
-    parser.add_argument(
-        "--http",
-        metavar="HOST:PORT",
-        required=required,
-        help="serve the live floor dashboard (docs/floor-dashboard.md)",
-    )
-    parser.add_argument(
-        "--http-dir",
-        type=Path,
-        metavar="DIR",
-        help="the dashboard's users file, users (tablehost floor user add), and tls.crt, tls.key off loopback",
-    )
+    files = "the users file, users (tablehost floor user add), and tls.crt, tls.key off loopback"
+    parser.add_argument("--http", metavar="HOST:PORT", required=required, help="serve the live floor dashboard")
+    parser.add_argument("--http-dir", type=Path, metavar="DIR", help=f"the dashboard's files: {files}")
 
 
 def check_dashboard(args: argparse.Namespace) -> None:

@@ -43,6 +43,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -54,7 +55,7 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg.types.string import TextLoader
 
 from firmware_host.feed.broker import BrokerError, read_secret
-from firmware_host.floor import migrations
+from firmware_host.floor import migrations, sql_postgres
 from firmware_host.floor.model import FloorError
 from firmware_host.floor.store_sql import MESSAGE_ROW, SqlStore
 
@@ -76,16 +77,8 @@ MAX_PAYLOAD = 7000
 LISTEN_WAKE_S = 0.5
 #: Seconds before a listener whose connection failed connects again.
 RELISTEN_S = 2.0
-#: Each inserted column's SQL type (``data`` is sent as its text and stored as ``json``).
-_TYPES = {"seq": "bigint", "journal_seq": "bigint", "round": "bigint", "at": "float8", "received_at": "float8"}
 #: A batch's new messages in one statement, from one JSON parameter: an object per row.
-_INSERT = (
-    f"INSERT INTO messages ({', '.join(MESSAGE_ROW)}) SELECT "
-    + ", ".join(f"u.{c}::json" if c == "data" else f"u.{c}" for c in MESSAGE_ROW)
-    + " FROM json_to_recordset(?::json) AS u ("
-    + ", ".join(f"{c} {_TYPES.get(c, 'text')}" for c in MESSAGE_ROW)
-    + ") ON CONFLICT DO NOTHING"
-)
+_INSERT = sql_postgres.insert(MESSAGE_ROW)
 
 
 def safe_dsn(dsn: str) -> str:
@@ -101,21 +94,22 @@ def safe_dsn(dsn: str) -> str:
 
 
 class _Db:
-    """One pooled connection, with the ``?`` placeholders the shared SQL uses."""
+    """One pooled connection, whose cursors send the SQL's ``$1``, ``$2``... to the server as they are
+    (psycopg's :class:`~psycopg.RawCursor`: PostgreSQL's own placeholders)."""
 
     def __init__(self, conn: psycopg.Connection[Any]) -> None:
         self.conn = conn
 
-    def execute(self, sql: str, args: Sequence[Any] = ()) -> psycopg.Cursor[Any]:
-        return self.conn.execute(sql.replace("?", "%s"), args)
+    def execute(self, sql: str, args: Sequence[Any] = ()) -> psycopg.RawCursor[Any]:
+        return self.conn.cursor().execute(sql, args)  # type: ignore[return-value]
 
-    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> psycopg.Cursor[Any]:
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> psycopg.RawCursor[Any]:
         """``sql`` once per row, in one pipeline (psycopg 3's ``executemany``): one round trip."""
         if len(rows) == 1:  # no pipeline to enter and leave
             return self.execute(sql, rows[0])
         cursor = self.conn.cursor()
-        cursor.executemany(sql.replace("?", "%s"), rows)
-        return cursor
+        cursor.executemany(sql, rows)
+        return cursor  # type: ignore[return-value]
 
 
 class PostgresStore(SqlStore):
@@ -132,9 +126,10 @@ class PostgresStore(SqlStore):
     notifies = True
     _ERROR = (psycopg.Error, psycopg_pool.PoolTimeout)
     _VALUE_ERRORS = (psycopg.DataError, psycopg.IntegrityError)
-    _UNREADABLE = "json_typeof(data) <> 'object'"
-    _TEXTS = "SELECT value FROM json_array_elements_text(?::json)"
-    _PAIRS = "SELECT p ->> 0, (p ->> 1)::bigint FROM json_array_elements(?::json) AS p"
+    _UNREADABLE = sql_postgres.UNREADABLE
+    _TEXTS = sql_postgres.TEXTS
+    _PAIRS = sql_postgres.PAIRS
+    _STEPS = sql_postgres.STEPS
 
     def __init__(
         self, dsn: str, *, password_file: Path | None = None, read_only: bool = False, pool_size: int = POOL_SIZE
@@ -176,7 +171,7 @@ class PostgresStore(SqlStore):
             max_size=pool_size,
             open=False,
             name="tablehost-floor",
-            kwargs={"autocommit": True},
+            kwargs={"autocommit": True, "cursor_factory": psycopg.RawCursor},
             configure=_configure,
             timeout=CONNECT_TIMEOUT_S,
         )
@@ -195,6 +190,13 @@ class PostgresStore(SqlStore):
             self._pool.close()
             raise
 
+    @classmethod
+    def open(
+        cls, db: str | os.PathLike[str], *, password_file: Path | None = None, read_only: bool = False
+    ) -> PostgresStore:
+        """The database the DSN ``db`` names."""
+        return cls(str(db), password_file=password_file, read_only=read_only)
+
     @contextlib.contextmanager
     def _db(self) -> Iterator[_Db]:
         try:
@@ -207,13 +209,13 @@ class PostgresStore(SqlStore):
         """Make ``schema_version`` and apply the steps above the version found, all under the
         session's advisory lock :data:`MIGRATION_LOCK` (``current`` is not trusted: the version is
         read again once the lock is held, as another collector may have migrated meanwhile)."""
-        db.execute("SELECT pg_advisory_lock(?)", (MIGRATION_LOCK,))
+        db.execute("SELECT pg_advisory_lock($1)", (MIGRATION_LOCK,))
         try:
-            db.execute(migrations.VERSION_TABLE["postgresql"])
+            db.execute(sql_postgres.VERSION_TABLE)
             super()._migrate(db, migrations.version(db))
         finally:
             if not db.conn.broken:  # a lost connection took its lock along (and its error stands)
-                db.execute("SELECT pg_advisory_unlock(?)", (MIGRATION_LOCK,))
+                db.execute("SELECT pg_advisory_unlock($1)", (MIGRATION_LOCK,))
 
     def _begin(self, db: Any, tables: list[str]) -> None:
         db.execute("BEGIN")
@@ -221,7 +223,7 @@ class PostgresStore(SqlStore):
             return
         db.execute(
             "SELECT pg_advisory_xact_lock(k) FROM (SELECT DISTINCT hashtextextended(t, 0) AS k "
-            "FROM unnest(?::text[]) AS t) AS keys ORDER BY k",
+            "FROM unnest($1::text[]) AS t) AS keys ORDER BY k",
             (tables,),
         )
 
@@ -236,7 +238,7 @@ class PostgresStore(SqlStore):
         """``NOTIFY`` the tables written on :data:`CHANNEL`, in the write's transaction: listeners hear
         of it when it commits, never of a write rolled back."""
         payload = json.dumps(tables, ensure_ascii=False, separators=(",", ":"))
-        db.execute("SELECT pg_notify(?, ?)", (CHANNEL, payload if len(payload.encode()) <= MAX_PAYLOAD else ""))
+        db.execute("SELECT pg_notify($1, $2)", (CHANNEL, payload if len(payload.encode()) <= MAX_PAYLOAD else ""))
 
     def listen(self, heard: Callable[[list[str] | None], None], stop: threading.Event) -> None:
         """Until ``stop`` is set, ``LISTEN`` on :data:`CHANNEL` on a connection of its own (not the

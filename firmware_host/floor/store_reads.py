@@ -52,7 +52,7 @@ class StoreReads:
         self._refusals = True  # the refusal tables exist
 
     def _db(self) -> contextlib.AbstractContextManager[Any]:
-        """A connection for the ``with`` block: ``execute(sql, args)`` with ``?`` placeholders."""
+        """A connection for the ``with`` block: ``execute(sql, args)`` with ``$1``, ``$2``... placeholders."""
         raise NotImplementedError
 
     def close(self) -> None:
@@ -74,7 +74,9 @@ class StoreReads:
         :raises FloorError: no such table.
         """
         with self._db() as db:
-            row = db.execute("SELECT status, last_seen, duplicates FROM tables WHERE table_id = ?", (table,)).fetchone()
+            row = db.execute(
+                "SELECT status, last_seen, duplicates FROM tables WHERE table_id = $1", (table,)
+            ).fetchone()
             if row is None:
                 known = [str(t) for (t,) in db.execute("SELECT table_id FROM tables ORDER BY table_id").fetchall()]
                 raise FloorError(
@@ -90,18 +92,18 @@ class StoreReads:
                     unreadable.append(f"table {table!r} status: cannot read it: {exc}")
             gaps = self._gaps(db, table)
             (max_seq,) = db.execute(
-                f"SELECT coalesce(max(seq), 0) FROM messages WHERE table_id = ? {self._INTEGER_SEQ}", (table,)
+                f"SELECT coalesce(max(seq), 0) FROM messages WHERE table_id = $1 {self._INTEGER_SEQ}", (table,)
             ).fetchone()
             last = db.execute(
-                f"SELECT at, received_at FROM messages WHERE table_id = ? {self._INTEGER_SEQ} "
+                f"SELECT at, received_at FROM messages WHERE table_id = $1 {self._INTEGER_SEQ} "
                 "ORDER BY seq DESC LIMIT 1",
                 (table,),
             ).fetchone()
             counts = dict(
-                db.execute("SELECT kind, count(*) FROM problems WHERE table_id = ? GROUP BY kind", (table,)).fetchall()
+                db.execute("SELECT kind, count(*) FROM problems WHERE table_id = $1 GROUP BY kind", (table,)).fetchall()
             )
             refused = (
-                db.execute("SELECT count, last_reason FROM refused_counts WHERE table_id = ?", (table,)).fetchone()
+                db.execute("SELECT count, last_reason FROM refused_counts WHERE table_id = $1", (table,)).fetchone()
                 if self._refusals
                 else None
             )
@@ -128,7 +130,7 @@ class StoreReads:
         if not self._refusals:
             return 0
         with self._db() as db:
-            row = db.execute("SELECT count FROM refused_counts WHERE table_id = ?", (UNKNOWN_TABLE,)).fetchone()
+            row = db.execute("SELECT count FROM refused_counts WHERE table_id = $1", (UNKNOWN_TABLE,)).fetchone()
         return int(row[0]) if row else 0
 
     def refusals(self, table: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
@@ -136,10 +138,10 @@ class StoreReads:
         ``table, topic, seq, reason, excerpt, size, at``."""
         if not self._refusals:
             return []
-        where, args = ("WHERE table_id = ?", (table, limit)) if table is not None else ("", (limit,))
+        where, args = ("WHERE table_id = $1", (table, limit)) if table is not None else ("", (limit,))
         with self._db() as db:
             rows = db.execute(
-                f"SELECT table_id, topic, seq, reason, excerpt, size, at FROM refused {where} ORDER BY id DESC LIMIT ?",
+                f"SELECT table_id, topic, seq, reason, excerpt, size, at FROM refused {where} ORDER BY id DESC LIMIT ${len(args)}",
                 args,
             ).fetchall()
         return [dict(zip(_REFUSAL, row)) for row in rows]
@@ -163,12 +165,12 @@ class StoreReads:
         """
         with self._db() as db:
             if start is None:
-                row = db.execute("SELECT ack_hint FROM tables WHERE table_id = ?", (table,)).fetchone()
+                row = db.execute("SELECT ack_hint FROM tables WHERE table_id = $1", (table,)).fetchone()
                 start = max(1, int(row[0])) if row and isinstance(row[0], int) else 1
             if not db.execute(
-                "SELECT 1 FROM messages WHERE table_id = ? AND seq = ? UNION ALL "
-                "SELECT 1 FROM settled WHERE table_id = ? AND seq = ?",
-                (table, start, table, start),
+                "SELECT 1 FROM messages WHERE table_id = $1 AND seq = $2 UNION ALL "
+                "SELECT 1 FROM settled WHERE table_id = $1 AND seq = $2",
+                (table, start),
             ).fetchone():
                 return (0, schema.GENESIS_HASH) if start == 1 else self.contiguous(table, 1)
             # The first held seq from ``start`` whose next does not chain to it (no message there
@@ -176,13 +178,13 @@ class StoreReads:
             # merged, that stops at the first such seq. A seq held twice (a message and a
             # settled one of another hash) ends the prefix there unless both chain on.
             ends = " ".join(
-                f"SELECT h.seq, h.hash FROM {side} AS h WHERE h.table_id = ? AND h.seq >= ? "
+                f"SELECT h.seq, h.hash FROM {side} AS h WHERE h.table_id = $1 AND h.seq >= $2 "
                 "AND NOT EXISTS (SELECT 1 FROM messages AS n WHERE n.table_id = h.table_id AND n.seq = h.seq + 1 "
                 "AND n.prev_hash = h.hash) "
                 "AND NOT EXISTS (SELECT 1 FROM settled AS n WHERE n.table_id = h.table_id AND n.seq = h.seq + 1)"
                 for side in ("messages", "settled")
             ).replace(" SELECT h.seq", " UNION ALL SELECT h.seq", 1)
-            end = db.execute(f"{ends} ORDER BY 1 LIMIT 1", (table, start, table, start)).fetchone()
+            end = db.execute(f"{ends} ORDER BY 1 LIMIT 1", (table, start)).fetchone()
         return int(end[0]), str(end[1])
 
     def gaps(self, table: str) -> list[tuple[int, int]]:
@@ -193,7 +195,7 @@ class StoreReads:
     def _gaps(self, db: Any, table: str) -> list[tuple[int, int]]:
         rows = db.execute(
             "SELECT seq, prev FROM (SELECT seq, lag(seq, 1, CAST(0 AS BIGINT)) OVER (ORDER BY seq) AS prev FROM "
-            f"messages WHERE table_id = ? {self._INTEGER_SEQ}) AS s WHERE seq > prev + 1",
+            f"messages WHERE table_id = $1 {self._INTEGER_SEQ}) AS s WHERE seq > prev + 1",
             (table,),
         ).fetchall()
         return [(int(prev) + 1, int(seq) - 1) for seq, prev in rows]
@@ -201,7 +203,7 @@ class StoreReads:
     def problems(self, table: str | None = None) -> list[dict[str, Any]]:
         """The breaks and repairs recorded (of one table, or all), oldest first: each a dict of
         ``table, seq, kind, detail, topic, at``."""
-        where, args = ("WHERE table_id = ?", (table,)) if table is not None else ("", ())
+        where, args = ("WHERE table_id = $1", (table,)) if table is not None else ("", ())
         with self._db() as db:
             rows = db.execute(
                 f"SELECT table_id, seq, kind, detail, topic, at FROM problems {where} ORDER BY id", args
@@ -211,7 +213,7 @@ class StoreReads:
     def _unreadable(self, db: Any, table: str) -> Iterator[Unreadable]:
         """The table's messages :meth:`read` cannot give back, found by the database alone."""
         rows = db.execute(
-            f"SELECT {', '.join(self._columns())} FROM messages WHERE table_id = ? AND "
+            f"SELECT {', '.join(self._columns())} FROM messages WHERE table_id = $1 AND "
             f"({self._UNREADABLE}) ORDER BY seq",
             (table,),
         ).fetchall()
@@ -239,10 +241,10 @@ class StoreReads:
         """:meth:`read` without its status check: the messages above ``after`` by the primary key's
         index alone, so following a busy table costs what is new, not its history (an unknown
         table has none)."""
-        where, args = ("AND type = ?", [table, after, type]) if type is not None else ("", [table, after])
-        cap = "LIMIT ?" if limit is not None else ""
+        where, args = ("AND type = $3", [table, after, type]) if type is not None else ("", [table, after])
+        cap = f"LIMIT ${len(args) + 1}" if limit is not None else ""
         query = (
-            f"SELECT {', '.join(self._columns())} FROM messages WHERE table_id = ? AND seq > ? {where} "
+            f"SELECT {', '.join(self._columns())} FROM messages WHERE table_id = $1 AND seq > $2 {where} "
             f"ORDER BY seq {cap}"
         )
         with self._db() as db:
@@ -265,11 +267,11 @@ class StoreReads:
     def last_messages(self, table: str, count: int = 50, type: str | None = None) -> list[dict[str, Any] | Unreadable]:
         """The table's last ``count`` stored messages (of one ``type``, or all), oldest first."""
         self.status(table)
-        where, args = ("AND type = ?", (table, type, count)) if type is not None else ("", (table, count))
+        where, args = ("AND type = $2", (table, type, count)) if type is not None else ("", (table, count))
         with self._db() as db:
             rows = db.execute(
-                f"SELECT {', '.join(self._columns())} FROM messages WHERE table_id = ? {where} "
-                "ORDER BY seq DESC LIMIT ?",
+                f"SELECT {', '.join(self._columns())} FROM messages WHERE table_id = $1 {where} "
+                f"ORDER BY seq DESC LIMIT ${len(args)}",
                 args,
             ).fetchall()
         return [_message(table, dict(zip(self._columns(), row))) for row in reversed(rows)]
@@ -280,7 +282,7 @@ class StoreReads:
         history (issue 29, N9). An unknown table has none."""
         with self._db() as db:
             rows = db.execute(
-                f"SELECT {', '.join(self._columns())} FROM messages WHERE table_id = ? AND round = ? ORDER BY seq",
+                f"SELECT {', '.join(self._columns())} FROM messages WHERE table_id = $1 AND round = $2 ORDER BY seq",
                 (table, round_number),
             ).fetchall()
         found = (_message(table, dict(zip(self._columns(), row))) for row in rows)

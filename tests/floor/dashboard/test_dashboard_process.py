@@ -67,13 +67,23 @@ def _dashboard(db: FloorDb, directory: Path, fallback_s: float) -> Iterator[Dash
         dashboard.stop()
 
 
+@contextlib.contextmanager
+def _collector(db: FloorDb, heard: bool = True) -> Iterator[Collector]:
+    """A collector's storing (unsigned, no broker) on ``db``; ``heard=False``: its commits notify no one."""
+    store = db.open()
+    if not heard:
+        store._announce = lambda db, tables: None  # type: ignore[method-assign]
+    try:
+        yield Collector(store, BrokerSettings("mqtt://127.0.0.1:1"), None)
+    finally:
+        store.close()
+
+
 def test_the_dashboard_follows_a_collectors_commits_by_notify_on_postgresql_and_by_polling_on_sqlite(
     floor_db: FloorDb, journal: Path, tmp_path: Path
 ) -> None:
     feed = messages_of(journal, "BAC-01")
-    store = floor_db.open()
-    collector = Collector(store, BrokerSettings("mqtt://127.0.0.1:1"), None)  # unsigned, no broker
-    try:
+    with _collector(floor_db) as collector:
         _publish(collector, feed[:5])
         with _dashboard(floor_db, tmp_path, fallback_s=3600) as dashboard:  # never the fallback after the first look
             wait_for(lambda: _seq(dashboard.url, "BAC-01") == 5, 20, "the first pass")
@@ -89,29 +99,23 @@ def test_the_dashboard_follows_a_collectors_commits_by_notify_on_postgresql_and_
                 assert follower.compared <= 2  # the first look, and one when the listener connected
             else:
                 assert follower.notified == 0 and follower.compared >= 3  # the first look, then one per change at least
-    finally:
-        store.close()
 
 
 def test_a_missed_notification_is_caught_by_the_fallback_on_postgresql(
     postgres_db: FloorDb, journal: Path, tmp_path: Path
 ) -> None:
     feed = messages_of(journal, "BAC-01")
-    store = postgres_db.open()
-    store._announce = lambda db, tables: None  # type: ignore[method-assign]  # commits no one hears of
-    collector = Collector(store, BrokerSettings("mqtt://127.0.0.1:1"), None)
-    try:
+    with _collector(postgres_db, heard=False) as collector:  # commits no one hears of
         _publish(collector, feed[:5])
         with _dashboard(postgres_db, tmp_path, fallback_s=1.0) as dashboard:
             wait_for(lambda: _seq(dashboard.url, "BAC-01") == 5, 20, "the first pass")
             follower = dashboard.floor.follower
             assert follower is not None
+            wait_for(lambda: follower.notified >= 1, 10, "the listener connected")  # it says so: look at everything
             heard = follower.notified
             _publish(collector, feed[5:])
             wait_for(lambda: _seq(dashboard.url, "BAC-01") == feed[-1]["seq"], 10, "the fallback's look")
             assert follower.notified == heard
-    finally:
-        store.close()
 
 
 class _Process:
