@@ -18,7 +18,7 @@ that seq or a later one (a tile shows each table's latest; the seqs between two 
 never drawn one by one).
 
     .venv/bin/python bench/bench_floor_dashboard.py [--tables 500] [--rate 500] [--seconds 60]
-        [--store sqlite|postgresql] [--against TREE [--against-layout one|split]]
+        [--store sqlite|postgresql] [--against TREE [--against-layout one|split] [--against-first]]
 """
 
 from __future__ import annotations
@@ -364,10 +364,13 @@ def main() -> None:
     parser.add_argument("--store", choices=("sqlite", "postgresql"), default="sqlite")
     parser.add_argument("--against", type=Path, metavar="TREE", help="another build's source tree, run after this one")
     parser.add_argument("--against-layout", choices=("one", "split"), default="one", help="how TREE runs the floor")
+    parser.add_argument(
+        "--against-first", action="store_true", help="run TREE first (the order's effect on a loaded machine)"
+    )
     args = parser.parse_args()
     builds = [Build(REPO, "split")]
     if args.against is not None:
-        builds.append(Build(args.against.resolve(), args.against_layout))
+        builds.insert(0 if args.against_first else 1, Build(args.against.resolve(), args.against_layout))
     figures = {}
     for build in builds:  # each on a fresh broker and store
         with tempfile.TemporaryDirectory(prefix="bench-dashboard-") as name:

@@ -142,6 +142,9 @@ class Store(Protocol):
     def listen(self, heard: Callable[[list[str] | None], None], stop: threading.Event) -> None:
         """Until ``stop``: ``heard`` the tables of each commit (None: every table)."""
 
+    def newer_of(self, afters: dict[str, int], span: int) -> dict[str, list[dict[str, Any] | Unreadable]]:
+        """:meth:`newer` of many tables in one query: above each one's ``after``, at most ``span`` above it."""
+
     def changes(self) -> dict[str, tuple[Any, Any]]:
         """Every table's mark of change (``last_seen``, highest seq), compared for equality only."""
 

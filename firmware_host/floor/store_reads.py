@@ -11,6 +11,7 @@ is :class:`~firmware_host.floor.model.Unreadable`, named. The writes are
 from __future__ import annotations
 
 import contextlib
+import json
 import math
 import threading
 from collections.abc import Callable, Iterator
@@ -41,6 +42,8 @@ class StoreReads:
     _INTEGER_SEQ: ClassVar[str] = ""
     #: SQL true of a message row that :func:`_message` cannot read back.
     _UNREADABLE: ClassVar[str]
+    #: SQL of rows ``(table_id, seq)`` from parameter ``$1``: a JSON array of ``[table, seq]`` pairs.
+    _PAIRS: ClassVar[str]
 
     #: Whether the engine tells its followers of each commit (:meth:`listen`); else they poll :meth:`changes`.
     notifies: ClassVar[bool] = False
@@ -250,6 +253,25 @@ class StoreReads:
         with self._db() as db:
             for row in db.execute(query, (*args, *([limit] if limit is not None else []))):
                 yield _message(table, dict(zip(self._columns(), row)))
+
+    def newer_of(self, afters: dict[str, int], span: int) -> dict[str, list[dict[str, Any] | Unreadable]]:
+        """:meth:`newer` of many tables in one query (one round trip, whatever their number): of each
+        table of ``afters``, the first ``span`` of its messages with a seq above its ``after``, in seq
+        order (a table that has ``span`` of them may have more: read the rest another way)."""
+        if not afters:
+            return {}
+        columns = ", ".join(self._columns())
+        with self._db() as db:
+            rows = db.execute(
+                f"WITH w (table_id, seq) AS ({self._PAIRS}) SELECT table_id, {columns} FROM (SELECT m.*, "
+                "row_number() OVER (PARTITION BY m.table_id ORDER BY m.seq) AS n FROM messages AS m "
+                "JOIN w ON m.table_id = w.table_id AND m.seq > w.seq) AS x WHERE n <= $2 ORDER BY table_id, seq",
+                (json.dumps(sorted(afters.items())), span),
+            ).fetchall()
+        found: dict[str, list[dict[str, Any] | Unreadable]] = {}
+        for table, *row in rows:
+            found.setdefault(str(table), []).append(_message(str(table), dict(zip(self._columns(), row))))
+        return found
 
     def changes(self) -> dict[str, tuple[Any, Any]]:
         """Every table's mark of change, in one query: ``(last_seen, highest seq)``. A collector's

@@ -82,8 +82,6 @@ class SqlStore(StoreReads, ViewRows):
     _VALUE_ERRORS: ClassVar[tuple[type[BaseException], ...]]
     #: SQL of rows ``value`` from parameter ``$2``: a JSON array of text.
     _TEXTS: ClassVar[str]
-    #: SQL of rows ``(table_id, seq)`` from parameter ``$1``: a JSON array of ``[table, seq]`` pairs.
-    _PAIRS: ClassVar[str]
     #: The engine's statements of each step of the schema (:data:`~firmware_host.floor.migrations.MIGRATIONS`).
     _STEPS: ClassVar[Mapping[int, tuple[str, ...]]]
 

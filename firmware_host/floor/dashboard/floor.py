@@ -77,10 +77,10 @@ class Floor:
 
     :param open_store: opens the store to read (called once, in the polling thread).
     :param poll_s: seconds between passes, at least.
+    :param follower: finds what the store holds beyond the floor (no collector in this process).
     """
 
-    #: Messages kept per table between two passes (:data:`MAX_HANDED`).
-    max_handed = MAX_HANDED
+    max_handed = MAX_HANDED  #: messages kept per table between two passes
 
     def __init__(
         self,
@@ -89,9 +89,7 @@ class Floor:
         skew_bound_s: float = DEFAULT_SKEW_BOUND_S,
         follower: Follower | None = None,
     ) -> None:
-        self.open_store, self.poll_s, self.skew_bound_s = open_store, poll_s, skew_bound_s
-        #: Finds what the store holds beyond the floor, for a dashboard with no collector in its process.
-        self.follower = follower
+        self.open_store, self.poll_s, self.skew_bound_s, self.follower = open_store, poll_s, skew_bound_s, follower
         self.watches: dict[str, TableWatch] = {}
         self._tiles: dict[str, dict[str, dict[str, Any]]] = {role: {} for role in ROLES}
         self._subscribers: set[Subscriber] = set()
@@ -125,8 +123,7 @@ class Floor:
     def start(self) -> None:
         """Open the store and poll it in a thread of its own."""
         self.open()
-        if self.follower is not None:
-            assert self._store is not None
+        if self.follower is not None and self._store is not None:
             self.follower.start(self._store)
         self._thread = threading.Thread(target=self._run, name="floor-dashboard", daemon=True)
         self._thread.start()

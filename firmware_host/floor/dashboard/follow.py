@@ -2,9 +2,9 @@
 (``tablehost floor dashboard``, issue 30 item 3).
 
 Before each pass, :class:`Follower` finds the tables the collectors changed since the last one, and
-reads of each only what lies above what the floor holds (:meth:`~firmware_host.floor.store_reads.StoreReads.newer`,
-the primary key's index), handing it to the pass as a collector of the same process would
-(:meth:`~firmware_host.floor.dashboard.floor.Floor.hand`). Which tables changed:
+reads of each only what lies above what the floor holds, all in one query by the primary key's
+index (:meth:`~firmware_host.floor.store_reads.StoreReads.newer_of`), handing it to the pass as a
+collector of the same process would (:meth:`~firmware_host.floor.dashboard.floor.Floor.hand`). Which tables changed:
 
 - **PostgreSQL**: each collector's write ``NOTIFY``\\ s the tables it wrote, inside its transaction
   (so on its commit only); the follower ``LISTEN``\\ s on a connection of its own, in a thread
@@ -22,7 +22,6 @@ status to be refreshed at the pass.
 
 from __future__ import annotations
 
-import itertools
 import logging
 import math
 import threading
@@ -107,13 +106,11 @@ class Follower:
         """Hand ``floor`` what the changed tables hold beyond it (the pass's thread). A failure
         forgets the marks, so the next pass looks at every table again and misses none."""
         try:
-            for table in sorted(self.changed(store)):
-                after = floor.high(table)
-                if after is None:  # not on the floor yet: the pass reads it whole
-                    continue
-                new = list(
-                    itertools.islice(store.newer(table, after, limit=floor.max_handed + 1), floor.max_handed + 1)
-                )
+            highs = {table: floor.high(table) for table in self.changed(store)}
+            afters = {table: high for table, high in highs.items() if high is not None}  # else read whole by the pass
+            found = store.newer_of(afters, floor.max_handed + 1)  # one query; more than kept: read again
+            for table, after in sorted(afters.items()):
+                new = found.get(table, [])
                 readable = [m for m in new if not isinstance(m, Unreadable)]
                 follows_on = [int(m["seq"]) for m in readable] == list(range(after + 1, after + 1 + len(readable)))
                 floor.hand(table, readable, stale=not new or len(readable) < len(new) or not follows_on)

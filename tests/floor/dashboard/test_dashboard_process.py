@@ -26,6 +26,7 @@ from firmware_host.feed import schema
 from firmware_host.feed.broker import BrokerSettings
 from firmware_host.floor.collector import Collector
 from firmware_host.floor.dashboard.serve import Dashboard
+from firmware_host.floor.model import Unreadable
 from tests.floor.dashboard.support import get, messages_of, users_dir
 from tests.support.floor_run import wait_for
 from tests.support.paths import REPO
@@ -284,3 +285,16 @@ def test_the_dashboard_refuses_the_collectors_key(tmp_path: Path) -> None:
     )
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert "--floor-key is the collector's" in done.stderr
+
+
+def test_what_is_new_of_many_tables_is_read_in_one_query_at_most_span_each(floor_db: FloorDb, journal: Path) -> None:
+    with _collector(floor_db) as collector:
+        for table in ("BAC-01", "BAC-02", "BAC-03"):
+            _publish(collector, messages_of(journal, table)[:8])
+        store = collector.store
+        found = store.newer_of({"BAC-01": 2, "BAC-02": 0, "BAC-03": 8, "NONE": 0}, 3)
+    assert {t: [m["seq"] for m in ms if not isinstance(m, Unreadable)] for t, ms in found.items()} == {
+        "BAC-01": [3, 4, 5],
+        "BAC-02": [1, 2, 3],
+    }
+    assert found["BAC-01"][0] == messages_of(journal, "BAC-01")[2]  # as published
