@@ -1,20 +1,24 @@
 """Floor dashboard benchmark: how long a stored message takes to show on the map of 500 tiles.
 
-A real ``tablehost floor --http`` (a child process: the collector and its dashboard) on SQLite,
-or on a throw-away PostgreSQL (``--store postgresql``), with a real Mosquitto. 500 tables each
+A real collector and dashboard (child processes) on SQLite, or on a throw-away PostgreSQL
+(``--store postgresql``), with a real Mosquitto: this build's dashboard in a process of its own
+(``tablehost floor`` and ``tablehost floor dashboard``, issue 30 item 3); with ``--against TREE``
+the same load then runs on another build's source tree (``git worktree add /tmp/last 61e3076``),
+as that build starts it (``--against-layout one``: ``tablehost floor --http``, the collector and
+its dashboard in one process), and both are printed, side by side. 500 tables each
 publish a signed feed (a journal opened, then round results, each table with its own key) at a
 total rate (default 500 messages/s) for a time (default 60 s); the floor map is open in a
 headless Chromium (:class:`bench.floor.dashboard_probe.DashboardProbe`). Reported: publish ->
 drawn latency of each message, p50, p99 and max, overall and per tenth of the run (a latency
 that grows says the dashboard falls behind); the page's frames, draw time and long tasks; the
-collector's CPU and peak RSS, and the dashboard's passes over the store.
+collector's and the dashboard's CPU and peak RSS.
 
 A message's latency is from just before it is published to when the page has drawn its tile at
 that seq or a later one (a tile shows each table's latest; the seqs between two draws are
 never drawn one by one).
 
     .venv/bin/python bench/bench_floor_dashboard.py [--tables 500] [--rate 500] [--seconds 60]
-        [--store sqlite|postgresql]
+        [--store sqlite|postgresql] [--against TREE [--against-layout one|split] [--against-first]]
 """
 
 from __future__ import annotations
@@ -219,29 +223,54 @@ def stored_at(db: Db) -> dict[tuple[str, int], float]:
     return {(str(table), int(seq)): float(at) for table, seq, at in rows}
 
 
-def run(args: argparse.Namespace, tmp: Path, broker: Broker, db: Db) -> None:
+@dataclasses.dataclass(frozen=True)
+class Build:
+    """Whose code runs the floor: a source tree, and how it is laid out (``split``: the collector and
+    ``floor dashboard`` in processes of their own; ``one``: ``floor --http``, as builds before issue 30)."""
+
+    tree: Path
+    layout: str
+
+    @property
+    def name(self) -> str:
+        return f"{'this build' if self.tree == REPO else self.tree} ({self.layout})"
+
+
+def start(build: Build, broker: Broker, db: Db, http: str, directory: Path, keys: Path) -> list[subprocess.Popen[str]]:
+    """The floor's processes of ``build``: the collector first (its log read by :func:`watch`), then
+    the dashboard where it has its own."""
+    web = ["--http", http, "--http-dir", str(directory)]
+    command = floor_command(
+        broker.url,
+        ["--db", db.arg, *db.extra],
+        *(web if build.layout == "one" else []),
+        "--client-id",
+        CLIENT_ID,
+        "-v",
+        keys=keys,
+    )
+    # From the tree's own directory ``-m firmware_host`` imports that tree's code (before the venv's).
+    processes = [subprocess.Popen(command, cwd=build.tree, stderr=subprocess.PIPE, text=True)]
+    if build.layout == "split":
+        processes.append(
+            subprocess.Popen(
+                [sys.executable, "-m", "firmware_host", "floor", "dashboard", "--db", db.arg, *db.extra, *web],
+                cwd=build.tree,
+                text=True,
+            )
+        )
+    return processes
+
+
+def run(args: argparse.Namespace, tmp: Path, broker: Broker, db: Db, build: Build) -> dict[str, float]:
+    """One build under the load; its figures (also printed)."""
     (tmp / "http").mkdir()
     add_user(tmp / "http" / "users", "probe-surveillance", "surveillance", PIN, ("pit", "surveillance"))
     tables = [Table(f"BAC-{n:03d}", signer(tmp, f"BAC-{n:03d}"), n) for n in range(1, args.tables + 1)]
     http = f"127.0.0.1:{free_port()}"
     url = f"http://{http}"
-    collector = subprocess.Popen(
-        floor_command(
-            broker.url,
-            ["--db", db.arg, *db.extra],
-            "--http",
-            http,
-            "--http-dir",
-            str(tmp / "http"),
-            "--client-id",
-            CLIENT_ID,
-            "-v",
-            keys=keys_dir(tmp),
-        ),
-        cwd=REPO,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    processes = start(build, broker, db, http, tmp / "http", keys_dir(tmp))
+    collector = processes[0]
     subscribed = threading.Event()
     threading.Thread(target=watch, args=(collector, subscribed), daemon=True).start()
     publisher = None
@@ -260,7 +289,7 @@ def run(args: argparse.Namespace, tmp: Path, broker: Broker, db: Db) -> None:
             probe.drawn()
             before = probe.frame_stats()
             sent_before = set(publisher.sent)
-            cpu_before, _ = proc_stats(collector.pid)
+            cpu_before = [proc_stats(p.pid)[0] for p in processes]
             drawn: list[Drawn] = []
             load = threading.Thread(target=publisher.paced, args=(tables, args.rate, args.seconds))
             started = time.time()
@@ -270,7 +299,7 @@ def run(args: argparse.Namespace, tmp: Path, broker: Broker, db: Db) -> None:
                 drawn += probe.drawn()
             load.join()
             ended = time.time()
-            cpu_load, _ = proc_stats(collector.pid)
+            cpu_load = [proc_stats(p.pid)[0] for p in processes]
             last = {t.table: t.state.seq for t in tables}
             deadline = time.monotonic() + 120
             shown: dict[str, int] = {}
@@ -283,19 +312,21 @@ def run(args: argparse.Namespace, tmp: Path, broker: Broker, db: Db) -> None:
                 time.sleep(0.5)
             after = probe.frame_stats()
             errors = probe.errors
-        cpu_after, rss = proc_stats(collector.pid)
+        after_stats = [proc_stats(p.pid) for p in processes]
     finally:
         if publisher is not None:
             publisher.close()
-        collector.terminate()
-        collector.wait(30)
+        for process in processes:
+            process.terminate()
+            process.wait(30)
         forget_session(broker.url, CLIENT_ID)
     sent = {k: v for k, v in publisher.sent.items() if k not in sent_before}
     found = latencies(sent, drawn)
     behind = sum(1 for t, seq in last.items() if shown.get(t, 0) < seq)
     print(
-        f"{args.tables} tiles, {len(sent)} messages at {len(sent) / (ended - started):.0f}/s for {ended - started:.0f} s "
-        f"on {args.store}, load {os.getloadavg()[0]:.2f}: publish -> drawn {ms(list(found.values()))}; "
+        f"{build.name}: {args.tables} tiles, {len(sent)} messages at {len(sent) / (ended - started):.0f}/s for "
+        f"{ended - started:.0f} s on {args.store}, load {os.getloadavg()[0]:.2f}: publish -> drawn "
+        f"{ms(list(found.values()))}; "
         f"{len(sent) - len(found)} messages never drawn, {behind} tiles short of their table's last seq"
     )
     stored = stored_at(db)
@@ -315,10 +346,14 @@ def run(args: argparse.Namespace, tmp: Path, broker: Broker, db: Db) -> None:
         f"({after['long_task_ms'] - before['long_task_ms']:.0f} ms, max {after['max_long_task_ms']:.0f} ms)"
         + (f"; JavaScript errors: {errors}" if errors else "")
     )
-    print(
-        f"  collector (with its dashboard): CPU {100 * (cpu_load - cpu_before) / (ended - started):.0f}% of a core "
-        f"under load ({cpu_after - cpu_before:.1f} s in all), peak RSS {rss:.0f} MB"
-    )
+    names = ["collector (with its dashboard)"] if build.layout == "one" else ["collector", "dashboard"]
+    for name, before_cpu, load_cpu, (after_cpu, rss) in zip(names, cpu_before, cpu_load, after_stats):
+        print(
+            f"  {name}: CPU {100 * (load_cpu - before_cpu) / (ended - started):.0f}% of a core "
+            f"under load ({after_cpu - before_cpu:.1f} s in all), peak RSS {rss:.0f} MB"
+        )
+    drawn_s = list(found.values())
+    return {"p50": pct(drawn_s, 0.5), "p99": pct(drawn_s, 0.99), "max": max(drawn_s), "load": os.getloadavg()[0]}
 
 
 def main() -> None:
@@ -327,12 +362,29 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=500.0, help="messages a second, all tables together")
     parser.add_argument("--seconds", type=float, default=60.0, help="how long the tables publish")
     parser.add_argument("--store", choices=("sqlite", "postgresql"), default="sqlite")
+    parser.add_argument("--against", type=Path, metavar="TREE", help="another build's source tree, run after this one")
+    parser.add_argument("--against-layout", choices=("one", "split"), default="one", help="how TREE runs the floor")
+    parser.add_argument(
+        "--against-first", action="store_true", help="run TREE first (the order's effect on a loaded machine)"
+    )
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="bench-dashboard-") as name:
-        tmp = Path(name)
-        with Broker(tmp / "broker") as broker:
-            for db in stores(args.store, tmp):
-                run(args, tmp, broker, db)
+    builds = [Build(REPO, "split")]
+    if args.against is not None:
+        builds.insert(0 if args.against_first else 1, Build(args.against.resolve(), args.against_layout))
+    figures = {}
+    for build in builds:  # each on a fresh broker and store
+        with tempfile.TemporaryDirectory(prefix="bench-dashboard-") as name:
+            tmp = Path(name)
+            with Broker(tmp / "broker") as broker:
+                for db in stores(args.store, tmp):
+                    figures[build.name] = run(args, tmp, broker, db, build)
+    if len(figures) > 1:
+        print("publish -> drawn, side by side (the same run; a loaded machine shows in the load average):")
+        for name, got in figures.items():
+            print(
+                f"  {name}: p50 {1000 * got['p50']:.0f} ms, p99 {1000 * got['p99']:.0f} ms, "
+                f"max {1000 * got['max']:.0f} ms (load {got['load']:.2f})"
+            )
 
 
 if __name__ == "__main__":

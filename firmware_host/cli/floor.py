@@ -10,7 +10,10 @@ collectors, each with its own ``--client-id``, may share one PostgreSQL database
 lag, online, gaps, refused); ``floor export --table ID --rounds`` prints exactly what
 ``tablehost journal export --rounds`` prints on the table (``--role pit``: without the protection
 data). ``floor user`` keeps the dashboard's named users and ``floor views`` prints who viewed what
-(:mod:`firmware_host.cli.floor_users`). Exit status: 0; 1 ``status`` found a
+(:mod:`firmware_host.cli.floor_users`). ``floor dashboard --db PATH|DSN --http HOST:PORT --http-dir
+DIR`` serves the live dashboard in a process of its own, following the store
+(:mod:`firmware_host.cli.floor_dashboard`); ``floor --http`` starts it as a child of the collector,
+without the collector's key. Exit status: 0; 1 ``status`` found a
 gap, a break, a refused message or a record it cannot read, or ``export`` met such a record
 (named on stderr, the rest printed); 2 a clear error.
 """
@@ -27,6 +30,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from firmware_host.cli import floor_dashboard
 from firmware_host.feed.broker import BrokerSettings, client
 from firmware_host.floor.model import DEFAULT_SKEW_BOUND_S, Unreadable
 from firmware_host.text import escaped, json_line
@@ -89,13 +93,7 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
     parser.add_argument(
         "--metrics-client-ca", type=Path, metavar="F", help="the CA of its scrapers' client certificates (mutual TLS)"
     )
-    parser.add_argument("--http", metavar="HOST:PORT", help="serve the live floor dashboard (docs/floor-dashboard.md)")
-    parser.add_argument(
-        "--http-dir",
-        type=Path,
-        metavar="DIR",
-        help="the dashboard's users file, users (tablehost floor user add), and tls.crt, tls.key off loopback",
-    )
+    floor_dashboard.add_http_arguments(parser)  # the dashboard, as a child process (floor dashboard)
     parser.add_argument("-v", "--verbose", action="count", default=0, help="log each connection (-vv: debug)")
     parser.set_defaults(func=run_collect)
     commands = parser.add_subparsers(dest="command", metavar="SUBCOMMAND")
@@ -152,6 +150,7 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
     from firmware_host.cli import floor_users
 
     floor_users.register(commands, add_db_arguments)
+    floor_dashboard.register_dashboard(commands, add_db_arguments, _add_skew_bound)
 
 
 def add_db_arguments(parser: argparse.ArgumentParser, required: bool = True) -> None:
@@ -208,6 +207,8 @@ def run_collect(args: argparse.Namespace) -> int:
         args.broker, args.username, args.password_file, args.ca_file, args.cert_file, args.key_file
     )
     client(settings, args.client_id)  # a bad URL, secret or TLS file is a clear error before anything starts
+    if args.http:
+        floor_dashboard.check_dashboard(args)  # so is a dashboard that would not start
     stop = threading.Event()  # set by a signal, also one while the store opens (PostgreSQL: up to 10 s)
     collectors: list[Collector] = []
 
@@ -227,21 +228,12 @@ def run_collect(args: argparse.Namespace) -> int:
         collector.stop()
     servers: list[Any] = []  # started here, stopped after the collector
     try:
-        metrics = _metrics(args, collector)
+        metrics = _metrics(args, collector, store.engine)
         if metrics is not None:
             servers.append(metrics)
-        if args.http:
-            from firmware_host.floor.dashboard.serve import Dashboard
-
-            dashboard = Dashboard(
-                args.http,
-                lambda: open_db(args, read_only=True),
-                args.http_dir or Path("."),
-                open_writer=lambda: open_db(args),  # the view log is kept in the store
-                skew_bound_s=args.clock_skew_s,
-            )
+        if args.http:  # its own process, following the store (never given the floor's key), kept running
+            dashboard = floor_dashboard.DashboardChild(floor_dashboard.child_command(args))
             dashboard.start()
-            collector.readers.append(dashboard.floor.stored)  # what it stores, without reading it back
             servers.append(dashboard)
     except BaseException:
         for server in servers:
@@ -259,7 +251,7 @@ def run_collect(args: argparse.Namespace) -> int:
     return 0
 
 
-def _metrics(args: argparse.Namespace, collector: Any) -> Any:
+def _metrics(args: argparse.Namespace, collector: Any, engine: str) -> Any:
     """The collector's ``/metrics`` (started), or None without ``--metrics``; ``prometheus_client``
     is imported only with it. :class:`~firmware_host.web.server.WebError` for a bad address."""
     if args.metrics is None:
@@ -274,7 +266,7 @@ def _metrics(args: argparse.Namespace, collector: Any) -> Any:
     tls = None if args.metrics_tls_cert is None else (args.metrics_tls_cert, args.metrics_tls_key)
     counted = FloorMetrics(
         collector.stats,
-        "postgresql" if str(args.db).startswith("postgresql") else "sqlite",
+        engine,
         __version__,
         skew_bound_s=args.clock_skew_s,
     )

@@ -10,8 +10,9 @@ parses a payload itself.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator, Sequence
-from typing import Any, Protocol
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, ClassVar, Protocol
 
 from firmware_host.errors import TablehostError
 from firmware_host.floor.admission import Admitted, Refusal
@@ -129,6 +130,23 @@ class Store(Protocol):
     ) -> Iterator[dict[str, Any] | Unreadable]:
         """The table's stored messages in seq order (seq above ``after``, at most ``limit``), each as
         published or :class:`Unreadable`."""
+
+    def newer(
+        self, table: str, after: int, *, type: str | None = None, limit: int | None = None
+    ) -> Iterator[dict[str, Any] | Unreadable]:
+        """:meth:`read` without its status check (an unknown table has none)."""
+
+    #: Whether :meth:`listen` tells of each commit (PostgreSQL), else :meth:`changes` is polled.
+    notifies: ClassVar[bool]
+
+    def listen(self, heard: Callable[[list[str] | None], None], stop: threading.Event) -> None:
+        """Until ``stop``: ``heard`` the tables of each commit (None: every table)."""
+
+    def newer_of(self, afters: dict[str, int], span: int) -> dict[str, list[dict[str, Any] | Unreadable]]:
+        """:meth:`newer` of many tables in one query: above each one's ``after``, at most ``span`` above it."""
+
+    def changes(self) -> dict[str, tuple[Any, Any]]:
+        """Every table's mark of change (``last_seen``, highest seq), compared for equality only."""
 
     def messages(self, table: str, type: str | None = None) -> Iterator[dict[str, Any]]:
         """The readable ones of :meth:`read`."""

@@ -1,12 +1,15 @@
 """The floor's store: each table's feed messages, idempotent by ``(table, seq)``, on SQLite (the
 embedded default) or PostgreSQL.
 
-:func:`open_store` chooses by ``--db``: a path is a SQLite file
-(:class:`~firmware_host.floor.store_sqlite.SqliteStore`, also :class:`FloorStore`), a
-``postgresql://`` DSN is a PostgreSQL database
-(:class:`~firmware_host.floor.store_postgres.PostgresStore`, imported only then, so a plain run
-never imports psycopg). Both run the same SQL (:mod:`~firmware_host.floor.store_sql`) on one
-schema migrated by version number (:mod:`~firmware_host.floor.migrations`), and give the same
+:func:`open_store` finds the engine by name, as the wiring finds device backends: the scheme of
+``--db`` (:data:`ENGINES`; a path without one is a SQLite file,
+:class:`~firmware_host.floor.store_sqlite.SqliteStore`, also :class:`FloorStore`; a
+``postgresql://`` DSN is a PostgreSQL database,
+:class:`~firmware_host.floor.store_postgres.PostgresStore`, imported only then, so a plain run
+never imports psycopg); an unknown scheme is an error naming it. Both run the same SQL
+(:mod:`~firmware_host.floor.store_sql`, placeholders ``$1``, ``$2``...) with each engine's own
+fragments and schema (:mod:`~firmware_host.floor.sql_sqlite`, :mod:`~firmware_host.floor.sql_postgres`),
+migrated by version number (:mod:`~firmware_host.floor.migrations`), and give the same
 answers to every read: ``floor status``, ``floor export`` and ``journal verify --floor`` print
 the same on either.
 
@@ -21,7 +24,9 @@ shoes as ``journal export`` prints them), :meth:`~SqlStore.refusals`,
 
 from __future__ import annotations
 
+import importlib
 import os
+import re
 from pathlib import Path
 
 from firmware_host.floor.model import FloorError, Outcome, TableStatus, Unreadable
@@ -30,6 +35,9 @@ from firmware_host.floor.store_sqlite import SqliteStore
 
 __all__ = [
     "open_store",
+    "engine",
+    "engine_name",
+    "ENGINES",
     "is_dsn",
     "SqlStore",
     "SqliteStore",
@@ -46,25 +54,46 @@ __all__ = [
 
 #: The embedded store, by its first name.
 FloorStore = SqliteStore
-#: The DSN schemes of PostgreSQL (libpq URLs).
-DSN_SCHEMES = ("postgresql://", "postgres://")
+#: Every store engine by the scheme of the ``--db`` that names it: ``"module:class"``, imported when
+#: first used (so a floor on SQLite never imports psycopg). ``--db`` without a scheme is a SQLite file.
+ENGINES: dict[str, str] = {
+    "sqlite": "firmware_host.floor.store_sqlite:SqliteStore",
+    "postgresql": "firmware_host.floor.store_postgres:PostgresStore",
+    "postgres": "firmware_host.floor.store_postgres:PostgresStore",  # libpq's other name
+}
+#: A URL's scheme: ``name://`` at the start.
+_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")
+
+
+def engine_name(db: str | os.PathLike[str]) -> str:
+    """The scheme ``--db`` names its engine by (``postgresql://...``: ``postgresql``); a path: ``sqlite``."""
+    found = _SCHEME.match(db) if isinstance(db, str) else None
+    return found.group(1).lower() if found else "sqlite"
 
 
 def is_dsn(db: str | os.PathLike[str]) -> bool:
-    """Whether ``--db`` names a PostgreSQL database (a libpq URL) rather than a SQLite file."""
-    return isinstance(db, str) and db.startswith(DSN_SCHEMES)
+    """Whether ``--db`` names a database server by a URL rather than a SQLite file."""
+    return engine_name(db) != "sqlite"
+
+
+def engine(name: str) -> type[SqlStore]:
+    """The store class registered as ``name`` in :data:`ENGINES`, its module imported now.
+
+    :raises FloorError: for a name no engine is registered under.
+    """
+    spec = ENGINES.get(name)
+    if spec is None:
+        known = ", ".join(f"{scheme}://" for scheme in ENGINES if scheme != "sqlite")
+        raise FloorError(f"floor database: no store engine {name!r} (known: {known}, or a SQLite file's path)")
+    module, _, cls = spec.partition(":")
+    return getattr(importlib.import_module(module), cls)  # type: ignore[no-any-return]
 
 
 def open_store(db: str | os.PathLike[str], *, password_file: Path | None = None, read_only: bool = False) -> SqlStore:
-    """The store ``db`` names: a ``postgresql://`` DSN (its password in ``password_file``), or a SQLite path.
+    """The store ``db`` names: a URL whose scheme names an engine (:data:`ENGINES`; PostgreSQL's
+    password in ``password_file``), or a SQLite path.
 
-    :raises FloorError: it cannot be opened (a password in the DSN, a password file for a
-        SQLite path, an unreachable server, a missing file...).
+    :raises FloorError: an unknown engine; it cannot be opened (a password in the DSN, a password
+        file for a SQLite path, an unreachable server, a missing file...).
     """
-    if is_dsn(db):
-        from firmware_host.floor.store_postgres import PostgresStore
-
-        return PostgresStore(str(db), password_file=password_file, read_only=read_only)
-    if password_file is not None:
-        raise FloorError(f"floor database {db}: a password file is for a postgresql:// DSN, not a SQLite file")
-    return SqliteStore(db, read_only=read_only)
+    return engine(engine_name(db)).open(db, password_file=password_file, read_only=read_only)

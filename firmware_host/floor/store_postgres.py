@@ -43,7 +43,9 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-from collections.abc import Iterator, Sequence
+import os
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +55,7 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg.types.string import TextLoader
 
 from firmware_host.feed.broker import BrokerError, read_secret
-from firmware_host.floor import migrations
+from firmware_host.floor import migrations, sql_postgres
 from firmware_host.floor.model import FloorError
 from firmware_host.floor.store_sql import MESSAGE_ROW, SqlStore
 
@@ -67,16 +69,16 @@ POOL_SIZE = 4
 CONNECT_TIMEOUT_S = 10.0
 #: The advisory lock key of the schema's migration (any constant of this application).
 MIGRATION_LOCK = 0x7461626C65  # "table"
-#: Each inserted column's SQL type (``data`` is sent as its text and stored as ``json``).
-_TYPES = {"seq": "bigint", "journal_seq": "bigint", "round": "bigint", "at": "float8", "received_at": "float8"}
+#: The channel a collector's commit notifies (the tables it wrote) and the dashboard listens on.
+CHANNEL = "tablehost_floor"
+#: The longest payload sent (PostgreSQL's limit is 8,000 bytes); beyond, an empty one: "every table".
+MAX_PAYLOAD = 7000
+#: Seconds a listener waits for a notification before it looks at its stop flag again.
+LISTEN_WAKE_S = 0.5
+#: Seconds before a listener whose connection failed connects again.
+RELISTEN_S = 2.0
 #: A batch's new messages in one statement, from one JSON parameter: an object per row.
-_INSERT = (
-    f"INSERT INTO messages ({', '.join(MESSAGE_ROW)}) SELECT "
-    + ", ".join(f"u.{c}::json" if c == "data" else f"u.{c}" for c in MESSAGE_ROW)
-    + " FROM json_to_recordset(?::json) AS u ("
-    + ", ".join(f"{c} {_TYPES.get(c, 'text')}" for c in MESSAGE_ROW)
-    + ") ON CONFLICT DO NOTHING"
-)
+_INSERT = sql_postgres.insert(MESSAGE_ROW)
 
 
 def safe_dsn(dsn: str) -> str:
@@ -92,21 +94,22 @@ def safe_dsn(dsn: str) -> str:
 
 
 class _Db:
-    """One pooled connection, with the ``?`` placeholders the shared SQL uses."""
+    """One pooled connection, whose cursors send the SQL's ``$1``, ``$2``... to the server as they are
+    (psycopg's :class:`~psycopg.RawCursor`: PostgreSQL's own placeholders)."""
 
     def __init__(self, conn: psycopg.Connection[Any]) -> None:
         self.conn = conn
 
-    def execute(self, sql: str, args: Sequence[Any] = ()) -> psycopg.Cursor[Any]:
-        return self.conn.execute(sql.replace("?", "%s"), args)
+    def execute(self, sql: str, args: Sequence[Any] = ()) -> psycopg.RawCursor[Any]:
+        return self.conn.cursor().execute(sql, args)  # type: ignore[return-value]
 
-    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> psycopg.Cursor[Any]:
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> psycopg.RawCursor[Any]:
         """``sql`` once per row, in one pipeline (psycopg 3's ``executemany``): one round trip."""
         if len(rows) == 1:  # no pipeline to enter and leave
             return self.execute(sql, rows[0])
         cursor = self.conn.cursor()
-        cursor.executemany(sql.replace("?", "%s"), rows)
-        return cursor
+        cursor.executemany(sql, rows)
+        return cursor  # type: ignore[return-value]
 
 
 class PostgresStore(SqlStore):
@@ -120,11 +123,13 @@ class PostgresStore(SqlStore):
     """
 
     engine = "postgresql"
+    notifies = True
     _ERROR = (psycopg.Error, psycopg_pool.PoolTimeout)
     _VALUE_ERRORS = (psycopg.DataError, psycopg.IntegrityError)
-    _UNREADABLE = "json_typeof(data) <> 'object'"
-    _TEXTS = "SELECT value FROM json_array_elements_text(?::json)"
-    _PAIRS = "SELECT p ->> 0, (p ->> 1)::bigint FROM json_array_elements(?::json) AS p"
+    _UNREADABLE = sql_postgres.UNREADABLE
+    _TEXTS = sql_postgres.TEXTS
+    _PAIRS = sql_postgres.PAIRS
+    _STEPS = sql_postgres.STEPS
 
     def __init__(
         self, dsn: str, *, password_file: Path | None = None, read_only: bool = False, pool_size: int = POOL_SIZE
@@ -155,7 +160,7 @@ class PostgresStore(SqlStore):
         if read_only:
             settings.append("-c default_transaction_read_only=on")
         options["options"] = " ".join(setting for setting in settings if setting)
-        conninfo = make_conninfo(dsn, **options)
+        conninfo = self._conninfo = make_conninfo(dsn, **options)
         try:  # one connection first: a refused login is one clear line now, not a pool's retries
             psycopg.connect(conninfo).close()
         except psycopg.Error as exc:
@@ -166,7 +171,7 @@ class PostgresStore(SqlStore):
             max_size=pool_size,
             open=False,
             name="tablehost-floor",
-            kwargs={"autocommit": True},
+            kwargs={"autocommit": True, "cursor_factory": psycopg.RawCursor},
             configure=_configure,
             timeout=CONNECT_TIMEOUT_S,
         )
@@ -185,6 +190,13 @@ class PostgresStore(SqlStore):
             self._pool.close()
             raise
 
+    @classmethod
+    def open(
+        cls, db: str | os.PathLike[str], *, password_file: Path | None = None, read_only: bool = False
+    ) -> PostgresStore:
+        """The database the DSN ``db`` names."""
+        return cls(str(db), password_file=password_file, read_only=read_only)
+
     @contextlib.contextmanager
     def _db(self) -> Iterator[_Db]:
         try:
@@ -197,13 +209,13 @@ class PostgresStore(SqlStore):
         """Make ``schema_version`` and apply the steps above the version found, all under the
         session's advisory lock :data:`MIGRATION_LOCK` (``current`` is not trusted: the version is
         read again once the lock is held, as another collector may have migrated meanwhile)."""
-        db.execute("SELECT pg_advisory_lock(?)", (MIGRATION_LOCK,))
+        db.execute("SELECT pg_advisory_lock($1)", (MIGRATION_LOCK,))
         try:
-            db.execute(migrations.VERSION_TABLE["postgresql"])
+            db.execute(sql_postgres.VERSION_TABLE)
             super()._migrate(db, migrations.version(db))
         finally:
             if not db.conn.broken:  # a lost connection took its lock along (and its error stands)
-                db.execute("SELECT pg_advisory_unlock(?)", (MIGRATION_LOCK,))
+                db.execute("SELECT pg_advisory_unlock($1)", (MIGRATION_LOCK,))
 
     def _begin(self, db: Any, tables: list[str]) -> None:
         db.execute("BEGIN")
@@ -211,7 +223,7 @@ class PostgresStore(SqlStore):
             return
         db.execute(
             "SELECT pg_advisory_xact_lock(k) FROM (SELECT DISTINCT hashtextextended(t, 0) AS k "
-            "FROM unnest(?::text[]) AS t) AS keys ORDER BY k",
+            "FROM unnest($1::text[]) AS t) AS keys ORDER BY k",
             (tables,),
         )
 
@@ -222,9 +234,46 @@ class PostgresStore(SqlStore):
         document = json.dumps([dict(zip(MESSAGE_ROW, row)) for row in rows], ensure_ascii=False, allow_nan=False)
         return int(db.execute(_INSERT, (document,)).rowcount)
 
+    def _announce(self, db: Any, tables: list[str]) -> None:
+        """``NOTIFY`` the tables written on :data:`CHANNEL`, in the write's transaction: listeners hear
+        of it when it commits, never of a write rolled back."""
+        payload = json.dumps(tables, ensure_ascii=False, separators=(",", ":"))
+        db.execute("SELECT pg_notify($1, $2)", (CHANNEL, payload if len(payload.encode()) <= MAX_PAYLOAD else ""))
+
+    def listen(self, heard: Callable[[list[str] | None], None], stop: threading.Event) -> None:
+        """Until ``stop`` is set, ``LISTEN`` on :data:`CHANNEL` on a connection of its own (not the
+        pool's) and call ``heard`` with each commit's tables (None: look at every table, as after a
+        payload it cannot read, and after each (re)connection, for what was committed meanwhile). A
+        lost connection is logged and made again after :data:`RELISTEN_S`."""
+        while not stop.is_set():
+            try:
+                with psycopg.connect(self._conninfo, autocommit=True) as conn:
+                    conn.execute(f"LISTEN {CHANNEL}")
+                    heard(None)
+                    while not stop.is_set():
+                        for notify in conn.notifies(timeout=LISTEN_WAKE_S):
+                            heard(_announced(notify.payload))
+            except psycopg.Error as exc:
+                log.warning("floor database %s: listening for commits: %s", self.name, _first_line(exc))
+                stop.wait(RELISTEN_S)
+
     def close(self) -> None:
         """Close the pool's connections."""
         self._pool.close()
+
+
+def _announced(payload: str) -> list[str] | None:
+    """The tables a notification names, or None (every table) for a payload that is not a short
+    JSON array of table ids (any user of the database may ``NOTIFY``)."""
+    try:
+        tables = json.loads(payload) if payload else None
+    except ValueError:
+        return None
+    if not isinstance(tables, list) or len(tables) > MAX_PAYLOAD // 2:
+        return None
+    if not all(isinstance(table, str) and len(table) <= 256 for table in tables):
+        return None
+    return tables
 
 
 def _configure(conn: psycopg.Connection[Any]) -> None:

@@ -11,8 +11,10 @@ is :class:`~firmware_host.floor.model.Unreadable`, named. The writes are
 from __future__ import annotations
 
 import contextlib
+import json
 import math
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from typing import Any, ClassVar
 
 from firmware_host.feed import schema
@@ -40,6 +42,11 @@ class StoreReads:
     _INTEGER_SEQ: ClassVar[str] = ""
     #: SQL true of a message row that :func:`_message` cannot read back.
     _UNREADABLE: ClassVar[str]
+    #: SQL of rows ``(table_id, seq)`` from parameter ``$1``: a JSON array of ``[table, seq]`` pairs.
+    _PAIRS: ClassVar[str]
+
+    #: Whether the engine tells its followers of each commit (:meth:`listen`); else they poll :meth:`changes`.
+    notifies: ClassVar[bool] = False
 
     def __init__(self, name: str) -> None:
         #: What the store is called in messages (a path, or a DSN without its password).
@@ -48,11 +55,15 @@ class StoreReads:
         self._refusals = True  # the refusal tables exist
 
     def _db(self) -> contextlib.AbstractContextManager[Any]:
-        """A connection for the ``with`` block: ``execute(sql, args)`` with ``?`` placeholders."""
+        """A connection for the ``with`` block: ``execute(sql, args)`` with ``$1``, ``$2``... placeholders."""
         raise NotImplementedError
 
     def close(self) -> None:
         """Close the database."""
+        raise NotImplementedError
+
+    def listen(self, heard: Callable[[list[str] | None], None], stop: threading.Event) -> None:
+        """Until ``stop``: ``heard`` the tables of each commit (None: every table). Only where :attr:`notifies`."""
         raise NotImplementedError
 
     def tables(self) -> list[str]:
@@ -66,7 +77,9 @@ class StoreReads:
         :raises FloorError: no such table.
         """
         with self._db() as db:
-            row = db.execute("SELECT status, last_seen, duplicates FROM tables WHERE table_id = ?", (table,)).fetchone()
+            row = db.execute(
+                "SELECT status, last_seen, duplicates FROM tables WHERE table_id = $1", (table,)
+            ).fetchone()
             if row is None:
                 known = [str(t) for (t,) in db.execute("SELECT table_id FROM tables ORDER BY table_id").fetchall()]
                 raise FloorError(
@@ -82,18 +95,18 @@ class StoreReads:
                     unreadable.append(f"table {table!r} status: cannot read it: {exc}")
             gaps = self._gaps(db, table)
             (max_seq,) = db.execute(
-                f"SELECT coalesce(max(seq), 0) FROM messages WHERE table_id = ? {self._INTEGER_SEQ}", (table,)
+                f"SELECT coalesce(max(seq), 0) FROM messages WHERE table_id = $1 {self._INTEGER_SEQ}", (table,)
             ).fetchone()
             last = db.execute(
-                f"SELECT at, received_at FROM messages WHERE table_id = ? {self._INTEGER_SEQ} "
+                f"SELECT at, received_at FROM messages WHERE table_id = $1 {self._INTEGER_SEQ} "
                 "ORDER BY seq DESC LIMIT 1",
                 (table,),
             ).fetchone()
             counts = dict(
-                db.execute("SELECT kind, count(*) FROM problems WHERE table_id = ? GROUP BY kind", (table,)).fetchall()
+                db.execute("SELECT kind, count(*) FROM problems WHERE table_id = $1 GROUP BY kind", (table,)).fetchall()
             )
             refused = (
-                db.execute("SELECT count, last_reason FROM refused_counts WHERE table_id = ?", (table,)).fetchone()
+                db.execute("SELECT count, last_reason FROM refused_counts WHERE table_id = $1", (table,)).fetchone()
                 if self._refusals
                 else None
             )
@@ -120,7 +133,7 @@ class StoreReads:
         if not self._refusals:
             return 0
         with self._db() as db:
-            row = db.execute("SELECT count FROM refused_counts WHERE table_id = ?", (UNKNOWN_TABLE,)).fetchone()
+            row = db.execute("SELECT count FROM refused_counts WHERE table_id = $1", (UNKNOWN_TABLE,)).fetchone()
         return int(row[0]) if row else 0
 
     def refusals(self, table: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
@@ -128,10 +141,10 @@ class StoreReads:
         ``table, topic, seq, reason, excerpt, size, at``."""
         if not self._refusals:
             return []
-        where, args = ("WHERE table_id = ?", (table, limit)) if table is not None else ("", (limit,))
+        where, args = ("WHERE table_id = $1", (table, limit)) if table is not None else ("", (limit,))
         with self._db() as db:
             rows = db.execute(
-                f"SELECT table_id, topic, seq, reason, excerpt, size, at FROM refused {where} ORDER BY id DESC LIMIT ?",
+                f"SELECT table_id, topic, seq, reason, excerpt, size, at FROM refused {where} ORDER BY id DESC LIMIT ${len(args)}",
                 args,
             ).fetchall()
         return [dict(zip(_REFUSAL, row)) for row in rows]
@@ -155,12 +168,12 @@ class StoreReads:
         """
         with self._db() as db:
             if start is None:
-                row = db.execute("SELECT ack_hint FROM tables WHERE table_id = ?", (table,)).fetchone()
+                row = db.execute("SELECT ack_hint FROM tables WHERE table_id = $1", (table,)).fetchone()
                 start = max(1, int(row[0])) if row and isinstance(row[0], int) else 1
             if not db.execute(
-                "SELECT 1 FROM messages WHERE table_id = ? AND seq = ? UNION ALL "
-                "SELECT 1 FROM settled WHERE table_id = ? AND seq = ?",
-                (table, start, table, start),
+                "SELECT 1 FROM messages WHERE table_id = $1 AND seq = $2 UNION ALL "
+                "SELECT 1 FROM settled WHERE table_id = $1 AND seq = $2",
+                (table, start),
             ).fetchone():
                 return (0, schema.GENESIS_HASH) if start == 1 else self.contiguous(table, 1)
             # The first held seq from ``start`` whose next does not chain to it (no message there
@@ -168,13 +181,13 @@ class StoreReads:
             # merged, that stops at the first such seq. A seq held twice (a message and a
             # settled one of another hash) ends the prefix there unless both chain on.
             ends = " ".join(
-                f"SELECT h.seq, h.hash FROM {side} AS h WHERE h.table_id = ? AND h.seq >= ? "
+                f"SELECT h.seq, h.hash FROM {side} AS h WHERE h.table_id = $1 AND h.seq >= $2 "
                 "AND NOT EXISTS (SELECT 1 FROM messages AS n WHERE n.table_id = h.table_id AND n.seq = h.seq + 1 "
                 "AND n.prev_hash = h.hash) "
                 "AND NOT EXISTS (SELECT 1 FROM settled AS n WHERE n.table_id = h.table_id AND n.seq = h.seq + 1)"
                 for side in ("messages", "settled")
             ).replace(" SELECT h.seq", " UNION ALL SELECT h.seq", 1)
-            end = db.execute(f"{ends} ORDER BY 1 LIMIT 1", (table, start, table, start)).fetchone()
+            end = db.execute(f"{ends} ORDER BY 1 LIMIT 1", (table, start)).fetchone()
         return int(end[0]), str(end[1])
 
     def gaps(self, table: str) -> list[tuple[int, int]]:
@@ -185,7 +198,7 @@ class StoreReads:
     def _gaps(self, db: Any, table: str) -> list[tuple[int, int]]:
         rows = db.execute(
             "SELECT seq, prev FROM (SELECT seq, lag(seq, 1, CAST(0 AS BIGINT)) OVER (ORDER BY seq) AS prev FROM "
-            f"messages WHERE table_id = ? {self._INTEGER_SEQ}) AS s WHERE seq > prev + 1",
+            f"messages WHERE table_id = $1 {self._INTEGER_SEQ}) AS s WHERE seq > prev + 1",
             (table,),
         ).fetchall()
         return [(int(prev) + 1, int(seq) - 1) for seq, prev in rows]
@@ -193,7 +206,7 @@ class StoreReads:
     def problems(self, table: str | None = None) -> list[dict[str, Any]]:
         """The breaks and repairs recorded (of one table, or all), oldest first: each a dict of
         ``table, seq, kind, detail, topic, at``."""
-        where, args = ("WHERE table_id = ?", (table,)) if table is not None else ("", ())
+        where, args = ("WHERE table_id = $1", (table,)) if table is not None else ("", ())
         with self._db() as db:
             rows = db.execute(
                 f"SELECT table_id, seq, kind, detail, topic, at FROM problems {where} ORDER BY id", args
@@ -203,7 +216,7 @@ class StoreReads:
     def _unreadable(self, db: Any, table: str) -> Iterator[Unreadable]:
         """The table's messages :meth:`read` cannot give back, found by the database alone."""
         rows = db.execute(
-            f"SELECT {', '.join(self._columns())} FROM messages WHERE table_id = ? AND "
+            f"SELECT {', '.join(self._columns())} FROM messages WHERE table_id = $1 AND "
             f"({self._UNREADABLE}) ORDER BY seq",
             (table,),
         ).fetchall()
@@ -223,24 +236,64 @@ class StoreReads:
         :raises FloorError: no such table (when iterated).
         """
         self.status(table)  # a clear error for an unknown table
-        where, args = ("AND type = ?", [table, after, type]) if type is not None else ("", [table, after])
-        cap = "LIMIT ?" if limit is not None else ""
+        yield from self.newer(table, after, type=type, limit=limit)
+
+    def newer(
+        self, table: str, after: int, *, type: str | None = None, limit: int | None = None
+    ) -> Iterator[dict[str, Any] | Unreadable]:
+        """:meth:`read` without its status check: the messages above ``after`` by the primary key's
+        index alone, so following a busy table costs what is new, not its history (an unknown
+        table has none)."""
+        where, args = ("AND type = $3", [table, after, type]) if type is not None else ("", [table, after])
+        cap = f"LIMIT ${len(args) + 1}" if limit is not None else ""
         query = (
-            f"SELECT {', '.join(self._columns())} FROM messages WHERE table_id = ? AND seq > ? {where} "
+            f"SELECT {', '.join(self._columns())} FROM messages WHERE table_id = $1 AND seq > $2 {where} "
             f"ORDER BY seq {cap}"
         )
         with self._db() as db:
             for row in db.execute(query, (*args, *([limit] if limit is not None else []))):
                 yield _message(table, dict(zip(self._columns(), row)))
 
+    def newer_of(self, afters: dict[str, int], span: int) -> dict[str, list[dict[str, Any] | Unreadable]]:
+        """:meth:`newer` of many tables in one query (one round trip, whatever their number): of each
+        table of ``afters``, the first ``span`` of its messages with a seq above its ``after``, in seq
+        order (a table that has ``span`` of them may have more: read the rest another way)."""
+        if not afters:
+            return {}
+        columns = ", ".join(self._columns())
+        with self._db() as db:
+            rows = db.execute(
+                f"WITH w (table_id, seq) AS ({self._PAIRS}) SELECT table_id, {columns} FROM (SELECT m.*, "
+                "row_number() OVER (PARTITION BY m.table_id ORDER BY m.seq) AS n FROM messages AS m "
+                "JOIN w ON m.table_id = w.table_id AND m.seq > w.seq) AS x WHERE n <= $2 ORDER BY table_id, seq",
+                (json.dumps(sorted(afters.items())), span),
+            ).fetchall()
+        found: dict[str, list[dict[str, Any] | Unreadable]] = {}
+        for table, *row in rows:
+            found.setdefault(str(table), []).append(_message(str(table), dict(zip(self._columns(), row))))
+        return found
+
+    def changes(self) -> dict[str, tuple[Any, Any]]:
+        """Every table's mark of change, in one query: ``(last_seen, highest seq)``. A collector's
+        write of a table sets its ``last_seen`` (a status or a refusal too) and a stored message
+        raises its highest seq, so a mark that differs from the one read before says the table
+        changed (compared for equality only: no clock is trusted to order them). The highest seq is
+        read through the primary key's index, a seek per table."""
+        with self._db() as db:
+            rows = db.execute(
+                "SELECT t.table_id, t.last_seen, (SELECT max(m.seq) FROM messages AS m WHERE m.table_id = t.table_id) "
+                "FROM tables AS t"
+            ).fetchall()
+        return {str(table): (seen, high) for table, seen, high in rows}
+
     def last_messages(self, table: str, count: int = 50, type: str | None = None) -> list[dict[str, Any] | Unreadable]:
         """The table's last ``count`` stored messages (of one ``type``, or all), oldest first."""
         self.status(table)
-        where, args = ("AND type = ?", (table, type, count)) if type is not None else ("", (table, count))
+        where, args = ("AND type = $2", (table, type, count)) if type is not None else ("", (table, count))
         with self._db() as db:
             rows = db.execute(
-                f"SELECT {', '.join(self._columns())} FROM messages WHERE table_id = ? {where} "
-                "ORDER BY seq DESC LIMIT ?",
+                f"SELECT {', '.join(self._columns())} FROM messages WHERE table_id = $1 {where} "
+                f"ORDER BY seq DESC LIMIT ${len(args)}",
                 args,
             ).fetchall()
         return [_message(table, dict(zip(self._columns(), row))) for row in reversed(rows)]
@@ -251,7 +304,7 @@ class StoreReads:
         history (issue 29, N9). An unknown table has none."""
         with self._db() as db:
             rows = db.execute(
-                f"SELECT {', '.join(self._columns())} FROM messages WHERE table_id = ? AND round = ? ORDER BY seq",
+                f"SELECT {', '.join(self._columns())} FROM messages WHERE table_id = $1 AND round = $2 ORDER BY seq",
                 (table, round_number),
             ).fetchall()
         found = (_message(table, dict(zip(self._columns(), row))) for row in rows)

@@ -35,8 +35,10 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any, ClassVar
 
 from firmware_host.feed import schema
@@ -78,10 +80,10 @@ class SqlStore(StoreReads, ViewRows):
     _ERROR: ClassVar[tuple[type[BaseException], ...]]
     #: The engine's errors caused by one message's values: that message is refused alone.
     _VALUE_ERRORS: ClassVar[tuple[type[BaseException], ...]]
-    #: SQL of rows ``value`` from one parameter: a JSON array of text.
-    _TEXTS: ClassVar[str] = "SELECT value FROM json_each(?)"
-    #: SQL of rows ``(table_id, seq)`` from one parameter: a JSON array of ``[table, seq]`` pairs.
-    _PAIRS: ClassVar[str] = "SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?)"
+    #: SQL of rows ``value`` from parameter ``$2``: a JSON array of text.
+    _TEXTS: ClassVar[str]
+    #: The engine's statements of each step of the schema (:data:`~firmware_host.floor.migrations.MIGRATIONS`).
+    _STEPS: ClassVar[Mapping[int, tuple[str, ...]]]
 
     def __init__(self, name: str) -> None:
         super().__init__(name)
@@ -95,13 +97,23 @@ class SqlStore(StoreReads, ViewRows):
 
     # ------------------------------------------------------------------ engine
 
+    @classmethod
+    def open(
+        cls, db: str | os.PathLike[str], *, password_file: Path | None = None, read_only: bool = False
+    ) -> SqlStore:
+        """The store ``db`` names on this engine (:func:`~firmware_host.floor.store.open_store`).
+
+        :raises FloorError: it cannot be opened.
+        """
+        raise NotImplementedError
+
     def _begin(self, db: Any, tables: list[str]) -> None:
         """Begin a write transaction that holds the store for the batch's ``tables``."""
         raise NotImplementedError
 
     def _migrate(self, db: Any, current: int) -> None:
         """Apply the schema's steps above version ``current`` (:func:`~firmware_host.floor.migrations.migrate`)."""
-        migrations.migrate(db, self.engine, current, lambda: self._begin(db, []), lambda: self._rollback(db), self.name)
+        migrations.migrate(db, self._STEPS, current, lambda: self._begin(db, []), lambda: self._rollback(db), self.name)
 
     # ------------------------------------------------------------------ writing
 
@@ -136,7 +148,7 @@ class SqlStore(StoreReads, ViewRows):
         """
         try:
             with self._db() as db:
-                db.execute("UPDATE tables SET ack_hint = ? WHERE table_id = ? AND ack_hint < ?", (seq, table, seq))
+                db.execute("UPDATE tables SET ack_hint = $1 WHERE table_id = $2 AND ack_hint < $1", (seq, table))
         except self._ERROR as exc:
             raise FloorError(f"floor database {self.name}: cannot remember an acknowledgement: {exc}") from exc
 
@@ -148,11 +160,17 @@ class SqlStore(StoreReads, ViewRows):
             try:
                 self._seen(db, sorted({item.table for item in batch if isinstance(item, Admitted)}), now)
                 outcomes = self._isolated(db, batch, now) if isolate else self._together(db, batch, now)
+                self._announce(db, tables)
                 db.execute("COMMIT")
             except BaseException:
                 self._rollback(db)
                 raise
         return outcomes
+
+    def _announce(self, db: Any, tables: list[str]) -> None:
+        """Tell the store's followers (the dashboard) which ``tables`` this write changes, inside its
+        transaction, so they hear of it when it commits and only then. Nothing by default: a
+        follower polls :meth:`~firmware_host.floor.store_reads.StoreReads.changes`."""
 
     def _in_transaction(self, db: Any) -> bool:
         """Whether ``db`` still has a transaction open (an engine may have rolled it back itself)."""
@@ -231,7 +249,7 @@ class SqlStore(StoreReads, ViewRows):
             (item,) = items
             seq = item.message["seq"]
             held = db.execute(
-                "SELECT hash, prev_hash FROM messages WHERE table_id = ? AND seq = ?", (item.table, seq)
+                "SELECT hash, prev_hash FROM messages WHERE table_id = $1 AND seq = $2", (item.table, seq)
             ).fetchone()
             batch = continuity.Batch({item.table: continuity.Chain(seq, {seq: tuple(held)})})
             outcomes = [batch.add(item)]
@@ -262,7 +280,7 @@ class SqlStore(StoreReads, ViewRows):
         """Insert message ``rows`` (:data:`_COLUMNS` and ``received_at``) unless held: how many were taken."""
         return int(
             db.executemany(
-                f"INSERT INTO messages ({', '.join(MESSAGE_ROW)}) VALUES ({', '.join('?' * len(MESSAGE_ROW))}) ON CONFLICT DO NOTHING",
+                f"INSERT INTO messages ({', '.join(MESSAGE_ROW)}) VALUES ({', '.join(f'${n}' for n in range(1, len(MESSAGE_ROW) + 1))}) ON CONFLICT DO NOTHING",
                 rows,
             ).rowcount
         )
@@ -291,24 +309,25 @@ class SqlStore(StoreReads, ViewRows):
         """The batch's problems, duplicate counts and statuses: a statement each."""
         if batch.problems:
             db.executemany(
-                "INSERT INTO problems (table_id, seq, kind, detail, topic, at) VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT INTO problems (table_id, seq, kind, detail, topic, at) VALUES ($1, $2, $3, $4, $5, $6)",
                 [(p.table, p.seq, p.kind, p.detail, _text_only(p.topic), now) for p in batch.problems],
             )
         if batch.duplicates:
             db.executemany(
-                "UPDATE tables SET duplicates = duplicates + ? WHERE table_id = ?",
+                "UPDATE tables SET duplicates = duplicates + $1 WHERE table_id = $2",
                 [(count, table) for table, count in sorted(batch.duplicates.items())],
             )
         if statuses:
             db.executemany(
-                "UPDATE tables SET status = ? WHERE table_id = ?", [(s, table) for table, s in sorted(statuses.items())]
+                "UPDATE tables SET status = $1 WHERE table_id = $2",
+                [(s, table) for table, s in sorted(statuses.items())],
             )
 
     def _seen(self, db: Any, tables: list[str], now: float) -> None:
         """Each of ``tables`` (distinct) has its row, seen ``now``: one statement."""
         if tables:
             db.execute(
-                f"INSERT INTO tables (table_id, last_seen) SELECT value, ? FROM ({self._TEXTS}) AS t WHERE true "
+                f"INSERT INTO tables (table_id, last_seen) SELECT value, $1 FROM ({self._TEXTS}) AS t WHERE true "
                 "ON CONFLICT (table_id) DO UPDATE SET last_seen = excluded.last_seen",
                 (now, json.dumps(tables)),
             )
@@ -319,7 +338,7 @@ class SqlStore(StoreReads, ViewRows):
         if (
             table is not None
             and not refusal.known
-            and not db.execute("SELECT 1 FROM tables WHERE table_id = ?", (table,)).fetchone()
+            and not db.execute("SELECT 1 FROM tables WHERE table_id = $1", (table,)).fetchone()
         ):
             table = None
         bucket = UNKNOWN_TABLE if table is None else table
@@ -328,14 +347,14 @@ class SqlStore(StoreReads, ViewRows):
         reason = _text_only(refusal.reason)
         (total,) = db.execute("SELECT coalesce(sum(kept), 0) FROM refused_counts").fetchone()
         (kept,) = db.execute(
-            "INSERT INTO refused_counts (table_id, count, kept, last_reason, last_at) VALUES (?, 1, 0, ?, ?) "
+            "INSERT INTO refused_counts (table_id, count, kept, last_reason, last_at) VALUES ($1, 1, 0, $2, $3) "
             "ON CONFLICT (table_id) DO UPDATE SET count = refused_counts.count + 1, "
             "last_reason = excluded.last_reason, last_at = excluded.last_at RETURNING kept",
             (bucket, reason, now),
         ).fetchone()
         if total < REFUSED_KEPT_TOTAL and kept < REFUSED_KEPT_PER_TABLE:
             db.execute(
-                "INSERT INTO refused (table_id, topic, seq, reason, excerpt, size, at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO refused (table_id, topic, seq, reason, excerpt, size, at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
                 (
                     bucket,
                     _text_only(refusal.topic),
@@ -346,10 +365,10 @@ class SqlStore(StoreReads, ViewRows):
                     now,
                 ),
             )
-            db.execute("UPDATE refused_counts SET kept = kept + 1 WHERE table_id = ?", (bucket,))
+            db.execute("UPDATE refused_counts SET kept = kept + 1 WHERE table_id = $1", (bucket,))
         if refusal.settles is not None and table is not None:
             db.execute(
-                "INSERT INTO settled (table_id, seq, hash, reason, at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                "INSERT INTO settled (table_id, seq, hash, reason, at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
                 (table, *refusal.settles, reason, now),
             )
         return Outcome("refused", refusal.table, refusal.seq, refusal.reason)

@@ -23,7 +23,7 @@ __all__ = ["ViewRows", "VIEW_COLUMNS"]
 #: A view row's columns, as :meth:`ViewRows.views` gives them.
 VIEW_COLUMNS = ("minute", "user", "role", "what", "count")
 _UPSERT = (
-    "INSERT INTO views (minute, user_name, role, what, count) VALUES (?, ?, ?, ?, ?) "
+    "INSERT INTO views (minute, user_name, role, what, count) VALUES ($1, $2, $3, $4, $5) "
     "ON CONFLICT (minute, user_name, what) DO UPDATE SET count = views.count + excluded.count"
 )
 
@@ -62,12 +62,12 @@ class ViewRows:
 
     def views(self, user: str | None = None, since: int = 0, limit: int = 1000) -> list[dict[str, Any]]:
         """The view rows from minute ``since`` on (of one ``user``, or all), newest first, at most ``limit``."""
-        where, args = ("AND user_name = ?", [since, user]) if user is not None else ("", [since])
+        where, args = ("AND user_name = $2", [since, user]) if user is not None else ("", [since])
         try:
             with self._db() as db:
                 rows = db.execute(
-                    "SELECT minute, user_name, role, what, count FROM views WHERE minute >= ? "
-                    f"{where} ORDER BY minute DESC, user_name, what LIMIT ?",
+                    "SELECT minute, user_name, role, what, count FROM views WHERE minute >= $1 "
+                    f"{where} ORDER BY minute DESC, user_name, what LIMIT ${len(args) + 1}",
                     (*args, limit),
                 ).fetchall()
         except self._ERROR as exc:

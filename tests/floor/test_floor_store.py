@@ -124,12 +124,12 @@ def test_the_floors_acknowledgement_is_the_longest_chain_stored_or_settled(
         for seq in stored:
             db.execute(
                 "INSERT INTO messages (table_id, seq, journal_seq, journal_hash, at, round, type, data, prev_hash, "
-                "hash, received_at) VALUES (?, ?, 1, 'x', 0, 0, 't', '{}', ?, ?, 0)",
+                "hash, received_at) VALUES ($1, $2, 1, 'x', 0, 0, 't', '{}', $3, $4, 0)",
                 (table, seq, prev(seq), f"m{seq}"),
             )
         for seq in settled:
             db.execute(
-                "INSERT INTO settled (table_id, seq, hash, reason, at) VALUES (?, ?, ?, 'r', 0)",
+                "INSERT INTO settled (table_id, seq, hash, reason, at) VALUES ($1, $2, $3, 'r', 0)",
                 (table, seq, f"s{seq}"),
             )
         db.execute("COMMIT")
@@ -147,7 +147,7 @@ def test_the_floors_acknowledgement_is_the_longest_chain_stored_or_settled(
     if hint <= end:
         assert store.contiguous(table, hint)[0] == end
     with store._db() as db:  # where a collector starts after a restart: what it remembered, ...
-        db.execute("INSERT INTO tables (table_id, last_seen) VALUES (?, 0)", (table,))
+        db.execute("INSERT INTO tables (table_id, last_seen) VALUES ($1, 0)", (table,))
     store.remember_ack(table, min(hint, end))
     assert store.contiguous(table)[0] == end
     store.remember_ack(table, 10**6)  # ... or a hint no longer held (a hand-edited database): from seq 1

@@ -8,18 +8,23 @@ batches behind is dropped (its browser reconnects and starts from a snapshot).
 
 Where a pass gets what is new:
 
-- **From the collector of its own process** (``tablehost floor --http``): the collector hands
-  over each committed write (:meth:`Floor.stored`, one of
-  :attr:`~firmware_host.floor.collector.Collector.readers`), and the pass folds those messages
-  without reading them back. A store's ``status`` and ``read`` scan a table's whole history
-  (gaps, unreadable rows), so reading every busy table back each pass costs more as the floor
+- **From a follower of the store** (:mod:`.follow`; the dashboard in its own process, ``tablehost
+  floor dashboard``): before each pass it finds the tables the collectors changed (PostgreSQL's
+  ``NOTIFY``, SQLite's marks polled) and reads of each only what is above what the floor holds
+  (:meth:`Floor.hand`), by the primary key's index.
+- **From a collector of the same process**, where one embeds both: it hands over each committed
+  write (:meth:`Floor.stored`, one of :attr:`~firmware_host.floor.collector.Collector.readers`),
+  and the pass folds those messages without reading them back.
+
+  Either way no table's whole history is read per change: a store's ``status`` and ``read`` scan
+  it (gaps, unreadable rows), so reading every busy table back each pass costs more as the floor
   grows: 500 tables of 1,000 messages took 7 s a pass (bench/bench_floor_dashboard.py).
 - **From the store**, for what no collector of this process handed over (another collector's
   writes, a table's status, lag and gaps): each pass refreshes the statuses of as many tables
   as fit in :data:`BUDGET` of its poll interval (one at least), the tables whose status a write
   changed first (a status message, a refusal, a conflict, a gap opened or filled), then all of
   them in turn; a refreshed table the store holds more of than its watch is read from the
-  store. A floor no collector hands anything to (a store alone) refreshes every table every pass.
+  store. A floor nothing hands anything to (a store alone, no follower) refreshes every table every pass.
 
 The first pass reads every table from the store, as does a table new to the floor.
 """
@@ -38,6 +43,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from firmware_host.floor.admission import Admitted, Refusal
+from firmware_host.floor.dashboard.follow import Follower
 from firmware_host.floor.dashboard.tables import ROLES, TableWatch
 from firmware_host.floor.model import DEFAULT_SKEW_BOUND_S, FloorError, Outcome, Store, Unreadable
 from firmware_host.host import figures
@@ -71,12 +77,19 @@ class Floor:
 
     :param open_store: opens the store to read (called once, in the polling thread).
     :param poll_s: seconds between passes, at least.
+    :param follower: finds what the store holds beyond the floor (no collector in this process).
     """
 
+    max_handed = MAX_HANDED  #: messages kept per table between two passes
+
     def __init__(
-        self, open_store: Callable[[], Store], poll_s: float = POLL_S, skew_bound_s: float = DEFAULT_SKEW_BOUND_S
+        self,
+        open_store: Callable[[], Store],
+        poll_s: float = POLL_S,
+        skew_bound_s: float = DEFAULT_SKEW_BOUND_S,
+        follower: Follower | None = None,
     ) -> None:
-        self.open_store, self.poll_s, self.skew_bound_s = open_store, poll_s, skew_bound_s
+        self.open_store, self.poll_s, self.skew_bound_s, self.follower = open_store, poll_s, skew_bound_s, follower
         self.watches: dict[str, TableWatch] = {}
         self._tiles: dict[str, dict[str, dict[str, Any]]] = {role: {} for role in ROLES}
         self._subscribers: set[Subscriber] = set()
@@ -110,6 +123,8 @@ class Floor:
     def start(self) -> None:
         """Open the store and poll it in a thread of its own."""
         self.open()
+        if self.follower is not None and self._store is not None:
+            self.follower.start(self._store)
         self._thread = threading.Thread(target=self._run, name="floor-dashboard", daemon=True)
         self._thread.start()
 
@@ -124,6 +139,8 @@ class Floor:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(10)
+        if self.follower is not None:
+            self.follower.stop()
         if self._store is not None:
             self._store.close()
 
@@ -161,19 +178,41 @@ class Floor:
                 high = self._handed_high.get(table, 0)
                 if message is None or outcome.gap is not None or (outcome.seq or 0) <= high:
                     self._stale.setdefault(table)  # a status, a refusal, a break, a gap opened or filled
-                if message is None:
-                    continue
-                if int(message["seq"]) > high:
-                    self._handed_high[table] = int(message["seq"])
-                    at = message.get("at")
-                    self._seen[table] = now, now - at if isinstance(at, (int, float)) else None
-                self.handed += 1
-                kept = self._handed.setdefault(table, [])
-                if kept is not None:
-                    kept.append(message)
-                    if len(kept) > MAX_HANDED:
-                        self._handed[table] = None
-                        self._stale.setdefault(table)
+                if message is not None:
+                    self._keep(table, message, now)
+
+    def hand(self, table: str, messages: Sequence[dict[str, Any]], stale: bool) -> None:
+        """What a follower of the store (:mod:`.follow`) read of ``table`` above :meth:`high`, for the
+        next pass, as :meth:`stored` keeps a collector's; ``stale``: its status changed too."""
+        now = time.time()
+        self.fed = True
+        with self._lock:
+            if table not in self.watches:
+                return
+            if stale:
+                self._stale.setdefault(table)
+            for message in messages:
+                self._keep(table, message, now)
+
+    def high(self, table: str) -> int | None:
+        """The highest seq of ``table`` folded or kept for the next pass; None: not on the floor yet."""
+        with self._lock:
+            watch = self.watches.get(table)
+            return None if watch is None else max(watch.seq, self._handed_high.get(table, 0))
+
+    def _keep(self, table: str, message: dict[str, Any], now: float) -> None:
+        """Keep a stored message of a table on the floor for the next pass (under the lock)."""
+        if int(message["seq"]) > self._handed_high.get(table, 0):
+            self._handed_high[table] = int(message["seq"])
+            at = message.get("at")
+            self._seen[table] = now, now - at if isinstance(at, (int, float)) else None
+        self.handed += 1
+        kept = self._handed.setdefault(table, [])
+        if kept is not None:
+            kept.append(message)
+            if len(kept) > MAX_HANDED:
+                self._handed[table] = None
+                self._stale.setdefault(table)
 
     # ------------------------------------------------------------------ one pass
 
@@ -182,6 +221,8 @@ class Floor:
         store = self._store
         assert store is not None, "start() opens the store"
         started = time.monotonic()
+        if self.follower is not None:
+            self.follower.follow(store, self)
         with self._lock:
             handed, self._handed = self._handed, {}
             seen, self._seen = self._seen, {}

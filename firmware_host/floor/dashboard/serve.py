@@ -1,4 +1,5 @@
-"""The dashboard's server, as ``tablehost floor --http HOST:PORT --http-dir DIR`` starts it.
+"""The dashboard's server, as ``tablehost floor dashboard --db PATH|DSN --http HOST:PORT --http-dir DIR``
+starts it in a process of its own (also started by ``tablehost floor --http``).
 
 ``DIR`` holds the users file, ``users`` (written by ``tablehost floor user add NAME --role
 surveillance|pit --http-dir DIR``: each user's own hashed secret and role; at least one user),
@@ -16,6 +17,7 @@ from typing import Any
 
 from firmware_host.floor.dashboard.app import SESSION_COOKIE, build_app
 from firmware_host.floor.dashboard.floor import Floor
+from firmware_host.floor.dashboard.follow import FALLBACK_S, Follower
 from firmware_host.floor.dashboard.tables import ROLES
 from firmware_host.floor.dashboard.views import ViewLog
 from firmware_host.floor.model import DEFAULT_SKEW_BOUND_S
@@ -84,13 +86,15 @@ class _ViewStore:
 
 
 class Dashboard:
-    """The floor dashboard: the floor polled, the app, uvicorn in a thread.
+    """The floor dashboard: the store followed, the app, uvicorn in a thread.
 
     :param listen: ``HOST:PORT``.
     :param open_store: opens the floor's store to read.
     :param directory: the users file (and the TLS files).
     :param open_writer: opens the floor's store to write the view log (``open_store`` if not given).
     :param poll_s: seconds between passes over the store.
+    :param fallback_s: on a store that notifies its commits, seconds between two looks at every
+        table all the same (:class:`~firmware_host.floor.dashboard.follow.Follower`).
     :param limits: the protocol's limits.
     """
 
@@ -104,11 +108,12 @@ class Dashboard:
         poll_s: float = 0.5,
         limits: ConnectionLimits = ConnectionLimits(),
         skew_bound_s: float = DEFAULT_SKEW_BOUND_S,
+        fallback_s: float = FALLBACK_S,
     ) -> None:
         host, port = parse_listen(listen)
         tls = check_listen(host, directory)
         self.users = users = load_users(directory)  # an unusable file: one line
-        self.floor = Floor(open_store, poll_s, skew_bound_s)
+        self.floor = Floor(open_store, poll_s, skew_bound_s, follower=Follower(fallback_s))
         self.view_store = _ViewStore(open_writer or open_store)
         self.views = ViewLog(self.view_store.add)
         self.app = build_app(

@@ -12,13 +12,11 @@ import json
 import os
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from bench.display.chromium import VIEWPORT
 from bench.floor.tables import floor_export, run_table
 from firmware_host.feed import schema
 from firmware_host.feed.schema import FeedState
@@ -37,31 +35,6 @@ from tests.floor.dashboard.support import (
 from tests.support.paths import REPO
 
 SCREENSHOTS = REPO / "docs" / "screenshots"
-
-
-@pytest.fixture
-def login(browser: Any) -> Iterator[Any]:
-    """``login(user, secret)``: a fresh page whose requests carry HTTP Basic credentials, so the
-    first opens a session (its cookie carries the rest); ``secret=None``: no credentials.
-    JavaScript errors fail the test."""
-    contexts: list[Any] = []
-    errors: list[str] = []
-
-    def open_page(user: str = "ann", secret: str | None = SURVEILLANCE_SECRET) -> Any:
-        context = browser.new_context(  # the CSP bypassed for Playwright's waits (tests.support.browser.page)
-            viewport=VIEWPORT,
-            bypass_csp=True,
-            **({"extra_http_headers": basic(user, secret)} if secret is not None else {}),
-        )
-        contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        return page
-
-    yield open_page
-    for context in contexts:
-        context.close()
-    assert not errors, f"JavaScript errors on the page: {errors}"
 
 
 def tile_text(page: Any, table: str) -> str:
