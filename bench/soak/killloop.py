@@ -16,6 +16,7 @@ it, so some land while the next step is being committed.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
@@ -26,7 +27,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,7 @@ __all__ = [
     "kill_loop",
     "kill_at_shoe_changes",
     "run_to_end",
+    "played_alongside",
     "follow",
     "kill",
 ]
@@ -348,15 +350,30 @@ def kill_loop(run: Run, kills: int, seed: int) -> KillLoopReport:
     return report
 
 
-def run_to_end(run: Run) -> int:
-    """Run (or continue) ``run`` to its end without a kill; return the exit status."""
-    proc, tracker = run.start(), Tracker(run)
+def run_to_end(run: Run, proc: Process | None = None) -> int:
+    """Run (or continue) ``run`` to its end without a kill; return the exit status.
+
+    :param proc: its process, already started (None: start one)."""
+    proc, tracker = proc or run.start(), Tracker(run)
     try:
         tracker.poll()
         _wait_for_exit(proc, tracker)
     finally:
         tracker.close()
-    return proc.returncode
+    return proc.wait()  # it has ended
+
+
+@contextlib.contextmanager
+def played_alongside(run: Run) -> Iterator[Callable[[], int]]:
+    """Play ``run`` to its end (forked: :meth:`Run.fork`) while the ``with`` block runs, which is
+    given a function that waits for that end as :func:`run_to_end` does and returns the exit status.
+    A run still going when the block is left is killed. For a run of the same seed a killed one is
+    compared with: it plays the same rounds whenever it plays them."""
+    proc = run.fork()
+    try:
+        yield lambda: run_to_end(run, proc)
+    finally:
+        kill(proc)
 
 
 def _kill_at(proc: Process, tracker: Tracker, aim: str, point: float, rng: random.Random, start_seconds: float) -> None:

@@ -15,8 +15,18 @@ from pathlib import Path
 import pytest
 
 from bench.soak.audit import audit, compare_runs, seeded_shoe
-from bench.soak.killloop import FOREVER, KillLoopReport, Run, Tracker, follow, kill, kill_loop, run_to_end
-from bench.soak.profiles import PAIGOW_SEED, paigow_profile, write_profile
+from bench.soak.killloop import (
+    FOREVER,
+    KillLoopReport,
+    Run,
+    Tracker,
+    follow,
+    kill,
+    kill_loop,
+    played_alongside,
+    run_to_end,
+)
+from bench.soak.profiles import PAIGOW_SEED, paigow_profile, quick_links, write_profile
 from drivers.events import DeviceEvent
 from drivers.events.lifecycle import DeviceIdentified
 from drivers.events.shoe import CardRead, CardUnreadable
@@ -37,6 +47,7 @@ MUST_LAND = {"startup", "burn", "after_cover_card", "betting", "mid_round"}
 def kill_and_audit(directory: Path, key_file: Path, rounds: int, kills: int, seed: int) -> KillLoopReport:
     """Kill a keyed run with every fault ``kills`` times over ``rounds`` rounds; the audit must find nothing."""
     profile = write_profile(directory, faults=f"{LINK_FAULTS}, {CARD_FAULTS}", dealer=DEALER_ERRORS, key_file=key_file)
+    quick_links(directory)  # audited, not compared with an uninterrupted run: less waiting for each dropped frame
     run = Run(profile, directory / "journal.sqlite", rounds=rounds, seed=seed)
     report = kill_loop(run, kills=kills, seed=seed)
     assert len(report.kills) == kills, report.kills
@@ -64,10 +75,11 @@ def test_killed_run_plays_the_same_rounds_as_an_uninterrupted_run_of_the_same_se
     # table, so where it lands depends on timing even in an uninterrupted run (docs/recovery.md).
     profile = write_profile(tmp_path, faults=faults)
     uninterrupted = Run(profile, tmp_path / "uninterrupted.sqlite", rounds=70, seed=5)
-    assert run_to_end(uninterrupted) == 0
-    killed = Run(profile, tmp_path / "killed.sqlite", rounds=70, seed=5)
-    report = kill_loop(killed, kills=15, seed=5)
-    assert len(report.kills) == 15, report.kills
+    with played_alongside(uninterrupted) as uninterrupted_end:
+        killed = Run(profile, tmp_path / "killed.sqlite", rounds=70, seed=5)
+        report = kill_loop(killed, kills=15, seed=5)
+        assert len(report.kills) == 15, report.kills
+        assert uninterrupted_end() == 0
     assert audit(killed).problems == []
     assert compare_runs(killed.journal, uninterrupted.journal) == []
 
@@ -120,10 +132,11 @@ def test_535_a_killed_paigow_run_plays_the_same_rounds_as_an_uninterrupted_run_o
     profile = paigow_profile(tmp_path, table)
     profile.write_text(profile.read_text().replace(", disconnect = 0.001", ""))
     uninterrupted = Run(profile, tmp_path / "uninterrupted.sqlite", rounds=40, seed=PAIGOW_SEED)
-    assert run_to_end(uninterrupted) == 0
-    killed = Run(profile, tmp_path / "killed.sqlite", rounds=40, seed=PAIGOW_SEED)
-    report = kill_loop(killed, kills=15, seed=5)
-    assert len(report.kills) == 15 and "rolling" in report.moments(), report.kills
+    with played_alongside(uninterrupted) as uninterrupted_end:
+        killed = Run(profile, tmp_path / "killed.sqlite", rounds=40, seed=PAIGOW_SEED)
+        report = kill_loop(killed, kills=15, seed=5)
+        assert len(report.kills) == 15 and "rolling" in report.moments(), report.kills
+        assert uninterrupted_end() == 0
     assert audit(killed).problems == []
     assert compare_runs(killed.journal, uninterrupted.journal) == []
 

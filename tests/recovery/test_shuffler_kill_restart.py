@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from bench.soak.audit import audit, shoes_played
-from bench.soak.killloop import Run, kill_at_shoe_changes, kill_loop, run_to_end
+from bench.soak.killloop import Run, kill_at_shoe_changes, kill_loop, played_alongside, run_to_end
 from bench.soak.profiles import shuffler_profile
 from bench.soak.shuffler_audit import shuffler_troubles
 from firmware_host.host.journal_export import round_results
@@ -39,20 +39,22 @@ def test_541_12_c_kills_at_a_shuffler_table_lose_and_duplicate_nothing(tmp_path:
     # at a moment of wall time (docs/recovery.md, "Compared with an uninterrupted run").
     profile = shuffler_profile(tmp_path, key_file, comparable=True)
     journal = tmp_path / "journal.sqlite"
-    report = kill_loop(Run(profile, journal, rounds=LOOP_ROUNDS, seed=SEED), kills=LOOP_KILLS, seed=SEED)
-    assert len(report.kills) == LOOP_KILLS, report.kills
-    run = Run(profile, journal, rounds=ROUNDS, seed=SEED)  # --rounds counts from the journal's start
-    landed = kill_at_shoe_changes(run, changes=2)
-    assert {"read_out", "return_batch"} <= {aim for aim, _ in landed}, landed  # the rest is timing's luck
-    assert run_to_end(run) == 0
+    # Compared at the end with a run of the same seed that was never killed, played meanwhile.
+    uninterrupted = Run(profile, tmp_path / "uninterrupted.sqlite", rounds=ROUNDS, seed=SEED)
+    with played_alongside(uninterrupted) as uninterrupted_end:
+        report = kill_loop(Run(profile, journal, rounds=LOOP_ROUNDS, seed=SEED), kills=LOOP_KILLS, seed=SEED)
+        assert len(report.kills) == LOOP_KILLS, report.kills
+        run = Run(profile, journal, rounds=ROUNDS, seed=SEED)  # --rounds counts from the journal's start
+        landed = kill_at_shoe_changes(run, changes=2)
+        assert {"read_out", "return_batch"} <= {aim for aim, _ in landed}, landed  # the rest is timing's luck
+        assert run_to_end(run) == 0
+        assert uninterrupted_end() == 0
     found = audit(run, key_file.read_bytes())
     assert found.problems == []
     assert found.shoes >= 4 and found.steps_replayed > 0
 
-    # The same cards, rounds and shoes as a run of the same seed that was never killed, whose
-    # shuffler suffered its faults (a kill can hide one: a restarted shuffler has them behind it).
-    uninterrupted = Run(profile, tmp_path / "uninterrupted.sqlite", rounds=ROUNDS, seed=SEED)
-    assert run_to_end(uninterrupted) == 0
+    # The same cards, rounds and shoes as the uninterrupted run, whose shuffler suffered its
+    # faults (a kill can hide one: a restarted shuffler has them behind it).
     assert list(round_results(journal)) == list(round_results(uninterrupted.journal))
     assert shoes_played(journal) == shoes_played(uninterrupted.journal)
     troubles = shuffler_troubles(uninterrupted.journal, key_file.read_bytes())

@@ -6,5 +6,6 @@
 * :mod:`.journal_forge`: journals built and tampered with, for the verify tests;
 * :mod:`.paths`: where the repository's files are;
 * :mod:`.cutfs`: a FUSE file system that keeps only what was fsynced, and cuts the power;
+* :mod:`.cutfs_forks`: each cutfs forked from a warm server (no interpreter start per mount);
 * :mod:`.power_cuts`: ``tablehost run`` cut on it, restarted on the disk left, and checked.
 """

@@ -1,8 +1,9 @@
 """A FUSE file system that keeps only what was fsynced, and cuts the power (issue 27 item 7).
 
-The power-cut tests run ``tablehost run`` on this file system (``python -m tests.support.cutfs
-BACKING MOUNTPOINT``, libfuse 3 through mfusepy), in a process of its own so that a test can
-freeze it. Every operation passes through to a backing directory, so the program under test
+The power-cut tests run ``tablehost run`` on this file system (:func:`serve`, libfuse 3 through
+mfusepy), in a process of its own so that a test can freeze it: forked from a warm server
+(:mod:`tests.support.cutfs_forks`), or started as ``python -m tests.support.cutfs BACKING
+MOUNTPOINT``. Every operation passes through to a backing directory, so the program under test
 sees an ordinary disk. Beside it the file system keeps the **durable image**: what a disk
 would still hold if the power went now.
 
@@ -62,7 +63,9 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
+
+from tests.support.cutfs_forks import CutfsProcess, fork_cutfs
 
 __all__ = ["CutMount", "Cut", "fuse_unavailable", "PAGE"]
 
@@ -419,7 +422,7 @@ def _operations(fs: _CutFS) -> Any:
     return type("CutOperations", (mfusepy.Operations,), namespace)()
 
 
-def _die_with_parent() -> None:
+def die_with_parent() -> None:
     """SIGTERM (libfuse unmounts on it) when the test process goes, however it goes."""
     libc = ctypes.CDLL(None, use_errno=True)
     pr_set_pdeathsig = 1
@@ -431,7 +434,7 @@ def serve(backing: Path, mountpoint: Path) -> None:
     tell (JSON lines on standard output) when an armed cut froze the program."""
     import mfusepy
 
-    _die_with_parent()
+    die_with_parent()
     out = sys.stdout
     out_lock = threading.Lock()
 
@@ -487,30 +490,20 @@ class CutMount:
 
     def __init__(self, backing: Path, mountpoint: Path) -> None:
         self.backing, self.mountpoint = backing, mountpoint
-        self.proc: subprocess.Popen[str] | None = None
+        self.proc: CutfsProcess | None = None
         self._answers: queue.Queue[dict[str, Any]] = queue.Queue()
 
     def __enter__(self) -> CutMount:
         self.backing.mkdir(parents=True, exist_ok=True)
         self.mountpoint.mkdir(parents=True, exist_ok=True)
-        repo = str(Path(__file__).resolve().parents[2])
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tests.support.cutfs", str(self.backing), str(self.mountpoint)],
-            cwd=repo,
-            env=dict(os.environ, PYTHONPATH=repo),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-            bufsize=1,
-        )
-        threading.Thread(target=self._read, args=(self.proc.stdout,), daemon=True).start()
+        self.proc = fork_cutfs(self.backing, self.mountpoint, lambda line: self._answers.put(json.loads(line)))
         deadline = time.monotonic() + WAIT_SECONDS
         while not os.path.ismount(self.mountpoint):
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                status = self.proc.poll()
+            if self.proc.ended() or time.monotonic() > deadline:
+                ended = "it ended" if self.proc.ended() else f"not within {WAIT_SECONDS:.0f} s"
                 self.close()
                 raise RuntimeError(
-                    f"cutfs did not mount {self.mountpoint} (status {status}; its error above): libfuse 3 "
+                    f"cutfs did not mount {self.mountpoint} ({ended}; its error above): libfuse 3 "
                     "and fusermount3 come with `make deps` (Debian's fuse3), mfusepy with `make setup`"
                 )
             time.sleep(0.005)
@@ -519,12 +512,8 @@ class CutMount:
     def __exit__(self, *_: object) -> None:
         self.close()
 
-    def _read(self, stream: IO[str]) -> None:
-        for line in stream:
-            self._answers.put(json.loads(line))
-
     def _ask(self, request: dict[str, Any], answer: str) -> Any:
-        assert self.proc is not None and self.proc.stdin is not None
+        assert self.proc is not None
         self.proc.stdin.write(json.dumps(request) + "\n")
         self.proc.stdin.flush()
         return self._await(answer, WAIT_SECONDS)
@@ -585,7 +574,7 @@ class CutMount:
         proc = self.proc
         if proc is None:
             return
-        if proc.poll() is None and proc.stdin is not None and not proc.stdin.closed:
+        if not proc.ended() and not proc.stdin.closed:
             with contextlib.suppress(BrokenPipeError, ValueError):
                 proc.stdin.write(json.dumps({"release": 1}) + "\n")
                 proc.stdin.flush()
@@ -593,14 +582,11 @@ class CutMount:
             if not os.path.ismount(self.mountpoint):
                 break
             subprocess.run(["fusermount3", "-u", *lazy, str(self.mountpoint)], capture_output=True, check=False)
-        if proc.stdin is not None:
-            with contextlib.suppress(BrokenPipeError, ValueError):
-                proc.stdin.close()
-        try:
-            proc.wait(timeout=WAIT_SECONDS)
-        except subprocess.TimeoutExpired:
+        with contextlib.suppress(BrokenPipeError, ValueError):
+            proc.stdin.close()
+        if not proc.ended(WAIT_SECONDS):
             proc.kill()
-            proc.wait()
+            proc.ended(WAIT_SECONDS)
         self.proc = None
 
 
