@@ -60,6 +60,15 @@ def allowed_peers(web_user: str | None) -> tuple[frozenset[int], int | None]:
     return frozenset({os.getuid(), user.pw_uid}), None if shares else user.pw_gid
 
 
+#: What a web face, even one taken over, can make the service journal, as (per second, bucket):
+#: dealer actions (a dealer presses a few buttons a second, and each is an input record), and
+#: refusal summaries (the web face sends one an address a minute); the reads (``metrics``: the
+#: web face keeps an answer a second; ``status``: asked every 0.25 s) journal nothing.
+COMMAND_RATE = (10.0, 20)
+REFUSED_RATE = (5.0, 50)
+READ_RATE = (20.0, 20)
+
+
 def control_ops(
     game: str, service: Service, journal: Journal, counted: TableMetrics | None, told: threading.Event | None = None
 ) -> dict[str, Op]:
@@ -104,10 +113,10 @@ def control_ops(
         return {"ok": True, "halted": halted, "steps": service.steps, "last_seq": journal.last_seq}
 
     return {
-        "command": Op({"command": str, "args": (dict, type(None)), "role": str}, command),
-        "refused": Op({"data": dict}, refused),
-        "metrics": Op({}, metrics),
-        "status": Op({}, status),
+        "command": Op({"command": str, "args": (dict, type(None)), "role": str}, command, *COMMAND_RATE),
+        "refused": Op({"data": dict}, refused, *REFUSED_RATE),
+        "metrics": Op({}, metrics, *READ_RATE),
+        "status": Op({}, status, *READ_RATE),
     }
 
 

@@ -54,3 +54,29 @@ def test_a_refusal_summary_is_journaled_stamped_by_the_service(tmp_path: Path) -
             "steps": 7,
             "last_seq": journal.last_seq,
         }
+
+
+def test_a_taken_over_web_face_journals_at_most_ten_actions_a_second(tmp_path: Path) -> None:
+    """The journal's growth from the socket is bounded: past its bucket, ``command`` is refused
+    unread (the server's rate, before the handler), whatever the server's own rate allows."""
+    import os
+    import tempfile
+    import time
+
+    from firmware_host.web.control import ControlClient, ControlServer
+
+    emitted: list[Any] = []
+    with Journal.open(tmp_path / "j.sqlite") as journal, tempfile.TemporaryDirectory(dir="/tmp") as where:
+        server = ControlServer(Path(where) / "c.sock", allowed_uids=frozenset({os.getuid()}), ops=ops(journal, emitted))
+        server.start()
+        try:
+            client = ControlClient(Path(where) / "c.sock")
+            started = time.monotonic()
+            replies = [client.request("command", command="reveal", args=None, role="dealer") for _ in range(60)]
+            elapsed = time.monotonic() - started
+            client.close()
+        finally:
+            server.stop()
+    taken = sum(1 for reply in replies if reply["ok"])
+    assert 20 <= taken <= 20 + 10 * elapsed + 1  # the bucket of 20, then 10 a second, never more
+    assert len(emitted) == taken and server.counts["rate"] == 60 - taken
