@@ -242,7 +242,7 @@ class SqlStore(StoreReads, ViewRows):
                 outcomes.append(Outcome("status", item.table))
             else:
                 outcomes.append(batch.add(item))
-        if batch.new and self._insert(db, [self._row(item, now) for item in batch.new]) < len(batch.new):
+        if batch.new and self._insert(db, [message_row(item, now) for item in batch.new]) < len(batch.new):
             if len(items) > 1:
                 raise _Raced()
             # Alone, as it always was: what the other writer stored decides (a duplicate, or a conflict).
@@ -283,26 +283,6 @@ class SqlStore(StoreReads, ViewRows):
                 f"INSERT INTO messages ({', '.join(MESSAGE_ROW)}) VALUES ({', '.join(f'${n}' for n in range(1, len(MESSAGE_ROW) + 1))}) ON CONFLICT DO NOTHING",
                 rows,
             ).rowcount
-        )
-
-    @staticmethod
-    def _row(item: Admitted, now: float) -> tuple[Any, ...]:
-        message = item.message
-        data = json.dumps(message["data"], sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-        return (
-            item.table,
-            message["seq"],
-            message["journal_seq"],
-            message["journal_hash"],
-            message["at"],
-            message["round"],
-            message["type"],
-            data,
-            message["prev_hash"],
-            message["hash"],
-            message.get("key_id"),
-            message.get("sig"),
-            now,
         )
 
     def _record(self, db: Any, batch: continuity.Batch, statuses: dict[str, str], now: float) -> None:
@@ -372,6 +352,27 @@ class SqlStore(StoreReads, ViewRows):
                 (table, *refusal.settles, reason, now),
             )
         return Outcome("refused", refusal.table, refusal.seq, refusal.reason)
+
+
+def message_row(item: Admitted, now: float) -> tuple[Any, ...]:
+    """The ``messages`` row of an admitted message (:data:`MESSAGE_ROW` and ``received_at``)."""
+    message = item.message
+    data = json.dumps(message["data"], sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return (
+        item.table,
+        message["seq"],
+        message["journal_seq"],
+        message["journal_hash"],
+        message["at"],
+        message["round"],
+        message["type"],
+        data,
+        message["prev_hash"],
+        message["hash"],
+        message.get("key_id"),
+        message.get("sig"),
+        now,
+    )
 
 
 def _text_only(text: str) -> str:
