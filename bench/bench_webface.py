@@ -163,6 +163,19 @@ def _started(start: Any, profile: Path, journal: Path, options: dict[str, Any]) 
         Table.start = original  # type: ignore[method-assign]
 
 
+def _attacker_cpus() -> None:
+    """With ``--split-cpus``, an attacker runs on the CPUs the table does not (as on a floor, where
+    the attacker is another machine and only the web face's work lands on the Pi)."""
+    cpus = os.environ.get("BENCH_ATTACKER_CPUS")
+    if cpus:
+        os.sched_setaffinity(0, {int(cpu) for cpu in cpus.split(",")})
+
+
+def _table_cpus(cpus: set[int] | None) -> None:
+    if cpus:
+        os.sched_setaffinity(0, cpus)
+
+
 def _phase(name: str, running: Any, seconds: float, attack: list[str] | None) -> None:
     service, probe = running.service, running.table.probe
     steps, started, since = service.steps, time.monotonic(), time.perf_counter()
@@ -170,12 +183,18 @@ def _phase(name: str, running: Any, seconds: float, attack: list[str] | None) ->
     if attack and attack[0] == "socket":
         path = str(running.table.control.path)
         command = [sys.executable, __file__, "--socket-flood", path, "--seconds", str(seconds)]
-        attackers = [subprocess.Popen(command, stdout=subprocess.PIPE, text=True) for _ in range(int(attack[1]))]
+        attackers = [
+            subprocess.Popen(command, stdout=subprocess.PIPE, text=True, preexec_fn=_attacker_cpus)
+            for _ in range(int(attack[1]))
+        ]
     elif attack:
         command = [sys.executable, str(ROOT / "bench" / "bench_http_hostile.py"), "--attack", *attack]
         attackers = [
             subprocess.Popen(
-                [*command, "--url", running.url, "--seconds", str(seconds)], stdout=subprocess.PIPE, text=True
+                [*command, "--url", running.url, "--seconds", str(seconds)],
+                stdout=subprocess.PIPE,
+                text=True,
+                preexec_fn=_attacker_cpus,
             )
         ]
     time.sleep(seconds)
@@ -237,6 +256,11 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=1000, help="unread streams held (default 1000)")
     parser.add_argument("--clients", type=int, default=4, help="control-socket flooders (default 4)")
     parser.add_argument("--baseline", default=LAST_BUILD, help=f"the last build's revision (default {LAST_BUILD})")
+    parser.add_argument(
+        "--split-cpus",
+        action="store_true",
+        help="the table (service and web face) on the first CPU, the attackers on the others",
+    )
     parser.add_argument("--table", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--socket-flood", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -254,7 +278,17 @@ def main() -> None:
             env = {**tree.env, "BENCH_SOURCE": str(tree.root)} if tree.root != ROOT else tree.env
             flags = ["--seconds", str(args.seconds), "--flood", str(args.flood)]
             flags += ["--connections", str(args.connections), "--clients", str(args.clients)]
-            subprocess.run([sys.executable, __file__, "--table", *flags], env=env, check=True, cwd=ROOT)
+            own: set[int] | None = None
+            if args.split_cpus:
+                cpus = sorted(os.sched_getaffinity(0))
+                own, env = {cpus[0]}, {**env, "BENCH_ATTACKER_CPUS": ",".join(map(str, cpus[1:]))}
+            subprocess.run(
+                [sys.executable, __file__, "--table", *flags],
+                env=env,
+                check=True,
+                cwd=ROOT,
+                preexec_fn=lambda: _table_cpus(own),
+            )
         for tree in trees:
             print(f"run --http ({tree.name}): {run_memory(tree, Path(folder), http=True)}", flush=True)
         for tree in trees:  # VmHWM from /proc: a child's ru_maxrss would count its parent's memory at the fork

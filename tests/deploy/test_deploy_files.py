@@ -104,3 +104,11 @@ def test_the_web_face_runs_as_its_own_user_who_reads_the_journal_and_not_the_key
     install = (DEPLOY / "install.sh").read_text()
     assert "--groups tablehost" in install and "tablehost-web.service" in install
     assert "install -m 0400 -o tablehost -g tablehost" in install  # the journal key: the service user's alone
+
+
+def test_the_web_face_unit_yields_the_cpu_to_the_tables() -> None:
+    # Issue 30 item 4: each unit is a cgroup of its own, weighed against the table's whatever the
+    # nice, so the web face's unit has a tenth of the table's default weight (100).
+    web, table = _web_unit()["Service"], _unit()["Service"]
+    assert int(web["CPUWeight"]) * 10 <= int(table.get("CPUWeight", "100"))
+    assert int(web["Nice"]) > int(table.get("Nice", "0"))
