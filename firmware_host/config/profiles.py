@@ -26,6 +26,7 @@ from firmware_host.config.display import DisplayConfig, display_config
 from firmware_host.config.feed import FeedConfig, feed_config
 from firmware_host.config.metrics import MetricsConfig, metrics_config
 from firmware_host.config.protection import ProtectionConfig, protection_config
+from firmware_host.config.sim import dealer_choices, sim_options
 from firmware_host.errors import ProfileError, RulesError
 from firmware_host.rules.clock import seconds_ns
 from firmware_host.rules.devices import ApprovedIdentities
@@ -440,7 +441,8 @@ class TableProfile:
 
     :param decks: Baccarat: decks in a shoe, or in each shuffler batch (§ 541.3).
     :param rules: the raw ``[rules]`` table; the game's rules module validates it.
-    :param dealer: the raw ``[sim.dealer]`` table for the simulated dealer (simulated tables).
+    :param dealer: the simulated Pai Gow dealer's choices, ``[sim.dealer]``, as probabilities
+        (:func:`~firmware_host.config.sim.dealer_choices`).
     """
 
     name: str
@@ -454,7 +456,7 @@ class TableProfile:
     journal_path: Path | None
     hmac_key_file: Path | None
     tick_seconds: float
-    dealer: dict[str, Any]
+    dealer: dict[str, float]
     journal_upkeep: JournalUpkeep = JournalUpkeep()
     #: The ``[display]`` table (the web display is off unless it or ``--http`` gives an address).
     display: DisplayConfig = DisplayConfig()
@@ -530,9 +532,9 @@ def load_table(path: Path | str, devices_dir: Path | None = None) -> TableProfil
             raise slot.error("port", 'a USB device takes port = "usb" (found by its ids) or "sim"')
         if model.transport == "serial" and port == "usb":
             raise slot.error("port", 'a serial device takes a serial URL or "sim", not "usb"')
-        options = slot.table("sim").data
+        options = sim_options(path, slot.key("sim"), model.kind, slot.table("sim").data)
         slot.reject_unknown()
-        slots[name] = DeviceSlot(name=name, model=model, port=port, sim=dict(options))
+        slots[name] = DeviceSlot(name=name, model=model, port=port, sim=options)
     kinds = [slot.model.kind for slot in slots.values()]
     required_kind = "shoe" if game == "baccarat" else "shaker"
     if kinds.count(required_kind) != 1:
@@ -546,7 +548,7 @@ def load_table(path: Path | str, devices_dir: Path | None = None) -> TableProfil
     tick = service.number("tick_s", 1.0, positive=True)
     service.reject_unknown()
     sim = top.table("sim")
-    dealer = sim.table("dealer").data
+    dealer = dealer_choices(path, game, sim.table("dealer").data)
     display = display_config(top.table("display"), path)
     players = _sim_players(sim.table("players"), display)
     if players.counters and game != "baccarat":
@@ -564,7 +566,7 @@ def load_table(path: Path | str, devices_dir: Path | None = None) -> TableProfil
         journal_path=_relative(path, journal_path),
         hmac_key_file=_relative(path, key_file),
         tick_seconds=tick,
-        dealer=dict(dealer),
+        dealer=dealer,
         journal_upkeep=upkeep,
         display=display,
         feed=feed_config(top.table("feed"), _relative),

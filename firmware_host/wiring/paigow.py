@@ -14,10 +14,10 @@ from firmware_host.host.outputs import ShakerCommands
 from firmware_host.host.service import Output
 from firmware_host.tables.paigow import WAGER_KIND, PaiGowTable
 from firmware_host.wiring.devices import DeviceParts
-from sim.dealers.paigow import CHOICES, Lid, PaiGowDealer, ResumedShaking
+from sim.dealers.paigow import Lid, PaiGowDealer, ResumedShaking
 from sim.devices.resume import ResumePoints
 
-__all__ = ["controller", "outputs", "dealer", "dealer_choices"]
+__all__ = ["controller", "outputs", "dealer"]
 
 
 def controller(profile: TableProfile) -> PaiGowTable:
@@ -49,9 +49,7 @@ def dealer(
     shaker = next(parts.sim for parts in devices.values() if parts.slot.model.kind == "shaker")
     assert shaker is not None  # a simulated table's shaker is simulated
     lid = _reed_switch(profile, panel, table.lid_open) if profile.gpio.lid_source == "gpio" else None
-    sim_dealer = PaiGowDealer(
-        emit, press, seed, shaker, table.rules, table.view, lid=lid, choices=dealer_choices(profile)
-    )
+    sim_dealer = PaiGowDealer(emit, press, seed, shaker, table.rules, table.view, lid=lid, choices=profile.dealer)
     sim_dealer.resume_after(table.rounds_finished)
     if table.state == "shaking":
         round_ = table.round
@@ -63,22 +61,6 @@ def dealer(
     if table.state == "betting":
         sim_dealer.resume_wagers((seat, WAGER_KIND) for seat in table.round.wagers)
     return sim_dealer
-
-
-def dealer_choices(profile: TableProfile) -> dict[str, float]:
-    """The ``[sim.dealer]`` probabilities (:data:`sim.dealers.paigow.CHOICES`), checked.
-
-    :raises ProfileError: an unknown key, or a value that is not a probability.
-    """
-    choices = {}
-    for key, value in profile.dealer.items():
-        where = f"sim.dealer.{key}"
-        if key not in CHOICES:
-            raise ProfileError(profile.path, where, f"unknown key (a Pai Gow dealer takes: {', '.join(CHOICES)})")
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-            raise ProfileError(profile.path, where, f"expected a probability from 0 to 1, got {value!r}")
-        choices[key] = float(value)
-    return choices
 
 
 def _reed_switch(profile: TableProfile, panel: TablePanel | None, lid_open: bool) -> Lid:

@@ -25,36 +25,15 @@ if TYPE_CHECKING:  # a Pai Gow table imports nothing of Baccarat (tests/architec
     from firmware_host.rules.baccarat.rules import RulesSubmission
     from sim.devices.shuffler import SimulatedShuffler
 
-__all__ = ["SIM_OPTIONS", "sim_port", "shuffler_sim", "sim_players", "COUNTER_STAKE_MINIMUMS"]
+__all__ = ["sim_port", "shuffler_sim", "sim_players", "COUNTER_STAKE_MINIMUMS"]
 
 #: A simulated counter bets this many table minimums (issue 21, item 4).
 COUNTER_STAKE_MINIMUMS = 10
-
-#: Options of ``[devices.<name>.sim]`` each kind of simulator takes.
-#: Every simulator also takes ``serial`` and ``firmware``: the identity it reports (default:
-#: an approved unit of its model), so a profile can present an unapproved unit.
-SIM_OPTIONS: dict[str, tuple[str, ...]] = {
-    "shoe": ("faults", "endpoint", "suit_first_burns", "serial", "firmware"),
-    "shaker": ("faults", "endpoint", "serial", "firmware"),
-    "shuffler": ("faults", "recover_after_s", "shuffle_seconds", "serial", "firmware"),
-}
 
 
 def sim_port(slot: DeviceSlot, context: DeviceContext) -> Port:
     """A simulator of ``slot``'s device kind, and the port its driver reaches it at."""
     return _SIMULATORS[slot.model.kind](slot, context)
-
-
-def _sim_options(slot: DeviceSlot, context: DeviceContext) -> dict[str, Any]:
-    known = SIM_OPTIONS[slot.model.kind]
-    for key in slot.sim:
-        if key not in known:
-            raise ProfileError(
-                context.table_path,
-                f"devices.{slot.name}.sim.{key}",
-                f"unknown key (a simulated {slot.model.kind} takes: {', '.join(known)})",
-            )
-    return dict(slot.sim)
 
 
 def _sim_identity(slot: DeviceSlot) -> framed.Identity:
@@ -74,7 +53,7 @@ def _faults(slot: DeviceSlot, context: DeviceContext, cls: type, spec: Any) -> A
 def _shoe(slot: DeviceSlot, context: DeviceContext) -> Port:
     from sim.devices.shoe import SimShoe, suit_first_share
 
-    model, options = slot.model, _sim_options(slot, context)
+    model, options = slot.model, dict(slot.sim)
     try:
         suit_first = suit_first_share(options.get("suit_first_burns", 0.0), model.dialect)
     except SimError as exc:
@@ -97,7 +76,7 @@ def _shoe(slot: DeviceSlot, context: DeviceContext) -> Port:
 def _shaker(slot: DeviceSlot, context: DeviceContext) -> Port:
     from sim.devices.shaker import ShakerFaults, SimShaker
 
-    model, options = slot.model, _sim_options(slot, context)
+    model, options = slot.model, dict(slot.sim)
     sim = SimShaker(
         endpoint=options.get("endpoint", "pty"),
         seed=context.seed,
@@ -118,7 +97,7 @@ def shuffler_sim(slot: DeviceSlot, context: DeviceContext) -> SimulatedShuffler:
     """
     from sim.devices.shuffler import SimulatedShuffler
 
-    model, options, identity = slot.model, _sim_options(slot, context), _sim_identity(slot)
+    model, options, identity = slot.model, dict(slot.sim), _sim_identity(slot)
     vendor, product = model.usb_vendor_id, model.usb_product_id
     assert vendor is not None and product is not None  # load_table requires both of a USB device
     try:

@@ -17,7 +17,11 @@ from firmware_host.tables.decisions import Decision
 from sim.dealers.base import SETTLE_POLL, Press, Reporting, SimDealer
 from sim.dealers.counter import CardCounter
 
-__all__ = ["BaccaratDealer", "SimShoe", "SimShuffler"]
+__all__ = ["BaccaratDealer", "SimShoe", "SimShuffler", "ERRORS"]
+
+#: The errors the simulated Baccarat dealer can make (``[sim.dealer]``: each one's chance), as
+#: § 541.14 foresees them: a card drawn in error, and a card disclosed (turned up) in error.
+ERRORS = ("card_drawn_in_error", "card_disclosed")
 
 #: How long the dealer waits for the shuffler to lift out the batches the table told it to before
 #: loading the shoe (under the kill loop's :data:`bench.soak.killloop.STALL_SECONDS`: the table writes nothing meanwhile).
@@ -103,6 +107,8 @@ class BaccaratDealer(SimDealer):
         counter_stake: int = 25_000,
     ) -> None:
         super().__init__(emit, press, seed, errors)
+        if errors and not set(errors) <= set(ERRORS):
+            raise ValueError(f"a Baccarat dealer makes only these errors: {', '.join(ERRORS)}")
         if counters and counter is None:
             raise ValueError("counters need a CardCounter")
         self.counters = tuple(counters)

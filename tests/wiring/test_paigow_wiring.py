@@ -1,4 +1,4 @@
-"""The Pai Gow table's wiring: the simulated dealer's choices read from ``[sim.dealer]``."""
+"""The Pai Gow table's wiring: the simulated dealer's choices, ``[sim.dealer]``, parsed with the profile."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import pytest
 
 from firmware_host.config.profiles import load_table
 from firmware_host.errors import ProfileError
-from firmware_host.wiring.paigow import dealer_choices
 from tests.support.paths import REPO
 
 PROFILES = REPO / "hardware-profiles" / "tables"
@@ -18,7 +17,7 @@ def test_the_paigow_profiles_load_with_their_dealer_choices() -> None:
     for name, lid_source in (("sim-paigow.toml", "shaker"), ("sim-paigow-gpio-lid.toml", "gpio")):
         profile = load_table(PROFILES / name)
         assert profile.game == "paigow" and profile.simulated and profile.gpio.lid_source == lid_source
-        assert dealer_choices(profile)["bank"] == 0.15
+        assert profile.dealer["bank"] == 0.15
 
 
 @pytest.mark.parametrize(
@@ -29,7 +28,6 @@ def test_a_bad_dealer_choice_is_a_profile_error_naming_the_key(tmp_path: Path, l
     path = tmp_path / "tables" / "bad.toml"
     path.parent.mkdir()
     path.write_text(text)
-    profile = load_table(path, devices_dir=PROFILES.parent / "devices")
     with pytest.raises(ProfileError) as error:
-        dealer_choices(profile)
+        load_table(path, devices_dir=PROFILES.parent / "devices")
     assert f"sim.dealer.{line.split()[0]}" in str(error.value) and why in str(error.value)
