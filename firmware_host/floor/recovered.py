@@ -136,6 +136,8 @@ def _why_not(message: dict[str, Any], keys: Mapping[str, Ed25519PublicKey]) -> s
         schema.check_message(schema.encode(message), signed=True)
     except schema.MessageError as exc:
         return str(exc)
+    except ValueError as exc:  # a value JSON has not (an infinite float a REAL column can hold)
+        return f"not a message the table could have signed: {exc}"
     return signing.verify(message, dict(keys))
 
 

@@ -82,19 +82,29 @@ def test_record_hash_is_the_journals_own_when_the_message_carries_the_whole_reco
 @settings(max_examples=150, deadline=None)
 @given(index=st.integers(0, len(MESSAGES) - 1), field=fields, value=values, unreadable=st.booleans())
 @example(index=0, field="journal_seq", value=0, unreadable=False)  # passed over as archived, unchecked
+@example(index=0, field="table", value=float("inf"), unreadable=False)  # a value JSON has not: refused, never a crash
 def test_a_changed_row_is_refused_alone(index: int, field: str, value: Any, unreadable: bool) -> None:
     changed = {**MESSAGES[index], field: value}
     stored: list[Any] = list(MESSAGES)
     stored[index] = Unreadable("T1", index + 1, "a column of the wrong type") if unreadable else changed
     copy = check_copy(stored, KEYS, {})  # never raises
     restored = [r.message for r in copy.restored]
-    if not unreadable and schema.encode(changed) == schema.encode(MESSAGES[index]):  # the change changed nothing
+    if not unreadable and _encodes_as(changed, MESSAGES[index]):  # the change changed nothing
         assert restored == MESSAGES and copy.refused == []
         return
     assert restored == [m for i, m in enumerate(MESSAGES) if i != index]  # all the others, as signed
     assert len(copy.refused) == 1 and copy.refused[0][1]
     after = MESSAGES[index + 1]["seq"] if index + 1 < len(MESSAGES) else None
     assert copy.unlinked == ([after] if after is not None else [])  # its link could not be checked
+
+
+def _encodes_as(changed: dict[str, Any], message: dict[str, Any]) -> bool:
+    """Whether ``changed`` is ``message`` as the floor signs it (a value JSON has not, such as an
+    infinite float a REAL column can hold, never is)."""
+    try:
+        return schema.encode(changed) == schema.encode(message)
+    except ValueError:
+        return False
 
 
 @given(st.lists(st.integers(1, 60), max_size=30))

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from bench.floor.tables import FloorDb
 from firmware_host.feed import schema
+from firmware_host.floor import store_sql
 from firmware_host.floor.admission import Admission, Admitted, Refusal
 from firmware_host.floor.store_sql import SqlStore
 from tests.support.floor_db import STORES
@@ -209,13 +210,13 @@ def test_a_value_the_database_cannot_hold_is_refused_alone_and_the_batch_goes_on
     the set-based insert fails, the batch is written again a message at a time, and only 2 is
     refused."""
     chain = messages("T1")
-    row = store._row
+    row = store_sql.message_row
 
     def out_of_range(item: Admitted, now: float) -> tuple[Any, ...]:
         made = row(item, now)
         return (*made[:2], 2**63, *made[3:]) if item.message["seq"] == 2 else made
 
-    monkeypatch.setattr(store, "_row", out_of_range)
+    monkeypatch.setattr(store_sql, "message_row", out_of_range)
     outcomes = store.ingest(admitted(["T1"], [chain], [(0, 1, "genuine"), (0, 2, "genuine"), (0, 3, "genuine")]))
     assert [(o.kind, o.seq) for o in outcomes] == [("stored", 1), ("refused", 2), ("stored", 3)]
     assert outcomes[1].detail.startswith("cannot store it: ")
