@@ -59,7 +59,7 @@ def test_the_map_shows_a_tile_per_stored_table_and_updates_it_live(tmp_path: Pat
         store_messages(db, first[30:])  # the rest of table 1's feed arrives
         last = json.loads(floor_export(db, "BAC-01").splitlines()[-1])
         page.wait_for_function(
-            f"document.querySelector(\".tile[data-table='BAC-01']\").dataset.seq === '{first[-1]['seq']}'"
+            f"document.querySelector(\".tile[data-table='BAC-01']\")?.dataset.seq === '{first[-1]['seq']}'"
         )
         assert before != str(first[-1]["seq"]) and f"round {current_round(first)}" in tile_text(page, "BAC-01")
         assert current_round(first) >= last["round"]
@@ -162,7 +162,7 @@ def test_500_tiles_are_drawn_and_follow_a_burst_of_changes_in_few_frames(
         last = {table: str(feeds[table][-1]["seq"]) for table in tables}
         page.wait_for_function(
             "(want) => Object.entries(want).every(([id, seq]) => "
-            "document.querySelector(`.tile[data-table='${id}']`).dataset.seq === seq)",
+            "document.querySelector(`.tile[data-table='${id}']`)?.dataset.seq === seq)",
             arg=last,
             timeout=60_000,
         )

@@ -203,7 +203,7 @@ def test_killing_a_collector_leaves_the_map_moving_and_killing_the_dashboard_lea
             collectors["A"].kill()  # the map stays up, and moves with B's table
             publish("A", feeds["A"][5:10])  # nobody stores these now
             publish("B", feeds["B"][5:10])
-            page.wait_for_function("document.querySelector(\".tile[data-table='BAC-B']\").dataset.seq === '10'")
+            page.wait_for_function("document.querySelector(\".tile[data-table='BAC-B']\")?.dataset.seq === '10'")
             assert _map_seq(page, "BAC-A") == 5 and dashboard.popen.poll() is None
 
             dashboard.kill()  # B's collector stores on
@@ -216,7 +216,7 @@ def test_killing_a_collector_leaves_the_map_moving_and_killing_the_dashboard_lea
             wait_for(lambda: _seq(url, "BAC-B") == 20, 30, "the restarted dashboard showing everything")
             assert _seq(url, "BAC-A") == 5
             page.goto(url + "/")
-            page.wait_for_function("document.querySelector(\".tile[data-table='BAC-B']\").dataset.seq === '20'")
+            page.wait_for_function("document.querySelector(\".tile[data-table='BAC-B']\")?.dataset.seq === '20'")
         finally:
             publisher.loop_stop()
             publisher.disconnect()
