@@ -57,7 +57,7 @@ def test_bank_offer_and_tile_entry_at_the_dealer_display(run_table: Callable[...
         ]
     page.click("#tiles-ok")
     enter_pin(page, DEALER_PIN)
-    page.wait_for_function("document.querySelector('#work h2').textContent === 'Result'", timeout=WAIT_MS)
+    page.wait_for_function("document.querySelector('#work h2')?.textContent === 'Result'", timeout=WAIT_MS)
     entered = [e for e in inputs(table, "tiles") if e["device"].startswith("display")]  # round 1: the sim dealer's
     assert [e["device"] for e in entered] == ["display:dealer"]
     assert entered[0]["args"]["hands"] == {h: ",".join(t) for h, t in chosen.items() if h != "dealer"}
