@@ -22,7 +22,8 @@ Figures per phase: the service loop's steps per second; card → decision, the t
 ``CardRead`` being queued by the shoe's driver to its decisions being durable and handed to the
 outputs (p50, p99, max); the CPU the service's process and its web face used, as a share of one
 core (``/proc/PID/stat``: what the web face took from the loop, less sensitive to the machine's
-load than the rates); and the resident memory of both (peak). Then the peak RSS of ``tablehost
+load than the rates); how far the dealer display stands behind the journal at the phase's end
+(what a web face that yields the CPU costs); and the resident memory of both (peak). Then the peak RSS of ``tablehost
 run --http`` (``make run``'s table with its display) and its web face, and of ``make run`` (20
 rounds, no display; goal: at most 36 MiB), of each tree. Without ``--split-cpus`` the attackers
 share the machine's CPUs with the table. Prints figures, asserts nothing.
@@ -43,6 +44,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -253,7 +255,8 @@ def _phase(name: str, running: Any, seconds: float, attack: list[str] | None) ->
     face_cpu = None
     if face_pid and child is not None and child.pid == face_pid:  # not restarted meanwhile
         face_cpu = (cpu_seconds(face_pid) - cpu[1]) / wall
-    got = [_answer(attacker, seconds + 60) for attacker in attackers]
+    behind = display_behind(running)
+    got = [_answer(attacker, seconds + 15) for attacker in attackers]
     latencies = [ms for at, ms in probe.samples if at >= since]
     own = memory_kib(os.getpid())
     face = memory_kib(face_pid) if face_pid and face_cpu is not None else None
@@ -264,7 +267,7 @@ def _phase(name: str, running: Any, seconds: float, attack: list[str] | None) ->
     counts = getattr(getattr(running.table, "control", None), "counts", None)
     print(
         f"  {name}: {rate:,.0f} steps/s; card -> decision "
-        f"{percentiles(latencies) if latencies else 'no cards'}; {shares}; {memory}"
+        f"{percentiles(latencies) if latencies else 'no cards'}; {shares}; display {behind}; {memory}"
         + (f"; attackers got {got}" if got else "")
         + (f"; socket counts {counts}" if counts and attack and attack[0] == "socket" else ""),
         flush=True,
@@ -275,6 +278,20 @@ def _phase(name: str, running: Any, seconds: float, attack: list[str] | None) ->
         "service_cpu": service_cpu,
         "face_cpu": face_cpu,
     }
+
+
+def display_behind(running: Any) -> str:
+    """How far the dealer display stands behind the journal at the phase's end (journal seqs), as
+    its ``/api/state`` says within 2 s: the price of a web face that yields the CPU."""
+    last = running.table.journal.last_seq
+    display = getattr(running.table, "display", None)
+    if display is not None:  # in the service's process (the last build)
+        return f"{last - display.hub.snapshot.seq} seqs behind"
+    try:
+        with urllib.request.urlopen(running.url + "/api/state", timeout=2) as answer:
+            return f"{last - int(json.load(answer)['seq'])} seqs behind"
+    except (OSError, ValueError, KeyError) as exc:
+        return f"no answer in 2 s ({type(exc).__name__})"
 
 
 def _answer(attacker: subprocess.Popen[str], timeout: float) -> Any:
