@@ -71,8 +71,9 @@ def run_idle() -> None:
     """Run every thread of this process under ``SCHED_IDLE`` at nice :data:`IDLE_NICE`, and its
     autogroup at that nice: from now on the web face runs only on CPU time nothing else wants.
 
-    A nice only shares a contended core out: at nice 10 the web face still had a tenth of it, and
-    its floods took 13-36% of the loop's steps (bench/bench_webface.py). ``SCHED_IDLE`` gives it the
+    A nice only shares a contended core out: at nice 10 (weights 110 to 1,024) the web face may
+    take a tenth of it, and under its floods the loop kept only 64-87% of its quiet rate
+    (bench/bench_webface.py --split-cpus). ``SCHED_IDLE`` gives it the
     least weight there is (3 against a nice 0 task's 1024), and a waking loop preempts it at once;
     the autogroup's nice weighs its group (15 against 1024) as low as a group goes. The price: the
     pages lag while anything else needs the CPU. Done once the web face serves, not at its start: a
