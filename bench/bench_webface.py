@@ -5,23 +5,31 @@ Two trees: this one, and main before the split (:data:`LAST_BUILD`, extracted wi
 archive`` as :mod:`bench.bench_lean` does). For each, a simulated Baccarat table deals as fast as
 it can (pace 0) with its display on a free loopback port and its PIN files at the real scrypt
 cost, in a process of its own (``--table``): this build's web face is that process's child, the
-last build's display is in the service's process. Phases of ``--seconds`` each:
+last build's display is in the service's process. Attacks, each phase ``--seconds`` long:
 
-1. quiet;
-2. wrong-PIN flood: :mod:`bench.bench_http_hostile`'s attacker, ``--flood`` wrong PINs in flight
-   from rotating addresses;
-3. ``--connections`` connections holding unread streams (its other attacker);
-4. control-socket flood (this build only): ``--clients`` processes of the service's own uid
-   asking the control socket ``status`` as fast as it answers, one in ten requests malformed.
+- wrong-PIN flood: :mod:`bench.bench_http_hostile`'s attacker, ``--flood`` wrong PINs in flight
+  from rotating addresses;
+- ``--connections`` connections holding unread streams (its other attacker);
+- control-socket flood (this build only): ``--clients`` processes of the service's own uid
+  asking the control socket ``status`` as fast as it answers, one in ten requests malformed.
+
+The machine's load drifts by tens of percent within a minute, so each attack phase is paired with
+a quiet phase just before it, and the pairs are interleaved ``--repeats`` times (quiet, PIN flood,
+quiet, streams, quiet, socket flood, quiet, PIN flood...): each pair gives the attack's share of
+its own quiet rate, and the summary gives the medians over the repeats.
 
 Figures per phase: the service loop's steps per second; card → decision, the time from a
 ``CardRead`` being queued by the shoe's driver to its decisions being durable and handed to the
-outputs (p50, p99, max); and the resident memory of the service's process and of its web face
-(peak). Then the peak RSS of ``tablehost run --http`` (``make run``'s table with its display) and
-its web face, and of ``make run`` (20 rounds, no display; goal: at most 36 MiB), of each tree. The attackers share the machine's CPUs
-with the table. Prints figures, asserts nothing.
+outputs (p50, p99, max); the CPU the service's process and its web face used, as a share of one
+core (``/proc/PID/stat``: what the web face took from the loop, less sensitive to the machine's
+load than the rates); how far the dealer display stands behind the journal at the phase's end
+(what a web face that yields the CPU costs); and the resident memory of both (peak). Then the peak RSS of ``tablehost
+run --http`` (``make run``'s table with its display) and its web face, and of ``make run`` (20
+rounds, no display; goal: at most 36 MiB), of each tree. Without ``--split-cpus`` the attackers
+share the machine's CPUs with the table. Prints figures, asserts nothing.
 
-    .venv/bin/python bench/bench_webface.py [--seconds 8] [--flood 40] [--connections 1000] [--clients 4]
+    .venv/bin/python bench/bench_webface.py [--seconds 8] [--repeats 3] [--split-cpus] [--flood 40]
+        [--connections 1000] [--clients 4]
 """
 
 from __future__ import annotations
@@ -31,10 +39,12 @@ import inspect
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -57,10 +67,17 @@ def memory_kib(pid: int) -> tuple[int, int]:
     return int(status["VmRSS"].split()[0]), int(status["VmHWM"].split()[0])
 
 
+def p99(samples: list[float]) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
+
+
 def percentiles(samples: list[float]) -> str:
     ordered = sorted(samples)
-    p99 = ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
-    return f"p50 {ordered[len(ordered) // 2]:.1f} ms, p99 {p99:.1f} ms, max {ordered[-1]:.1f} ms ({len(ordered)} cards)"
+    return (
+        f"p50 {ordered[len(ordered) // 2]:.1f} ms, p99 {p99(ordered):.1f} ms, max {ordered[-1]:.1f} ms"
+        f" ({len(ordered)} cards)"
+    )
 
 
 class Stamped:
@@ -117,7 +134,7 @@ def socket_flood(path: str, seconds: float) -> None:
 # -- the table (one tree, in a process of its own) ---------------------------------------------
 
 
-def table(seconds: float, flood: int, connections: int, clients: int) -> None:
+def table(seconds: float, flood: int, connections: int, clients: int, repeats: int) -> None:
     from bench.display.table import BACCARAT, DEALER_PIN, SUPERVISOR_PIN, start, write_profile
     from firmware_host.web.pins import write_pin_file
     from firmware_host.wiring import build_table
@@ -131,17 +148,33 @@ def table(seconds: float, flood: int, connections: int, clients: int) -> None:
         running = _started(start, profile, Path(folder) / "j.sqlite", options)
         time.sleep(1)
         try:
-            phases: list[tuple[str, list[str] | None]] = [
-                ("quiet", None),
+            child = getattr(running.table, "web_child", None)
+            if child is not None and child.pid:
+                print(f"  web face (pid {child.pid}): {scheduling(child.pid)}", flush=True)
+            attacks: list[tuple[str, list[str]]] = [
                 (f"wrong-PIN flood ({flood} in flight)", ["flood", str(flood)]),
                 (f"{connections} unread streams", ["hold", str(connections)]),
             ]
             if split:
-                phases.append((f"control-socket flood ({clients} clients)", ["socket", str(clients)]))
-            for name, attack in phases:
-                _phase(name, running, seconds, attack)
+                attacks.append((f"control-socket flood ({clients} clients)", ["socket", str(clients)]))
+            pairs: dict[str, list[tuple[Phase, Phase]]] = {name: [] for name, _ in attacks}
+            for _ in range(repeats):
+                for name, attack in attacks:
+                    pairs[name].append(
+                        (_phase("quiet", running, seconds, None), _phase(name, running, seconds, attack))
+                    )
         finally:
             running.stop()
+    print(RESULT + json.dumps(pairs), flush=True)
+
+
+def scheduling(pid: int) -> str:
+    """A process's scheduling policy and nice, and its autogroup's nice where the kernel has them."""
+    names = {getattr(os, name, None): name for name in ("SCHED_OTHER", "SCHED_BATCH", "SCHED_IDLE")}
+    policy = names.get(os.sched_getscheduler(pid), str(os.sched_getscheduler(pid)))
+    group = Path(f"/proc/{pid}/autogroup")
+    grouped = f", {group.read_text().strip()}" if group.exists() else ""
+    return f"{policy}, nice {os.getpriority(os.PRIO_PROCESS, pid)}{grouped}"
 
 
 def _started(start: Any, profile: Path, journal: Path, options: dict[str, Any]) -> Any:
@@ -176,9 +209,27 @@ def _table_cpus(cpus: set[int] | None) -> None:
         os.sched_setaffinity(0, cpus)
 
 
-def _phase(name: str, running: Any, seconds: float, attack: list[str] | None) -> None:
+#: One phase's figures: steps/s, card -> decision p99 (ms), the CPU share of one core the service's
+#: process and its web face used (None: no web face process), and a line for the log.
+Phase = dict[str, Any]
+#: Prefix of the ``--table`` process's last line: its phases, as JSON.
+RESULT = "RESULT "
+#: Clock ticks a second, the unit of ``/proc/PID/stat``'s CPU times.
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> float:
+    """A process's CPU time so far, user and system, all its threads (``/proc/PID/stat``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def _phase(name: str, running: Any, seconds: float, attack: list[str] | None) -> Phase:
     service, probe = running.service, running.table.probe
+    child = getattr(running.table, "web_child", None)
+    face_pid = child.pid if child is not None else None
     steps, started, since = service.steps, time.monotonic(), time.perf_counter()
+    cpu = (cpu_seconds(os.getpid()), cpu_seconds(face_pid) if face_pid else 0.0)
     attackers: list[subprocess.Popen[str]] = []
     if attack and attack[0] == "socket":
         path = str(running.table.control.path)
@@ -198,23 +249,86 @@ def _phase(name: str, running: Any, seconds: float, attack: list[str] | None) ->
             )
         ]
     time.sleep(seconds)
-    rate = (service.steps - steps) / (time.monotonic() - started)
-    got = [json.loads(a.communicate(timeout=seconds + 60)[0] or "{}") for a in attackers]
+    wall = time.monotonic() - started
+    rate = (service.steps - steps) / wall
+    service_cpu = (cpu_seconds(os.getpid()) - cpu[0]) / wall
+    face_cpu = None
+    if face_pid and child is not None and child.pid == face_pid:  # not restarted meanwhile
+        face_cpu = (cpu_seconds(face_pid) - cpu[1]) / wall
+    behind = display_behind(running)
+    got = [_answer(attacker, seconds + 15) for attacker in attackers]
     latencies = [ms for at, ms in probe.samples if at >= since]
-    child = getattr(running.table, "web_child", None)
     own = memory_kib(os.getpid())
-    face = memory_kib(child.pid) if child is not None and child.pid else None
+    face = memory_kib(face_pid) if face_pid and face_cpu is not None else None
     memory = f"service RSS {own[0] / 1024:.0f} MiB (peak {own[1] / 1024:.0f})" + (
         f", web face RSS {face[0] / 1024:.0f} MiB (peak {face[1] / 1024:.0f})" if face else ", display in the service"
     )
+    shares = f"CPU: service {service_cpu:.0%}" + (f", web face {face_cpu:.0%}" if face_cpu is not None else "")
     counts = getattr(getattr(running.table, "control", None), "counts", None)
     print(
         f"  {name}: {rate:,.0f} steps/s; card -> decision "
-        f"{percentiles(latencies) if latencies else 'no cards'}; {memory}"
+        f"{percentiles(latencies) if latencies else 'no cards'}; {shares}; display {behind}; {memory}"
         + (f"; attackers got {got}" if got else "")
         + (f"; socket counts {counts}" if counts and attack and attack[0] == "socket" else ""),
         flush=True,
     )
+    return {
+        "rate": rate,
+        "p99": p99(latencies) if latencies else None,
+        "service_cpu": service_cpu,
+        "face_cpu": face_cpu,
+    }
+
+
+def display_behind(running: Any) -> str:
+    """How far the dealer display stands behind the journal at the phase's end (journal seqs), as
+    its ``/api/state`` says within 2 s: the price of a web face that yields the CPU."""
+    last = running.table.journal.last_seq
+    display = getattr(running.table, "display", None)
+    if display is not None:  # in the service's process (the last build)
+        return f"{last - display.hub.snapshot.seq} seqs behind"
+    try:
+        with urllib.request.urlopen(running.url + "/api/state", timeout=2) as answer:
+            return f"{last - int(json.load(answer)['seq'])} seqs behind"
+    except (OSError, ValueError, KeyError) as exc:
+        return f"no answer in 2 s ({type(exc).__name__})"
+
+
+def _answer(attacker: subprocess.Popen[str], timeout: float) -> Any:
+    """What an attacker says it got; on a machine too busy for it to end in time, that it did not."""
+    try:
+        return json.loads(attacker.communicate(timeout=timeout)[0] or "{}")
+    except subprocess.TimeoutExpired:
+        attacker.kill()
+        attacker.communicate()
+        return {"did not end in time": True}
+
+
+def summary(pairs: dict[str, list[tuple[Phase, Phase]]]) -> dict[str, str]:
+    """Per attack, one line: the medians over the repeats of the quiet and the attacked rates, each
+    pair's share of its quiet rate and their median, the p99s and the web face's CPU share."""
+
+    def median(values: list[Any]) -> float | None:
+        known = [v for v in values if v is not None]
+        return statistics.median(known) if known else None
+
+    lines = {}
+    for name, runs in pairs.items():
+        quiet, attacked = [q for q, _ in runs], [a for _, a in runs]
+        shares = [a["rate"] / q["rate"] for q, a in runs if q["rate"]]
+        face = median([a["face_cpu"] for a in attacked])
+        lines[name] = (
+            f"{median([a['rate'] for a in attacked]):,.0f} steps/s against {median([q['rate'] for q in quiet]):,.0f} "
+            f"quiet: {statistics.median(shares):.0%} of quiet (pairs: {', '.join(f'{x:.0%}' for x in shares)}); "
+            f"p99 {_ms(median([a['p99'] for a in attacked]))} against {_ms(median([q['p99'] for q in quiet]))}; "
+            + (f"web face CPU {face:.1%} of a core" if face is not None else "display in the service")
+            + f", service {median([a['service_cpu'] for a in attacked]):.0%}"
+        )
+    return lines
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f} ms"
 
 
 # -- both trees ---------------------------------------------------------------------------------
@@ -252,6 +366,7 @@ def run_memory(tree: Tree, folder: Path, *, http: bool) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=8.0, help="seconds per phase (default 8)")
+    parser.add_argument("--repeats", type=int, default=3, help="quiet and attacked pairs of each attack (default 3)")
     parser.add_argument("--flood", type=int, default=40, help="wrong PINs in flight (default 40)")
     parser.add_argument("--connections", type=int, default=1000, help="unread streams held (default 1000)")
     parser.add_argument("--clients", type=int, default=4, help="control-socket flooders (default 4)")
@@ -261,6 +376,7 @@ def main() -> None:
         action="store_true",
         help="the table (service and web face) on the first CPU, the attackers on the others",
     )
+    parser.add_argument("--no-memory", action="store_true", help="skip the runs that measure peak RSS")
     parser.add_argument("--table", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--socket-flood", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -268,31 +384,53 @@ def main() -> None:
         socket_flood(args.socket_flood, args.seconds)
         return
     if args.table:
-        table(args.seconds, args.flood, args.connections, args.clients)
+        table(args.seconds, args.flood, args.connections, args.clients, args.repeats)
         return
     with tempfile.TemporaryDirectory() as folder:
         last = extract(args.baseline, Path(folder) / "last")
         trees = [Tree("this build", ROOT, {**os.environ}), last]
-        for tree in trees:
-            print(f"{tree.name}:", flush=True)
-            env = {**tree.env, "BENCH_SOURCE": str(tree.root)} if tree.root != ROOT else tree.env
-            flags = ["--seconds", str(args.seconds), "--flood", str(args.flood)]
-            flags += ["--connections", str(args.connections), "--clients", str(args.clients)]
-            own: set[int] | None = None
-            if args.split_cpus:
-                cpus = sorted(os.sched_getaffinity(0))
-                own, env = {cpus[0]}, {**env, "BENCH_ATTACKER_CPUS": ",".join(map(str, cpus[1:]))}
-            subprocess.run(
-                [sys.executable, __file__, "--table", *flags],
-                env=env,
-                check=True,
-                cwd=ROOT,
-                preexec_fn=lambda: _table_cpus(own),
-            )
+        results = {tree.name: summary(_table_run(tree, args)) for tree in trees}
+        print(f"summary, medians over {args.repeats} quiet/attacked pairs of {args.seconds:g} s:")
+        for attack in results[trees[0].name]:
+            print(f"  {attack}:")
+            for tree in trees:
+                print(f"    {tree.name}: {results[tree.name].get(attack, '-')}")
+        if args.no_memory:
+            return
         for tree in trees:
             print(f"run --http ({tree.name}): {run_memory(tree, Path(folder), http=True)}", flush=True)
         for tree in trees:  # VmHWM from /proc: a child's ru_maxrss would count its parent's memory at the fork
             print(f"make run ({tree.name}): {run_memory(tree, Path(folder), http=False)}", flush=True)
+
+
+def _table_run(tree: Tree, args: argparse.Namespace) -> dict[str, list[tuple[Phase, Phase]]]:
+    """One tree's table in a process of its own (``--table``), its phases printed as they end."""
+    print(f"{tree.name}:", flush=True)
+    env = {**tree.env, "BENCH_SOURCE": str(tree.root)} if tree.root != ROOT else tree.env
+    flags = ["--seconds", str(args.seconds), "--repeats", str(args.repeats), "--flood", str(args.flood)]
+    flags += ["--connections", str(args.connections), "--clients", str(args.clients)]
+    own: set[int] | None = None
+    if args.split_cpus:
+        cpus = sorted(os.sched_getaffinity(0))
+        own, env = {cpus[0]}, {**env, "BENCH_ATTACKER_CPUS": ",".join(map(str, cpus[1:]))}
+    process = subprocess.Popen(
+        [sys.executable, __file__, "--table", *flags],
+        env=env,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: _table_cpus(own),
+    )
+    assert process.stdout is not None
+    pairs: dict[str, list[tuple[Phase, Phase]]] = {}
+    for line in process.stdout:
+        if line.startswith(RESULT):
+            pairs = json.loads(line[len(RESULT) :])
+        else:
+            print(line, end="", flush=True)
+    if process.wait() != 0:
+        raise SystemExit(f"{tree.name}: the table's process exited with status {process.returncode}")
+    return pairs
 
 
 if __name__ == "__main__":

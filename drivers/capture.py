@@ -38,8 +38,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
-import usb.core
-
 from drivers.device import TransportFactory
 from drivers.errors import DeviceNotFound, DriverError
 from drivers.events import DeviceEvent, EventError, from_record, to_record
@@ -346,6 +344,8 @@ class CaptureBackend:
         return getattr(self._inner, name)
 
     def _transfer(self, name: str, call: Callable[[], Any]) -> int:
+        import usb.core  # pyusb, only where a USB device is captured (a serial table never loads it)
+
         try:
             return int(call())
         except usb.core.USBTimeoutError:

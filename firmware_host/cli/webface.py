@@ -11,6 +11,7 @@ SIGTERM or SIGINT stop it; with ``--parent PID`` it also stops once that process
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import os
@@ -22,12 +23,14 @@ from pathlib import Path
 
 from firmware_host.errors import TablehostError
 
-__all__ = ["main", "build_parser", "lower_priority", "PARENT_CHECK_S"]
+__all__ = ["main", "build_parser", "lower_priority", "run_idle", "IDLE_NICE", "PARENT_CHECK_S"]
 
 log = logging.getLogger("tablehost.webface")
 
 #: Seconds between checks that the parent (``--parent``) still runs.
 PARENT_CHECK_S = 1.0
+#: The nice of a web face that serves on idle time (``--idle``), and of its autogroup.
+IDLE_NICE = 19
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -43,6 +46,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--nice", type=int, default=0, choices=range(20), metavar="0-19", help="lower its priority by this much"
     )
+    parser.add_argument(
+        "--idle",
+        action="store_true",
+        help="once it serves, run only on CPU time nothing else wants (SCHED_IDLE, nice 19): tablehost run's child",
+    )
     parser.add_argument("-v", "--verbose", action="count", default=0)
     return parser
 
@@ -56,9 +64,46 @@ def lower_priority(by: int) -> None:
     service's group whatever either process's nice: the group's nice is lowered too
     (``/proc/self/autogroup``; without it a web face at nice 10 still took half the CPU)."""
     os.nice(by)
+    _autogroup_nice(by)
+
+
+def run_idle() -> None:
+    """Run every thread of this process under ``SCHED_IDLE`` at nice :data:`IDLE_NICE`, and its
+    autogroup at that nice: from now on the web face runs only on CPU time nothing else wants.
+
+    A nice only shares a contended core out: at nice 10 (weights 110 to 1,024) the web face may
+    take a tenth of it, and under its floods the loop kept only 64-87% of its quiet rate
+    (bench/bench_webface.py --split-cpus). ``SCHED_IDLE`` gives it the
+    least weight there is (3 against a nice 0 task's 1024), and a waking loop preempts it at once;
+    the autogroup's nice weighs its group (15 against 1024) as low as a group goes. The price: the
+    pages lag while anything else needs the CPU. Done once the web face serves, not at its start: a
+    web face under ``SCHED_IDLE`` beside a busy core took over a minute to start (and ``tablehost
+    run`` gives up on it after :data:`~firmware_host.wiring.child.READY_TIMEOUT_S`). Linux keeps a
+    policy and a nice per thread, so each thread is set, until no new one appears; threads started
+    later take their creator's. Where the policy is refused (a seccomp filter), the nice is all
+    there is, logged."""
+    done: set[int] = set()
+    while threads := {int(name) for name in os.listdir("/proc/self/task")} - done:
+        for thread in threads:
+            try:
+                os.sched_setscheduler(thread, os.SCHED_IDLE, os.sched_param(0))
+            except ProcessLookupError:  # the thread ended meanwhile
+                continue
+            except OSError as exc:
+                log.warning(
+                    "web face: thread %d cannot run under SCHED_IDLE (%s): nice %d only", thread, exc, IDLE_NICE
+                )
+            with contextlib.suppress(ProcessLookupError):
+                os.setpriority(os.PRIO_PROCESS, thread, IDLE_NICE)
+        done |= threads
+    _autogroup_nice(IDLE_NICE)
+
+
+def _autogroup_nice(nice: int) -> None:
+    """Set this process's scheduling autogroup's nice, where the kernel has autogroups."""
     try:
         with open("/proc/self/autogroup", "w") as group:
-            group.write(str(by))
+            group.write(str(nice))
     except OSError:  # a kernel without autogroups: the process's nice is all there is
         log.debug("no scheduling autogroup to lower")
 
@@ -84,6 +129,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except TablehostError as exc:
         print(json.dumps({"error": str(exc)}), flush=True)
         return 2
+    if args.idle:
+        run_idle()  # before it says it serves: tablehost run's child is idle once it is ready
     stop = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stop.set())

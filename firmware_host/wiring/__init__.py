@@ -387,12 +387,14 @@ def _web_face(table: Table, http: str | None, metrics: str | None, face: WebFace
             metrics=counts,
         )
         table.web_child = WebFaceChild(
-            [*argv, "--parent", str(os.getpid()), "--nice", str(WEB_FACE_NICE)], face.on_ready
+            [*argv, "--parent", str(os.getpid()), "--nice", str(WEB_FACE_NICE), "--idle"], face.on_ready
         )
 
 
-#: How much lower the web face child's priority is than the service's (``nice``): a flooded web face
-#: waits for a core before the loop does (deploy/systemd/tablehost-web.service: ``Nice=10``).
+#: How much lower the web face child's priority is than the service's (``nice``, and its autogroup's)
+#: while it starts; once it serves it runs under ``SCHED_IDLE`` at nice 19 (``--idle``,
+#: :func:`firmware_host.cli.webface.run_idle`): a flooded web face runs only on CPU time the loop
+#: leaves (deploy/systemd/tablehost-web.service: ``CPUSchedulingPolicy=idle``, ``CPUWeight=idle``).
 WEB_FACE_NICE = 10
 #: Where the web face may run (``tablehost run --web-face``).
 WEB_FACE_MODES = ("child", "external", "thread")

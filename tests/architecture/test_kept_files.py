@@ -33,7 +33,7 @@ ALLOWED: dict[tuple[str, str, str], str] = {
         "the damaged journal kept under a second name (.damaged): a hard link to the same inode, "
         "its directory fsynced before the salvaged file takes the name (durable.publish)"
     ),
-    ("cli/webface.py", "lower_priority", "open(w)"): (
+    ("cli/webface.py", "_autogroup_nice", "open(w)"): (
         "/proc/self/autogroup, the kernel's scheduling setting of the web face's group, not a file"
     ),
     ("host/segments.py", "opened", "open(w)"): (

@@ -51,6 +51,7 @@ OPTIONAL = (
     "firmware_host.wiring.webface",
     "firmware_host.wiring.control",
     "firmware_host.wiring.child",
+    "usb",  # pyusb: a USB device's (the shuffler's), never a serial table's; drivers.capture loaded it
 )
 #: What faces the network, which the service's process never imports: its web face (issue 30) is
 #: a process of its own.
