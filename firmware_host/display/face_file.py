@@ -122,7 +122,9 @@ def read_after(conn: sqlite3.Connection, seq: int, limit: int = PAGE) -> list[Fa
     rows = conn.execute(
         "SELECT seq, step, at, type, round, data FROM shown WHERE seq > ? ORDER BY seq LIMIT ?", (seq, limit)
     ).fetchall()
-    return [FaceRow(s, step, at, Decision(type_, json.loads(data), round_)) for s, step, at, type_, round_, data in rows]
+    return [
+        FaceRow(s, step, at, Decision(type_, json.loads(data), round_)) for s, step, at, type_, round_, data in rows
+    ]
 
 
 class FaceWriter:
