@@ -2,7 +2,8 @@
 
 :class:`TableView` takes journaled decisions one at a time (:meth:`TableView.apply`) and keeps
 what the dealer display and the scoreboard show. Nothing early (issue 14 item 5): only fields
-named here are ever copied out of a decision, and the only cards it keeps are those the
+named here or in :mod:`.face` (whose filter keeps only them in the web face's face file) are ever
+copied out of a decision, and the only cards it keeps are those the
 controller announces as exposed at the table — the burn card shown (§ 541.5(g)), the hands as
 a ``deal`` prompt says they lie face up (each card as it is placed face up, § 541.9(c)(1), and
 each third card, § 541.10(c)), the hands at their point count (§ 541.10(a), after the reveal
