@@ -193,16 +193,13 @@ class FaceWriter:
         conn = self._open()
         self._live_first = self.journal.first_record.seq
         since = _since(self.journal.path, self._live_first)
-        self.position = self.written = self._step = 0
+        self._step, after, written = 0, since - 1, 0
         with _transaction(conn):
             conn.execute("DELETE FROM shown")
-            after = since - 1
             while page := self.journal.records_after(after, PAGE):
-                self._insert(conn, page)
+                written = self._insert(conn, page) or written
                 after = page[-1].seq
-        with self._moved:
-            self.position = max(self.position, since - 1)
-            self._moved.notify_all()
+        self._moved_to(after, written)
 
     def _catch_up(self) -> bool:
         """Write the shown records of one page after :attr:`position`; True when there was one."""
@@ -216,12 +213,18 @@ class FaceWriter:
         if not page:
             return False
         with _transaction(conn):
-            self._insert(conn, page)
-        with self._moved:
-            self._moved.notify_all()
+            written = self._insert(conn, page)
+        self._moved_to(page[-1].seq, written or self.written)
         return True
 
-    def _insert(self, conn: sqlite3.Connection, page: list[Record]) -> None:
+    def _moved_to(self, position: int, written: int) -> None:
+        """Committed: every record through ``position`` taken, the last row written ``written``."""
+        with self._moved:
+            self.position, self.written = position, written
+            self._moved.notify_all()
+
+    def _insert(self, conn: sqlite3.Connection, page: list[Record]) -> int:
+        """Insert the shown records of ``page``; the seq of the last one (0: none)."""
         rows: list[tuple[Any, ...]] = []
         for record in page:
             if record.kind == "input":
@@ -232,9 +235,7 @@ class FaceWriter:
                 data = json.dumps(decision.data, separators=(",", ":"), ensure_ascii=False)
                 rows.append((record.seq, step, record.at, decision.type, decision.round, data))
         conn.executemany(_INSERT, rows)
-        self.position = page[-1].seq
-        if rows:
-            self.written = rows[-1][0]
+        return int(rows[-1][0]) if rows else 0
 
     def _open(self) -> sqlite3.Connection:
         if self._conn is None:
