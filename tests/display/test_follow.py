@@ -53,6 +53,15 @@ def shown_seqs(path: Path) -> list[int]:
     return [r.seq for r in segments.records(path) if r.kind == "decision" and r.type != "odds"]
 
 
+def following(journal: Journal, hub: Hub) -> tuple[FaceWriter, FaceFollower]:
+    """The journal's face file written, and a follower of it rebuilt."""
+    writer = FaceWriter(journal)
+    assert writer.rebuild()
+    follower = FaceFollower(writer.path, cast(Any, hub))
+    follower.rebuild()
+    return writer, follower
+
+
 def written(writer: FaceWriter) -> None:
     """What the journal holds so far is in the face file."""
     while writer._catch_up():
@@ -63,12 +72,9 @@ def test_it_follows_by_seq_across_a_rotation_each_decision_once(tmp_path: Path) 
     path = tmp_path / "j.sqlite"
     hub = Hub()
     with Journal.open(path) as journal:
-        writer = FaceWriter(journal)
         for n in range(3):
             step(journal, n)
-        assert writer.rebuild()
-        follower = FaceFollower(writer.path, cast(Any, hub))
-        follower.rebuild()
+        writer, follower = following(journal, hub)
         for n in range(3, 6):
             step(journal, n)
         written(writer)
@@ -89,14 +95,9 @@ def test_it_follows_by_seq_across_a_rotation_each_decision_once(tmp_path: Path) 
 
 
 def test_the_halted_record_becomes_the_banner(tmp_path: Path) -> None:
-    path = tmp_path / "j.sqlite"
     hub = Hub()
-    with Journal.open(path) as journal:
-        step(journal, 0)
-        writer = FaceWriter(journal)
-        writer.rebuild()
-        follower = FaceFollower(writer.path, cast(Any, hub))
-        follower.rebuild()
+    with Journal.open(tmp_path / "j.sqlite") as journal:
+        writer, follower = following(journal, hub)  # an empty journal: the web face started first
         seq = journal.append_meta(HALTED_META, {"reason": "disk full"})
         written(writer)
         follower.poll()
@@ -109,10 +110,7 @@ def test_the_halted_record_becomes_the_banner(tmp_path: Path) -> None:
 def test_a_reader_beside_the_writer_never_holds_its_checkpoints(tmp_path: Path) -> None:
     path = tmp_path / "j.sqlite"
     with Journal.open(path) as journal:
-        writer = FaceWriter(journal)
-        writer.rebuild()
-        follower = FaceFollower(writer.path, cast(Any, Hub()))
-        follower.rebuild()
+        writer, follower = following(journal, Hub())
         for n in range(50):
             step(journal, n)
             written(writer)
@@ -129,10 +127,7 @@ def test_a_face_file_made_anew_is_opened_again(tmp_path: Path) -> None:
     hub = Hub()
     with Journal.open(path) as journal:
         step(journal, 0)
-        writer = FaceWriter(journal)
-        writer.rebuild()
-        follower = FaceFollower(writer.path, cast(Any, hub))
-        follower.rebuild()
+        writer, follower = following(journal, hub)
         writer.stop()
         for name in ("", "-wal", "-shm"):  # removed under the reader that has it open
             Path(str(writer.path) + name).unlink(missing_ok=True)
