@@ -24,12 +24,11 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from firmware_host.display.face import halted_text
 from firmware_host.display.face_file import PAGE, FaceRow, connect_reader, read_after
 from firmware_host.display.hub import BACKLOG, DisplayHub
 from firmware_host.tables.decisions import Decision
 
-__all__ = ["FaceFollower", "Background", "POLL_S", "PAGE", "halted_text"]
+__all__ = ["FaceFollower", "Background", "POLL_S", "PAGE"]
 
 log = logging.getLogger("tablehost.display")
 
