@@ -92,7 +92,7 @@ class FaceFollower(Background):
         try:
             while page := self._after(rows[-1].seq if rows else 0):
                 rows += page
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, OSError) as exc:  # not there yet (the service starts it), or going
             self._close()
             self._complain(exc)
         steps = list(_steps(rows))
