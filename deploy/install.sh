@@ -16,7 +16,8 @@ getent group tablehost >/dev/null || groupadd --system tablehost
 id tablehost >/dev/null 2>&1 || useradd --system --gid tablehost --home-dir /var/lib/tablehost \
     --shell /usr/sbin/nologin --groups dialout,gpio,plugdev tablehost
 # The web face's user (tablehost-web.service): in the group tablehost, so it may read the profile and
-# the journal (0640, never write it); the keys are 0400 tablehost, which it cannot read.
+# the face file the service writes for it (0640, never write it); the journal is 0600 tablehost and
+# the keys 0400 tablehost, which it cannot read.
 getent group tablehost-web >/dev/null || groupadd --system tablehost-web
 id tablehost-web >/dev/null 2>&1 || useradd --system --gid tablehost-web --groups tablehost \
     --home-dir /nonexistent --no-create-home --shell /usr/sbin/nologin tablehost-web
@@ -42,9 +43,11 @@ fi
 
 # The web face's own files: its PIN files and its TLS key (`tablehost display pin`, then chown).
 install -d -m 0750 -o tablehost-web -g tablehost-web /etc/tablehost/web
-# A journal made before the web face had a user of its own: readable by the group, never writable.
-for f in /var/lib/tablehost/journal*.sqlite /var/lib/tablehost/journal*.sqlite-wal /var/lib/tablehost/journal*.sqlite-shm; do
-    if [ -e "$f" ]; then chgrp tablehost "$f" && chmod 0640 "$f"; fi
+# A journal and its segments made before the face file: the service's alone (it holds every card
+# before it is exposed); the web face reads journal.sqlite.face, which the service makes 0640 at start.
+for f in /var/lib/tablehost/journal*.sqlite /var/lib/tablehost/journal*.sqlite-wal /var/lib/tablehost/journal*.sqlite-shm \
+         /var/lib/tablehost/journal.*.sqlite.gz /var/lib/tablehost/journal.*.sqlite.xz /var/lib/tablehost/journal.*.sqlite.bz2; do
+    if [ -e "$f" ]; then chown tablehost:tablehost "$f" && chmod 0600 "$f"; fi
 done
 
 # udev rules for stable names and non-root access, then the service.

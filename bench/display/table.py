@@ -145,10 +145,12 @@ class Running:
     def flush(self, timeout: float = 10.0) -> bool:
         """Wait until the display has applied every decision journaled so far (True), or ``timeout``
         seconds (False); in this process or in its web face child."""
-        display = self.table.display
+        display, face = self.table.display, self.table.face
         if display is not None:
             return display.hub.flush(timeout)
-        last = max((r.seq for r in self.table.journal.records() if r.kind == "decision"), default=0)
+        if face is None or not face.sync(timeout):
+            return False
+        last = face.written  # the last record the display may show, in the face file
         deadline = time.monotonic() + timeout
         while self.seq() < last:
             if time.monotonic() > deadline:

@@ -1,7 +1,7 @@
 """Between the table and the browsers: a queue, and the thread that keeps the view.
 
-The web face's :class:`~firmware_host.display.follow.JournalFollower` :meth:`~DisplayHub.feed` s
-the hub each step's decisions as the journal holds them, with their journal seqs (the hub is
+The web face's :class:`~firmware_host.display.follow.FaceFollower` :meth:`~DisplayHub.feed` s
+the hub each step's decisions as the face file holds them, with their journal seqs (the hub is
 also an :class:`~firmware_host.host.service.Output`: ``on_decisions`` only queues, so a service
 it were an output of would never wait for a browser). The hub's own thread applies them to the
 :class:`~firmware_host.display.view.TableView`, renders the dealer state, the scoreboard and
@@ -96,17 +96,18 @@ class DisplayHub:
         if decisions:
             self.feed(self.step_seq() + 1, decisions, self.step_at())
 
-    def feed(self, first_seq: int, decisions: Sequence[Decision], at: float) -> None:
-        """Queue a step's decisions, the first of them journaled as ``first_seq`` (any thread)."""
-        self._queue.put((first_seq, list(decisions), at))
+    def feed(self, seqs: int | Sequence[int], decisions: Sequence[Decision], at: float) -> None:
+        """Queue a step's decisions (any thread), journaled as ``seqs``: one each, or the first of
+        consecutive ones."""
+        self._queue.put((_seqs(seqs, len(decisions)), list(decisions), at))
 
     def rebuild(
         self,
         decisions: Iterable[tuple[int, float | None, Decision]],
-        recent: Iterable[tuple[int, float, Sequence[Decision]]] = (),
+        recent: Iterable[tuple[int | Sequence[int], float, Sequence[Decision]]] = (),
     ) -> int:
         """Apply a journal's decisions, ``(seq, at, decision)`` in order (before the thread starts),
-        then its ``recent`` steps, ``(first seq, at, decisions)``, as they were applied live: their
+        then its ``recent`` steps, ``(seqs, at, decisions)`` (``seqs`` as :meth:`feed` takes them), as they were applied live: their
         updates are kept in the backlog, so a page that reconnects to a restarted display with its
         Last-Event-ID gets every update it missed, not a snapshot. Return how many decisions."""
         count = 0
@@ -114,8 +115,8 @@ class DisplayHub:
             self.view.apply(seq, decision, at)
             count += 1
         self.snapshot = self._render()
-        for first_seq, at, step in recent:
-            self._apply(first_seq, list(step), at)
+        for seqs, at, step in recent:
+            self._apply(_seqs(seqs, len(step)), list(step), at)
             count += len(step)
         return count
 
@@ -155,10 +156,10 @@ class DisplayHub:
             except Exception:  # the display must never stop following the table
                 log.exception("display: a step could not be applied")
 
-    def _apply(self, first_seq: int, decisions: list[Decision], at: float) -> None:
+    def _apply(self, seqs: list[int], decisions: list[Decision], at: float) -> None:
         changed = False
-        for offset, decision in enumerate(decisions):
-            changed |= self.view.apply(first_seq + offset, decision, at)
+        for seq, decision in zip(seqs, decisions):
+            changed |= self.view.apply(seq, decision, at)
         self.applied += 1
         if not changed:
             return
@@ -228,6 +229,11 @@ class DisplayHub:
         return Update(
             snapshot.seq, json.dumps({"seq": snapshot.seq, "types": ["snapshot"], **body}, separators=(",", ":"))
         )
+
+
+def _seqs(seqs: int | Sequence[int], count: int) -> list[int]:
+    """The journal seqs of ``count`` decisions: ``seqs`` as they are, or ``count`` from the first."""
+    return list(range(seqs, seqs + count)) if isinstance(seqs, int) else list(seqs)
 
 
 def _offer(loop: asyncio.AbstractEventLoop, client: asyncio.Queue[Update | None], update: Update | None) -> None:

@@ -2,7 +2,8 @@
 
 :class:`TableView` takes journaled decisions one at a time (:meth:`TableView.apply`) and keeps
 what the dealer display and the scoreboard show. Nothing early (issue 14 item 5): only fields
-named here are ever copied out of a decision, and the only cards it keeps are those the
+named here or in :mod:`.face` (whose filter keeps only them in the web face's face file) are ever
+copied out of a decision, and the only cards it keeps are those the
 controller announces as exposed at the table — the burn card shown (§ 541.5(g)), the hands as
 a ``deal`` prompt says they lie face up (each card as it is placed face up, § 541.9(c)(1), and
 each third card, § 541.10(c)), the hands at their point count (§ 541.10(a), after the reveal
@@ -19,6 +20,13 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from firmware_host.display.face import (
+    BACCARAT_PROMPT_FIELDS,
+    DEVICE_FIELDS,
+    EXPOSED_FIELDS,
+    PAIGOW_PROMPT_FIELDS,
+    PROMPT_FIELDS,
+)
 from firmware_host.rules.baccarat.roads import Outcome, RoadBuilder
 from firmware_host.tables.decisions import Decision, for_outputs, for_surveillance_only
 from firmware_host.tables.round_record import BACCARAT, PAIGOW
@@ -30,10 +38,6 @@ MAX_ALERTS = 6
 MAX_LOG = 8
 #: Results kept for the Pai Gow scoreboard and the dealer's recent rounds.
 MAX_RESULTS = 12
-#: The device fields a ``device`` decision carries that the display shows.
-_DEVICE_FIELDS = ("online", "model", "serial", "firmware", "refusal")
-#: The fields of a Baccarat ``deal`` prompt's ``exposed`` hands the display shows.
-_EXPOSED_FIELDS = ("player", "banker", "player_total", "banker_total")
 
 
 class TableView:
@@ -86,7 +90,7 @@ class TableView:
 
     def safe_prompt(self, data: dict[str, Any]) -> dict[str, Any]:
         """The prompt as shown (games narrow it)."""
-        return {"action": data.get("action"), "text": data.get("text")}
+        return {key: data.get(key) for key in PROMPT_FIELDS}
 
     def on_lamp(self, data: dict[str, Any], round: int | None, at: float) -> bool:
         self.lamp = str(data.get("colour"))
@@ -95,7 +99,7 @@ class TableView:
         return True
 
     def on_device(self, data: dict[str, Any], round: int | None, at: float) -> bool:
-        self.devices[str(data.get("device"))] = {key: data.get(key) for key in _DEVICE_FIELDS}
+        self.devices[str(data.get("device"))] = {key: data.get(key) for key in DEVICE_FIELDS}
         return True
 
     def on_alert(self, data: dict[str, Any], round: int | None, at: float) -> bool:
@@ -179,14 +183,13 @@ class BaccaratView(TableView):
 
     def safe_prompt(self, data: dict[str, Any]) -> dict[str, Any]:
         # Card numbers in the shoe, counts and hands to deal to: never a card's identity.
-        keep = ("to", "card", "count", "face", "remaining", "last_hand")
-        return {**super().safe_prompt(data), **{key: data[key] for key in keep if key in data}}
+        return {**super().safe_prompt(data), **{key: data[key] for key in BACCARAT_PROMPT_FIELDS if key in data}}
 
     def on_prompt(self, data: dict[str, Any], round: int | None, at: float) -> bool:
         exposed = data.get("exposed")
         if data.get("action") == "deal" and isinstance(exposed, dict):
             # The hands as they lie face up (§ 541.9(c)(1), § 541.10(c)); None while face down.
-            self.hand.update({key: exposed.get(key) for key in _EXPOSED_FIELDS})
+            self.hand.update({key: exposed.get(key) for key in EXPOSED_FIELDS})
         return super().on_prompt(data, round, at)
 
     def announce_shoe(self, data: dict[str, Any], round: int | None, at: float) -> None:
@@ -280,21 +283,7 @@ class PaiGowView(TableView):
 
     def safe_prompt(self, data: dict[str, Any]) -> dict[str, Any]:
         # Seats, stack positions and counts; Pai Gow tiles are never named before they are set.
-        keep = (
-            "order",
-            "by",
-            "at_least",
-            "reason",
-            "start",
-            "style",
-            "hands",
-            "to_dead_hand",
-            "positions",
-            "dealer",
-            "bank",
-            "clock",
-        )
-        return {**super().safe_prompt(data), **{key: data[key] for key in keep if key in data}}
+        return {**super().safe_prompt(data), **{key: data[key] for key in PAIGOW_PROMPT_FIELDS if key in data}}
 
     def announce_new_dice(self, data: dict[str, Any], round: int | None, at: float) -> None:
         self.dice_clock = {"registered_at": data.get("registered_at"), "expires_at": data.get("expires_at")}

@@ -47,6 +47,7 @@ from sim.devices.resume import ResumePoints
 
 if TYPE_CHECKING:  # a table of real devices imports no simulator (see wiring.backends)
     # Off unless configured, so imported only when configured (Starlette, uvicorn, asyncio, paho):
+    from firmware_host.display.face_file import FaceWriter
     from firmware_host.feed.publisher import FeedPublisher
     from firmware_host.metrics.server import MetricsServer
     from firmware_host.metrics.table import TableMetrics
@@ -119,6 +120,8 @@ class Table:
     web: WebFace | None = None
     #: The web face as a child process (``web_face="child"``: ``tablehost run``).
     web_child: WebFaceChild | None = None
+    #: The face file the web face's display reads instead of the journal (with a display).
+    face: FaceWriter | None = None
     #: Set once the web face has been told that the table stopped on its journal (``status``).
     halt_told: threading.Event = dataclasses.field(default_factory=threading.Event)
 
@@ -135,6 +138,8 @@ class Table:
             parts.start_sim()
         for parts in self.devices:
             parts.driver.start()
+        if self.face is not None:
+            self.face.start()
         if self.control is not None:
             self.control.start()
         if self.web is not None:
@@ -158,6 +163,8 @@ class Table:
             self.web.stop()
         if self.control is not None:
             self.control.stop()
+        if self.face is not None:
+            self.face.stop()
         for parts in self.devices:
             parts.driver.stop()
         for parts in self.devices:
@@ -369,11 +376,15 @@ def _web_face(table: Table, http: str | None, metrics: str | None, face: WebFace
     table.control = control_server(
         socket_path, profile.game, table.service, table.journal, counted, face.web_user, table.halt_told
     )
+    if shows is not None:
+        table.face = _face_file(table)
     if face.mode == "thread":
         from firmware_host.wiring.webface import build_webface
 
         table.web = build_webface(profile, face.journal_path, socket_path, http, metrics)
         table.display, table.metrics = table.web.display, table.web.metrics
+        if table.display is not None and table.face is not None:
+            table.display.hub.catch_up = _both(table.face.sync, table.display.follower.sync)
     elif face.mode == "child":
         from firmware_host.wiring.child import WebFaceChild, argv_of
 
@@ -389,6 +400,23 @@ def _web_face(table: Table, http: str | None, metrics: str | None, face: WebFace
         table.web_child = WebFaceChild(
             [*argv, "--parent", str(os.getpid()), "--nice", str(WEB_FACE_NICE), "--idle"], face.on_ready
         )
+
+
+def _face_file(table: Table) -> FaceWriter:
+    """The face file beside the journal, rebuilt from it now (before the web face reads it), then
+    kept by an output of the service: what the display may show, so that the web face need not
+    read the journal (:mod:`firmware_host.display.face_file`)."""
+    from firmware_host.display.face_file import FaceWriter
+
+    writer = FaceWriter(table.journal)
+    writer.rebuild()
+    table.service.outputs.append(writer)
+    return writer
+
+
+def _both(first: Callable[[float], bool], then: Callable[[float], bool]) -> Callable[[float], bool]:
+    """Wait for ``first``, then for ``then``, each within the timeout."""
+    return lambda timeout: first(timeout) and then(timeout)
 
 
 #: How much lower the web face child's priority is than the service's (``nice``, and its autogroup's)

@@ -2,9 +2,11 @@
 
 Off unless ``tablehost run --http HOST:PORT`` or the profile's ``[display] listen`` gives an
 address (the command line wins); only the web face (:mod:`firmware_host.wiring.webface`) imports
-this module. The view is rebuilt from the journal's decisions before the server starts, and
-follows the journal after (:class:`~firmware_host.display.follow.JournalFollower`), so a
-restarted display shows the shoe's roads and the table as they stand. Actions and refused PINs
+this module. The view is rebuilt from the face file the service writes beside the journal
+(:mod:`firmware_host.display.face_file`: what the display may show of each journal record, and
+nothing else) before the server starts, and follows it after
+(:class:`~firmware_host.display.follow.FaceFollower`), so a restarted display shows the shoe's
+roads and the table as they stand. Actions and refused PINs
 go to the service over its control socket (``command``, ``refused``): the web face writes nothing.
 """
 
@@ -19,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 from firmware_host.config.profiles import TableProfile
 from firmware_host.display.actions import REFUSED_META
 from firmware_host.display.app import SESSION_COOKIE, build_app
-from firmware_host.display.follow import JournalFollower
+from firmware_host.display.face_file import face_path
+from firmware_host.display.follow import FaceFollower
 from firmware_host.display.hub import DisplayHub
 from firmware_host.display.server import DisplayServer, check_listen, is_loopback, parse_listen
 from firmware_host.display.view import view_for
@@ -43,7 +46,7 @@ class Display:
 
     hub: DisplayHub
     server: DisplayServer
-    follower: JournalFollower
+    follower: FaceFollower
 
     @property
     def url(self) -> str:
@@ -51,7 +54,7 @@ class Display:
         return self.server.url
 
     def start(self) -> None:
-        """Start following the journal, the hub's thread and the server's."""
+        """Start following the face file, the hub's thread and the server's."""
         self.follower.start()
         self.hub.start()
         self.server.start()
@@ -71,7 +74,7 @@ def build_display(
     refused: Callable[[dict[str, Any]], None],
 ) -> Display:
     """The display of ``profile``'s table, served at ``listen`` (``HOST:PORT``), its view rebuilt
-    from the journal at ``journal_path``.
+    from the face file beside the journal at ``journal_path`` (which it does not open).
 
     :param emit: sends an action to the service (:class:`~firmware_host.display.actions.ActionError`
         when the service refuses its arguments, a :class:`~firmware_host.errors.TablehostError`
@@ -84,7 +87,7 @@ def build_display(
     check_listen(host, config.tls, bool(pin_files))
     credentials = Credentials(pin_files) if pin_files else None
     hub = DisplayHub(view_for(profile.game, profile.table_id, config.limits))
-    follower = JournalFollower(journal_path, hub)
+    follower = FaceFollower(face_path(journal_path), hub)
     hub.catch_up = follower.sync
     follower.rebuild()
     app = build_app(

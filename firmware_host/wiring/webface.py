@@ -1,8 +1,9 @@
 """The table's web face: the dealer display, the scoreboard and ``/metrics``, beside the service.
 
 The web face faces the network, so it holds nothing the table's trust rests on: no journal
-key, no feed signing key, no writable journal. It reads the journal read-only (the display's
-view follows it: :class:`~firmware_host.display.follow.JournalFollower`), checks the PINs (its
+key, no feed signing key, and cannot read the journal. It reads the face file the service writes
+beside it (what the display may show, :mod:`firmware_host.display.face_file`; the display's view
+follows it: :class:`~firmware_host.display.follow.FaceFollower`), checks the PINs (its
 own files), and asks the service the rest over the service's control socket
 (:mod:`firmware_host.wiring.control`: ``command``, ``refused``, ``metrics``). ``tablehost run``
 runs it as a child process (:class:`~firmware_host.wiring.child.WebFaceChild`, restarted when
@@ -21,7 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 from firmware_host.config.profiles import TableProfile
 from firmware_host.display.actions import ActionError
-from firmware_host.display.follow import Background, halted_text
+from firmware_host.display.face import halted_text
+from firmware_host.display.follow import Background
 from firmware_host.errors import TablehostError
 from firmware_host.tables.decisions import HALTED, Decision
 from firmware_host.tables.events import DealerCommand

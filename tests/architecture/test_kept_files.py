@@ -36,6 +36,10 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("cli/webface.py", "_autogroup_nice", "open(w)"): (
         "/proc/self/autogroup, the kernel's scheduling setting of the web face's group, not a file"
     ),
+    ("display/face_file.py", "_connect_writer", "os.open(O_CREAT)"): (
+        "the face file made empty with its mode before SQLite opens it: derived from the journal, "
+        "rebuilt at every start of the service, never kept (SQLite writes it, synchronous=NORMAL)"
+    ),
     ("host/segments.py", "opened", "open(w)"): (
         "a compressed segment decompressed into a temporary directory to be read, deleted after"
     ),

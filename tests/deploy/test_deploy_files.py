@@ -90,19 +90,20 @@ def _web_unit() -> configparser.ConfigParser:
     return parser
 
 
-def test_the_web_face_runs_as_its_own_user_who_reads_the_journal_and_not_the_keys() -> None:
-    # Issue 30: the network's process holds no key and cannot write the journal.
+def test_the_web_face_runs_as_its_own_user_who_reads_the_face_file_and_not_the_journal_or_the_keys() -> None:
+    # Issue 30: the network's process holds no key and cannot read the journal (nothing early).
     web, table = _web_unit()["Service"], _unit()["Service"]
     assert web["User"] == "tablehost-web" != table["User"]
-    assert web["SupplementaryGroups"] == "tablehost"  # the journal's group: it reads, never writes
+    assert web["SupplementaryGroups"] == "tablehost"  # the face file's group: it reads, never writes
     assert "firmware_host.cli.webface" in web["ExecStart"] and "key" not in web["ExecStart"]
     assert (
         "/etc/tablehost/journal.key" in web["InaccessiblePaths"] and "/etc/tablehost/feed" in web["InaccessiblePaths"]
     )
     assert web["Restart"] == "always" and web["CapabilityBoundingSet"] == ""
     assert "--web-face external --web-user tablehost-web" in table["ExecStart"]  # the service starts no child then
-    assert table["UMask"] == "0027"  # the journal 0640: readable by the group, written by the service alone
+    assert table["UMask"] == "0077"  # the journal 0600: the service's alone (the face file is made 0640)
     install = (DEPLOY / "install.sh").read_text()
+    assert "chmod 0600" in install and "chmod 0640" not in install  # an older journal made the service's alone
     assert "--groups tablehost" in install and "tablehost-web.service" in install
     assert "install -m 0400 -o tablehost -g tablehost" in install  # the journal key: the service user's alone
 

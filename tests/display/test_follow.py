@@ -1,6 +1,6 @@
-"""The web face's follower (issue 30): it reads the journal read-only, rebuilt then polled by seq,
-across a rotation, each decision once and in order with its journal seq; the writer's checkpoints
-are never held up by it."""
+"""The web face's follower (issue 30): it reads the face file read-only, rebuilt then polled by
+seq, across a rotation of the journal, each shown decision once and in order with its journal seq;
+the face file's writer is never held up by it."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any, cast
 
 from drivers.events.shoe import CardRead
-from firmware_host.display.follow import JournalFollower
+from firmware_host.display.face_file import FaceWriter
+from firmware_host.display.follow import FaceFollower
 from firmware_host.host.journal import Journal
 from firmware_host.host.service import HALTED_META
 from firmware_host.tables.decisions import HALTED, Decision
@@ -29,23 +30,42 @@ class Hub:
             self.feed(first, step, at)
         return len(self.seqs)
 
-    def feed(self, first_seq: int, decisions: Sequence[Decision], at: float) -> None:
-        self.steps.append((first_seq, [d.type for d in decisions]))
-        for offset, decision in enumerate(decisions):
-            assert first_seq + offset not in self.seqs  # each once
-            self.seqs[first_seq + offset] = decision
+    def feed(self, seqs: Sequence[int], decisions: Sequence[Decision], at: float) -> None:
+        self.steps.append((seqs[0], [d.type for d in decisions]))
+        for seq, decision in zip(seqs, decisions, strict=True):
+            assert seq not in self.seqs  # each once
+            self.seqs[seq] = decision
 
 
 def step(journal: Journal, n: int) -> int:
-    """One step of two decisions (the card's announcement and a prompt); its input's seq."""
-    decisions = [Decision("announce", {"card": n}), Decision("prompt", {"action": "deal"})]
+    """One step of three decisions (an announcement, the round's odds, a prompt); its input's seq."""
+    decisions = [
+        Decision("announce", {"announce": "shoe", "shoe": n, "text": "shoe"}),
+        Decision("odds", {"round": n, "seen": 1, "ev": {}}, n),  # for surveillance only: never in the face file
+        Decision("prompt", {"action": "deal", "to": "player", "card": 1, "exposed": None, "text": "deal"}),
+    ]
     return journal.append_step(1000.0 + n, CardRead(device="shoe", rank="9", suit="S"), decisions)
 
 
-def decision_seqs(path: Path) -> list[int]:
+def shown_seqs(path: Path) -> list[int]:
     from firmware_host.host import segments
 
-    return [r.seq for r in segments.records(path) if r.kind == "decision"]
+    return [r.seq for r in segments.records(path) if r.kind == "decision" and r.type != "odds"]
+
+
+def following(journal: Journal, hub: Hub) -> tuple[FaceWriter, FaceFollower]:
+    """The journal's face file written, and a follower of it rebuilt."""
+    writer = FaceWriter(journal)
+    assert writer.rebuild()
+    follower = FaceFollower(writer.path, cast(Any, hub))
+    follower.rebuild()
+    return writer, follower
+
+
+def written(writer: FaceWriter) -> None:
+    """What the journal holds so far is in the face file."""
+    while writer._catch_up():
+        pass
 
 
 def test_it_follows_by_seq_across_a_rotation_each_decision_once(tmp_path: Path) -> None:
@@ -54,34 +74,35 @@ def test_it_follows_by_seq_across_a_rotation_each_decision_once(tmp_path: Path) 
     with Journal.open(path) as journal:
         for n in range(3):
             step(journal, n)
-        follower = JournalFollower(path, cast(Any, hub))
-        follower.rebuild()
+        writer, follower = following(journal, hub)
         for n in range(3, 6):
             step(journal, n)
+        written(writer)
         assert follower.poll() > 0
         journal.rotate({"state": "a"}, at=2000.0)
         for n in range(6, 9):
             step(journal, n)
         journal.rotate({"state": "b"}, at=3000.0)  # steps 6..8 are now only in an archived segment
         step(journal, 9)
+        written(writer)
         while follower.poll():
             pass
-        assert follower.position == journal.last_seq
+        assert follower.position == writer.written == journal.last_seq
         follower.stop()
-    assert sorted(hub.seqs) == decision_seqs(path)  # every decision, with its journal seq
-    assert all(types == ["announce", "prompt"] for _, types in hub.steps)  # one update a step
+        writer.stop()
+    assert sorted(hub.seqs) == shown_seqs(path)  # every shown decision, with its journal seq
+    assert all(types == ["announce", "prompt"] for _, types in hub.steps)  # one update a step, no odds
 
 
 def test_the_halted_record_becomes_the_banner(tmp_path: Path) -> None:
-    path = tmp_path / "j.sqlite"
     hub = Hub()
-    with Journal.open(path) as journal:
-        step(journal, 0)
-        follower = JournalFollower(path, cast(Any, hub))
-        follower.rebuild()
+    with Journal.open(tmp_path / "j.sqlite") as journal:
+        writer, follower = following(journal, hub)  # an empty journal: the web face started first
         seq = journal.append_meta(HALTED_META, {"reason": "disk full"})
+        written(writer)
         follower.poll()
         follower.stop()
+        writer.stop()
     banner = hub.seqs[seq]
     assert banner.type == HALTED and "disk full" in banner.data["text"]
 
@@ -89,11 +110,42 @@ def test_the_halted_record_becomes_the_banner(tmp_path: Path) -> None:
 def test_a_reader_beside_the_writer_never_holds_its_checkpoints(tmp_path: Path) -> None:
     path = tmp_path / "j.sqlite"
     with Journal.open(path) as journal:
-        follower = JournalFollower(path, cast(Any, Hub()))
-        follower.rebuild()
+        writer, follower = following(journal, Hub())
         for n in range(50):
             step(journal, n)
+            written(writer)
             follower.poll()
-        busy, frames, copied = journal._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        assert writer._conn is not None
+        busy, frames, copied = writer._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
         follower.stop()
+        writer.stop()
     assert busy == 0 and copied == frames  # no read transaction was left open
+
+
+def test_a_face_file_made_anew_is_opened_again(tmp_path: Path) -> None:
+    path = tmp_path / "j.sqlite"
+    hub = Hub()
+    with Journal.open(path) as journal:
+        step(journal, 0)
+        writer, follower = following(journal, hub)
+        writer.stop()
+        for name in ("", "-wal", "-shm"):  # removed under the reader that has it open
+            Path(str(writer.path) + name).unlink(missing_ok=True)
+        writer = FaceWriter(journal)
+        assert writer.rebuild()  # a new file, a new inode
+        step(journal, 1)
+        written(writer)
+        assert follower.poll() == 2  # the new file's rows after what it had read
+        follower.stop()
+        writer.stop()
+    assert sorted(hub.seqs) == shown_seqs(path)
+
+
+def test_a_face_file_gone_bad_is_counted_and_made_anew(tmp_path: Path) -> None:
+    with Journal.open(tmp_path / "j.sqlite") as journal:
+        step(journal, 0)
+        writer = FaceWriter(journal)
+        writer.path.write_bytes(b"not a database" * 512)
+        assert not writer.rebuild() and writer.failures == 1  # counted and logged; the table deals on
+        assert writer.rebuild() and writer.written == journal.last_seq
+        writer.stop()

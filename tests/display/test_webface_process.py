@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from firmware_host.config.profiles import TableProfile
-from firmware_host.display.follow import JournalFollower
+from firmware_host.display.face_file import face_path
+from firmware_host.display.follow import FaceFollower
 from firmware_host.display.hub import DisplayHub
 from firmware_host.display.view import view_for
 from tests.display.conftest import Running
@@ -27,9 +28,9 @@ RESTARTED_WITHIN_S = 10.0
 
 
 def updates_of(profile: TableProfile, journal: Path, view: str) -> list[dict[str, Any]]:
-    """The updates of ``view`` a web face that never died would have sent, from the journal."""
+    """The updates of ``view`` a web face that never died would have sent, from the face file."""
     hub = DisplayHub(view_for(profile.game, profile.table_id, profile.display.limits))
-    JournalFollower(journal, hub).rebuild()
+    FaceFollower(face_path(journal), hub).rebuild()
     return [{"id": update.seq, "data": json.loads(update.data)} for update in hub.backlog(view)]
 
 
@@ -58,6 +59,7 @@ def test_a_killed_web_face_is_restarted_and_its_pages_miss_no_card(
     assert table.table.journal.last_seq > seq_at_kill  # the table dealt on while its web face was down
     table.thread.join(timeout=120)
     assert table.service.rounds_finished == ROUNDS
+    assert table.flush()  # the face file holds the whole shoe
 
     facts = journal_facts(table.table.journal)
     expected = updates_of(table.table.profile, tmp_path / "journal.sqlite", "dealer")

@@ -1,6 +1,7 @@
-"""The web face under a user of its own (issue 30): it serves the table and takes actions from a
-journal it can read, while it cannot open the journal's key, the feed's signing key or the journal
-for writing; and a process of a uid the service does not allow is refused at the control socket."""
+"""The web face under a user of its own (issue 30): it serves the table and takes actions from the
+face file the service writes for it (what the display may show), while it cannot open the journal
+at all (every card before it is exposed, the protection data), the journal's key or the feed's
+signing key; and a process of a uid the service does not allow is refused at the control socket."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from pathlib import Path
 import pytest
 
 from bench.display.table import BACCARAT, DEALER_PIN, Running, start, write_profile
+from firmware_host.display.face_file import MODE as FACE_MODE
+from firmware_host.display.face_file import face_path
 from firmware_host.host.journal_keys import write_key
 from tests.support.device_events import eventually
 from tests.support.other_user import OtherUser, other_user
@@ -33,11 +36,23 @@ def folder() -> Iterator[Path]:
 
 
 def open_to_group(paths: list[Path], gid: int) -> None:
-    """Files the web user's group may read, never write (the journal and its -wal and -shm)."""
+    """Files the web user's group may read, never write (the face file and its -wal and -shm: the
+    service makes them 0640 in its own group, which deploy/ puts the web user in)."""
     for path in paths:
         if path.exists():
             os.chown(path, -1, gid)
-            path.chmod(0o640)
+            assert path.stat().st_mode & 0o777 == FACE_MODE
+
+
+def owners_only(paths: list[Path]) -> None:
+    """The journal's files as the service's unit makes them (``UMask=0077``): its owner's alone."""
+    for path in paths:
+        if path.exists():
+            path.chmod(0o600)
+
+
+def side_files(path: Path) -> list[Path]:
+    return [path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")]
 
 
 def can_open(user: OtherUser, path: Path, mode: str = "rb") -> str:
@@ -85,16 +100,23 @@ def test_the_web_face_as_its_own_user_serves_and_acts_but_cannot_open_the_keys(f
     process = None
     try:
         assert running.table.control is not None
-        open_to_group(
-            [journal, journal.with_name("journal.sqlite-wal"), journal.with_name("journal.sqlite-shm")], group
-        )
+        face = running.table.face
+        assert face is not None and face.path == face_path(journal)
+        owners_only(side_files(journal))
+        open_to_group(side_files(face.path), group)
         assert can_open(user, journal_key) == can_open(user, feed_key) == "PermissionError"
-        assert can_open(user, journal, "r+b") == "PermissionError"  # it cannot write the journal
-        assert can_open(user, journal) == "opened"
+        for path in side_files(journal):  # nothing of the journal: no card before it is exposed
+            assert can_open(user, path) == can_open(user, path, "r+b") == "PermissionError", path
+        assert can_open(user, face.path) == "opened"
+        assert can_open(user, face.path, "r+b") == "PermissionError"  # it cannot write the face file
 
         process, url = serve_as(user, profile, journal, running.table.control.path)
-        target = max(r.seq for r in running.table.journal.records() if r.kind == "decision")
+        assert face.sync(30)
+        target = face.written  # the last record the display may show
         eventually(lambda: json.load(urllib.request.urlopen(url + "/api/state", timeout=5))["seq"] >= target)
+        seen = json.load(urllib.request.urlopen(url + "/api/state", timeout=5))["seq"]
+        eventually(lambda: face.sync(5) and face.written > seen)  # the table deals on: the web face follows
+        eventually(lambda: json.load(urllib.request.urlopen(url + "/api/state", timeout=5))["seq"] > seen)
 
         request = urllib.request.Request(
             url + "/api/action",
