@@ -23,14 +23,14 @@ from pathlib import Path
 
 from firmware_host.errors import TablehostError
 
-__all__ = ["main", "build_parser", "lower_priority", "run_idle", "IDLE_NICE", "PARENT_CHECK_S"]
+__all__ = ["main", "build_parser", "lower_priority", "yield_cpu", "YIELD_NICE", "PARENT_CHECK_S"]
 
 log = logging.getLogger("tablehost.webface")
 
 #: Seconds between checks that the parent (``--parent``) still runs.
 PARENT_CHECK_S = 1.0
-#: The nice of a web face that serves on idle time (``--idle``), and of its autogroup.
-IDLE_NICE = 19
+#: The nice of a web face once it serves (``--yield-cpu``), and of its autogroup: the lowest there is.
+YIELD_NICE = 19
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -47,9 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--nice", type=int, default=0, choices=range(20), metavar="0-19", help="lower its priority by this much"
     )
     parser.add_argument(
-        "--idle",
+        "--yield-cpu",
         action="store_true",
-        help="once it serves, run only on CPU time nothing else wants (SCHED_IDLE, nice 19): tablehost run's child",
+        help="once it serves, every thread and its autogroup at nice 19: tablehost run's child",
     )
     parser.add_argument("-v", "--verbose", action="count", default=0)
     return parser
@@ -67,36 +67,27 @@ def lower_priority(by: int) -> None:
     _autogroup_nice(by)
 
 
-def run_idle() -> None:
-    """Run every thread of this process under ``SCHED_IDLE`` at nice :data:`IDLE_NICE`, and its
-    autogroup at that nice: from now on the web face runs only on CPU time nothing else wants.
+def yield_cpu() -> None:
+    """Put every thread of this process, and its scheduling autogroup, at nice :data:`YIELD_NICE`:
+    from now on a contended core goes to the service's loop first.
 
-    A nice only shares a contended core out: at nice 10 (weights 110 to 1,024) the web face may
-    take a tenth of it, and under its floods the loop kept only 64-87% of its quiet rate
-    (bench/bench_webface.py --split-cpus). ``SCHED_IDLE`` gives it the
-    least weight there is (3 against a nice 0 task's 1024), and a waking loop preempts it at once;
-    the autogroup's nice weighs its group (15 against 1024) as low as a group goes. The price: the
-    pages lag while anything else needs the CPU. Done once the web face serves, not at its start: a
-    web face under ``SCHED_IDLE`` beside a busy core took over a minute to start (and ``tablehost
-    run`` gives up on it after :data:`~firmware_host.wiring.child.READY_TIMEOUT_S`). Linux keeps a
-    policy and a nice per thread, so each thread is set, until no new one appears; threads started
-    later take their creator's. Where the policy is refused (a seccomp filter), the nice is all
-    there is, logged."""
+    At nice 10 (CFS weights 110 to 1,024) a flooded web face could take a tenth of the table's core
+    (the loop kept 64-87% of its quiet rate, bench/bench_webface.py --split-cpus); at 19 its group
+    weighs 15 against the service's 1,024, so the loop keeps 98.5% of a core they both want, and
+    the web face keeps the rest: never frozen, it still answers, follows the face file and notices
+    a dead parent. ``SCHED_IDLE`` (no floor at all) was tried and left: on a loaded machine its web
+    face fell 5,676 records behind, grew from 41 to 122 MiB and took over a minute to end after its
+    parent. Done once the web face serves, not at its start, which would be slow beside a busy core
+    (``tablehost run`` gives up on it after :data:`~firmware_host.wiring.child.READY_TIMEOUT_S`).
+    Linux keeps a nice per thread, so each thread is set, until no new one appears; threads started
+    later take their creator's."""
     done: set[int] = set()
     while threads := {int(name) for name in os.listdir("/proc/self/task")} - done:
         for thread in threads:
-            try:
-                os.sched_setscheduler(thread, os.SCHED_IDLE, os.sched_param(0))
-            except ProcessLookupError:  # the thread ended meanwhile
-                continue
-            except OSError as exc:
-                log.warning(
-                    "web face: thread %d cannot run under SCHED_IDLE (%s): nice %d only", thread, exc, IDLE_NICE
-                )
-            with contextlib.suppress(ProcessLookupError):
-                os.setpriority(os.PRIO_PROCESS, thread, IDLE_NICE)
+            with contextlib.suppress(ProcessLookupError):  # the thread ended meanwhile
+                os.setpriority(os.PRIO_PROCESS, thread, YIELD_NICE)
         done |= threads
-    _autogroup_nice(IDLE_NICE)
+    _autogroup_nice(YIELD_NICE)
 
 
 def _autogroup_nice(nice: int) -> None:
@@ -129,8 +120,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except TablehostError as exc:
         print(json.dumps({"error": str(exc)}), flush=True)
         return 2
-    if args.idle:
-        run_idle()  # before it says it serves: tablehost run's child is idle once it is ready
+    if args.yield_cpu:
+        yield_cpu()  # before it says it serves: tablehost run's child yields once it is ready
     stop = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stop.set())

@@ -398,7 +398,7 @@ def _web_face(table: Table, http: str | None, metrics: str | None, face: WebFace
             metrics=counts,
         )
         table.web_child = WebFaceChild(
-            [*argv, "--parent", str(os.getpid()), "--nice", str(WEB_FACE_NICE), "--idle"], face.on_ready
+            [*argv, "--parent", str(os.getpid()), "--nice", str(WEB_FACE_NICE), "--yield-cpu"], face.on_ready
         )
 
 
@@ -420,9 +420,9 @@ def _both(first: Callable[[float], bool], then: Callable[[float], bool]) -> Call
 
 
 #: How much lower the web face child's priority is than the service's (``nice``, and its autogroup's)
-#: while it starts; once it serves it runs under ``SCHED_IDLE`` at nice 19 (``--idle``,
-#: :func:`firmware_host.cli.webface.run_idle`): a flooded web face runs only on CPU time the loop
-#: leaves (deploy/systemd/tablehost-web.service: ``CPUSchedulingPolicy=idle``, ``CPUWeight=idle``).
+#: while it starts; once it serves, every thread of it and its autogroup at nice 19 (``--yield-cpu``,
+#: :func:`firmware_host.cli.webface.yield_cpu`): a flooded web face leaves the loop 98.5% of a core
+#: they both want (deploy/systemd/tablehost-web.service: ``Nice=19``, ``CPUWeight=1``).
 WEB_FACE_NICE = 10
 #: Where the web face may run (``tablehost run --web-face``).
 WEB_FACE_MODES = ("child", "external", "thread")

@@ -6,7 +6,7 @@ import configparser
 import re
 import subprocess
 
-from firmware_host.cli.webface import IDLE_NICE
+from firmware_host.cli.webface import YIELD_NICE
 from firmware_host.web.server import ConnectionLimits
 from tests.support.paths import REPO
 
@@ -109,11 +109,11 @@ def test_the_web_face_runs_as_its_own_user_who_reads_the_face_file_and_not_the_j
 
 
 def test_the_web_face_unit_yields_the_cpu_to_the_tables() -> None:
-    # Issue 30 item 4: the web face runs only on CPU time the table leaves, as the child of
-    # `tablehost run` does once it serves (--idle): SCHED_IDLE for its processes, and, each unit being a cgroup of its own
-    # weighed against the table's whatever its tasks' policy, its cgroup idle too (CPUWeight=idle,
-    # systemd 252: below any number, the table's default 100 included); nice 19 where it is not.
+    # Issue 30 item 4: the web face yields the CPU to the table's loop, as the child of `tablehost run`
+    # does once it serves (--yield-cpu): nice 19 for its processes and, each unit being a cgroup of
+    # its own weighed against the table's whatever its tasks' nice, the least cgroup weight (1
+    # against the table's default 100); never an idle policy or cgroup, which would leave it no floor.
     web, table = _web_unit()["Service"], _unit()["Service"]
-    assert web["CPUSchedulingPolicy"] == "idle" and web["CPUWeight"] == "idle"
+    assert web["CPUWeight"] == "1" and "CPUSchedulingPolicy" not in web
     assert "CPUSchedulingPolicy" not in table and "CPUWeight" not in table  # the table's: the defaults
-    assert int(web["Nice"]) == IDLE_NICE == 19 > int(table.get("Nice", "0"))
+    assert int(web["Nice"]) == YIELD_NICE == 19 > int(table.get("Nice", "0"))
