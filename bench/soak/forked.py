@@ -9,7 +9,8 @@ server (``python -m bench.soak.forked``, one per harness process) that has done 
 own, with its own journal connection, devices and threads, and SIGKILL ends it as it ends any.
 
 The server is one thread: it forks on each request read from its standard input (a JSON line:
-the arguments, the log, the folder), answers the fork's pid, and reaps its forks, answering
+the arguments, the log, the folder), answers the fork's pid, and reaps its forks as they end
+(it sleeps on their process descriptors, ``os.pidfd_open``, and its requests), answering
 each one's exit status (``-N``: ended by signal N). :class:`ForkedService` answers as much of
 :class:`subprocess.Popen` as the kill loops use (``pid``, ``returncode``, ``poll``, ``wait``,
 ``send_signal``).
@@ -31,7 +32,8 @@ from typing import IO, Any
 
 __all__ = ["ForkedService", "fork_service"]
 
-#: How often the server looks for ended forks while any runs and no request comes, seconds.
+#: How often the server looks for ended forks while any runs and no request comes, seconds, where
+#: the kernel has no process descriptors (``os.pidfd_open``) to wait on.
 REAP_SECONDS = 0.002
 
 
@@ -173,10 +175,13 @@ def _run_fork(request: dict[str, Any]) -> int:
 def _serve() -> None:
     import bench.soak.warm  # noqa: F401 (the imports and the table, once)
 
-    running: set[int] = set()
+    running: dict[int, int] = {}  # by pid: a descriptor readable once it has ended (-1: none, look)
     requests = sys.stdin
     while True:
-        if select.select([requests], [], [], REAP_SECONDS if running else None)[0]:  # idle: only wait
+        ends = [fd for fd in running.values() if fd >= 0]
+        look = -1 in running.values()
+        ready = select.select([requests, *ends], [], [], REAP_SECONDS if look else None)[0]  # else only wait
+        if requests in ready:
             line = requests.readline()
             if not line:
                 return
@@ -191,13 +196,25 @@ def _serve() -> None:
                     sys.stdout.flush()
                     sys.stderr.flush()
                     os._exit(status)
-            running.add(pid)
+            running[pid] = _end_of(pid)
             print(json.dumps({"started": pid}), flush=True)
-        for pid in list(running):
+        for pid, end in list(running.items()):
+            if end >= 0 and end not in ready:
+                continue
             done, wait_status = os.waitpid(pid, os.WNOHANG)
             if done:
-                running.discard(pid)
+                del running[pid]
+                if end >= 0:
+                    os.close(end)
                 print(json.dumps({"pid": pid, "status": os.waitstatus_to_exitcode(wait_status)}), flush=True)
+
+
+def _end_of(pid: int) -> int:
+    """A descriptor of ``pid`` that select finds readable once it has ended (-1 where there is none)."""
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return -1
 
 
 if __name__ == "__main__":

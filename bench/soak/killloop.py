@@ -58,6 +58,8 @@ __all__ = [
 Process = subprocess.Popen[bytes] | ForkedService
 #: Seconds between journal polls while waiting for a moment to kill at.
 POLL_SECONDS = 0.001
+#: Seconds between journal polls while only waiting for the process to end (:func:`run_to_end`).
+EXIT_POLL_SECONDS = 0.05
 #: No time limit (:func:`follow` still stops a process that writes nothing for :data:`STALL_SECONDS`).
 FOREVER = float("inf")
 #: A run that writes nothing for this long is stuck (a sim reconnect takes well under it).
@@ -353,8 +355,8 @@ def kill_loop(run: Run, kills: int, seed: int) -> KillLoopReport:
 def run_to_end(run: Run, proc: Process | None = None) -> int:
     """Run (or continue) ``run`` to its end without a kill; return the exit status.
 
-    :param proc: its process, already started (None: start one)."""
-    proc, tracker = proc or run.start(), Tracker(run)
+    :param proc: its process, already started (None: fork one, :meth:`Run.fork`)."""
+    proc, tracker = proc or run.fork(), Tracker(run)
     try:
         tracker.poll()
         _wait_for_exit(proc, tracker)
@@ -408,8 +410,11 @@ def kill(proc: Process) -> None:
     proc.wait()
 
 
-def follow(proc: Process, tracker: Tracker, seconds: float, until: Callable[[], bool]) -> None:
-    """Follow the journal until ``until()`` holds, ``proc`` ends or ``seconds`` pass.
+def follow(
+    proc: Process, tracker: Tracker, seconds: float, until: Callable[[], bool], every: float = POLL_SECONDS
+) -> None:
+    """Follow the journal until ``until()`` holds, ``proc`` ends or ``seconds`` pass, reading it
+    every ``every`` seconds.
 
     :raises Stalled: ``proc`` wrote nothing for :data:`STALL_SECONDS` (it is stopped with SIGTERM).
     """
@@ -427,15 +432,17 @@ def follow(proc: Process, tracker: Tracker, seconds: float, until: Callable[[], 
                     f"tablehost run wrote nothing for {STALL_SECONDS:.0f} s; last prompt {tracker.prompt!r}, "
                     f"{tracker.rounds} rounds in the journal:\n{tracker.run.log_tail()}"
                 )
-            time.sleep(POLL_SECONDS)
+            time.sleep(every)
     except BaseException:  # a test timeout or an interrupt: leave no service running
         kill(proc)
         raise
 
 
 def _wait_for_exit(proc: Process, tracker: Tracker) -> None:
-    """Wait for ``proc`` to finish (:class:`Stalled` if it stops writing)."""
-    follow(proc, tracker, FOREVER, lambda: False)
+    """Wait for ``proc`` to finish (:class:`Stalled` if it stops writing), reading the journal
+    every :data:`EXIT_POLL_SECONDS`: no moment is waited for, and a query a millisecond would take
+    the CPU the service and the other tests need."""
+    follow(proc, tracker, FOREVER, lambda: False, EXIT_POLL_SECONDS)
 
 
 # --------------------------------------------------------------------------- changes of shoe at a shuffler table

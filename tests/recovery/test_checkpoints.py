@@ -30,14 +30,14 @@ from tests.support.journals_010 import JOURNALS, copy_journal
 ROTATE = "rotate_mb = 0.05"
 
 
-def test_kills_during_checkpoints_and_rotations_lose_and_duplicate_nothing(tmp_path: Path, key_file: Path) -> None:
+def test_kills_during_checkpoints_and_rotations_lose_and_duplicate_nothing(ram_path: Path, key_file: Path) -> None:
     profile = write_profile(
-        tmp_path,
+        ram_path,
         faults="drop_frame = 0.01, unreadable_card = 0.02",
         key_file=key_file,
         journal=f"{CHECKPOINTS}\n{ROTATE}",
     )
-    run = Run(profile, tmp_path / "journal.sqlite", rounds=60, seed=5)
+    run = Run(profile, ram_path / "journal.sqlite", rounds=60, seed=5)
     report = kill_loop(run, kills=15, seed=5)
     assert len(report.kills) == 15
     key = key_file.read_bytes()

@@ -53,11 +53,11 @@ def of(decisions: list[Decision], type_: str) -> list[dict[str, Any]]:
     ],
 )
 def test_shoe_lost_mid_round_pauses_red_with_an_alert_and_resumes_after_the_handshake(
-    tmp_path: Path, endpoint: str
+    ram_path: Path, endpoint: str
 ) -> None:
-    profile = write_profile(tmp_path, faults=OUTAGES, shoe_sim=f'endpoint = "{endpoint}"')
-    quick_links(tmp_path)  # each of the pty run's 14 or so outages: lost after 0.9 s, not 3 s
-    run = Run(profile, tmp_path / "journal.sqlite", rounds=30 if endpoint == "socket" else 60, seed=2)
+    profile = write_profile(ram_path, faults=OUTAGES, shoe_sim=f'endpoint = "{endpoint}"')
+    quick_links(ram_path)  # each of the pty run's 14 or so outages: lost after 0.9 s, not 3 s
+    run = Run(profile, ram_path / "journal.sqlite", rounds=30 if endpoint == "socket" else 60, seed=2)
     assert run_to_end(run) == 0
     assert audit(run).problems == []  # every draw is the shoe's next card: none lost, none twice
     resumed = paused_and_resumed(run.journal)
@@ -87,14 +87,14 @@ def paused_and_resumed(journal_path: Path) -> list[str]:
     return resumed
 
 
-def test_535_the_shaker_lost_mid_round_pauses_the_table_and_resumes_it_after_the_handshake(tmp_path: Path) -> None:
+def test_535_the_shaker_lost_mid_round_pauses_the_table_and_resumes_it_after_the_handshake(ram_path: Path) -> None:
     # The shaker's link goes down now and then (one shake in 20), mid-shaking and mid-reveal too.
-    profile = paigow_profile(tmp_path)
+    profile = paigow_profile(ram_path)
     text = profile.read_text().replace("disconnect = 0.001", OUTAGES)
     profile.write_text(
         text.replace("[devices.shaker.sim]", '[devices.shaker.sim]\nendpoint = "socket"')
     )  # a pulled cable
-    run = Run(profile, tmp_path / "journal.sqlite", rounds=40, seed=PAIGOW_SEED)
+    run = Run(profile, ram_path / "journal.sqlite", rounds=40, seed=PAIGOW_SEED)
     assert run_to_end(run) == 0
     assert audit(run).problems == []  # every round's rolls, start, tiles and money check out
     resumed = paused_and_resumed(run.journal)
@@ -114,11 +114,11 @@ def test_535_the_shaker_lost_mid_round_pauses_the_table_and_resumes_it_after_the
     ids=["firmware", "model", "serial"],
 )
 def test_an_unapproved_shoe_keeps_the_table_closed_and_the_journal_says_why(
-    tmp_path: Path, approved: str | None, shoe_sim: str, why: str
+    ram_path: Path, approved: str | None, shoe_sim: str, why: str
 ) -> None:
-    profile = write_profile(tmp_path, approved=approved, shoe_sim=shoe_sim)
-    run = Run(profile, tmp_path / "journal.sqlite", rounds=5, seed=1)
-    proc, tracker = run.start(), Tracker(run)
+    profile = write_profile(ram_path, approved=approved, shoe_sim=shoe_sim)
+    run = Run(profile, ram_path / "journal.sqlite", rounds=5, seed=1)
+    proc, tracker = run.fork(), Tracker(run)
     follow(proc, tracker, FOREVER, lambda: tracker.refusal is not None)
     time.sleep(WATCH_SECONDS)  # the table would have opened by now
     proc.send_signal(signal.SIGTERM)
@@ -132,12 +132,12 @@ def test_an_unapproved_shoe_keeps_the_table_closed_and_the_journal_says_why(
     assert not of(decided, "announce") and not of(decided, "round_result")
 
 
-def test_a_shoe_with_another_serial_number_is_refused_until_a_supervisor_acknowledges_it(tmp_path: Path) -> None:
-    profile = write_profile(tmp_path, shoe_sim='serial = "TS8-0001"')
-    assert run_to_end(Run(profile, tmp_path / "journal.sqlite", rounds=3, seed=6)) == 0
+def test_a_shoe_with_another_serial_number_is_refused_until_a_supervisor_acknowledges_it(ram_path: Path) -> None:
+    profile = write_profile(ram_path, shoe_sim='serial = "TS8-0001"')
+    assert run_to_end(Run(profile, ram_path / "journal.sqlite", rounds=3, seed=6)) == 0
     profile.write_text(profile.read_text().replace('serial = "TS8-0001"', 'serial = "TS8-0002"'))  # another unit
-    run = Run(profile, tmp_path / "journal.sqlite", rounds=6, seed=6)
-    proc, tracker = run.start(), Tracker(run)
+    run = Run(profile, ram_path / "journal.sqlite", rounds=6, seed=6)
+    proc, tracker = run.fork(), Tracker(run)
     follow(proc, tracker, FOREVER, lambda: tracker.refusal is not None)
     time.sleep(WATCH_SECONDS)
     proc.send_signal(signal.SIGTERM)
@@ -172,19 +172,19 @@ def test_a_shoe_with_another_serial_number_is_refused_until_a_supervisor_acknowl
     ids=["shoe-upgraded", "shoe-not-upgraded"],
 )
 def test_an_allow_list_changed_between_runs_resumes_the_journal_and_checks_the_shoe_again(
-    tmp_path: Path, shoe_sim: str, refusal: str | None
+    ram_path: Path, shoe_sim: str, refusal: str | None
 ) -> None:
     # The shoe ran firmware 2.1.1; the casino approves 2.2.0 only and upgrades the shoe (or not yet).
-    profile = write_profile(tmp_path)
-    assert run_to_end(Run(profile, tmp_path / "journal.sqlite", rounds=3, seed=8)) == 0
-    set_approved(tmp_path / "devices" / f"{SHOE_MODEL}.toml", 'models = ["TS-8"]\nfirmware = ["2.2.0"]')
+    profile = write_profile(ram_path)
+    assert run_to_end(Run(profile, ram_path / "journal.sqlite", rounds=3, seed=8)) == 0
+    set_approved(ram_path / "devices" / f"{SHOE_MODEL}.toml", 'models = ["TS-8"]\nfirmware = ["2.2.0"]')
     profile.write_text(profile.read_text().replace("[devices.shoe.sim]\n", f"[devices.shoe.sim]\n{shoe_sim}\n"))
-    run = Run(profile, tmp_path / "journal.sqlite", rounds=5, seed=8)
+    run = Run(profile, ram_path / "journal.sqlite", rounds=5, seed=8)
     if refusal is None:
         assert run_to_end(run) == 0
         assert audit(run).problems == []
         return
-    proc, tracker = run.start(), Tracker(run)
+    proc, tracker = run.fork(), Tracker(run)
     follow(proc, tracker, FOREVER, lambda: tracker.refusal is not None or proc.poll() is not None)
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=30) == 0

@@ -57,8 +57,8 @@ def kill_and_audit(directory: Path, key_file: Path, rounds: int, kills: int, see
     return report
 
 
-def test_541_12_c_thirty_kills_with_every_fault_lose_and_duplicate_nothing(tmp_path: Path, key_file: Path) -> None:
-    report = kill_and_audit(tmp_path, key_file, rounds=100, kills=30, seed=11)
+def test_541_12_c_thirty_kills_with_every_fault_lose_and_duplicate_nothing(ram_path: Path, key_file: Path) -> None:
+    report = kill_and_audit(ram_path, key_file, rounds=100, kills=30, seed=11)
     assert {"burn", "cover_card"} <= {aim for aim, _ in report.kills}, report.kills
     assert {"betting", "mid_round"} <= set(report.moments()), report.moments()  # the shoe's moments are timing's luck
 
@@ -70,13 +70,13 @@ def test_541_12_c_thirty_kills_with_every_fault_lose_and_duplicate_nothing(tmp_p
         pytest.param(f"{LINK_FAULTS}, {CARD_FAULTS}", id="card-faults"),
     ],
 )
-def test_killed_run_plays_the_same_rounds_as_an_uninterrupted_run_of_the_same_seed(tmp_path: Path, faults: str) -> None:
+def test_killed_run_plays_the_same_rounds_as_an_uninterrupted_run_of_the_same_seed(ram_path: Path, faults: str) -> None:
     # No dealer errors: the simulated dealer draws its card in error without waiting for the
     # table, so where it lands depends on timing even in an uninterrupted run (docs/recovery.md).
-    profile = write_profile(tmp_path, faults=faults)
-    uninterrupted = Run(profile, tmp_path / "uninterrupted.sqlite", rounds=70, seed=5)
+    profile = write_profile(ram_path, faults=faults)
+    uninterrupted = Run(profile, ram_path / "uninterrupted.sqlite", rounds=70, seed=5)
     with played_alongside(uninterrupted) as uninterrupted_end:
-        killed = Run(profile, tmp_path / "killed.sqlite", rounds=70, seed=5)
+        killed = Run(profile, ram_path / "killed.sqlite", rounds=70, seed=5)
         report = kill_loop(killed, kills=15, seed=5)
         assert len(report.kills) == 15, report.kills
         assert uninterrupted_end() == 0
@@ -84,13 +84,13 @@ def test_killed_run_plays_the_same_rounds_as_an_uninterrupted_run_of_the_same_se
     assert compare_runs(killed.journal, uninterrupted.journal) == []
 
 
-def test_541_14_kills_while_an_unread_card_waits_to_be_keyed_in_lose_no_card(tmp_path: Path) -> None:
+def test_541_14_kills_while_an_unread_card_waits_to_be_keyed_in_lose_no_card(ram_path: Path) -> None:
     # The restarted dealer still holds the card the shoe could not read and keys it in.
-    profile = write_profile(tmp_path, faults="unreadable_card = 0.3")
-    run = Run(profile, tmp_path / "journal.sqlite", rounds=30, seed=3)
+    profile = write_profile(ram_path, faults="unreadable_card = 0.3")
+    run = Run(profile, ram_path / "journal.sqlite", rounds=30, seed=3)
     landed = 0
     for _ in range(30):  # the dealer keys the card in within a millisecond: many tries to land on it
-        proc, tracker = run.start(), Tracker(run)
+        proc, tracker = run.fork(), Tracker(run)
         tracker.poll()
         since = tracker.seq
         follow(proc, tracker, FOREVER, lambda: tracker.seq > since and tracker.prompt == "enter_card")
@@ -105,16 +105,16 @@ def test_541_14_kills_while_an_unread_card_waits_to_be_keyed_in_lose_no_card(tmp
 
 
 @pytest.mark.slow
-def test_541_12_c_hundred_kills_over_several_shoes(tmp_path: Path, key_file: Path) -> None:
-    report = kill_and_audit(tmp_path, key_file, rounds=350, kills=100, seed=23)
+def test_541_12_c_hundred_kills_over_several_shoes(ram_path: Path, key_file: Path) -> None:
+    report = kill_and_audit(ram_path, key_file, rounds=350, kills=100, seed=23)
     assert MUST_LAND | {"paused", "between_rounds"} <= set(report.moments()), report.moments()
 
 
 @pytest.mark.parametrize("table", ["sim-paigow.toml", "sim-paigow-gpio-lid.toml"])
-def test_535_twenty_kills_of_a_paigow_table_lose_and_duplicate_nothing(tmp_path: Path, table: str) -> None:
+def test_535_twenty_kills_of_a_paigow_table_lose_and_duplicate_nothing(ram_path: Path, table: str) -> None:
     # make run-paigow's table, faults included, with the lid on the shaker or on a reed switch;
     # the seed is the one whose tile shuffles the integration tests' check replays.
-    run = Run(paigow_profile(tmp_path, table), tmp_path / "journal.sqlite", rounds=40, seed=PAIGOW_SEED)
+    run = Run(paigow_profile(ram_path, table), ram_path / "journal.sqlite", rounds=40, seed=PAIGOW_SEED)
     report = kill_loop(run, kills=20, seed=PAIGOW_SEED)
     assert len(report.kills) == 20, report.kills
     assert {"rolling", "mid_round", "betting"} <= set(report.moments()), report.moments()
@@ -124,16 +124,16 @@ def test_535_twenty_kills_of_a_paigow_table_lose_and_duplicate_nothing(tmp_path:
 @pytest.mark.slow
 @pytest.mark.parametrize("table", ["sim-paigow.toml", "sim-paigow-gpio-lid.toml"])
 def test_535_a_killed_paigow_run_plays_the_same_rounds_as_an_uninterrupted_run_of_the_same_seed(
-    tmp_path: Path, table: str
+    ram_path: Path, table: str
 ) -> None:
     # The shaker's dice are seeded by covering and shake, and a restarted dealer finishes the
     # shaking (and the bank's choices) the kill cut short. No link outages: a pause makes the
     # simulated people wait, and how long is timing's.
-    profile = paigow_profile(tmp_path, table)
+    profile = paigow_profile(ram_path, table)
     profile.write_text(profile.read_text().replace(", disconnect = 0.001", ""))
-    uninterrupted = Run(profile, tmp_path / "uninterrupted.sqlite", rounds=40, seed=PAIGOW_SEED)
+    uninterrupted = Run(profile, ram_path / "uninterrupted.sqlite", rounds=40, seed=PAIGOW_SEED)
     with played_alongside(uninterrupted) as uninterrupted_end:
-        killed = Run(profile, tmp_path / "killed.sqlite", rounds=40, seed=PAIGOW_SEED)
+        killed = Run(profile, ram_path / "killed.sqlite", rounds=40, seed=PAIGOW_SEED)
         report = kill_loop(killed, kills=15, seed=5)
         assert len(report.kills) == 15 and "rolling" in report.moments(), report.kills
         assert uninterrupted_end() == 0
@@ -141,11 +141,11 @@ def test_535_a_killed_paigow_run_plays_the_same_rounds_as_an_uninterrupted_run_o
     assert compare_runs(killed.journal, uninterrupted.journal) == []
 
 
-def test_541_14_a_restarted_dealer_keys_in_the_unread_card_even_with_a_card_drawn_after_it(tmp_path: Path) -> None:
+def test_541_14_a_restarted_dealer_keys_in_the_unread_card_even_with_a_card_drawn_after_it(ram_path: Path) -> None:
     # The banker's second card comes out unread; a card drawn in error follows it (§ 541.14(a))
     # and waits, in shoe order, behind it. Then the host dies.
-    profile = load_table(write_profile(tmp_path))
-    journal, seed = tmp_path / "journal.sqlite", 3
+    profile = load_table(write_profile(ram_path))
+    journal, seed = ram_path / "journal.sqlite", 3
     shoe = iter(enumerate(seeded_shoe(seed, profile.decks, 1, 60)))
     table = build_table(profile, journal_path=journal, seed=seed, stream=io.StringIO())
     service, unread = table.service, None

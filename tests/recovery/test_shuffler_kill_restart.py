@@ -34,13 +34,13 @@ LOOP_ROUNDS, LOOP_KILLS = 100, 12
 
 
 @pytest.mark.slow
-def test_541_12_c_kills_at_a_shuffler_table_lose_and_duplicate_nothing(tmp_path: Path, key_file: Path) -> None:
+def test_541_12_c_kills_at_a_shuffler_table_lose_and_duplicate_nothing(ram_path: Path, key_file: Path) -> None:
     # Compared below with an uninterrupted run: no dealer errors, no fault that pauses the table
     # at a moment of wall time (docs/recovery.md, "Compared with an uninterrupted run").
-    profile = shuffler_profile(tmp_path, key_file, comparable=True)
-    journal = tmp_path / "journal.sqlite"
+    profile = shuffler_profile(ram_path, key_file, comparable=True)
+    journal = ram_path / "journal.sqlite"
     # Compared at the end with a run of the same seed that was never killed, played meanwhile.
-    uninterrupted = Run(profile, tmp_path / "uninterrupted.sqlite", rounds=ROUNDS, seed=SEED)
+    uninterrupted = Run(profile, ram_path / "uninterrupted.sqlite", rounds=ROUNDS, seed=SEED)
     with played_alongside(uninterrupted) as uninterrupted_end:
         report = kill_loop(Run(profile, journal, rounds=LOOP_ROUNDS, seed=SEED), kills=LOOP_KILLS, seed=SEED)
         assert len(report.kills) == LOOP_KILLS, report.kills

@@ -23,10 +23,10 @@ LINK_FAULTS = "corrupt_byte = 0.01, drop_frame = 0.01"
 
 
 @pytest.mark.parametrize("moment", ["mid_round", "betting", "burn"])
-def test_sigterm_exits_0_and_the_interrupted_round_resumes_after_a_restart(tmp_path: Path, moment: str) -> None:
-    profile = write_profile(tmp_path, faults=LINK_FAULTS)
-    run = Run(profile, tmp_path / "journal.sqlite", rounds=70, seed=4)  # past the first shoe: a second burn
-    proc, tracker = run.start(), Tracker(run)
+def test_sigterm_exits_0_and_the_interrupted_round_resumes_after_a_restart(ram_path: Path, moment: str) -> None:
+    profile = write_profile(ram_path, faults=LINK_FAULTS)
+    run = Run(profile, ram_path / "journal.sqlite", rounds=70, seed=4)  # past the first shoe: a second burn
+    proc, tracker = run.fork(), Tracker(run)
     follow(proc, tracker, FOREVER, lambda: tracker.rounds >= 3 and tracker.moment(0) == moment)
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=30) == 0
@@ -44,10 +44,10 @@ def test_sigterm_exits_0_and_the_interrupted_round_resumes_after_a_restart(tmp_p
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_sigterm_while_starting_leaves_the_journal_intact_and_resumable(tmp_path: Path, seed: int) -> None:
+def test_sigterm_while_starting_leaves_the_journal_intact_and_resumable(ram_path: Path, seed: int) -> None:
     # Before the service installs its handler (imports, replay) Python dies of the signal,
     # which systemd counts as a clean stop; the journal is intact either way.
-    run = Run(write_profile(tmp_path), tmp_path / "journal.sqlite", rounds=8, seed=seed)
+    run = Run(write_profile(ram_path), ram_path / "journal.sqlite", rounds=8, seed=seed)
     assert run_to_end(Run(run.profile, run.journal, rounds=4, seed=seed)) == 0
     proc = run.start()
     time.sleep(random.Random(seed).uniform(0.0, STARTUP_SECONDS))
