@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import operator
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from firmware_host.errors import RulesError
 
@@ -93,7 +93,7 @@ def parse_cards(text: str) -> list[Card]:
     return [parse_card(word) for word in text.split()]
 
 
-_VALUE = operator.attrgetter("value")
+_VALUE: Callable[[Card], int] = operator.attrgetter("value")
 
 
 def point_count(cards: Iterable[Card]) -> int:
