@@ -10,6 +10,7 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/python -m mypy >/dev/null || true  # fills mypy's cache (pyproject.toml: cache_dir); tests/architecture reports
 	touch $(STAMP)
 
 setup: $(STAMP)

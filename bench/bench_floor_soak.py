@@ -43,6 +43,7 @@ import sys
 import tempfile
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +78,10 @@ def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
+#: Seconds between two looks at the store while it drains.
+DRAIN_POLL_S = 0.5
+
+
 def load() -> str:
     """The machine's load averages (1, 5, 15 min): it is shared, so every figure carries them."""
     return " ".join(Path("/proc/loadavg").read_text().split()[:3])
@@ -101,13 +106,15 @@ class Soak:
     # -- preparation -----------------------------------------------------------------------
 
     def sources(self) -> dict[str, list[list[dict[str, Any]]]]:
-        """The source journals' messages by round, enough rounds for the whole duration."""
-        groups = {}
-        for game, pace in PACES.items():
-            rounds = math.ceil(self.args.duration / pace.period_s(self.args.speed)) + 2
-            self.source_journals[game] = play_source(self.tmp, game, rounds, self.args.seed)
-            groups[game] = rounds_of(self.source_journals[game])
-        return groups
+        """The source journals' messages by round, enough rounds for the whole duration (the games
+        played at once, each by its own ``tablehost run``)."""
+        rounds = {
+            game: math.ceil(self.args.duration / pace.period_s(self.args.speed)) + 2 for game, pace in PACES.items()
+        }
+        with ThreadPoolExecutor(len(PACES)) as pool:
+            played = {game: pool.submit(play_source, self.tmp, game, rounds[game], self.args.seed) for game in PACES}
+            self.source_journals.update((game, future.result()) for game, future in played.items())
+        return {game: rounds_of(journal) for game, journal in self.source_journals.items()}
 
     def plan(self, groups: dict[str, list[list[dict[str, Any]]]], start: float) -> dict[str, list[float]]:
         """Each republished table's publish times from ``start``."""
@@ -135,10 +142,12 @@ class Soak:
     def run(self) -> dict[str, Any]:
         args = self.args
         self.load_before = load()
-        groups = self.sources()
         rig = Rig(self.tmp, self.tables, self.live)
         try:
-            rig.start()
+            with ThreadPoolExecutor(1) as pool:  # the source journals play while the servers start
+                sourcing = pool.submit(self.sources)
+                rig.start()
+                groups = sourcing.result()
             start = time.time() + self.lead_s(groups)
             self.start, self.until = start, start + args.duration
             times = self.plan(groups, start)
@@ -230,7 +239,7 @@ class Soak:
             if stored >= total and live_done:
                 self.event("drained")
                 return True
-            time.sleep(2.0)
+            time.sleep(DRAIN_POLL_S)
         self.event("drain timed out")
         return False
 

@@ -17,6 +17,7 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
@@ -74,8 +75,9 @@ class Rig:
         self.postgres.start()
         self.broker.start()
         self.proxy = TcpProxy(self.broker.port).__enter__()
-        self.start_collector("floor-a")
-        self.start_collector("floor-b")
+        waits = [self._launch_collector(name) for name in ("floor-a", "floor-b")]  # both start at once
+        for wait in waits:
+            wait()
         return self
 
     @property
@@ -100,6 +102,11 @@ class Rig:
 
     def start_collector(self, name: str) -> subprocess.Popen[str]:
         """Start collector ``name`` (``floor-b`` with the dashboard) and wait until it is connected."""
+        self._launch_collector(name)()
+        return self.collectors[name]
+
+    def _launch_collector(self, name: str) -> Callable[[], None]:
+        """Start collector ``name``; return the wait until it is connected."""
         options = ["--client-id", name, "--username", FLOOR_USER, "--password-file", str(self._floor_password), "-v"]
         if name == "floor-b":
             pins = self.tmp / "floor-http"
@@ -113,11 +120,14 @@ class Rig:
         child = self._spawn(name, floor_command(self.broker.url, self.db.args(), *options, keys=self.keys))
         self.collectors[name] = child
         deadline = time.monotonic() + CONNECT_S
-        while log.read_text().count("floor: connected to") <= already if log.exists() else True:
-            if child.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"collector {name} did not connect: {log.read_text()[-2000:]}")
-            time.sleep(0.05)
-        return child
+
+        def connected() -> None:
+            while log.read_text().count("floor: connected to") <= already if log.exists() else True:
+                if child.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"collector {name} did not connect: {log.read_text()[-2000:]}")
+                time.sleep(0.05)
+
+        return connected
 
     def kill_collector(self, name: str) -> None:
         """SIGKILL collector ``name`` (no goodbye: its session and queue stay at the broker)."""

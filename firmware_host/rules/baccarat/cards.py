@@ -10,8 +10,9 @@ controller uses :func:`remove_seen` to notice a card the shoe cannot contain.
 from __future__ import annotations
 
 import dataclasses
+import operator
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from firmware_host.errors import RulesError
 
@@ -92,9 +93,12 @@ def parse_cards(text: str) -> list[Card]:
     return [parse_card(word) for word in text.split()]
 
 
+_VALUE: Callable[[Card], int] = operator.attrgetter("value")
+
+
 def point_count(cards: Iterable[Card]) -> int:
     """§ 541.6(b): the total of the card values with the tens digit discarded (0-9)."""
-    return sum(card.value for card in cards) % 10
+    return sum(map(_VALUE, cards)) % 10
 
 
 def _check_decks(decks: int) -> None:

@@ -86,6 +86,8 @@ class Slot(enum.Enum):
 
 #: § 541.9(c): the first and third cards to the player, the second and fourth to the banker.
 INITIAL_ORDER: tuple[Slot, ...] = (Slot.PLAYER_1, Slot.BANKER_1, Slot.PLAYER_2, Slot.BANKER_2)
+#: The slots of the player's hand (a tuple: the deal's hot path asks once per card, by identity).
+_PLAYER_SLOTS = tuple(slot for slot in Slot if slot.hand == "player")
 #: § 541.10(d): no hand ever holds more than its two cards and one more.
 MAX_CARDS_PER_HAND = 3
 
@@ -226,7 +228,7 @@ class Deal:
 
     def _placed(self, slot: Slot, card: Card) -> Deal:
         # The deal with ``card`` in ``slot``, which the caller has from next_slot().
-        if slot.hand == "player":
+        if slot in _PLAYER_SLOTS:
             return Deal._unchecked(self.player + (card,), self.banker)
         return Deal._unchecked(self.player, self.banker + (card,))
 

@@ -21,6 +21,8 @@ class Variant(enum.StrEnum):
 
         :raises RulesError: naming the text and the variants there are.
         """
+        if isinstance(name, Variant):
+            return name  # the common case, without the enum's lookup
         try:
             return cls(name)
         except ValueError:
