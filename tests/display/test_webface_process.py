@@ -25,7 +25,7 @@ ROUNDS = 4
 WAIT_MS = 30_000
 #: Seconds the child has to be serving again after a SIGKILL (its first back-off is 0.5 s, then a
 #: Python start at nice 10): a liveness bound, wide for a CI machine running six workers on two
-#: cores, where a start took over 10 s (on a quiet machine it is about 1 s: the log's "started again").
+#: cores, where a start took over 10 s (a start to its first line measured 2.1–2.8 s, load 9–22).
 RESTARTED_WITHIN_S = 30.0
 
 
