@@ -194,7 +194,8 @@ def test_killing_a_collector_leaves_the_map_moving_and_killing_the_dashboard_lea
             assert all(c.connected.wait(30) for c in collectors.values()), [c.lines for c in collectors.values()]
             for prefix in ("A", "B"):
                 publish(prefix, feeds[prefix][:5])
-            wait_for(lambda: _seq(url, "BAC-A") == 5 and _seq(url, "BAC-B") == 5, 30, "both tables on the map")
+            # Liveness bounds of a minute: about 5 s quiet, over 30 s once with six workers on two cores.
+            wait_for(lambda: _seq(url, "BAC-A") == 5 and _seq(url, "BAC-B") == 5, 60, "both tables on the map")
             page = login()
             page.goto(url + "/")
             page.wait_for_selector("body[data-tiles='2']")
@@ -209,11 +210,11 @@ def test_killing_a_collector_leaves_the_map_moving_and_killing_the_dashboard_lea
             dashboard.kill()  # B's collector stores on
             publish("B", feeds["B"][10:20])
             with contextlib.closing(postgres_db.open(read_only=True)) as store:
-                wait_for(lambda: store.status("BAC-B").max_seq == 20, 20, "the collector storing without a dashboard")
+                wait_for(lambda: store.status("BAC-B").max_seq == 20, 60, "the collector storing without a dashboard")
             assert collectors["B"].popen.poll() is None
             restarted = _Process(dashboard_argv)
             running.append(restarted)
-            wait_for(lambda: _seq(url, "BAC-B") == 20, 30, "the restarted dashboard showing everything")
+            wait_for(lambda: _seq(url, "BAC-B") == 20, 60, "the restarted dashboard showing everything")
             assert _seq(url, "BAC-A") == 5
             page.goto(url + "/")
             page.wait_for_function("document.querySelector(\".tile[data-table='BAC-B']\")?.dataset.seq === '20'")
@@ -222,6 +223,7 @@ def test_killing_a_collector_leaves_the_map_moving_and_killing_the_dashboard_lea
             publisher.disconnect()
             for process in running:
                 process.stop()
+                print(" ".join(process.argv[2:5]), "".join(process.lines[-15:]), sep="\n")  # shown on a failure
     assert not any("Traceback" in line for process in running for line in process.lines), running[0].lines[-20:]
 
 
