@@ -3,7 +3,8 @@
 The real service runs as a subprocess (``python -m firmware_host run``) on the profiles
 ``make run-paigow`` uses: the simulated shaker on a pseudo-terminal with no rolls, early
 lids, shakes not felt and a faulty link, the mock GPIO, and the simulated dealer, players
-and bank keying in the tiles. The exported rounds must show (issue 4, issue 8):
+and bank keying in the tiles (the 200-round runs with the shaker's link timing out sooner:
+:func:`bench.soak.profiles.quick_links`). The exported rounds must show (issue 4, issue 8):
 
 - every completed round's starting position recomputed from its dice (§ 535.8(c),
   § 535.11(j)), from a valid reading only;
