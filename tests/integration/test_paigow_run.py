@@ -20,7 +20,6 @@ from __future__ import annotations
 import collections
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -33,6 +32,7 @@ from bench.soak.profiles import PAIGOW_SEED as SEED
 from bench.soak.profiles import quick_links
 from firmware_host.host.journal import Journal
 from tests.support.paths import REPO
+from tests.support.table_profiles import write_table
 
 PROFILES = REPO / "hardware-profiles" / "tables"
 SHAKER_LID = PROFILES / "sim-paigow.toml"
@@ -52,16 +52,6 @@ def tablehost(*args: str | Path) -> subprocess.CompletedProcess[str]:
         text=True,
         timeout=600,
     )
-
-
-def copied(profile: Path, directory: Path, text: str | None = None) -> Path:
-    """``profile`` (``text`` in its place, if given) copied into ``directory`` beside a copy of
-    the device models, as ``tables/NAME``."""
-    shutil.copytree(REPO / "hardware-profiles" / "devices", directory / "devices")
-    (directory / "tables").mkdir()
-    path = directory / "tables" / profile.name
-    path.write_text(profile.read_text() if text is None else text)
-    return path
 
 
 def run_table(profile: Path, rounds: int, journal: Path) -> list[dict[str, Any]]:
@@ -132,7 +122,7 @@ def test_gpio_lid_reed_switch_runs_rounds_with_faults(tmp_path: Path) -> None:
 def test_535_8_c_535_12_two_hundred_rounds_with_faults(tmp_path: Path, profile: Path) -> None:
     # The shipped profile's faults; the shaker's link times out sooner (quick_links), so each
     # dropped frame and outage is waited for less: the same retransmissions, losses and handshakes.
-    quick = copied(profile, tmp_path)
+    quick = write_table(tmp_path, profile.read_text())
     quick_links(tmp_path, SHAKER_MODEL)
     rounds = run_table(quick, 200, tmp_path / "journal.sqlite")
     seen = check_run(rounds, 200)
@@ -144,5 +134,5 @@ def test_535_10_b_a_table_whose_rules_submission_names_a_house_way_file(tmp_path
     # The shipped profile with one more line in [rules]: the Taj Mahal's exceptions as data.
     house_way = REPO / "hardware-profiles" / "house-ways" / "taj-mahal-two-small-tiles.toml"
     text = SHAKER_LID.read_text().replace("[rules]", f"[rules]\nhouse_way = '{house_way}'", 1)
-    profile = copied(SHAKER_LID, tmp_path, text)
+    profile = write_table(tmp_path, text)
     check_run(run_table(profile, 20, tmp_path / "journal.sqlite"), 20)
