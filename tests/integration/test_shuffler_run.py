@@ -31,7 +31,6 @@ from firmware_host.rules.baccarat.cards import parse_card, shoe_composition
 from tests.support.journals_010 import SHOE_FIGURES
 from tests.support.paths import REPO
 from tests.support.sim_runs import check_rounds_against_resolve, run_armed, shuffler_table
-from tests.support.table_profiles import write_table
 
 SHIPPED = REPO / "hardware-profiles" / "tables" / "sim-baccarat-shuffler.toml"
 #: Shoe faults as in the shipped profile, framing faults doubled: the framed dialect retransmits,
@@ -128,13 +127,9 @@ def test_done_when_the_shipped_profile_plays_500_rounds_and_exports_its_shoes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Issue 5's "done when", through the console script's code path: the shipped profile (faults
-    drawn at random on the shoe and the shuffler), then ``journal export --shoes``. The profile
-    is copied beside the device models, the shoe's link timing out sooner (:func:`quick_links`):
-    the same faults, retransmissions, losses and handshakes, with less waiting for each."""
-    profile = write_table(tmp_path, SHIPPED.read_text())
-    quick_links(tmp_path)
+    drawn at random on the shoe and the shuffler), then ``journal export --shoes``."""
     journal = tmp_path / "j.sqlite"
-    assert main(["run", "--profile", str(profile), "--rounds", "500", "--seed", "1", "--journal", str(journal),
+    assert main(["run", "--profile", str(SHIPPED), "--rounds", "500", "--seed", "1", "--journal", str(journal),
                  "--quiet"]) == 0  # fmt: skip
     capsys.readouterr()
     assert main(["journal", "export", str(journal), "--shoes"]) == 0
