@@ -3,7 +3,8 @@
 The real service runs as a subprocess (``python -m firmware_host run``) on the profiles
 ``make run-paigow`` uses: the simulated shaker on a pseudo-terminal with no rolls, early
 lids, shakes not felt and a faulty link, the mock GPIO, and the simulated dealer, players
-and bank keying in the tiles. The exported rounds must show (issue 4, issue 8):
+and bank keying in the tiles (the 200-round runs with the shaker's link timing out sooner:
+:func:`bench.soak.profiles.quick_links`). The exported rounds must show (issue 4, issue 8):
 
 - every completed round's starting position recomputed from its dice (§ 535.8(c),
   § 535.11(j)), from a valid reading only;
@@ -19,7 +20,6 @@ from __future__ import annotations
 import collections
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -29,12 +29,16 @@ import pytest
 
 from bench.soak.audit import check_money, check_rolls, check_tiles
 from bench.soak.profiles import PAIGOW_SEED as SEED
+from bench.soak.profiles import quick_links
 from firmware_host.host.journal import Journal
 from tests.support.paths import REPO
+from tests.support.table_profiles import write_table
 
 PROFILES = REPO / "hardware-profiles" / "tables"
 SHAKER_LID = PROFILES / "sim-paigow.toml"
 GPIO_LID = PROFILES / "sim-paigow-gpio-lid.toml"
+#: The simulated shaker's device model (``hardware-profiles/devices``).
+SHAKER_MODEL = "tablehost-ds3-2026"
 
 
 def tablehost(*args: str | Path) -> subprocess.CompletedProcess[str]:
@@ -116,7 +120,11 @@ def test_gpio_lid_reed_switch_runs_rounds_with_faults(tmp_path: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("profile", [SHAKER_LID, GPIO_LID], ids=["shaker-lid", "gpio-lid"])
 def test_535_8_c_535_12_two_hundred_rounds_with_faults(tmp_path: Path, profile: Path) -> None:
-    rounds = run_table(profile, 200, tmp_path / "journal.sqlite")
+    # The shipped profile's faults; the shaker's link times out sooner (quick_links), so each
+    # dropped frame and outage is waited for less: the same retransmissions, losses and handshakes.
+    quick = write_table(tmp_path, profile.read_text())
+    quick_links(tmp_path, SHAKER_MODEL)
+    rounds = run_table(quick, 200, tmp_path / "journal.sqlite")
     seen = check_run(rounds, 200)
     for kind in ("die_not_flat", "die_out_of_shaker", "too_few_shakes", "bank", "co_bank", "cut", "style"):
         assert seen.get(kind, 0) > 0, (kind, seen)
@@ -124,9 +132,7 @@ def test_535_8_c_535_12_two_hundred_rounds_with_faults(tmp_path: Path, profile: 
 
 def test_535_10_b_a_table_whose_rules_submission_names_a_house_way_file(tmp_path: Path) -> None:
     # The shipped profile with one more line in [rules]: the Taj Mahal's exceptions as data.
-    shutil.copytree(REPO / "hardware-profiles" / "devices", tmp_path / "devices")
-    (tmp_path / "tables").mkdir()
     house_way = REPO / "hardware-profiles" / "house-ways" / "taj-mahal-two-small-tiles.toml"
-    profile = tmp_path / "tables" / "t.toml"
-    profile.write_text(SHAKER_LID.read_text().replace("[rules]", f"[rules]\nhouse_way = '{house_way}'", 1))
+    text = SHAKER_LID.read_text().replace("[rules]", f"[rules]\nhouse_way = '{house_way}'", 1)
+    profile = write_table(tmp_path, text)
     check_run(run_table(profile, 20, tmp_path / "journal.sqlite"), 20)

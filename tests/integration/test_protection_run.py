@@ -26,11 +26,10 @@ def cli(*argv: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    directory = tmp_path_factory.mktemp("protection")
-    profile = make_profile(directory, variant="commission-free")
+def played(module_tmp_path: Path) -> tuple[Path, Path]:
+    profile = make_profile(module_tmp_path, variant="commission-free")
     profile.write_text(profile.read_text() + "\n[protection]\nadvantage_threshold = -0.0124\n")
-    journal = directory / "j.sqlite"
+    journal = module_tmp_path / "j.sqlite"
     cli("run", "--profile", str(profile), "--rounds", str(ROUNDS), "--seed", "5", "--journal", str(journal), "--quiet")
     return profile, journal
 

@@ -26,12 +26,11 @@ def run(profile: Path, journal: Path, *options: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def captured(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
+def captured(module_tmp_path: Path) -> tuple[Path, Path, Path]:
     """A captured run of the shuffler table: its profile, its capture and its journal."""
-    tmp_path = tmp_path_factory.mktemp("captured")
-    profile = shuffler_table(tmp_path, decks=6, shoe_faults="corrupt_byte = 0.02, duplicate_frame = 0.02")
+    profile = shuffler_table(module_tmp_path, decks=6, shoe_faults="corrupt_byte = 0.02, duplicate_frame = 0.02")
     profile.write_text(profile.read_text() + SHUFFLER_FAULTS)
-    capture, journal = tmp_path / "run.jsonl", tmp_path / "run.sqlite"
+    capture, journal = module_tmp_path / "run.jsonl", module_tmp_path / "run.sqlite"
     run(profile, journal, "--rounds", str(ROUNDS), "--seed", "6", "--capture", str(capture))
     return profile, capture, journal
 
