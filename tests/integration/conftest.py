@@ -11,34 +11,21 @@ each ``fdatasync``), and those keep the disk.
 
 from __future__ import annotations
 
-import os
 import shutil
-import tempfile
 from collections.abc import Generator, Iterator
 from pathlib import Path
 
 import pytest
 
-#: Linux's tmpfs for shared memory, present on every Linux machine the suite runs on (containers too).
-TMPFS = Path("/dev/shm")
-#: Free space :data:`TMPFS` must have to be used (a container's may be 64 MiB): a 500-round run's
-#: journal takes 5 MB, and a worker runs one test at a time.
-TMPFS_FREE = 256 * 2**20
+from tests.support.tmpfs import in_memory
+
 #: The report of a test's call phase (:func:`pytest_runtest_makereport`).
 CALL_REPORT = pytest.StashKey[pytest.TestReport]()
 
 
-def in_memory(name: str) -> Path | None:
-    """A new empty directory on :data:`TMPFS` named after ``name``, or None if it is not writable
-    or short of space (:data:`TMPFS_FREE`)."""
-    if not (TMPFS.is_dir() and os.access(TMPFS, os.W_OK | os.X_OK)) or shutil.disk_usage(TMPFS).free < TMPFS_FREE:
-        return None
-    return Path(tempfile.mkdtemp(prefix=f"tablehost-{name[:30]}-", dir=TMPFS))
-
-
 @pytest.fixture
 def tmp_path(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """The test's own empty directory, on :data:`TMPFS` (else pytest's own ``tmp_path``), removed
+    """The test's own empty directory, on :data:`~tests.support.tmpfs.TMPFS` (else pytest's own ``tmp_path``), removed
     after the test unless it failed: a failed test's journal stays for a look, in
     ``/dev/shm/tablehost-TEST-*``."""
     path = in_memory(request.node.name)
