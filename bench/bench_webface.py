@@ -25,8 +25,11 @@ core (``/proc/PID/stat``: what the web face took from the loop, less sensitive t
 load than the rates); how far the dealer display stands behind the journal at the phase's end
 (what a web face that yields the CPU costs); and the resident memory of both (peak). Then the peak RSS of ``tablehost
 run --http`` (``make run``'s table with its display) and its web face, and of ``make run`` (20
-rounds, no display; goal: at most 36 MiB), of each tree. Without ``--split-cpus`` the attackers
-share the machine's CPUs with the table. Prints figures, asserts nothing.
+rounds, no display; goal: at most 36 MiB), of each tree. With ``--split-cpus`` the attackers run
+on every CPU but the first, as another machine's work would not be on the Pi at all; a build that
+places itself (``firmware_host.host.cpus``) keeps the first for its service and puts its web face on
+the others, as ``tablehost run`` does; the last build's table is pinned to the first. Without it
+the attackers share the machine's CPUs with the table. Prints figures, asserts nothing.
 
     .venv/bin/python bench/bench_webface.py [--seconds 8] [--repeats 3] [--split-cpus] [--flood 40]
         [--connections 1000] [--clients 4]
@@ -148,6 +151,7 @@ def table(seconds: float, flood: int, connections: int, clients: int, repeats: i
         running = _started(start, profile, Path(folder) / "j.sqlite", options)
         time.sleep(1)
         try:
+            _place_as_run_does()
             child = getattr(running.table, "web_child", None)
             if child is not None and child.pid:
                 print(f"  web face (pid {child.pid}): {scheduling(child.pid)}", flush=True)
@@ -166,6 +170,19 @@ def table(seconds: float, flood: int, connections: int, clients: int, repeats: i
         finally:
             running.stop()
     print(RESULT + json.dumps(pairs), flush=True)
+
+
+def _place_as_run_does() -> None:
+    """Where this build places its processes itself (``firmware_host.host.cpus``), keep the service's
+    core as ``tablehost run`` does; its web face was given the others when it started."""
+    try:
+        from firmware_host.host import cpus
+    except ImportError:  # the last build: the bench pinned this process to the table's CPU
+        return
+    placed = cpus.split(os.sched_getaffinity(0))
+    if placed is not None:
+        cpus.keep_to(placed[0])
+        print(f"  the service kept CPU {min(placed[0])}, its web face has {sorted(placed[1])}", flush=True)
 
 
 def scheduling(pid: int) -> str:
@@ -374,7 +391,7 @@ def main() -> None:
     parser.add_argument(
         "--split-cpus",
         action="store_true",
-        help="the table (service and web face) on the first CPU, the attackers on the others",
+        help="the attackers on every CPU but the first; the table's service on the first",
     )
     parser.add_argument("--no-memory", action="store_true", help="skip the runs that measure peak RSS")
     parser.add_argument("--table", action="store_true", help=argparse.SUPPRESS)
@@ -412,7 +429,10 @@ def _table_run(tree: Tree, args: argparse.Namespace) -> dict[str, list[tuple[Pha
     own: set[int] | None = None
     if args.split_cpus:
         cpus = sorted(os.sched_getaffinity(0))
-        own, env = {cpus[0]}, {**env, "BENCH_ATTACKER_CPUS": ",".join(map(str, cpus[1:]))}
+        env = {**env, "BENCH_ATTACKER_CPUS": ",".join(map(str, cpus[1:]))}
+        if not (tree.root / "firmware_host" / "host" / "cpus.py").exists():
+            own = {cpus[0]}  # a build that does not place itself: its table on the first CPU
+
     process = subprocess.Popen(
         [sys.executable, __file__, "--table", *flags],
         env=env,

@@ -22,6 +22,7 @@ import argparse
 import contextlib
 import dataclasses
 import logging
+import os
 import signal
 import sys
 import threading
@@ -35,6 +36,7 @@ from firmware_host.cli import checks
 from firmware_host.cli.pipes import EXIT_CLOSED_PIPE, PipeOut, stdout_is_journal
 from firmware_host.config.feed import FeedConfig
 from firmware_host.config.profiles import load_table
+from firmware_host.host import cpus
 from firmware_host.host.systemd import Notifier
 from firmware_host.tables.decisions import Decision
 from firmware_host.wiring import build_table
@@ -239,12 +241,25 @@ def run(args: argparse.Namespace) -> int:
             web_user=args.web_user,
             on_web_ready=_say_where(profile.table_id, out),
         )  # the outputs write and flush, all PipeOut has
+        if table.control is not None:  # a web face in a process of its own (child or external)
+            bench.enter_context(_a_core_kept())
         if replay is not None and not args.rounds:
             threading.Thread(target=_stop_after_replay, args=(replay, table.service), daemon=True).start()
         status = _serve(table, profile, journal_path, notifier, out, plays_on)
         if replay is not None:
             _report_mismatches(replay)
         return status
+
+
+def _a_core_kept() -> contextlib.AbstractContextManager[None]:
+    """With its web face in a process of its own, the service keeps the lowest CPU it may use to
+    itself while it serves, and the web face runs on the others (:mod:`firmware_host.host.cpus`: a
+    process busy on the loop's CPU halves it, whatever its priority); nothing on one CPU."""
+    placed = cpus.split(os.sched_getaffinity(0))
+    if placed is None:
+        return contextlib.nullcontext()
+    log.info("the service on CPU %s, its web face on CPUs %s", min(placed[0]), sorted(placed[1]))
+    return cpus.kept_to(placed[0])
 
 
 def _replay(capture: Path, speed: float | None) -> Replay:

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from firmware_host.errors import TablehostError
+from firmware_host.host import cpus
 
 __all__ = ["main", "build_parser", "lower_priority", "yield_cpu", "YIELD_NICE", "PARENT_CHECK_S"]
 
@@ -50,6 +51,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--yield-cpu",
         action="store_true",
         help="once it serves, every thread and its autogroup at nice 19: tablehost run's child",
+    )
+    parser.add_argument(
+        "--cpus",
+        help="run on these CPUs (comma-separated), or 'auto': all it may use but the lowest, the table's loop's",
     )
     parser.add_argument("-v", "--verbose", action="count", default=0)
     return parser
@@ -109,6 +114,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     if args.nice:
         lower_priority(args.nice)
+    if args.cpus is not None:
+        try:
+            chosen = cpus.parse_cpus(args.cpus, os.sched_getaffinity(0), frozenset(range(os.cpu_count() or 1)))
+        except ValueError as exc:
+            print(f"--cpus {exc}", file=sys.stderr)
+            return 2
+        try:
+            cpus.keep_to(chosen)
+        except OSError as exc:  # a cpuset without them: it serves where it may
+            log.warning("web face: cannot run on CPUs %s (%s): left where it was", sorted(chosen), exc)
     from firmware_host.config.profiles import load_table
     from firmware_host.wiring.webface import build_webface
 

@@ -31,7 +31,7 @@ from drivers.gpio import TablePanel, pin_factory
 from firmware_host import __version__, durable
 from firmware_host.config.profiles import TableProfile
 from firmware_host.errors import TablehostError
-from firmware_host.host import segments
+from firmware_host.host import cpus, segments
 from firmware_host.host.checkpoint import CheckpointPolicy
 from firmware_host.host.clock import SystemClock
 from firmware_host.host.journal import Journal
@@ -397,8 +397,10 @@ def _web_face(table: Table, http: str | None, metrics: str | None, face: WebFace
             http=shows,  # given, so that a restarted child takes the first one's ports (see WebFaceChild)
             metrics=counts,
         )
+        placed = cpus.split(os.sched_getaffinity(0))  # the service keeps the first (tablehost run)
+        own = ["--cpus", ",".join(map(str, sorted(placed[1])))] if placed is not None else []
         table.web_child = WebFaceChild(
-            [*argv, "--parent", str(os.getpid()), "--nice", str(WEB_FACE_NICE), "--yield-cpu"], face.on_ready
+            [*argv, "--parent", str(os.getpid()), "--nice", str(WEB_FACE_NICE), "--yield-cpu", *own], face.on_ready
         )
 
 

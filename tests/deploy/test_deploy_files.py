@@ -96,6 +96,7 @@ def test_the_web_face_runs_as_its_own_user_who_reads_the_face_file_and_not_the_j
     assert web["User"] == "tablehost-web" != table["User"]
     assert web["SupplementaryGroups"] == "tablehost"  # the face file's group: it reads, never writes
     assert "firmware_host.cli.webface" in web["ExecStart"] and "key" not in web["ExecStart"]
+    assert "--cpus auto" in web["ExecStart"]  # off the CPU the service keeps (firmware_host.host.cpus)
     assert (
         "/etc/tablehost/journal.key" in web["InaccessiblePaths"] and "/etc/tablehost/feed" in web["InaccessiblePaths"]
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -28,6 +29,7 @@ def sim_profile(tmp_path: Path) -> Path:
 
 
 def test_run_serves_the_display_and_says_where(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before = os.sched_getaffinity(0)
     status = main(
         [
             "run",
@@ -48,6 +50,7 @@ def test_run_serves_the_display_and_says_where(tmp_path: Path, capsys: pytest.Ca
     assert status == 0
     line = next(line for line in out.splitlines() if "dealer display" in line)
     assert line.startswith("[SIM-BAC-1] dealer display http://127.0.0.1:") and line.endswith("/scoreboard")
+    assert os.sched_getaffinity(0) == before  # the core it kept while it served is given back
 
 
 def run_one_round(profile: Path, tmp_path: Path, http: str) -> int:
