@@ -111,7 +111,7 @@ def watch(collector: subprocess.Popen[str], subscribed: threading.Event) -> None
     """Read the collector's log: note its connection; print only its warnings beyond refusals (rate-limited anyway)."""
     assert collector.stderr is not None
     for line in collector.stderr:
-        if "floor: connected to" in line:
+        if "floor: subscribed to" in line:
             subscribed.set()
         elif "refused" not in line and ("WARNING" in line or "ERROR" in line):
             print(line, end="", file=sys.stderr)

@@ -208,7 +208,7 @@ class Collector:
         errors = broker.SocketErrors(client)
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
-        client.on_subscribe = lambda *_: self.subscribed.set()
+        client.on_subscribe = lambda *_: self._on_subscribed()
         client.on_message = lambda _c, _u, message: self._batch.append(message)
         properties = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]  # paho's is untyped
         properties.SessionExpiryInterval = SESSION_EXPIRY_S
@@ -342,6 +342,11 @@ class Collector:
             if outcome.kind in ("refused", "conflict"):
                 self._log.refused(outcome)
         return outcomes
+
+    def _on_subscribed(self) -> None:
+        """The broker has the subscriptions: from now on every table's message reaches this session."""
+        log.info("floor: subscribed to %s/+/events and %s/+/status", self.prefix, self.prefix)
+        self.subscribed.set()
 
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         self._answered = True

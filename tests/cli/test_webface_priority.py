@@ -16,6 +16,7 @@ import pytest
 
 from bench.display.table import BACCARAT, start, write_profile
 from firmware_host.cli.webface import YIELD_NICE, lower_priority, yield_cpu
+from firmware_host.host import cpus
 
 
 def autogroup_nice(pid: int) -> int | None:
@@ -104,3 +105,23 @@ def test_the_services_web_face_child_serves_at_nice_19(tmp_path: Path) -> None:
             assert autogroup_nice(child.pid) == 19
     finally:
         running.stop()
+
+
+TWO_CPUS = pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two CPUs this process may use")
+
+
+def _affinities(pid: int) -> set[frozenset[int]]:
+    return {frozenset(os.sched_getaffinity(int(task.name))) for task in Path(f"/proc/{pid}/task").iterdir()}
+
+
+def _kept_and_given_back() -> None:
+    threading.Thread(target=signal.pause, daemon=True).start()
+    allowed = os.sched_getaffinity(0)
+    with cpus.kept_to({min(allowed)}):
+        assert _affinities(os.getpid()) == {frozenset({min(allowed)})}
+    assert _affinities(os.getpid()) == {frozenset(allowed)}
+
+
+@TWO_CPUS
+def test_kept_to_moves_every_thread_and_gives_them_back() -> None:
+    ended(forked(_kept_and_given_back))  # in a child: this worker's own CPUs are never touched

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -102,3 +105,30 @@ def test_an_external_web_face_is_not_started_and_an_unknown_web_user_is_named(
     assert main([*args, "--http", "127.0.0.1:0", "--web-user", "no-such-user-here"]) == 2
     err = capsys.readouterr().err
     assert err == "tablehost: web user 'no-such-user-here': no such user on this machine\n"
+
+
+TWO_CPUS = pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two CPUs this process may use")
+
+
+def _affinities(pid: int) -> set[frozenset[int]]:
+    return {frozenset(os.sched_getaffinity(int(task.name))) for task in Path(f"/proc/{pid}/task").iterdir()}
+
+
+@TWO_CPUS
+def test_tablehost_run_keeps_the_lowest_cpu_and_its_web_face_runs_on_the_others(tmp_path: Path) -> None:
+    allowed = os.sched_getaffinity(0)
+    argv = [sys.executable, "-m", "firmware_host", "run", "--profile", str(sim_profile(tmp_path))]
+    argv += ["--rounds", "500", "--pace", "0.5", "--journal", str(tmp_path / "j.sqlite"), "--http", "127.0.0.1:0"]
+    service = subprocess.Popen(argv, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert service.stdout is not None
+        for line in service.stdout:  # said once the web face serves
+            if "dealer display" in line:
+                break
+        children = Path(f"/proc/{service.pid}/task/{service.pid}/children").read_text().split()
+        assert len(children) == 1
+        assert _affinities(service.pid) == {frozenset({min(allowed)})}
+        assert _affinities(int(children[0])) == {frozenset(allowed - {min(allowed)})}
+    finally:
+        service.send_signal(signal.SIGTERM)
+        service.communicate(timeout=60)

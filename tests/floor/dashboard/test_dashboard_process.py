@@ -135,7 +135,7 @@ class _Process:
         assert self.popen.stdout is not None
         for line in self.popen.stdout:
             self.lines.append(line)
-            if "floor: connected to" in line:
+            if "floor: subscribed to" in line:  # not "connected": a new session hears nothing before its SUBACK
                 self.connected.set()
 
     def kill(self) -> None:
