@@ -2,8 +2,9 @@
 
 Started by ``tablehost run`` (with ``--http``, ``[display] listen`` or ``--metrics``), which
 restarts it when it dies, or by systemd as ``tablehost-web.service`` under its own user
-(:mod:`firmware_host.wiring.webface`). It reads the journal (read-only) and talks to the service
-over the control socket; it is given no key file. Its first line on standard output says where
+(:mod:`firmware_host.wiring.webface`). It reads the face file beside the journal (read-only: what
+the display may show, :mod:`firmware_host.display.face_file`; never the journal itself) and talks
+to the service over the control socket; it is given no key file. Its first line on standard output says where
 it serves (``{"display": url, "metrics": url}``) or why it cannot (``{"error": why}``, exit 2).
 SIGTERM or SIGINT stop it; with ``--parent PID`` it also stops once that process is gone.
 """
@@ -39,7 +40,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tablehost-web", description=__doc__)
     parser.add_argument("--profile", required=True, type=Path, help="the table profile")
     parser.add_argument("--devices-dir", type=Path, help="where the device models are (default: ../devices)")
-    parser.add_argument("--journal", required=True, type=Path, help="the table's journal (read only)")
+    parser.add_argument(
+        "--journal",
+        required=True,
+        type=Path,
+        help="the table's journal: its face file beside it is read (the journal itself never)",
+    )
     parser.add_argument("--socket", required=True, type=Path, help="the service's control socket")
     parser.add_argument("--http", metavar="HOST:PORT", help="serve the dealer display here")
     parser.add_argument("--metrics", metavar="HOST:PORT", help="serve /metrics here")

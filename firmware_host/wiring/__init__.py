@@ -221,7 +221,7 @@ def build_table(
     :param web_face: where the web face (the display and ``/metrics``) runs, when either has an
         address: ``"child"`` a child process (``tablehost run``), ``"external"`` a process started
         by someone else (systemd's ``tablehost-web.service``), ``"thread"`` this process (tests,
-        benches); every way it reads the journal and asks the service over the control socket.
+        benches); every way it reads the face file and asks the service over the control socket.
     :param control_socket: the control socket's path (default: beside the journal, ``.ctl``).
     :param web_user: the user the web face runs as, let in at the control socket besides this
         process's own (default: the profile's ``[display] web_user``).

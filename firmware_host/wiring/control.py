@@ -45,8 +45,8 @@ MAX_REFUSED_KEYS = 8
 def allowed_peers(web_user: str | None) -> tuple[frozenset[int], int | None]:
     """The uids that may connect (the service's own, and ``web_user``'s) and the group the socket
     file is given: ``web_user``'s primary group, unless ``web_user`` is in this process's group
-    already (deploy/: ``tablehost-web`` is in the group ``tablehost``, which reads the journal);
-    None without a web user.
+    already (deploy/: ``tablehost-web`` is in the group ``tablehost``, which reads the face file
+    and the profile; the journal is the service user's alone); None without a web user.
 
     :raises TablehostError: ``web_user`` is no user of this machine.
     """
