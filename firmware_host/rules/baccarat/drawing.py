@@ -10,7 +10,6 @@ are stated once here, on :func:`~firmware_host.rules.baccarat.deal.player_draws`
 
 from __future__ import annotations
 
-import functools
 from typing import NamedTuple
 
 from firmware_host.rules.baccarat.deal import NATURAL_MIN, banker_draws, player_draws
@@ -66,10 +65,12 @@ class Ending(NamedTuple):
         return tuple(value for value in (self.player_third, self.banker_third) if value is not None)
 
 
-@functools.cache
 def endings(player: int, banker: int) -> tuple[Ending, ...]:
     """Every way a round whose hands hold ``player`` and ``banker`` points on two cards ends,
-    by the values of the third cards (§ 541.11)."""
+    by the values of the third cards (§ 541.11).
+
+    Not cached: its callers keep what they need of it (3,400 endings take 320 KB).
+    """
     digits = range(10)
     if player >= NATURAL_MIN or banker >= NATURAL_MIN:  # § 541.11(a)
         return (Ending(None, None, player, banker, natural=True),)

@@ -14,7 +14,9 @@ once per process into a table keyed by how many cards of each value it uses; the
 of card sequences behind one value sequence with multiplicities ``m`` is
 ``prod_v c_v (c_v - 1) ... (c_v - m_v + 1)``, so a composition's counts are a sum over
 that table (6,958 entries) instead of a fresh walk of the drawing rules; the sum is
-factored and run in C loops (:class:`_Plan`), about 2.5 ms a composition. The EVs
+factored and run in C loops (:class:`_Plan`), about 2.5 ms a composition. The table is
+kept in arrays and getters: building and keeping it takes 1.5 MB at most, where dicts of
+lists took 3.8 MB (tracemalloc), and it is built at the peak of ``make run``'s memory. The EVs
 then come from :func:`firmware_host.rules.baccarat.odds.expected_return`, with the
 table's own pay table and commission. With nothing seen they equal the full-shoe house
 edges, negated.
@@ -31,8 +33,9 @@ import dataclasses
 import functools
 import itertools
 import operator
+from array import array
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from fractions import Fraction
 
 from firmware_host.errors import RulesError
@@ -185,43 +188,47 @@ def _categories(final: Final) -> tuple[int, ...]:
     return tuple(index for index, outcome in enumerate(_COUNTED) if outcome.holds is not None and outcome.holds(final))
 
 
-#: A category in the low bits of a leaf's code (:func:`_value_sequences`), its value sequence's key above.
-_CATEGORY_BITS = max(1, (len(_COUNTED) - 1).bit_length())
-
-
-def _round_leaves(player: int, banker: int) -> list[int]:
+def _round_leaves(player: int, banker: int, keys: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Each way a round whose hands start at ``player`` and ``banker`` points ends (:func:`endings`),
-    as a code: the key of the third cards drawn (:data:`_BASE` digits) and a category it counts in,
-    one code per category."""
-    return [
-        sum(_BASE**value for value in end.thirds) << _CATEGORY_BITS | category
+    once per category it counts in: the key of the third cards drawn (:data:`_BASE` digits), and
+    where the category's counts start in :func:`_value_sequences`' (which has ``keys`` per category)."""
+    leaves = [
+        (sum(_BASE**value for value in end.thirds), category * keys)
         for end in endings(player, banker)
         for category in _categories(end.final)
     ]
+    return tuple(thirds for thirds, _ in leaves), tuple(start for _, start in leaves)
 
 
-@functools.cache
-def _value_sequences() -> dict[int, list[int]]:
+def _value_sequences() -> tuple[array[int], array[int]]:
     """Every value sequence of one round, by the key of its value multiplicities (digit ``v`` of
-    base :data:`_BASE`: the cards of value ``v``): how many sequences count in each category
-    (once per process; a tie other than 6-6 counts in none, and a key only of those is left out).
+    base :data:`_BASE`: the cards of value ``v``): the keys of every multiset of 4 to 6 values,
+    ascending, and per category then per key in that order how many sequences count in it (a
+    tie other than 6-6 counts in none). Dense arrays (180 KB), not kept (:func:`_plan` is).
 
     A hand's first two cards are walked as unordered pairs of values (the totals do not
     depend on their order), counted twice when the two values differ; how each round then
     ends depends on the two totals only (:func:`_round_leaves`).
     """
+    keys = array(
+        "L",
+        sorted(
+            sum(_BASE**value for value in values)
+            for cards in range(4, CARDS_PER_ROUND_MAX + 1)
+            for values in itertools.combinations_with_replacement(range(10), cards)
+        ),
+    )
     digits = range(10)
-    leaves = [[_round_leaves(player, banker) for banker in digits] for player in digits]
+    leaves = [[_round_leaves(player, banker, len(keys)) for banker in digits] for player in digits]
     two_cards = [(_BASE**a + _BASE**b, (a + b) % 10, orders) for a, b, orders in TWO_CARD_STARTS]
-    codes: Counter[int] = Counter()
+    sequences = array("L", [0]) * (len(keys) * len(_COUNTED))
     for p_key, player, p_orders in two_cards:
         for b_key, banker, b_orders in two_cards:
-            base = (p_key + b_key) << _CATEGORY_BITS
-            codes.update([base + leaf for leaf in leaves[player][banker]] * (p_orders * b_orders))
-    table: dict[int, list[int]] = {}
-    for code, sequences in codes.items():
-        table.setdefault(code >> _CATEGORY_BITS, [0] * len(_COUNTED))[code & (1 << _CATEGORY_BITS) - 1] += sequences
-    return table
+            thirds, starts = leaves[player][banker]
+            at = map(bisect.bisect_left, itertools.repeat(keys), map((p_key + b_key).__add__, thirds))
+            for slot in map(operator.add, at, starts):
+                sequences[slot] += p_orders * b_orders
+    return keys, sequences
 
 
 def _digits(key: int, values: range) -> tuple[int, ...]:
@@ -231,96 +238,99 @@ def _digits(key: int, values: range) -> tuple[int, ...]:
 
 @functools.cache
 def _value_table() -> tuple[_Entry, ...]:
-    """:func:`_value_sequences` as entries: each key's (value, multiplicity) pairs, the cards it uses, its categories."""
+    """:func:`_value_sequences` as entries: each key's (value, multiplicity) pairs, the cards it uses, its
+    categories (a key that counts in none is left out)."""
+    keys, sequences = _value_sequences()
     entries = []
-    for key, categories in _value_sequences().items():
-        multiplicities = tuple((value, m) for value, m in enumerate(_digits(key, range(10))) if m)
-        used = sum(m for _, m in multiplicities)
-        entries.append((multiplicities, used, tuple((c, n) for c, n in enumerate(categories) if n)))
+    for index, key in enumerate(keys):
+        categories = sequences[index :: len(keys)]
+        if any(categories):
+            multiplicities = tuple((value, m) for value, m in enumerate(_digits(key, range(10))) if m)
+            used = sum(m for _, m in multiplicities)
+            entries.append((multiplicities, used, tuple((c, n) for c, n in enumerate(categories) if n)))
     return tuple(entries)
 
 
-#: Values 0 to 4 make one half of an entry's multiplicities, 5 to 9 the other (:class:`_Plan`).
+#: Values 0 to 4 make one half of a key's multiplicities (its low digits), 5 to 9 the other (:class:`_Plan`).
 _LOW_VALUES = 5
-#: Bits per category in the packed counts (:func:`_packed`), unless a composition's
-#: sequences need more (more than about 2,900 cards).
-_FIELD_BITS = 64
 #: Where the draws of the cards a round leaves sit in :func:`_outcome_counts`' factors (after
 #: the falling counts of the ten values).
 _TAILS = 10 * _BASE
 
+#: Picks items of a list by index (an :func:`operator.itemgetter` of two or more: a tuple).
+_Getter = Callable[[list[int]], tuple[int, ...]]
+
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class _Plan:
-    """:func:`_value_table` arranged so that a composition's counts are a few loops run in C.
+    """:func:`_value_sequences` arranged so that a composition's counts are a few loops run in C.
 
-    An entry's weight is a product of factors: per value, the ways to draw its multiplicity
-    of that value, and the draws of the cards the round leaves. It is split into the low
-    values' product (``low``: one per distinct low half, a *row*) and the high values'
-    product times the cards left's (``high``: one per distinct high half and cards used).
-    Each is a column of factor indexes per value (a multiplicity of 0 is a factor of 1). The
-    entries are sorted by row, so a row's sum of ``high`` weights times its sequences is a
-    difference of prefix sums; the categories' sequences are packed into one integer per
-    entry (:func:`_packed`), so one sum counts them all, exactly.
+    An entry (a key that counts in some category) weighs a product of factors: per value, the
+    ways to draw its multiplicity of that value, and the draws of the cards the round leaves.
+    It is split into the low values' product (``low``: one per distinct low half) and the high
+    values' product times the cards left's (``high``: one per distinct high half and cards
+    used), each a column of factor indexes per value (a multiplicity of 0 is a factor of 1),
+    so an entry's weight is one product of the two. A category's count is then, per number
+    of sequences, that number times the sum of the weights of the entries with that many
+    sequences in it (``groups``). About 500 KB, most of it the getters' indexes.
     """
 
-    #: Per low value, then per row: the index of its factor.
-    low: tuple[tuple[int, ...], ...]
-    #: Per high value and the cards left, then per high half: the index of its factor.
-    high: tuple[tuple[int, ...], ...]
-    #: Per entry, in row order: its high half.
-    entry_high: tuple[int, ...]
-    #: Per row: where its entries start and end.
-    starts: tuple[int, ...]
-    ends: tuple[int, ...]
-    #: Per entry, in row order: its sequences by category.
-    sequences: tuple[tuple[int, ...], ...]
+    #: Per low value, then per low half: the index of its factor.
+    low: tuple[bytes, ...]
+    #: Per high value and the cards left, then per high half and cards used: the index of its factor.
+    high: tuple[bytes, ...]
+    #: Per entry, its low half's product, picked from the low halves' products.
+    entry_low: _Getter
+    #: Per entry, its high half's (and cards left's) product, picked from those products.
+    entry_high: _Getter
+    #: (category, sequences, the weights of the entries with that many sequences in it), from the
+    #: entries' weights followed by a 0, which every getter takes too, so that each takes two or more.
+    groups: tuple[tuple[int, int, _Getter], ...]
 
 
-def _factor_columns(halves: Iterable[tuple[int, ...]], values: range) -> tuple[tuple[int, ...], ...]:
+def _factor_columns(halves: Iterable[tuple[int, ...]], values: range) -> tuple[bytes, ...]:
     """Per value of ``values``, the factor index of each half (its multiplicities by value)."""
     rows = list(halves)
-    return tuple(tuple(value * _BASE + half[value - values.start] for half in rows) for value in values)
+    return tuple(bytes(value * _BASE + half[value - values.start] for half in rows) for value in values)
 
 
 @functools.cache
 def _plan() -> _Plan:
+    keys, sequences = _value_sequences()
     lows: dict[int, int] = {}
     highs: dict[tuple[int, int], int] = {}  # (the high values' digits, the cards the entry uses)
-    entries = []
-
-    @functools.cache
-    def cards(half: int) -> int:
-        """The cards a half of a key uses (both halves have five digits)."""
-        return sum(_digits(half, range(_LOW_VALUES)))
-
-    for key, counts in _value_sequences().items():
+    entry_low, entry_high = array("H"), array("H")
+    groups: dict[tuple[int, int], array[int]] = {}  # (category, sequences): the entries
+    for index, key in enumerate(keys):
+        counts = sequences[index :: len(keys)]
+        if not any(counts):
+            continue
+        for category, count in enumerate(counts):
+            if count:
+                groups.setdefault((category, count), array("H")).append(len(entry_low))
         high, low = divmod(key, _BASE**_LOW_VALUES)
-        high_used = (high, cards(low) + cards(high))
-        entries.append((lows.setdefault(low, len(lows)), highs.setdefault(high_used, len(highs)), tuple(counts)))
-    entries.sort(key=lambda entry: entry[0])  # stable
-    rows = [entry[0] for entry in entries]
-    starts = tuple(bisect.bisect_left(rows, row) for row in range(len(lows)))
+        entry_low.append(lows.setdefault(low, len(lows)))
+        entry_high.append(highs.setdefault((high, sum(_digits(key, range(10)))), len(highs)))
+    names = list(range(len(entry_low) + 1))  # one int per index, shared by every getter
+
+    def getter(indexes: Iterable[int]) -> _Getter:
+        return operator.itemgetter(*map(names.__getitem__, indexes))
+
     return _Plan(
         low=_factor_columns((_digits(low, range(_LOW_VALUES)) for low in lows), range(_LOW_VALUES)),
         high=(
             *_factor_columns((_digits(high, range(10 - _LOW_VALUES)) for high, _ in highs), range(_LOW_VALUES, 10)),
-            tuple(_TAILS + used for _, used in highs),
+            bytes(_TAILS + used for _, used in highs),
         ),
-        entry_high=tuple(entry[1] for entry in entries),
-        starts=starts,
-        ends=(*starts[1:], len(entries)),
-        sequences=tuple(entry[2] for entry in entries),
+        entry_low=getter(entry_low),
+        entry_high=getter(entry_high),
+        groups=tuple(
+            (category, count, getter([len(entry_low), *entries])) for (category, count), entries in groups.items()
+        ),
     )
 
 
-@functools.lru_cache(maxsize=8)
-def _packed(bits: int) -> list[int]:
-    """Each entry's category counts (:class:`_Plan`, in row order) in one integer, ``bits`` bits per category."""
-    return [sum(count << bits * category for category, count in enumerate(counts)) for counts in _plan().sequences]
-
-
-def _products(factors: list[int], columns: tuple[tuple[int, ...], ...]) -> list[int]:
+def _products(factors: list[int], columns: tuple[bytes, ...]) -> list[int]:
     """Per row of ``columns``, the product of the ``factors`` its indexes name."""
     products: Iterable[int] = map(factors.__getitem__, columns[0])
     for column in columns[1:]:
@@ -333,10 +343,9 @@ def _outcome_counts(values: list[int], total: int) -> list[int]:
     plan = _plan()
     factors = [falling(count, j) for count in values for j in range(_BASE)]
     factors += [falling(total - used, CARDS_PER_ROUND_MAX - used) for used in range(_BASE)]
-    high = _products(factors, plan.high)
-    bits = max(_FIELD_BITS, factors[_TAILS].bit_length())  # no category counts more than all the draws
-    prefix = [0, *itertools.accumulate(map(operator.mul, _packed(bits), map(high.__getitem__, plan.entry_high)))]
-    rows = map(operator.sub, map(prefix.__getitem__, plan.ends), map(prefix.__getitem__, plan.starts))
-    packed = sum(map(operator.mul, _products(factors, plan.low), rows))
-    mask = (1 << bits) - 1
-    return [packed >> (bits * category) & mask for category in range(len(_COUNTED))]
+    low, high = _products(factors, plan.low), _products(factors, plan.high)
+    weights = [*map(operator.mul, plan.entry_low(low), plan.entry_high(high)), 0]
+    counts = [0] * len(_COUNTED)
+    for category, sequences, entries in plan.groups:
+        counts[category] += sequences * sum(entries(weights))
+    return counts

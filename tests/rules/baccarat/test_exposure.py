@@ -9,6 +9,8 @@ pay tables of § 541.13 and § 631c.5; the EVs must equal it exactly.
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 from collections import Counter
 from fractions import Fraction
 
@@ -235,3 +237,22 @@ def test_an_impossible_exposure_and_a_short_shoe_are_refused() -> None:
         round_odds(ranks_of({"A": 5}))
     with pytest.raises(RulesError, match="13 whole numbers"):
         round_odds((1, 2, 3))
+
+
+#: Builds the table of :func:`round_odds` (the first round's odds) in a fresh interpreter and
+#: prints tracemalloc's peak.
+TABLE_MEMORY = """
+import tracemalloc
+from firmware_host.rules.baccarat.exposure import full_shoe_ranks, round_odds
+tracemalloc.start()
+round_odds(full_shoe_ranks(8))
+print(tracemalloc.get_traced_memory()[1])
+"""
+
+
+def test_the_odds_table_is_built_and_kept_in_under_two_mib() -> None:
+    # Issue 30 item 4: built at the first round, the table made the peak of make run's memory;
+    # dicts of lists took 3.8 MB at tracemalloc's peak, its arrays and getters take 1.5 MB.
+    done = subprocess.run([sys.executable, "-c", TABLE_MEMORY], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout) < 2 * 1024 * 1024
