@@ -210,13 +210,10 @@ def _value_sequences() -> tuple[array[int], array[int]]:
     depend on their order), counted twice when the two values differ; how each round then
     ends depends on the two totals only (:func:`_round_leaves`).
     """
-    keys = array(
-        "L",
-        sorted(
-            sum(_BASE**value for value in values)
-            for cards in range(4, CARDS_PER_ROUND_MAX + 1)
-            for values in itertools.combinations_with_replacement(range(10), cards)
-        ),
+    keys = sorted(  # a list while counting: bisect compares its ints, where an array's would be made per probe
+        sum(_BASE**value for value in values)
+        for cards in range(4, CARDS_PER_ROUND_MAX + 1)
+        for values in itertools.combinations_with_replacement(range(10), cards)
     )
     digits = range(10)
     leaves = [[_round_leaves(player, banker, len(keys)) for banker in digits] for player in digits]
@@ -228,7 +225,7 @@ def _value_sequences() -> tuple[array[int], array[int]]:
             at = map(bisect.bisect_left, itertools.repeat(keys), map((p_key + b_key).__add__, thirds))
             for slot in map(operator.add, at, starts):
                 sequences[slot] += p_orders * b_orders
-    return keys, sequences
+    return array("L", keys), sequences
 
 
 def _digits(key: int, values: range) -> tuple[int, ...]:
@@ -301,8 +298,14 @@ def _plan() -> _Plan:
     highs: dict[tuple[int, int], int] = {}  # (the high values' digits, the cards the entry uses)
     entry_low, entry_high = array("H"), array("H")
     groups: dict[tuple[int, int], array[int]] = {}  # (category, sequences): the entries
-    for index, key in enumerate(keys):
-        counts = sequences[index :: len(keys)]
+
+    @functools.cache
+    def cards(half: int) -> int:
+        """The cards a half of a key uses (both halves have five digits)."""
+        return sum(_digits(half, range(_LOW_VALUES)))
+
+    by_category = [memoryview(sequences)[start : start + len(keys)] for start in range(0, len(sequences), len(keys))]
+    for key, *counts in zip(keys, *by_category):
         if not any(counts):
             continue
         for category, count in enumerate(counts):
@@ -310,7 +313,7 @@ def _plan() -> _Plan:
                 groups.setdefault((category, count), array("H")).append(len(entry_low))
         high, low = divmod(key, _BASE**_LOW_VALUES)
         entry_low.append(lows.setdefault(low, len(lows)))
-        entry_high.append(highs.setdefault((high, sum(_digits(key, range(10)))), len(highs)))
+        entry_high.append(highs.setdefault((high, cards(low) + cards(high)), len(highs)))
     names = list(range(len(entry_low) + 1))  # one int per index, shared by every getter
 
     def getter(indexes: Iterable[int]) -> _Getter:
