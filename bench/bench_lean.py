@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import io
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -102,12 +102,18 @@ def _version_at(commit: str) -> str | None:
 
 
 def extract(revision: str, into: Path) -> Tree:
-    """``revision``'s tree, extracted into ``into`` (no worktree, nothing in the repository changes)."""
-    archive = subprocess.run(
-        ["git", "archive", "--format=tar", revision], cwd=ROOT, capture_output=True, check=True
-    ).stdout
-    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+    """``revision``'s tree, extracted into ``into`` (no worktree, nothing in the repository changes).
+
+    The archive is streamed, never held: a child's peak RSS (``ru_maxrss``) counts the memory
+    of the process it was forked from, so this one must stay well below the runs it measures.
+    """
+    with (
+        subprocess.Popen(["git", "archive", "--format=tar", revision], cwd=ROOT, stdout=subprocess.PIPE) as archive,
+        tarfile.open(fileobj=archive.stdout, mode="r|") as tar,
+    ):
         tar.extractall(into, filter="data")
+    if archive.returncode:
+        raise SystemExit(f"bench_lean: git archive {revision} exited {archive.returncode}")
     env = {**os.environ, "PYTHONPATH": str(into)}
     found = subprocess.run(
         [sys.executable, "-c", "import firmware_host; print(firmware_host.__file__)"],
@@ -240,6 +246,8 @@ def main(argv: list[str]) -> int:
                 for tree in trees if repeat % 2 == 0 else reversed(trees):
                     results[tree.name].append(run_once(tree, rounds, work))
             report(rounds, results)
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"this benchmark's own peak RSS {own:.1f} MiB: no run's figure can be below it (they were forked from it)")
     return 0
 
 
