@@ -180,8 +180,11 @@ class _Capturer:
             if not math.isfinite(value):
                 raise StateTreeError(f"{_spelled(where)}: {value!r} is not a finite number")
             return value
-        if isinstance(value, list):
-            return [self.node(item, (where, "[]", i)) for i, item in enumerate(value)]
+        if isinstance(value, list):  # here and in an object, a plain value is taken without a call
+            return [
+                item if item is None or type(item) in _SELF else self.node(item, (where, "[]", i))
+                for i, item in enumerate(value)
+            ]
         if isinstance(value, tuple) and not _is_named_tuple(value):
             return {"tuple": [self.node(item, (where, "[]", i)) for i, item in enumerate(value)]}
         if type(value) in (dict, Counter):
@@ -205,10 +208,16 @@ class _Capturer:
         fields = state_fields(value)
         names = tuple(fields)
         key = (type(value), names)
-        if key not in self._index:
-            self._index[key] = len(self.classes)
+        index = self._index.get(key)
+        if index is None:
+            index = self._index[key] = len(self.classes)
             self.classes.append([_class_name(type(value)), list(names)])
-        return {"object": [self._index[key], *(self.node(v, (where, ".", k)) for k, v in fields.items())]}
+        return {
+            "object": [
+                index,
+                *[v if v is None or type(v) in _SELF else self.node(v, (where, ".", k)) for k, v in fields.items()],
+            ]
+        }
 
 
 def rebuild(document: dict[str, Any], where: str = "state") -> Any:
