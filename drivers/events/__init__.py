@@ -88,23 +88,51 @@ def _hints(cls: type) -> dict[str, Any]:
     return typing.get_type_hints(cls)
 
 
-def _rebuild(tp: Any, value: Any) -> Any:
-    """Convert a JSON value back to the annotated field type (tuples, nested dataclasses)."""
+#: How a field's JSON value becomes its annotated type (None: the value as it is).
+_Convert = typing.Callable[[Any], Any] | None
+
+
+@functools.cache
+def _plan(cls: type) -> dict[str, _Convert]:
+    """How each field of the dataclass ``cls`` is rebuilt (worked out once per class: replay
+    rebuilds many events, and reading an annotation each time cost more than the rebuilding)."""
+    return {name: _converter(tp) for name, tp in _hints(cls).items()}
+
+
+def _converter(tp: Any) -> _Convert:
+    """How :func:`_rebuild` converts a JSON value to the annotated type ``tp`` (tuples, nested
+    dataclasses, optionals of those); None when it takes the value as it is."""
     origin = typing.get_origin(tp)
     if origin in (typing.Union, types.UnionType):
-        if value is None:
-            return None
         args = [a for a in typing.get_args(tp) if a is not type(None)]
-        return _rebuild(args[0], value) if len(args) == 1 else value
+        if len(args) != 1:
+            return None  # None stays None, and any other value stays as it is
+        inner = _converter(args[0])
+        return None if inner is None else lambda value: None if value is None else inner(value)
     if origin is tuple:
         items = typing.get_args(tp)
         if len(items) == 2 and items[1] is Ellipsis:
-            return tuple(_rebuild(items[0], v) for v in value)
-        return tuple(_rebuild(a, v) for a, v in zip(items, value))
-    if isinstance(tp, type) and dataclasses.is_dataclass(tp) and isinstance(value, dict):
-        hints = _hints(tp)
-        return tp(**{k: _rebuild(hints[k], v) for k, v in value.items()})
-    return value
+            each = _converter(items[0])
+            return lambda value: tuple(_rebuild(each, v) for v in value)
+        converters = [_converter(a) for a in items]
+        return lambda value: tuple(_rebuild(c, v) for c, v in zip(converters, value))
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+        return lambda value: _rebuild_dataclass(tp, value) if isinstance(value, dict) else value
+    return None
+
+
+def _rebuild(convert: _Convert, value: Any) -> Any:
+    """Convert a JSON value back to a field's type, as ``convert`` (:func:`_converter`) says."""
+    return value if convert is None else convert(value)
+
+
+def _rebuild_dataclass(cls: type, data: dict[str, Any]) -> Any:
+    """An instance of the dataclass ``cls`` from its fields' JSON values.
+
+    :raises KeyError: a field ``cls`` does not have; :class:`TypeError`: fields that do not fit.
+    """
+    plan = _plan(cls)
+    return cls(**{k: _rebuild(plan[k], v) for k, v in data.items()})
 
 
 def from_record(name: str, data: dict[str, Any]) -> DeviceEvent:
@@ -112,8 +140,8 @@ def from_record(name: str, data: dict[str, Any]) -> DeviceEvent:
     cls = _REGISTRY.get(name)
     if cls is None:
         raise EventError(f"unknown event type {name!r}")
-    hints = _hints(typing.cast(type, cls))  # mypy takes a dataclass's class for unhashable
+    _plan(typing.cast(type, cls))  # (its annotations resolve, or it raises, before any field is read)
     try:
-        return cls(**{k: _rebuild(hints[k], v) for k, v in data.items()})
+        return typing.cast(DeviceEvent, _rebuild_dataclass(cls, data))
     except (TypeError, KeyError) as exc:
         raise EventError(f"{name}: fields {sorted(data)} do not fit: {exc}") from exc

@@ -200,32 +200,28 @@ def verify_chain(conn: sqlite3.Connection, key: bytes | None, start: tuple[int, 
     checked, prev_kind, recorded_id = 0, None, None
     given_id = key_id(key) if key is not None else None
     usable_key: Callable[[bytes], str] | None = None  # the key's MAC, once the first record shows it is this file's
-    rows = read_rows(conn, first_seq if first_seq > 1 else 1)
-    while True:
-        try:
-            row = next(rows, None)
-        except sqlite3.Error as exc:
-            found: Finding | None = Finding(Problem.UNREADABLE, f"SQLite cannot read on: {exc}", first_seq + checked)
-            break
-        if row is None:
-            found = None
-            break
-        seq = first_seq + checked
-        if checked == 0:
-            try:
-                recorded_id = recorded_key_id(Record.from_row(row))
-            except JournalError as exc:
-                found = Finding(Problem.MALFORMED, str(exc), seq)
+    keyed, found = False, None
+    try:
+        for row in read_rows(conn, first_seq if first_seq > 1 else 1):
+            seq = first_seq + checked
+            if checked == 0:
+                try:
+                    recorded_id = recorded_key_id(Record.from_row(row))
+                except JournalError as exc:
+                    found = Finding(Problem.MALFORMED, str(exc), seq)
+                    break
+                usable_key = mac_of(key) if key is not None and given_id == recorded_id else None
+                keyed = recorded_id is not None
+            found = check_row(row, expected_seq=seq, prev_hash=prev_hash, key=usable_key, keyed=keyed)
+            if found is not None and found.problem in (Problem.CHANGED, Problem.BROKEN_LINK):
+                found = _explain_insertion(conn, row, seq) or found
+            if found is None and row[1] == "decision" and prev_kind not in ("input", "decision"):
+                found = Finding(Problem.MALFORMED, "a decision not preceded by its input", seq)
+            if found is not None:
                 break
-            usable_key = mac_of(key) if key is not None and given_id == recorded_id else None
-        found = check_row(row, expected_seq=seq, prev_hash=prev_hash, key=usable_key, keyed=recorded_id is not None)
-        if found is not None and found.problem in (Problem.CHANGED, Problem.BROKEN_LINK):
-            found = _explain_insertion(conn, row, seq) or found
-        if found is None and row[1] == "decision" and prev_kind not in ("input", "decision"):
-            found = Finding(Problem.MALFORMED, "a decision not preceded by its input", seq)
-        if found is not None:
-            break
-        checked, prev_hash, prev_kind = checked + 1, row[7], row[1]
+            checked, prev_hash, prev_kind = checked + 1, row[7], row[1]
+    except sqlite3.Error as exc:  # only reading the rows reaches SQLite (_explain_insertion keeps its own)
+        found = Finding(Problem.UNREADABLE, f"SQLite cannot read on: {exc}", first_seq + checked)
     last_seq = first_seq + checked - 1
     if found is None:
         found = _outside_chain(conn, first_seq, last_seq)

@@ -69,21 +69,35 @@ def _class_name(cls: type) -> str:
     return f"{cls.__module__}:{cls.__qualname__}"
 
 
-def _resolve(name: object, where: str) -> type:
+#: Where a value is, kept as its parent's place and the step to it, and spelled out
+#: (:func:`_spelled`) only in an error message: a capture walks every value of the state.
+_Where = str | tuple[Any, str, object]
+
+
+def _spelled(where: _Where) -> str:
+    """The path ``where`` stands for: ``controller.round.wagers[0]``, ``controller.seen key``..."""
+    if isinstance(where, str):
+        return where
+    parent, step, at = where
+    path = _spelled(parent)
+    return f"{path}[{at!r}]" if step == "[r]" else f"{path}[{at}]" if step == "[]" else f"{path}{step}{at}"
+
+
+def _resolve(name: object, where: _Where) -> type:
     """The class a tree names, if it is in an allowed module and exists."""
     if not isinstance(name, str) or ":" not in name:
-        raise StateTreeError(f"{where}: {name!r} is not a class name (module:Class)")
+        raise StateTreeError(f"{_spelled(where)}: {name!r} is not a class name (module:Class)")
     module, qualname = name.split(":", 1)
     if not _allowed(module):
-        raise StateTreeError(f"{where}: class {name} is outside {', '.join(ALLOWED_MODULES)}")
+        raise StateTreeError(f"{_spelled(where)}: class {name} is outside {', '.join(ALLOWED_MODULES)}")
     try:
         found: Any = importlib.import_module(module)
         for part in qualname.split("."):
             found = getattr(found, part)
     except (ImportError, AttributeError) as exc:
-        raise StateTreeError(f"{where}: class {name} does not exist in this version") from exc
+        raise StateTreeError(f"{_spelled(where)}: class {name} does not exist in this version") from exc
     if not isinstance(found, type):
-        raise StateTreeError(f"{where}: {name} is not a class")
+        raise StateTreeError(f"{_spelled(where)}: {name} is not a class")
     return found
 
 
@@ -144,6 +158,10 @@ def capture(value: Any, where: str = "state") -> dict[str, Any]:
     return {"format": FORMAT, "classes": capturer.classes, "root": root}
 
 
+#: The types whose values are their own trees (exactly these: a subclass may be an enum).
+_SELF = (str, int, bool)
+
+
 class _Capturer:
     """Builds a tree and its class table (each class once, with its field names)."""
 
@@ -151,27 +169,32 @@ class _Capturer:
         self.classes: list[list[Any]] = []
         self._index: dict[tuple[type, tuple[str, ...]], int] = {}
 
-    def node(self, value: Any, where: str) -> Any:
+    def node(self, value: Any, where: _Where) -> Any:
+        if value is None or type(value) in _SELF:  # most values: exactly these types, so no enum
+            return value
         if isinstance(value, enum.Enum):  # first: a StrEnum or IntEnum is a str or int too
             return {"enum": f"{_class_name(type(value))}.{value.name}"}
         if value is None or isinstance(value, (bool, int, str)):
             return value
         if isinstance(value, float):
             if not math.isfinite(value):
-                raise StateTreeError(f"{where}: {value!r} is not a finite number")
+                raise StateTreeError(f"{_spelled(where)}: {value!r} is not a finite number")
             return value
-        if isinstance(value, list):
-            return [self.node(item, f"{where}[{i}]") for i, item in enumerate(value)]
+        if isinstance(value, list):  # here and in an object, a plain value is taken without a call
+            return [
+                item if item is None or type(item) in _SELF else self.node(item, (where, "[]", i))
+                for i, item in enumerate(value)
+            ]
         if isinstance(value, tuple) and not _is_named_tuple(value):
-            return {"tuple": [self.node(item, f"{where}[{i}]") for i, item in enumerate(value)]}
+            return {"tuple": [self.node(item, (where, "[]", i)) for i, item in enumerate(value)]}
         if type(value) in (dict, Counter):
             return {
                 type(value).__name__.lower(): [
-                    [self.node(k, f"{where} key"), self.node(v, f"{where}[{k!r}]")] for k, v in value.items()
+                    [self.node(k, (where, " key", "")), self.node(v, (where, "[r]", k))] for k, v in value.items()
                 ]
             }
         if type(value) in (set, frozenset):
-            items = sorted((self.node(item, f"{where} item") for item in value), key=_sort_key)
+            items = sorted((self.node(item, (where, " item", "")) for item in value), key=_sort_key)
             return {type(value).__name__: items}
         if (
             isinstance(value, type)
@@ -179,16 +202,22 @@ class _Capturer:
             or not (dataclasses.is_dataclass(value) or _is_named_tuple(value) or hasattr(value, "__dict__"))
         ):
             raise StateTreeError(
-                f"{where}: a {type(value).__module__}.{type(value).__qualname__} cannot be "
+                f"{_spelled(where)}: a {type(value).__module__}.{type(value).__qualname__} cannot be "
                 "captured (not a value a state tree allows)"
             )
         fields = state_fields(value)
         names = tuple(fields)
         key = (type(value), names)
-        if key not in self._index:
-            self._index[key] = len(self.classes)
+        index = self._index.get(key)
+        if index is None:
+            index = self._index[key] = len(self.classes)
             self.classes.append([_class_name(type(value)), list(names)])
-        return {"object": [self._index[key], *(self.node(v, f"{where}.{k}") for k, v in fields.items())]}
+        return {
+            "object": [
+                index,
+                *[v if v is None or type(v) in _SELF else self.node(v, (where, ".", k)) for k, v in fields.items()],
+            ]
+        }
 
 
 def rebuild(document: dict[str, Any], where: str = "state") -> Any:
@@ -217,10 +246,10 @@ class _Rebuilder:
     def __init__(self, document: Any, where: str) -> None:
         if not isinstance(document, dict) or document.get("format") != FORMAT:
             found = document.get("format") if isinstance(document, dict) else document
-            raise StateTreeError(f"{where}: state format {found!r}; this version reads format {FORMAT}")
+            raise StateTreeError(f"{_spelled(where)}: state format {found!r}; this version reads format {FORMAT}")
         table = document.get("classes")
         if not isinstance(table, list):
-            raise StateTreeError(f"{where}: no class table")
+            raise StateTreeError(f"{_spelled(where)}: no class table")
         self.classes: list[tuple[type, list[str]]] = []
         for i, entry in enumerate(table):
             if not (
@@ -229,22 +258,22 @@ class _Rebuilder:
                 and isinstance(entry[1], list)
                 and all(isinstance(n, str) for n in entry[1])
             ):
-                raise StateTreeError(f"{where}: class table entry {i} is not [name, [fields]]")
+                raise StateTreeError(f"{_spelled(where)}: class table entry {i} is not [name, [fields]]")
             self.classes.append((_resolve(entry[0], f"{where} class {i}"), entry[1]))
 
-    def value(self, tree: Any, where: str) -> Any:
+    def value(self, tree: Any, where: _Where) -> Any:
         if tree is None or isinstance(tree, (bool, int, float, str)):
             return tree
         if isinstance(tree, list):
-            return [self.value(item, f"{where}[{i}]") for i, item in enumerate(tree)]
+            return [self.value(item, (where, "[]", i)) for i, item in enumerate(tree)]
         tag = _tag(tree, where)
         body = tree[tag]
         if tag == "object":
             cls, fields = self._fields(body, where)
             if issubclass(cls, tuple):  # a NamedTuple: immutable, built from its fields
                 if list(fields) != list(getattr(cls, "_fields", ())):
-                    raise StateTreeError(f"{where}: {cls.__qualname__} has other fields in this version")
-                return cls(**{k: self.value(v, f"{where}.{k}") for k, v in fields.items()})
+                    raise StateTreeError(f"{_spelled(where)}: {cls.__qualname__} has other fields in this version")
+                return cls(**{k: self.value(v, (where, ".", k)) for k, v in fields.items()})
             obj = cls.__new__(cls)
             self._set(obj, fields, where, fresh=None)
             return obj
@@ -254,48 +283,50 @@ class _Rebuilder:
             try:
                 return cls[member]  # type: ignore[index]
             except KeyError as exc:
-                raise StateTreeError(f"{where}: {cls_name} has no member {member!r} in this version") from exc
+                raise StateTreeError(f"{_spelled(where)}: {cls_name} has no member {member!r} in this version") from exc
         if not isinstance(body, list):
-            raise StateTreeError(f"{where}: expected a list of items")
+            raise StateTreeError(f"{_spelled(where)}: expected a list of items")
         if tag in ("dict", "counter"):
-            pairs = [_pair(item, f"{where}[{i}]") for i, item in enumerate(body)]
-            mapping = {self.value(k, f"{where} key"): self.value(v, f"{where}[{k!r}]") for k, v in pairs}
+            pairs = [_pair(item, (where, "[]", i)) for i, item in enumerate(body)]
+            mapping = {self.value(k, (where, " key", "")): self.value(v, (where, "[r]", k)) for k, v in pairs}
             return mapping if tag == "dict" else Counter(mapping)
-        values = [self.value(item, f"{where}[{i}]") for i, item in enumerate(body)]
+        values = [self.value(item, (where, "[]", i)) for i, item in enumerate(body)]
         return {"tuple": tuple, "set": set, "frozenset": frozenset}[tag](values)
 
-    def into(self, obj: object, tree: Any, where: str) -> None:
+    def into(self, obj: object, tree: Any, where: _Where) -> None:
         if _tag(tree, where) != "object":
-            raise StateTreeError(f"{where}: the tree is not a {type(obj).__qualname__}")
+            raise StateTreeError(f"{_spelled(where)}: the tree is not a {type(obj).__qualname__}")
         cls, fields = self._fields(tree["object"], where)
         if cls is not type(obj):
-            raise StateTreeError(f"{where}: the tree is a {cls.__qualname__}, not a {type(obj).__qualname__}")
+            raise StateTreeError(f"{_spelled(where)}: the tree is a {cls.__qualname__}, not a {type(obj).__qualname__}")
         self._set(obj, fields, where, fresh=state_fields(obj))
 
-    def _fields(self, body: Any, where: str) -> tuple[type, dict[str, Any]]:
+    def _fields(self, body: Any, where: _Where) -> tuple[type, dict[str, Any]]:
         if not (isinstance(body, list) and body and isinstance(body[0], int) and 0 <= body[0] < len(self.classes)):
-            raise StateTreeError(f"{where}: an object node names no class of the table")
+            raise StateTreeError(f"{_spelled(where)}: an object node names no class of the table")
         cls, names = self.classes[body[0]]
         if len(body) - 1 != len(names):
-            raise StateTreeError(f"{where}: {cls.__qualname__}: {len(body) - 1} values for {len(names)} fields")
+            raise StateTreeError(
+                f"{_spelled(where)}: {cls.__qualname__}: {len(body) - 1} values for {len(names)} fields"
+            )
         return cls, dict(zip(names, body[1:]))
 
-    def _set(self, obj: object, fields: dict[str, Any], where: str, fresh: dict[str, Any] | None) -> None:
+    def _set(self, obj: object, fields: dict[str, Any], where: _Where, fresh: dict[str, Any] | None) -> None:
         cls = type(obj)
         expected = set(fresh) if fresh is not None else _expected_fields(cls)
         if expected is not None and set(fields) != expected:
             missing, extra = sorted(expected - set(fields)), sorted(set(fields) - expected)
             raise StateTreeError(
-                f"{where}: {cls.__qualname__} has other state in this version "
+                f"{_spelled(where)}: {cls.__qualname__} has other state in this version "
                 f"(missing {missing or 'nothing'}, unknown {extra or 'nothing'})"
             )
         for name, subtree in fields.items():
             current = fresh.get(name) if fresh is not None else None
             kind: type = type(current)
             if current is not None and _not_state(kind) and self._is_object_of(subtree, kind):
-                self.into(current, subtree, f"{where}.{name}")
+                self.into(current, subtree, (where, ".", name))
                 continue
-            object.__setattr__(obj, name, self.value(subtree, f"{where}.{name}"))
+            object.__setattr__(obj, name, self.value(subtree, (where, ".", name)))
 
     def _is_object_of(self, tree: Any, cls: type) -> bool:
         if not (isinstance(tree, dict) and isinstance(tree.get("object"), list) and tree["object"]):
@@ -310,16 +341,16 @@ def _expected_fields(cls: type) -> set[str] | None:
     return None if declared is None else set(declared)
 
 
-def _tag(tree: Any, where: str) -> str:
+def _tag(tree: Any, where: _Where) -> str:
     if not isinstance(tree, dict) or len(tree) != 1:
-        raise StateTreeError(f"{where}: {str(tree)[:60]!r} is not a state tree node")
+        raise StateTreeError(f"{_spelled(where)}: {str(tree)[:60]!r} is not a state tree node")
     tag = next((t for t in _TAGS if t in tree), None)
     if tag is None:
-        raise StateTreeError(f"{where}: a node tagged {sorted(tree)} (expected one of {', '.join(_TAGS)})")
+        raise StateTreeError(f"{_spelled(where)}: a node tagged {sorted(tree)} (expected one of {', '.join(_TAGS)})")
     return tag
 
 
-def _pair(item: Any, where: str) -> tuple[Any, Any]:
+def _pair(item: Any, where: _Where) -> tuple[Any, Any]:
     if not isinstance(item, list) or len(item) != 2:
-        raise StateTreeError(f"{where}: a dict item is a [key, value] pair")
+        raise StateTreeError(f"{_spelled(where)}: a dict item is a [key, value] pair")
     return item[0], item[1]

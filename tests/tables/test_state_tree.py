@@ -65,6 +65,8 @@ def test_the_document_is_deterministic_and_names_each_class_once() -> None:
 @pytest.mark.parametrize("value, where", [
     (float("nan"), "state.value"), (lambda: 1, "state.value"), (object(), "state.value"),
     ({"k": bytearray(b"x")}, "state.value['k']"), ([Box], "state.value[0]"),
+    ({Box: 1}, "state.value key"), (frozenset([Box]), "state.value item"), ((1, [2, Box]), "state.value[1][1]"),
+    ({(1, "a"): [float("inf")]}, "state.value[(1, 'a')][0]"),
 ])  # fmt: skip
 def test_a_value_the_tree_does_not_allow_is_refused_by_its_path(value: Any, where: str) -> None:
     with pytest.raises(StateTreeError, match="^" + re.escape(where)):
@@ -101,4 +103,15 @@ def test_restore_keeps_what_is_not_state_and_refuses_other_fields() -> None:
 ])  # fmt: skip
 def test_a_malformed_document_is_a_clear_error(document: dict[str, Any], why: str) -> None:
     with pytest.raises(StateTreeError, match=why):
+        rebuild(document)
+
+
+@pytest.mark.parametrize("root, where", [
+    ({"dict": [["k", {"what": []}]]}, "state['k']: "), ({"dict": [[{"tuple": 1}, 2]]}, "state key: "),
+    ({"tuple": [1, [2, {"set": 3}]]}, "state[1][1]: "), ({"counter": [[1, 2], [3]]}, "state[1]: "),
+    ({"object": [0, {"frozenset": None}]}, "state.value: "),
+])  # fmt: skip
+def test_a_malformed_node_is_named_by_its_path(root: Any, where: str) -> None:
+    document = {"format": 1, "classes": [[f"{__name__}:Box", ["value"]]], "root": root}
+    with pytest.raises(StateTreeError, match="^" + re.escape(where)):
         rebuild(document)

@@ -18,6 +18,7 @@ from firmware_host.rules.baccarat.rules import RulesSubmission
 from firmware_host.rules.baccarat.variant import Variant
 from firmware_host.rules.baccarat.wagers import WAGER_KINDS
 from firmware_host.tables.baccarat.controller import BURN_COUNT, COMMANDS
+from firmware_host.tables.decisions import Decision
 from firmware_host.tables.events import ClockTick, DealerCommand, WagerPlaced
 
 from .table import SHOE_UP, Driver, cards, command, follow_prompts, wager
@@ -26,7 +27,12 @@ VARIANTS = st.sampled_from([RulesSubmission(), RulesSubmission(variant=Variant.C
 
 
 def _plain(decisions: list[Any]) -> list[dict[str, Any]]:
-    return [dataclasses.asdict(decision) for decision in decisions]
+    """Each decision's fields as they are (not :func:`dataclasses.asdict`'s deep copy, which also
+    turns a dataclass inside ``data`` into a dict, so that JSON would take it)."""
+    return [{field.name: getattr(decision, field.name) for field in _DECISION_FIELDS} for decision in decisions]
+
+
+_DECISION_FIELDS = dataclasses.fields(Decision)
 
 
 @settings(max_examples=40, deadline=None)
