@@ -102,6 +102,8 @@ class DisplayHub:
         self._published = dict.fromkeys(VIEWS, 0)
         self._clients: dict[str, set[Follow]] = {v: set() for v in VIEWS}
         self._stopped = False
+        #: Moved on by :meth:`replace`: a stream that began before it ends.
+        self._epoch = 0
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self.snapshot = self._render()
@@ -164,10 +166,42 @@ class DisplayHub:
         self._queue.put(done)
         return done.wait(timeout)
 
+    def replace(self, rebuild: Callable[[], object]) -> threading.Event:
+        """Start again from a fresh view rebuilt by ``rebuild`` (which calls :meth:`rebuild`: the
+        face file of a new journal, its seqs lower), after the steps queued so far, on the hub's
+        thread (at once, when it is not running); then end every stream: its page reconnects
+        with its Last-Event-ID and gets what it missed, or a snapshot (an id this view does not
+        reach, of the journal before). The event returned is set once done."""
+        done = threading.Event()
+        if self._thread is None:
+            self._replace(rebuild)
+            done.set()
+        else:
+            self._queue.put(_Replace(rebuild, done))
+        return done
+
+    def _replace(self, rebuild: Callable[[], object]) -> None:
+        self.view = self.view.fresh()
+        with self._lock:
+            for backlog in self._backlog.values():
+                backlog.clear()
+        rebuild()
+        with self._lock:
+            self._epoch += 1  # after the rebuild: a stream that began during it had the old snapshot
+        for view in VIEWS:
+            self._wake(view)
+
     def _run(self) -> None:
         while (item := self._queue.get()) is not _STOP:
             if isinstance(item, threading.Event):
                 item.set()
+                continue
+            if isinstance(item, _Replace):
+                try:
+                    self._replace(item.rebuild)
+                except Exception:  # the display must never stop following the table
+                    log.exception("display: the view could not be rebuilt")
+                item.done.set()
                 continue
             try:
                 self._apply(*item)
@@ -233,11 +267,11 @@ class DisplayHub:
         with self._lock:
             backlog = list(self._backlog[view])
             snapshot = self.snapshot
-            client = Follow(self, view, self._published[view])
+            client = Follow(self, view, self._published[view], self._epoch)
             self._clients[view].add(client)
-        if last_seq is None:
+        if last_seq is None or last_seq > snapshot.seq:  # none, or one of a journal before this one
             client.missed = [self._snapshot_update(view, snapshot)]
-        elif last_seq >= snapshot.seq:
+        elif last_seq == snapshot.seq:
             client.sent = last_seq
         elif backlog and backlog[0].seq <= last_seq:  # the backlog holds everything after last_seq
             client.missed = [u for u in backlog if u.seq > last_seq]
@@ -252,13 +286,12 @@ class DisplayHub:
 
     def _after(self, client: Follow) -> list[Update] | None:
         """The updates of ``client``'s view after its place; None when it is to end (the hub
-        stopped, or it fell more than :data:`CLIENT_QUEUE` updates behind)."""
+        stopped or started again, or it fell more than :data:`CLIENT_QUEUE` updates behind)."""
         with self._lock:
-            published = self._published[client.view]
-            if self._stopped or published - client.place > CLIENT_QUEUE:
-                return None
             backlog = self._backlog[client.view]
-            newer = published - client.place
+            newer = self._published[client.view] - client.place
+            if self._stopped or client.epoch != self._epoch or newer > min(CLIENT_QUEUE, len(backlog)):
+                return None
             return list(itertools.islice(backlog, len(backlog) - newer, None)) if newer else []
 
     def backlog(self, view: str) -> list[Update]:
@@ -283,8 +316,8 @@ class Follow:
     :attr:`missed` are sent first; :meth:`next` waits for the later ones.
     """
 
-    def __init__(self, hub: DisplayHub, view: str, place: int) -> None:
-        self.hub, self.view = hub, view
+    def __init__(self, hub: DisplayHub, view: str, place: int, epoch: int) -> None:
+        self.hub, self.view, self.epoch = hub, view, epoch
         self.loop = asyncio.get_running_loop()
         #: Set by the hub when its view has a new update (or the hub stops).
         self.ready = asyncio.Event()
@@ -292,8 +325,8 @@ class Follow:
         self.place = place
         #: What the stream sends before any later update.
         self.missed: list[Update] = []
-        #: The seq of the last update sent: none at or before it is sent again.
-        self.sent = 0
+        #: The seq of the last update sent (-1: none yet): none at or before it is sent again.
+        self.sent = -1
 
     async def next(self, timeout: float) -> list[Update] | None:
         """The updates not sent yet, oldest first: :attr:`missed`, else the next ones, waiting
@@ -324,6 +357,14 @@ class Follow:
         if fresh:
             self.sent = fresh[-1].seq
         return fresh
+
+
+@dataclasses.dataclass(frozen=True)
+class _Replace:
+    """A queued :meth:`DisplayHub.replace`."""
+
+    rebuild: Callable[[], object]
+    done: threading.Event
 
 
 def _seqs(seqs: int | Sequence[int], count: int) -> list[int]:

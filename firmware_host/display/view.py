@@ -66,6 +66,10 @@ class TableView:
         #: Whether the table's wall clock is synchronised, as last journaled (None: not said).
         self.synchronised: bool | None = None
 
+    def fresh(self) -> TableView:
+        """A view of the same table with nothing applied (a web face reading a new journal)."""
+        return type(self)(self.table_id, self.limits, self.clock)
+
     def apply(self, seq: int, decision: Decision, at: float | None = None) -> bool:
         """Take one journaled decision (``seq``: its record's seq); True when the view changed."""
         self.seq = seq

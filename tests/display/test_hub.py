@@ -107,3 +107,41 @@ def test_stopping_the_hub_ends_every_stream() -> None:
         return list(await asyncio.gather(*waiting))
 
     assert run(scenario()) == [None, None]
+
+
+def test_starting_again_on_a_new_journal_ends_the_streams_and_an_id_ahead_gets_a_snapshot() -> None:
+    # Issue 30: a page whose Last-Event-ID was of the journal before (higher than every seq of
+    # the new one) was answered nothing, and waited for the new journal's seqs to pass it.
+    hub = DisplayHub(BaccaratView("T"))
+
+    async def scenario() -> tuple[list[Update] | None, list[Update] | None, int]:
+        publish(hub, 900, "dealer")
+        old = hub.subscribe("dealer", 900)
+        waiting = asyncio.ensure_future(old.next(5))
+        await asyncio.sleep(0)
+        hub.replace(lambda: publish(hub, 3, "dealer"))  # the new journal's view, rebuilt
+        ended = await waiting
+        page = hub.subscribe("dealer", 900)
+        caught_up = await page.next(1)
+        hub.unsubscribe("dealer", old)
+        hub.unsubscribe("dealer", page)
+        return ended, caught_up, hub.view.seq
+
+    ended, caught_up, seq = run(scenario())
+    assert ended is None  # its page reconnects with its Last-Event-ID
+    assert caught_up is not None and [json.loads(u.data)["types"] for u in caught_up] == [["snapshot"]]
+    assert caught_up[0].seq == 3 and seq == 0  # a fresh view (nothing applied to it here)
+
+
+def test_a_table_that_has_shown_nothing_yet_is_sent_its_snapshot() -> None:
+    # The snapshot of a view at seq 0 was taken for one already sent.
+    hub = DisplayHub(BaccaratView("T"))
+
+    async def scenario() -> list[Update] | None:
+        stream = hub.subscribe("dealer", None)
+        first = await stream.next(1)
+        hub.unsubscribe("dealer", stream)
+        return first
+
+    first = run(scenario())
+    assert first is not None and [(u.seq, json.loads(u.data)["types"]) for u in first] == [(0, ["snapshot"])]
