@@ -156,11 +156,11 @@ class FaceFollower(Background):
         """Read the rows committed since the last poll (a page at most) into the hub; return how
         many. When the file no longer holds the last row read as it was read (the journal was
         replaced by a new one, whose seqs start again lower), the hub starts again from it
-        (:meth:`~firmware_host.display.hub.DisplayHub.replace`)."""
+        (:meth:`~firmware_host.display.hub.DisplayHub.start_again`)."""
         same, rows = self._read()
         if not same:
             log.warning("display: the face file %s holds a new journal: its view is read anew", self.path)
-            done = self.hub.replace(self.rebuild)
+            done = self.hub.start_again(self.rebuild)
             while not done.wait(RETRY_S) and not self._stopping.is_set():
                 pass
             with self._moved:

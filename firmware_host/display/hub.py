@@ -102,7 +102,7 @@ class DisplayHub:
         self._published = dict.fromkeys(VIEWS, 0)
         self._clients: dict[str, set[Follow]] = {v: set() for v in VIEWS}
         self._stopped = False
-        #: Moved on by :meth:`replace`: a stream that began before it ends.
+        #: Moved on by :meth:`start_again`: a stream that began before it ends.
         self._epoch = 0
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
@@ -166,7 +166,7 @@ class DisplayHub:
         self._queue.put(done)
         return done.wait(timeout)
 
-    def replace(self, rebuild: Callable[[], object]) -> threading.Event:
+    def start_again(self, rebuild: Callable[[], object]) -> threading.Event:
         """Start again from a fresh view rebuilt by ``rebuild`` (which calls :meth:`rebuild`: the
         face file of a new journal, its seqs lower), after the steps queued so far, on the hub's
         thread (at once, when it is not running); then end every stream: its page reconnects
@@ -174,13 +174,13 @@ class DisplayHub:
         reach, of the journal before). The event returned is set once done."""
         done = threading.Event()
         if self._thread is None:
-            self._replace(rebuild)
+            self._start_again(rebuild)
             done.set()
         else:
-            self._queue.put(_Replace(rebuild, done))
+            self._queue.put(_StartAgain(rebuild, done))
         return done
 
-    def _replace(self, rebuild: Callable[[], object]) -> None:
+    def _start_again(self, rebuild: Callable[[], object]) -> None:
         self.view = self.view.fresh()
         with self._lock:
             for backlog in self._backlog.values():
@@ -196,9 +196,9 @@ class DisplayHub:
             if isinstance(item, threading.Event):
                 item.set()
                 continue
-            if isinstance(item, _Replace):
+            if isinstance(item, _StartAgain):
                 try:
-                    self._replace(item.rebuild)
+                    self._start_again(item.rebuild)
                 except Exception:  # the display must never stop following the table
                     log.exception("display: the view could not be rebuilt")
                 item.done.set()
@@ -360,8 +360,8 @@ class Follow:
 
 
 @dataclasses.dataclass(frozen=True)
-class _Replace:
-    """A queued :meth:`DisplayHub.replace`."""
+class _StartAgain:
+    """A queued :meth:`DisplayHub.start_again`."""
 
     rebuild: Callable[[], object]
     done: threading.Event

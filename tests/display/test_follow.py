@@ -24,12 +24,12 @@ class Hub:
     def __init__(self) -> None:
         self.seqs: dict[int, Decision] = {}
         self.steps: list[tuple[int, list[str]]] = []
-        self.replaced = 0
+        self.started_again = 0
 
-    def replace(self, rebuild: Callable[[], object]) -> threading.Event:
+    def start_again(self, rebuild: Callable[[], object]) -> threading.Event:
         self.seqs.clear()
         self.steps.clear()
-        self.replaced += 1
+        self.started_again += 1
         rebuild()
         done = threading.Event()
         done.set()
@@ -180,14 +180,14 @@ def test_a_new_journal_with_lower_seqs_is_read_anew(tmp_path: Path) -> None:
         step(journal, 0)
         writer = FaceWriter(journal)
         assert writer.rebuild()  # the service's start on it
-        assert follower.poll() == 0 and hub.replaced == 1
+        assert follower.poll() == 0 and hub.started_again == 1
         assert 0 < follower.position < before
         step(journal, 1)
         written(writer)
         assert follower.poll() == 2  # then followed as before
         follower.stop()
         writer.stop()
-    assert sorted(hub.seqs) == shown_seqs(path) and hub.replaced == 1
+    assert sorted(hub.seqs) == shown_seqs(path) and hub.started_again == 1
 
 
 def test_the_same_journal_rebuilt_is_followed_on_not_read_anew(tmp_path: Path) -> None:
@@ -200,7 +200,7 @@ def test_the_same_journal_rebuilt_is_followed_on_not_read_anew(tmp_path: Path) -
         assert writer.rebuild()  # a restarted service rewrites the same rows
         step(journal, 1)
         written(writer)
-        assert follower.poll() == 2 and hub.replaced == 0
+        assert follower.poll() == 2 and hub.started_again == 0
         follower.stop()
         writer.stop()
 

@@ -119,7 +119,7 @@ def test_starting_again_on_a_new_journal_ends_the_streams_and_an_id_ahead_gets_a
         old = hub.subscribe("dealer", 900)
         waiting = asyncio.ensure_future(old.next(5))
         await asyncio.sleep(0)
-        hub.replace(lambda: publish(hub, 3, "dealer"))  # the new journal's view, rebuilt
+        hub.start_again(lambda: publish(hub, 3, "dealer"))  # the new journal's view, rebuilt
         ended = await waiting
         page = hub.subscribe("dealer", 900)
         caught_up = await page.next(1)
