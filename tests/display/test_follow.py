@@ -166,8 +166,7 @@ def test_a_face_file_gone_bad_is_counted_and_made_anew(tmp_path: Path) -> None:
 def test_a_new_journal_with_lower_seqs_is_read_anew(tmp_path: Path) -> None:
     # Issue 30: a web face that had read the face file of a journal stayed ahead of a new
     # journal's lower seqs (it asked for rows after its old position) until it was restarted.
-    path = tmp_path / "j.sqlite"
-    hub = Hub()
+    path, hub = tmp_path / "j.sqlite", Hub()
     with Journal.open(path) as journal:
         for n in range(6):
             step(journal, n)
