@@ -286,13 +286,16 @@ class DisplayHub:
 
     def _after(self, client: Follow) -> list[Update] | None:
         """The updates of ``client``'s view after its place; None when it is to end (the hub
-        stopped or started again, or it fell more than :data:`CLIENT_QUEUE` updates behind)."""
+        stopped and it has had every update, the hub started again, or it fell more than
+        :data:`CLIENT_QUEUE` updates behind)."""
         with self._lock:
             backlog = self._backlog[client.view]
             newer = self._published[client.view] - client.place
-            if self._stopped or client.epoch != self._epoch or newer > min(CLIENT_QUEUE, len(backlog)):
+            if client.epoch != self._epoch or newer > min(CLIENT_QUEUE, len(backlog)):
                 return None
-            return list(itertools.islice(backlog, len(backlog) - newer, None)) if newer else []
+            if newer:
+                return list(itertools.islice(backlog, len(backlog) - newer, None))
+            return None if self._stopped else []
 
     def backlog(self, view: str) -> list[Update]:
         """The updates of ``view`` kept for pages that reconnect, oldest first."""

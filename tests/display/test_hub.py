@@ -96,17 +96,25 @@ def test_no_update_is_sent_twice_or_after_a_newer_snapshot() -> None:
     assert run(scenario()) == [10, 11, 12]
 
 
-def test_stopping_the_hub_ends_every_stream() -> None:
+def test_stopping_the_hub_ends_every_stream_after_its_last_updates() -> None:
+    # The last update before a stop (a halted table's banner) was dropped by a stream that had
+    # not taken it yet (tests/recovery/test_journal_unwritable.py).
     hub = DisplayHub(BaccaratView("T"))
 
-    async def scenario() -> list[list[Update] | None]:
+    async def scenario() -> tuple[list[list[Update] | None], list[Update] | None, list[Update] | None]:
         streams = [hub.subscribe(view, 0) for view in ("dealer", "scoreboard")]
         waiting = [asyncio.ensure_future(stream.next(5)) for stream in streams]
         await asyncio.sleep(0)
         hub.stop()
-        return list(await asyncio.gather(*waiting))
+        ended = list(await asyncio.gather(*waiting))
+        late = hub.subscribe("dealer", 0)
+        publish(hub, 5, "dealer")
+        hub.stop()
+        return ended, await late.next(1), await late.next(1)
 
-    assert run(scenario()) == [None, None]
+    ended, last, then = run(scenario())
+    assert ended == [None, None]
+    assert last is not None and [u.seq for u in last] == [5] and then is None
 
 
 def test_starting_again_on_a_new_journal_ends_the_streams_and_an_id_ahead_gets_a_snapshot() -> None:
