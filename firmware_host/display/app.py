@@ -237,23 +237,18 @@ def _json_text(text: str) -> Response:
     return Response(text, media_type="application/json", headers={"Cache-Control": "no-store"})
 
 
-async def _events(hub: DisplayHub, view: str, last_seq: int | None) -> AsyncIterator[str]:
-    """The SSE body: what the client missed, then every update as it comes (a reader that falls
+async def _events(hub: DisplayHub, view: str, last_seq: int | None) -> AsyncIterator[bytes]:
+    """The SSE body: what the client missed, then every update as it comes, each event encoded
+    once by the hub for all streams (a reader that falls
     :data:`~firmware_host.display.hub.CLIENT_QUEUE` updates behind is dropped by the hub)."""
-    missed, client = hub.subscribe(view, last_seq)
+    client = hub.subscribe(view, last_seq)
     try:
-        yield f"retry: {RETRY_MS}\n\n"
-        for earlier in missed:
-            yield f"id: {earlier.seq}\ndata: {earlier.data}\n\n"
-        while True:
-            try:
-                update = await asyncio.wait_for(client.get(), KEEPALIVE_S)
-            except TimeoutError:
-                yield ": keepalive\n\n"
-                continue
-            if update is None:
-                return
-            yield f"id: {update.seq}\ndata: {update.data}\n\n"
+        yield f"retry: {RETRY_MS}\n\n".encode()
+        while (updates := await client.next(KEEPALIVE_S)) is not None:
+            if not updates:
+                yield b": keepalive\n\n"
+            for update in updates:  # one at a time: each waits for the socket to take the one before
+                yield update.event
     finally:
         hub.unsubscribe(view, client)
 

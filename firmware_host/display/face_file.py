@@ -42,7 +42,7 @@ from firmware_host.host import segments
 from firmware_host.host.journal_codec import Record
 from firmware_host.tables.decisions import Decision
 
-__all__ = ["FaceWriter", "FaceRow", "face_path", "read_after", "connect_reader", "MODE", "SUFFIX"]
+__all__ = ["FaceWriter", "FaceRow", "face_path", "read_after", "read_at", "connect_reader", "MODE", "SUFFIX"]
 
 log = logging.getLogger("tablehost.face")
 
@@ -56,7 +56,8 @@ PAGE = 512
 LOOK_S = 1.0
 #: Seconds before a failed face file is tried again, doubled at each failure up to :data:`MAX_RETRY_S`.
 RETRY_S, MAX_RETRY_S = 1.0, 30.0
-#: Seconds between two log lines about the face file's failures.
+#: Seconds between two log lines about the face file's failures (the writer's, and the web face's
+#: when it cannot read it).
 COMPLAIN_EVERY_S = 60.0
 
 _SCHEMA = """
@@ -122,9 +123,17 @@ def read_after(conn: sqlite3.Connection, seq: int, limit: int = PAGE) -> list[Fa
     rows = conn.execute(
         "SELECT seq, step, at, type, round, data FROM shown WHERE seq > ? ORDER BY seq LIMIT ?", (seq, limit)
     ).fetchall()
-    return [
-        FaceRow(s, step, at, Decision(type_, json.loads(data), round_)) for s, step, at, type_, round_, data in rows
-    ]
+    return [_row(*row) for row in rows]
+
+
+def read_at(conn: sqlite3.Connection, seq: int) -> FaceRow | None:
+    """The row of ``seq``, if the file holds it."""
+    row = conn.execute("SELECT seq, step, at, type, round, data FROM shown WHERE seq = ?", (seq,)).fetchone()
+    return None if row is None else _row(*row)
+
+
+def _row(seq: int, step: int, at: float | None, type_: str, round_: int | None, data: str) -> FaceRow:
+    return FaceRow(seq, step, at, Decision(type_, json.loads(data), round_))
 
 
 class FaceWriter:

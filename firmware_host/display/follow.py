@@ -3,12 +3,14 @@
 The web face holds no controller, writes nothing and cannot read the journal: the service writes
 it the face file beside the journal (:mod:`.face_file`), which holds of each journal record only
 what the display may show (:func:`~firmware_host.display.face.shown`), under the record's journal
-seq. :class:`FaceFollower` rebuilds the hub's view from every row of it, then polls it for rows
-after the last one it has (every :data:`POLL_S` seconds), each poll one statement of a read-only
-connection, so the writer is never held up (SQLite's WAL lets readers beside the one writer). The
-event id of every update stays the journal seq, so a page reconnecting after a restart of the web
-face or of the service catches up by Last-Event-ID. A face file made anew (a new inode: it had
-failed) is opened again.
+seq. :class:`FaceFollower` rebuilds the hub's view from every row of it (a page at a time), then
+polls it for rows after the last one it has (every :data:`POLL_S` seconds), each poll one short
+read transaction of a read-only connection, so the writer is never held up (SQLite's WAL lets
+readers beside the one writer). The event id of every update stays the journal seq, so a page
+reconnecting after a restart of the web face or of the service catches up by Last-Event-ID. A
+face file made anew (a new inode: it had failed) is opened again. One that no longer holds the
+last row read as it was read holds a new journal (its seqs start again lower): the view is read
+anew from it and the pages' streams end, so that they catch up.
 
 The service's ``halted`` record (it stops on a journal it cannot write) becomes the display's
 banner, as the service's own ``halted`` decision was when the display was its output.
@@ -16,15 +18,16 @@ banner, as the service's own ``halted`` decision was when the display was its ou
 
 from __future__ import annotations
 
+import collections
 import logging
 import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from firmware_host.display.face_file import PAGE, FaceRow, connect_reader, read_after
+from firmware_host.display.face_file import COMPLAIN_EVERY_S, PAGE, FaceRow, connect_reader, read_after, read_at
 from firmware_host.display.hub import BACKLOG, DisplayHub
 from firmware_host.tables.decisions import Decision
 
@@ -78,6 +81,8 @@ class FaceFollower(Background):
         self.poll_s = poll_s
         #: The journal seq of the last row read.
         self.position = 0
+        #: The last row read, as read: a poll that finds it changed or gone reads a new journal.
+        self._last: FaceRow | None = None
         self._conn: sqlite3.Connection | None = None
         self._inode: int | None = None
         self._moved = threading.Condition()
@@ -87,20 +92,33 @@ class FaceFollower(Background):
         """Apply the face file's rows so far to the hub's view (before :meth:`start`; a file not
         there yet is none), the last :data:`~firmware_host.display.hub.BACKLOG` steps as updates
         in its backlog (a page reconnecting to a restarted web face catches up by Last-Event-ID);
-        return how many decisions."""
-        rows: list[FaceRow] = []
+        return how many decisions. Read a page of :data:`PAGE` rows at a time: only the last
+        steps are held, however long the file."""
+        recent: collections.deque[tuple[list[int], float, list[Decision]]] = collections.deque(maxlen=BACKLOG)
+        return self.hub.rebuild(self._older(recent), recent)  # recent is read once the older are applied
+
+    def _older(
+        self, recent: collections.deque[tuple[list[int], float, list[Decision]]]
+    ) -> Iterator[tuple[int, float, Decision]]:
+        """The decisions of the file's steps, ``(seq, at, decision)``, all but the last
+        ``recent.maxlen``, which are left in ``recent``."""
+        for step in _steps(self._rows()):
+            if len(recent) == recent.maxlen:
+                seqs, at, decisions = recent[0]
+                yield from ((seq, at, decision) for seq, decision in zip(seqs, decisions))
+            recent.append(step)
+
+    def _rows(self) -> Iterator[FaceRow]:
+        """Every row of the face file, a page at a time (:attr:`position` moving on); when it cannot
+        be read (not there yet, as the service starts it, or going), those read so far."""
+        self.position, self._last = 0, None
         try:
-            while page := self._after(rows[-1].seq if rows else 0):
-                rows += page
-        except (sqlite3.Error, OSError) as exc:  # not there yet (the service starts it), or going
+            while page := self._read()[1]:
+                yield from page
+                self.position, self._last = page[-1].seq, page[-1]
+        except (sqlite3.Error, OSError) as exc:
             self._close()
             self._complain(exc)
-        steps = list(_steps(rows))
-        older, recent = steps[:-BACKLOG], steps[-BACKLOG:]
-        applied = self.hub.rebuild(((seq, at, d) for seqs, at, step in older for seq, d in zip(seqs, step)), recent)
-        if rows:
-            self.position = rows[-1].seq
-        return applied
 
     def stop(self) -> None:
         """Stop following and close the connection."""
@@ -135,26 +153,45 @@ class FaceFollower(Background):
                 self._stopping.wait(self.poll_s)
 
     def poll(self) -> int:
-        """Read the rows committed since the last poll (a page at most) into the hub; return how many."""
-        rows = self._after(self.position)
+        """Read the rows committed since the last poll (a page at most) into the hub; return how
+        many. When the file no longer holds the last row read as it was read (the journal was
+        replaced by a new one, whose seqs start again lower), the hub starts again from it
+        (:meth:`~firmware_host.display.hub.DisplayHub.start_again`)."""
+        same, rows = self._read()
+        if not same:
+            log.warning("display: the face file %s holds a new journal: its view is read anew", self.path)
+            done = self.hub.start_again(self.rebuild)
+            while not done.wait(RETRY_S) and not self._stopping.is_set():
+                pass
+            with self._moved:
+                self._moved.notify_all()
+            return 0
         if not rows:
             return 0
         for seqs, at, decisions in _steps(rows):
             self.hub.feed(seqs, decisions, at)
         with self._moved:
-            self.position = rows[-1].seq
+            self.position, self._last = rows[-1].seq, rows[-1]
             self._moved.notify_all()
         return len(rows)
 
-    def _after(self, seq: int) -> list[FaceRow]:
-        """Up to :data:`PAGE` rows after ``seq``, from the face file as it is now (opened again when
-        it was made anew)."""
+    def _read(self) -> tuple[bool, list[FaceRow]]:
+        """Whether the file still holds the last row read as it was read, and up to :data:`PAGE`
+        rows after :attr:`position` (none when it does not), in one read transaction, from the
+        face file as it is now (opened again when it was made anew)."""
         if self._conn is not None and os.stat(self.path).st_ino != self._inode:
             self._close()
         if self._conn is None:
             self._conn = connect_reader(self.path)
             self._inode = os.stat(self.path).st_ino
-        return read_after(self._conn, seq)
+        conn = self._conn
+        conn.execute("BEGIN")
+        try:
+            same = self._last is None or read_at(conn, self._last.seq) == self._last
+            return same, read_after(conn, self.position) if same else []
+        finally:
+            if conn.in_transaction:
+                conn.execute("COMMIT")
 
     def _close(self) -> None:
         if self._conn is not None:
@@ -163,12 +200,12 @@ class FaceFollower(Background):
 
     def _complain(self, exc: Exception) -> None:
         now = time.monotonic()
-        if now - self._complained_at >= 60.0:
+        if now - self._complained_at >= COMPLAIN_EVERY_S:
             self._complained_at = now
             log.warning("display: cannot read the face file %s (trying again every %gs): %s", self.path, RETRY_S, exc)
 
 
-def _steps(rows: list[FaceRow]) -> Iterator[tuple[list[int], float, list[Decision]]]:
+def _steps(rows: Iterable[FaceRow]) -> Iterator[tuple[list[int], float, list[Decision]]]:
     """The rows as steps: ``(seqs, at, decisions)``, one for each run of rows of one step (the
     shown decisions of a step, in order), as the service handed them to its outputs; one update of
     the pages each. A step's seqs need not follow on: a decision left out of the face file (an

@@ -6,7 +6,15 @@ also an :class:`~firmware_host.host.service.Output`: ``on_decisions`` only queue
 it were an output of would never wait for a browser). The hub's own thread applies them to the
 :class:`~firmware_host.display.view.TableView`, renders the dealer state, the scoreboard and
 the roads once per step, keeps the recent updates for clients that reconnect
-(``Last-Event-ID``), and hands each update to every connected stream's asyncio queue.
+(``Last-Event-ID``), and wakes the streams that wait for one.
+
+The streams share the backlog: each holds only its place in it (:class:`Follow`), and each
+update's SSE event is encoded once, whatever the number of streams. A step wakes each event loop
+with streams once (not once a stream), and only the streams waiting for an update run: one whose
+reader takes nothing sits in its socket's write until the server cuts it off, and costs nothing
+per update meanwhile. A stream that falls :data:`CLIENT_QUEUE` updates behind is ended (its
+browser reconnects with ``Last-Event-ID`` and catches up); none is sent an update twice, or one
+older than what it was sent.
 """
 
 from __future__ import annotations
@@ -14,6 +22,8 @@ from __future__ import annotations
 import asyncio
 import collections
 import dataclasses
+import functools
+import itertools
 import json
 import logging
 import queue
@@ -25,7 +35,7 @@ from typing import Any
 from firmware_host.display.view import TableView
 from firmware_host.tables.decisions import Decision
 
-__all__ = ["DisplayHub", "Update", "Snapshot", "VIEWS"]
+__all__ = ["DisplayHub", "Follow", "Update", "Snapshot", "VIEWS"]
 
 log = logging.getLogger("tablehost.display")
 
@@ -33,7 +43,7 @@ log = logging.getLogger("tablehost.display")
 VIEWS = ("dealer", "scoreboard")
 #: Updates kept per view for clients that reconnect; an older Last-Event-ID gets a snapshot.
 BACKLOG = 512
-#: Updates queued for one slow client before it is dropped (its browser reconnects and catches up).
+#: Updates one stream may fall behind before it is ended (its browser reconnects and catches up).
 CLIENT_QUEUE = 256
 
 _STOP = object()
@@ -41,10 +51,17 @@ _STOP = object()
 
 @dataclasses.dataclass(frozen=True)
 class Update:
-    """One stream message: the journal seq of the last record it comes from, and its JSON."""
+    """One stream message: the journal seq of the last record it comes from, its JSON, and its
+    place among its view's updates (0: a snapshot, in no backlog)."""
 
     seq: int
     data: str
+    number: int = 0
+
+    @functools.cached_property
+    def event(self) -> bytes:
+        """The SSE event (``id`` = :attr:`seq`), encoded once for every stream."""
+        return f"id: {self.seq}\ndata: {self.data}\n\n".encode()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -81,9 +98,12 @@ class DisplayHub:
         self.catch_up = catch_up
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._backlog: dict[str, collections.deque[Update]] = {v: collections.deque(maxlen=BACKLOG) for v in VIEWS}
-        self._clients: dict[str, set[tuple[asyncio.AbstractEventLoop, asyncio.Queue[Update | None]]]] = {
-            v: set() for v in VIEWS
-        }
+        #: Updates published per view so far (the last one's :attr:`Update.number`).
+        self._published = dict.fromkeys(VIEWS, 0)
+        self._clients: dict[str, set[Follow]] = {v: set() for v in VIEWS}
+        self._stopped = False
+        #: Moved on by :meth:`start_again`: a stream that began before it ends.
+        self._epoch = 0
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self.snapshot = self._render()
@@ -133,9 +153,9 @@ class DisplayHub:
             self._thread.join(timeout=5)
             self._thread = None
         with self._lock:
-            clients = [client for clients in self._clients.values() for client in clients]
-        for loop, client in clients:
-            _offer(loop, client, None)
+            self._stopped = True
+        for view in VIEWS:
+            self._wake(view)
 
     def flush(self, timeout: float = 5.0) -> bool:
         """Wait until every step queued so far (with :attr:`catch_up`: every step committed to the
@@ -146,10 +166,42 @@ class DisplayHub:
         self._queue.put(done)
         return done.wait(timeout)
 
+    def start_again(self, rebuild: Callable[[], object]) -> threading.Event:
+        """Start again from a fresh view rebuilt by ``rebuild`` (which calls :meth:`rebuild`: the
+        face file of a new journal, its seqs lower), after the steps queued so far, on the hub's
+        thread (at once, when it is not running); then end every stream: its page reconnects
+        with its Last-Event-ID and gets what it missed, or a snapshot (an id this view does not
+        reach, of the journal before). The event returned is set once done."""
+        done = threading.Event()
+        if self._thread is None:
+            self._start_again(rebuild)
+            done.set()
+        else:
+            self._queue.put(_StartAgain(rebuild, done))
+        return done
+
+    def _start_again(self, rebuild: Callable[[], object]) -> None:
+        self.view = self.view.fresh()
+        with self._lock:
+            for backlog in self._backlog.values():
+                backlog.clear()
+        rebuild()
+        with self._lock:
+            self._epoch += 1  # after the rebuild: a stream that began during it had the old snapshot
+        for view in VIEWS:
+            self._wake(view)
+
     def _run(self) -> None:
         while (item := self._queue.get()) is not _STOP:
             if isinstance(item, threading.Event):
                 item.set()
+                continue
+            if isinstance(item, _StartAgain):
+                try:
+                    self._start_again(item.rebuild)
+                except Exception:  # the display must never stop following the table
+                    log.exception("display: the view could not be rebuilt")
+                item.done.set()
                 continue
             try:
                 self._apply(*item)
@@ -163,11 +215,12 @@ class DisplayHub:
         self.applied += 1
         if not changed:
             return
-        before, self.snapshot = self.snapshot, self._render()
-        types = [decision.type for decision in decisions]
-        self._publish("dealer", self.snapshot.seq, {"types": types, "state": json.loads(self.snapshot.state)})
-        if self.snapshot.scoreboard != before.scoreboard:
-            self._publish("scoreboard", self.snapshot.seq, {"scoreboard": json.loads(self.snapshot.scoreboard)})
+        snapshot = self._render()
+        types = json.dumps([decision.type for decision in decisions], separators=(",", ":"))
+        published = [("dealer", {"types": types, "state": snapshot.state})]
+        if snapshot.scoreboard != self.snapshot.scoreboard:
+            published.append(("scoreboard", {"scoreboard": snapshot.scoreboard}))
+        self._publish(snapshot, published)
 
     def _render(self) -> Snapshot:
         roads = getattr(self.view, "roads_json", None)
@@ -178,36 +231,71 @@ class DisplayHub:
             None if roads is None else json.dumps(roads(), separators=(",", ":")),
         )
 
-    def _publish(self, view: str, seq: int, message: dict[str, Any]) -> None:
-        update = Update(seq, json.dumps({"seq": seq, **message}, separators=(",", ":")))
+    def _publish(self, snapshot: Snapshot, published: list[tuple[str, dict[str, str]]]) -> None:
+        """Make ``snapshot`` the pages' answers and append its updates, ``(view, {field: JSON
+        text})``, to their backlogs at once (a stream subscribing sees both or neither), then wake
+        the views' streams."""
         with self._lock:
-            self._backlog[view].append(update)
-            clients = list(self._clients[view])
-        for loop, client in clients:
-            _offer(loop, client, update)
+            self.snapshot = snapshot
+            for view, fields in published:
+                self._published[view] += 1
+                self._backlog[view].append(Update(snapshot.seq, _message(snapshot.seq, fields), self._published[view]))
+        for view, _ in published:
+            self._wake(view)
+
+    def _wake(self, view: str) -> None:
+        """Wake the streams of ``view``: one call into each event loop that has any."""
+        with self._lock:
+            loops = {client.loop for client in self._clients[view]}
+        for loop in loops:
+            try:
+                loop.call_soon_threadsafe(self._wake_on, loop, view)
+            except RuntimeError:  # the loop is closed: the server is gone
+                pass
+
+    def _wake_on(self, loop: asyncio.AbstractEventLoop, view: str) -> None:
+        with self._lock:
+            clients = [client for client in self._clients[view] if client.loop is loop]
+        for client in clients:
+            client.ready.set()  # a flag, for a stream not waiting (its reader takes nothing)
 
     # -- the web side -----------------------------------------------------------------------
-    def subscribe(self, view: str, last_seq: int | None) -> tuple[list[Update], asyncio.Queue[Update | None]]:
-        """Follow ``view`` from the running event loop: the updates after ``last_seq`` (or a
-        snapshot, when the backlog does not reach back that far or there is no ``last_seq``),
-        and the queue later updates arrive on (None: the stream ends)."""
-        client: asyncio.Queue[Update | None] = asyncio.Queue(CLIENT_QUEUE)
+    def subscribe(self, view: str, last_seq: int | None) -> Follow:
+        """Follow ``view`` from the running event loop: first the updates after ``last_seq`` (or
+        a snapshot, when the backlog does not reach back that far or there is no ``last_seq``),
+        then every later one (:meth:`Follow.next`)."""
         with self._lock:
             backlog = list(self._backlog[view])
-            self._clients[view].add((asyncio.get_running_loop(), client))
             snapshot = self.snapshot
-        if last_seq is None:
-            return [self._snapshot_update(view, snapshot)], client
-        if last_seq >= snapshot.seq:
-            return [], client
-        if backlog and backlog[0].seq <= last_seq:  # the backlog holds everything after last_seq
-            return [u for u in backlog if u.seq > last_seq], client
-        return [self._snapshot_update(view, snapshot)], client
+            client = Follow(self, view, self._published[view], self._epoch)
+            self._clients[view].add(client)
+        if last_seq is None or last_seq > snapshot.seq:  # none, or one of a journal before this one
+            client.missed = [self._snapshot_update(view, snapshot)]
+        elif last_seq == snapshot.seq:
+            client.sent = last_seq
+        elif backlog and backlog[0].seq <= last_seq:  # the backlog holds everything after last_seq
+            client.missed = [u for u in backlog if u.seq > last_seq]
+        else:
+            client.missed = [self._snapshot_update(view, snapshot)]
+        return client
 
-    def unsubscribe(self, view: str, client: asyncio.Queue[Update | None]) -> None:
-        """Stop sending updates to ``client``."""
+    def unsubscribe(self, view: str, client: Follow) -> None:
+        """Stop following."""
         with self._lock:
-            self._clients[view] = {(loop, c) for loop, c in self._clients[view] if c is not client}
+            self._clients[view].discard(client)
+
+    def _after(self, client: Follow) -> list[Update] | None:
+        """The updates of ``client``'s view after its place; None when it is to end (the hub
+        stopped and it has had every update, the hub started again, or it fell more than
+        :data:`CLIENT_QUEUE` updates behind)."""
+        with self._lock:
+            backlog = self._backlog[client.view]
+            newer = self._published[client.view] - client.place
+            if client.epoch != self._epoch or newer > min(CLIENT_QUEUE, len(backlog)):
+                return None
+            if newer:
+                return list(itertools.islice(backlog, len(backlog) - newer, None))
+            return None if self._stopped else []
 
     def backlog(self, view: str) -> list[Update]:
         """The updates of ``view`` kept for pages that reconnect, oldest first."""
@@ -221,14 +309,65 @@ class DisplayHub:
 
     @staticmethod
     def _snapshot_update(view: str, snapshot: Snapshot) -> Update:
-        body = (
-            {"state": json.loads(snapshot.state)}
-            if view == "dealer"
-            else {"scoreboard": json.loads(snapshot.scoreboard)}
-        )
-        return Update(
-            snapshot.seq, json.dumps({"seq": snapshot.seq, "types": ["snapshot"], **body}, separators=(",", ":"))
-        )
+        body = {"state": snapshot.state} if view == "dealer" else {"scoreboard": snapshot.scoreboard}
+        return Update(snapshot.seq, _message(snapshot.seq, {"types": '["snapshot"]', **body}))
+
+
+class Follow:
+    """One stream's place in its view's updates (:meth:`DisplayHub.subscribe`), on its event loop.
+
+    :attr:`missed` are sent first; :meth:`next` waits for the later ones.
+    """
+
+    def __init__(self, hub: DisplayHub, view: str, place: int, epoch: int) -> None:
+        self.hub, self.view, self.epoch = hub, view, epoch
+        self.loop = asyncio.get_running_loop()
+        #: Set by the hub when its view has a new update (or the hub stops).
+        self.ready = asyncio.Event()
+        #: The :attr:`Update.number` of the last update of the backlog taken.
+        self.place = place
+        #: What the stream sends before any later update.
+        self.missed: list[Update] = []
+        #: The seq of the last update sent (-1: none yet): none at or before it is sent again.
+        self.sent = -1
+
+    async def next(self, timeout: float) -> list[Update] | None:
+        """The updates not sent yet, oldest first: :attr:`missed`, else the next ones, waiting
+        for them up to ``timeout`` seconds ([]: none came); None: the stream is to end."""
+        missed, self.missed = self.missed, []
+        if missed:
+            return self._fresh(missed)
+        try:
+            async with asyncio.timeout(timeout):
+                while True:
+                    self.ready.clear()
+                    updates = self.hub._after(self)
+                    if updates is None:
+                        return None
+                    if updates:
+                        self.place = updates[-1].number
+                        if fresh := self._fresh(updates):
+                            return fresh
+                        continue
+                    await self.ready.wait()
+        except TimeoutError:
+            return []
+
+    def _fresh(self, updates: list[Update]) -> list[Update]:
+        """Those of ``updates`` after :attr:`sent` (a snapshot may be newer than the backlog's
+        updates that follow it); :attr:`sent` moves to the last."""
+        fresh = [update for update in updates if update.seq > self.sent]
+        if fresh:
+            self.sent = fresh[-1].seq
+        return fresh
+
+
+@dataclasses.dataclass(frozen=True)
+class _StartAgain:
+    """A queued :meth:`DisplayHub.start_again`."""
+
+    rebuild: Callable[[], object]
+    done: threading.Event
 
 
 def _seqs(seqs: int | Sequence[int], count: int) -> list[int]:
@@ -236,19 +375,6 @@ def _seqs(seqs: int | Sequence[int], count: int) -> list[int]:
     return list(range(seqs, seqs + count)) if isinstance(seqs, int) else list(seqs)
 
 
-def _offer(loop: asyncio.AbstractEventLoop, client: asyncio.Queue[Update | None], update: Update | None) -> None:
-    """Hand ``update`` to a stream's queue on its loop; a full queue ends that stream (its
-    browser reconnects with Last-Event-ID and catches up)."""
-
-    def put() -> None:
-        try:
-            client.put_nowait(update)
-        except asyncio.QueueFull:
-            while not client.empty():
-                client.get_nowait()
-            client.put_nowait(None)
-
-    try:
-        loop.call_soon_threadsafe(put)
-    except RuntimeError:  # the loop is closed: the server is gone
-        pass
+def _message(seq: int, fields: dict[str, str]) -> str:
+    """A stream message's JSON: ``seq``, then ``fields`` (each already JSON), without decoding them again."""
+    return "{" + ",".join([f'"seq":{seq}', *(f"{json.dumps(key)}:{text}" for key, text in fields.items())]) + "}"

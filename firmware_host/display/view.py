@@ -66,6 +66,10 @@ class TableView:
         #: Whether the table's wall clock is synchronised, as last journaled (None: not said).
         self.synchronised: bool | None = None
 
+    def fresh(self) -> TableView:
+        """A view of the same table with nothing applied (a web face reading a new journal)."""
+        return type(self)(self.table_id, self.limits, self.clock)
+
     def apply(self, seq: int, decision: Decision, at: float | None = None) -> bool:
         """Take one journaled decision (``seq``: its record's seq); True when the view changed."""
         self.seq = seq
@@ -176,6 +180,8 @@ class BaccaratView(TableView):
         self.hand: dict[str, Any] = _empty_hand(None)
         self.results: list[dict[str, Any]] = []
         self.roads = RoadBuilder()
+        #: :meth:`roads_json` until a hand is added or a shoe begins (it is asked at every step, twice).
+        self._roads_json: dict[str, Any] | None = None
 
     def new_round(self, number: int) -> None:
         super().new_round(number)
@@ -194,7 +200,7 @@ class BaccaratView(TableView):
 
     def announce_shoe(self, data: dict[str, Any], round: int | None, at: float) -> None:
         self.shoe, self.shoe_loaded_at, self.last_hand, self.burn_card = data.get("shoe"), at, False, None
-        self.roads, self.results = RoadBuilder(), []
+        self.roads, self.results, self._roads_json = RoadBuilder(), [], None
 
     def announce_burn_card(self, data: dict[str, Any], round: int | None, at: float) -> None:
         self.burn_card = data.get("card")  # § 541.5(g): the first burn card is shown
@@ -229,6 +235,7 @@ class BaccaratView(TableView):
             )
             marks = {key: bool(data.get(key)) for key in BACCARAT.outcome if key != "winner"}
             self.roads.add(Outcome(str(data.get("winner")), **marks))
+            self._roads_json = None
         else:
             self.hand = {**_empty_hand(round), "status": "void"}
         self.results = [*self.results[-(MAX_RESULTS - 1) :], summary]
@@ -251,7 +258,9 @@ class BaccaratView(TableView):
 
     def roads_json(self) -> dict[str, Any]:
         """``/api/roads``: the roads of the shoe in play, with its number."""
-        return {"shoe": self.shoe, **self.roads.roads().to_json_dict()}
+        if self._roads_json is None:
+            self._roads_json = {"shoe": self.shoe, **self.roads.roads().to_json_dict()}
+        return self._roads_json
 
     def scoreboard(self) -> dict[str, Any]:
         last = self.results[-1] if self.results else None

@@ -11,10 +11,12 @@ thread, from values those parts keep for other threads, never from the journal's
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, Info
+from prometheus_client.core import CounterMetricFamily, Metric
+from prometheus_client.registry import Collector
 
 from drivers.events import DeviceEvent
 from drivers.events.dice import DiceRead
@@ -140,6 +142,29 @@ class TableMetrics:
             "The seq of the last feed message the broker took (PUBACK), since the table started.",
             registry=self.registry,
         ).set_function(lambda: float(taken()))
+
+    def watch_face_file(self, failures: Callable[[], int]) -> None:
+        """``tablehost_face_file_failures_total``: failures of the face file the web face reads
+        (:class:`~firmware_host.display.face_file.FaceWriter` ``failures``: each counted, logged at
+        a rate limit and mended by a rebuild; the table deals on). Not protection data: the
+        public registry."""
+        self.registry.register(
+            _Count(
+                "tablehost_face_file_failures",
+                "Failures of the web face's face file since start, each mended by a rebuild.",
+                failures,
+            )
+        )
+
+
+class _Count(Collector):
+    """A counter whose value another part keeps (read at scrape time)."""
+
+    def __init__(self, name: str, documentation: str, value: Callable[[], int]) -> None:
+        self.name, self.documentation, self.value = name, documentation, value
+
+    def collect(self) -> Iterator[Metric]:
+        yield CounterMetricFamily(self.name, self.documentation, value=float(self.value()))
 
 
 def _file_bytes(path: Path) -> int:

@@ -67,11 +67,11 @@ class StreamSlots:
 class SlotStream(StreamingResponse):
     """An SSE response that gives its slot back however it ends (closed, dropped, cancelled).
 
-    :param events: the stream's text, event by event.
+    :param events: the stream's text (or its bytes), event by event.
     :param give_back: called once it has ended (:meth:`StreamSlots.give_back` of its client).
     """
 
-    def __init__(self, events: AsyncIterator[str], give_back: Callable[[], None]) -> None:
+    def __init__(self, events: AsyncIterator[str] | AsyncIterator[bytes], give_back: Callable[[], None]) -> None:
         super().__init__(
             events, media_type="text/event-stream", headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
         )

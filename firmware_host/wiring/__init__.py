@@ -450,6 +450,7 @@ def _counted(table: Table) -> TableMetrics:
 
     counted = TableMetrics(table.profile.table_id, table.profile.game, __version__)
     counted.watch_journal(table.journal.path)
+    counted.watch_face_file(lambda: table.face.failures if table.face is not None else 0)  # made after this
     feed = table.feed
     if feed is not None:
         journal = table.journal

@@ -21,6 +21,7 @@ def _served(tmp_path: Path) -> set[str]:
     table = TableMetrics("T1", "baccarat", "0")
     table.watch_journal(tmp_path / "j.sqlite")
     table.watch_feed(lambda: 0, lambda: 0, lambda: 0)
+    table.watch_face_file(lambda: 0)
     table.rounds.labels("complete").inc()
     table.alerts.labels("x", "fault").inc()
     table.online.labels("shoe").set(1)

@@ -4,13 +4,15 @@ the face file's writer is never held up by it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import threading
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, cast
 
 from drivers.events.shoe import CardRead
-from firmware_host.display.face_file import FaceWriter
+from firmware_host.display.face_file import PAGE, FaceWriter
 from firmware_host.display.follow import FaceFollower
+from firmware_host.display.hub import BACKLOG
 from firmware_host.host.journal import Journal
 from firmware_host.host.service import HALTED_META
 from firmware_host.tables.decisions import HALTED, Decision
@@ -22,6 +24,16 @@ class Hub:
     def __init__(self) -> None:
         self.seqs: dict[int, Decision] = {}
         self.steps: list[tuple[int, list[str]]] = []
+        self.started_again = 0
+
+    def start_again(self, rebuild: Callable[[], object]) -> threading.Event:
+        self.seqs.clear()
+        self.steps.clear()
+        self.started_again += 1
+        rebuild()
+        done = threading.Event()
+        done.set()
+        return done
 
     def rebuild(self, decisions: Iterable[tuple[int, Any, Decision]], recent: Iterable[Any] = ()) -> int:
         for seq, _, decision in decisions:
@@ -149,3 +161,82 @@ def test_a_face_file_gone_bad_is_counted_and_made_anew(tmp_path: Path) -> None:
         assert not writer.rebuild() and writer.failures == 1  # counted and logged; the table deals on
         assert writer.rebuild() and writer.written == journal.last_seq
         writer.stop()
+
+
+def test_a_new_journal_with_lower_seqs_is_read_anew(tmp_path: Path) -> None:
+    # Issue 30: a web face that had read the face file of a journal stayed ahead of a new
+    # journal's lower seqs (it asked for rows after its old position) until it was restarted.
+    path, hub = tmp_path / "j.sqlite", Hub()
+    with Journal.open(path) as journal:
+        for n in range(6):
+            step(journal, n)
+        writer, follower = following(journal, hub)
+        before = follower.position
+        writer.stop()
+    for name in (path, *(path.with_name(path.name + suffix) for suffix in ("-wal", "-shm"))):
+        name.unlink(missing_ok=True)  # replaced by a new journal: its seqs start again at 1
+    with Journal.open(path) as journal:
+        step(journal, 0)
+        writer = FaceWriter(journal)
+        assert writer.rebuild()  # the service's start on it
+        assert follower.poll() == 0 and hub.started_again == 1
+        assert 0 < follower.position < before
+        step(journal, 1)
+        written(writer)
+        assert follower.poll() == 2  # then followed as before
+        follower.stop()
+        writer.stop()
+    assert sorted(hub.seqs) == shown_seqs(path) and hub.started_again == 1
+
+
+def test_the_same_journal_rebuilt_is_followed_on_not_read_anew(tmp_path: Path) -> None:
+    hub = Hub()
+    with Journal.open(tmp_path / "j.sqlite") as journal:
+        step(journal, 0)
+        writer, follower = following(journal, hub)
+        writer.stop()
+        writer = FaceWriter(journal)
+        assert writer.rebuild()  # a restarted service rewrites the same rows
+        step(journal, 1)
+        written(writer)
+        assert follower.poll() == 2 and hub.started_again == 0
+        follower.stop()
+        writer.stop()
+
+
+def test_the_rebuild_reads_a_page_at_a_time(tmp_path: Path) -> None:
+    # The rebuild read the whole face file (two segments' rows) into memory before applying any.
+    pages_read: list[int] = []
+
+    class Counting(Hub):
+        def rebuild(self, decisions: Iterable[tuple[int, Any, Decision]], recent: Iterable[Any] = ()) -> int:
+            for seq, _, decision in decisions:
+                pages_read.append(reads)
+                self.seqs[seq] = decision
+            for first, at, step_ in recent:
+                self.feed(first, step_, at)
+            return len(self.seqs)
+
+    reads = 0
+    with Journal.open(tmp_path / "j.sqlite") as journal:
+        for n in range(BACKLOG + 2 * PAGE):  # two shown rows a step: six pages
+            step(journal, n)
+        writer = FaceWriter(journal)
+        assert writer.rebuild()
+        hub = Counting()
+        follower = FaceFollower(writer.path, cast(Any, hub))
+        original = follower._read
+
+        def counted() -> tuple[bool, list[Any]]:
+            nonlocal reads
+            reads += 1
+            return original()
+
+        follower._read = counted  # type: ignore[method-assign]
+        follower.rebuild()
+        follower.stop()
+        writer.stop()
+        assert sorted(hub.seqs) == shown_seqs(journal.path)
+    kept = 1 + 2 * BACKLOG // PAGE  # the pages of the last BACKLOG steps, held for the backlog
+    assert pages_read[0] <= kept < reads - 2  # the first decision applied long before the last page is read
+    assert follower.position == max(hub.seqs) and len(hub.steps) == BACKLOG

@@ -10,6 +10,7 @@ without a cap, a 1 MB card journaled.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import logging
 import socket
@@ -272,9 +273,10 @@ def test_a_reader_that_never_reads_is_cut_off(serve: Callable[..., Served]) -> N
     deadline = time.monotonic() + 5
     while not served.hub.clients() and time.monotonic() < deadline:
         time.sleep(0.02)
-    big = {"types": ["x"], "state": {"pad": "x" * 200_000}}
+    big = {"types": '["x"]', "state": json.dumps({"pad": "x" * 200_000})}
     for seq in range(1, 40):
-        served.hub._publish("dealer", seq, big)  # updates far bigger than the reader's buffers
+        snapshot = dataclasses.replace(served.hub.snapshot, seq=seq)
+        served.hub._publish(snapshot, [("dealer", big)])  # updates far bigger than the reader's buffers
         if not served.hub.clients():
             break
         time.sleep(0.05)

@@ -222,3 +222,29 @@ def test_an_unsynchronised_clock_stays_marked_until_it_is_synchronised() -> None
     assert view.state()["synchronised"] is False  # a green lamp clears alerts, not the mark
     feed(view, Decision("clock", {"boot": "b", "synced": True, "restarted": False}))
     assert view.state()["synchronised"] is True
+
+
+def test_the_roads_are_worked_out_once_a_hand_and_follow_each_hand_and_shoe() -> None:
+    # The roads were worked out from every hand of the shoe twice at every step (the scoreboard's
+    # and /api/roads'), whether a hand had been added or not.
+    view = BaccaratView("T")
+    worked = 0
+    real = view.roads.roads
+
+    def counted() -> object:
+        nonlocal worked
+        worked += 1
+        return real()
+
+    view.roads.roads = counted  # type: ignore[method-assign]
+    completed = {"round": 1, "status": "completed", "player": ["9S"], "banker": ["2H"], "winner": "player"}
+    feed(view, Decision("round_result", completed, 1))
+    first = view.roads_json()
+    for _ in range(3):
+        view.scoreboard()
+        view.roads_json()
+    assert worked == 1 and first["rounds"] == 1
+    feed(view, Decision("round_result", {**completed, "round": 2, "winner": "banker"}, 2))
+    assert view.roads_json()["rounds"] == 2 and worked == 2
+    feed(view, announce("shoe", shoe=2, decks=8))
+    assert view.roads_json() == {**view.roads_json(), "shoe": 2, "rounds": 0}

@@ -88,6 +88,7 @@ def test_the_counts_are_the_journals(scraped: tuple[dict, Path, int]) -> None:
     assert samples[("tablehost_device_online", (("device", "shoe"),))] == 1
     assert samples[("tablehost_step_duration_seconds_count", ())] > rounds
     assert samples[("tablehost_journal_bytes", ())] > 0
+    assert samples[("tablehost_face_file_failures_total", ())] == 0
     assert (
         samples[
             (
@@ -218,3 +219,22 @@ def test_clock_steps_and_synchronisation_are_counted() -> None:
     )
     assert metrics.registry.get_sample_value("tablehost_clock_steps_total", {"direction": "back"}) == 1
     assert metrics.registry.get_sample_value("tablehost_clock_synchronised") == 0
+
+
+def test_the_face_files_failures_are_counted_on_the_public_registry(tmp_path: Path) -> None:
+    # FaceWriter.failures was kept but served nowhere.
+    from prometheus_client import generate_latest
+
+    from firmware_host.display.face_file import FaceWriter
+
+    with Journal.open(tmp_path / "j.sqlite") as journal:
+        writer = FaceWriter(journal)
+        counted = TableMetrics("T1", "baccarat", "0")
+        counted.watch_face_file(lambda: writer.failures)
+        before = _samples(generate_latest(counted.registry).decode())
+        writer.path.mkdir()  # a directory where the file goes: it cannot be made
+        assert not writer.rebuild() and not writer.rebuild()
+        after = _samples(generate_latest(counted.registry).decode())
+    assert before[("tablehost_face_file_failures_total", ())] == 0
+    assert after[("tablehost_face_file_failures_total", ())] == writer.failures == 2
+    assert "face_file" not in generate_latest(counted.protection).decode()  # not protection data
