@@ -45,7 +45,7 @@ from paho.mqtt.properties import Properties
 from firmware_host.feed import broker
 from firmware_host.feed.ack import ack_topic, make_ack
 from firmware_host.feed.signing import Keyring, Signer
-from firmware_host.floor.admission import Admission, Admitted, Refusal
+from firmware_host.floor.admission import FAILURE_KINDS, Admission, Admitted, Refusal
 from firmware_host.floor.model import FloorError, Outcome, Store
 
 __all__ = ["Collector", "CollectorStats", "RefusalLog"]
@@ -78,6 +78,8 @@ class CollectorStats:
     :param last_write_seconds: the last committed store transaction's duration (their count and
         sum are the metrics' histogram); ``write_failures``: transactions the store refused;
         ``reader_failures``: calls of a :attr:`Collector.readers` hook that raised (the write stands).
+    :param admission_failures: messages whose checks failed in our own code, by kind
+        (:attr:`~firmware_host.floor.admission.Admission.failure_kinds`; each also counted refused).
     :param last_seq: per table, the highest seq this collector stored or saw stored.
     :param listeners: called with ``(outcomes, seconds)`` after each committed write.
     """
@@ -89,6 +91,7 @@ class CollectorStats:
     last_write_seconds: float = 0.0
     write_failures: int = 0
     reader_failures: int = 0
+    admission_failures: dict[str, int] = dataclasses.field(default_factory=lambda: dict.fromkeys(FAILURE_KINDS, 0))
     last_seq: dict[str, int] = dataclasses.field(default_factory=dict)
     listeners: list[Callable[[list[Outcome], float], None]] = dataclasses.field(default_factory=list)
 
@@ -174,7 +177,7 @@ class Collector:
         self._hint_failures = 0  # remember_ack's failures (logged at a rate limit)
         self.admission = Admission(topic_prefix, keyring)
         #: What became of the messages (the metrics' source).
-        self.stats = CollectorStats()
+        self.stats = CollectorStats(admission_failures=self.admission.failure_kinds)
         #: Messages by outcome kind (:attr:`CollectorStats.counts`).
         self.counts = self.stats.counts
         self._log = RefusalLog()
