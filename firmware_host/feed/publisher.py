@@ -256,7 +256,7 @@ class FeedPublisher:
         """Publish from the cursor until the connection fails, stalls or the publisher stops."""
         self.acked = self.cursor.load()
         reader = _Reader(self.journal, self.table_id, self.acked)
-        inflight = InFlight(self.acked, end_to_end=self.floor_keys is not None)
+        inflight = InFlight(self.acked, end_to_end=self.floor_keys is not None, epoch=self.cursor.epoch())
         saved, saved_at, status_seq, status_at = self.acked.seq, time.monotonic(), -1, 0.0
         # One message until the broker has answered one: Mosquitto closes the connection right after
         # refusing a PUBLISH (PUBACK 0x87, ACL), and anything more of ours arriving after that close
@@ -271,7 +271,10 @@ class FeedPublisher:
                 return
             ahead = self.receipts.take_ahead()
             if ahead is not None:
-                reader = self._catch_up(inflight, reader, ahead)
+                caught_up = self._catch_up(inflight, reader, ahead)
+                if caught_up is None:  # the floor's store holds less than the cursor said: resend from it
+                    return
+                reader = caught_up
             now = time.monotonic()
             if self.acked.seq != saved and (now - saved_at >= CURSOR_EVERY_S or not inflight):
                 self.cursor.save(self.acked)
@@ -316,16 +319,39 @@ class FeedPublisher:
             self._trouble.healthy(self.acked.seq)
         return True
 
-    def _catch_up(self, inflight: InFlight, reader: _Reader, ack: Ack) -> _Reader:
+    def _catch_up(self, inflight: InFlight, reader: _Reader, ack: Ack) -> _Reader | None:
         """The floor acknowledged a seq beyond every message in flight (the cursor was behind the
-        floor's): read the journal up to it, a page at a time; if its hash is this journal's, the
-        cursor jumps there and the reader goes on from it, else the acknowledgement is refused."""
-        found = _Reader(self.journal, self.table_id, inflight.acked).find(ack.seq)
+        floor's), or one of a newer epoch of its store (it was restored): read the journal up to
+        it, a page at a time (from the start if it is behind the cursor); if its hash is this
+        journal's, the cursor goes there (and takes the epoch) and the reader goes on from it,
+        else the acknowledgement is refused.
+
+        :returns: the reader to go on with; None when the cursor went back (the store lost what it
+            had acknowledged): the connection is left and the feed resends from the cursor.
+        """
+        start = inflight.acked if ack.seq >= inflight.acked.seq else FeedState()
+        found = start if ack.seq == start.seq else _Reader(self.journal, self.table_id, start).find(ack.seq)
         if found is None or found.hash != ack.hash:
             self.receipts.refuse(
                 f"seq {ack.seq} with hash {ack.hash[:16]}..., which is not this journal's message {ack.seq}"
             )
             return reader
+        if ack.epoch > inflight.epoch:
+            self.cursor.adopt(found, ack.epoch)
+            log.warning(
+                "feed %s: the floor's store is at epoch %d (the cursor was of %d) and holds up to seq %d "
+                "(the cursor was at %d)%s",
+                self.table_id,
+                ack.epoch,
+                inflight.epoch,
+                found.seq,
+                inflight.acked.seq,
+                f"; resending from seq {found.seq + 1}" if found.seq < inflight.acked.seq else "",
+            )
+            inflight.epoch = ack.epoch
+            if found.seq < inflight.acked.seq:
+                self.acked = found
+                return None
         inflight.jump(found)
         self.acked = found
         self._trouble.healthy(self.acked.seq)

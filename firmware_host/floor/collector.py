@@ -23,7 +23,12 @@ Only the store can say a message is stored. With the floor's key (``--floor-key`
 committed batch the collector publishes, for every table the batch brought a message of, the
 floor's acknowledgement (:mod:`firmware_host.feed.ack`): the highest seq up to which the store
 holds every message of the table, read from the store (so any collector sharing it may say
-it), signed, retained, QoS 1. The tables move their cursors on it, not on the broker's PUBACK.
+it), signed with the store's epoch, retained, QoS 1. The tables move their cursors on it, not on
+the broker's PUBACK. The collector also reads the acknowledgements (its own and those of any
+collector sharing the store, and the retained ones at each subscription): one of the store's
+epoch whose message the store does not hold, or one of a newer epoch, means the store was
+restored behind what the floor acknowledged, and the collector begins a new epoch and
+acknowledges every table anew from what the store really holds (:mod:`~firmware_host.floor.store_epochs`).
 
 :class:`CollectorStats` is where the collector counts what became of each message and how long
 each store write took: the Prometheus metrics read it.
@@ -43,7 +48,7 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from firmware_host.feed import broker
-from firmware_host.feed.ack import ack_topic, make_ack
+from firmware_host.feed.ack import MAX_ACK, Ack, AckError, ack_table, ack_topic, check_ack, make_ack
 from firmware_host.feed.signing import Keyring, Signer
 from firmware_host.floor.admission import FAILURE_KINDS, Admission, Admitted, Refusal
 from firmware_host.floor.model import FloorError, Outcome, Store
@@ -63,6 +68,9 @@ BACKOFF_S = (0.25, 10.0)
 REMEMBER_EVERY = 1000
 #: The floor's acknowledgements paho may hold unsent (beyond, one is dropped: the next batch says it again).
 ACKS_QUEUED = 1000
+#: Tables whose heard acknowledgements are held until the next flush checks them (more are dropped:
+#: a retained one comes again at the next subscription).
+HEARD_TABLES = 10_000
 #: Refusals logged one by one in each :data:`LOG_WINDOW_S`; the rest are summed up in one line.
 LOG_BURST = 10
 LOG_WINDOW_S = 60.0
@@ -174,6 +182,8 @@ class Collector:
         #: Per table, the last ``(seq, hash)`` this collector acknowledged (where the next look starts).
         self.said: dict[str, tuple[int, str]] = {}
         self._remembered: dict[str, int] = {}  # per table, the seq last remembered in the store
+        self._epoch: int | None = None  # the store's epoch this collector last acknowledged in
+        self._heard: dict[str, Ack] = {}  # per table, the newest acknowledgement heard, to check
         self._hint_failures = 0  # remember_ack's failures (logged at a rate limit)
         self.admission = Admission(topic_prefix, keyring)
         #: What became of the messages (the metrics' source).
@@ -212,7 +222,7 @@ class Collector:
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
         client.on_subscribe = lambda *_: self._on_subscribed()
-        client.on_message = lambda _c, _u, message: self._batch.append(message)
+        client.on_message = lambda _c, _u, message: self._received(client, message)
         properties = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]  # paho's is untyped
         properties.SessionExpiryInterval = SESSION_EXPIRY_S
         # At most a batch unacknowledged in this process (MQTT 5's default is 65,535): while the
@@ -280,7 +290,59 @@ class Collector:
             for message in batch:
                 client.ack(message.mid, message.qos)
             self._say_stored(client, outcomes)
+        if self._heard:
+            self._check_heard(client)
+        elif self._epoch is None and self.subscribed.is_set():  # its first word: every table, at once
+            self._say(client, [])
         return True
+
+    def _received(self, client: mqtt.Client, message: mqtt.MQTTMessage) -> None:
+        """A message from the broker: a feed message or status, for the batch; or an acknowledgement
+        of the floor (checked now against the floor's key, kept for :meth:`_check_heard`, and
+        acknowledged to the broker at once: a retained one comes again at the next subscription)."""
+        table = ack_table(self.prefix, _topic(message))
+        if table is None:
+            self._batch.append(message)
+            return
+        client.ack(message.mid, message.qos)
+        if self.floor_signer is None:
+            return
+        try:
+            ack = check_ack(bytes(message.payload[: MAX_ACK + 1]), table, self.floor_signer.public_keys())
+        except AckError:
+            return  # not the floor's: the tables refuse it themselves
+        held = self._heard.get(table)
+        if (held is None and len(self._heard) < HEARD_TABLES) or (
+            held is not None and (ack.epoch, ack.seq) > (held.epoch, held.seq)
+        ):
+            self._heard[table] = ack
+
+    def _check_heard(self, client: mqtt.Client) -> None:
+        """Check the acknowledgements heard against the store: one of its epoch whose message it
+        does not hold, or one of a newer epoch, means it was restored behind them: begin a new
+        epoch, and acknowledge every table anew (the tables resend what the store lacks)."""
+        heard, self._heard = self._heard, {}
+        try:
+            epoch = self.store.epoch()
+            behind = next(
+                (why for table, ack in sorted(heard.items()) if (why := self._behind(table, ack, epoch))), None
+            )
+            if behind is not None:
+                self.store.new_epoch(max(epoch, *(ack.epoch for ack in heard.values())), behind)
+        except FloorError as exc:  # checked again with the next acknowledgements heard
+            log.error("floor: cannot check the acknowledgements heard against the store: %s", exc)
+            self._heard = {**heard, **self._heard}
+            return
+        if behind is not None:
+            self._say(client, sorted(heard))
+
+    def _behind(self, table: str, ack: Ack, epoch: int) -> str | None:
+        """Why ``ack`` shows the store behind what the floor acknowledged, or None."""
+        if ack.epoch > epoch:
+            return f"{table}'s acknowledgement is of epoch {ack.epoch}, newer than the store's {epoch}"
+        if ack.epoch == epoch and ack.seq > 0 and not self.store.holds(table, ack.seq, ack.hash):
+            return f"{table}'s acknowledgement of seq {ack.seq} in this epoch, which the store does not hold"
+        return None
 
     def _say_stored(self, client: mqtt.Client, outcomes: list[Outcome]) -> None:
         """Publish the floor's acknowledgement of each table the batch brought a feed message of
@@ -288,7 +350,21 @@ class Collector:
         which may have settled a seq)."""
         if self.floor_signer is None:
             return
-        tables = sorted({o.table for o in outcomes if o.table and o.seq is not None and o.kind != "status"})
+        self._say(client, sorted({o.table for o in outcomes if o.table and o.seq is not None and o.kind != "status"}))
+
+    def _say(self, client: mqtt.Client, tables: list[str]) -> None:
+        """Publish the floor's acknowledgement of ``tables``, in the store's epoch; of every table
+        the store holds besides when the epoch is not the one this collector last said."""
+        if self.floor_signer is None:
+            return
+        try:
+            epoch = self.store.epoch()
+            if epoch != self._epoch:  # a new epoch (or this collector's first word): every table anew
+                tables = sorted({*tables, *self.store.tables()})
+                self.said.clear()
+        except FloorError as exc:  # the table resends after its lag bound; nothing is lost
+            log.error("floor: cannot read the store's epoch to acknowledge: %s", exc)
+            return
         for table in tables:
             try:
                 seq, hash = self.store.contiguous(table, self.said[table][0] if table in self.said else None)
@@ -297,15 +373,15 @@ class Collector:
                 return
             if seq - self._remembered.get(table, 0) >= REMEMBER_EVERY:
                 self._remember(table, seq)
-            if seq == 0:
-                continue
             client.publish(
                 ack_topic(self.prefix, table),
-                make_ack(self.floor_signer, table, seq, hash, time.time()),
+                make_ack(self.floor_signer, table, seq, hash, time.time(), epoch),
                 qos=1,
                 retain=True,
             )
-            self.said[table] = (seq, hash)
+            if seq:
+                self.said[table] = (seq, hash)
+        self._epoch = epoch
 
     def _remember(self, table: str, seq: int) -> None:
         """Write the store's hint of ``table``'s acknowledged prefix; a failure (logged the first
@@ -348,7 +424,8 @@ class Collector:
 
     def _on_subscribed(self) -> None:
         """The broker has the subscriptions: from now on every table's message reaches this session."""
-        log.info("floor: subscribed to %s/+/events and %s/+/status", self.prefix, self.prefix)
+        acks = f" and {ack_topic(self.prefix, '+')}" if self.floor_signer is not None else ""
+        log.info("floor: subscribed to %s/+/events, %s/+/status%s", self.prefix, self.prefix, acks)
         self.subscribed.set()
 
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
@@ -357,7 +434,10 @@ class Collector:
             log.error("floor: broker %s refused the connection: %s", self.settings.url, reason)
             return
         self._connected = True
-        client.subscribe([(f"{self.prefix}/+/events", 1), (f"{self.prefix}/+/status", 1)])
+        topics = [(f"{self.prefix}/+/events", 1), (f"{self.prefix}/+/status", 1)]
+        if self.floor_signer is not None:  # the acknowledgements said, to check against the store
+            topics.append((ack_topic(self.prefix, "+"), 1))
+        client.subscribe(topics)
         log.info(
             "floor: connected to %s (session %s)", self.settings.url, "resumed" if flags.session_present else "new"
         )
