@@ -242,6 +242,12 @@ def test_a_hint_that_cannot_be_written_skips_no_tables_acknowledgement(
                 raise FloorError("floor database f: cannot remember an acknowledgement: disk full")
             remembered.append((table, seq))
 
+        def epoch(self) -> int:  # the store's epoch, read at each batch
+            return 1
+
+        def tables(self) -> list[str]:  # every table, acknowledged anew at a collector's first word
+            return ["T1", "T2"]
+
     floor_key = Signer.from_file(provision_floor(tmp_path), "floor key", ACK_PREFIX)
     collector = Collector(Store(), BrokerSettings("mqtt://127.0.0.1:1"), None, floor_signer=floor_key)  # type: ignore[arg-type]
     outcomes = [Outcome("stored", "T1", 1), Outcome("stored", "T2", 1)]
