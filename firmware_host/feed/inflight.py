@@ -32,7 +32,12 @@ from firmware_host.feed.schema import FeedState
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-__all__ = ["InFlight", "Sent"]
+__all__ = ["InFlight", "Sent", "not_this_journals"]
+
+
+def not_this_journals(ack: Ack) -> str:
+    """Why ``ack`` is refused: its hash is not this journal's message ``ack.seq``."""
+    return f"seq {ack.seq} with hash {ack.hash[:16]}..., which is not this journal's message {ack.seq}"
 
 
 @dataclasses.dataclass
@@ -112,12 +117,12 @@ class InFlight:
             return ack
         if ack.seq <= self.acked.seq:
             if ack.seq == self.acked.seq and ack.hash != self.acked.hash:
-                return f"seq {ack.seq} with hash {ack.hash[:16]}..., which is not this journal's message {ack.seq}"
+                return not_this_journals(ack)
             return False
         for sent in self._sent.values():
             if sent.state.seq == ack.seq:
                 if sent.state.hash != ack.hash:
-                    return f"seq {ack.seq} with hash {ack.hash[:16]}..., which is not this journal's message {ack.seq}"
+                    return not_this_journals(ack)
                 break
         else:
             return ack

@@ -36,7 +36,7 @@ import paho.mqtt.client as mqtt
 from firmware_host.feed import broker, schema
 from firmware_host.feed.ack import Ack, ack_topic
 from firmware_host.feed.cursor import FeedCursor
-from firmware_host.feed.inflight import InFlight
+from firmware_host.feed.inflight import InFlight, not_this_journals
 from firmware_host.feed.receipts import Receipts
 from firmware_host.feed.schema import FeedState
 from firmware_host.feed.warning import TroubleClock
@@ -270,11 +270,10 @@ class FeedPublisher:
             if not self._take_acks(inflight) or not connected:
                 return
             ahead = self.receipts.take_ahead()
-            if ahead is not None:
-                caught_up = self._catch_up(inflight, reader, ahead)
-                if caught_up is None:  # the floor's store holds less than the cursor said: resend from it
-                    return
-                reader = caught_up
+            caught_up = reader if ahead is None else self._catch_up(inflight, reader, ahead)
+            if caught_up is None:  # the floor's store holds less than the cursor said: resend from it
+                return
+            reader = caught_up
             now = time.monotonic()
             if self.acked.seq != saved and (now - saved_at >= CURSOR_EVERY_S or not inflight):
                 self.cursor.save(self.acked)
@@ -320,38 +319,14 @@ class FeedPublisher:
         return True
 
     def _catch_up(self, inflight: InFlight, reader: _Reader, ack: Ack) -> _Reader | None:
-        """The floor acknowledged a seq beyond every message in flight (the cursor was behind the
-        floor's), or one of a newer epoch of its store (it was restored): read the journal up to
-        it, a page at a time (from the start if it is behind the cursor); if its hash is this
-        journal's, the cursor goes there (and takes the epoch) and the reader goes on from it,
-        else the acknowledgement is refused.
-
-        :returns: the reader to go on with; None when the cursor went back (the store lost what it
-            had acknowledged): the connection is left and the feed resends from the cursor.
-        """
-        start = inflight.acked if ack.seq >= inflight.acked.seq else FeedState()
-        found = start if ack.seq == start.seq else _Reader(self.journal, self.table_id, start).find(ack.seq)
-        if found is None or found.hash != ack.hash:
-            self.receipts.refuse(
-                f"seq {ack.seq} with hash {ack.hash[:16]}..., which is not this journal's message {ack.seq}"
-            )
+        """An acknowledgement beyond every message in flight, or of a newer epoch of the floor's store,
+        checked against the journal (:func:`_checked`, :func:`_adopt`). None: the cursor went back, resend."""
+        found = _checked(self.journal, self.table_id, inflight, ack, self.receipts)
+        if found is None:
             return reader
-        if ack.epoch > inflight.epoch:
-            self.cursor.adopt(found, ack.epoch)
-            log.warning(
-                "feed %s: the floor's store is at epoch %d (the cursor was of %d) and holds up to seq %d "
-                "(the cursor was at %d)%s",
-                self.table_id,
-                ack.epoch,
-                inflight.epoch,
-                found.seq,
-                inflight.acked.seq,
-                f"; resending from seq {found.seq + 1}" if found.seq < inflight.acked.seq else "",
-            )
-            inflight.epoch = ack.epoch
-            if found.seq < inflight.acked.seq:
-                self.acked = found
-                return None
+        if ack.epoch > inflight.epoch and _adopt(self.cursor, self.table_id, inflight, ack, found):
+            self.acked = found
+            return None
         inflight.jump(found)
         self.acked = found
         self._trouble.healthy(self.acked.seq)
@@ -394,6 +369,38 @@ class FeedPublisher:
         self._connected = False
         self._connack.set()
         self._wake.set()
+
+
+def _checked(
+    journal: JournalPages, table_id: str, inflight: InFlight, ack: Ack, receipts: Receipts
+) -> FeedState | None:
+    """The feed's state after the journal's message ``ack.seq`` if its hash is ``ack.hash``, else
+    None (and ``ack`` refused): read a page at a time from the cursor, or from the start when
+    ``ack`` is behind it."""
+    start = inflight.acked if ack.seq >= inflight.acked.seq else FeedState()
+    found = start if ack.seq == start.seq else _Reader(journal, table_id, start).find(ack.seq)
+    if found is None or found.hash != ack.hash:
+        receipts.refuse(not_this_journals(ack))
+        return None
+    return found
+
+
+def _adopt(cursor: FeedCursor, table_id: str, inflight: InFlight, ack: Ack, found: FeedState) -> bool:
+    """The floor's store is at a newer epoch and holds up to ``found``: the cursor takes both (and
+    says so). True when that is behind the cursor (the store was restored): resend from it."""
+    back = found.seq < inflight.acked.seq
+    cursor.adopt(found, ack.epoch)
+    log.warning(
+        "feed %s: the floor's store is at epoch %d (the cursor was of %d) and holds up to seq %d (the cursor was at %d)%s",
+        table_id,
+        ack.epoch,
+        inflight.epoch,
+        found.seq,
+        inflight.acked.seq,
+        f"; resending from seq {found.seq + 1}" if back else "",
+    )
+    inflight.epoch = ack.epoch
+    return back
 
 
 class _Reader:
