@@ -14,12 +14,12 @@ only to a newer epoch's, and refuses an older one's (:mod:`firmware_host.feed.in
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import time
-from typing import Any, ClassVar
+from typing import Any
 
 from firmware_host.floor.model import FloorError
+from firmware_host.floor.store_views import EngineParts
 
 __all__ = ["EpochRows", "EPOCH_LOCK"]
 
@@ -30,17 +30,8 @@ EPOCH_LOCK = "#epoch"
 _CURRENT = "SELECT coalesce(max(epoch), 0) FROM epochs"
 
 
-class EpochRows:
+class EpochRows(EngineParts):
     """The store's epoch, read and begun, on either engine (a mix-in of the stores)."""
-
-    name: str
-    _ERROR: ClassVar[tuple[type[BaseException], ...]]
-
-    def _db(self) -> contextlib.AbstractContextManager[Any]:
-        raise NotImplementedError
-
-    def _begin(self, db: Any, tables: list[str]) -> None:
-        raise NotImplementedError
 
     def _rollback(self, db: Any) -> None:
         raise NotImplementedError
