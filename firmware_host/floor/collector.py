@@ -48,8 +48,9 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from firmware_host.feed import broker
-from firmware_host.feed.ack import MAX_ACK, Ack, AckError, ack_table, ack_topic, check_ack, make_ack
+from firmware_host.feed.ack import ack_topic, make_ack
 from firmware_host.feed.signing import Keyring, Signer
+from firmware_host.floor.ack_watch import AckWatch
 from firmware_host.floor.admission import FAILURE_KINDS, Admission, Admitted, Refusal
 from firmware_host.floor.model import FloorError, Outcome, Store
 
@@ -68,9 +69,6 @@ BACKOFF_S = (0.25, 10.0)
 REMEMBER_EVERY = 1000
 #: The floor's acknowledgements paho may hold unsent (beyond, one is dropped: the next batch says it again).
 ACKS_QUEUED = 1000
-#: Tables whose heard acknowledgements are held until the next flush checks them (more are dropped:
-#: a retained one comes again at the next subscription).
-HEARD_TABLES = 10_000
 #: Refusals logged one by one in each :data:`LOG_WINDOW_S`; the rest are summed up in one line.
 LOG_BURST = 10
 LOG_WINDOW_S = 60.0
@@ -183,7 +181,9 @@ class Collector:
         self.said: dict[str, tuple[int, str]] = {}
         self._remembered: dict[str, int] = {}  # per table, the seq last remembered in the store
         self._epoch: int | None = None  # the store's epoch this collector last acknowledged in
-        self._heard: dict[str, Ack] = {}  # per table, the newest acknowledgement heard, to check
+        self._unsaid: set[str] = set()  # tables to acknowledge once the retained were heard
+        #: The floor's acknowledgements read back (with the floor's key only).
+        self.watch = AckWatch(topic_prefix, floor_signer) if floor_signer is not None else None
         self._hint_failures = 0  # remember_ack's failures (logged at a rate limit)
         self.admission = Admission(topic_prefix, keyring)
         #: What became of the messages (the metrics' source).
@@ -221,7 +221,7 @@ class Collector:
         errors = broker.SocketErrors(client)
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
-        client.on_subscribe = lambda *_: self._on_subscribed()
+        client.on_subscribe = lambda c, _u, _mid, codes, _p: self._on_subscribed(c, codes)
         client.on_message = lambda _c, _u, message: self._received(client, message)
         properties = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]  # paho's is untyped
         properties.SessionExpiryInterval = SESSION_EXPIRY_S
@@ -290,59 +290,28 @@ class Collector:
             for message in batch:
                 client.ack(message.mid, message.qos)
             self._say_stored(client, outcomes)
-        if self._heard:
+        if self.watch is not None and self.watch.heard:
             self._check_heard(client)
-        elif self._epoch is None and self.subscribed.is_set():  # its first word: every table, at once
-            self._say(client, [])
+        if self.watch is not None and self.watch.settled and (self._unsaid or self._epoch is None):
+            unsaid, self._unsaid = sorted(self._unsaid), set()
+            self._say(client, unsaid)  # held until the retained were heard; the first word: every table
         return True
 
     def _received(self, client: mqtt.Client, message: mqtt.MQTTMessage) -> None:
-        """A message from the broker: a feed message or status, for the batch; or an acknowledgement
-        of the floor (checked now against the floor's key, kept for :meth:`_check_heard`, and
-        acknowledged to the broker at once: a retained one comes again at the next subscription)."""
-        table = ack_table(self.prefix, _topic(message))
-        if table is None:
+        """A feed message or status, for the batch; or the floor's acknowledgement (:class:`AckWatch`)."""
+        if self.watch is None or not self.watch.received(client, _topic(message), message):
             self._batch.append(message)
-            return
-        client.ack(message.mid, message.qos)
-        if self.floor_signer is None:
-            return
-        try:
-            ack = check_ack(bytes(message.payload[: MAX_ACK + 1]), table, self.floor_signer.public_keys())
-        except AckError:
-            return  # not the floor's: the tables refuse it themselves
-        held = self._heard.get(table)
-        if (held is None and len(self._heard) < HEARD_TABLES) or (
-            held is not None and (ack.epoch, ack.seq) > (held.epoch, held.seq)
-        ):
-            self._heard[table] = ack
 
     def _check_heard(self, client: mqtt.Client) -> None:
-        """Check the acknowledgements heard against the store: one of its epoch whose message it
-        does not hold, or one of a newer epoch, means it was restored behind them: begin a new
-        epoch, and acknowledge every table anew (the tables resend what the store lacks)."""
-        heard, self._heard = self._heard, {}
+        """Check the acknowledgements heard (:meth:`AckWatch.check`): a new epoch begun, every table anew."""
+        assert self.watch is not None
         try:
-            epoch = self.store.epoch()
-            behind = next(
-                (why for table, ack in sorted(heard.items()) if (why := self._behind(table, ack, epoch))), None
-            )
-            if behind is not None:
-                self.store.new_epoch(max(epoch, *(ack.epoch for ack in heard.values())), behind)
+            tables = self.watch.check(self.store)
         except FloorError as exc:  # checked again with the next acknowledgements heard
             log.error("floor: cannot check the acknowledgements heard against the store: %s", exc)
-            self._heard = {**heard, **self._heard}
             return
-        if behind is not None:
-            self._say(client, sorted(heard))
-
-    def _behind(self, table: str, ack: Ack, epoch: int) -> str | None:
-        """Why ``ack`` shows the store behind what the floor acknowledged, or None."""
-        if ack.epoch > epoch:
-            return f"{table}'s acknowledgement is of epoch {ack.epoch}, newer than the store's {epoch}"
-        if ack.epoch == epoch and ack.seq > 0 and not self.store.holds(table, ack.seq, ack.hash):
-            return f"{table}'s acknowledgement of seq {ack.seq} in this epoch, which the store does not hold"
-        return None
+        if tables is not None:
+            self._unsaid.update(tables)
 
     def _say_stored(self, client: mqtt.Client, outcomes: list[Outcome]) -> None:
         """Publish the floor's acknowledgement of each table the batch brought a feed message of
@@ -355,7 +324,10 @@ class Collector:
     def _say(self, client: mqtt.Client, tables: list[str]) -> None:
         """Publish the floor's acknowledgement of ``tables``, in the store's epoch; of every table
         the store holds besides when the epoch is not the one this collector last said."""
-        if self.floor_signer is None:
+        if self.watch is None or self.floor_signer is None:
+            return
+        if not self.watch.settled:  # the retained acknowledgements not all heard: they are the evidence
+            self._unsaid.update(tables)
             return
         try:
             epoch = self.store.epoch()
@@ -422,10 +394,12 @@ class Collector:
                 self._log.refused(outcome)
         return outcomes
 
-    def _on_subscribed(self) -> None:
+    def _on_subscribed(self, client: mqtt.Client, codes: list[Any]) -> None:
         """The broker has the subscriptions: from now on every table's message reaches this session."""
-        acks = f" and {ack_topic(self.prefix, '+')}" if self.floor_signer is not None else ""
+        acks = f" and {ack_topic(self.prefix, '+')}" if self.watch is not None else ""
         log.info("floor: subscribed to %s/+/events, %s/+/status%s", self.prefix, self.prefix, acks)
+        if self.watch is not None:
+            self.watch.subscribed(client, len(codes) == 3 and not codes[2].is_failure)
         self.subscribed.set()
 
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
@@ -435,7 +409,8 @@ class Collector:
             return
         self._connected = True
         topics = [(f"{self.prefix}/+/events", 1), (f"{self.prefix}/+/status", 1)]
-        if self.floor_signer is not None:  # the acknowledgements said, to check against the store
+        if self.watch is not None:  # the acknowledgements said, to check against the store
+            self.watch.connected()
             topics.append((ack_topic(self.prefix, "+"), 1))
         client.subscribe(topics)
         log.info(

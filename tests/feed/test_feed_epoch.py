@@ -260,3 +260,45 @@ def test_a_store_restored_behind_its_acks_begins_an_epoch_and_the_table_resends_
         assert "does not hold" in store.epochs()[-1]["why"]
     finally:
         store.close()
+
+
+def test_a_collector_says_nothing_before_it_has_heard_the_retained_acknowledgements(tmp_path: Path) -> None:
+    """The retained acknowledgements are the evidence of a restore, and the collector's own replace
+    them at the broker: after its subscription it holds its word until its marker comes back
+    (after every retained message), so a crash in between cannot erase what it had not checked."""
+    from types import SimpleNamespace
+
+    from firmware_host.floor.collector import Collector
+    from firmware_host.floor.store import open_store
+
+    published: list[tuple[str, bytes]] = []
+    client = SimpleNamespace(
+        publish=lambda topic, payload, qos, retain=False: published.append((topic, payload)),
+        ack=lambda mid, qos: None,
+    )
+    store = open_store(str(tmp_path / "floor.sqlite"))
+    signer = Signer.from_file(provision_floor(tmp_path), "floor key", ACK_PREFIX)
+    collector = Collector(store, BrokerSettings("mqtt://127.0.0.1:1"), None, floor_signer=signer)
+    try:
+        assert collector.watch is not None
+        collector._say(client, ["T1"])  # type: ignore[arg-type]
+        assert published == []  # held: nothing heard yet
+        granted = SimpleNamespace(is_failure=False)
+        collector._on_subscribed(client, [granted] * 3)  # type: ignore[arg-type]
+        ((marker, word),) = published
+        assert marker == "tablehost/~floor/ack"
+        before = store.epoch()
+        retained = make_ack(signer, "T1", 5, "a" * 64, 1.0, before)  # what the store said before its restore
+        collector._received(client, SimpleNamespace(topic="tablehost/T1/ack", mid=1, qos=1, payload=retained))  # type: ignore[arg-type]
+        collector._flush(client)  # type: ignore[arg-type]
+        assert published == [(marker, word)]  # still held: the marker has not come back
+        collector._received(client, SimpleNamespace(topic=marker, mid=2, qos=1, payload=word))  # type: ignore[arg-type]
+        collector._flush(client)  # type: ignore[arg-type]
+        (topic, payload) = published[-1]
+        said = check_ack(payload, "T1", signer.public_keys())
+        assert (
+            topic == "tablehost/T1/ack" and said.epoch > before and said.seq == 0
+        )  # the first word is the new epoch's
+        assert len(published) == 2
+    finally:
+        store.close()
