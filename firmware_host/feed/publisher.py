@@ -390,7 +390,8 @@ def _adopt(cursor: FeedCursor, table_id: str, inflight: InFlight, ack: Ack, foun
     says so). True when that is behind the cursor (the store was restored): resend from it."""
     back = found.seq < inflight.acked.seq
     cursor.adopt(found, ack.epoch)
-    log.warning(
+    log.log(
+        logging.WARNING if back or inflight.epoch else logging.INFO,  # a first epoch is no news
         "feed %s: the floor's store is at epoch %d (the cursor was of %d) and holds up to seq %d (the cursor was at %d)%s",
         table_id,
         ack.epoch,
