@@ -28,15 +28,26 @@ from bench.floor.tables import FloorDb, floor_keys, provision, start_table, tabl
 from bench.floor.tcp_proxy import TcpProxy
 from firmware_host.web.users import add_user
 
-__all__ = ["Rig", "FLOOR_USER", "DASHBOARD_PIN"]
+__all__ = ["Rig", "FLOOR_USER", "DASHBOARD_PIN", "SUBSCRIBED", "wait_for_line"]
 
 REPO = Path(__file__).resolve().parents[2]
 #: The collectors' MQTT user (deploy/mosquitto/acl).
 FLOOR_USER = "tablehost-floor"
 #: The secret of the dashboard's user probe-surveillance in the soak.
 DASHBOARD_PIN = "probe-27182818"
-#: Seconds a collector may take to connect.
+#: Seconds a collector may take to connect and subscribe.
 CONNECT_S = 60.0
+#: What a collector logs once the broker has granted its subscriptions (floor/collector.py ``_on_subscribed``).
+SUBSCRIBED = "floor: subscribed to"
+
+
+def wait_for_line(log: Path, line: str, seen: int, child: subprocess.Popen[str], deadline: float) -> None:
+    """Wait until ``log`` holds ``line`` more than ``seen`` times (a restarted child appends to the
+    same log); raise if ``child`` exits or the monotonic ``deadline`` passes first."""
+    while (log.read_text().count(line) if log.exists() else 0) <= seen:
+        if child.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"{log.stem} did not log {line!r}: {log.read_text()[-2000:] if log.exists() else ''}")
+        time.sleep(0.05)
 
 
 def _drain(stream: IO[str] | None, log: IO[str]) -> None:
@@ -101,12 +112,14 @@ class Rig:
         return child
 
     def start_collector(self, name: str) -> subprocess.Popen[str]:
-        """Start collector ``name`` (``floor-b`` with the dashboard) and wait until it is connected."""
+        """Start collector ``name`` (``floor-b`` with the dashboard) and wait until it is subscribed."""
         self._launch_collector(name)()
         return self.collectors[name]
 
     def _launch_collector(self, name: str) -> Callable[[], None]:
-        """Start collector ``name``; return the wait until it is connected."""
+        """Start collector ``name``; return the wait until the broker has its subscriptions (its
+        SUBACK: a new session hears nothing published before it, and a resumed one is only then
+        sure to be the broker's again)."""
         options = ["--client-id", name, "--username", FLOOR_USER, "--password-file", str(self._floor_password), "-v"]
         if name == "floor-b":
             pins = self.tmp / "floor-http"
@@ -116,18 +129,11 @@ class Rig:
             )
             options += ["--http", f"127.0.0.1:{self.http_port}", "--http-dir", str(pins)]
         log = self.tmp / f"{name}.log"
-        already = log.read_text().count("floor: connected to") if log.exists() else 0
+        already = log.read_text().count(SUBSCRIBED) if log.exists() else 0
         child = self._spawn(name, floor_command(self.broker.url, self.db.args(), *options, keys=self.keys))
         self.collectors[name] = child
         deadline = time.monotonic() + CONNECT_S
-
-        def connected() -> None:
-            while log.read_text().count("floor: connected to") <= already if log.exists() else True:
-                if child.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"collector {name} did not connect: {log.read_text()[-2000:]}")
-                time.sleep(0.05)
-
-        return connected
+        return lambda: wait_for_line(log, SUBSCRIBED, already, child, deadline)
 
     def kill_collector(self, name: str) -> None:
         """SIGKILL collector ``name`` (no goodbye: its session and queue stay at the broker)."""

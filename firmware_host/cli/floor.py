@@ -141,6 +141,17 @@ def register(groups: argparse._SubParsersAction, name: str, help_text: str) -> N
     )
     export.set_defaults(func=run_export)
 
+    epoch = commands.add_parser(
+        "epoch", help="the store's epochs (docs/feed.md); --begin WHY begins a new one, after restoring a backup"
+    )
+    add_db_arguments(epoch)
+    epoch.add_argument(
+        "--begin",
+        metavar="WHY",
+        help="begin a new epoch, saying why: the tables resend what the store lacks (docs/recovery.md)",
+    )
+    epoch.set_defaults(func=run_epoch)
+
     keygen = commands.add_parser("keygen", help="the floor's acknowledgement key pair: floor.key (0400), floor.pub")
     keygen.add_argument(
         "--out", type=Path, default=Path("."), metavar="DIR", help="where to write floor.key and floor.pub"
@@ -313,6 +324,20 @@ def _skew_bound(text: str) -> float:
     if not 0 < value < 1e9:  # NaN and inf too
         raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
     return value
+
+
+def run_epoch(args: argparse.Namespace) -> int:
+    """``floor epoch --db PATH|DSN [--begin WHY]``: every epoch of the store, the current one last."""
+    store = open_db(args, read_only=args.begin is None)
+    try:
+        if args.begin is not None:
+            store.new_epoch(store.epoch(), f"begun by hand: {args.begin}")
+        for row in store.epochs():
+            made = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(row["made_at"]))
+            print(escaped(f"{row['epoch']} {made} {row['why']}"))
+    finally:
+        store.close()
+    return 0
 
 
 def run_status(args: argparse.Namespace) -> int:

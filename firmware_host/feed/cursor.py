@@ -6,6 +6,10 @@ A lost update (a power cut right after a PUBACK) only moves the cursor back, and
 resends from there: the collector deduplicates by ``(table, seq)``. So the cursor is written
 with ``synchronous=NORMAL`` (durable against a crash of the process, not of the machine) and
 never holds the database's write lock for longer than one small transaction.
+
+With the cursor is kept the floor store's **epoch** its position is of (docs/feed.md, "The
+store's epoch"): the cursor moves back only to a newer epoch (:meth:`FeedCursor.adopt`). A
+cursor written before epochs reads as epoch 0 (the column is added, its rows keep their place).
 """
 
 from __future__ import annotations
@@ -23,9 +27,12 @@ CREATE TABLE IF NOT EXISTS feed_cursor (
     table_id    TEXT PRIMARY KEY,   -- the table whose feed this is
     seq         INTEGER NOT NULL,   -- last feed seq the broker acknowledged (PUBACK)
     journal_seq INTEGER NOT NULL,   -- the journal record that message came from
-    hash        TEXT NOT NULL       -- that message's hash: the next one's prev_hash
+    hash        TEXT NOT NULL,      -- that message's hash: the next one's prev_hash
+    epoch       INTEGER NOT NULL DEFAULT 0  -- the floor store's epoch that acknowledged it
 )
 """
+#: The epoch column, added to a cursor table written before epochs.
+_ADD_EPOCH = "ALTER TABLE feed_cursor ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0"
 #: How long a cursor write waits for the journal's writer to finish its transaction, seconds.
 BUSY_TIMEOUT_S = 5.0
 
@@ -47,6 +54,8 @@ class FeedCursor:
             self._conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
             self._conn.execute("PRAGMA synchronous=NORMAL")
             self._conn.execute(_SCHEMA)
+            if "epoch" not in {row[1] for row in self._conn.execute("PRAGMA table_info(feed_cursor)")}:
+                self._conn.execute(_ADD_EPOCH)
         except sqlite3.Error as exc:
             raise CursorError(f"feed cursor in {path}: cannot open: {exc}") from exc
 
@@ -61,13 +70,34 @@ class FeedCursor:
         return FeedState() if row is None else FeedState(*row)
 
     def save(self, state: FeedState) -> None:
-        """Record ``state`` as acknowledged (never moves the cursor back)."""
+        """Record ``state`` as acknowledged in the cursor's epoch (never moves the cursor back)."""
         try:
             self._conn.execute(
                 "INSERT INTO feed_cursor (table_id, seq, journal_seq, hash) VALUES (?, ?, ?, ?) "
                 "ON CONFLICT(table_id) DO UPDATE SET seq = excluded.seq, journal_seq = excluded.journal_seq, "
                 "hash = excluded.hash WHERE excluded.seq > feed_cursor.seq",
                 (self.table_id, state.seq, state.journal_seq, state.hash),
+            )
+        except sqlite3.Error as exc:
+            raise CursorError(f"feed cursor in {self.path}: cannot write: {exc}") from exc
+
+    def epoch(self) -> int:
+        """The floor store's epoch the cursor is of (0: none yet, or a cursor from before epochs)."""
+        try:
+            row = self._conn.execute("SELECT epoch FROM feed_cursor WHERE table_id = ?", (self.table_id,)).fetchone()
+        except sqlite3.Error as exc:
+            raise CursorError(f"feed cursor in {self.path}: cannot read: {exc}") from exc
+        return 0 if row is None else int(row[0])
+
+    def adopt(self, state: FeedState, epoch: int) -> None:
+        """Record ``state`` as what the floor's store of a newer ``epoch`` holds: the one way the
+        cursor moves back (an older or the same epoch changes nothing)."""
+        try:
+            self._conn.execute(
+                "INSERT INTO feed_cursor (table_id, seq, journal_seq, hash, epoch) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT(table_id) DO UPDATE SET seq = excluded.seq, journal_seq = excluded.journal_seq, "
+                "hash = excluded.hash, epoch = excluded.epoch WHERE excluded.epoch > feed_cursor.epoch",
+                (self.table_id, state.seq, state.journal_seq, state.hash, epoch),
             )
         except sqlite3.Error as exc:
             raise CursorError(f"feed cursor in {self.path}: cannot write: {exc}") from exc

@@ -9,6 +9,10 @@ cursor is (:attr:`InFlight.acked`) and what is overdue.
   acknowledgement of the floor whose ``seq`` is a message in flight and whose ``hash`` is that
   message's, as this table's own journal gives it. A message stays in flight, and counts against
   the window, until the floor has it; the broker's PUBACK only moves :attr:`InFlight.taken`.
+- **The store's epoch** (docs/feed.md, "The store's epoch"): an acknowledgement of an epoch older
+  than the cursor's is refused (a replay, or a store restored behind and not yet recognised); one
+  of a newer epoch is handed to the publisher (like one beyond what is in flight), which checks
+  it against the journal and moves the cursor there, back if need be, and resends from it.
 - **Broker only** (no floor key: the behaviour before end-to-end acknowledgement): the cursor
   moves over the prefix of messages the broker acknowledged.
 
@@ -28,7 +32,12 @@ from firmware_host.feed.schema import FeedState
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-__all__ = ["InFlight", "Sent"]
+__all__ = ["InFlight", "Sent", "not_this_journals"]
+
+
+def not_this_journals(ack: Ack) -> str:
+    """Why ``ack`` is refused: its hash is not this journal's message ``ack.seq``."""
+    return f"seq {ack.seq} with hash {ack.hash[:16]}..., which is not this journal's message {ack.seq}"
 
 
 @dataclasses.dataclass
@@ -45,10 +54,11 @@ class InFlight:
 
     :param acked: the cursor when the connection began.
     :param end_to_end: the floor's acknowledgement moves the cursor (else the broker's PUBACK).
+    :param epoch: the floor store's epoch the cursor is of (0: none yet, or before epochs).
     """
 
-    def __init__(self, acked: FeedState, *, end_to_end: bool) -> None:
-        self.end_to_end = end_to_end
+    def __init__(self, acked: FeedState, *, end_to_end: bool, epoch: int = 0) -> None:
+        self.end_to_end, self.epoch = end_to_end, epoch
         #: The cursor: the last message acknowledged (by the floor, or by the broker without a floor key).
         self.acked = acked
         #: The last message of the prefix the broker acknowledged (PUBACK).
@@ -91,19 +101,28 @@ class InFlight:
         """The floor says it holds every message up to ``ack.seq`` (checked and signed: :func:`~firmware_host.feed.ack.check_ack`).
 
         :returns: True when the cursor moved; False for one behind the cursor (the cursor never
-            moves back); why it is refused (its hash is not this journal's message ``seq``:
-            another journal's, or forged); or the acknowledgement itself when it is beyond every
-            message in flight (a cursor behind the floor's, after a cursor write lost to a power
-            cut): the publisher checks it against the journal and :meth:`jump` s there.
+            moves back within an epoch); why it is refused (its hash is not this journal's
+            message ``seq``: another journal's, or forged; or its epoch is older than the
+            cursor's); or the acknowledgement itself when it is beyond every message in flight
+            (a cursor behind the floor's, after a cursor write lost to a power cut) or of a newer
+            epoch (the store was restored): the publisher checks it against the journal and
+            moves the cursor there.
         """
+        if ack.epoch < self.epoch:
+            return (
+                f"seq {ack.seq} of the floor store's epoch {ack.epoch}, older than this table's {self.epoch} "
+                "(replayed, or a store restored behind it)"
+            )
+        if ack.epoch > self.epoch:
+            return ack
         if ack.seq <= self.acked.seq:
             if ack.seq == self.acked.seq and ack.hash != self.acked.hash:
-                return f"seq {ack.seq} with hash {ack.hash[:16]}..., which is not this journal's message {ack.seq}"
+                return not_this_journals(ack)
             return False
         for sent in self._sent.values():
             if sent.state.seq == ack.seq:
                 if sent.state.hash != ack.hash:
-                    return f"seq {ack.seq} with hash {ack.hash[:16]}..., which is not this journal's message {ack.seq}"
+                    return not_this_journals(ack)
                 break
         else:
             return ack

@@ -36,7 +36,7 @@ import paho.mqtt.client as mqtt
 from firmware_host.feed import broker, schema
 from firmware_host.feed.ack import Ack, ack_topic
 from firmware_host.feed.cursor import FeedCursor
-from firmware_host.feed.inflight import InFlight
+from firmware_host.feed.inflight import InFlight, not_this_journals
 from firmware_host.feed.receipts import Receipts
 from firmware_host.feed.schema import FeedState
 from firmware_host.feed.warning import TroubleClock
@@ -256,7 +256,7 @@ class FeedPublisher:
         """Publish from the cursor until the connection fails, stalls or the publisher stops."""
         self.acked = self.cursor.load()
         reader = _Reader(self.journal, self.table_id, self.acked)
-        inflight = InFlight(self.acked, end_to_end=self.floor_keys is not None)
+        inflight = InFlight(self.acked, end_to_end=self.floor_keys is not None, epoch=self.cursor.epoch())
         saved, saved_at, status_seq, status_at = self.acked.seq, time.monotonic(), -1, 0.0
         # One message until the broker has answered one: Mosquitto closes the connection right after
         # refusing a PUBLISH (PUBACK 0x87, ACL), and anything more of ours arriving after that close
@@ -270,8 +270,10 @@ class FeedPublisher:
             if not self._take_acks(inflight) or not connected:
                 return
             ahead = self.receipts.take_ahead()
-            if ahead is not None:
-                reader = self._catch_up(inflight, reader, ahead)
+            caught_up = reader if ahead is None else self._catch_up(inflight, reader, ahead)
+            if caught_up is None:  # the floor's store holds less than the cursor said: resend from it
+                return
+            reader = caught_up
             now = time.monotonic()
             if self.acked.seq != saved and (now - saved_at >= CURSOR_EVERY_S or not inflight):
                 self.cursor.save(self.acked)
@@ -316,16 +318,15 @@ class FeedPublisher:
             self._trouble.healthy(self.acked.seq)
         return True
 
-    def _catch_up(self, inflight: InFlight, reader: _Reader, ack: Ack) -> _Reader:
-        """The floor acknowledged a seq beyond every message in flight (the cursor was behind the
-        floor's): read the journal up to it, a page at a time; if its hash is this journal's, the
-        cursor jumps there and the reader goes on from it, else the acknowledgement is refused."""
-        found = _Reader(self.journal, self.table_id, inflight.acked).find(ack.seq)
-        if found is None or found.hash != ack.hash:
-            self.receipts.refuse(
-                f"seq {ack.seq} with hash {ack.hash[:16]}..., which is not this journal's message {ack.seq}"
-            )
+    def _catch_up(self, inflight: InFlight, reader: _Reader, ack: Ack) -> _Reader | None:
+        """An acknowledgement beyond every message in flight, or of a newer epoch of the floor's store,
+        checked against the journal (:func:`_checked`, :func:`_adopt`). None: the cursor went back, resend."""
+        found = _checked(self.journal, self.table_id, inflight, ack, self.receipts)
+        if found is None:
             return reader
+        if ack.epoch > inflight.epoch and _adopt(self.cursor, self.table_id, inflight, ack, found):
+            self.acked = found
+            return None
         inflight.jump(found)
         self.acked = found
         self._trouble.healthy(self.acked.seq)
@@ -368,6 +369,39 @@ class FeedPublisher:
         self._connected = False
         self._connack.set()
         self._wake.set()
+
+
+def _checked(
+    journal: JournalPages, table_id: str, inflight: InFlight, ack: Ack, receipts: Receipts
+) -> FeedState | None:
+    """The feed's state after the journal's message ``ack.seq`` if its hash is ``ack.hash``, else
+    None (and ``ack`` refused): read a page at a time from the cursor, or from the start when
+    ``ack`` is behind it."""
+    start = inflight.acked if ack.seq >= inflight.acked.seq else FeedState()
+    found = start if ack.seq == start.seq else _Reader(journal, table_id, start).find(ack.seq)
+    if found is None or found.hash != ack.hash:
+        receipts.refuse(not_this_journals(ack))
+        return None
+    return found
+
+
+def _adopt(cursor: FeedCursor, table_id: str, inflight: InFlight, ack: Ack, found: FeedState) -> bool:
+    """The floor's store is at a newer epoch and holds up to ``found``: the cursor takes both (and
+    says so). True when that is behind the cursor (the store was restored): resend from it."""
+    back = found.seq < inflight.acked.seq
+    cursor.adopt(found, ack.epoch)
+    log.log(
+        logging.WARNING if back or inflight.epoch else logging.INFO,  # a first epoch is no news
+        "feed %s: the floor's store is at epoch %d (the cursor was of %d) and holds up to seq %d (the cursor was at %d)%s",
+        table_id,
+        ack.epoch,
+        inflight.epoch,
+        found.seq,
+        inflight.acked.seq,
+        f"; resending from seq {found.seq + 1}" if back else "",
+    )
+    inflight.epoch = ack.epoch
+    return back
 
 
 class _Reader:

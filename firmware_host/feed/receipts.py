@@ -58,7 +58,8 @@ class Receipts:
         self.floor_keys, self._wake = floor_keys, wake
         #: Acknowledgements of the floor refused: malformed, not the floor's key, another table's or journal's.
         self.refused = 0
-        #: The newest acknowledgement of the floor beyond every message in flight, to check (:meth:`take_ahead`).
+        #: The newest acknowledgement of the floor beyond every message in flight, or of a newer
+        #: epoch of its store, to check (:meth:`take_ahead`).
         self.ahead: Ack | None = None
         self._acks: collections.deque[tuple[int, int]] = collections.deque()  # (mid, reason code)
         self._floor_acks: collections.deque[bytes] = collections.deque(maxlen=ACKS_HELD)
@@ -99,7 +100,9 @@ class Receipts:
             verdict = inflight.floor_said(self._floor_acks.popleft(), self.table_id, self.floor_keys)
             if isinstance(verdict, str):
                 self.refuse(verdict)
-            elif isinstance(verdict, Ack) and (self.ahead is None or verdict.seq > self.ahead.seq):
+            elif isinstance(verdict, Ack) and (
+                self.ahead is None or (verdict.epoch, verdict.seq) > (self.ahead.epoch, self.ahead.seq)
+            ):
                 self.ahead = verdict
         return True
 

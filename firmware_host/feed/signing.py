@@ -113,6 +113,10 @@ class Signer:
             raise SigningKeyError(f"{what} {path}: a {type(private).__name__}, not an Ed25519 key")
         return cls(private, prefix)
 
+    def public_keys(self) -> dict[str, Ed25519PublicKey]:
+        """Its public key by id (what :func:`verify` checks its signatures with)."""
+        return {self.key_id: self._private.public_key()}
+
     def sign(self, message: dict[str, Any]) -> dict[str, Any]:
         """``message`` with ``key_id`` and ``sig``."""
         body = {k: v for k, v in message.items() if k not in schema.SIGNATURE_FIELDS}

@@ -8,7 +8,9 @@ size, nesting, types, ranges, hash), its ``table`` is the topic's, and it is sig
 that table's provisioned keys (:mod:`firmware_host.feed.signing`), unless the collector was
 explicitly started unsigned. Anything else is a :class:`Refusal`, with why and a bounded
 excerpt; :meth:`Admission.admit` never raises. A failure of the checks themselves (a defect of
-ours) is a refusal too, counted in :attr:`Admission.failures` and logged once a kind a minute.
+ours) is a refusal too, counted in :attr:`Admission.failures` and by kind in
+:attr:`Admission.failure_kinds` (the metric ``tablehost_floor_admission_failures_total``), and
+logged once a kind a minute.
 
 A feed message refused as malformed whose content is malformed however it is encoded, yet
 which its table signed, **settles** its seq (:attr:`Refusal.settles`): the table really sent
@@ -29,7 +31,7 @@ from firmware_host.feed import schema, signing
 from firmware_host.text import escaped
 from firmware_host.web.logs import RateLimit
 
-__all__ = ["Admission", "Admitted", "Refusal", "EXCERPT_BYTES", "TOPIC_CHARS", "REASON_CHARS"]
+__all__ = ["Admission", "Admitted", "Refusal", "EXCERPT_BYTES", "TOPIC_CHARS", "REASON_CHARS", "FAILURE_KINDS"]
 
 log = logging.getLogger("tablehost.floor")
 
@@ -40,6 +42,19 @@ TOPIC_CHARS = 200
 #: Characters of a refusal's reason kept.
 REASON_CHARS = 300
 LEAVES = ("events", "status")
+#: The kinds a failure of the checks is counted under (its exception's class, else ``other``): a
+#: bounded label set, never the message, the topic or the payload.
+FAILURE_KINDS = (
+    "UnicodeError",
+    "ValueError",
+    "TypeError",
+    "KeyError",
+    "IndexError",
+    "AttributeError",
+    "RecursionError",
+    "MemoryError",
+    "other",
+)
 _HASH = re.compile(r"[0-9a-f]{64}\Z")
 
 
@@ -78,6 +93,11 @@ class Refusal:
     settles: tuple[int, str] | None = None
 
 
+def failure_kind(exc: BaseException) -> str:
+    """The :data:`FAILURE_KINDS` entry ``exc`` is counted under (the first class it is an instance of)."""
+    return next((kind for kind in FAILURE_KINDS[:-1] if any(c.__name__ == kind for c in type(exc).__mro__)), "other")
+
+
 def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
@@ -94,6 +114,8 @@ class Admission:
         self.prefix, self.keyring = prefix, keyring
         #: Messages whose check failed in our own code (each refused; logged once a kind a minute).
         self.failures = 0
+        #: :attr:`failures` by kind (:data:`FAILURE_KINDS`, each present from the start).
+        self.failure_kinds = dict.fromkeys(FAILURE_KINDS, 0)
         self._failures_log = RateLimit()
 
     def admit(self, topic: str, payload: bytes) -> Admitted | Refusal:
@@ -106,6 +128,7 @@ class Admission:
             return self._check(table, leaf, topic, payload)
         except Exception as exc:  # a defect of ours must never stop the floor: refuse, count, and say so
             self.failures += 1
+            self.failure_kinds[failure_kind(exc)] += 1
             held = self._failures_log.allow(type(exc).__name__)  # by kind only: the topic is the peer's to vary
             if held is not None:
                 log.error(

@@ -23,7 +23,12 @@ Only the store can say a message is stored. With the floor's key (``--floor-key`
 committed batch the collector publishes, for every table the batch brought a message of, the
 floor's acknowledgement (:mod:`firmware_host.feed.ack`): the highest seq up to which the store
 holds every message of the table, read from the store (so any collector sharing it may say
-it), signed, retained, QoS 1. The tables move their cursors on it, not on the broker's PUBACK.
+it), signed with the store's epoch, retained, QoS 1. The tables move their cursors on it, not on
+the broker's PUBACK. The collector also reads the acknowledgements (its own and those of any
+collector sharing the store, and the retained ones at each subscription): one of the store's
+epoch whose message the store does not hold, or one of a newer epoch, means the store was
+restored behind what the floor acknowledged, and the collector begins a new epoch and
+acknowledges every table anew from what the store really holds (:mod:`~firmware_host.floor.store_epochs`).
 
 :class:`CollectorStats` is where the collector counts what became of each message and how long
 each store write took: the Prometheus metrics read it.
@@ -45,7 +50,8 @@ from paho.mqtt.properties import Properties
 from firmware_host.feed import broker
 from firmware_host.feed.ack import ack_topic, make_ack
 from firmware_host.feed.signing import Keyring, Signer
-from firmware_host.floor.admission import Admission, Admitted, Refusal
+from firmware_host.floor.ack_watch import AckWatch
+from firmware_host.floor.admission import FAILURE_KINDS, Admission, Admitted, Refusal
 from firmware_host.floor.model import FloorError, Outcome, Store
 
 __all__ = ["Collector", "CollectorStats", "RefusalLog"]
@@ -78,6 +84,8 @@ class CollectorStats:
     :param last_write_seconds: the last committed store transaction's duration (their count and
         sum are the metrics' histogram); ``write_failures``: transactions the store refused;
         ``reader_failures``: calls of a :attr:`Collector.readers` hook that raised (the write stands).
+    :param admission_failures: messages whose checks failed in our own code, by kind
+        (:attr:`~firmware_host.floor.admission.Admission.failure_kinds`; each also counted refused).
     :param last_seq: per table, the highest seq this collector stored or saw stored.
     :param listeners: called with ``(outcomes, seconds)`` after each committed write.
     """
@@ -89,6 +97,7 @@ class CollectorStats:
     last_write_seconds: float = 0.0
     write_failures: int = 0
     reader_failures: int = 0
+    admission_failures: dict[str, int] = dataclasses.field(default_factory=lambda: dict.fromkeys(FAILURE_KINDS, 0))
     last_seq: dict[str, int] = dataclasses.field(default_factory=dict)
     listeners: list[Callable[[list[Outcome], float], None]] = dataclasses.field(default_factory=list)
 
@@ -171,10 +180,14 @@ class Collector:
         #: Per table, the last ``(seq, hash)`` this collector acknowledged (where the next look starts).
         self.said: dict[str, tuple[int, str]] = {}
         self._remembered: dict[str, int] = {}  # per table, the seq last remembered in the store
+        self._epoch: int | None = None  # the store's epoch this collector last acknowledged in
+        self._unsaid: set[str] = set()  # tables to acknowledge once the retained were heard
+        #: The floor's acknowledgements read back (with the floor's key only).
+        self.watch = AckWatch(topic_prefix, floor_signer) if floor_signer is not None else None
         self._hint_failures = 0  # remember_ack's failures (logged at a rate limit)
         self.admission = Admission(topic_prefix, keyring)
         #: What became of the messages (the metrics' source).
-        self.stats = CollectorStats()
+        self.stats = CollectorStats(admission_failures=self.admission.failure_kinds)
         #: Messages by outcome kind (:attr:`CollectorStats.counts`).
         self.counts = self.stats.counts
         self._log = RefusalLog()
@@ -208,8 +221,8 @@ class Collector:
         errors = broker.SocketErrors(client)
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
-        client.on_subscribe = lambda *_: self._on_subscribed()
-        client.on_message = lambda _c, _u, message: self._batch.append(message)
+        client.on_subscribe = lambda c, _u, _mid, codes, _p: self._on_subscribed(c, codes)
+        client.on_message = lambda _c, _u, message: self._received(client, message)
         properties = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]  # paho's is untyped
         properties.SessionExpiryInterval = SESSION_EXPIRY_S
         # At most a batch unacknowledged in this process (MQTT 5's default is 65,535): while the
@@ -277,7 +290,28 @@ class Collector:
             for message in batch:
                 client.ack(message.mid, message.qos)
             self._say_stored(client, outcomes)
+        if self.watch is not None and self.watch.heard:
+            self._check_heard(client)
+        if self.watch is not None and self.watch.settled and (self._unsaid or self._epoch is None):
+            unsaid, self._unsaid = sorted(self._unsaid), set()
+            self._say(client, unsaid)  # held until the retained were heard; the first word: every table
         return True
+
+    def _received(self, client: mqtt.Client, message: mqtt.MQTTMessage) -> None:
+        """A feed message or status, for the batch; or the floor's acknowledgement (:class:`AckWatch`)."""
+        if self.watch is None or not self.watch.received(client, _topic(message), message):
+            self._batch.append(message)
+
+    def _check_heard(self, client: mqtt.Client) -> None:
+        """Check the acknowledgements heard (:meth:`AckWatch.check`): a new epoch begun, every table anew."""
+        assert self.watch is not None
+        try:
+            tables = self.watch.check(self.store)
+        except FloorError as exc:  # checked again with the next acknowledgements heard
+            log.error("floor: cannot check the acknowledgements heard against the store: %s", exc)
+            return
+        if tables is not None:
+            self._unsaid.update(tables)
 
     def _say_stored(self, client: mqtt.Client, outcomes: list[Outcome]) -> None:
         """Publish the floor's acknowledgement of each table the batch brought a feed message of
@@ -285,7 +319,24 @@ class Collector:
         which may have settled a seq)."""
         if self.floor_signer is None:
             return
-        tables = sorted({o.table for o in outcomes if o.table and o.seq is not None and o.kind != "status"})
+        self._say(client, sorted({o.table for o in outcomes if o.table and o.seq is not None and o.kind != "status"}))
+
+    def _say(self, client: mqtt.Client, tables: list[str]) -> None:
+        """Publish the floor's acknowledgement of ``tables``, in the store's epoch; of every table
+        the store holds besides when the epoch is not the one this collector last said."""
+        if self.watch is None or self.floor_signer is None:
+            return
+        if not self.watch.settled:  # the retained acknowledgements not all heard: they are the evidence
+            self._unsaid.update(tables)
+            return
+        try:
+            epoch = self.store.epoch()
+            if epoch != self._epoch:  # a new epoch (or this collector's first word): every table anew
+                tables = sorted({*tables, *self.store.tables()})
+                self.said.clear()
+        except FloorError as exc:  # the table resends after its lag bound; nothing is lost
+            log.error("floor: cannot read the store's epoch to acknowledge: %s", exc)
+            return
         for table in tables:
             try:
                 seq, hash = self.store.contiguous(table, self.said[table][0] if table in self.said else None)
@@ -294,15 +345,15 @@ class Collector:
                 return
             if seq - self._remembered.get(table, 0) >= REMEMBER_EVERY:
                 self._remember(table, seq)
-            if seq == 0:
-                continue
             client.publish(
                 ack_topic(self.prefix, table),
-                make_ack(self.floor_signer, table, seq, hash, time.time()),
+                make_ack(self.floor_signer, table, seq, hash, time.time(), epoch),
                 qos=1,
                 retain=True,
             )
-            self.said[table] = (seq, hash)
+            if seq:
+                self.said[table] = (seq, hash)
+        self._epoch = epoch
 
     def _remember(self, table: str, seq: int) -> None:
         """Write the store's hint of ``table``'s acknowledged prefix; a failure (logged the first
@@ -343,9 +394,12 @@ class Collector:
                 self._log.refused(outcome)
         return outcomes
 
-    def _on_subscribed(self) -> None:
+    def _on_subscribed(self, client: mqtt.Client, codes: list[Any]) -> None:
         """The broker has the subscriptions: from now on every table's message reaches this session."""
-        log.info("floor: subscribed to %s/+/events and %s/+/status", self.prefix, self.prefix)
+        acks = f" and {ack_topic(self.prefix, '+')}" if self.watch is not None else ""
+        log.info("floor: subscribed to %s/+/events, %s/+/status%s", self.prefix, self.prefix, acks)
+        if self.watch is not None:
+            self.watch.subscribed(client, len(codes) == 3 and not codes[2].is_failure)
         self.subscribed.set()
 
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
@@ -354,7 +408,11 @@ class Collector:
             log.error("floor: broker %s refused the connection: %s", self.settings.url, reason)
             return
         self._connected = True
-        client.subscribe([(f"{self.prefix}/+/events", 1), (f"{self.prefix}/+/status", 1)])
+        topics = [(f"{self.prefix}/+/events", 1), (f"{self.prefix}/+/status", 1)]
+        if self.watch is not None:  # the acknowledgements said, to check against the store
+            self.watch.connected()
+            topics.append((ack_topic(self.prefix, "+"), 1))
+        client.subscribe(topics)
         log.info(
             "floor: connected to %s (session %s)", self.settings.url, "resumed" if flags.session_present else "new"
         )

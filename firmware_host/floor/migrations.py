@@ -47,6 +47,9 @@ MIGRATIONS: tuple[Migration, ...] = (
         6,
         "the acknowledged prefix is one chain (each prev_hash the hash before it): the hints remembered by the earlier rule, which counted any stored seq, are forgotten",
     ),
+    Migration(
+        7, "the store's epoch, signed into the floor's acknowledgement (a store restored behind begins a new one)"
+    ),
 )
 #: The schema's newest version.
 LATEST = MIGRATIONS[-1].version

@@ -116,6 +116,15 @@ class Store(Protocol):
     def remember_ack(self, table: str, seq: int) -> None:
         """Where :meth:`contiguous` starts next time (a hint)."""
 
+    def epoch(self) -> int:
+        """The store's epoch (:mod:`~firmware_host.floor.store_epochs`)."""
+
+    def new_epoch(self, above: int, why: str) -> int:
+        """Begin an epoch newer than ``above`` unless the store's already is; the store's epoch after."""
+
+    def holds(self, table: str, seq: int, hash: str) -> bool:
+        """Whether message ``seq`` of ``table`` with ``hash`` is stored or settled."""
+
     def refused_unknown(self) -> int:
         """Refusals on topics naming no table the floor knows."""
 

@@ -61,6 +61,11 @@ STEPS: dict[int, tuple[str, ...]] = {
         "CREATE INDEX views_user ON views (user_name, minute)",
     ),
     6: ("UPDATE tables SET ack_hint = 0",),
+    7: (
+        "CREATE TABLE epochs (epoch BIGINT PRIMARY KEY, made_at DOUBLE PRECISION NOT NULL, why TEXT NOT NULL)",
+        "INSERT INTO epochs (epoch, made_at, why) VALUES ((extract(epoch FROM clock_timestamp()) * 1000000)::bigint, "
+        "extract(epoch FROM clock_timestamp()), 'the store made, or given epochs')",
+    ),
 }
 
 #: SQL true of a message row that cannot be read back as published.

@@ -56,6 +56,11 @@ STEPS: dict[int, tuple[str, ...]] = {
         "CREATE INDEX IF NOT EXISTS views_user ON views (user_name, minute)",
     ),
     6: ("UPDATE tables SET ack_hint = 0",),
+    7: (
+        "CREATE TABLE IF NOT EXISTS epochs (epoch INTEGER PRIMARY KEY, made_at REAL NOT NULL, why TEXT NOT NULL)",
+        "INSERT INTO epochs (epoch, made_at, why) VALUES (CAST((julianday('now') - 2440587.5) * 86400000000 AS INTEGER), "
+        "(julianday('now') - 2440587.5) * 86400, 'the store made, or given epochs')",
+    ),
 }
 
 #: SQL that keeps only rows whose seq is an integer.

@@ -45,6 +45,7 @@ from firmware_host.feed import schema
 from firmware_host.floor import continuity, migrations
 from firmware_host.floor.admission import Admitted, Refusal
 from firmware_host.floor.model import UNKNOWN_TABLE, FloorError, Outcome
+from firmware_host.floor.store_epochs import EpochRows
 from firmware_host.floor.store_reads import _COLUMNS, StoreReads
 from firmware_host.floor.store_views import ViewRows
 
@@ -70,7 +71,7 @@ class _Raced(_OneMessage):
     batch's outcomes no longer hold, so it is written again a message at a time."""
 
 
-class SqlStore(StoreReads, ViewRows):
+class SqlStore(StoreReads, ViewRows, EpochRows):
     """The floor's store on one SQL engine, with its writes; a subclass says how to connect
     (:meth:`_db`), how a write transaction begins (:meth:`_begin`) and what the engine's errors
     are. The read API is :class:`~firmware_host.floor.store_reads.StoreReads`'.

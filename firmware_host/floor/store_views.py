@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 
 from firmware_host.floor.model import FloorError
 
-__all__ = ["ViewRows", "VIEW_COLUMNS"]
+__all__ = ["ViewRows", "VIEW_COLUMNS", "EngineParts"]
 
 #: A view row's columns, as :meth:`ViewRows.views` gives them.
 VIEW_COLUMNS = ("minute", "user", "role", "what", "count")
@@ -28,8 +28,9 @@ _UPSERT = (
 )
 
 
-class ViewRows:
-    """The view log's writes and reads, for a store on either engine (a mix-in of the stores)."""
+class EngineParts:
+    """What a mix-in of the stores uses of its store: its name, the engine's error, a connection
+    and a write transaction's beginning (:class:`~firmware_host.floor.store_sql.SqlStore` has them)."""
 
     name: str
     _ERROR: ClassVar[tuple[type[BaseException], ...]]
@@ -39,6 +40,10 @@ class ViewRows:
 
     def _begin(self, db: Any, tables: list[str]) -> None:
         raise NotImplementedError
+
+
+class ViewRows(EngineParts):
+    """The view log's writes and reads, for a store on either engine (a mix-in of the stores)."""
 
     def add_views(self, rows: Iterable[tuple[int, str, str, str, int]]) -> None:
         """Add ``(minute, user, role, what, count)`` rows in one transaction (counts summed).

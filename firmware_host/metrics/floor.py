@@ -88,6 +88,14 @@ class FloorMetrics(Collector):
         for outcome in OUTCOMES:
             messages.add_metric([outcome], stats.counts.get(outcome, 0))
         yield messages
+        failures = CounterMetricFamily(
+            "tablehost_floor_admission_failures",
+            "Messages whose checks failed in the collector's own code (each refused), by the failure's kind.",
+            labels=["kind"],
+        )
+        for kind, count in stats.admission_failures.items():
+            failures.add_metric([kind], count)
+        yield failures
         yield CounterMetricFamily(
             "tablehost_floor_gaps", "Stored messages that left seqs missing below them.", value=stats.gaps
         )

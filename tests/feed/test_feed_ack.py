@@ -47,16 +47,16 @@ def public(tmp_path: Path) -> dict[str, object]:
 
 def test_an_acknowledgement_checks_only_for_its_table_and_under_the_floors_key(tmp_path: Path) -> None:
     signer, keys = floor_signer(tmp_path), public(tmp_path)
-    payload = make_ack(signer, "T1", 12, "a" * 64, 1.5)
+    payload = make_ack(signer, "T1", 12, "a" * 64, 1.5, 0)
     assert check_ack(payload, "T1", keys) == Ack("T1", 12, "a" * 64, 1.5)  # type: ignore[arg-type]
     with pytest.raises(AckError, match="for table 'T1', not 'T2'"):
         check_ack(payload, "T2", keys)  # type: ignore[arg-type]
     stranger = Signer(Ed25519PrivateKey.generate(), ACK_PREFIX)
     with pytest.raises(AckError, match="not signed by the floor"):
-        check_ack(make_ack(stranger, "T1", 12, "a" * 64, 1.5), "T1", keys)  # type: ignore[arg-type]
+        check_ack(make_ack(stranger, "T1", 12, "a" * 64, 1.5, 0), "T1", keys)  # type: ignore[arg-type]
     table = Signer.from_file(provision(tmp_path, "T1"))  # a table's key, or the floor's under the feed's prefix
     with pytest.raises(AckError, match="not signed by the floor"):
-        check_ack(make_ack(table, "T1", 12, "a" * 64, 1.5), "T1", keys)  # type: ignore[arg-type]
+        check_ack(make_ack(table, "T1", 12, "a" * 64, 1.5, 0), "T1", keys)  # type: ignore[arg-type]
     tampered = payload.replace(b'"seq":12', b'"seq":13')
     with pytest.raises(AckError, match="does not check"):
         check_ack(tampered, "T1", keys)  # type: ignore[arg-type]
@@ -174,15 +174,18 @@ def test_a_forged_or_replayed_acknowledgement_never_makes_the_table_drop_a_messa
             attacker = client_of(broker, FLOOR, users[FLOOR])  # a collector's credentials, not the floor's key
             try:
                 stranger = Signer(Ed25519PrivateKey.generate(), ACK_PREFIX)
-                assert publish(attacker, "tablehost/T1/ack", make_ack(stranger, "T1", 11, hash_of[11], 1.0)) in (
+                assert publish(attacker, "tablehost/T1/ack", make_ack(stranger, "T1", 11, hash_of[11], 1.0, 0)) in (
                     0,
                     0x10,
                 )
                 wait_for(lambda: feed.refused_acks >= 1, what="the forged acknowledgement refused")
                 genuine = floor_signer(tmp_path)  # the floor's own key, replayed from elsewhere:
-                assert publish(attacker, "tablehost/T1/ack", make_ack(genuine, "T2", 11, hash_of[11], 1.0)) in (0, 0x10)
+                assert publish(attacker, "tablehost/T1/ack", make_ack(genuine, "T2", 11, hash_of[11], 1.0, 0)) in (
+                    0,
+                    0x10,
+                )
                 wait_for(lambda: feed.refused_acks >= 2, what="another table's acknowledgement refused")
-                assert publish(attacker, "tablehost/T1/ack", make_ack(genuine, "T1", 11, "e" * 64, 1.0)) in (0, 0x10)
+                assert publish(attacker, "tablehost/T1/ack", make_ack(genuine, "T1", 11, "e" * 64, 1.0, 0)) in (0, 0x10)
                 wait_for(lambda: feed.refused_acks >= 3, what="another journal's acknowledgement refused")
             finally:
                 attacker.loop_stop()
@@ -190,7 +193,7 @@ def test_a_forged_or_replayed_acknowledgement_never_makes_the_table_drop_a_messa
             for user in ("T1", "T2"):  # only a collector may write an acknowledgement
                 table = client_of(broker, user, users[user])
                 try:
-                    assert publish(table, "tablehost/T1/ack", make_ack(genuine, "T1", 11, hash_of[11], 1.0)) == 0x87
+                    assert publish(table, "tablehost/T1/ack", make_ack(genuine, "T1", 11, hash_of[11], 1.0, 0)) == 0x87
                 finally:
                     table.loop_stop()
                     table.disconnect()

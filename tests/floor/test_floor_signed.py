@@ -206,6 +206,8 @@ def test_any_collector_sharing_the_store_acknowledges_what_it_holds(
         assert {o.kind for o in a.process(batch)} == {"stored"}
         outcomes = b.process(batch)
         assert {o.kind for o in outcomes} == {"duplicate"}
+        assert b.watch is not None
+        b.watch.settled = True  # the broker's retained acknowledgements heard (floor/ack_watch.py)
         b._say_stored(Client(), outcomes)  # type: ignore[arg-type]
     finally:
         store.close()
@@ -242,8 +244,16 @@ def test_a_hint_that_cannot_be_written_skips_no_tables_acknowledgement(
                 raise FloorError("floor database f: cannot remember an acknowledgement: disk full")
             remembered.append((table, seq))
 
+        def epoch(self) -> int:  # the store's epoch, read at each batch
+            return 1
+
+        def tables(self) -> list[str]:  # every table, acknowledged anew at a collector's first word
+            return ["T1", "T2"]
+
     floor_key = Signer.from_file(provision_floor(tmp_path), "floor key", ACK_PREFIX)
     collector = Collector(Store(), BrokerSettings("mqtt://127.0.0.1:1"), None, floor_signer=floor_key)  # type: ignore[arg-type]
+    assert collector.watch is not None
+    collector.watch.settled = True  # the broker's retained acknowledgements heard (floor/ack_watch.py)
     outcomes = [Outcome("stored", "T1", 1), Outcome("stored", "T2", 1)]
     with caplog.at_level("ERROR", logger="tablehost.floor"):
         collector._say_stored(Client(), outcomes)  # type: ignore[arg-type]

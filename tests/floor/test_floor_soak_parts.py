@@ -1,6 +1,7 @@
 """The floor soak's pieces that need no server: re-issuing a journal's feed under another table's
 id and key (bench/floor/soak_issue.py), the end check that compares the store with what was
-issued (bench/floor/soak_report.py), and the use of the dashboard probe's interface."""
+issued (bench/floor/soak_report.py), the use of the dashboard probe's interface, and the rig's wait
+for a collector's subscription (bench/floor/soak_rig.py)."""
 
 from __future__ import annotations
 
@@ -11,12 +12,14 @@ import threading
 import types
 from pathlib import Path
 
+import pytest
+
 from bench.bench_floor_soak import Soak, arguments
 from bench.floor.records import RECORDS
 from bench.floor.soak_issue import PACES, reissue, schedule
 from bench.floor.soak_measure import Row
 from bench.floor.soak_report import differences
-from bench.floor.soak_rig import DASHBOARD_PIN
+from bench.floor.soak_rig import DASHBOARD_PIN, SUBSCRIBED, wait_for_line
 from firmware_host.feed import schema, signing
 from firmware_host.feed.schema import FeedState
 
@@ -112,3 +115,30 @@ def test_without_the_dashboard_probe_the_soak_says_so_and_goes_on(tmp_path: Path
     assert soak.drawn == [] and soak.notes == [
         "dashboard: bench/floor/dashboard_probe.py is not in this tree, no dashboard figure"
     ]
+
+
+class _Alive:
+    """A child process that has not exited (what :func:`wait_for_line` asks of it)."""
+
+    def poll(self) -> None:
+        return None
+
+
+def test_the_rig_waits_for_the_collectors_subscription_not_its_connection(tmp_path: Path) -> None:
+    """A new session hears nothing published before its SUBACK; the rig waited for the collector's
+    ``connected`` line (CONNACK). It now waits for ``subscribed``, counting the lines a restarted
+    collector adds to the same log."""
+    import time
+
+    log = tmp_path / "floor-a.log"
+    log.write_text("floor: connected to mqtt://x (session new)\nfloor: subscribed to tablehost/+/events\n")
+    log.write_text(log.read_text() + "floor: connected to mqtt://x (session resumed)\n")  # restarted: no SUBACK yet
+    waited = threading.Thread(target=wait_for_line, args=(log, SUBSCRIBED, 1, _Alive(), time.monotonic() + 30))
+    waited.start()
+    waited.join(0.5)
+    assert waited.is_alive()  # connected again, not yet subscribed: still waiting
+    log.write_text(log.read_text() + "floor: subscribed to tablehost/+/events\n")
+    waited.join(30)
+    assert not waited.is_alive()
+    with pytest.raises(RuntimeError, match="did not log 'floor: subscribed to'"):
+        wait_for_line(log, SUBSCRIBED, 2, _Alive(), time.monotonic())  # the deadline passed

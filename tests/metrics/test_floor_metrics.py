@@ -86,3 +86,36 @@ def test_floor_metrics_off_loopback_needs_tls(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "metrics on 0.0.0.0, which other machines can reach, needs TLS" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_failure_of_the_admission_checks_is_counted_by_kind_never_by_what_it_carried(monkeypatch) -> None:
+    """A defect of ours in the checks is refused (``outcome="refused"``) and counted under its kind,
+    from a bounded set (an unlisted exception is ``other``); no label holds the topic, payload or text."""
+    from firmware_host.feed import schema
+    from firmware_host.feed.broker import BrokerSettings
+    from firmware_host.floor.admission import FAILURE_KINDS
+    from firmware_host.floor.collector import Collector
+
+    class Odd(Exception):
+        pass
+
+    raised: list[BaseException] = [UnicodeEncodeError("utf-8", "\ud800", 0, 1, "secret AS"), Odd("KH"), KeyError("x")]
+
+    def broken(payload: bytes, *, signed: bool = False) -> dict[str, object]:
+        raise raised.pop(0)
+
+    monkeypatch.setattr(schema, "check_message", broken)
+    collector = Collector(None, BrokerSettings.__new__(BrokerSettings), None)  # type: ignore[arg-type]  # no store used
+    counted = FloorMetrics(collector.stats, "sqlite", "0")
+    verdicts = [collector.admission.admit("tablehost/T1/events", b"{}") for _ in range(3)]
+    assert [type(v).__name__ for v in verdicts] == ["Refusal"] * 3
+    value = counted.registry.get_sample_value
+    assert value("tablehost_floor_admission_failures_total", {"kind": "UnicodeError"}) == 1
+    assert value("tablehost_floor_admission_failures_total", {"kind": "KeyError"}) == 1
+    assert value("tablehost_floor_admission_failures_total", {"kind": "other"}) == 1
+    assert value("tablehost_floor_admission_failures_total", {"kind": "ValueError"}) == 0
+    samples = [
+        s for m in counted.registry.collect() if m.name == "tablehost_floor_admission_failures" for s in m.samples
+    ]
+    assert {s.labels["kind"] for s in samples} == set(FAILURE_KINDS)
+    assert not any("secret" in str(s.labels) or "KH" in str(s.labels) for s in samples)
