@@ -49,6 +49,7 @@ from firmware_host.host.journal_file import APPLICATION_ID, COLUMNS, INSERT, SCH
 from firmware_host.host.journal_lock import lock_for_writing
 from firmware_host.host.journal_verify import Finding, Problem, check_row, verify
 from firmware_host.host.service import Service, Step
+from firmware_host.tables.base import TableController
 from firmware_host.tables.events import RoundsLost
 from firmware_host.wiring import game_wiring, recorded_table_meta
 
@@ -362,8 +363,7 @@ def _whole_steps(temporary: Path, key: bytes | None, profile: str | os.PathLike[
             if meta is None:
                 raise JournalError(f"journal {temporary}: no table record in its intact part: it cannot be resumed")
             loaded = _profile(meta, profile)
-            controller = game_wiring(loaded.game).controller(loaded)
-            service = Service(controller, journal, version=__version__, table_meta=meta)
+            controller, service = _replaying(loaded, journal, meta)
             try:
                 service.recover(started_by=meta.get("version"))
             except JournalError as exc:
@@ -394,8 +394,7 @@ def _last_quiet(journal: Journal, loaded: TableProfile, meta: dict[str, Any], st
     the first record); None when it cannot tell (a later segment without a checkpoint it loaded)."""
     if start is None and journal.first_record.seq != 1:
         return None
-    controller = game_wiring(loaded.game).controller(loaded)
-    service = Service(controller, journal, version=__version__, table_meta=meta)
+    controller, service = _replaying(loaded, journal, meta)
     service.journal_version = meta.get("version") or __version__
     after = 0 if start is None else start.seq
     if start is not None:
@@ -414,6 +413,12 @@ def _last_quiet(journal: Journal, loaded: TableProfile, meta: dict[str, Any], st
     return quiet_before
 
 
+def _replaying(loaded: TableProfile, journal: Journal, meta: dict[str, Any]) -> tuple[TableController, Service]:
+    """A fresh controller of the table and a service to replay ``journal`` into it."""
+    controller = game_wiring(loaded.game).controller(loaded)
+    return controller, Service(controller, journal, version=__version__, table_meta=meta)
+
+
 def _highest_round(intact: list[tuple[Any, ...]], proven: list[Record], copy: FloorCopy | None) -> int:
     """The highest round number a record the salvage has names: kept or intact (``intact``'s rows),
     restored from the damaged file (``proven``) or from the floor (``copy``); 0 if none."""
@@ -425,8 +430,7 @@ def _highest_round(intact: list[tuple[Any, ...]], proven: list[Record], copy: Fl
 def _go_on_past(service: Service, highest: int) -> None:
     """Journal a :class:`~firmware_host.tables.events.RoundsLost` step when rounds up to ``highest``
     were issued after the kept part: the table numbers its next round after them."""
-    controller = service.controller
-    if highest >= getattr(controller, "current_round", highest + 1):
+    if highest >= getattr(service.controller, "current_round", highest + 1):
         service.step(RoundsLost(device="salvage", highest=highest))
 
 
