@@ -222,6 +222,8 @@ def rounds_go_on_past_the_salvage(journal: Path) -> None:
     numbers = [r["round"] for r in exported]
     assert status == 0 and len(set(numbers)) == len(numbers)
     assert [n for n in numbers if n >= gap.data["first"]] == played_after  # the gap, then the rounds played
+    status, out, err = cli("journal", "report", str(journal), "--json")
+    assert status == 0 and json.loads(out), err
 
 
 def test_a_bad_page_loses_only_what_neither_the_file_nor_the_floor_holds(played: Played, tmp_path: Path) -> None:
