@@ -20,6 +20,7 @@ from typing import TypeVar
 __all__ = [
     "directory_to_fill",
     "directory_to_read",
+    "file_to_open",
     "file_to_read",
     "file_to_write",
     "port",
@@ -67,12 +68,20 @@ def _make_directory(path: Path, text: str) -> None:
 def file_to_write(text: str) -> Path:
     """A file the command will create or append to: not a directory, in a directory it can write
     (made with its parents if missing, as the command itself would)."""
-    path = Path(text)
-    if path.is_dir():
-        raise _refuse(text, "is a directory, not a file")
+    path = file_to_open(text)
     _make_directory(path.parent, text)
     if path.exists() and not os.access(path, os.W_OK):
         raise _refuse(text, "cannot be written")
+    return path
+
+
+def file_to_open(text: str) -> Path:
+    """A file the command opens to write itself and, if it cannot, says why in its own words: not
+    a directory. ``run --journal``: a journal on a read-only disk is the journal's failure, which
+    the dealer is told of (the red lamp, the buzzer: :mod:`firmware_host.wiring.start_alarm`)."""
+    path = Path(text)
+    if path.is_dir():
+        raise _refuse(text, "is a directory, not a file")
     return path
 
 

@@ -68,7 +68,7 @@ def register(groups: Any, name: str, help_text: str) -> None:
     parser.add_argument("--rounds", type=_positive, help="stop once the journal holds this many finished rounds")
     parser.add_argument("--seed", type=int, default=0, help="seed of the simulated devices and dealer (default 0)")
     parser.add_argument(
-        "--journal", type=checks.file_to_write, help="journal path (default: the profile's, else run/journal.sqlite)"
+        "--journal", type=checks.file_to_open, help="journal path (default: the profile's, else run/journal.sqlite)"
     )
     parser.add_argument("--quiet", action="store_true", help="show progress lines instead of every prompt")
     parser.add_argument(

@@ -54,6 +54,7 @@ __all__ = [
     "Step",
     "binding",
     "HALTED_META",
+    "halted",
     "journal_ready",
 ]
 
@@ -313,8 +314,7 @@ class Service:
         except JournalError as again:
             log.critical("the journal cannot take why the table stops either: %s", again)
         self.step_seq = self._journal.last_seq  # the outputs' seq: after every record written
-        text = f"TABLE STOPPED: the journal cannot be written; call a supervisor ({reason})"
-        self._tell_outputs([Decision(HALTED, {"reason": reason, "text": text})])
+        self._tell_outputs([halted(reason)])
 
     def step(self, event: DeviceEvent) -> list[Decision]:
         """Decide on one event, journal it durably, then hand the decisions to the outputs."""
@@ -429,6 +429,19 @@ def check_replayed(
         f"replay diverged at step {step} ({type(event).__name__}): journal has {_types(journaled)}, "
         f"controller now decides {_types(decided)}{why}"
     )
+
+
+def halted(reason: str, *, cannot: str = "be written") -> Decision:
+    """The :data:`~firmware_host.tables.decisions.HALTED` decision every output is given when the
+    table stops on its journal (never journaled): the red lamp, the buzzer held on, the words.
+
+    :param reason: why, as the error said it (bounded here).
+    :param cannot: what the journal cannot do: ``"be written"`` (mid-run, :meth:`Service.halt`) or
+        ``"be opened"`` (at start, :mod:`firmware_host.wiring.start_alarm`).
+    """
+    reason = reason[:HALT_REASON_CHARS]
+    text = f"TABLE STOPPED: the journal cannot {cannot}; call a supervisor ({reason})"
+    return Decision(HALTED, {"reason": reason, "text": text})
 
 
 def unjournalable(event: DeviceEvent, exc: JournalEncodingError) -> dict[str, Any]:

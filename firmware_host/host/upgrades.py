@@ -13,7 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from firmware_host.tables.decisions import ADVANTAGE_PLAY, ADVANTAGE_WINDOW, Decision
+from firmware_host.tables.decisions import (
+    ADVANTAGE_PLAY,
+    ADVANTAGE_WINDOW,
+    ROUNDS_LOST,
+    ROUNDS_LOST_ALERT,
+    Decision,
+)
 
 __all__ = ["ADDED", "WHOLE", "kinds_of", "version_key", "added_after", "as_written_by"]
 
@@ -32,6 +38,8 @@ ADDED: Mapping[str, Mapping[str, tuple[str, ...]]] = {
         f"alert:{ADVANTAGE_PLAY}": WHOLE,
         "refused": WHOLE,  # beside each refusal's alert, the refusal's only record before (issue 20 item 3)
         "round_result": ("gaming_day", "clock"),  # a step stamped on both clocks (issue 28)
+        ROUNDS_LOST: WHOLE,  # a salvage's round numbers skipped (docs/recovery.md, "Salvage")
+        f"alert:{ROUNDS_LOST_ALERT}": WHOLE,
     },
 }
 

@@ -64,10 +64,12 @@ from firmware_host.tables.events import (
     ClockStatus,
     DealerCommand,
     FloorFeedStatus,
+    RoundsLost,
     RulesInForce,
     SoftwareStarted,
     WagerPlaced,
 )
+from firmware_host.tables.rounds_lost import rounds_lost
 
 __all__ = ["CONSOLE_INPUTS", "REASON_LONGEST", "Refused", "TableController", "DeviceHealth"]
 
@@ -212,6 +214,8 @@ class TableController:
             self.on_game_event(event)
         elif isinstance(event, ProtocolError):
             self.alert("protocol-error", f"{event.device}: {event.text}", "warning")
+        elif isinstance(event, RoundsLost):
+            rounds_lost(self, event)
         elif isinstance(event, (SoftwareStarted, FloorFeedStatus)):
             pass  # journaled for the audit (and replay, Service.recover); it decides nothing
         elif isinstance(event, RulesInForce):

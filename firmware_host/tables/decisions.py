@@ -78,6 +78,11 @@ def for_surveillance_only(decision: Decision) -> bool:
 #: journal it cannot write (``host/service.py``), never journaled: the red lamp, the buzzer held
 #: on, the display's banner, the dealer view's line. ``data``: ``reason``, ``text`` for people.
 HALTED = "halted"
+#: The round numbers a salvage found issued but the journal holds no round of, skipped
+#: (``tables/rounds_lost.py``): ``data`` ``first``, ``last``, ``next``; beside it an alert of code
+#: :data:`ROUNDS_LOST_ALERT`.
+ROUNDS_LOST = "rounds_lost"
+ROUNDS_LOST_ALERT = "rounds-lost"
 
 #: What an output shows in place of a withheld alert text.
 WITHHELD_TEXT = "the device sent bytes that could not be read; they were skipped (the journal holds them)"

@@ -92,3 +92,16 @@ class WagerPlaced(DeviceEvent):
     seat: int
     kind: str
     amount: int
+
+
+@event
+class RoundsLost(DeviceEvent):
+    """A salvage (``tablehost journal salvage``) kept a journal whose last rounds are not in it as
+    steps: restored as records, or lost. ``highest`` is the highest round number the salvage knew
+    was issued (in the kept part, the records it restored, the floor's copy); the table numbers its
+    next round after it, so no round number names two rounds (docs/recovery.md, "Salvage").
+
+    :param highest: that round number.
+    """
+
+    highest: int

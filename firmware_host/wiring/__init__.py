@@ -30,7 +30,7 @@ from drivers.events.lifecycle import DeviceLost
 from drivers.gpio import TablePanel, pin_factory
 from firmware_host import __version__, durable
 from firmware_host.config.profiles import TableProfile
-from firmware_host.errors import TablehostError
+from firmware_host.errors import JournalError, TablehostError
 from firmware_host.host import cpus, segments
 from firmware_host.host.checkpoint import CheckpointPolicy
 from firmware_host.host.clock import SystemClock
@@ -43,6 +43,7 @@ from firmware_host.tables.base import TableController
 from firmware_host.tables.events import AllowListLoaded, DealerCommand, RulesInForce, SoftwareStarted
 from firmware_host.wiring.devices import DeviceContext, DeviceParts, build_device
 from firmware_host.wiring.resume import device_points, points_after
+from firmware_host.wiring.start_alarm import alarm_on_failure
 from sim.devices.resume import ResumePoints
 
 if TYPE_CHECKING:  # a table of real devices imports no simulator (see wiring.backends)
@@ -227,9 +228,10 @@ def build_table(
         process's own (default: the profile's ``[display] web_user``).
     :param on_web_ready: called with the child web face's addresses each time one starts serving.
     """
-    key = load_key(profile.hmac_key_file) if profile.hmac_key_file else None
-    durable.make_directories(journal_path.parent)
-    journal = Journal.open(journal_path, hmac_key=key)
+    with alarm_on_failure(profile, stream):  # a journal that cannot be opened: the lamp, the buzzer
+        key = load_key(profile.hmac_key_file) if profile.hmac_key_file else None
+        _journal_directory(journal_path)
+        journal = Journal.open(journal_path, hmac_key=key)
     try:
         table = _build(
             profile, journal, seed, rounds, stream, quiet, extra_outputs, capture, spy_dir, replay, on_replay_progress
@@ -259,7 +261,8 @@ def _build(
     replay: Replay | None = None,
     on_replay_progress: Callable[[int], None] | None = None,
 ) -> Table:
-    table_meta = _table_meta(profile, journal, seed)
+    with alarm_on_failure(profile, stream):  # the table record cannot be written: the lamp, the buzzer
+        table_meta = _table_meta(profile, journal, seed)
     seed = int(table_meta.get("seed", seed))
     game = game_wiring(profile.game)
     controller = game.controller(profile)
@@ -289,7 +292,8 @@ def _build(
         }
         for name, slot in profile.devices.items()
     }
-    replayed = service.recover(on_replay_progress, started_by=table_meta.get("version"))
+    with alarm_on_failure(profile, stream):  # a journal this version would decide differently
+        replayed = service.recover(on_replay_progress, started_by=table_meta.get("version"))
     if service.recovered_from is not None:
         log.info(
             "journal %s: started from the checkpoint at record %d, replayed %d step(s) after it",
@@ -504,6 +508,18 @@ def recorded_table_meta(journal: Journal) -> dict[str, Any] | None:
     if first is None and journal.first_record.seq > 1:
         first = journal.first_record.data.get(TABLE_META)
     return first
+
+
+def _journal_directory(journal_path: Path) -> None:
+    """The journal's directory, made durably if it is missing.
+
+    :raises JournalError: it cannot be made (a read-only disk).
+    """
+    try:
+        durable.make_directories(journal_path.parent)
+    except OSError as exc:
+        why = exc.strerror or exc
+        raise JournalError(f"journal {journal_path}: cannot make the directory {journal_path.parent}: {why}") from exc
 
 
 def _resume_points(profile: TableProfile, service: Service, journal: Journal) -> ResumePoints:

@@ -42,12 +42,15 @@ from firmware_host.feed.schema import FeedState
 from firmware_host.floor.model import FloorError, Unreadable
 from firmware_host.floor.recovered import FloorCopy, check_copy, ranges
 from firmware_host.floor.store_sql import SqlStore
+from firmware_host.host import checkpoint
 from firmware_host.host.journal import Journal
-from firmware_host.host.journal_codec import Record, mac_of
+from firmware_host.host.journal_codec import Record, mac_of, steps_of
 from firmware_host.host.journal_file import APPLICATION_ID, COLUMNS, INSERT, SCHEMA
 from firmware_host.host.journal_lock import lock_for_writing
 from firmware_host.host.journal_verify import Finding, Problem, check_row, verify
-from firmware_host.host.service import Service
+from firmware_host.host.service import Service, Step
+from firmware_host.tables.base import TableController
+from firmware_host.tables.events import RoundsLost
 from firmware_host.wiring import game_wiring, recorded_table_meta
 
 __all__ = ["SalvageReport", "salvage", "SALVAGE_META", "SALVAGED_META", "DAMAGED_SUFFIX"]
@@ -214,7 +217,7 @@ def salvage(
         _remove(temporary)
         read = _read_damaged(damaged if resumed else path)
         finding, intact = _keep_intact(temporary, read, key)
-        with _whole_steps(temporary, key, profile) as (journal, meta):
+        with _whole_steps(temporary, key, profile) as (journal, meta, service):
             kept_last = journal.last_seq
             table = table or str(meta.get("table_id"))
             later = [row for row in intact if row[0] > kept_last] + [row for row in read.rows if row[0] > intact[-1][0]]
@@ -231,6 +234,7 @@ def salvage(
             report.cursor = _cursor(report, read.cursors, table, journal.last_seq + 1 + len(items))
             report.had_feed = table in read.cursors or copy is not None
             _append(journal, report, items)
+            _go_on_past(service, _highest_round(intact, proven, copy))
             if report.cursor is not None:
                 cursor = FeedCursor(temporary, table)
                 try:
@@ -346,37 +350,88 @@ def _proven(rows: Iterable[tuple[Any, ...]], key: bytes | None) -> tuple[list[Re
 
 @contextlib.contextmanager
 def _whole_steps(temporary: Path, key: bytes | None, profile: str | os.PathLike[str] | None) -> Iterator[Any]:
-    """The new journal, open, once it recovers as ``run`` would: if its last step cannot be
-    replayed (the damage cut it), that step's records are taken out of it and it is tried again."""
-    for attempt in range(2):
+    """The new journal, open, with its service, once it recovers as ``run`` would and stands
+    between rounds: if its last step cannot be replayed (the damage cut it), that step's records are
+    taken out of it and it is tried again; so are the steps after the last moment between rounds
+    (their intact records are restored), whose round the records after the kept part may number."""
+    for attempt in range(3):
         journal = Journal.open(temporary, hmac_key=key)
         failure: JournalError | None = None
+        cut: int | None = None
         try:
             meta = recorded_table_meta(journal)
             if meta is None:
                 raise JournalError(f"journal {temporary}: no table record in its intact part: it cannot be resumed")
             loaded = _profile(meta, profile)
-            service = Service(
-                game_wiring(loaded.game).controller(loaded), journal, version=__version__, table_meta=meta
-            )
+            controller, service = _replaying(loaded, journal, meta)
             try:
                 service.recover(started_by=meta.get("version"))
             except JournalError as exc:
                 failure = exc
+            if failure is None and not controller.quiet:
+                cut = _last_quiet(journal, loaded, meta, service.recovered_from)
         except BaseException:
             journal.close()
             raise
-        if failure is None:
+        if failure is None and cut is None:
             try:
-                yield journal, meta
+                yield journal, meta, service
             finally:
                 journal.close()
             return
         journal.close()
-        last_input = _last_step(temporary)
-        if attempt or last_input is None:
-            raise JournalError(f"journal {temporary}: its intact part does not replay: {failure}") from failure
-        _cut_from(temporary, last_input)
+        if failure is not None:
+            cut = _last_step(temporary)
+        if attempt == 2 or cut is None:
+            why = failure or "it comes to no moment between rounds"
+            raise JournalError(f"journal {temporary}: its intact part does not replay: {why}") from failure
+        _cut_from(temporary, cut)
+
+
+def _last_quiet(journal: Journal, loaded: TableProfile, meta: dict[str, Any], start: Record | None) -> int | None:
+    """The seq of the input after which the file's steps leave the table between rounds no more:
+    its steps replayed again from ``start`` (the checkpoint :meth:`Service.recover` began at, else
+    the first record); None when it cannot tell (a later segment without a checkpoint it loaded)."""
+    if start is None and journal.first_record.seq != 1:
+        return None
+    controller, service = _replaying(loaded, journal, meta)
+    service.journal_version = meta.get("version") or __version__
+    after = 0 if start is None else start.seq
+    if start is not None:
+        checkpoint.load(service, start.data, start.seq)
+    inputs = [r.seq for r in journal.records(after + 1) if r.kind == "input"]
+    quiet_before: int | None = None
+
+    def watched() -> Iterator[Step]:
+        nonlocal quiet_before
+        for index, step in enumerate(steps_of(journal.records(after + 1))):
+            if controller.quiet:  # as the steps before it left the table
+                quiet_before = inputs[index]
+            yield step
+
+    service.replay(watched())
+    return quiet_before
+
+
+def _replaying(loaded: TableProfile, journal: Journal, meta: dict[str, Any]) -> tuple[TableController, Service]:
+    """A fresh controller of the table and a service to replay ``journal`` into it."""
+    controller = game_wiring(loaded.game).controller(loaded)
+    return controller, Service(controller, journal, version=__version__, table_meta=meta)
+
+
+def _highest_round(intact: list[tuple[Any, ...]], proven: list[Record], copy: FloorCopy | None) -> int:
+    """The highest round number a record the salvage has names: kept or intact (``intact``'s rows),
+    restored from the damaged file (``proven``) or from the floor (``copy``); 0 if none."""
+    named = [row[4] for row in intact] + [r.round for r in proven]
+    named += [r.message.get("round") for r in (copy or FloorCopy()).restored]
+    return max((n for n in named if isinstance(n, int) and not isinstance(n, bool)), default=0)
+
+
+def _go_on_past(service: Service, highest: int) -> None:
+    """Journal a :class:`~firmware_host.tables.events.RoundsLost` step when rounds up to ``highest``
+    were issued after the kept part: the table numbers its next round after them."""
+    if highest >= getattr(service.controller, "current_round", highest + 1):
+        service.step(RoundsLost(device="salvage", highest=highest))
 
 
 def _profile(meta: dict[str, Any], given: str | os.PathLike[str] | None) -> TableProfile:

@@ -1,14 +1,11 @@
 """The unit's restart policy matches what ``tablehost``'s exit statuses mean (issue 27 item 2).
 
-``systemd.service(5)``: with ``Restart=on-failure`` a unit restarts after an exit status
-other than 0 (and those ``SuccessExitStatus`` adds), a signal, or a watchdog timeout, unless
-the status is listed in ``RestartPreventExitStatus``. :func:`restarts` applies those words to
-the unit's keys; the statuses are the ones real runs of ``tablehost run`` end with.
+:func:`~tests.support.restart_policy.restarts` applies ``systemd.service(5)``'s words to the
+unit's keys; the statuses are the ones real runs of ``tablehost run`` end with.
 """
 
 from __future__ import annotations
 
-import configparser
 import fcntl
 import os
 import shutil
@@ -23,26 +20,9 @@ from firmware_host.cli import EXIT_ERROR
 from firmware_host.errors import TemporaryError
 from firmware_host.host.journal_lock import writer_lock_path
 from tests.support.paths import REPO
+from tests.support.restart_policy import restarts
 
 PROFILE = REPO / "hardware-profiles" / "tables" / "sim-baccarat.toml"
-
-
-def _service() -> configparser.SectionProxy:
-    parser = configparser.ConfigParser(strict=False, interpolation=None)
-    parser.optionxform = str  # type: ignore[assignment,method-assign]  # keep systemd's key case
-    parser.read(REPO / "deploy" / "systemd" / "tablehost.service")
-    return parser["Service"]
-
-
-def restarts(status: int | None, signal_number: int | None = None) -> bool:
-    """Whether the unit restarts after the main process exits with ``status`` (or dies of a signal)."""
-    service = _service()
-    assert service["Restart"] == "on-failure"
-    prevented = service.get("RestartPreventExitStatus", "").split()
-    success = {"0", *service.get("SuccessExitStatus", "").split()}
-    if signal_number is not None:
-        return signal.Signals(signal_number).name.removeprefix("SIG") not in prevented
-    return str(status) not in success and str(status) not in prevented
 
 
 def run(journal: Path, *args: str) -> subprocess.CompletedProcess[str]:

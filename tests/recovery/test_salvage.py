@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import io
+import json
 import os
 import shutil
 import sqlite3
@@ -37,6 +38,7 @@ from firmware_host.host.journal import Journal
 from firmware_host.host.journal_codec import Record
 from firmware_host.host.journal_keys import write_key
 from firmware_host.host.journal_verify import verify
+from firmware_host.tables.decisions import ROUNDS_LOST
 from firmware_host.wiring import salvage as salvage_module
 from firmware_host.wiring.salvage import SALVAGE_META, SALVAGED_META
 from tests.support.floor_run import collecting, wait_for, wait_for_the_floor
@@ -187,6 +189,41 @@ def resumes(played: Played, journal: Path) -> None:
     run_table(played.profile, journal, before + MORE, seed=3)
     assert verify(journal, hmac_key=played.key_file.read_bytes()).ok
     assert sum(1 for r in records(journal) if r.type == "round_result") == before + MORE
+    deep = ("--deep", "--profile", str(played.profile))
+    status, out, err = cli("journal", "verify", str(journal), "--key-file", str(played.key_file), *deep)
+    assert status == 0 and "intact" in out, err  # replayed from its first record: the salvage's step too
+    rounds_go_on_past_the_salvage(journal)
+
+
+def known_rounds(journal: Path) -> set[int]:
+    """Every round number the salvaged journal knows was issued: in its kept records, and in those
+    it restored from the damaged file or the floor."""
+    kept, _, restored = the_salvage(journal)
+    named = [r.round for r in kept]
+    named += [item["record"]["round"] for item in restored if item["source"] == "journal"]
+    named += [item["message"].get("round") for item in restored if item["source"] == "floor"]
+    return {n for n in named if n is not None}
+
+
+def rounds_go_on_past_the_salvage(journal: Path) -> None:
+    """§ 541.12(c): a round number names one round. The rounds played after a salvage are numbered
+    past every round the journal knows was issued (none reused); ``journal export --rounds`` goes
+    from the kept rounds to them, and the ``rounds_lost`` decision names the numbers between."""
+    known = known_rounds(journal)
+    every = records(journal)
+    salvaged_at = next(r.seq for r in every if r.type == SALVAGE_META)
+    played_after = [r.round for r in every if r.type == "round_result" and r.seq > salvaged_at and r.round]
+    assert played_after and min(played_after) > max(known), (sorted(known)[-3:], played_after)
+    assert len(set(played_after)) == len(played_after)
+    (gap,) = [r for r in every if r.type == ROUNDS_LOST]  # journaled once, by the salvage, as a step's decision
+    assert gap.seq > salvaged_at and gap.data["last"] == max(known) and gap.data["next"] == min(played_after)
+    status, out, _ = cli("journal", "export", str(journal), "--rounds")
+    exported = [json.loads(line) for line in out.splitlines()]
+    numbers = [r["round"] for r in exported]
+    assert status == 0 and len(set(numbers)) == len(numbers)
+    assert [n for n in numbers if n >= gap.data["first"]] == played_after  # the gap, then the rounds played
+    status, out, err = cli("journal", "report", str(journal), "--json")
+    assert status == 0 and json.loads(out), err
 
 
 def test_a_bad_page_loses_only_what_neither_the_file_nor_the_floor_holds(played: Played, tmp_path: Path) -> None:
