@@ -22,6 +22,8 @@ __all__ = ["BaccaratDealer", "SimShoe", "SimShuffler", "ERRORS"]
 #: The errors the simulated Baccarat dealer can make (``[sim.dealer]``: each one's chance), as
 #: § 541.14 foresees them: a card drawn in error, and a card disclosed (turned up) in error.
 ERRORS = ("card_drawn_in_error", "card_disclosed")
+#: The table's alert for a card drawn when none was due, held for the next hand (§ 541.14(a)).
+DRAWN_IN_ERROR = ("card-drawn-in-error",)
 
 #: How long the dealer waits for the shuffler to lift out the batches the table told it to before
 #: loading the shoe (under the kill loop's :data:`bench.soak.killloop.STALL_SECONDS`: the table writes nothing meanwhile).
@@ -218,10 +220,12 @@ class BaccaratDealer(SimDealer):
             self._draw()
             if prompt["to"] == "banker" and prompt["card"] == 2 and self.errs("card_drawn_in_error", "initial"):
                 # § 541.14(a): a card drawn when none is due, right after the initial four; the
-                # dealer sees where the table put it before going on.
+                # dealer sees where the table put it before going on (a card face up or unread
+                # instead is not held for the next hand, and nothing is disclosed).
+                seen = self.alerts_seen(DRAWN_IN_ERROR)
                 self._draw()
                 self.settle(self.shoe)
-                if self.errs("card_disclosed"):
+                if self.errs("card_disclosed") and self.see_alert(DRAWN_IN_ERROR, seen):
                     self.press("card_disclosed")  # § 541.14(c)
         elif action == Action.DISCARD:
             self._draw()  # one card: the prompt counts down and comes again for the next

@@ -18,6 +18,7 @@ import queue
 import random
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
@@ -78,6 +79,9 @@ class SimDealer:
         #: The table refused the dealer's last command (paused, an irregularity open): act again.
         self.refused = False
         self._standing: set[tuple[int, str]] = set()
+        #: Alerts the table has raised so far, by code (bounded by the codes there are).
+        self._alerts: Counter[str] = Counter()
+        self._alerted = threading.Condition()
         self._inbox: queue.SimpleQueue[dict[str, Any] | None] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name=f"{type(self).__name__}", daemon=True)
 
@@ -116,8 +120,13 @@ class SimDealer:
 
     def on_decisions(self, decisions: Sequence[Decision]) -> None:
         """Output hook: queue the step's latest prompt (or repeat the current one); note finished rounds."""
-        if any(d.type == "alert" and d.data.get("code") in REFUSED for d in decisions):
+        codes = [str(d.data.get("code")) for d in decisions if d.type == "alert"]
+        if any(code in REFUSED for code in codes):
             self.refused = True
+        if codes:
+            with self._alerted:
+                self._alerts.update(codes)
+                self._alerted.notify_all()
         prompted = False
         for decision in decisions:
             if decision.type == "round_result":
@@ -145,6 +154,23 @@ class SimDealer:
         while device.pending and time.monotonic() < deadline:
             time.sleep(SETTLE_POLL)
         time.sleep(REACTION_SECONDS)  # the driver acknowledges a report just before passing it on
+
+    def alerts_seen(self, codes: Iterable[str]) -> int:
+        """How many alerts of ``codes`` the table has raised so far (for :meth:`see_alert`)."""
+        with self._alerted:
+            return sum(self._alerts[code] for code in codes)
+
+    def see_alert(self, codes: Iterable[str], seen: int) -> bool:
+        """Wait (up to :data:`SETTLE_SECONDS`) until the table raises an alert of ``codes`` past the
+        ``seen`` of :meth:`alerts_seen`: a person looks at the screen before the next move. A console
+        command goes straight to the service while a device's report goes through its driver, so
+        :meth:`settle` alone cannot order them on a loaded machine.
+
+        :returns: whether the alert came.
+        """
+        codes = tuple(codes)
+        with self._alerted:
+            return self._alerted.wait_for(lambda: sum(self._alerts[c] for c in codes) > seen, SETTLE_SECONDS)
 
     def console(self, command: str, **args: Any) -> None:
         """Key a command in at the dealer console."""

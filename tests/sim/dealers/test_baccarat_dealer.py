@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable
 from typing import Any
 
 import pytest
 
+import sim.dealers.base
 from drivers.codecs.shoe_messages import Card, CutCard, ShoeEmpty
 from drivers.events import DeviceEvent
 from firmware_host.errors import RulesError
@@ -104,7 +106,9 @@ def test_the_simulated_dealer_presses_no_more_bets_again_after_the_table_refused
 
 
 class ScriptedDraws(FakeShoe):
-    """Draws in the order given (the cover card among them), noting each."""
+    """Draws in the order given (the cover card among them), noting each; every report acknowledged."""
+
+    pending = 0
 
     def __init__(self, *draws: Any) -> None:
         super().__init__()
@@ -144,3 +148,38 @@ def test_the_simulated_players_bet_the_kinds_the_registry_gives_a_weight_and_ref
     assert dealer.offered == [kind for kind in WAGER_KINDS if wager_kind(kind).sim_weight]
     with pytest.raises(RulesError, match="'dragon_bonus': not a Baccarat wager kind"):
         BaccaratDealer(lambda event: None, lambda name: None, 1, FakeShoe(), offered=("banker", "dragon_bonus"))
+
+
+DRAWN_IN_ERROR_AND_DISCLOSED = {"card_drawn_in_error": 1.0, "card_disclosed": 1.0}
+BANKER_SECOND_CARD = {"action": "deal", "to": "banker", "card": 2, "_round": 3}
+
+
+def test_541_14_c_the_dealer_discloses_a_card_drawn_in_error_only_once_the_table_holds_it() -> None:
+    """The card's report goes through the shoe's driver and the press straight to the service: on a
+    loaded machine the press came first, the table refused it (no card held) and the run's
+    § 541.14(a) alert went missing (a CI failure of ``test_whole_shoes_with_every_fault_injected``).
+    The dealer now waits to see the table's alert before pressing."""
+    pressed: list[str] = []
+    shoe = ScriptedDraws(Card("4", "S", False), Card("9", "H", False))
+    dealer = BaccaratDealer(lambda event: None, pressed.append, 1, shoe, errors=DRAWN_IN_ERROR_AND_DISCLOSED)
+    acting = threading.Thread(target=dealer.act, args=(BANKER_SECOND_CARD,))
+    acting.start()
+    acting.join(0.3)
+    assert acting.is_alive() and pressed == [], "no press before the table has the card"
+    assert len(shoe.drawn) == 2
+    dealer.on_decisions([Decision("alert", {"code": "card-drawn-in-error", "text": "...", "severity": "warning"})])
+    acting.join(5)
+    assert not acting.is_alive() and pressed == ["card_disclosed"]
+
+
+def test_541_14_a_a_card_the_table_did_not_hold_for_the_next_hand_is_not_disclosed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The card drawn in error came out face up or unread: nothing is held, nothing disclosed."""
+    monkeypatch.setattr(sim.dealers.base, "SETTLE_SECONDS", 0.05)
+    pressed: list[str] = []
+    shoe = ScriptedDraws(Card("4", "S", False), Card("9", "H", True))
+    dealer = BaccaratDealer(lambda event: None, pressed.append, 1, shoe, errors=DRAWN_IN_ERROR_AND_DISCLOSED)
+    dealer.on_decisions([Decision("alert", {"code": "card-face-up", "text": "...", "severity": "attention"})])
+    dealer.act(BANKER_SECOND_CARD)
+    assert pressed == [] and len(shoe.drawn) == 2
