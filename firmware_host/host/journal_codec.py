@@ -271,7 +271,7 @@ def mac_of(key: bytes) -> Callable[[bytes], str]:
     HMAC as RFC 2104 defines it, H((K' ^ opad) || H((K' ^ ipad) || m)) (K' the key, hashed first
     if longer than SHA-256's block, padded with zeros), from two SHA-256 states that have taken
     the padded keys: copying a :mod:`hashlib` state costs less than copying an :mod:`hmac` object
-    (tests/host/test_journal_codec.py checks it against :func:`hmac.digest`).
+    (tests/host/journal/test_journal_properties.py checks it against :func:`hmac.digest`).
     """
     if len(key) > _BLOCK:
         key = hashlib.sha256(key).digest()

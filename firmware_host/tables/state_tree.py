@@ -174,7 +174,7 @@ class _Capturer:
             return value
         if isinstance(value, enum.Enum):  # first: a StrEnum or IntEnum is a str or int too
             return {"enum": f"{_class_name(type(value))}.{value.name}"}
-        if value is None or isinstance(value, (bool, int, str)):
+        if isinstance(value, (int, str)):  # a subclass that is no enum
             return value
         if isinstance(value, float):
             if not math.isfinite(value):

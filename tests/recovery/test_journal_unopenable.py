@@ -88,6 +88,8 @@ def read_only_dir(tmp_path: Path) -> Iterator[Path]:
         os.geteuid() == 0
         and subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)]).returncode == 0
     )
+    if os.geteuid() == 0 and not mounted:
+        pytest.skip("root without the right to mount: a file's modes do not stop root")
     try:
         _journal(mount / "j.sqlite")
         if mounted:

@@ -154,21 +154,34 @@ DRAWN_IN_ERROR_AND_DISCLOSED = {"card_drawn_in_error": 1.0, "card_disclosed": 1.
 BANKER_SECOND_CARD = {"action": "deal", "to": "banker", "card": 2, "_round": 3}
 
 
-def test_541_14_c_the_dealer_discloses_a_card_drawn_in_error_only_once_the_table_holds_it() -> None:
+def test_541_14_c_the_dealer_discloses_a_card_drawn_in_error_only_once_the_table_holds_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """The card's report goes through the shoe's driver and the press straight to the service: on a
     loaded machine the press came first, the table refused it (no card held) and the run's
     § 541.14(a) alert went missing (a CI failure of ``test_whole_shoes_with_every_fault_injected``).
     The dealer now waits to see the table's alert before pressing."""
+    monkeypatch.setattr(sim.dealers.base, "SETTLE_SECONDS", 120.0)  # however loaded the machine
     pressed: list[str] = []
     shoe = ScriptedDraws(Card("4", "S", False), Card("9", "H", False))
+    drew_in_error = threading.Event()
+    draw = shoe.draw
+
+    def draw_and_tell() -> Any:
+        drawn = draw()
+        if len(shoe.drawn) == 2:
+            drew_in_error.set()
+        return drawn
+
+    shoe.draw = draw_and_tell  # type: ignore[method-assign]
     dealer = BaccaratDealer(lambda event: None, pressed.append, 1, shoe, errors=DRAWN_IN_ERROR_AND_DISCLOSED)
     acting = threading.Thread(target=dealer.act, args=(BANKER_SECOND_CARD,))
     acting.start()
-    acting.join(0.3)
+    assert drew_in_error.wait(30)
+    acting.join(0.1)  # settle() and the wait for the alert: still no press
     assert acting.is_alive() and pressed == [], "no press before the table has the card"
-    assert len(shoe.drawn) == 2
     dealer.on_decisions([Decision("alert", {"code": "card-drawn-in-error", "text": "...", "severity": "warning"})])
-    acting.join(5)
+    acting.join(30)
     assert not acting.is_alive() and pressed == ["card_disclosed"]
 
 
