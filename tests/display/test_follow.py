@@ -42,10 +42,14 @@ class Hub:
     ) -> int:
         self.epochs.append(epoch)
         for seq, _, decision in decisions:
+            self.taking(seq)
             self.seqs[seq] = decision
         for first, at, step in recent:
             self.feed(first, step, at)
         return len(self.seqs)
+
+    def taking(self, seq: int) -> None:
+        """The rebuild takes the decision at ``seq`` (a test's hook)."""
 
     def same_journal(self, epoch: str) -> None:
         self.epochs.append(epoch)
@@ -73,8 +77,10 @@ def shown_seqs(path: Path) -> list[int]:
     return [r.seq for r in segments.records(path) if r.kind == "decision" and r.type != "odds"]
 
 
-def following(journal: Journal, hub: Hub) -> tuple[FaceWriter, FaceFollower]:
-    """The journal's face file written, and a follower of it rebuilt."""
+def following(journal: Journal, hub: Hub, steps: int = 0) -> tuple[FaceWriter, FaceFollower]:
+    """The journal's face file written after ``steps`` steps, and a follower of it rebuilt."""
+    for n in range(steps):
+        step(journal, n)
     writer = FaceWriter(journal)
     assert writer.rebuild()
     follower = FaceFollower(writer.path, cast(Any, hub))
@@ -176,9 +182,7 @@ def test_a_new_journal_with_lower_seqs_is_read_anew(tmp_path: Path) -> None:
     # journal's lower seqs (it asked for rows after its old position) until it was restarted.
     path, hub = tmp_path / "j.sqlite", Hub()
     with Journal.open(path) as journal:
-        for n in range(6):
-            step(journal, n)
-        writer, follower = following(journal, hub)
+        writer, follower = following(journal, hub, steps=6)
         before = follower.position
         writer.stop()
     for name in (path, *(path.with_name(path.name + suffix) for suffix in ("-wal", "-shm"))):
@@ -195,6 +199,7 @@ def test_a_new_journal_with_lower_seqs_is_read_anew(tmp_path: Path) -> None:
         follower.stop()
         writer.stop()
     assert sorted(hub.seqs) == shown_seqs(path) and hub.started_again == 1
+    assert len(hub.epochs) == 2 and None not in hub.epochs and hub.epochs[0] != hub.epochs[1] == follower.build
 
 
 def test_the_same_journal_rebuilt_is_followed_on_not_read_anew(tmp_path: Path) -> None:
@@ -217,15 +222,8 @@ def test_the_rebuild_reads_a_page_at_a_time(tmp_path: Path) -> None:
     pages_read: list[int] = []
 
     class Counting(Hub):
-        def rebuild(
-            self, decisions: Iterable[tuple[int, Any, Decision]], recent: Iterable[Any] = (), epoch: str | None = None
-        ) -> int:
-            for seq, _, decision in decisions:
-                pages_read.append(reads)
-                self.seqs[seq] = decision
-            for first, at, step_ in recent:
-                self.feed(first, step_, at)
-            return len(self.seqs)
+        def taking(self, seq: int) -> None:
+            pages_read.append(reads)
 
     reads = 0
     with Journal.open(tmp_path / "j.sqlite") as journal:
@@ -259,9 +257,7 @@ def test_a_face_file_made_anew_and_not_built_yet_is_no_new_journal(tmp_path: Pat
     # segments' rows came back as live steps.
     path, hub = tmp_path / "j.sqlite", Hub()
     with Journal.open(path) as journal:
-        for n in range(3):
-            step(journal, n)
-        writer, follower = following(journal, hub)
+        writer, follower = following(journal, hub, steps=3)
         position, build = follower.position, follower.build
         writer.stop()
         _remove(writer.path)  # FaceWriter._failed: not a face file any more
@@ -278,39 +274,17 @@ def test_a_face_file_made_anew_and_not_built_yet_is_no_new_journal(tmp_path: Pat
     assert sorted(hub.seqs) == shown_seqs(path)
 
 
-def test_a_new_journal_is_rebuilt_under_a_new_epoch(tmp_path: Path) -> None:
-    path, hub = tmp_path / "j.sqlite", Hub()
-    with Journal.open(path) as journal:
-        step(journal, 0)
-        writer, follower = following(journal, hub)
-        writer.stop()
-    for name in (path, *(path.with_name(path.name + suffix) for suffix in ("-wal", "-shm"))):
-        name.unlink(missing_ok=True)
-    with Journal.open(path) as journal:
-        writer = FaceWriter(journal)
-        assert writer.rebuild()
-        follower.poll()
-        follower.stop()
-        writer.stop()
-    assert hub.started_again == 1 and len(hub.epochs) == 2 and None not in hub.epochs
-    assert hub.epochs[0] != hub.epochs[1] == follower.build
-
-
 def test_stopping_during_a_rebuild_on_the_hub_thread_reads_no_more(tmp_path: Path) -> None:
     # start_again runs the follower's rebuild on the hub's thread while the follower lives: its
     # stop() closed the connection under the hub's reads, and the next page opened it again.
     taken: list[int] = []
 
     class Stopping(Hub):
-        def rebuild(
-            self, decisions: Iterable[tuple[int, Any, Decision]], recent: Iterable[Any] = (), epoch: str | None = None
-        ) -> int:
-            for seq, _, _ in decisions:
-                if not taken:
-                    threading.Thread(target=follower.stop).start()  # another thread, as the web face's
-                    assert stopped.wait(10)
-                taken.append(seq)
-            return len(taken)
+        def taking(self, seq: int) -> None:
+            if not taken:
+                threading.Thread(target=follower.stop).start()  # another thread, as the web face's
+                assert stopped.wait(10)
+            taken.append(seq)
 
     with Journal.open(tmp_path / "j.sqlite") as journal:
         for n in range(BACKLOG + 2 * PAGE):
