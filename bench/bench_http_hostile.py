@@ -160,7 +160,7 @@ class Reader(threading.Thread):
                 *lines, buffer = buffer.split(b"\n")
                 for line in lines:
                     if line.startswith(b"id: "):
-                        self.at[int(line[4:])] = now
+                        self.at[int(line[4:].rpartition(b".")[2])] = now  # id: <epoch>.<seq>
 
 
 def phase(name: str, running: Any, probe: Durable, reader: Reader, seconds: float, attack: list[str] | None) -> None:

@@ -3,9 +3,10 @@
 - ``/``: the dealer display; ``/scoreboard``: the player board (static HTML, CSS and JS);
 - ``/api/state``: the dealer display's state; ``/api/scoreboard``: the board's;
 - ``/api/roads``: the roads of the shoe in play (Baccarat), as ``tablehost baccarat roads --json``;
-- ``/api/stream?view=dealer|scoreboard``: Server-Sent Events, ``id`` = the journal seq of the
-  last record an update comes from; a client that reconnects with ``Last-Event-ID`` gets what
-  it missed (or a snapshot, when that is older than the backlog);
+- ``/api/stream?view=dealer|scoreboard``: Server-Sent Events, ``id`` = ``<epoch>.<seq>``: the
+  journal's epoch and the journal seq of the last record an update comes from; a client that
+  reconnects with ``Last-Event-ID`` gets what it missed (or a snapshot, when that is older than
+  the backlog or of another journal);
 - ``POST /api/action``: ``{"command", "args", "pin"}``: a dealer action (see :mod:`.actions`);
 - ``/api/tiles``: the Pai Gow tile kinds; ``/api/house_way?tiles=a,b,c,d``: the house way of
   four tiles (the tile picker's preview).
@@ -30,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any, Protocol
@@ -49,7 +51,7 @@ from firmware_host.tables.events import DealerCommand
 from firmware_host.text import problem
 from firmware_host.web.guard import Guard, Policy, client_of
 from firmware_host.web.login import pin_check, refused_answer
-from firmware_host.web.parse import parse_json, parse_seq, query_value
+from firmware_host.web.parse import BadRequest, parse_json, parse_seq, query_value
 from firmware_host.web.pins import Busy, Credentials, Locked
 from firmware_host.web.refusals import Refusals
 from firmware_host.web.sessions import SessionGate, Sessions
@@ -63,6 +65,8 @@ STATIC = Path(__file__).with_name("static")
 KEEPALIVE_S = 15.0
 #: What a browser waits before reconnecting a dropped stream, milliseconds (the SSE ``retry``).
 RETRY_MS = 1000
+#: The epoch of a Last-Event-ID: the face file's build token, lowercase hex.
+_EPOCH = re.compile(r"[0-9a-f]{1,32}")
 #: Paths open without credentials off loopback: the player board and what it reads.
 PUBLIC = ("/scoreboard", "/static/", "/api/scoreboard", "/api/roads")
 #: The display's session cookie (the floor dashboard's is another: a browser may have both).
@@ -134,12 +138,12 @@ def build_app(
         view = stream_view(request.scope)
         if view not in VIEWS:
             return JSONResponse({"error": f"view is one of {', '.join(VIEWS)}"}, 400)
-        last_seq = parse_seq(
+        last = parse_event_id(
             request.headers.get("last-event-id") or query_value(request.scope["query_string"], "last_event_id")
         )
         client = client_of(request.scope)
         slots.take(client)
-        return SlotStream(_events(hub, view, last_seq), lambda: slots.give_back(client))
+        return SlotStream(_events(hub, view, last), lambda: slots.give_back(client))
 
     async def action(request: Request) -> Response:
         client = client_of(request.scope)
@@ -237,11 +241,27 @@ def _json_text(text: str) -> Response:
     return Response(text, media_type="application/json", headers={"Cache-Control": "no-store"})
 
 
-async def _events(hub: DisplayHub, view: str, last_seq: int | None) -> AsyncIterator[bytes]:
+def parse_event_id(text: str | None) -> tuple[str, int] | None:
+    """``(epoch, seq)`` of the Last-Event-ID a page sends back (:func:`~.hub.event_id`); None when
+    absent, or a bare seq (a page of an earlier version: it is sent a snapshot).
+
+    :raises BadRequest: anything else than 1 to 32 lowercase hex digits, a dot, a seq of 1 to 18 digits.
+    """
+    if text is None or "." not in text:
+        parse_seq(text)  # refused unless a bare seq
+        return None
+    epoch, _, seq = text.partition(".")
+    last = parse_seq(seq)
+    if last is None or not _EPOCH.fullmatch(epoch):
+        raise BadRequest("Last-Event-ID is <epoch>.<seq>: 1 to 32 hex digits, a dot, 1 to 18 digits")
+    return epoch, last
+
+
+async def _events(hub: DisplayHub, view: str, last: tuple[str, int] | None) -> AsyncIterator[bytes]:
     """The SSE body: what the client missed, then every update as it comes, each event encoded
     once by the hub for all streams (a reader that falls
     :data:`~firmware_host.display.hub.CLIENT_QUEUE` updates behind is dropped by the hub)."""
-    client = hub.subscribe(view, last_seq)
+    client = hub.subscribe(view, None, None) if last is None else hub.subscribe(view, last[1], last[0])
     try:
         yield f"retry: {RETRY_MS}\n\n".encode()
         while (updates := await client.next(KEEPALIVE_S)) is not None:

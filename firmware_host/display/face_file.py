@@ -14,7 +14,9 @@ took (:meth:`~firmware_host.host.journal.Journal.records_after`, across a rotati
 what is shown, one transaction a page. The file is derived, never durable-critical: written with
 ``synchronous=NORMAL`` and no fsync of its own, rebuilt from the journal at every start of the
 service (:meth:`FaceWriter.rebuild`: in one transaction, so a reader sees the file before or
-after, and the rows it read are the same in both), and a failure of it (a full disk, a corrupt
+after, and the rows it read are the same in both; the transaction writes the file's build token,
+:func:`read_build`, so a file made anew whose rebuild is not committed yet reads as not built,
+not as an empty journal), and a failure of it (a full disk, a corrupt
 file, removed) is counted, logged at most once a minute and mended by a rebuild after a back-off
 (:data:`RETRY_S` doubling to :data:`MAX_RETRY_S`); the table deals on.
 
@@ -29,6 +31,7 @@ import dataclasses
 import json
 import logging
 import os
+import secrets
 import sqlite3
 import threading
 import time
@@ -42,7 +45,17 @@ from firmware_host.host import segments
 from firmware_host.host.journal_codec import Record
 from firmware_host.tables.decisions import Decision
 
-__all__ = ["FaceWriter", "FaceRow", "face_path", "read_after", "read_at", "connect_reader", "MODE", "SUFFIX"]
+__all__ = [
+    "FaceWriter",
+    "FaceRow",
+    "face_path",
+    "read_after",
+    "read_at",
+    "read_build",
+    "connect_reader",
+    "MODE",
+    "SUFFIX",
+]
 
 log = logging.getLogger("tablehost.face")
 
@@ -52,6 +65,8 @@ SUFFIX = ".face"
 MODE = 0o640
 #: Journal records read, and face rows read, per page.
 PAGE = 512
+#: Random bytes of a build's token (:func:`read_build`).
+BUILD_BYTES = 6
 #: Seconds the writer's thread waits for a wake before it looks at the journal anyway.
 LOOK_S = 1.0
 #: Seconds before a failed face file is tried again, doubled at each failure up to :data:`MAX_RETRY_S`.
@@ -70,6 +85,9 @@ CREATE TABLE IF NOT EXISTS shown (
     data  TEXT NOT NULL
 )
 """
+#: The file's build: a random token, written by each rebuild in its transaction (none: not built yet).
+#: Derived from nothing of the journal (a card's hash would tell of it): only "this is another build".
+_BUILD_SCHEMA = "CREATE TABLE IF NOT EXISTS build (one INTEGER PRIMARY KEY CHECK (one = 1), token TEXT NOT NULL)"
 _INSERT = "INSERT OR REPLACE INTO shown (seq, step, at, type, round, data) VALUES (?, ?, ?, ?, ?, ?)"
 
 
@@ -112,10 +130,17 @@ def connect_reader(path: Path) -> sqlite3.Connection:
     )
     try:
         conn.execute("SELECT count(*) FROM shown").fetchone()
+        conn.execute("SELECT count(*) FROM build").fetchone()
     except sqlite3.Error:
         conn.close()
         raise
     return conn
+
+
+def read_build(conn: sqlite3.Connection) -> str | None:
+    """The file's build token: None while it is not built yet (made anew, its rebuild not committed)."""
+    row = conn.execute("SELECT token FROM build WHERE one = 1").fetchone()
+    return None if row is None else str(row[0])
 
 
 def read_after(conn: sqlite3.Connection, seq: int, limit: int = PAGE) -> list[FaceRow]:
@@ -205,6 +230,7 @@ class FaceWriter:
         self._step, after, written = 0, since - 1, 0
         with _transaction(conn):
             conn.execute("DELETE FROM shown")
+            conn.execute("INSERT OR REPLACE INTO build (one, token) VALUES (1, ?)", (secrets.token_hex(BUILD_BYTES),))
             while page := self.journal.records_after(after, PAGE):
                 written = self._insert(conn, page) or written
                 after = page[-1].seq
@@ -303,6 +329,7 @@ def _connect_writer(path: Path) -> sqlite3.Connection:
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")  # derived: a crash loses nothing the rebuild does not mend
         conn.execute(_SCHEMA)
+        conn.execute(_BUILD_SCHEMA)
     except sqlite3.Error:
         conn.close()
         raise

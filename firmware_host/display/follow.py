@@ -6,11 +6,15 @@ what the display may show (:func:`~firmware_host.display.face.shown`), under the
 seq. :class:`FaceFollower` rebuilds the hub's view from every row of it (a page at a time), then
 polls it for rows after the last one it has (every :data:`POLL_S` seconds), each poll one short
 read transaction of a read-only connection, so the writer is never held up (SQLite's WAL lets
-readers beside the one writer). The event id of every update stays the journal seq, so a page
-reconnecting after a restart of the web face or of the service catches up by Last-Event-ID. A
-face file made anew (a new inode: it had failed) is opened again. One that no longer holds the
-last row read as it was read holds a new journal (its seqs start again lower): the view is read
-anew from it and the pages' streams end, so that they catch up.
+readers beside the one writer). The event id of every update holds the journal seq (and the
+file's build: :mod:`.hub`), so a page reconnecting after a restart of the web face or of the
+service catches up by Last-Event-ID. A face file made anew (a new inode: it had failed) is opened again, and read only once built
+(:func:`~firmware_host.display.face_file.read_build`: until its rebuild commits it holds no row,
+which is no new journal). One built again that no longer holds the last row read as it was read
+holds a new journal (its seqs start again lower, or a salvage wrote other records above those it
+kept): the view is read anew from it (:meth:`DisplayHub.start_again`, its epoch the file's new
+build, so pages with an id of the journal before get a snapshot) and the pages' streams end, so
+that they catch up. One built again that holds it is the same journal: followed on.
 
 The service's ``halted`` record (it stops on a journal it cannot write) becomes the display's
 banner, as the service's own ``halted`` decision was when the display was its output.
@@ -19,6 +23,7 @@ banner, as the service's own ``halted`` decision was when the display was its ou
 from __future__ import annotations
 
 import collections
+import itertools
 import logging
 import os
 import sqlite3
@@ -27,7 +32,15 @@ import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from firmware_host.display.face_file import COMPLAIN_EVERY_S, PAGE, FaceRow, connect_reader, read_after, read_at
+from firmware_host.display.face_file import (
+    COMPLAIN_EVERY_S,
+    PAGE,
+    FaceRow,
+    connect_reader,
+    read_after,
+    read_at,
+    read_build,
+)
 from firmware_host.display.hub import BACKLOG, DisplayHub
 from firmware_host.tables.decisions import Decision
 
@@ -83,26 +96,40 @@ class FaceFollower(Background):
         self.position = 0
         #: The last row read, as read: a poll that finds it changed or gone reads a new journal.
         self._last: FaceRow | None = None
+        #: The build of the face file read (None: none read yet).
+        self.build: str | None = None
+        #: Held by each read and to close the connection (:meth:`stop` may come while the hub's
+        #: thread reads, in :meth:`rebuild`).
+        self._reading = threading.RLock()
         self._conn: sqlite3.Connection | None = None
         self._inode: int | None = None
         self._moved = threading.Condition()
         self._complained_at = float("-inf")
 
     def rebuild(self) -> int:
-        """Apply the face file's rows so far to the hub's view (before :meth:`start`; a file not
-        there yet is none), the last :data:`~firmware_host.display.hub.BACKLOG` steps as updates
-        in its backlog (a page reconnecting to a restarted web face catches up by Last-Event-ID);
-        return how many decisions. Read a page of :data:`PAGE` rows at a time: only the last
-        steps are held, however long the file."""
-        recent: collections.deque[tuple[list[int], float, list[Decision]]] = collections.deque(maxlen=BACKLOG)
-        return self.hub.rebuild(self._older(recent), recent)  # recent is read once the older are applied
+        """Apply the face file's rows so far to the hub's view (a file not there or not built yet
+        is none), the last :data:`~firmware_host.display.hub.BACKLOG` steps as updates in its
+        backlog (a page reconnecting to a restarted web face catches up by Last-Event-ID), under
+        the file's build as the hub's epoch; return how many decisions. Read a page of
+        :data:`PAGE` rows at a time: only the last steps are held, however long the file.
 
+        Called before :meth:`start`, or by :meth:`poll` through
+        :meth:`~firmware_host.display.hub.DisplayHub.start_again`: then on the hub's thread, while
+        the follower's waits for it. A :meth:`stop` meanwhile waits for the page being read, and
+        the rebuild ends there (the view holds the rows read so far)."""
+        recent: collections.deque[tuple[list[int], float, list[Decision]]] = collections.deque(maxlen=BACKLOG)
+        rows = self._rows()
+        first = list(itertools.islice(rows, 1))  # the first page read: the file's build is known
+        older = self._older(itertools.chain(first, rows), recent)
+        return self.hub.rebuild(older, recent, self.build)  # recent is read once the older are applied
+
+    @staticmethod
     def _older(
-        self, recent: collections.deque[tuple[list[int], float, list[Decision]]]
+        rows: Iterable[FaceRow], recent: collections.deque[tuple[list[int], float, list[Decision]]]
     ) -> Iterator[tuple[int, float, Decision]]:
-        """The decisions of the file's steps, ``(seq, at, decision)``, all but the last
+        """The decisions of the steps of ``rows``, ``(seq, at, decision)``, all but the last
         ``recent.maxlen``, which are left in ``recent``."""
-        for step in _steps(self._rows()):
+        for step in _steps(rows):
             if len(recent) == recent.maxlen:
                 seqs, at, decisions = recent[0]
                 yield from ((seq, at, decision) for seq, decision in zip(seqs, decisions))
@@ -111,7 +138,7 @@ class FaceFollower(Background):
     def _rows(self) -> Iterator[FaceRow]:
         """Every row of the face file, a page at a time (:attr:`position` moving on); when it cannot
         be read (not there yet, as the service starts it, or going), those read so far."""
-        self.position, self._last = 0, None
+        self.position, self._last, self.build = 0, None, None
         try:
             while page := self._read()[1]:
                 yield from page
@@ -121,7 +148,8 @@ class FaceFollower(Background):
             self._complain(exc)
 
     def stop(self) -> None:
-        """Stop following and close the connection."""
+        """Stop following and close the connection (after the read in progress, if any: a
+        :meth:`rebuild` on the hub's thread reads no more)."""
         super().stop()
         self._close()
 
@@ -154,9 +182,11 @@ class FaceFollower(Background):
 
     def poll(self) -> int:
         """Read the rows committed since the last poll (a page at most) into the hub; return how
-        many. When the file no longer holds the last row read as it was read (the journal was
-        replaced by a new one, whose seqs start again lower), the hub starts again from it
-        (:meth:`~firmware_host.display.hub.DisplayHub.start_again`)."""
+        many. When the file, built again, no longer holds the last row read as it was read (the
+        journal was replaced by a new one), the hub starts again from it
+        (:meth:`~firmware_host.display.hub.DisplayHub.start_again`); when it holds it, the
+        hub's epoch moves to the new build (:meth:`~firmware_host.display.hub.DisplayHub.same_journal`)."""
+        build = self.build
         same, rows = self._read()
         if not same:
             log.warning("display: the face file %s holds a new journal: its view is read anew", self.path)
@@ -166,6 +196,8 @@ class FaceFollower(Background):
             with self._moved:
                 self._moved.notify_all()
             return 0
+        if self.build != build and self.build is not None:
+            self.hub.same_journal(self.build)
         if not rows:
             return 0
         for seqs, at, decisions in _steps(rows):
@@ -178,25 +210,36 @@ class FaceFollower(Background):
     def _read(self) -> tuple[bool, list[FaceRow]]:
         """Whether the file still holds the last row read as it was read, and up to :data:`PAGE`
         rows after :attr:`position` (none when it does not), in one read transaction, from the
-        face file as it is now (opened again when it was made anew)."""
-        if self._conn is not None and os.stat(self.path).st_ino != self._inode:
-            self._close()
-        if self._conn is None:
-            self._conn = connect_reader(self.path)
-            self._inode = os.stat(self.path).st_ino
-        conn = self._conn
-        conn.execute("BEGIN")
-        try:
-            same = self._last is None or read_at(conn, self._last.seq) == self._last
-            return same, read_after(conn, self.position) if same else []
-        finally:
-            if conn.in_transaction:
-                conn.execute("COMMIT")
+        face file as it is now (opened again when it was made anew); :attr:`build` its build.
+        A file not built yet holds nothing yet (the same journal, no rows); once stopping, nothing
+        is read."""
+        with self._reading:
+            if self._stopping.is_set():
+                return True, []
+            if self._conn is not None and os.stat(self.path).st_ino != self._inode:
+                self._close()
+            if self._conn is None:
+                self._conn = connect_reader(self.path)
+                self._inode = os.stat(self.path).st_ino
+            conn = self._conn
+            conn.execute("BEGIN")
+            try:
+                build = read_build(conn)
+                if build is None:  # made anew, its rebuild not committed yet: no new journal
+                    return True, []
+                same = self._last is None or read_at(conn, self._last.seq) == self._last
+                if same:
+                    self.build = build
+                return same, read_after(conn, self.position) if same else []
+            finally:
+                if conn.in_transaction:
+                    conn.execute("COMMIT")
 
     def _close(self) -> None:
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
+        with self._reading:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
 
     def _complain(self, exc: Exception) -> None:
         now = time.monotonic()

@@ -10,11 +10,17 @@ the roads once per step, keeps the recent updates for clients that reconnect
 
 The streams share the backlog: each holds only its place in it (:class:`Follow`), and each
 update's SSE event is encoded once, whatever the number of streams. A step wakes each event loop
-with streams once (not once a stream), and only the streams waiting for an update run: one whose
+with streams once (not once a stream, nor once a view it changed), and only the streams waiting
+for an update run: one whose
 reader takes nothing sits in its socket's write until the server cuts it off, and costs nothing
 per update meanwhile. A stream that falls :data:`CLIENT_QUEUE` updates behind is ended (its
 browser reconnects with ``Last-Event-ID`` and catches up); none is sent an update twice, or one
 older than what it was sent.
+
+An event's id is ``<epoch>.<seq>`` (:func:`event_id`, parsed back by :func:`~firmware_host.display.app.parse_event_id`): the
+epoch is the face file's build (:func:`~firmware_host.display.face_file.read_build`), so a page
+whose Last-Event-ID is of another journal (a new one, or a salvaged one whose later seqs hold
+other records) gets a snapshot, not the updates after a seq that means something else here.
 """
 
 from __future__ import annotations
@@ -35,7 +41,7 @@ from typing import Any
 from firmware_host.display.view import TableView
 from firmware_host.tables.decisions import Decision
 
-__all__ = ["DisplayHub", "Follow", "Update", "Snapshot", "VIEWS"]
+__all__ = ["DisplayHub", "Follow", "Update", "Snapshot", "VIEWS", "event_id"]
 
 log = logging.getLogger("tablehost.display")
 
@@ -45,23 +51,32 @@ VIEWS = ("dealer", "scoreboard")
 BACKLOG = 512
 #: Updates one stream may fall behind before it is ended (its browser reconnects and catches up).
 CLIENT_QUEUE = 256
+#: Builds of one journal whose event ids are still caught up from the backlog (the face file made
+#: anew for the same journal gives it a new build; an older build's id then gets a snapshot).
+EPOCHS = 8
 
 _STOP = object()
 
 
 @dataclasses.dataclass(frozen=True)
 class Update:
-    """One stream message: the journal seq of the last record it comes from, its JSON, and its
-    place among its view's updates (0: a snapshot, in no backlog)."""
+    """One stream message: the journal seq of the last record it comes from, its JSON, its
+    place among its view's updates (0: a snapshot, in no backlog) and the epoch it was made in."""
 
     seq: int
     data: str
     number: int = 0
+    epoch: str = "0"
 
     @functools.cached_property
     def event(self) -> bytes:
-        """The SSE event (``id`` = :attr:`seq`), encoded once for every stream."""
-        return f"id: {self.seq}\ndata: {self.data}\n\n".encode()
+        """The SSE event (``id`` = :func:`event_id`), encoded once for every stream."""
+        return f"id: {event_id(self.epoch, self.seq)}\ndata: {self.data}\n\n".encode()
+
+
+def event_id(epoch: str, seq: int) -> str:
+    """The SSE id of an update: ``<epoch>.<seq>``."""
+    return f"{epoch}.{seq}"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -102,8 +117,12 @@ class DisplayHub:
         self._published = dict.fromkeys(VIEWS, 0)
         self._clients: dict[str, set[Follow]] = {v: set() for v in VIEWS}
         self._stopped = False
-        #: Moved on by :meth:`start_again`: a stream that began before it ends.
-        self._epoch = 0
+        #: Moved on by :meth:`start_again`, twice: a stream that began before it, or during it, ends.
+        self._generation = 0
+        #: The epoch of the updates made now (the face file's build), and the builds of this
+        #: journal whose ids are caught up from the backlog.
+        self._epoch = "0"
+        self._epochs: collections.deque[str] = collections.deque([self._epoch], maxlen=EPOCHS)
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self.snapshot = self._render()
@@ -125,11 +144,19 @@ class DisplayHub:
         self,
         decisions: Iterable[tuple[int, float | None, Decision]],
         recent: Iterable[tuple[int | Sequence[int], float, Sequence[Decision]]] = (),
+        epoch: str | None = None,
     ) -> int:
-        """Apply a journal's decisions, ``(seq, at, decision)`` in order (before the thread starts),
-        then its ``recent`` steps, ``(seqs, at, decisions)`` (``seqs`` as :meth:`feed` takes them), as they were applied live: their
-        updates are kept in the backlog, so a page that reconnects to a restarted display with its
-        Last-Event-ID gets every update it missed, not a snapshot. Return how many decisions."""
+        """Apply a journal's decisions, ``(seq, at, decision)`` in order (before the thread starts,
+        or in :meth:`start_again`), then its ``recent`` steps, ``(seqs, at, decisions)`` (``seqs``
+        as :meth:`feed` takes them), as they were applied live: their updates are kept in the
+        backlog, so a page that reconnects to a restarted display with its Last-Event-ID gets every
+        update it missed, not a snapshot. ``epoch``: the journal's (the face file's build), from
+        now the only one whose ids are caught up. Return how many decisions."""
+        if epoch is not None:
+            with self._lock:
+                self._epoch = epoch
+                self._epochs.clear()
+                self._epochs.append(epoch)
         count = 0
         for seq, at, decision in decisions:
             self.view.apply(seq, decision, at)
@@ -154,8 +181,7 @@ class DisplayHub:
             self._thread = None
         with self._lock:
             self._stopped = True
-        for view in VIEWS:
-            self._wake(view)
+        self._wake(*VIEWS)
 
     def flush(self, timeout: float = 5.0) -> bool:
         """Wait until every step queued so far (with :attr:`catch_up`: every step committed to the
@@ -165,6 +191,14 @@ class DisplayHub:
         done = threading.Event()
         self._queue.put(done)
         return done.wait(timeout)
+
+    def same_journal(self, epoch: str) -> None:
+        """The face file was built anew (``epoch``) for the journal the view holds (any thread):
+        later updates carry ``epoch``; ids of the builds before are still caught up."""
+        with self._lock:
+            if epoch not in self._epochs:
+                self._epochs.append(epoch)
+            self._epoch = epoch
 
     def start_again(self, rebuild: Callable[[], object]) -> threading.Event:
         """Start again from a fresh view rebuilt by ``rebuild`` (which calls :meth:`rebuild`: the
@@ -181,15 +215,21 @@ class DisplayHub:
         return done
 
     def _start_again(self, rebuild: Callable[[], object]) -> None:
+        """Before the rebuild, the streams of the journal before end (one woken by the rebuild's
+        updates is sent none of them) and the view is blank; after it, those that began during it
+        (with a part of it) end too."""
         self.view = self.view.fresh()
+        blank = self._render()
         with self._lock:
+            self._generation += 1
+            self.snapshot = blank
             for backlog in self._backlog.values():
                 backlog.clear()
+        self._wake(*VIEWS)
         rebuild()
         with self._lock:
-            self._epoch += 1  # after the rebuild: a stream that began during it had the old snapshot
-        for view in VIEWS:
-            self._wake(view)
+            self._generation += 1
+        self._wake(*VIEWS)
 
     def _run(self) -> None:
         while (item := self._queue.get()) is not _STOP:
@@ -239,44 +279,46 @@ class DisplayHub:
             self.snapshot = snapshot
             for view, fields in published:
                 self._published[view] += 1
-                self._backlog[view].append(Update(snapshot.seq, _message(snapshot.seq, fields), self._published[view]))
-        for view, _ in published:
-            self._wake(view)
+                update = Update(snapshot.seq, _message(snapshot.seq, fields), self._published[view], self._epoch)
+                self._backlog[view].append(update)
+        self._wake(*(view for view, _ in published))
 
-    def _wake(self, view: str) -> None:
-        """Wake the streams of ``view``: one call into each event loop that has any."""
+    def _wake(self, *views: str) -> None:
+        """Wake the streams of ``views``: one call into each event loop that has any."""
         with self._lock:
-            loops = {client.loop for client in self._clients[view]}
+            loops = {client.loop for view in views for client in self._clients[view]}
         for loop in loops:
             try:
-                loop.call_soon_threadsafe(self._wake_on, loop, view)
+                loop.call_soon_threadsafe(self._wake_on, loop, views)
             except RuntimeError:  # the loop is closed: the server is gone
                 pass
 
-    def _wake_on(self, loop: asyncio.AbstractEventLoop, view: str) -> None:
+    def _wake_on(self, loop: asyncio.AbstractEventLoop, views: tuple[str, ...]) -> None:
         with self._lock:
-            clients = [client for client in self._clients[view] if client.loop is loop]
+            clients = [client for view in views for client in self._clients[view] if client.loop is loop]
         for client in clients:
             client.ready.set()  # a flag, for a stream not waiting (its reader takes nothing)
 
     # -- the web side -----------------------------------------------------------------------
-    def subscribe(self, view: str, last_seq: int | None) -> Follow:
-        """Follow ``view`` from the running event loop: first the updates after ``last_seq`` (or
-        a snapshot, when the backlog does not reach back that far or there is no ``last_seq``),
-        then every later one (:meth:`Follow.next`)."""
+    def subscribe(self, view: str, last_seq: int | None, epoch: str | None = None) -> Follow:
+        """Follow ``view`` from the running event loop: first the updates after ``last_seq`` of
+        ``epoch`` (None: the hub's own), or a snapshot, when the backlog does not reach back that
+        far, there is no ``last_seq`` or it is of another journal; then every later one
+        (:meth:`Follow.next`)."""
         with self._lock:
             backlog = list(self._backlog[view])
-            snapshot = self.snapshot
-            client = Follow(self, view, self._published[view], self._epoch)
+            snapshot, current = self.snapshot, self._epoch
+            ours = epoch is None or epoch in self._epochs
+            client = Follow(self, view, self._published[view], self._generation)
             self._clients[view].add(client)
-        if last_seq is None or last_seq > snapshot.seq:  # none, or one of a journal before this one
-            client.missed = [self._snapshot_update(view, snapshot)]
+        if last_seq is None or not ours or last_seq > snapshot.seq:  # none, or one of another journal
+            client.missed = [self._snapshot_update(view, snapshot, current)]
         elif last_seq == snapshot.seq:
             client.sent = last_seq
         elif backlog and backlog[0].seq <= last_seq:  # the backlog holds everything after last_seq
             client.missed = [u for u in backlog if u.seq > last_seq]
         else:
-            client.missed = [self._snapshot_update(view, snapshot)]
+            client.missed = [self._snapshot_update(view, snapshot, current)]
         return client
 
     def unsubscribe(self, view: str, client: Follow) -> None:
@@ -291,7 +333,7 @@ class DisplayHub:
         with self._lock:
             backlog = self._backlog[client.view]
             newer = self._published[client.view] - client.place
-            if client.epoch != self._epoch or newer > min(CLIENT_QUEUE, len(backlog)):
+            if client.generation != self._generation or newer > min(CLIENT_QUEUE, len(backlog)):
                 return None
             if newer:
                 return list(itertools.islice(backlog, len(backlog) - newer, None))
@@ -308,9 +350,9 @@ class DisplayHub:
             return sum(map(len, self._clients.values()))
 
     @staticmethod
-    def _snapshot_update(view: str, snapshot: Snapshot) -> Update:
+    def _snapshot_update(view: str, snapshot: Snapshot, epoch: str) -> Update:
         body = {"state": snapshot.state} if view == "dealer" else {"scoreboard": snapshot.scoreboard}
-        return Update(snapshot.seq, _message(snapshot.seq, {"types": '["snapshot"]', **body}))
+        return Update(snapshot.seq, _message(snapshot.seq, {"types": '["snapshot"]', **body}), epoch=epoch)
 
 
 class Follow:
@@ -319,8 +361,8 @@ class Follow:
     :attr:`missed` are sent first; :meth:`next` waits for the later ones.
     """
 
-    def __init__(self, hub: DisplayHub, view: str, place: int, epoch: int) -> None:
-        self.hub, self.view, self.epoch = hub, view, epoch
+    def __init__(self, hub: DisplayHub, view: str, place: int, generation: int) -> None:
+        self.hub, self.view, self.generation = hub, view, generation
         self.loop = asyncio.get_running_loop()
         #: Set by the hub when its view has a new update (or the hub stops).
         self.ready = asyncio.Event()

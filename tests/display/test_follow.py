@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from drivers.events.shoe import CardRead
-from firmware_host.display.face_file import PAGE, FaceWriter
+from firmware_host.display.face_file import PAGE, FaceWriter, _connect_writer, _remove
 from firmware_host.display.follow import FaceFollower
 from firmware_host.display.hub import BACKLOG
 from firmware_host.host.journal import Journal
@@ -25,6 +25,8 @@ class Hub:
         self.seqs: dict[int, Decision] = {}
         self.steps: list[tuple[int, list[str]]] = []
         self.started_again = 0
+        #: The epochs the follower gave, by rebuild (None: no file read) or by same_journal.
+        self.epochs: list[str | None] = []
 
     def start_again(self, rebuild: Callable[[], object]) -> threading.Event:
         self.seqs.clear()
@@ -35,12 +37,22 @@ class Hub:
         done.set()
         return done
 
-    def rebuild(self, decisions: Iterable[tuple[int, Any, Decision]], recent: Iterable[Any] = ()) -> int:
+    def rebuild(
+        self, decisions: Iterable[tuple[int, Any, Decision]], recent: Iterable[Any] = (), epoch: str | None = None
+    ) -> int:
+        self.epochs.append(epoch)
         for seq, _, decision in decisions:
+            self.taking(seq)
             self.seqs[seq] = decision
         for first, at, step in recent:
             self.feed(first, step, at)
         return len(self.seqs)
+
+    def taking(self, seq: int) -> None:
+        """The rebuild takes the decision at ``seq`` (a test's hook)."""
+
+    def same_journal(self, epoch: str) -> None:
+        self.epochs.append(epoch)
 
     def feed(self, seqs: Sequence[int], decisions: Sequence[Decision], at: float) -> None:
         self.steps.append((seqs[0], [d.type for d in decisions]))
@@ -65,8 +77,10 @@ def shown_seqs(path: Path) -> list[int]:
     return [r.seq for r in segments.records(path) if r.kind == "decision" and r.type != "odds"]
 
 
-def following(journal: Journal, hub: Hub) -> tuple[FaceWriter, FaceFollower]:
-    """The journal's face file written, and a follower of it rebuilt."""
+def following(journal: Journal, hub: Hub, steps: int = 0) -> tuple[FaceWriter, FaceFollower]:
+    """The journal's face file written after ``steps`` steps, and a follower of it rebuilt."""
+    for n in range(steps):
+        step(journal, n)
     writer = FaceWriter(journal)
     assert writer.rebuild()
     follower = FaceFollower(writer.path, cast(Any, hub))
@@ -168,9 +182,7 @@ def test_a_new_journal_with_lower_seqs_is_read_anew(tmp_path: Path) -> None:
     # journal's lower seqs (it asked for rows after its old position) until it was restarted.
     path, hub = tmp_path / "j.sqlite", Hub()
     with Journal.open(path) as journal:
-        for n in range(6):
-            step(journal, n)
-        writer, follower = following(journal, hub)
+        writer, follower = following(journal, hub, steps=6)
         before = follower.position
         writer.stop()
     for name in (path, *(path.with_name(path.name + suffix) for suffix in ("-wal", "-shm"))):
@@ -187,6 +199,7 @@ def test_a_new_journal_with_lower_seqs_is_read_anew(tmp_path: Path) -> None:
         follower.stop()
         writer.stop()
     assert sorted(hub.seqs) == shown_seqs(path) and hub.started_again == 1
+    assert len(hub.epochs) == 2 and None not in hub.epochs and hub.epochs[0] != hub.epochs[1] == follower.build
 
 
 def test_the_same_journal_rebuilt_is_followed_on_not_read_anew(tmp_path: Path) -> None:
@@ -209,13 +222,8 @@ def test_the_rebuild_reads_a_page_at_a_time(tmp_path: Path) -> None:
     pages_read: list[int] = []
 
     class Counting(Hub):
-        def rebuild(self, decisions: Iterable[tuple[int, Any, Decision]], recent: Iterable[Any] = ()) -> int:
-            for seq, _, decision in decisions:
-                pages_read.append(reads)
-                self.seqs[seq] = decision
-            for first, at, step_ in recent:
-                self.feed(first, step_, at)
-            return len(self.seqs)
+        def taking(self, seq: int) -> None:
+            pages_read.append(reads)
 
     reads = 0
     with Journal.open(tmp_path / "j.sqlite") as journal:
@@ -240,3 +248,59 @@ def test_the_rebuild_reads_a_page_at_a_time(tmp_path: Path) -> None:
     kept = 1 + 2 * BACKLOG // PAGE  # the pages of the last BACKLOG steps, held for the backlog
     assert pages_read[0] <= kept < reads - 2  # the first decision applied long before the last page is read
     assert follower.position == max(hub.seqs) and len(hub.steps) == BACKLOG
+
+
+def test_a_face_file_made_anew_and_not_built_yet_is_no_new_journal(tmp_path: Path) -> None:
+    # The writer made a failed file anew: its schema is committed before its rebuild's
+    # transaction. A follower that opened it then found the last row read gone and took the
+    # empty file for a new journal: the view went blank mid-shoe, every stream ended, and both
+    # segments' rows came back as live steps.
+    path, hub = tmp_path / "j.sqlite", Hub()
+    with Journal.open(path) as journal:
+        writer, follower = following(journal, hub, steps=3)
+        position, build = follower.position, follower.build
+        writer.stop()
+        _remove(writer.path)  # FaceWriter._failed: not a face file any more
+        _connect_writer(writer.path).close()  # made anew: the schema, not the rebuild yet
+        assert follower.poll() == 0 and hub.started_again == 0 and follower.position == position
+        writer = FaceWriter(journal)
+        assert writer.rebuild()
+        step(journal, 3)
+        written(writer)
+        assert follower.poll() == 2 and hub.started_again == 0  # followed on from where it was
+        follower.stop()
+        writer.stop()
+    assert build is not None and hub.epochs == [build, follower.build] and follower.build != build
+    assert sorted(hub.seqs) == shown_seqs(path)
+
+
+def test_stopping_during_a_rebuild_on_the_hub_thread_reads_no_more(tmp_path: Path) -> None:
+    # start_again runs the follower's rebuild on the hub's thread while the follower lives: its
+    # stop() closed the connection under the hub's reads, and the next page opened it again.
+    taken: list[int] = []
+
+    class Stopping(Hub):
+        def taking(self, seq: int) -> None:
+            if not taken:
+                threading.Thread(target=follower.stop).start()  # another thread, as the web face's
+                assert stopped.wait(10)
+            taken.append(seq)
+
+    with Journal.open(tmp_path / "j.sqlite") as journal:
+        for n in range(BACKLOG + 2 * PAGE):
+            step(journal, n)
+        writer = FaceWriter(journal)
+        assert writer.rebuild()
+        follower = FaceFollower(writer.path, cast(Any, Stopping()))
+        stopped = threading.Event()
+        original = follower._close
+
+        def close() -> None:
+            original()
+            stopped.set()
+
+        follower._close = close  # type: ignore[method-assign]
+        follower.rebuild()
+        writer.stop()
+    assert 0 < len(taken) < len(shown_seqs(journal.path))  # it ended at the page it had read
+    assert follower._conn is None  # and opened the file no more

@@ -14,15 +14,21 @@ from tests.display.conftest import Running
 WAIT_MS = 30_000
 
 
-def read_events(url: str, headers: dict[str, str], until_seq: int) -> list[tuple[int, dict[str, Any]]]:
-    """The stream's events up to the one with ``until_seq``."""
+def read_events(
+    url: str, headers: dict[str, str], until_seq: int, epochs: list[str] | None = None
+) -> list[tuple[int, dict[str, Any]]]:
+    """The stream's events up to the one with ``until_seq``, by the seq of their id
+    (``<epoch>.<seq>``; the epochs are appended to ``epochs``)."""
     events: list[tuple[int, dict[str, Any]]] = []
     with httpx2.stream("GET", url, headers=headers, timeout=10) as response:
         assert response.headers["content-type"].startswith("text/event-stream")
         event_id = None
         for line in response.iter_lines():
             if line.startswith("id: "):
-                event_id = int(line[4:])
+                epoch, _, seq = line[4:].partition(".")
+                event_id = int(seq)
+                if epochs is not None:
+                    epochs.append(epoch)
             elif line.startswith("data: "):
                 assert event_id is not None
                 events.append((event_id, json.loads(line[6:])))
@@ -65,15 +71,16 @@ def test_last_event_id_resumes_after_it_and_an_old_one_gets_a_snapshot(run_table
     assert table.flush()
     final = table.seq()
     url = table.url + "/api/stream?view=dealer"
-    first = read_events(url, {}, final)
+    epochs: list[str] = []
+    first = read_events(url, {}, final, epochs)
     assert [data["types"] for _, data in first] == [["snapshot"]] and first[0][0] == final
     journal_types = {r.seq: r.type for r in table.table.journal.records()}
     middle = final - 20
-    resumed = read_events(url, {"Last-Event-ID": str(middle)}, final)
+    resumed = read_events(url, {"Last-Event-ID": f"{epochs[0]}.{middle}"}, final)
     assert resumed and all(seq > middle for seq, _ in resumed) and resumed[-1][0] == final
     assert all(data["types"][-1] == journal_types[seq] for seq, data in resumed)  # id: the seq of its last record
     if final > BACKLOG:
-        old = read_events(url, {"Last-Event-ID": "1"}, final)
+        old = read_events(url, {"Last-Event-ID": f"{epochs[0]}.1"}, final)
         assert [data["types"] for _, data in old] == [["snapshot"]]
 
 

@@ -23,24 +23,25 @@ function svg(tag, attrs, children) {
   return node;
 }
 
-// -- the live stream: SSE, id = journal seq; the browser reconnects with Last-Event-ID ----------
-function follow(view, render, lastSeq) {
+// -- the live stream: SSE, id = <epoch>.<journal seq>; the browser reconnects with Last-Event-ID -
+function follow(view, render, lastId) {
   TH.view = view; TH.render = render;
-  const query = lastSeq == null ? "" : `&last_event_id=${lastSeq}`;
+  const query = lastId == null ? "" : `&last_event_id=${encodeURIComponent(lastId)}`;
   const source = new EventSource(`/api/stream?view=${view}${query}`);
   source.onopen = () => { document.body.dataset.connected = "true"; };
   source.onerror = () => { document.body.dataset.connected = "false"; };
   source.onmessage = (event) => {
     const message = JSON.parse(event.data);
-    TH.messages.push({ id: Number(event.lastEventId), data: message });
-    TH.seq = message.seq;
+    const id = event.lastEventId;
+    TH.messages.push({ id: Number(id.slice(id.indexOf(".") + 1)), data: message });
+    TH.lastId = id; TH.seq = message.seq;
     render(message);
     document.body.dataset.seq = String(message.seq);
   };
   TH.source = source;
 }
 // Drop the stream and follow again from the last update seen (what a dropped connection does).
-TH.reconnect = () => { TH.source.close(); follow(TH.view, TH.render, TH.seq); };
+TH.reconnect = () => { TH.source.close(); follow(TH.view, TH.render, TH.lastId); };
 TH.disconnect = () => { TH.source.close(); document.body.dataset.connected = "false"; };
 
 // -- actions: every one asks for a PIN; the server decides whose it is ---------------------------
