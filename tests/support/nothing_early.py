@@ -20,14 +20,15 @@ __all__ = [
 #: A card as the controller writes it (``9S``, ``TD``).
 CARD = re.compile(r"(?<![\w-])[2-9TJQKA][CDHS](?![\w-])")
 #: Before the page's scripts: after every update (the page sets body[data-seq] once it has drawn
-#: it), keep the cards on the page and its whole text.
+#: it), keep the cards on the page and its whole text. The document itself is observed from its
+#: start: a first message can be drawn before DOMContentLoaded on a loaded machine, and an observer
+#: started then missed it (a KeyError in test_nothing_early).
 RECORD_DOM = """
 window.tablehostDom = [];
-const observer = new MutationObserver(() => {
+new MutationObserver(() => {
   window.tablehostDom.push({ seq: Number(document.body.dataset.seq), text: document.body.innerText,
     cards: [...document.querySelectorAll("[data-card]")].map((node) => node.dataset.card) });
-});
-document.addEventListener("DOMContentLoaded", () => observer.observe(document.body, { attributes: true, attributeFilter: ["data-seq"] }));
+}).observe(document, { subtree: true, attributes: true, attributeFilter: ["data-seq"] });
 """
 
 
