@@ -66,7 +66,8 @@ class StreamSlots:
 
 
 class SlotStream(StreamingResponse):
-    """An SSE response that gives its slot back however it ends (closed, dropped, cancelled).
+    """An SSE response that gives its slot back and closes its events however it ends (closed,
+    dropped, cancelled), and writes nothing once its connection is lost.
 
     :param events: the stream's text (or its bytes), event by event.
     :param give_back: called once it has ended (:meth:`StreamSlots.give_back` of its client).
@@ -91,3 +92,8 @@ class SlotStream(StreamingResponse):
             await super().__call__(scope, receive, send_then_yield)
         finally:
             self.give_back()
+            # Ended between two of its events (cancelled in a send), the events' generator would be
+            # left suspended, its own ending (the hub's unsubscribe) put off until it is collected.
+            aclose = getattr(self.body_iterator, "aclose", None)
+            if aclose is not None:
+                await aclose()
