@@ -32,7 +32,7 @@ the others, as ``tablehost run`` does; the last build's table is pinned to the f
 the attackers share the machine's CPUs with the table. Prints figures, asserts nothing.
 
     .venv/bin/python bench/bench_webface.py [--seconds 8] [--repeats 3] [--split-cpus] [--flood 40]
-        [--connections 1000] [--clients 4]
+        [--connections 1000] [--clients 4] [--only flood|hold|socket ...]
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -60,6 +61,8 @@ from bench.bench_lean import PROFILE, Tree, extract  # noqa: E402
 
 #: The last build: main before the web face left the service's process.
 LAST_BUILD = "61e3076"
+#: The attacks, as ``--only`` names them.
+ATTACKS = ("flood", "hold", "socket")
 #: Rounds of ``make run``, and of the ``run --http`` whose processes' memory is read.
 MAKE_RUN_ROUNDS = 20
 
@@ -137,7 +140,7 @@ def socket_flood(path: str, seconds: float) -> None:
 # -- the table (one tree, in a process of its own) ---------------------------------------------
 
 
-def table(seconds: float, flood: int, connections: int, clients: int, repeats: int) -> None:
+def table(seconds: float, flood: int, connections: int, clients: int, repeats: int, only: list[str]) -> None:
     from bench.display.table import BACCARAT, DEALER_PIN, SUPERVISOR_PIN, start, write_profile
     from firmware_host.web.pins import write_pin_file
     from firmware_host.wiring import build_table
@@ -161,6 +164,7 @@ def table(seconds: float, flood: int, connections: int, clients: int, repeats: i
             ]
             if split:
                 attacks.append((f"control-socket flood ({clients} clients)", ["socket", str(clients)]))
+            attacks = [(name, attack) for name, attack in attacks if not only or attack[0] in only]
             pairs: dict[str, list[tuple[Phase, Phase]]] = {name: [] for name, _ in attacks}
             for _ in range(repeats):
                 for name, attack in attacks:
@@ -235,10 +239,34 @@ RESULT = "RESULT "
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
-def cpu_seconds(pid: int) -> float:
-    """A process's CPU time so far, user and system, all its threads (``/proc/PID/stat``)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+def cpu_seconds(pid: int, task: int | None = None) -> float:
+    """A process's CPU time so far, user and system, all its threads (``/proc/PID/stat``), or one
+    thread's (``/proc/PID/task/TID/stat``)."""
+    where = Path(f"/proc/{pid}") if task is None else Path(f"/proc/{pid}/task/{task}")
+    fields = (where / "stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def control_cpu() -> dict[int, float]:
+    """The CPU time so far of each of this process's control-socket threads, by native id: what
+    the socket's server (accepting, reading, refusing, answering) took from the service."""
+    found = {}
+    for thread in threading.enumerate():
+        if thread.name.startswith("control") and thread.native_id is not None:
+            try:
+                found[thread.native_id] = cpu_seconds(os.getpid(), thread.native_id)
+            except FileNotFoundError:  # ended meanwhile
+                pass
+    return found
+
+
+def socket_cost(before: dict[int, float], was: dict[str, int], counts: dict[str, int], wall: float) -> str:
+    """The requests a second that reached the socket's server in a phase, and its threads' CPU per
+    request (threads that ended within the phase are not counted)."""
+    requests = sum(counts.values()) - sum(was.values())
+    cpu = sum(seconds - before.get(tid, 0.0) for tid, seconds in control_cpu().items())
+    each = f", {cpu / requests * 1e6:.0f} µs of the server's CPU each" if requests else ""
+    return f"{requests / wall:,.0f} requests/s reached the server{each} ({cpu / wall:.0%} of a core)"
 
 
 def _phase(name: str, running: Any, seconds: float, attack: list[str] | None) -> Phase:
@@ -247,6 +275,8 @@ def _phase(name: str, running: Any, seconds: float, attack: list[str] | None) ->
     face_pid = child.pid if child is not None else None
     steps, started, since = service.steps, time.monotonic(), time.perf_counter()
     cpu = (cpu_seconds(os.getpid()), cpu_seconds(face_pid) if face_pid else 0.0)
+    control = getattr(running.table, "control", None)
+    socket_was = (control_cpu(), dict(control.counts) if control is not None else {})
     attackers: list[subprocess.Popen[str]] = []
     if attack and attack[0] == "socket":
         path = str(running.table.control.path)
@@ -269,6 +299,7 @@ def _phase(name: str, running: Any, seconds: float, attack: list[str] | None) ->
     wall = time.monotonic() - started
     rate = (service.steps - steps) / wall
     service_cpu = (cpu_seconds(os.getpid()) - cpu[0]) / wall
+    cost = socket_cost(*socket_was, dict(control.counts), wall) if control is not None else None
     face_cpu = None
     if face_pid and child is not None and child.pid == face_pid:  # not restarted meanwhile
         face_cpu = (cpu_seconds(face_pid) - cpu[1]) / wall
@@ -281,12 +312,12 @@ def _phase(name: str, running: Any, seconds: float, attack: list[str] | None) ->
         f", web face RSS {face[0] / 1024:.0f} MiB (peak {face[1] / 1024:.0f})" if face else ", display in the service"
     )
     shares = f"CPU: service {service_cpu:.0%}" + (f", web face {face_cpu:.0%}" if face_cpu is not None else "")
-    counts = getattr(getattr(running.table, "control", None), "counts", None)
+    counts = getattr(control, "counts", None)
     print(
         f"  {name}: {rate:,.0f} steps/s; card -> decision "
         f"{percentiles(latencies) if latencies else 'no cards'}; {shares}; display {behind}; {memory}"
         + (f"; attackers got {got}" if got else "")
-        + (f"; socket counts {counts}" if counts and attack and attack[0] == "socket" else ""),
+        + (f"; socket counts {counts}, {cost}" if counts and attack and attack[0] == "socket" else ""),
         flush=True,
     )
     return {
@@ -394,6 +425,13 @@ def main() -> None:
         help="the attackers on every CPU but the first; the table's service on the first",
     )
     parser.add_argument("--no-memory", action="store_true", help="skip the runs that measure peak RSS")
+    parser.add_argument(
+        "--only",
+        action="append",
+        choices=ATTACKS,
+        default=[],
+        help="run only this attack (repeatable): flood (wrong PINs), hold (unread streams), socket",
+    )
     parser.add_argument("--table", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--socket-flood", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -401,7 +439,7 @@ def main() -> None:
         socket_flood(args.socket_flood, args.seconds)
         return
     if args.table:
-        table(args.seconds, args.flood, args.connections, args.clients, args.repeats)
+        table(args.seconds, args.flood, args.connections, args.clients, args.repeats, args.only)
         return
     with tempfile.TemporaryDirectory() as folder:
         last = extract(args.baseline, Path(folder) / "last")
@@ -426,6 +464,7 @@ def _table_run(tree: Tree, args: argparse.Namespace) -> dict[str, list[tuple[Pha
     env = {**tree.env, "BENCH_SOURCE": str(tree.root)} if tree.root != ROOT else tree.env
     flags = ["--seconds", str(args.seconds), "--repeats", str(args.repeats), "--flood", str(args.flood)]
     flags += ["--connections", str(args.connections), "--clients", str(args.clients)]
+    flags += [f"--only={attack}" for attack in args.only]
     own: set[int] | None = None
     if args.split_cpus:
         cpus = sorted(os.sched_getaffinity(0))

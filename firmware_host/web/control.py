@@ -15,11 +15,19 @@ is hostile.
 - **Peers.** Only processes whose uid is allowed (``SO_PEERCRED``, which the kernel fills in)
   are served; the socket file is ``0660``, owned by the service and the web face's group.
 - **Bounded.** At most ``max_connections`` connections at once (more wait in the kernel's
-  backlog, unaccepted, so a peer reconnecting in a loop costs the service nothing); at most ``rate_per_s`` requests a
-  second (a bucket of ``burst``) reach a handler in all, and an op may have a tighter bucket of
-  its own. A request over the rate is answered with a refusal and its connection waits for the
-  next token, so a flooding peer is slowed to the rate and costs the service one length read,
-  one recv and one reply per request it sends (``bench/``: the loop's rate under a socket flood).
+  backlog, unaccepted). Everything a peer makes the server do is paid from one bucket of
+  ``rate_per_s`` tokens a second (``burst`` held): each connection accepted and each request
+  begun takes a token, whatever becomes of the request (answered, or refused: its op's own
+  tighter bucket, an op not offered, not JSON, past the bounds, too long). A connection that
+  finds no token waits until its token is earned, and a request that waited is refused ``rate
+  limited``; tokens not yet earned are owed in turn, so connections waiting together get the
+  rate, not the rate each. **The bound:** past the first ``burst`` (and one token owed per
+  connection and by the accept), the server does at most ``rate_per_s`` accepts or requests a
+  second in all, each at most one accept (credentials, a thread) or one request (a length, at
+  most ``max_message`` bytes, one parse, one reply); and it refuses at most ``1 /``
+  :data:`REFUSAL_PAUSE_S` peers a second by their credentials. At 200 a second and about 130 µs
+  of CPU each (``bench/bench_webface.py``'s socket flood), a flood costs the service about 3% of
+  a core, whatever the peers send and however many connections they open.
 - **Counted.** Every refusal is counted by reason (:attr:`ControlServer.counts`) and logged at a
   rate limit (:class:`~firmware_host.web.logs.RateLimit`).
 
@@ -188,15 +196,27 @@ class _Bucket:
         self._lock = threading.Lock()
 
     def take(self) -> float:
-        """0 when a token was taken; else the seconds until the next one."""
+        """0 when a token was taken; else the seconds until the next one (none taken)."""
         with self._lock:
-            now = self.clock()
-            self._tokens = min(self.size, self._tokens + (now - self._at) * self.rate)
-            self._at = now
+            self._fill()
             if self._tokens >= 1:
                 self._tokens -= 1
                 return 0.0
             return (1 - self._tokens) / self.rate
+
+    def reserve(self) -> float:
+        """Take a token, held or not: the seconds until it is earned (0: it was held). Tokens not
+        yet earned are owed (the bucket goes below 0), so callers waiting at once wait in turn:
+        together they get no more than the rate, however many they are."""
+        with self._lock:
+            self._fill()
+            self._tokens -= 1
+            return 0.0 if self._tokens >= 0 else -self._tokens / self.rate
+
+    def _fill(self) -> None:
+        now = self.clock()
+        self._tokens = min(self.size, self._tokens + (now - self._at) * self.rate)
+        self._at = now
 
 
 class ControlServer:
@@ -207,6 +227,7 @@ class ControlServer:
     :param ops: the operations offered, by name.
     :param group: the gid the socket file is given (the web face's group), or None.
     :param frame_s: seconds a frame begun may take to arrive, and a reply to be taken.
+    :param clock, sleep: the buckets' clock and how a connection is held (tests hold the clock).
     """
 
     def __init__(
@@ -221,6 +242,8 @@ class ControlServer:
         max_connections: int = 4,
         group: int | None = None,
         frame_s: float = 2.0,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         if len(os.fsencode(path)) > MAX_PATH:
             raise ControlError(f"control socket {path}: longer than {MAX_PATH} bytes, which a Unix socket cannot be")
@@ -228,8 +251,9 @@ class ControlServer:
         self.max_message, self.max_connections, self.group, self.frame_s = max_message, max_connections, group, frame_s
         #: Requests answered by a handler, and refusals by reason.
         self.counts: dict[str, int] = {"answered": 0}
-        self._bucket = _Bucket(rate_per_s, burst)
-        self._op_buckets = {name: _Bucket(op.rate_per_s, op.burst) for name, op in ops.items() if op.rate_per_s}
+        self._bucket = _Bucket(rate_per_s, burst, clock)
+        self._op_buckets = {name: _Bucket(op.rate_per_s, op.burst, clock) for name, op in ops.items() if op.rate_per_s}
+        self._sleep = sleep
         self._limit = RateLimit()
         self._lock = threading.Lock()
         self._connections: set[socket.socket] = set()
@@ -306,6 +330,9 @@ class ControlServer:
                 _shut(conn)
                 time.sleep(REFUSAL_PAUSE_S)  # a refused peer that reconnects at once is held to a rate
                 continue
+            wait = self._bucket.reserve()  # a connection costs a token: a peer reconnecting is held to the rate
+            if wait:
+                self._sleep(wait)
             with self._lock:
                 self._connections.add(conn)
                 self.accepted += 1
@@ -326,10 +353,15 @@ class ControlServer:
     def _serve(self, conn: socket.socket, peer: Peer) -> None:
         try:
             while self._listener is not None:
-                raw = self._read(conn)
-                if raw is None:
-                    return
-                _send(conn, self._answer(raw, peer), self.frame_s)
+                conn.settimeout(None)  # a connection may wait for its next request as long as it likes
+                first = conn.recv(_LENGTH.size)
+                if not first:
+                    return  # the peer closed between requests
+                over = self._pace()  # before anything is made of the request, even its length
+                raw = self._read(conn, first)
+                if over:
+                    self._note("rate", f"pid {peer.pid} past {self._bucket.rate:g} requests a second")
+                _send(conn, {"ok": False, "error": "rate limited"} if over else self._answer(raw, peer), self.frame_s)
         except ControlRefused:
             pass  # counted where it was refused
         except OSError as exc:  # a frame not finished in time, a peer gone mid-frame
@@ -340,13 +372,18 @@ class ControlServer:
             _shut(conn)
             self._slots.release()
 
-    def _read(self, conn: socket.socket) -> bytes | None:
-        """One request's bytes; None when the peer closed between requests."""
-        conn.settimeout(None)  # a connection may wait for its next request as long as it likes
-        first = conn.recv(_LENGTH.size)
-        if not first:
-            return None
-        conn.settimeout(self.frame_s)  # ... but a frame begun must be finished
+    def _pace(self) -> bool:
+        """Take the server's token for a request begun, waiting for it if none is held (True: the
+        request is then refused, ``rate``): every request a connection sends, whatever becomes of
+        it, costs one, so all connections together are held to the rate."""
+        wait = self._bucket.reserve()
+        if wait:
+            self._sleep(wait)
+        return bool(wait)
+
+    def _read(self, conn: socket.socket, first: bytes) -> bytes:
+        """The rest of the request whose length begins with ``first``."""
+        conn.settimeout(self.frame_s)  # a frame begun must be finished
         header = first + _recv_exact(conn, _LENGTH.size - len(first))
         (length,) = _LENGTH.unpack(header)
         if length > self.max_message:
@@ -355,11 +392,6 @@ class ControlServer:
         return _recv_exact(conn, length)
 
     def _answer(self, raw: bytes, peer: Peer) -> dict[str, Any]:
-        wait = self._bucket.take()
-        if wait:
-            self._note("rate", f"pid {peer.pid} past {self._bucket.rate:g} requests a second")
-            time.sleep(wait)  # the flooding connection is held to the rate
-            return {"ok": False, "error": "rate limited"}
         try:
             name, fields = parse_request(raw, self.ops)
             own = self._op_buckets.get(name)

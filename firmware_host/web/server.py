@@ -5,7 +5,8 @@ with three timers and a cap): a request's head and body must arrive within
 :attr:`ConnectionLimits.request_s` of its first byte (or of the connection), else 408 and the
 connection is closed; a reader whose socket takes nothing for :attr:`ConnectionLimits.stall_s`
 while we write is cut off; past :attr:`ConnectionLimits.max_connections` open connections a new
-one is closed at once (its descriptor freed), except from the Pi itself. ``X-Forwarded-For`` is
+one is closed at once (its descriptor freed), before uvicorn's and h11's state is built for it
+(:class:`_PastTheCap`), except from the Pi itself. ``X-Forwarded-For`` is
 believed only from :attr:`ConnectionLimits.trusted_proxies` (uvicorn's ``proxy_headers`` is off
 without one); uvicorn's and the event loop's errors (an ``accept()`` out of descriptors) are
 logged at a rate limit.
@@ -108,18 +109,19 @@ class GuardedProtocol(H11Protocol):
         self._deadline: asyncio.TimerHandle | None = None
         self._stall: asyncio.TimerHandle | None = None
 
+    @classmethod
+    def admit(cls, **options: Any) -> asyncio.Protocol:
+        """uvicorn's protocol factory: this protocol, or past the cap a :class:`_PastTheCap`, which
+        closes the connection before any of uvicorn's and h11's state is built for it."""
+        if len(options["server_state"].connections) < cls.limits.max_connections:
+            return cls(**options)
+        return _PastTheCap(cls, options)
+
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         peer = self.client[0] if self.client else ""
         if peer not in self.limits.reserved and len(self.connections) > self.limits.max_connections:
-            if (held := self._refusals.allow("connections")) is not None:
-                log.warning(
-                    "web: %d connections open: one from %s closed at once%s",
-                    self.limits.max_connections,
-                    peer,
-                    f" (and {held} more)" if held else "",
-                )
-            transport.abort()
+            _refuse(self, transport, peer)
             return
         self._deadline = self.loop.call_later(self.limits.request_s, self._too_slow)
 
@@ -174,6 +176,36 @@ class GuardedProtocol(H11Protocol):
         super().connection_lost(exc)
 
 
+class _PastTheCap(asyncio.Protocol):
+    """A connection that came past the cap: closed at once (its descriptor freed) once its peer is
+    known, unless it is the Pi's own, which is handed to the guarded protocol."""
+
+    def __init__(self, protocol: type[GuardedProtocol], options: dict[str, Any]) -> None:
+        self.protocol, self.options = protocol, options
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        peername = transport.get_extra_info("peername")
+        peer = str(peername[0]) if peername else ""
+        if peer in self.protocol.limits.reserved:
+            guarded = self.protocol(**self.options)
+            transport.set_protocol(guarded)
+            guarded.connection_made(transport)
+            return
+        _refuse(self.protocol, transport, peer)
+
+
+def _refuse(protocol: GuardedProtocol | type[GuardedProtocol], transport: asyncio.Transport, peer: str) -> None:
+    """Close a connection past the cap, logged at a rate limit."""
+    if (held := protocol._refusals.allow("connections")) is not None:
+        log.warning(
+            "web: %d connections open: one from %s closed at once%s",
+            protocol.limits.max_connections,
+            peer,
+            f" (and {held} more)" if held else "",
+        )
+    transport.abort()
+
+
 class _Server(uvicorn.Server):
     """uvicorn's server with the loop's errors logged at a rate limit."""
 
@@ -221,13 +253,15 @@ class WebServer:
             self._socket.close()
             raise WebError(f"{name}: cannot listen on {host}:{port}: {exc.strerror}") from exc
         self.port: int = self._socket.getsockname()[1]
-        protocol = type("GuardedProtocol", (GuardedProtocol,), {"limits": limits, "_refusals": RateLimit()})
+        protocol: type[GuardedProtocol] = type(
+            "GuardedProtocol", (GuardedProtocol,), {"limits": limits, "_refusals": RateLimit()}
+        )
         config = uvicorn.Config(
             app,
             log_level="warning",
             access_log=False,
             lifespan="auto",
-            http=protocol,
+            http=protocol.admit,  # type: ignore[arg-type]  # a factory, as uvicorn calls it
             ssl_certfile=str(tls[0]) if tls else None,
             ssl_keyfile=str(tls[1]) if tls else None,
             # mutual TLS: a client without a certificate this CA signed never gets past the handshake

@@ -8,6 +8,7 @@ never refused for the total, so streams from the network cannot crowd out the de
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import threading
 from collections.abc import AsyncIterator, Callable
@@ -65,7 +66,8 @@ class StreamSlots:
 
 
 class SlotStream(StreamingResponse):
-    """An SSE response that gives its slot back however it ends (closed, dropped, cancelled).
+    """An SSE response that gives its slot back and closes its events however it ends (closed,
+    dropped, cancelled), and writes nothing once its connection is lost.
 
     :param events: the stream's text (or its bytes), event by event.
     :param give_back: called once it has ended (:meth:`StreamSlots.give_back` of its client).
@@ -78,7 +80,20 @@ class SlotStream(StreamingResponse):
         self.give_back = give_back
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        async def send_then_yield(message: Any) -> None:
+            await send(message)
+            # A write that found the connection lost (its reader reset it) has the loss delivered at
+            # the loop's next turn: take that turn before the next write, so the server sees the
+            # stream disconnected (and ends it) instead of writing the rest of a batch of updates to
+            # a lost connection, which asyncio logs once a write from the 5th on.
+            await asyncio.sleep(0)
+
         try:
-            await super().__call__(scope, receive, send)
+            await super().__call__(scope, receive, send_then_yield)
         finally:
             self.give_back()
+            # Ended between two of its events (cancelled in a send), the events' generator would be
+            # left suspended, its own ending (the hub's unsubscribe) put off until it is collected.
+            aclose = getattr(self.body_iterator, "aclose", None)
+            if aclose is not None:
+                await aclose()

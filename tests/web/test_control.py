@@ -3,6 +3,7 @@ peers checked by ``SO_PEERCRED``, refusals counted, a flood held to the rate."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pwd
@@ -11,7 +12,7 @@ import struct
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -287,6 +288,90 @@ def test_a_flooding_peer_is_held_to_the_rate(socket_dir: Path) -> None:
             client.close()
     finally:
         server.stop()
+
+
+class HeldClock:
+    """The buckets' clock held at 0, and every wait a connection is given, recorded unslept: over
+    a held clock no token is earned, so the k-th token past the bucket is owed k / rate seconds."""
+
+    def __init__(self) -> None:
+        self.waits: list[float] = []
+        self._lock = threading.Lock()
+
+    def __call__(self) -> float:
+        return 0.0
+
+    def sleep(self, seconds: float) -> None:
+        with self._lock:
+            self.waits.append(seconds)
+
+
+def _until(done: Callable[[], bool]) -> None:
+    deadline = time.monotonic() + 10  # a bound on a wait for the server's threads, not a timed assertion
+    while not done():
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+
+
+#: A flood down each refusal path: (what each connection sends, requests a connection sends before
+#: it is ended or closes; 0: it only connects and closes).
+REFUSAL_PATHS = {
+    "an op's own bucket": (b'{"op": "limited"}', None),
+    "no such op": (b'{"op": "nothing"}', None),
+    "not JSON": (b"\xff{", None),
+    "too long": (b"{}", MAX_MESSAGE + 1),
+    "connections": (b"", 0),
+}
+
+
+@pytest.mark.parametrize("path_name", sorted(REFUSAL_PATHS))
+def test_a_flood_down_any_refusal_path_is_held_to_the_servers_rate(socket_dir: Path, path_name: str) -> None:
+    """Every request begun and every connection accepted costs a token of the server's bucket,
+    whatever becomes of it; three connections at once wait in turn (the k-th token past the
+    bucket is owed k / rate): a flood costs the service at most the rate times one refusal."""
+    body, length = REFUSAL_PATHS[path_name]
+    held, rate, burst, each, flooders = HeldClock(), 100.0, 4, 10, 3
+    path = socket_dir / "c.sock"
+    ops = {**OPS, "limited": Op({}, _echo, rate_per_s=0.001, burst=1)}
+    server = ControlServer(
+        path, allowed_uids=frozenset({os.getuid()}), ops=ops, rate_per_s=rate, burst=burst, clock=held, sleep=held.sleep
+    )
+    server.start()
+    replies: list[bool] = []
+
+    def flood() -> None:
+        if length is None:  # one connection, requests refused one after another
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+                conn.connect(str(path))
+                for _ in range(each):
+                    conn.sendall(LENGTH.pack(len(body)) + body)
+                    (size,) = LENGTH.unpack(conn.recv(4))
+                    replies.append(json.loads(conn.recv(size))["ok"])
+            return
+        for _ in range(each):  # a connection a request (ended by the service), or none
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+                conn.connect(str(path))
+                if length:
+                    conn.sendall(LENGTH.pack(length) + body)
+                    with contextlib.suppress(ConnectionResetError):  # closed with our bytes unread
+                        assert conn.recv(4) == b""
+
+    try:
+        threads = [threading.Thread(target=flood) for _ in range(flooders)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        connections = flooders if length is None else flooders * each
+        requests = 0 if length == 0 else flooders * each
+        _until(lambda: server.accepted == connections and sum(server.counts.values()) == requests)
+    finally:
+        server.stop()
+    tokens = connections + requests
+    assert sorted(held.waits) == pytest.approx([k / rate for k in range(1, tokens - burst + 1)])
+    refused = {key: count for key, count in server.counts.items() if key != "answered"}
+    assert sum(refused.values()) + server.counts["answered"] == requests
+    assert server.counts["answered"] == replies.count(True) == (1 if path_name == "an op's own bucket" else 0)
 
 
 def test_an_ops_own_rate_is_tighter_than_the_servers(socket_dir: Path) -> None:

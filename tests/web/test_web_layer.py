@@ -25,7 +25,7 @@ from firmware_host.web.guard import Guard, Policy
 from firmware_host.web.lockout import Busy, Locked, Lockout, LockoutPolicy
 from firmware_host.web.logs import RateLimit, RateLimitFilter, loop_exception_handler
 from firmware_host.web.refusals import Refusals
-from firmware_host.web.server import ConnectionLimits, WebServer
+from firmware_host.web.server import ConnectionLimits, GuardedProtocol, WebServer
 from tests.support.loops import run
 from tests.support.paths import REPO
 
@@ -271,6 +271,40 @@ def test_connections_past_the_cap_are_closed_at_once_but_the_pis_own_are_not(bro
         assert client.get(broken_server.url + "/fine").status_code == 200  # from 127.0.0.1, the Pi itself
     for sock in idle + [extra]:
         sock.close()
+
+
+def test_past_the_cap_no_protocol_is_built_and_the_pis_own_is_handed_one(
+    broken_server: WebServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A connection past the cap is closed before uvicorn's h11 protocol is built for it (the
+    attacker's reconnecting loop: a fifth less CPU a refusal); the Pi's own is still served."""
+    built: list[GuardedProtocol] = []
+    original = GuardedProtocol.__init__
+
+    def counted(self: GuardedProtocol, *args: Any, **kwargs: Any) -> None:
+        built.append(self)
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(GuardedProtocol, "__init__", counted)
+    port = broken_server.port
+    idle = [socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.2", 0)) for _ in range(5)]
+    try:
+        for idle_one in idle:  # each served, so each counted in the cap
+            idle_one.sendall(b"GET /fine HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            idle_one.settimeout(5)
+            assert idle_one.recv(12).startswith(b"HTTP/1.1 200")
+        assert len(built) == 5
+        for _ in range(20):
+            with socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.3", 0)) as extra:
+                extra.settimeout(5)
+                assert extra.recv(10) == b""  # closed at once
+        assert len(built) == 5  # none built for the 20 refused
+        with httpx2.Client(transport=httpx2.HTTPTransport(verify=False)) as client:
+            assert client.get(broken_server.url + "/fine").status_code == 200  # the Pi's own, past the cap
+        assert len(built) == 6
+    finally:
+        for sock in idle:
+            sock.close()
 
 
 def guard_answer(
