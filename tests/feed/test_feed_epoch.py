@@ -302,3 +302,32 @@ def test_a_collector_says_nothing_before_it_has_heard_the_retained_acknowledgeme
         assert len(published) == 2
     finally:
         store.close()
+
+
+def test_a_new_epoch_ack_behind_a_segment_moved_away_is_refused_and_the_feed_goes_on(
+    tmp_path: Path, journal: Journal, broker: Broker
+) -> None:
+    """An archived segment is moved away once the floor has it (docs/feed.md); then an
+    acknowledgement of a newer epoch names a message in it, behind the cursor (a store restored
+    from an old backup). The journal cannot be read back to it: the acknowledgement is refused
+    and counted, the feed's thread lives on and the table goes on publishing."""
+    db = tmp_path / "floor.sqlite"
+    play(journal, 10)
+    feed = _publisher(journal, broker.url, tmp_path)
+    with collecting(db, broker.url) as floor:
+        feed.start()
+        wait_for(lambda: feed.acked.seq == 11, what="11 messages acknowledged")
+        epoch = floor.store.epoch()
+        (fifth,) = [m for m in floor.store.messages("T1") if m["seq"] == 5]
+    journal.rotate({"state": "x"}, at=100.0).rename(tmp_path / "moved-away.sqlite")
+    signer = Signer.from_file(provision_floor(tmp_path), "floor key", ACK_PREFIX)
+    _publish_retained(broker.port, make_ack(signer, "T1", 5, fifth["hash"], 1.0, epoch + 1))
+    wait_for(lambda: feed.catch_up.unreadable == 1, what="the acknowledgement behind the segment refused")
+    assert feed._thread.is_alive() and feed.refused_acks == 1
+    with collecting(db, broker.url):
+        play(journal, 5, first=11)
+        feed.on_decisions([])
+        wait_for(lambda: feed.acked.seq == 16, what="the feed going on: 16 messages acknowledged")
+        assert _stored(db) == list(range(1, 17))
+    assert feed._thread.is_alive()
+    feed.stop()
