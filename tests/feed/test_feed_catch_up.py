@@ -71,7 +71,9 @@ def test_an_anchor_at_the_ack_is_refused_when_what_follows_it_is_gone(journal: J
     states = _states(journal)
     catch_up = _catch_up(Pages(journal, gone=states[8].journal_seq))
     catch_up.anchor(states[4])
-    assert catch_up.checked(InFlight(states[11], end_to_end=True, epoch=1), Ack("T1", 5, states[4].hash, 1.0, 2)) is None
+    assert (
+        catch_up.checked(InFlight(states[11], end_to_end=True, epoch=1), Ack("T1", 5, states[4].hash, 1.0, 2)) is None
+    )
     assert catch_up.unreadable == 1
 
 
