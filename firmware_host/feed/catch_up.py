@@ -6,8 +6,9 @@ An acknowledgement beyond every message in flight, or of a newer epoch of the fl
 is checked by deriving the journal's messages up to its ``seq``. From the cursor when it is
 ahead; when it is behind (a store restored from a backup), from the nearest **anchor** at or
 before it: a state of the feed this publisher derived from the journal and the floor
-acknowledged (the cursor at each save, a bounded set, thinned evenly), or the start of the
-feed when none is. The journal may no longer hold what the search needs (an archived segment
+acknowledged (the cursor at each save, and as each archived segment kept it at its rotation,
+:meth:`~firmware_host.feed.cursor.FeedCursor.archived`; a bounded set, thinned evenly), or the
+start of the feed when none is. The journal may no longer hold what the search needs (an archived segment
 moved away once the floor had it, docs/feed.md), or no longer what it would resend from: the
 acknowledgement is then refused, counted
 and logged at a rate limit, and the feed goes on from its cursor. A refused acknowledgement is
@@ -20,7 +21,7 @@ from __future__ import annotations
 import bisect
 import collections
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from firmware_host.errors import JournalError
@@ -55,10 +56,18 @@ class CatchUp:
     :param journal: the open journal.
     :param table_id: the table (messages and logs).
     :param receipts: where a refused acknowledgement is counted and logged.
+    :param archived: the states the archived segments kept (anchors, read at the first search behind the cursor).
     """
 
-    def __init__(self, journal: JournalPages, table_id: str, receipts: Receipts) -> None:
+    def __init__(
+        self,
+        journal: JournalPages,
+        table_id: str,
+        receipts: Receipts,
+        archived: Callable[[], list[FeedState]] = list,
+    ) -> None:
         self.journal, self.table_id, self.receipts = journal, table_id, receipts
+        self._archived: Callable[[], list[FeedState]] | None = archived
         #: States of the feed derived from the journal and acknowledged, by seq (at most :data:`ANCHORS_HELD`).
         self.anchors: list[FeedState] = []
         #: Acknowledgements refused because the journal could not be read back to them.
@@ -89,6 +98,10 @@ class CatchUp:
             self.receipts.refuse(why)
             return None
         behind = ack.seq < inflight.acked.seq
+        if behind and self._archived is not None:
+            for state in self._archived():
+                self.anchor(state)
+            self._archived = None
         start = self.nearest(ack.seq) if behind else inflight.acked
         try:
             found = start if ack.seq == start.seq else Reader(self.journal, self.table_id, start).find(ack.seq)

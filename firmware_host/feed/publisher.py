@@ -123,7 +123,7 @@ class FeedPublisher:
         #: The acknowledgements received (:mod:`~firmware_host.feed.receipts`).
         self.receipts = Receipts(table_id, self.events_topic, self.ack_topic, floor_keys, self._wake)
         #: The floor's acknowledgements checked against the journal (:mod:`~firmware_host.feed.catch_up`).
-        self.catch_up = CatchUp(journal, table_id, self.receipts)
+        self.catch_up = CatchUp(journal, table_id, self.receipts, cursor.archived)
         self._connack: threading.Event = threading.Event()
         self._connack_ok: bool | None = None  # None: no CONNACK (yet) on this connection
         self._connected = False

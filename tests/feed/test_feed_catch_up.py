@@ -15,6 +15,7 @@ from firmware_host.errors import JournalError
 from firmware_host.feed import schema
 from firmware_host.feed.ack import Ack
 from firmware_host.feed.catch_up import ANCHORS_HELD, CatchUp
+from firmware_host.feed.cursor import FeedCursor
 from firmware_host.feed.inflight import InFlight
 from firmware_host.feed.receipts import Receipts
 from firmware_host.feed.schema import FeedState
@@ -110,3 +111,22 @@ def test_anchors_are_bounded_and_keep_the_first_and_the_newest() -> None:
     seqs = [a.seq for a in catch_up.anchors]
     assert len(seqs) <= ANCHORS_HELD and seqs[0] == 1 and seqs[-1] == 1_000 and seqs == sorted(seqs)
     assert catch_up.nearest(500).seq <= 500 and catch_up.nearest(0) == FeedState()
+
+
+def test_after_a_restart_the_search_starts_at_the_cursor_an_archived_segment_kept(journal: Journal) -> None:
+    """A rotation copies the cursor with the segment: after a restart (no anchor in memory) the
+    search behind the cursor starts there, not at the start of the feed."""
+    states = _states(journal)
+    cursor = FeedCursor(journal.path, "T1")
+    try:
+        cursor.save(states[5])
+        journal.rotate({"state": "x"}, at=100.0)
+        cursor.save(states[11])
+        assert cursor.archived() == [states[5]]
+        pages = Pages(journal, gone=states[4].journal_seq)  # a search from the start would fail
+        catch_up = CatchUp(pages, "T1", _catch_up(pages).receipts, cursor.archived)
+        inflight = InFlight(cursor.load(), end_to_end=True, epoch=1)
+        assert catch_up.checked(inflight, Ack("T1", 8, states[7].hash, 1.0, epoch=2)) == states[7]
+        assert pages.reads[0] == states[5].journal_seq and catch_up.receipts.refused == 0
+    finally:
+        cursor.close()
