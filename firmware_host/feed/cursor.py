@@ -10,6 +10,10 @@ never holds the database's write lock for longer than one small transaction.
 With the cursor is kept the floor store's **epoch** its position is of (docs/feed.md, "The
 store's epoch"): the cursor moves back only to a newer epoch (:meth:`FeedCursor.adopt`). A
 cursor written before epochs reads as epoch 0 (the column is added, its rows keep their place).
+
+A rotation copies the file whole, the cursor too: each archived segment keeps the cursor as it
+stood then, a state of the feed derived from the journal (:meth:`FeedCursor.archived`), where a
+search of the journal behind the cursor may start (:mod:`firmware_host.feed.catch_up`).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import sqlite3
 
 from firmware_host.errors import TablehostError
 from firmware_host.feed.schema import FeedState
+from firmware_host.host import segments
 
 __all__ = ["FeedCursor", "CursorError"]
 
@@ -101,6 +106,31 @@ class FeedCursor:
             )
         except sqlite3.Error as exc:
             raise CursorError(f"feed cursor in {self.path}: cannot write: {exc}") from exc
+
+    def archived(self) -> list[FeedState]:
+        """The cursor as each archived segment beside the journal kept it at its rotation (a
+        compressed segment, one without this table's cursor or one that cannot be read: none)."""
+        found: list[FeedState] = []
+        try:
+            listed = segments.segments_of(self.path)
+        except TablehostError:  # a segment there twice: the journal's own checks name it
+            return found
+        for segment in listed:
+            if segment.live or segment.path.suffix in segments.COMPRESSED:
+                continue
+            try:
+                conn = sqlite3.connect(f"{segment.path.resolve().as_uri()}?mode=ro", uri=True)
+                try:
+                    row = conn.execute(
+                        "SELECT seq, journal_seq, hash FROM feed_cursor WHERE table_id = ?", (self.table_id,)
+                    ).fetchone()
+                finally:
+                    conn.close()
+            except sqlite3.Error:
+                continue
+            if row is not None:
+                found.append(FeedState(*row))
+        return found
 
     def close(self) -> None:
         """Close the connection."""

@@ -23,22 +23,21 @@ A retained ``status`` topic says ``online`` with the version, game and last ackn
 
 from __future__ import annotations
 
-import collections
 import logging
 import random
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import paho.mqtt.client as mqtt
 
 from firmware_host.feed import broker, schema
 from firmware_host.feed.ack import Ack, ack_topic
+from firmware_host.feed.catch_up import PAGE, CatchUp, JournalPages, Reader, adopt
 from firmware_host.feed.cursor import FeedCursor
-from firmware_host.feed.inflight import InFlight, not_this_journals
+from firmware_host.feed.inflight import InFlight
 from firmware_host.feed.receipts import Receipts
-from firmware_host.feed.schema import FeedState
 from firmware_host.feed.warning import TroubleClock
 
 if TYPE_CHECKING:
@@ -47,12 +46,10 @@ if TYPE_CHECKING:
     from firmware_host.feed.signing import Signer
 from firmware_host.tables.decisions import Decision
 
-__all__ = ["FeedPublisher", "JournalPages"]
+__all__ = ["PAGE", "FeedPublisher", "JournalPages"]
 
 log = logging.getLogger("tablehost.feed")
 
-#: Journal records read per page.
-PAGE = 256
 #: How long to wait for CONNACK after the TCP (and TLS) connection is up, seconds.
 CONNACK_TIMEOUT_S = 10.0
 #: Cursor writes at most this often while acknowledgements stream in, seconds (and once idle).
@@ -61,12 +58,6 @@ CURSOR_EVERY_S = 0.2
 STOP_DRAIN_S = 3.0
 #: Reconnect backoff: first and longest wait, seconds (doubled each failure, with jitter).
 BACKOFF_S = (0.25, 10.0)
-
-
-class JournalPages(Protocol):
-    """What the publisher reads of the journal (:meth:`firmware_host.host.journal.Journal.records_after`)."""
-
-    def records_after(self, seq: int, limit: int) -> Sequence[schema.JournalRecord]: ...
 
 
 class FeedPublisher:
@@ -131,6 +122,8 @@ class FeedPublisher:
         self._said_offline = False
         #: The acknowledgements received (:mod:`~firmware_host.feed.receipts`).
         self.receipts = Receipts(table_id, self.events_topic, self.ack_topic, floor_keys, self._wake)
+        #: The floor's acknowledgements checked against the journal (:mod:`~firmware_host.feed.catch_up`).
+        self.catch_up = CatchUp(journal, table_id, self.receipts, cursor.archived)
         self._connack: threading.Event = threading.Event()
         self._connack_ok: bool | None = None  # None: no CONNACK (yet) on this connection
         self._connected = False
@@ -255,7 +248,8 @@ class FeedPublisher:
     def _serve(self, client: mqtt.Client) -> None:
         """Publish from the cursor until the connection fails, stalls or the publisher stops."""
         self.acked = self.cursor.load()
-        reader = _Reader(self.journal, self.table_id, self.acked)
+        self.catch_up.anchor(self.acked)
+        reader = Reader(self.journal, self.table_id, self.acked)
         inflight = InFlight(self.acked, end_to_end=self.floor_keys is not None, epoch=self.cursor.epoch())
         saved, saved_at, status_seq, status_at = self.acked.seq, time.monotonic(), -1, 0.0
         # One message until the broker has answered one: Mosquitto closes the connection right after
@@ -277,6 +271,7 @@ class FeedPublisher:
             now = time.monotonic()
             if self.acked.seq != saved and (now - saved_at >= CURSOR_EVERY_S or not inflight):
                 self.cursor.save(self.acked)
+                self.catch_up.anchor(self.acked)
                 saved, saved_at = self.acked.seq, now
             if self._stopping.is_set() and (now >= self._drain_until or (not inflight and reader.caught_up)):
                 self._say_offline(client)
@@ -318,19 +313,19 @@ class FeedPublisher:
             self._trouble.healthy(self.acked.seq)
         return True
 
-    def _catch_up(self, inflight: InFlight, reader: _Reader, ack: Ack) -> _Reader | None:
+    def _catch_up(self, inflight: InFlight, reader: Reader, ack: Ack) -> Reader | None:
         """An acknowledgement beyond every message in flight, or of a newer epoch of the floor's store,
-        checked against the journal (:func:`_checked`, :func:`_adopt`). None: the cursor went back, resend."""
-        found = _checked(self.journal, self.table_id, inflight, ack, self.receipts)
+        checked against the journal (:meth:`CatchUp.checked`, :func:`adopt`). None: the cursor went back, resend."""
+        found = self.catch_up.checked(inflight, ack)
         if found is None:
             return reader
-        if ack.epoch > inflight.epoch and _adopt(self.cursor, self.table_id, inflight, ack, found):
+        if ack.epoch > inflight.epoch and adopt(self.cursor, self.table_id, inflight, ack, found):
             self.acked = found
             return None
         inflight.jump(found)
         self.acked = found
         self._trouble.healthy(self.acked.seq)
-        return _Reader(self.journal, self.table_id, found)
+        return Reader(self.journal, self.table_id, found)
 
     def _say_offline(self, client: mqtt.Client) -> None:
         """A clean stop: the retained status says offline (the will is only for an unclean end)."""
@@ -340,16 +335,8 @@ class FeedPublisher:
         self._said_offline = True
 
     def _signed_status(self, state: str) -> bytes:
-        return schema.encode(self.signer.sign(self._status(state)))
-
-    def _status(self, state: str) -> dict[str, Any]:
-        return {
-            "table": self.table_id,
-            "state": state,
-            "version": self.version,
-            "game": self.game,
-            "seq": self.acked.seq,
-        }
+        status = {"table": self.table_id, "state": state, "version": self.version, "game": self.game}
+        return schema.encode(self.signer.sign({**status, "seq": self.acked.seq}))
 
     # ------------------------------------------------------------------ paho callbacks (its thread)
 
@@ -369,72 +356,3 @@ class FeedPublisher:
         self._connected = False
         self._connack.set()
         self._wake.set()
-
-
-def _checked(
-    journal: JournalPages, table_id: str, inflight: InFlight, ack: Ack, receipts: Receipts
-) -> FeedState | None:
-    """The feed's state after the journal's message ``ack.seq`` if its hash is ``ack.hash``, else
-    None (and ``ack`` refused): read a page at a time from the cursor, or from the start when
-    ``ack`` is behind it."""
-    start = inflight.acked if ack.seq >= inflight.acked.seq else FeedState()
-    found = start if ack.seq == start.seq else _Reader(journal, table_id, start).find(ack.seq)
-    if found is None or found.hash != ack.hash:
-        receipts.refuse(not_this_journals(ack))
-        return None
-    return found
-
-
-def _adopt(cursor: FeedCursor, table_id: str, inflight: InFlight, ack: Ack, found: FeedState) -> bool:
-    """The floor's store is at a newer epoch and holds up to ``found``: the cursor takes both (and
-    says so). True when that is behind the cursor (the store was restored): resend from it."""
-    back = found.seq < inflight.acked.seq
-    cursor.adopt(found, ack.epoch)
-    log.log(
-        logging.WARNING if back or inflight.epoch else logging.INFO,  # a first epoch is no news
-        "feed %s: the floor's store is at epoch %d (the cursor was of %d) and holds up to seq %d (the cursor was at %d)%s",
-        table_id,
-        ack.epoch,
-        inflight.epoch,
-        found.seq,
-        inflight.acked.seq,
-        f"; resending from seq {found.seq + 1}" if back else "",
-    )
-    inflight.epoch = ack.epoch
-    return back
-
-
-class _Reader:
-    """The messages after a state, derived one journal page at a time (never more than a page held)."""
-
-    def __init__(self, journal: JournalPages, table_id: str, state: FeedState) -> None:
-        self.journal, self.table_id, self.state = journal, table_id, state
-        self._pending: collections.deque[tuple[dict[str, Any], FeedState]] = collections.deque()
-        #: The last read found nothing more in the journal.
-        self.caught_up = False
-
-    @property
-    def held(self) -> int:
-        """Messages derived and not yet taken (at most a page's)."""
-        return len(self._pending)
-
-    def next(self) -> tuple[dict[str, Any], FeedState] | None:
-        """The next message and the state after it, or None when the journal has no more yet."""
-        while True:
-            if self._pending:
-                self.caught_up = False
-                return self._pending.popleft()
-            page = self.journal.records_after(self.state.journal_seq, PAGE)
-            if not page:
-                self.caught_up = True
-                return None
-            self._pending.extend(schema.derive(self.table_id, page, self.state))
-            last = self._pending[-1][1] if self._pending else self.state
-            self.state = FeedState(last.seq, page[-1].seq, last.hash)
-
-    def find(self, seq: int) -> FeedState | None:
-        """The state after message ``seq``, read up to it a page at a time (None: the journal has no such message)."""
-        made = self.next()
-        while made is not None and made[1].seq < seq:
-            made = self.next()
-        return made[1] if made is not None and made[1].seq == seq else None

@@ -50,6 +50,7 @@ from paho.mqtt.properties import Properties
 from firmware_host.feed import broker
 from firmware_host.feed.ack import ack_topic, make_ack
 from firmware_host.feed.signing import Keyring, Signer
+from firmware_host.floor.ack_watch import FAILURE_KINDS as ACK_FAILURE_KINDS
 from firmware_host.floor.ack_watch import AckWatch
 from firmware_host.floor.admission import FAILURE_KINDS, Admission, Admitted, Refusal
 from firmware_host.floor.model import FloorError, Outcome, Store
@@ -86,6 +87,8 @@ class CollectorStats:
         ``reader_failures``: calls of a :attr:`Collector.readers` hook that raised (the write stands).
     :param admission_failures: messages whose checks failed in our own code, by kind
         (:attr:`~firmware_host.floor.admission.Admission.failure_kinds`; each also counted refused).
+    :param ack_failures: what went wrong reading back the floor's acknowledgements, by kind
+        (:data:`~firmware_host.floor.ack_watch.FAILURE_KINDS`: ``refused``, ``store``, ``unsettled``).
     :param last_seq: per table, the highest seq this collector stored or saw stored.
     :param listeners: called with ``(outcomes, seconds)`` after each committed write.
     """
@@ -98,6 +101,7 @@ class CollectorStats:
     write_failures: int = 0
     reader_failures: int = 0
     admission_failures: dict[str, int] = dataclasses.field(default_factory=lambda: dict.fromkeys(FAILURE_KINDS, 0))
+    ack_failures: dict[str, int] = dataclasses.field(default_factory=lambda: dict.fromkeys(ACK_FAILURE_KINDS, 0))
     last_seq: dict[str, int] = dataclasses.field(default_factory=dict)
     listeners: list[Callable[[list[Outcome], float], None]] = dataclasses.field(default_factory=list)
 
@@ -188,6 +192,8 @@ class Collector:
         self.admission = Admission(topic_prefix, keyring)
         #: What became of the messages (the metrics' source).
         self.stats = CollectorStats(admission_failures=self.admission.failure_kinds)
+        if self.watch is not None:
+            self.stats.ack_failures = self.watch.failures
         #: Messages by outcome kind (:attr:`CollectorStats.counts`).
         self.counts = self.stats.counts
         self._log = RefusalLog()
@@ -273,6 +279,9 @@ class Collector:
         :returns: False when the store cannot be written: the batch is kept, unacknowledged, for
             the next call (the broker holds at most its in-flight window of them).
         """
+        watch = self.watch
+        if watch is not None and watch.heard and watch.due():  # before anything is said: they are the evidence
+            self._check_heard()
         while self._batch:
             batch = self._batch[:BATCH]
             try:
@@ -290,9 +299,7 @@ class Collector:
             for message in batch:
                 client.ack(message.mid, message.qos)
             self._say_stored(client, outcomes)
-        if self.watch is not None and self.watch.heard:
-            self._check_heard(client)
-        if self.watch is not None and self.watch.settled and (self._unsaid or self._epoch is None):
+        if watch is not None and watch.ready() and watch.due() and (self._unsaid or self._epoch is None):
             unsaid, self._unsaid = sorted(self._unsaid), set()
             self._say(client, unsaid)  # held until the retained were heard; the first word: every table
         return True
@@ -302,14 +309,15 @@ class Collector:
         if self.watch is None or not self.watch.received(client, _topic(message), message):
             self._batch.append(message)
 
-    def _check_heard(self, client: mqtt.Client) -> None:
+    def _check_heard(self) -> None:
         """Check the acknowledgements heard (:meth:`AckWatch.check`): a new epoch begun, every table anew."""
         assert self.watch is not None
         try:
             tables = self.watch.check(self.store)
-        except FloorError as exc:  # checked again with the next acknowledgements heard
-            log.error("floor: cannot check the acknowledgements heard against the store: %s", exc)
+        except FloorError as exc:  # the heard are kept: checked again after a backoff, nothing said meanwhile
+            self.watch.store_failed("check the acknowledgements heard", exc)
             return
+        self.watch.store_read()
         if tables is not None:
             self._unsaid.update(tables)
 
@@ -326,7 +334,7 @@ class Collector:
         the store holds besides when the epoch is not the one this collector last said."""
         if self.watch is None or self.floor_signer is None:
             return
-        if not self.watch.settled:  # the retained acknowledgements not all heard: they are the evidence
+        if not self.watch.ready() or self.watch.heard:  # the evidence not all heard, or not checked yet
             self._unsaid.update(tables)
             return
         try:
@@ -334,14 +342,16 @@ class Collector:
             if epoch != self._epoch:  # a new epoch (or this collector's first word): every table anew
                 tables = sorted({*tables, *self.store.tables()})
                 self.said.clear()
-        except FloorError as exc:  # the table resends after its lag bound; nothing is lost
-            log.error("floor: cannot read the store's epoch to acknowledge: %s", exc)
+        except FloorError as exc:  # said again after a backoff; nothing is lost
+            self._unsaid.update(tables)
+            self.watch.store_failed("read the store's epoch to acknowledge", exc)
             return
         for table in tables:
             try:
                 seq, hash = self.store.contiguous(table, self.said[table][0] if table in self.said else None)
-            except FloorError as exc:  # the table resends after its lag bound; nothing is lost
-                log.error("floor: cannot read what the store holds of %s to acknowledge it: %s", table, exc)
+            except FloorError as exc:  # said again after a backoff; nothing is lost
+                self._unsaid.update(tables)
+                self.watch.store_failed(f"read what it holds of {table} to acknowledge it", exc)
                 return
             if seq - self._remembered.get(table, 0) >= REMEMBER_EVERY:
                 self._remember(table, seq)
@@ -353,6 +363,7 @@ class Collector:
             )
             if seq:
                 self.said[table] = (seq, hash)
+        self.watch.store_read()
         self._epoch = epoch
 
     def _remember(self, table: str, seq: int) -> None:

@@ -96,6 +96,15 @@ class FloorMetrics(Collector):
         for kind, count in stats.admission_failures.items():
             failures.add_metric([kind], count)
         yield failures
+        ack_failures = CounterMetricFamily(
+            "tablehost_floor_ack_failures",
+            "Reading back the floor's acknowledgements: refused (not under the floor's key), store (the "
+            "store unreadable to check or say one; retried), unsettled (the read-back marker never came).",
+            labels=["kind"],
+        )
+        for kind, count in stats.ack_failures.items():
+            ack_failures.add_metric([kind], count)
+        yield ack_failures
         yield CounterMetricFamily(
             "tablehost_floor_gaps", "Stored messages that left seqs missing below them.", value=stats.gaps
         )

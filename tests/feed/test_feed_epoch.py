@@ -16,7 +16,8 @@ import paho.mqtt.client as mqtt
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from bench.feed.broker import Broker
+from bench.feed import broker as test_broker
+from bench.feed.broker import Broker, write_secret
 from bench.floor.postgres import bindir
 from bench.floor.tables import FloorDb, as_floor_db, provision, provision_floor
 from firmware_host.cli import main
@@ -27,6 +28,7 @@ from firmware_host.feed.inflight import InFlight
 from firmware_host.feed.publisher import FeedPublisher
 from firmware_host.feed.schema import FeedState
 from firmware_host.feed.signing import PUBLIC_SUFFIX, Signer, load_public_keys
+from firmware_host.floor import ack_watch
 from firmware_host.host.journal import Journal
 from tests.support.feed_records import play
 from tests.support.floor_run import collecting, wait_for
@@ -162,11 +164,11 @@ def journal(tmp_path: Path) -> Iterator[Journal]:
         yield opened
 
 
-def _publisher(journal: Journal, url: str, directory: Path) -> FeedPublisher:
+def _publisher(journal: Journal, url: str | BrokerSettings, directory: Path) -> FeedPublisher:
     return FeedPublisher(
         journal,
         FeedCursor(journal.path, "T1"),
-        BrokerSettings(url),
+        BrokerSettings(url) if isinstance(url, str) else url,
         Signer.from_file(provision(directory, "T1")),
         table_id="T1",
         game="baccarat",
@@ -302,3 +304,59 @@ def test_a_collector_says_nothing_before_it_has_heard_the_retained_acknowledgeme
         assert len(published) == 2
     finally:
         store.close()
+
+
+def test_a_new_epoch_ack_behind_a_segment_moved_away_is_refused_and_the_feed_goes_on(
+    tmp_path: Path, journal: Journal, broker: Broker
+) -> None:
+    """An archived segment is moved away once the floor has it (docs/feed.md); then an
+    acknowledgement of a newer epoch names a message in it, behind the cursor (a store restored
+    from an old backup). The journal cannot be read back to it: the acknowledgement is refused
+    and counted, the feed's thread lives on and the table goes on publishing."""
+    db = tmp_path / "floor.sqlite"
+    play(journal, 10)
+    feed = _publisher(journal, broker.url, tmp_path)
+    with collecting(db, broker.url) as floor:
+        feed.start()
+        wait_for(lambda: feed.acked.seq == 11, what="11 messages acknowledged")
+        epoch = floor.store.epoch()
+        (fifth,) = [m for m in floor.store.messages("T1") if m["seq"] == 5]
+    journal.rotate({"state": "x"}, at=100.0).rename(tmp_path / "moved-away.sqlite")
+    signer = Signer.from_file(provision_floor(tmp_path), "floor key", ACK_PREFIX)
+    _publish_retained(broker.port, make_ack(signer, "T1", 5, fifth["hash"], 1.0, epoch + 1))
+    wait_for(lambda: feed.catch_up.unreadable == 1, what="the acknowledgement behind the segment refused")
+    assert feed._thread.is_alive() and feed.refused_acks == 1
+    with collecting(db, broker.url):
+        play(journal, 5, first=11)
+        feed.on_decisions([])
+        wait_for(lambda: feed.acked.seq == 16, what="the feed going on: 16 messages acknowledged")
+        assert _stored(as_floor_db(db)) == list(range(1, 17))
+    assert feed._thread.is_alive()
+    feed.stop()
+
+
+def test_a_broker_that_grants_the_acks_and_never_delivers_them_does_not_stall_the_tables(
+    tmp_path: Path, journal: Journal, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ACL before epochs lets the collector write ``tablehost/+/ack`` and not read it: Mosquitto
+    grants the subscription and delivers nothing of it, the marker neither. After its deadline the
+    collector acknowledges without the read-back check (counted): the table's cursor moves."""
+    before_epochs = tmp_path / "acl-before-epochs"
+    before_epochs.write_text(
+        test_broker.ACL.read_text().replace("topic readwrite tablehost/+/ack", "topic write tablehost/+/ack")
+    )
+    assert before_epochs.read_text() != test_broker.ACL.read_text()
+    monkeypatch.setattr(test_broker, "ACL", before_epochs)
+    monkeypatch.setattr(ack_watch, "SETTLE_S", 1.0)
+    users = {"tablehost-floor": "floor-pw", "T1": "t1-pw"}
+    secrets = {user: write_secret(tmp_path / f"{user}.password", pw) for user, pw in users.items()}
+    play(journal, 10)
+    with Broker(tmp_path / "broker", users=users) as broker:
+        feed = _publisher(journal, BrokerSettings(broker.url, "T1", secrets["T1"]), tmp_path)
+        login = {"username": "tablehost-floor", "password_file": secrets["tablehost-floor"]}
+        with collecting(tmp_path / "floor.sqlite", broker.url, **login) as floor:
+            feed.start()
+            wait_for(lambda: feed.acked.seq == 11, what="the floor's acknowledgement of 11 messages")
+            assert floor.collector.stats.ack_failures["unsettled"] == 1
+            assert floor.collector.watch is not None and floor.collector.watch.failures["refused"] == 0
+        feed.stop()
