@@ -23,7 +23,16 @@ __all__ = ["BaccaratDealer", "SimShoe", "SimShuffler", "ERRORS"]
 #: § 541.14 foresees them: a card drawn in error, and a card disclosed (turned up) in error.
 ERRORS = ("card_drawn_in_error", "card_disclosed")
 #: The table's alert for a card drawn when none was due, held for the next hand (§ 541.14(a)).
-DRAWN_IN_ERROR = ("card-drawn-in-error",)
+DRAWN_IN_ERROR = ("alert", "card-drawn-in-error")
+#: What the table makes of a card drawn when none was due: held for the next hand, or the card
+#: was unread, face up (§ 541.14(d)), the cover card, or the shoe was empty.
+DRAWN_WHEN_NONE_DUE = (
+    DRAWN_IN_ERROR,
+    ("alert", "card-unreadable"),
+    ("alert", "card-face-up"),
+    ("announce", "cover_card"),
+    ("alert", "shoe-empty"),
+)
 
 #: How long the dealer waits for the shuffler to lift out the batches the table told it to before
 #: loading the shoe (under the kill loop's :data:`bench.soak.killloop.STALL_SECONDS`: the table writes nothing meanwhile).
@@ -222,10 +231,10 @@ class BaccaratDealer(SimDealer):
                 # § 541.14(a): a card drawn when none is due, right after the initial four; the
                 # dealer sees where the table put it before going on (a card face up or unread
                 # instead is not held for the next hand, and nothing is disclosed).
-                seen = self.alerts_seen(DRAWN_IN_ERROR)
+                seen = self.seen()
                 self._draw()
                 self.settle(self.shoe)
-                if self.errs("card_disclosed") and self.see_alert(DRAWN_IN_ERROR, seen):
+                if self.errs("card_disclosed") and DRAWN_IN_ERROR in self.see(DRAWN_WHEN_NONE_DUE, seen):
                     self.press("card_disclosed")  # § 541.14(c)
         elif action == Action.DISCARD:
             self._draw()  # one card: the prompt counts down and comes again for the next

@@ -42,6 +42,9 @@ Press = Callable[[str], None]
 SETTLE_SECONDS = 10.0
 #: How often it looks, in seconds.
 SETTLE_POLL = 0.002
+#: How long the dealer looks for the outcome of its last move on the screen (:meth:`SimDealer.see`):
+#: under the kill loop's :data:`bench.soak.killloop.STALL_SECONDS`, as the table writes nothing meanwhile.
+SEE_SECONDS = 5.0
 #: A person's pause between seeing the device's last report on screen and the next move.
 REACTION_SECONDS = 0.01
 
@@ -79,9 +82,9 @@ class SimDealer:
         #: The table refused the dealer's last command (paused, an irregularity open): act again.
         self.refused = False
         self._standing: set[tuple[int, str]] = set()
-        #: Alerts the table has raised so far, by code (bounded by the codes there are).
-        self._alerts: Counter[str] = Counter()
-        self._alerted = threading.Condition()
+        #: Decisions the table has made so far, by :func:`decision_key` (bounded by the keys there are).
+        self._seen: Counter[tuple[str, str]] = Counter()
+        self._seeing = threading.Condition()
         self._inbox: queue.SimpleQueue[dict[str, Any] | None] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name=f"{type(self).__name__}", daemon=True)
 
@@ -120,13 +123,11 @@ class SimDealer:
 
     def on_decisions(self, decisions: Sequence[Decision]) -> None:
         """Output hook: queue the step's latest prompt (or repeat the current one); note finished rounds."""
-        codes = [str(d.data.get("code")) for d in decisions if d.type == "alert"]
-        if any(code in REFUSED for code in codes):
+        if any(d.type == "alert" and d.data.get("code") in REFUSED for d in decisions):
             self.refused = True
-        if codes:
-            with self._alerted:
-                self._alerts.update(codes)
-                self._alerted.notify_all()
+        with self._seeing:
+            self._seen.update(map(decision_key, decisions))
+            self._seeing.notify_all()
         prompted = False
         for decision in decisions:
             if decision.type == "round_result":
@@ -155,22 +156,25 @@ class SimDealer:
             time.sleep(SETTLE_POLL)
         time.sleep(REACTION_SECONDS)  # the driver acknowledges a report just before passing it on
 
-    def alerts_seen(self, codes: Iterable[str]) -> int:
-        """How many alerts of ``codes`` the table has raised so far (for :meth:`see_alert`)."""
-        with self._alerted:
-            return sum(self._alerts[code] for code in codes)
+    def seen(self) -> Counter[tuple[str, str]]:
+        """The decisions the table has made so far, by :func:`decision_key` (for :meth:`see`)."""
+        with self._seeing:
+            return self._seen.copy()
 
-    def see_alert(self, codes: Iterable[str], seen: int) -> bool:
-        """Wait (up to :data:`SETTLE_SECONDS`) until the table raises an alert of ``codes`` past the
-        ``seen`` of :meth:`alerts_seen`: a person looks at the screen before the next move. A console
-        command goes straight to the service while a device's report goes through its driver, so
+    def see(self, keys: Iterable[tuple[str, str]], seen: Counter[tuple[str, str]]) -> set[tuple[str, str]]:
+        """Wait (up to :data:`SEE_SECONDS`) until the table makes a decision of ``keys`` past
+        ``seen`` (:meth:`seen`): a person looks at the screen before the next move. A console command
+        goes straight to the service while a device's report goes through its driver, so
         :meth:`settle` alone cannot order them on a loaded machine.
 
-        :returns: whether the alert came.
+        :param keys: the outcomes the dealer's last move may have (one that is not among them, such
+            as a card kept behind one awaiting entry, runs the wait out).
+        :returns: the keys that came (none: the wait ran out).
         """
-        codes = tuple(codes)
-        with self._alerted:
-            return self._alerted.wait_for(lambda: sum(self._alerts[c] for c in codes) > seen, SETTLE_SECONDS)
+        keys = tuple(keys)
+        with self._seeing:
+            self._seeing.wait_for(lambda: any(self._seen[key] > seen[key] for key in keys), SEE_SECONDS)
+            return {key for key in keys if self._seen[key] > seen[key]}
 
     def console(self, command: str, **args: Any) -> None:
         """Key a command in at the dealer console."""

@@ -154,15 +154,9 @@ DRAWN_IN_ERROR_AND_DISCLOSED = {"card_drawn_in_error": 1.0, "card_disclosed": 1.
 BANKER_SECOND_CARD = {"action": "deal", "to": "banker", "card": 2, "_round": 3}
 
 
-def test_541_14_c_the_dealer_discloses_a_card_drawn_in_error_only_once_the_table_holds_it(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The card's report goes through the shoe's driver and the press straight to the service: on a
-    loaded machine the press came first, the table refused it (no card held) and the run's
-    § 541.14(a) alert went missing (a CI failure of ``test_whole_shoes_with_every_fault_injected``).
-    The dealer now waits to see the table's alert before pressing."""
-    monkeypatch.setattr(sim.dealers.base, "SETTLE_SECONDS", 120.0)  # however loaded the machine
-    pressed: list[str] = []
+def _drawing_in_error(pressed: list[str]) -> tuple[BaccaratDealer, threading.Thread]:
+    """A dealer acting on the banker's second card in a thread of its own, certain to draw a card in
+    error and disclose it; returned once it has drawn that card."""
     shoe = ScriptedDraws(Card("4", "S", False), Card("9", "H", False))
     drew_in_error = threading.Event()
     draw = shoe.draw
@@ -178,21 +172,48 @@ def test_541_14_c_the_dealer_discloses_a_card_drawn_in_error_only_once_the_table
     acting = threading.Thread(target=dealer.act, args=(BANKER_SECOND_CARD,))
     acting.start()
     assert drew_in_error.wait(30)
-    acting.join(0.1)  # settle() and the wait for the alert: still no press
+    acting.join(0.1)  # settle() and the look at the screen: still no press
     assert acting.is_alive() and pressed == [], "no press before the table has the card"
+    return dealer, acting
+
+
+def test_541_14_c_the_dealer_discloses_a_card_drawn_in_error_only_once_the_table_holds_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The card's report goes through the shoe's driver and the press straight to the service: on a
+    loaded machine the press came first, the table refused it (no card held) and the run's
+    § 541.14(a) alert went missing (a CI failure of ``test_whole_shoes_with_every_fault_injected``).
+    The dealer now waits to see the table's alert before pressing."""
+    monkeypatch.setattr(sim.dealers.base, "SEE_SECONDS", 120.0)  # however loaded the machine
+    pressed: list[str] = []
+    dealer, acting = _drawing_in_error(pressed)
     dealer.on_decisions([Decision("alert", {"code": "card-drawn-in-error", "text": "...", "severity": "warning"})])
     acting.join(30)
     assert not acting.is_alive() and pressed == ["card_disclosed"]
 
 
-def test_541_14_a_a_card_the_table_did_not_hold_for_the_next_hand_is_not_disclosed(
+def test_541_14_d_a_card_drawn_in_error_that_came_out_face_up_is_not_disclosed_and_ends_the_wait(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The card drawn in error came out face up or unread: nothing is held, nothing disclosed."""
-    monkeypatch.setattr(sim.dealers.base, "SETTLE_SECONDS", 0.05)
+    """The card drawn in error came out face up (or unread, or was the cover card): nothing is held
+    for the next hand, nothing disclosed, and the dealer goes on at once (it waited its whole
+    10 s before, past the kill loop's 8 s stall limit: test_541_12_c_hundred_kills_over_several_shoes)."""
+    monkeypatch.setattr(sim.dealers.base, "SEE_SECONDS", 120.0)
     pressed: list[str] = []
-    shoe = ScriptedDraws(Card("4", "S", False), Card("9", "H", True))
-    dealer = BaccaratDealer(lambda event: None, pressed.append, 1, shoe, errors=DRAWN_IN_ERROR_AND_DISCLOSED)
+    dealer, acting = _drawing_in_error(pressed)
     dealer.on_decisions([Decision("alert", {"code": "card-face-up", "text": "...", "severity": "attention"})])
-    dealer.act(BANKER_SECOND_CARD)
+    acting.join(30)
+    assert not acting.is_alive() and pressed == []
+
+
+def test_541_14_a_a_card_drawn_in_error_the_table_says_nothing_of_is_not_disclosed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A card kept behind one awaiting entry makes no decision: the look runs out, nothing disclosed."""
+    monkeypatch.setattr(sim.dealers.base, "SEE_SECONDS", 0.05)
+    pressed: list[str] = []
+    shoe = ScriptedDraws(Card("4", "S", False), Card("9", "H", False))
+    dealer = BaccaratDealer(lambda event: None, pressed.append, 1, shoe, errors=DRAWN_IN_ERROR_AND_DISCLOSED)
+    dealer.on_decisions([Decision("alert", {"code": "card-drawn-in-error", "text": "...", "severity": "warning"})])
+    dealer.act(BANKER_SECOND_CARD)  # that alert came before the card was drawn: not its outcome
     assert pressed == [] and len(shoe.drawn) == 2
