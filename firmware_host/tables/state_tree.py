@@ -60,13 +60,22 @@ def _allowed(module: str) -> bool:
     return any(module == name or module.startswith(name + ".") for name in ALLOWED_MODULES)
 
 
+#: :func:`_class_name` of each allowed class, by the :data:`ALLOWED_MODULES` it was allowed under.
+_NAMES: dict[tuple[type, tuple[str, ...]], str] = {}
+
+
 def _class_name(cls: type) -> str:
+    key = (cls, ALLOWED_MODULES)
+    name = _NAMES.get(key)
+    if name is not None:
+        return name
     if not _allowed(cls.__module__):
         raise StateTreeError(
             f"{cls.__module__}.{cls.__qualname__} is not a class a state tree may hold "
             f"(allowed: {', '.join(ALLOWED_MODULES)})"
         )
-    return f"{cls.__module__}:{cls.__qualname__}"
+    name = _NAMES[key] = f"{cls.__module__}:{cls.__qualname__}"
+    return name
 
 
 #: Where a value is, kept as its parent's place and the step to it, and spelled out
@@ -83,8 +92,16 @@ def _spelled(where: _Where) -> str:
     return f"{path}[{at!r}]" if step == "[r]" else f"{path}[{at}]" if step == "[]" else f"{path}{step}{at}"
 
 
+#: :func:`_resolve` of each class name resolved, by the :data:`ALLOWED_MODULES` it was resolved under.
+_RESOLVED: dict[tuple[str, tuple[str, ...]], type] = {}
+
+
 def _resolve(name: object, where: _Where) -> type:
     """The class a tree names, if it is in an allowed module and exists."""
+    if isinstance(name, str):
+        known = _RESOLVED.get((name, ALLOWED_MODULES))
+        if known is not None:
+            return known
     if not isinstance(name, str) or ":" not in name:
         raise StateTreeError(f"{_spelled(where)}: {name!r} is not a class name (module:Class)")
     module, qualname = name.split(":", 1)
@@ -98,6 +115,7 @@ def _resolve(name: object, where: _Where) -> type:
         raise StateTreeError(f"{_spelled(where)}: class {name} does not exist in this version") from exc
     if not isinstance(found, type):
         raise StateTreeError(f"{_spelled(where)}: {name} is not a class")
+    _RESOLVED[name, ALLOWED_MODULES] = found
     return found
 
 
@@ -108,10 +126,6 @@ def _not_state(cls: type) -> frozenset[str]:
     for base in cls.__mro__:
         names.update(base.__dict__.get("NOT_STATE", ()))
     return frozenset(names)
-
-
-def _is_named_tuple(value: object) -> bool:
-    return isinstance(value, tuple) and hasattr(value, "_fields")
 
 
 def _machine_binding(value: object) -> bool:
@@ -140,7 +154,11 @@ def state_fields(obj: object) -> dict[str, Any]:
     if declared is not None:
         return {name: getattr(obj, name) for name in declared}
     skip = _not_state(kind)
-    return {name: value for name, value in vars(obj).items() if name not in skip and not _machine_binding(value)}
+    return {
+        name: value
+        for name, value in vars(obj).items()
+        if name not in skip and not (isinstance(value, functools.partial) and _machine_binding(value))
+    }
 
 
 def _sort_key(tree: Any) -> str:
@@ -170,41 +188,54 @@ class _Capturer:
         self._index: dict[tuple[type, tuple[str, ...]], int] = {}
 
     def node(self, value: Any, where: _Where) -> Any:
-        if value is None or type(value) in _SELF:  # most values: exactly these types, so no enum
+        cls = type(value)
+        if value is None or cls in _SELF:  # most values: exactly these types, so no enum
             return value
-        if isinstance(value, enum.Enum):  # first: a StrEnum or IntEnum is a str or int too
-            return {"enum": f"{_class_name(type(value))}.{value.name}"}
-        if isinstance(value, (int, str)):  # a subclass that is no enum
+        kind = _KINDS.get(cls)
+        if kind is None:
+            kind = _KINDS[cls] = _kind(cls)
+        if kind is _Kind.OBJECT:
+            return self._object(value, where)
+        if kind is _Kind.ENUM:
+            return {"enum": f"{_class_name(cls)}.{value.name}"}
+        if kind is _Kind.PLAIN:
             return value
-        if isinstance(value, float):
+        if kind is _Kind.FLOAT:
             if not math.isfinite(value):
                 raise StateTreeError(f"{_spelled(where)}: {value!r} is not a finite number")
             return value
-        if isinstance(value, list):  # here and in an object, a plain value is taken without a call
+        if kind is _Kind.LIST:  # here and in an object, a plain value is taken without a call
             return [
                 item if item is None or type(item) in _SELF else self.node(item, (where, "[]", i))
                 for i, item in enumerate(value)
             ]
-        if isinstance(value, tuple) and not _is_named_tuple(value):
-            return {"tuple": [self.node(item, (where, "[]", i)) for i, item in enumerate(value)]}
-        if type(value) in (dict, Counter):
+        if kind is _Kind.TUPLE:
             return {
-                type(value).__name__.lower(): [
-                    [self.node(k, (where, " key", "")), self.node(v, (where, "[r]", k))] for k, v in value.items()
+                "tuple": [
+                    item if item is None or type(item) in _SELF else self.node(item, (where, "[]", i))
+                    for i, item in enumerate(value)
                 ]
             }
-        if type(value) in (set, frozenset):
+        if kind is _Kind.MAPPING:
+            return {
+                cls.__name__.lower(): [
+                    [
+                        k if k is None or type(k) in _SELF else self.node(k, (where, " key", "")),
+                        v if v is None or type(v) in _SELF else self.node(v, (where, "[r]", k)),
+                    ]
+                    for k, v in value.items()
+                ]
+            }
+        if kind is _Kind.SET:
             items = sorted((self.node(item, (where, " item", "")) for item in value), key=_sort_key)
-            return {type(value).__name__: items}
-        if (
-            isinstance(value, type)
-            or callable(value)
-            or not (dataclasses.is_dataclass(value) or _is_named_tuple(value) or hasattr(value, "__dict__"))
-        ):
-            raise StateTreeError(
-                f"{_spelled(where)}: a {type(value).__module__}.{type(value).__qualname__} cannot be "
-                "captured (not a value a state tree allows)"
-            )
+            return {cls.__name__: items}
+        raise StateTreeError(
+            f"{_spelled(where)}: a {cls.__module__}.{cls.__qualname__} cannot be "
+            "captured (not a value a state tree allows)"
+        )
+
+    def _object(self, value: Any, where: _Where) -> dict[str, list[Any]]:
+        """A dataclass, named tuple or plain object: its class's index and its state fields' trees."""
         fields = state_fields(value)
         names = tuple(fields)
         key = (type(value), names)
@@ -218,6 +249,51 @@ class _Capturer:
                 *[v if v is None or type(v) in _SELF else self.node(v, (where, ".", k)) for k, v in fields.items()],
             ]
         }
+
+
+class _Kind(enum.Enum):
+    """How :meth:`_Capturer.node` captures a value of a type (:func:`_kind`)."""
+
+    PLAIN = "plain"  # a bool, int or str of a subclass that is no enum: itself
+    FLOAT = "float"
+    ENUM = "enum"
+    LIST = "list"
+    TUPLE = "tuple"  # a tuple that is no named tuple
+    MAPPING = "mapping"  # exactly a dict or a Counter
+    SET = "set"  # exactly a set or a frozenset
+    OBJECT = "object"  # a dataclass, a named tuple or a plain object
+    REFUSED = "refused"
+
+
+#: :func:`_kind` of each type met so far (a type's kind never changes).
+_KINDS: dict[type, _Kind] = {}
+
+
+def _kind(cls: type) -> _Kind:
+    """How a value of type ``cls`` is captured, in the order the tree's rules are checked."""
+    if issubclass(cls, enum.Enum):  # first: a StrEnum or IntEnum is a str or int too
+        return _Kind.ENUM
+    if issubclass(cls, (bool, int, str)):
+        return _Kind.PLAIN
+    if issubclass(cls, float):
+        return _Kind.FLOAT
+    if issubclass(cls, list):
+        return _Kind.LIST
+    if issubclass(cls, tuple) and not hasattr(cls, "_fields"):
+        return _Kind.TUPLE
+    if cls in (dict, Counter):
+        return _Kind.MAPPING
+    if cls in (set, frozenset):
+        return _Kind.SET
+    defined = {name for base in cls.__mro__ for name in base.__dict__}  # what its instances have
+    callable_ = "__call__" in defined  # callable(value) for a value of the type
+    if (
+        issubclass(cls, type)
+        or callable_
+        or not (dataclasses.is_dataclass(cls) or issubclass(cls, tuple) or "__dict__" in defined)
+    ):
+        return _Kind.REFUSED
+    return _Kind.OBJECT
 
 
 def rebuild(document: dict[str, Any], where: str = "state") -> Any:
@@ -312,7 +388,7 @@ class _Rebuilder:
         return cls, dict(zip(names, body[1:]))
 
     def _set(self, obj: object, fields: dict[str, Any], where: _Where, fresh: dict[str, Any] | None) -> None:
-        cls = type(obj)
+        cls: type = type(obj)
         expected = set(fresh) if fresh is not None else _expected_fields(cls)
         if expected is not None and set(fields) != expected:
             missing, extra = sorted(expected - set(fields)), sorted(set(fields) - expected)
@@ -335,19 +411,20 @@ class _Rebuilder:
         return isinstance(index, int) and 0 <= index < len(self.classes) and self.classes[index][0] is cls
 
 
-def _expected_fields(cls: type) -> set[str] | None:
+@functools.cache
+def _expected_fields(cls: type) -> frozenset[str] | None:
     """A dataclass's state fields (None for a plain class: its attributes are whatever was captured)."""
     declared = _declared_fields(cls) if dataclasses.is_dataclass(cls) else None
-    return None if declared is None else set(declared)
+    return None if declared is None else frozenset(declared)
 
 
 def _tag(tree: Any, where: _Where) -> str:
     if not isinstance(tree, dict) or len(tree) != 1:
         raise StateTreeError(f"{_spelled(where)}: {str(tree)[:60]!r} is not a state tree node")
-    tag = next((t for t in _TAGS if t in tree), None)
-    if tag is None:
+    (tag,) = tree
+    if tag not in _TAGS:
         raise StateTreeError(f"{_spelled(where)}: a node tagged {sorted(tree)} (expected one of {', '.join(_TAGS)})")
-    return tag
+    return str(tag)
 
 
 def _pair(item: Any, where: _Where) -> tuple[Any, Any]:

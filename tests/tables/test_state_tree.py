@@ -35,6 +35,19 @@ class Pair(NamedTuple):
     right: str
 
 
+class Slotted:
+    """An object without instance attributes' dict: not a value a tree allows."""
+
+    __slots__ = ("x",)
+
+
+class Called:
+    """A callable object: code, not state."""
+
+    def __call__(self) -> None:
+        """Called."""
+
+
 @pytest.fixture(autouse=True)
 def allow_tests(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(state_tree, "ALLOWED_MODULES", (*state_tree.ALLOWED_MODULES, __name__))
@@ -64,7 +77,8 @@ def test_the_document_is_deterministic_and_names_each_class_once() -> None:
 
 @pytest.mark.parametrize("value, where", [
     (float("nan"), "state.value"), (lambda: 1, "state.value"), (object(), "state.value"),
-    ({"k": bytearray(b"x")}, "state.value['k']"), ([Box], "state.value[0]"),
+    ({"k": bytearray(b"x")}, "state.value['k']"), ([Box], "state.value[0]"), ((Slotted(),), "state.value[0]"),
+    ([Box(1), Called()], "state.value[1]"),
     ({Box: 1}, "state.value key"), (frozenset([Box]), "state.value item"), ((1, [2, Box]), "state.value[1][1]"),
     ({(1, "a"): [float("inf")]}, "state.value[(1, 'a')][0]"),
 ])  # fmt: skip
