@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,7 @@ from firmware_host.errors import JournalError
 from firmware_host.host.journal import Journal
 from firmware_host.host.journal_export import round_results, shoe_results
 from firmware_host.host.journal_verify import verify
+from firmware_host.host.service import Step
 from firmware_host.rules.baccarat.cards import parse_card, shoe_composition
 from firmware_host.rules.baccarat.deal import resolve
 from firmware_host.rules.baccarat.variant import Variant
@@ -87,11 +88,12 @@ def audit(run: Run, key: bytes | None = None) -> Audit:
         f"round numbers are not 1..{run.rounds} once each: {_duplicates_and_gaps(numbers, run.rounds)}",
     )
     with Journal.open(run.journal, hmac_key=key) as journal:
-        placed = _wagers_placed(journal, found)
-        if profile.game == "baccarat":
-            _audit_baccarat(journal, run, profile, rounds, placed, found)
-        else:
-            _audit_paigow(rounds, run.seed, found)
+        steps = list(journal.steps())  # parsed once: every check below walks the same steps
+    placed = _wagers_placed(steps, found)
+    if profile.game == "baccarat":
+        _audit_baccarat(steps, run, profile, rounds, placed, found)
+    else:
+        _audit_paigow(rounds, run.seed, found)
     try:
         found.steps_replayed = replay(run.journal, profile)
     except JournalError as exc:
@@ -118,13 +120,13 @@ def seeded_shoe(seed: int, decks: int, shoe_number: int, draws: int) -> list[str
         shoe.stop()
 
 
-def _audit_draws(journal: Journal, run: Run, profile: TableProfile, found: Audit) -> None:
+def _audit_draws(steps: Sequence[Step], run: Run, profile: TableProfile, found: Audit) -> None:
     """Each shoe's journaled draws are the seeded shoe's (at a shuffler table: its batch's, as the
     seeded shuffler released it, see :mod:`bench.soak.shuffler_audit`), in order, once each;
     a card the shoe could not read and the dealer keyed in is the card the shoe held there."""
     shoes: list[list[str | None]] = []
     unread: list[tuple[int, int]] = []  # (shoe, draw index) of cards waiting to be keyed in
-    for _, event, decisions in journal.steps():
+    for _, event, decisions in steps:
         name, data = to_record(event)
         if any(d.type == "announce" and d.data.get("announce") == "shoe" for d in decisions):
             shoes.append([])  # a shoe_loaded the table accepted (one refused, while paused say, loads nothing)
@@ -141,7 +143,7 @@ def _audit_draws(journal: Journal, run: Run, profile: TableProfile, found: Audit
                 unread.append((len(shoes) - 1, len(shoes[-1]) - 1))
     found.shoes, found.draws = len(shoes), sum(map(len, shoes))
     composition = shoe_composition(profile.decks)
-    batches, problems = batch_shoes(journal, run.seed, profile)  # a shuffler table's shoes hold its batches
+    batches, problems = batch_shoes(steps, run.journal, run.seed, profile)  # a shuffler table's shoes hold its batches
     found.problems.extend(problems)
     for number, drawn in enumerate(shoes, start=1):
         if batches is not None:
@@ -170,11 +172,11 @@ def _refused(decisions: list[Any]) -> bool:
 Placed = dict[int, dict[tuple[int, str], list[int]]]
 
 
-def _wagers_placed(journal: Journal, found: Audit) -> Placed:
+def _wagers_placed(steps: Sequence[Step], found: Audit) -> Placed:
     """The wagers each round accepted, by ``(seat, kind)``; none may have been placed twice."""
     placed: Placed = defaultdict(lambda: defaultdict(list))
     finished = 0
-    for _, event, decisions in journal.steps():
+    for _, event, decisions in steps:
         if type(event).__name__ == "WagerPlaced" and not _refused(decisions):
             placed[finished + 1][(event.seat, event.kind)].append(event.amount)  # type: ignore[attr-defined]
         finished += sum(1 for d in decisions if d.type == "round_result")
@@ -185,7 +187,7 @@ def _wagers_placed(journal: Journal, found: Audit) -> Placed:
 
 
 def _audit_baccarat(
-    journal: Journal, run: Run, profile: TableProfile, rounds: list[dict[str, Any]], placed: Placed, found: Audit
+    steps: Sequence[Step], run: Run, profile: TableProfile, rounds: list[dict[str, Any]], placed: Placed, found: Audit
 ) -> None:
     variant = Variant.parse(profile.rules.data.get("variant", "standard"))
     for record in rounds:
@@ -199,7 +201,7 @@ def _audit_baccarat(
         settled = {(line["seat"], line["kind"]): line["amount"] for line in record["settlement"]}
         wagers = {key: sum(amounts) for key, amounts in placed.get(number, {}).items()}
         found.check(settled == wagers, f"round {number}: settled {settled}, placed {wagers}")
-    _audit_draws(journal, run, profile, found)
+    _audit_draws(steps, run, profile, found)
 
 
 def _audit_paigow(rounds: list[dict[str, Any]], seed: int, found: Audit) -> None:

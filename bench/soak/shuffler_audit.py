@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
 from drivers.codecs.shuffler import order_digest
 from firmware_host.config.profiles import TableProfile
 from firmware_host.host.journal import Journal
 from firmware_host.host.journal_export import shoe_results
+from firmware_host.host.service import Step
 from firmware_host.rules.baccarat.cards import Card, parse_card, shoe_composition
 from firmware_host.wiring.backends import DeviceContext
 from firmware_host.wiring.simulated import shuffler_sim
@@ -50,17 +52,20 @@ class BatchShoes:
         return Counter(parse_card(card) for card in self.orders[number - 1])
 
 
-def batch_shoes(journal: Journal, seed: int, profile: TableProfile) -> tuple[BatchShoes | None, list[str]]:
-    """The shoes' batch orders of a shuffler table, and the problems found with them (``None``
-    and no problems at a table without a shuffler)."""
+def batch_shoes(
+    steps: Sequence[Step], journal: Path, seed: int, profile: TableProfile
+) -> tuple[BatchShoes | None, list[str]]:
+    """The shoes' batch orders of a shuffler table (``steps``: the journal's, as
+    :meth:`Journal.steps` gives them), and the problems found with them (``None`` and no
+    problems at a table without a shuffler)."""
     slot = next((s for s in profile.devices.values() if s.model.kind == "shuffler"), None)
     if slot is None:
         return None, []
     resumed = shuffler_sim(slot, DeviceContext(profile.path, seed, profile.decks)).resume(
-        shuffler_resume_point(journal.steps(), slot.name)
+        shuffler_resume_point(steps, slot.name)
     )
     problems = [f"shuffler replay: {problem}" for problem in resumed.unexplained]
-    reported = _reported_digests(journal, slot.name)
+    reported = _reported_digests(steps, slot.name)
     if len(reported) != len(resumed.shoes):
         problems.append(f"{len(reported)} shoes loaded from batches, the replay loaded {len(resumed.shoes)}")
     for number, (order, digest) in enumerate(zip(resumed.shoes, reported), start=1):
@@ -68,7 +73,7 @@ def batch_shoes(journal: Journal, seed: int, profile: TableProfile) -> tuple[Bat
             problems.append(f"shoe {number}: its batch's order is not the one the shuffler reported ({digest[:12]})")
     full = shoe_composition(profile.decks)
     shoes = BatchShoes(seed, resumed.shoes)
-    for result in shoe_results(journal.path):
+    for result in shoe_results(journal):
         number = result["shoe"]
         injected = number <= len(shoes.orders) and shoes.composition(number) != full
         if not result["composition_ok"] and not injected:
@@ -76,11 +81,11 @@ def batch_shoes(journal: Journal, seed: int, profile: TableProfile) -> tuple[Bat
     return shoes, problems
 
 
-def _reported_digests(journal: Journal, device: str) -> list[str]:
+def _reported_digests(steps: Sequence[Step], device: str) -> list[str]:
     """For each shoe loaded from a batch: the order digest the shuffler last reported for it."""
     latest: dict[str, str] = {}
     digests = []
-    for _, event, decisions in journal.steps():
+    for _, event, decisions in steps:
         digest = getattr(event, "order_digest", "")
         if getattr(event, "device", None) == device and digest:
             latest[event.batch] = digest
