@@ -7,8 +7,9 @@ seq. :class:`FaceFollower` rebuilds the hub's view from every row of it (a page 
 polls it for rows after the last one it has (every :data:`POLL_S` seconds), each poll one short
 read transaction of a read-only connection, so the writer is never held up (SQLite's WAL lets
 readers beside the one writer). The event id of every update holds the journal seq (and the
-file's build: :mod:`.hub`), so a page reconnecting after a restart of the web face or of the
-service catches up by Last-Event-ID. A face file made anew (a new inode: it had failed) is opened again, and read only once built
+file's build: :mod:`.hub`), so a page reconnecting after a restart of the web face catches up
+by Last-Event-ID, and so does one after a restart of the service (which builds the file anew)
+while this web face lives through it; a web face started after it sends a snapshot. A face file made anew (a new inode: it had failed) is opened again, and read only once built
 (:func:`~firmware_host.display.face_file.read_build`: until its rebuild commits it holds no row,
 which is no new journal). One built again that no longer holds the last row read as it was read
 holds a new journal (its seqs start again lower, or a salvage wrote other records above those it
