@@ -21,6 +21,7 @@ from __future__ import annotations
 import bisect
 import collections
 import logging
+import time
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
@@ -42,6 +43,9 @@ PAGE = 256
 ANCHORS_HELD = 64
 #: Refused acknowledgements remembered at most (the oldest forgotten first).
 REFUSALS_HELD = 64
+#: Seconds an acknowledgement refused because the journal could not be read is refused again
+#: without reading it (a cause may pass: a full temporary directory, a segment put back).
+UNREADABLE_HELD_S = 60.0
 
 
 class JournalPages(Protocol):
@@ -57,6 +61,7 @@ class CatchUp:
     :param table_id: the table (messages and logs).
     :param receipts: where a refused acknowledgement is counted and logged.
     :param archived: the states the archived segments kept (anchors, read at the first search behind the cursor).
+    :param clock: the monotonic clock (how long an unreadable refusal is held).
     """
 
     def __init__(
@@ -65,14 +70,18 @@ class CatchUp:
         table_id: str,
         receipts: Receipts,
         archived: Callable[[], list[FeedState]] = list,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.journal, self.table_id, self.receipts = journal, table_id, receipts
+        self.journal, self.table_id, self.receipts, self.clock = journal, table_id, receipts, clock
         self._archived: Callable[[], list[FeedState]] | None = archived
         #: States of the feed derived from the journal and acknowledged, by seq (at most :data:`ANCHORS_HELD`).
         self.anchors: list[FeedState] = []
         #: Acknowledgements refused because the journal could not be read back to them.
         self.unreadable = 0
-        self._refused: collections.OrderedDict[tuple[int, int, str], str] = collections.OrderedDict()
+        #: Refusals by (epoch, seq, hash): why, and until when (monotonic; None: for good).
+        self._refused: collections.OrderedDict[tuple[int, int, str], tuple[str, float | None]] = (
+            collections.OrderedDict()
+        )
 
     def anchor(self, state: FeedState) -> None:
         """Keep ``state`` (derived from the journal by this publisher) as a place a search may start."""
@@ -93,9 +102,9 @@ class CatchUp:
         None (and ``ack`` refused): read from the cursor, or from the nearest anchor when ``ack``
         is behind it."""
         key = (ack.epoch, ack.seq, ack.hash)
-        why = self._refused.get(key)
-        if why is not None:  # redelivered: refused again without reading the journal
-            self.receipts.refuse(why)
+        held = self._refused.get(key)
+        if held is not None and (held[1] is None or self.clock() < held[1]):
+            self.receipts.refuse(held[0])  # redelivered: refused again without reading the journal
             return None
         behind = ack.seq < inflight.acked.seq
         if behind and self._archived is not None:
@@ -106,10 +115,11 @@ class CatchUp:
         try:
             found = start if ack.seq == start.seq else Reader(self.journal, self.table_id, start).find(ack.seq)
             if behind and found is not None and found.hash == ack.hash:
-                Reader(self.journal, self.table_id, found).next()  # what it lacks must be there to resend
+                self._read_through(found, inflight.acked)  # what it lacks must be there to resend
         except JournalError as exc:  # an archived segment moved away: the feed goes on from its cursor
             self.unreadable += 1
-            self._refuse(key, f"seq {ack.seq} of epoch {ack.epoch} cannot be checked or resent from: {exc}")
+            why = f"seq {ack.seq} of epoch {ack.epoch} cannot be checked or resent from: {exc}"
+            self._refuse(key, why, self.clock() + UNREADABLE_HELD_S)
             return None
         if found is None or found.hash != ack.hash:
             self._refuse(key, not_this_journals(ack))
@@ -117,8 +127,18 @@ class CatchUp:
         self.anchor(found)
         return found
 
-    def _refuse(self, key: tuple[int, int, str], why: str) -> None:
-        self._refused[key] = why
+    def _read_through(self, start: FeedState, cursor: FeedState) -> None:
+        """Read the journal's records after ``start`` up to the ``cursor``'s, a page at a time.
+
+        :raises JournalError: one of them is gone (a segment between the two moved away).
+        """
+        after = start.journal_seq
+        while after < cursor.journal_seq and (page := self.journal.records_after(after, PAGE)):
+            after = page[-1].seq
+
+    def _refuse(self, key: tuple[int, int, str], why: str, until: float | None = None) -> None:
+        self._refused[key] = (why, until)
+        self._refused.move_to_end(key)
         while len(self._refused) > REFUSALS_HELD:
             self._refused.popitem(last=False)
         self.receipts.refuse(why)

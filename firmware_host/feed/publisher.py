@@ -32,9 +32,10 @@ from typing import TYPE_CHECKING, Any
 
 import paho.mqtt.client as mqtt
 
+from firmware_host.errors import JournalError
 from firmware_host.feed import broker, schema
 from firmware_host.feed.ack import Ack, ack_topic
-from firmware_host.feed.catch_up import PAGE, CatchUp, JournalPages, Reader, adopt
+from firmware_host.feed.catch_up import CatchUp, JournalPages, Reader, adopt
 from firmware_host.feed.cursor import FeedCursor
 from firmware_host.feed.inflight import InFlight
 from firmware_host.feed.receipts import Receipts
@@ -46,7 +47,7 @@ if TYPE_CHECKING:
     from firmware_host.feed.signing import Signer
 from firmware_host.tables.decisions import Decision
 
-__all__ = ["PAGE", "FeedPublisher", "JournalPages"]
+__all__ = ["FeedPublisher", "JournalPages"]
 
 log = logging.getLogger("tablehost.feed")
 
@@ -110,8 +111,9 @@ class FeedPublisher:
         self.acked = cursor.load()
         #: The last message of the prefix the broker acknowledged (PUBACK), this run.
         self.taken = self.acked
-        #: Connections made, and messages published (resends included), since start.
-        self.connections = self.published = 0
+        #: Connections made, messages published (resends included), and times the journal could not
+        #: be read on from the cursor (a segment it needs moved away), since start.
+        self.connections = self.published = self.journal_failures = 0
         #: Messages published on the current connection and not yet acknowledged (at most ``window``).
         self.in_flight = 0
         #: Messages derived from the journal and not yet published (at most a page's).
@@ -167,9 +169,12 @@ class FeedPublisher:
             while not self._finished():
                 client = self._connect()
                 if client is not None:
-                    delay = BACKOFF_S[0]
                     try:
                         self._serve(client)
+                        delay = BACKOFF_S[0]
+                    except JournalError as exc:  # a segment the cursor needs is gone: the table deals on
+                        self.journal_failures += 1  # and the feed tries again, backing off, and says so each time
+                        log.error("feed %s: journal unreadable after seq %d: %s", self.table_id, self.acked.seq, exc)
                     finally:
                         self.cursor.save(self.acked)
                         self._hang_up(client)

@@ -75,8 +75,9 @@ class AckWatch:
         self._retry_at, self._delay = 0.0, BACKOFF_S[0]
 
     def connected(self) -> None:
-        """A new connection: its subscription brings the retained acknowledgements again."""
-        self.settled, self._settle_by = False, None
+        """A new connection: its subscription brings the retained acknowledgements again (a marker
+        of the connection before, still queued in the session, settles nothing)."""
+        self.settled, self._settle_by, self._word = False, None, b""
 
     def ready(self) -> bool:
         """Whether the collector may speak: the retained acknowledgements heard (:attr:`settled`), or
@@ -136,7 +137,7 @@ class AckWatch:
         client.ack(message.mid, message.qos)
         payload = bytes(message.payload[: MAX_ACK + 1])
         if table is None:
-            self.settled = self.settled or payload == self._word
+            self.settled = self.settled or (bool(self._word) and payload == self._word)
             return True
         try:
             ack = check_ack(payload, table, self.keys)

@@ -22,9 +22,10 @@ from firmware_host.cli import main
 from firmware_host.feed import schema
 from firmware_host.feed.ack import ACK_PREFIX, Ack, AckError, check_ack, make_ack
 from firmware_host.feed.broker import BrokerSettings
+from firmware_host.feed.catch_up import PAGE
 from firmware_host.feed.cursor import FeedCursor
 from firmware_host.feed.inflight import InFlight
-from firmware_host.feed.publisher import PAGE, FeedPublisher
+from firmware_host.feed.publisher import FeedPublisher
 from firmware_host.feed.schema import FeedState
 from firmware_host.feed.signing import PUBLIC_SUFFIX, Signer, keygen, load_public_keys
 from firmware_host.host.journal import Journal

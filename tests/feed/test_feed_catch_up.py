@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
+import firmware_host.feed.catch_up
 from firmware_host.errors import JournalError
 from firmware_host.feed import schema
 from firmware_host.feed.ack import Ack
-from firmware_host.feed.catch_up import ANCHORS_HELD, CatchUp
+from firmware_host.feed.catch_up import ANCHORS_HELD, UNREADABLE_HELD_S, CatchUp
 from firmware_host.feed.cursor import FeedCursor
 from firmware_host.feed.inflight import InFlight
 from firmware_host.feed.receipts import Receipts
@@ -26,13 +27,13 @@ from tests.support.feed_records import play
 class Pages:
     """The journal's pages, counted, with the records up to ``gone`` moved away (JournalError)."""
 
-    def __init__(self, journal: Journal, gone: int = 0) -> None:
-        self.journal, self.gone = journal, gone
+    def __init__(self, journal: Journal, gone: int = 0, gap: tuple[int, int] | None = None) -> None:
+        self.journal, self.gone, self.gap = journal, gone, gap
         self.reads: list[int] = []
 
     def records_after(self, seq: int, limit: int) -> Sequence[schema.JournalRecord]:
         self.reads.append(seq)
-        if seq < self.gone:
+        if seq < self.gone or (self.gap is not None and seq < self.gap[1] and seq + limit > self.gap[0]):
             raise JournalError(f"record {seq + 1} is in no segment beside it")
         return self.journal.records_after(seq, limit)
 
@@ -111,6 +112,7 @@ def test_anchors_are_bounded_and_keep_the_first_and_the_newest() -> None:
     seqs = [a.seq for a in catch_up.anchors]
     assert len(seqs) <= ANCHORS_HELD and seqs[0] == 1 and seqs[-1] == 1_000 and seqs == sorted(seqs)
     assert catch_up.nearest(500).seq <= 500 and catch_up.nearest(0) == FeedState()
+    assert catch_up.nearest(500).seq == max(seq for seq in seqs if seq <= 500) and catch_up.nearest(1_000).seq == 1_000
 
 
 def test_after_a_restart_the_search_starts_at_the_cursor_an_archived_segment_kept(journal: Journal) -> None:
@@ -130,3 +132,36 @@ def test_after_a_restart_the_search_starts_at_the_cursor_an_archived_segment_kep
         assert pages.reads[0] == states[5].journal_seq and catch_up.receipts.refused == 0
     finally:
         cursor.close()
+
+
+def test_an_ack_is_refused_when_a_segment_between_it_and_the_cursor_is_gone(
+    journal: Journal, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only the first page after the ack was read before it was adopted: a segment moved away
+    further on (between it and the cursor) then raised in the resend and stopped the feed thread
+    (a review of this change). Every record up to the cursor is read first now."""
+    monkeypatch.setattr(firmware_host.feed.catch_up, "PAGE", 4)
+    states = _states(journal)
+    catch_up = _catch_up(Pages(journal, gap=(states[8].journal_seq, states[9].journal_seq)))
+    catch_up.anchor(states[3])
+    inflight = InFlight(states[11], end_to_end=True, epoch=1)
+    assert catch_up.checked(inflight, Ack("T1", 5, states[4].hash, 1.0, epoch=2)) is None
+    assert (catch_up.unreadable, catch_up.receipts.refused) == (1, 1)
+
+
+def test_an_ack_refused_as_unreadable_is_read_again_once_its_hold_is_over(journal: Journal) -> None:
+    """A cause may pass (the segment put back, a full temporary directory emptied): the refusal is
+    held a while, not for good."""
+    states = _states(journal)
+    pages = Pages(journal, gone=states[2].journal_seq)
+    now = [0.0]
+    catch_up = CatchUp(pages, "T1", _catch_up(pages).receipts, clock=lambda: now[0])
+    inflight = InFlight(states[11], end_to_end=True, epoch=1)
+    ack = Ack("T1", 5, states[4].hash, 1.0, epoch=2)
+    assert catch_up.checked(inflight, ack) is None
+    reads = len(pages.reads)
+    now[0] += UNREADABLE_HELD_S - 1
+    assert catch_up.checked(inflight, ack) is None and len(pages.reads) == reads  # held: not read again
+    pages.gone = 0  # the segment put back
+    now[0] += 1
+    assert catch_up.checked(inflight, ack) == states[4] and len(pages.reads) > reads
